@@ -1,0 +1,105 @@
+#include <archive.h>
+#include <archive_entry.h>
+
+#include <sys/stat.h>
+
+#include "archive.hpp"
+#include "util/text.hpp"
+
+namespace cudnnenv {
+
+namespace {
+
+class TarSource final : public ArchiveSource {
+ public:
+  TarSource(std::filesystem::path path, struct archive* handle) : m_path(std::move(path)), m_archive(handle) {}
+  ~TarSource() override { archive_read_free(m_archive); }
+
+  Result<bool> next(ArchiveEntry& entry) override {
+    struct archive_entry* header = nullptr;
+    const int status = archive_read_next_header(m_archive, &header);
+    if (status == ARCHIVE_EOF) {
+      return false;
+    }
+    if (status < ARCHIVE_WARN) {
+      return corrupt();
+    }
+    entry = ArchiveEntry{};
+    const char* name = archive_entry_pathname_utf8(header);
+    entry.name = name ? name : archive_entry_pathname(header);
+    entry.size = static_cast<std::uint64_t>(archive_entry_size(header));
+    if (const char* hardlink = archive_entry_hardlink(header)) {
+      entry.type = EntryType::hardlink;
+      entry.link_target = hardlink;
+      return true;
+    }
+    switch (archive_entry_filetype(header)) {
+      case AE_IFREG: entry.type = EntryType::file; break;
+      case AE_IFDIR: entry.type = EntryType::directory; break;
+      case AE_IFLNK:
+        entry.type = EntryType::symlink;
+        entry.link_target = archive_entry_symlink(header) ? archive_entry_symlink(header) : "";
+        break;
+      case AE_IFCHR: entry.type = EntryType::special; entry.special_kind = "character device"; break;
+      case AE_IFBLK: entry.type = EntryType::special; entry.special_kind = "block device"; break;
+      case AE_IFIFO: entry.type = EntryType::special; entry.special_kind = "fifo"; break;
+      default: entry.type = EntryType::special; entry.special_kind = "special file"; break;
+    }
+    return true;
+  }
+
+  Result<void> read_data(const DataSink& sink) override {
+    const void* block = nullptr;
+    size_t size = 0;
+    la_int64_t offset = 0;
+    la_int64_t expected = 0;
+    while (true) {
+      const int status = archive_read_data_block(m_archive, &block, &size, &offset);
+      if (status == ARCHIVE_EOF) {
+        return {};
+      }
+      if (status < ARCHIVE_WARN) {
+        return corrupt();
+      }
+      if (offset != expected) {
+        // A sparse entry: write the hole as zeros so the stream stays sequential.
+        const std::string zeros(static_cast<std::size_t>(offset - expected), '\0');
+        if (auto sent = sink(zeros); !sent) {
+          return sent;
+        }
+      }
+      expected = offset + static_cast<la_int64_t>(size);
+      if (auto sent = sink(std::string_view(static_cast<const char*>(block), size)); !sent) {
+        return sent;
+      }
+    }
+  }
+
+ private:
+  Error corrupt() const {
+    const char* reason = archive_error_string(m_archive);
+    return make_error("'" + util::to_utf8(m_path) + "' is damaged: " + (reason ? reason : "unreadable"),
+                      "the file is truncated or damaged: download it again and compare its SHA-256");
+  }
+
+  std::filesystem::path m_path;
+  struct archive* m_archive;
+};
+
+}  // namespace
+
+Result<std::unique_ptr<ArchiveSource>> open_tar_source(const std::filesystem::path& path) {
+  struct archive* handle = archive_read_new();
+  archive_read_support_filter_all(handle);
+  archive_read_support_format_tar(handle);
+  archive_read_support_format_gnutar(handle);
+  if (archive_read_open_filename(handle, path.c_str(), 1 << 20) != ARCHIVE_OK) {
+    const std::string reason = archive_error_string(handle) ? archive_error_string(handle) : "unreadable";
+    archive_read_free(handle);
+    return make_error("cannot open '" + util::to_utf8(path) + "': " + reason,
+                      "the file is truncated or damaged: download it again");
+  }
+  return std::unique_ptr<ArchiveSource>(std::make_unique<TarSource>(path, handle));
+}
+
+}  // namespace cudnnenv

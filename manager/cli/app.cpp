@@ -1,0 +1,85 @@
+#include <filesystem>
+
+#include "cli/context.hpp"
+#include "cli/output.hpp"
+#include "probe.hpp"
+#include "util/fs.hpp"
+#include "util/text.hpp"
+
+namespace cudnnenv::cli {
+
+Store Context::store() const {
+  return Store(root_option.empty() ? Store::default_root(environment, host_platform().os)
+                                   : util::path_from_utf8(root_option));
+}
+
+ProbeFunction Context::probe() const {
+  return [executable = util::current_executable()](const std::filesystem::path& library) {
+    return probe_in_child(executable, library);
+  };
+}
+
+WarningSink Context::warner() const {
+  return [](const std::string& message) { log_warning(message); };
+}
+
+int run(std::vector<std::string> arguments) {
+  // The probe child: load one library, print its versions. Not a user command.
+  if (arguments.size() == 3 && arguments[1] == "__probe") {
+    return run_probe_child(util::path_from_utf8(arguments[2]));
+  }
+
+  Context context;
+  context.environment = util::Environment::current();
+  CLI::App app{"cudnnenv: keep several cuDNN versions side by side and know which one loads"};
+  app.name("cudnnenv");
+  app.require_subcommand(1);
+  app.set_version_flag("--version", "cudnnenv 0.1.0");
+  app.add_option("--root", context.root_option,
+                 "store root (default: CUDNNENV_ROOT, else C:\\libs on Windows, else ~/.local/share/cudnnenv)");
+  app.add_flag("-v,--verbose", context.verbose, "log what happens to stderr");
+
+  register_install(app, context);
+  register_adopt(app, context);
+  register_list(app, context);
+  register_remove(app, context);
+  register_discover(app, context);
+
+  std::vector<const char*> argv;
+  for (const auto& argument : arguments) {
+    argv.push_back(argument.c_str());
+  }
+  try {
+    app.parse(static_cast<int>(argv.size()), argv.data());
+  } catch (const CLI::CallForHelp& help) {
+    return app.exit(help);
+  } catch (const CLI::CallForAllHelp& help) {
+    return app.exit(help);
+  } catch (const CLI::CallForVersion& version) {
+    return app.exit(version);
+  } catch (const CLI::ParseError& error) {
+    std::string hint = "run 'cudnnenv --help'";
+    if (!arguments.empty() && arguments.size() > 1) {
+      const std::string& word = arguments[1];
+      for (const auto* sub : app.get_subcommands([](CLI::App*) { return true; })) {
+        if (util::edit_distance(word, sub->get_name()) <= 2 && word != sub->get_name()) {
+          hint = "did you mean 'cudnnenv " + sub->get_name() + "'?";
+        }
+      }
+    }
+    print_error(make_error(util::to_lower(error.what()), hint, ExitCode::usage));
+    return static_cast<int>(ExitCode::usage);
+  }
+  init_logging(context.verbose);
+  if (!context.action) {
+    return static_cast<int>(ExitCode::ok);
+  }
+  const Result<int> outcome = context.action();
+  if (!outcome) {
+    print_error(outcome.error());
+    return static_cast<int>(outcome.error().code);
+  }
+  return outcome.value();
+}
+
+}  // namespace cudnnenv::cli

@@ -1,0 +1,86 @@
+#include "cli/context.hpp"
+#include "cli/output.hpp"
+#include "discover.hpp"
+#include "util/text.hpp"
+
+namespace cudnnenv::cli {
+
+namespace {
+
+struct DiscoverArguments {
+  bool json = false;
+  bool no_load = false;
+};
+
+std::string join(const std::vector<std::string>& items) {
+  std::string text;
+  for (const auto& item : items) {
+    text += (text.empty() ? "" : ", ") + item;
+  }
+  return text;
+}
+
+Result<int> run_discover(const DiscoverArguments& arguments, const Context& context) {
+  DiscoverContext discover_context;
+  discover_context.environment = context.environment;
+  if (!arguments.no_load) {
+    discover_context.probe = context.probe();
+  }
+  const auto copies = discover(discover_context);
+  if (arguments.json) {
+    toml::array array;
+    for (const auto& copy : copies) {
+      toml::table table;
+      table.insert("library", util::to_utf8(copy.library));
+      table.insert("major", copy.major);
+      table.insert("version", copy.version ? copy.version->str() : std::string());
+      table.insert("version_from", copy.version_from);
+      table.insert("cuda", copy.cuda ? copy.cuda->str() : std::string());
+      toml::array via;
+      for (const auto& reason : copy.found_via) {
+        via.push_back(reason);
+      }
+      table.insert("found_via", std::move(via));
+      table.insert("loaded_by_name", copy.loaded_by_name);
+      table.insert("note", copy.note);
+      array.push_back(std::move(table));
+    }
+    print(to_json(array));
+    return 0;
+  }
+  if (copies.empty()) {
+    std::fprintf(stderr, "no cuDNN library found on this machine\n  hint: 'cudnnenv install <archive>' adds one\n");
+    return static_cast<int>(ExitCode::not_found);
+  }
+  for (const auto& copy : copies) {
+    std::string line = (copy.loaded_by_name ? "* " : "  ") +
+                       (copy.version ? copy.version->str() : std::string("?.?.?")) + "  " + util::to_utf8(copy.library);
+    line += "  (";
+    line += copy.version_from.empty() ? "version unknown" : "version from " + copy.version_from;
+    if (copy.cuda) {
+      line += ", CUDA " + copy.cuda->str();
+    }
+    line += "; found via " + join(copy.found_via) + ")";
+    print(line + "\n");
+    if (!copy.note.empty()) {
+      print("      note: " + copy.note + "\n");
+    }
+  }
+  print("* = the copy a program without its own search path loads by name\n");
+  return 0;
+}
+
+}  // namespace
+
+void register_discover(CLI::App& app, Context& context) {
+  auto arguments = std::make_shared<DiscoverArguments>();
+  CLI::App* command = app.add_subcommand(
+      "discover", "find every cuDNN copy on this machine, its real version, and which one loads by default");
+  command->add_flag("--json", arguments->json, "print the copies as a JSON array");
+  command->add_flag("--no-load", arguments->no_load, "read versions from headers only; never load a library");
+  command->callback([arguments, &context] {
+    context.action = [arguments, &context] { return run_discover(*arguments, context); };
+  });
+}
+
+}  // namespace cudnnenv::cli

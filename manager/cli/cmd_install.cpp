@@ -1,0 +1,69 @@
+#include "cli/context.hpp"
+#include "cli/output.hpp"
+#include "util/text.hpp"
+
+namespace cudnnenv::cli {
+
+namespace {
+
+struct InstallArguments {
+  std::string source;
+  std::string name;
+  bool require_official = false;
+  bool json = false;
+};
+
+std::string summary(const TreeRecord& record) {
+  std::string text = "cuDNN " + record.version.str();
+  text += record.cuda ? ", CUDA " + record.cuda->str() : ", CUDA unknown";
+  text += ", " + describe(record.platform) + ", " + util::human_size(record.total_size());
+  return text;
+}
+
+Result<int> run_install(const InstallArguments& arguments, const Context& context) {
+  InstallOptions options;
+  if (!arguments.name.empty()) {
+    options.name = arguments.name;
+  }
+  options.require_official = arguments.require_official ? RequireOfficial::yes : RequireOfficial::no;
+  options.probe = context.probe();
+  options.warn = context.warner();
+  auto outcome = context.store().install(util::path_from_utf8(arguments.source), options);
+  if (!outcome) {
+    return std::move(outcome).error();
+  }
+  const TreeRecord& record = outcome->record;
+  const bool fresh = outcome->status == InstallStatus::installed;
+  if (arguments.json) {
+    toml::table result;
+    result.insert("status", fresh ? "installed" : "already_installed");
+    result.insert("tree", tree_to_table(record));
+    print(to_json(result));
+    return 0;
+  }
+  print(std::string(fresh ? "installed" : "already installed") + " '" + record.name + "': " + summary(record) + "\n");
+  print("  location: " + util::to_utf8(record.root) + "\n");
+  print("  library:  " + util::to_utf8(record.library_path()) + "\n");
+  print("  source:   " + (record.source.official.empty() ? std::string("not a known official archive")
+                                                           : "official archive " + record.source.official) +
+        "\n");
+  return 0;
+}
+
+}  // namespace
+
+void register_install(CLI::App& app, Context& context) {
+  auto arguments = std::make_shared<InstallArguments>();
+  CLI::App* command = app.add_subcommand(
+      "install", "import an official archive (.zip, .tar.xz), a pip wheel (nvidia_cudnn_cu*.whl) or a folder");
+  command->add_option("source", arguments->source, "archive, wheel or folder")->required();
+  command->add_option("--name", arguments->name, "the tree's folder name (default: the archive's name)");
+  command->add_flag("--require-official", arguments->require_official,
+                    "refuse archives whose SHA-256 is not a known official release");
+  command->add_flag("--json", arguments->json, "print the result as JSON");
+  command->callback([arguments, &context] {
+    context.action = [arguments, &context] { return run_install(*arguments, context); };
+  });
+}
+
+}  // namespace cudnnenv::cli

@@ -1,0 +1,29 @@
+// Output conventions: stdout carries only what was asked for; errors,
+// warnings and notes go to stderr as "cudnnenv: <level>: ...".
+#pragma once
+
+#include <string>
+#include <string_view>
+
+#include <toml++/toml.h>
+
+#include "result.hpp"
+#include "tree.hpp"
+
+namespace cudnnenv::cli {
+
+void init_logging(bool verbose);
+void log_warning(std::string_view message);
+void log_debug(std::string_view message);
+
+// "cudnnenv: error: <message>" and "  hint: <hint>" on stderr.
+void print_error(const Error& error);
+
+// Writes `text` to stdout as is (UTF-8).
+void print(std::string_view text);
+
+// A tree as the JSON object that 'list --json' and 'install --json' print.
+toml::table tree_to_table(const TreeRecord& record);
+std::string to_json(const toml::node& node);
+
+}  // namespace cudnnenv::cli

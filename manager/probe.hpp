@@ -1,0 +1,41 @@
+// Reading a library's own version. Loading a foreign DLL can crash or hang,
+// so it happens in a child process (`cudnnenv __probe LIBRARY`) that the
+// parent waits for with a timeout.
+#pragma once
+
+#include <chrono>
+#include <cstddef>
+#include <filesystem>
+#include <functional>
+#include <optional>
+#include <string>
+
+#include "result.hpp"
+
+namespace cudnnenv {
+
+struct ProbeReport {
+  std::size_t version_raw = 0;               // cudnnGetVersion()
+  std::optional<std::size_t> cudart_raw;     // cudnnGetCudartVersion(), when exported
+  std::string loaded_from;                   // the file the loader mapped
+};
+
+// Loads `library` and reads what it reports, in this process. The child's
+// half of the probe; also what tests of fake libraries call.
+Result<ProbeReport> probe_in_process(const std::filesystem::path& library);
+
+// The child's main: prints the report as "key=value" lines; 0 on success.
+int run_probe_child(const std::filesystem::path& library);
+
+// Parses what run_probe_child printed.
+std::optional<ProbeReport> parse_probe_output(std::string_view text);
+
+// Runs `executable __probe library` with the library's folder first on the
+// loader's search path (LD_LIBRARY_PATH / PATH), so that its sub-libraries
+// come from the same folder.
+Result<ProbeReport> probe_in_child(const std::filesystem::path& executable, const std::filesystem::path& library,
+                                   std::chrono::milliseconds timeout = std::chrono::seconds(30));
+
+using ProbeFunction = std::function<Result<ProbeReport>(const std::filesystem::path& library)>;
+
+}  // namespace cudnnenv

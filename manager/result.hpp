@@ -1,0 +1,71 @@
+// Errors as values: every fallible function in the core returns Result<T>.
+// One place (the CLI) turns an Error into the two lines a user sees:
+//   cudnnenv: error: <message>
+//     hint: <hint>
+#pragma once
+
+#include <optional>
+#include <string>
+#include <utility>
+#include <variant>
+
+namespace cudnnenv {
+
+// Process exit codes, shared by every command (design.md).
+enum class ExitCode : int {
+  ok = 0,
+  failure = 1,
+  usage = 2,
+  not_found = 3,
+  verify_failed = 4,
+};
+
+struct Error {
+  std::string message;  // lower-case start, no trailing period, user values quoted
+  std::string hint;     // what to do about it; may be empty
+  ExitCode code = ExitCode::failure;
+};
+
+inline Error make_error(std::string message, std::string hint = {},
+                        ExitCode code = ExitCode::failure) {
+  return Error{std::move(message), std::move(hint), code};
+}
+
+template <typename T>
+class [[nodiscard]] Result {
+ public:
+  Result(T value) : m_value(std::move(value)) {}
+  Result(Error error) : m_value(std::move(error)) {}
+
+  explicit operator bool() const { return m_value.index() == 0; }
+
+  T& value() & { return std::get<0>(m_value); }
+  const T& value() const& { return std::get<0>(m_value); }
+  T&& value() && { return std::get<0>(std::move(m_value)); }
+  T& operator*() & { return value(); }
+  const T& operator*() const& { return value(); }
+  T* operator->() { return &value(); }
+  const T* operator->() const { return &value(); }
+
+  const Error& error() const& { return std::get<1>(m_value); }
+  Error&& error() && { return std::get<1>(std::move(m_value)); }
+
+ private:
+  std::variant<T, Error> m_value;
+};
+
+template <>
+class [[nodiscard]] Result<void> {
+ public:
+  Result() = default;
+  Result(Error error) : m_error(std::move(error)) {}
+
+  explicit operator bool() const { return !m_error; }
+  const Error& error() const& { return *m_error; }
+  Error&& error() && { return std::move(*m_error); }
+
+ private:
+  std::optional<Error> m_error;
+};
+
+}  // namespace cudnnenv

@@ -1,0 +1,99 @@
+#include <fcntl.h>
+#include <sys/file.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <climits>
+#include <cstring>
+#include <system_error>
+
+#include "util/fs.hpp"
+#include "util/text.hpp"
+
+namespace cudnnenv::util {
+
+namespace fs = std::filesystem;
+
+FilePtr open_file(const fs::path& path, const char* mode) {
+  return FilePtr(std::fopen(path.c_str(), mode));
+}
+
+bool seek_file(std::FILE* file, std::uint64_t offset) {
+  return ::fseeko(file, static_cast<off_t>(offset), SEEK_SET) == 0;
+}
+
+std::uint64_t file_size(std::FILE* file) {
+  struct stat info {};
+  return ::fstat(::fileno(file), &info) == 0 ? static_cast<std::uint64_t>(info.st_size) : 0;
+}
+
+void sync_file(std::FILE* file) { ::fsync(::fileno(file)); }
+
+Result<void> replace_file(const fs::path& from, const fs::path& to) {
+  if (::rename(from.c_str(), to.c_str()) != 0) {
+    return make_error("cannot rename '" + to_utf8(from) + "' to '" + to_utf8(to) +
+                      "': " + std::strerror(errno));
+  }
+  return {};
+}
+
+Result<void> rename_directory(const fs::path& from, const fs::path& to) {
+  // rename(2) replaces an empty directory silently; check first so that an
+  // existing tree is never touched. The caller holds the tree's lock.
+  std::error_code ec;
+  if (fs::exists(fs::symlink_status(to, ec))) {
+    return make_error("'" + to_utf8(to) + "' already exists");
+  }
+  if (::rename(from.c_str(), to.c_str()) != 0) {
+    return make_error("cannot move '" + to_utf8(from) + "' to '" + to_utf8(to) +
+                      "': " + std::strerror(errno));
+  }
+  return {};
+}
+
+Result<void> create_link_or_copy(const fs::path& /*target_in_tree*/, const std::string& link_text,
+                                 const fs::path& path) {
+  if (::symlink(link_text.c_str(), path.c_str()) != 0) {
+    return make_error("cannot create link '" + to_utf8(path) + "': " + std::strerror(errno));
+  }
+  return {};
+}
+
+Result<FileLock> FileLock::acquire(const fs::path& path) {
+  const int fd = ::open(path.c_str(), O_RDWR | O_CREAT | O_CLOEXEC, 0644);
+  if (fd < 0) {
+    return make_error("cannot open lock file '" + to_utf8(path) + "': " + std::strerror(errno),
+                      "check that the store folder is writable");
+  }
+  while (::flock(fd, LOCK_EX) != 0) {
+    if (errno != EINTR) {
+      ::close(fd);
+      return make_error("cannot lock '" + to_utf8(path) + "': " + std::strerror(errno));
+    }
+  }
+  FileLock lock;
+  lock.m_handle = fd;
+  return lock;
+}
+
+FileLock::FileLock(FileLock&& other) noexcept : m_handle(other.m_handle) { other.m_handle = -1; }
+
+FileLock::~FileLock() {
+  if (m_handle >= 0) {
+    ::close(static_cast<int>(m_handle));
+  }
+}
+
+fs::path current_executable() {
+  char buffer[PATH_MAX];
+  const ssize_t length = ::readlink("/proc/self/exe", buffer, sizeof buffer - 1);
+  if (length <= 0) {
+    return {};
+  }
+  return fs::path(std::string(buffer, static_cast<std::size_t>(length)));
+}
+
+unsigned long current_process_id() { return static_cast<unsigned long>(::getpid()); }
+
+}  // namespace cudnnenv::util

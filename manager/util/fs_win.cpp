@@ -1,0 +1,121 @@
+#include <windows.h>
+#include <io.h>
+
+#include <cstring>
+
+#include <system_error>
+#include <thread>
+
+#include "util/fs.hpp"
+#include "util/text.hpp"
+#include "util/win.hpp"
+
+namespace cudnnenv::util {
+
+namespace fs = std::filesystem;
+
+FilePtr open_file(const fs::path& path, const char* mode) {
+  const std::wstring wide_mode(mode, mode + std::strlen(mode));
+  return FilePtr(::_wfopen(path.c_str(), wide_mode.c_str()));
+}
+
+bool seek_file(std::FILE* file, std::uint64_t offset) {
+  return ::_fseeki64(file, static_cast<__int64>(offset), SEEK_SET) == 0;
+}
+
+std::uint64_t file_size(std::FILE* file) {
+  LARGE_INTEGER size{};
+  return ::GetFileSizeEx(reinterpret_cast<HANDLE>(::_get_osfhandle(::_fileno(file))), &size)
+             ? static_cast<std::uint64_t>(size.QuadPart)
+             : 0;
+}
+
+void sync_file(std::FILE* file) { ::FlushFileBuffers(reinterpret_cast<HANDLE>(::_get_osfhandle(::_fileno(file)))); }
+
+Result<void> replace_file(const fs::path& from, const fs::path& to) {
+  if (!::MoveFileExW(from.c_str(), to.c_str(), MOVEFILE_REPLACE_EXISTING | MOVEFILE_WRITE_THROUGH)) {
+    return make_error("cannot rename '" + to_utf8(from) + "' to '" + to_utf8(to) +
+                      "': " + last_error_message());
+  }
+  return {};
+}
+
+Result<void> rename_directory(const fs::path& from, const fs::path& to) {
+  // MoveFileExW without REPLACE_EXISTING fails when `to` exists. A scanner
+  // that opened a freshly written DLL makes the move fail with
+  // ERROR_ACCESS_DENIED for a moment: retry for about two seconds.
+  for (int attempt = 0;; ++attempt) {
+    if (::MoveFileExW(from.c_str(), to.c_str(), MOVEFILE_WRITE_THROUGH)) {
+      return {};
+    }
+    const DWORD code = ::GetLastError();
+    if (code == ERROR_ALREADY_EXISTS || code == ERROR_FILE_EXISTS) {
+      return make_error("'" + to_utf8(to) + "' already exists");
+    }
+    if (attempt >= 20 || (code != ERROR_ACCESS_DENIED && code != ERROR_SHARING_VIOLATION)) {
+      return make_error("cannot move '" + to_utf8(from) + "' to '" + to_utf8(to) +
+                        "': " + last_error_message(code));
+    }
+    std::this_thread::sleep_for(std::chrono::milliseconds(100));
+  }
+}
+
+Result<void> create_link_or_copy(const fs::path& target_in_tree, const std::string& /*link_text*/,
+                                 const fs::path& path) {
+  // Symbolic links need SeCreateSymbolicLinkPrivilege (or developer mode);
+  // a copy behaves the same for every loader.
+  std::error_code ec;
+  if (!fs::is_regular_file(target_in_tree, ec)) {
+    return make_error("link '" + to_utf8(path) + "' points to '" + to_utf8(target_in_tree) +
+                      "', which is not a file in the archive");
+  }
+  fs::copy_file(target_in_tree, path, fs::copy_options::overwrite_existing, ec);
+  if (ec) {
+    return make_error("cannot copy '" + to_utf8(target_in_tree) + "' to '" + to_utf8(path) +
+                      "': " + ec.message());
+  }
+  return {};
+}
+
+Result<FileLock> FileLock::acquire(const fs::path& path) {
+  HANDLE handle = ::CreateFileW(path.c_str(), GENERIC_READ | GENERIC_WRITE,
+                                FILE_SHARE_READ | FILE_SHARE_WRITE | FILE_SHARE_DELETE, nullptr,
+                                OPEN_ALWAYS, FILE_ATTRIBUTE_NORMAL, nullptr);
+  if (handle == INVALID_HANDLE_VALUE) {
+    return make_error("cannot open lock file '" + to_utf8(path) + "': " + last_error_message(),
+                      "check that the store folder is writable");
+  }
+  OVERLAPPED overlapped{};
+  if (!::LockFileEx(handle, LOCKFILE_EXCLUSIVE_LOCK, 0, 1, 0, &overlapped)) {
+    const std::string message = last_error_message();
+    ::CloseHandle(handle);
+    return make_error("cannot lock '" + to_utf8(path) + "': " + message);
+  }
+  FileLock lock;
+  lock.m_handle = reinterpret_cast<std::intptr_t>(handle);
+  return lock;
+}
+
+FileLock::FileLock(FileLock&& other) noexcept : m_handle(other.m_handle) { other.m_handle = -1; }
+
+FileLock::~FileLock() {
+  if (m_handle != -1) {
+    ::CloseHandle(reinterpret_cast<HANDLE>(m_handle));
+  }
+}
+
+fs::path current_executable() {
+  std::wstring buffer(MAX_PATH, L'\0');
+  while (true) {
+    const DWORD length = ::GetModuleFileNameW(nullptr, buffer.data(), static_cast<DWORD>(buffer.size()));
+    if (length < buffer.size()) {
+      buffer.resize(length);
+      return fs::path(buffer);
+    }
+    buffer.resize(buffer.size() * 2);
+  }
+}
+
+unsigned long current_process_id() { return ::GetCurrentProcessId(); }
+
+}  // namespace cudnnenv::util

@@ -1,0 +1,38 @@
+// Runs a child process with an explicit environment, captures its output
+// and kills it after a timeout, so that a crashing or hanging library
+// loaded in the child cannot take the caller down. Knows nothing about cuDNN.
+#pragma once
+
+#include <chrono>
+#include <filesystem>
+#include <string>
+#include <vector>
+
+#include "result.hpp"
+#include "util/environment.hpp"
+
+namespace cudnnenv::util {
+
+struct ProcessSpec {
+  std::filesystem::path program;
+  std::vector<std::string> arguments;  // UTF-8, not including the program
+  Environment environment;
+  std::chrono::milliseconds timeout{std::chrono::seconds(30)};
+};
+
+struct ProcessOutcome {
+  int exit_code = -1;        // the child's exit code, or -1 when killed
+  int signal = 0;            // POSIX: the signal that ended it
+  bool timed_out = false;
+  std::string out;           // stdout
+  std::string err;           // stderr
+};
+
+// Fails only when the child cannot be started at all.
+Result<ProcessOutcome> run_process(const ProcessSpec& spec);
+
+// One argument quoted by the rules CommandLineToArgvW and the MSVC runtime
+// use to split a command line (backslashes before quotes doubled).
+std::string quote_windows_argument(std::string_view argument);
+
+}  // namespace cudnnenv::util

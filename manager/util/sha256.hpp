@@ -1,0 +1,33 @@
+// SHA-256 through the operating system's or OpenSSL's implementation
+// (OpenSSL libcrypto on POSIX, BCrypt on Windows). Knows nothing about cuDNN.
+#pragma once
+
+#include <cstddef>
+#include <filesystem>
+#include <memory>
+#include <string>
+
+#include "result.hpp"
+
+namespace cudnnenv::util {
+
+class Sha256 {
+ public:
+  Sha256();
+  ~Sha256();
+  Sha256(const Sha256&) = delete;
+  Sha256& operator=(const Sha256&) = delete;
+
+  void update(const void* data, std::size_t size);
+  // Lower-case hex digest; the object must not be updated afterwards.
+  std::string hex_digest();
+
+ private:
+  struct Impl;
+  std::unique_ptr<Impl> m_impl;
+};
+
+// Hash of the whole file at `path`; fails when it cannot be read.
+Result<std::string> sha256_file(const std::filesystem::path& path);
+
+}  // namespace cudnnenv::util

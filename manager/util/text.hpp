@@ -1,0 +1,38 @@
+// String and path helpers. Knows nothing about cuDNN.
+#pragma once
+
+#include <cstdint>
+#include <filesystem>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace cudnnenv::util {
+
+// Paths travel through the program as std::filesystem::path (wide on
+// Windows) and leave it as UTF-8 text.
+std::string to_utf8(const std::filesystem::path& path);
+std::filesystem::path path_from_utf8(std::string_view text);
+
+// `path` with '/' separators, for records that must read the same on every OS.
+std::string generic_utf8(const std::filesystem::path& path);
+
+std::string to_lower(std::string_view text);
+bool iequals(std::string_view a, std::string_view b);
+bool starts_with(std::string_view text, std::string_view prefix);
+bool ends_with(std::string_view text, std::string_view suffix);
+std::string_view trim(std::string_view text);
+std::vector<std::string> split(std::string_view text, char separator);
+
+// Lower-case hex of `size` bytes.
+std::string to_hex(const unsigned char* data, std::size_t size);
+
+// "1.2 GB", "340 kB", "12 B" (decimal units, as file managers show them).
+std::string human_size(std::uint64_t bytes);
+
+// Levenshtein distance, for "did you mean".
+std::size_t edit_distance(std::string_view a, std::string_view b);
+
+bool is_valid_utf8(std::string_view text);
+
+}  // namespace cudnnenv::util

@@ -1,0 +1,25 @@
+#!/usr/bin/env bash
+# Installs every Debian 12 package the build, the tests and the benches need.
+# Idempotent; run as root (CI runs it on a clean machine).
+set -euo pipefail
+packages=(
+  # native build
+  cmake ninja-build g++ pkg-config
+  libtomlplusplus-dev libcli11-dev libspdlog-dev libfmt-dev doctest-dev
+  libarchive-dev zlib1g-dev libssl-dev
+  # Windows cross-build and its tests
+  g++-mingw-w64-x86-64-posix gcc-mingw-w64-i686 libz-mingw-w64-dev wine64
+  # test fixtures: 32-bit ELF libraries, archives
+  gcc-multilib zip unzip libarchive-tools xz-utils
+  # shells and benches
+  bash zsh fish hyperfine
+)
+missing=()
+for p in "${packages[@]}"; do
+  dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q 'install ok installed' || missing+=("$p")
+done
+if [ ${#missing[@]} -gt 0 ]; then
+  export DEBIAN_FRONTEND=noninteractive
+  apt-get update -q
+  apt-get install -y -q --no-install-recommends "${missing[@]}"
+fi
