@@ -1,0 +1,307 @@
+#include "support.hpp"
+
+#include <zlib.h>
+
+#include <algorithm>
+#include <fstream>
+#include <sstream>
+#include <stdexcept>
+
+#include "layout.hpp"
+#include "util/fs.hpp"
+#include "util/text.hpp"
+
+#ifndef _WIN32
+#include <archive.h>
+#include <archive_entry.h>
+#endif
+
+namespace cudnnenv::test {
+
+fs::path fixture(const std::string& name) {
+  const fs::path path = util::path_from_utf8(CUDNNENV_FIXTURE_DIR) / name;
+  if (!fs::exists(path)) {
+    throw std::runtime_error("fixture missing: " + util::to_utf8(path));
+  }
+  return path;
+}
+
+fs::path cudnnenv_program() { return util::path_from_utf8(CUDNNENV_PROGRAM); }
+
+ProbeFunction child_probe() {
+  return [](const fs::path& library) { return probe_in_child(cudnnenv_program(), library); };
+}
+
+std::string read_binary(const fs::path& path) {
+  auto content = util::read_file(path);
+  if (!content) {
+    throw std::runtime_error(content.error().message);
+  }
+  return *content;
+}
+
+std::string version_header(const std::string& version) {
+  const auto parts = util::split(version, '.');
+  const int major = std::stoi(parts.at(0));
+  std::ostringstream out;
+  out << "/* cudnn_version.h (test fixture) */\n#ifndef CUDNN_VERSION_H_\n#define CUDNN_VERSION_H_\n\n"
+      << "#define CUDNN_MAJOR " << parts.at(0) << "\n#define CUDNN_MINOR " << parts.at(1)
+      << "\n#define CUDNN_PATCHLEVEL " << parts.at(2) << "\n\n#define CUDNN_VERSION (CUDNN_MAJOR * "
+      << (major >= 9 ? "10000" : "1000") << " + CUDNN_MINOR * 100 + CUDNN_PATCHLEVEL)\n\n#endif\n";
+  return out.str();
+}
+
+FileMap fake_tree(const FakeTree& spec) {
+  FileMap files;
+  const ExpectedSet set = expected_set(spec.major, spec.os);
+  const std::string library = read_binary(fixture(spec.library));
+  std::string bin, include, lib;
+  const std::string top = spec.prefix.empty() ? std::string() : spec.prefix + "/";
+  switch (spec.style) {
+    case TreeStyle::legacy:
+      bin = "cuda/bin/";
+      include = "cuda/include/";
+      lib = spec.os == Os::windows ? "cuda/lib/x64/" : "cuda/lib64/";
+      break;
+    case TreeStyle::archive:
+      bin = top + "bin/";
+      include = top + "include/";
+      lib = top + (spec.os == Os::windows ? "lib/x64/" : "lib/");
+      break;
+    case TreeStyle::wheel:
+      bin = "nvidia/cudnn/bin/";
+      include = "nvidia/cudnn/include/";
+      lib = "nvidia/cudnn/lib/";
+      break;
+  }
+  const std::string version_suffix = spec.header_version;
+  for (const auto& name : set.libraries) {
+    if (spec.os == Os::windows) {
+      files[bin + name] = Item{library, "", 0100755};
+    } else if (spec.style == TreeStyle::wheel) {
+      files[lib + name] = Item{library, "", 0100755};
+    } else {
+      // Official tarballs: the real file carries the full version, links carry the soname.
+      files[lib + name + version_suffix.substr(version_suffix.find('.'))] = Item{library, "", 0100755};
+      files[lib + name] = Item{"", name + version_suffix.substr(version_suffix.find('.')), 0120777};
+      const std::string unversioned = name.substr(0, name.rfind(".so") + 3);
+      files[lib + unversioned] = Item{"", name, 0120777};
+    }
+  }
+  for (const auto& name : set.headers) {
+    files[include + name] = Item{name == "cudnn_version.h" ? version_header(spec.header_version)
+                                                            : "/* " + name + " (test fixture) */\n"};
+  }
+  if (spec.style != TreeStyle::wheel) {
+    for (const auto& name : set.import_libs) {
+      files[lib + name] = Item{"!<arch>\n"};
+    }
+  }
+  if (spec.style == TreeStyle::wheel) {
+    const std::string dist = "nvidia_cudnn_" + spec.wheel_metadata_name.substr(std::string("nvidia-cudnn-").size()) +
+                             "-" + spec.wheel_version + ".dist-info/";
+    files[dist + "METADATA"] = Item{"Metadata-Version: 2.1\nName: " + spec.wheel_metadata_name +
+                                    "\nVersion: " + spec.wheel_version + "\n\ncuDNN runtime libraries\n"};
+    files["nvidia/__init__.py"] = Item{""};
+  }
+  files[(spec.style == TreeStyle::legacy ? std::string("cuda/") : top) + "LICENSE"] = Item{"test fixture\n"};
+  return files;
+}
+
+void write_folder(const fs::path& root, const FileMap& files) {
+  for (const auto& [name, item] : files) {
+    const fs::path path = root / util::path_from_utf8(name);
+    fs::create_directories(path.parent_path());
+    fs::remove(path);  // doctest re-enters a test case once per SUBCASE
+    if (!item.link.empty()) {
+      fs::create_symlink(util::path_from_utf8(item.link), path);
+      continue;
+    }
+    util::FilePtr file = util::open_file(path, "wb");
+    std::fwrite(item.data.data(), 1, item.data.size(), file.get());
+  }
+}
+
+namespace {
+
+void put16(std::string& out, std::uint32_t value) {
+  out += static_cast<char>(value & 0xff);
+  out += static_cast<char>((value >> 8) & 0xff);
+}
+void put32(std::string& out, std::uint32_t value) {
+  put16(out, value & 0xffff);
+  put16(out, value >> 16);
+}
+void put64(std::string& out, std::uint64_t value) {
+  put32(out, static_cast<std::uint32_t>(value));
+  put32(out, static_cast<std::uint32_t>(value >> 32));
+}
+
+std::string raw_deflate(const std::string& data) {
+  z_stream stream{};
+  deflateInit2(&stream, Z_BEST_SPEED, Z_DEFLATED, -MAX_WBITS, 8, Z_DEFAULT_STRATEGY);
+  std::string out(deflateBound(&stream, static_cast<uLong>(data.size())) + 16, '\0');
+  stream.next_in = reinterpret_cast<Bytef*>(const_cast<char*>(data.data()));
+  stream.avail_in = static_cast<uInt>(data.size());
+  stream.next_out = reinterpret_cast<Bytef*>(out.data());
+  stream.avail_out = static_cast<uInt>(out.size());
+  deflate(&stream, Z_FINISH);
+  out.resize(stream.total_out);
+  deflateEnd(&stream);
+  return out;
+}
+
+}  // namespace
+
+void write_zip(const fs::path& path, const FileMap& files, ZipOptions options) {
+  std::string body;
+  std::string directory;
+  std::uint64_t count = 0;
+  for (const auto& [name, item] : files) {
+    const std::string content = item.link.empty() ? item.data : item.link;
+    const bool deflated = options.deflate && item.link.empty();
+    const std::string stored = deflated ? raw_deflate(content) : content;
+    const auto crc = static_cast<std::uint32_t>(crc32(0, reinterpret_cast<const Bytef*>(content.data()),
+                                                      static_cast<uInt>(content.size())));
+    const std::uint64_t offset = body.size();
+    const std::uint32_t size32 = options.zip64 ? 0xFFFFFFFF : static_cast<std::uint32_t>(content.size());
+    const std::uint32_t csize32 = options.zip64 ? 0xFFFFFFFF : static_cast<std::uint32_t>(stored.size());
+    std::string local_extra;
+    std::string central_extra;
+    if (options.zip64) {
+      put16(local_extra, 0x0001);
+      put16(local_extra, 16);
+      put64(local_extra, content.size());
+      put64(local_extra, stored.size());
+      put16(central_extra, 0x0001);
+      put16(central_extra, 24);
+      put64(central_extra, content.size());
+      put64(central_extra, stored.size());
+      put64(central_extra, offset);
+    }
+    put32(body, 0x04034b50);
+    put16(body, options.zip64 ? 45 : 20);
+    put16(body, 0x0800);  // UTF-8 names
+    put16(body, deflated ? 8 : 0);
+    put32(body, 0);  // time, date
+    put32(body, crc);
+    put32(body, csize32);
+    put32(body, size32);
+    put16(body, static_cast<std::uint32_t>(name.size()));
+    put16(body, static_cast<std::uint32_t>(local_extra.size()));
+    body += name + local_extra + stored;
+
+    const std::uint32_t mode = item.link.empty() ? item.mode : 0120777;
+    put32(directory, 0x02014b50);
+    put16(directory, (3 << 8) | 45);  // made by Unix
+    put16(directory, options.zip64 ? 45 : 20);
+    put16(directory, 0x0800);
+    put16(directory, deflated ? 8 : 0);
+    put32(directory, 0);
+    put32(directory, crc);
+    put32(directory, csize32);
+    put32(directory, size32);
+    put16(directory, static_cast<std::uint32_t>(name.size()));
+    put16(directory, static_cast<std::uint32_t>(central_extra.size()));
+    put16(directory, 0);  // comment
+    put16(directory, 0);  // disk
+    put16(directory, 0);  // internal attributes
+    put32(directory, mode << 16);
+    put32(directory, options.zip64 ? 0xFFFFFFFF : static_cast<std::uint32_t>(offset));
+    directory += name + central_extra;
+    ++count;
+  }
+  std::string out = body + directory;
+  if (options.zip64) {
+    const std::uint64_t end64_offset = out.size();
+    put32(out, 0x06064b50);
+    put64(out, 44);
+    put16(out, 45);
+    put16(out, 45);
+    put32(out, 0);
+    put32(out, 0);
+    put64(out, count);
+    put64(out, count);
+    put64(out, directory.size());
+    put64(out, body.size());
+    put32(out, 0x07064b50);
+    put32(out, 0);
+    put64(out, end64_offset);
+    put32(out, 1);
+  }
+  put32(out, 0x06054b50);
+  put16(out, 0);
+  put16(out, 0);
+  put16(out, options.zip64 ? 0xFFFF : static_cast<std::uint32_t>(count));
+  put16(out, options.zip64 ? 0xFFFF : static_cast<std::uint32_t>(count));
+  put32(out, options.zip64 ? 0xFFFFFFFF : static_cast<std::uint32_t>(directory.size()));
+  put32(out, options.zip64 ? 0xFFFFFFFF : static_cast<std::uint32_t>(body.size()));
+  put16(out, 0);
+  util::FilePtr file = util::open_file(path, "wb");
+  std::fwrite(out.data(), 1, out.size(), file.get());
+}
+
+#ifndef _WIN32
+void write_tar(const fs::path& path, const FileMap& files) {
+  struct archive* writer = archive_write_new();
+  archive_write_set_format_pax_restricted(writer);
+  const std::string name = path.filename().string();
+  if (util::ends_with(name, ".xz")) {
+    archive_write_add_filter_xz(writer);
+  } else if (util::ends_with(name, ".gz") || util::ends_with(name, ".tgz")) {
+    archive_write_add_filter_gzip(writer);
+  }
+  archive_write_open_filename(writer, path.c_str());
+  for (const auto& [entry_name, item] : files) {
+    struct archive_entry* entry = archive_entry_new();
+    archive_entry_set_pathname(entry, entry_name.c_str());
+    archive_entry_set_perm(entry, item.mode & 07777);
+    if (!item.link.empty()) {
+      archive_entry_set_filetype(entry, AE_IFLNK);
+      archive_entry_set_symlink(entry, item.link.c_str());
+    } else if ((item.mode & 0170000) == 0020000) {
+      archive_entry_set_filetype(entry, AE_IFCHR);
+      archive_entry_set_rdev(entry, 0x0103);
+    } else {
+      archive_entry_set_filetype(entry, AE_IFREG);
+      archive_entry_set_size(entry, static_cast<la_int64_t>(item.data.size()));
+    }
+    archive_write_header(writer, entry);
+    if (item.link.empty() && !item.data.empty()) {
+      archive_write_data(writer, item.data.data(), item.data.size());
+    }
+    archive_entry_free(entry);
+  }
+  archive_write_close(writer);
+  archive_write_free(writer);
+}
+#endif
+
+std::string snapshot(const fs::path& root) {
+  std::vector<std::string> lines;
+  std::error_code ec;
+  for (auto it = fs::recursive_directory_iterator(root, ec); !ec && it != fs::recursive_directory_iterator();
+       it.increment(ec)) {
+    const std::string relative = util::generic_utf8(it->path().lexically_relative(root));
+    if (util::starts_with(relative, ".cudnnenv/locks/")) {
+      continue;
+    }
+    std::string line = relative;
+    if (it->is_symlink(ec)) {
+      line += " -> " + util::generic_utf8(fs::read_symlink(it->path(), ec));
+    } else if (it->is_regular_file(ec)) {
+      line += " " + std::to_string(it->file_size(ec));
+    } else {
+      line += "/";
+    }
+    lines.push_back(line);
+  }
+  std::sort(lines.begin(), lines.end());
+  std::string out;
+  for (const auto& line : lines) {
+    out += line + "\n";
+  }
+  return out;
+}
+
+}  // namespace cudnnenv::test

@@ -1,0 +1,81 @@
+// Helpers shared by the unit tests: the per-test folder, fixture paths,
+// fake cuDNN trees held in memory, and writers for zips and tarballs that
+// can produce what official tools refuse to (hostile names, links out).
+#pragma once
+
+#include <cstdint>
+#include <filesystem>
+#include <map>
+#include <string>
+#include <vector>
+
+#include "platform.hpp"
+#include "probe.hpp"
+
+namespace cudnnenv::test {
+
+namespace fs = std::filesystem;
+
+// The folder the current test case runs in (also the working directory).
+// Removed when the test passes, kept (and named on stderr) when it fails.
+fs::path test_dir();
+
+// A file built by tests/fixtures (fake-pe64-8.1.0.dll, fake-elf64-9.1.0.so, ...).
+fs::path fixture(const std::string& name);
+
+// The cudnnenv program of this build, and a probe that runs it as the child.
+fs::path cudnnenv_program();
+ProbeFunction child_probe();
+
+struct Item {
+  std::string data;
+  std::string link;             // non-empty: a symbolic link with this text
+  std::uint32_t mode = 0100644; // Unix mode for archives that carry one
+};
+using FileMap = std::map<std::string, Item>;
+
+std::string read_binary(const fs::path& path);
+
+enum class TreeStyle {
+  legacy,   // cuda/bin, cuda/include, cuda/lib/x64 (cudnn-11.2-windows-x64-v8.1.0.77.zip)
+  archive,  // <prefix>/bin, include, lib/x64 on Windows; <prefix>/include, lib with .so links on Linux
+  wheel,    // nvidia/cudnn/{bin|lib,include} plus a .dist-info folder
+};
+
+struct FakeTree {
+  Os os = Os::windows;
+  int major = 8;
+  std::string header_version = "8.1.0";  // what cudnn_version.h says
+  std::string library;                   // fixture copied under every library name
+  TreeStyle style = TreeStyle::legacy;
+  std::string prefix;                    // top folder for TreeStyle::archive (may be empty)
+  std::string wheel_metadata_name;       // e.g. "nvidia-cudnn-cu12" (wheel style)
+  std::string wheel_version;             // e.g. "9.1.0.70"
+};
+
+// The files of a complete fake release, by relative path.
+FileMap fake_tree(const FakeTree& spec);
+
+// The cudnn_version.h text for `version` ("8.1.0").
+std::string version_header(const std::string& version);
+
+void write_folder(const fs::path& root, const FileMap& files);
+
+struct ZipOptions {
+  bool deflate = true;
+  bool zip64 = false;  // force zip64 records even for small files
+};
+void write_zip(const fs::path& path, const FileMap& files, ZipOptions options = {});
+
+#ifndef _WIN32
+// A tarball through libarchive; .tar.xz by default. Items whose mode is a
+// character device become device entries.
+void write_tar(const fs::path& path, const FileMap& files);
+#endif
+
+// Every path under `root` with its size (links with their text), except the
+// lock files, which are meant to persist: two equal snapshots mean the store
+// was left as it was.
+std::string snapshot(const fs::path& root);
+
+}  // namespace cudnnenv::test

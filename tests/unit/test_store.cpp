@@ -1,0 +1,408 @@
+#include <doctest/doctest.h>
+
+#include <system_error>
+
+#include "store.hpp"
+#include "support.hpp"
+#include "util/fs.hpp"
+#include "util/sha256.hpp"
+#include "util/text.hpp"
+
+namespace cudnnenv {
+
+namespace fs = std::filesystem;
+using test::FakeTree;
+using test::FileMap;
+using test::Item;
+using test::TreeStyle;
+
+namespace {
+
+const Platform k_windows{Os::windows, Arch::x86_64};
+const Platform k_linux{Os::linux, Arch::x86_64};
+
+struct Warnings {
+  std::vector<std::string> messages;
+  WarningSink sink() {
+    return [this](const std::string& message) { messages.push_back(message); };
+  }
+  bool any_contains(const std::string& text) const {
+    for (const auto& message : messages) {
+      if (message.find(text) != std::string::npos) {
+        return true;
+      }
+    }
+    return false;
+  }
+};
+
+// A store whose root has spaces and Chinese characters, as users' do.
+Store make_store() { return Store(test::test_dir() / "store root 库"); }
+
+InstallOptions options_for(Platform platform, Warnings* warnings = nullptr) {
+  InstallOptions options;
+  options.platform = platform;
+  options.probe = test::child_probe();  // only ever called for trees built for this host
+  if (warnings) {
+    options.warn = warnings->sink();
+  }
+  return options;
+}
+
+FileMap windows_8_1() {
+  FakeTree spec;
+  spec.library = "fake-pe64-8.1.0.dll";
+  return test::fake_tree(spec);
+}
+
+// The host's own kind of fake 9.1.0 library, loadable by the probe.
+FakeTree host_tree_9_1() {
+  FakeTree spec;
+  spec.os = host_platform().os;
+  spec.major = 9;
+  spec.header_version = "9.1.0";
+  spec.library = spec.os == Os::windows ? "fake-pe64-9.1.0.dll" : "fake-elf64-9.1.0.so";
+  spec.style = TreeStyle::archive;
+  return spec;
+}
+
+std::string error_of(const Result<InstallOutcome>& result) {
+  REQUIRE_FALSE(result);
+  CHECK(result.error().message.find('\n') == std::string::npos);  // one line
+  CHECK_FALSE(result.error().hint.empty());
+  return result.error().message;
+}
+
+}  // namespace
+
+TEST_SUITE("store") {
+  TEST_CASE("a legacy Windows zip installs with version, build and CUDA from its name") {
+    Store store = make_store();
+    const FileMap files = windows_8_1();
+    test::write_zip("cudnn-11.2-windows-x64-v8.1.0.77.zip", files);
+    Warnings warnings;
+    auto outcome = store.install("cudnn-11.2-windows-x64-v8.1.0.77.zip", options_for(k_windows, &warnings));
+    REQUIRE_MESSAGE(outcome, (outcome ? "" : outcome.error().message));
+    CHECK(outcome->status == InstallStatus::installed);
+    const TreeRecord& record = outcome->record;
+    CHECK(record.name == "cudnn-11.2-windows-x64-v8.1.0.77");
+    CHECK(record.version.str() == "8.1.0.77");
+    CHECK(record.version_from == "header");
+    CHECK(record.cuda->str() == "11.2");
+    CHECK(record.cuda_from == "name");
+    CHECK(record.platform == k_windows);
+    CHECK(record.main_library == "cuda/bin/cudnn64_8.dll");
+    CHECK(record.files.size() == files.size());
+    // Named like the official 8.1.0.77 zip, but these bytes are a test's own.
+    CHECK(warnings.any_contains("has the name of an official archive but not its SHA-256"));
+
+    // The archive's inner layout is kept, as every tutorial expects.
+    const fs::path tree = store.root() / "cudnn-11.2-windows-x64-v8.1.0.77";
+    CHECK(fs::is_regular_file(tree / "cuda" / "bin" / "cudnn64_8.dll"));
+    CHECK(fs::is_regular_file(tree / ".cudnnenv" / "tree.toml"));
+    CHECK(record.library_path() == tree / "cuda" / "bin" / "cudnn64_8.dll");
+    auto hash = util::sha256_file(test::fixture("fake-pe64-8.1.0.dll"));
+    for (const auto& file : record.files) {
+      if (file.path == "cuda/bin/cudnn64_8.dll") {
+        CHECK(file.sha256 == *hash);
+      }
+    }
+
+    const Listing listing = store.list();
+    REQUIRE(listing.trees.size() == 1);
+    CHECK(listing.trees[0].version.str() == "8.1.0.77");
+    CHECK(listing.trees[0].files.size() == files.size());
+    CHECK(fs::is_empty(store.root() / ".cudnnenv" / "staging"));
+  }
+
+  TEST_CASE("the same archive twice is a no-op; another archive under that name is refused") {
+    Store store = make_store();
+    test::write_zip("cudnn-11.2-windows-x64-v8.1.0.77.zip", windows_8_1());
+    REQUIRE(store.install("cudnn-11.2-windows-x64-v8.1.0.77.zip", options_for(k_windows)));
+    auto again = store.install("cudnn-11.2-windows-x64-v8.1.0.77.zip", options_for(k_windows));
+    REQUIRE(again);
+    CHECK(again->status == InstallStatus::already_installed);
+
+    FileMap changed = windows_8_1();
+    changed["cuda/extra.txt"] = Item{"different archive, same name\n"};
+    fs::create_directory("other");
+    test::write_zip("other/cudnn-11.2-windows-x64-v8.1.0.77.zip", changed);
+    const std::string message =
+        error_of(store.install("other/cudnn-11.2-windows-x64-v8.1.0.77.zip", options_for(k_windows)));
+    CHECK(message.find("is already in the store") != std::string::npos);
+    CHECK(store.list().trees.size() == 1);
+  }
+
+  TEST_CASE("an archive whose top folder has the archive's name becomes the tree itself") {
+    Store store = make_store();
+    FakeTree spec;
+    spec.major = 9;
+    spec.header_version = "9.1.0";
+    spec.library = "fake-pe64-9.1.0.dll";
+    spec.style = TreeStyle::archive;
+    spec.prefix = "cudnn-windows-x86_64-9.1.0.70_cuda12-archive";
+    test::write_zip(spec.prefix + ".zip", test::fake_tree(spec));
+    auto outcome = store.install(spec.prefix + ".zip", options_for(k_windows));
+    REQUIRE_MESSAGE(outcome, (outcome ? "" : outcome.error().message));
+    CHECK(outcome->record.main_library == "bin/cudnn64_9.dll");
+    CHECK(outcome->record.cuda->str() == "12");
+    CHECK(fs::is_regular_file(store.root() / spec.prefix / "bin" / "cudnn64_9.dll"));
+  }
+
+  TEST_CASE("a wheel whose file name says nothing takes version and CUDA from its metadata") {
+    Store store = make_store();
+    FakeTree spec;
+    spec.os = Os::linux;
+    spec.major = 9;
+    spec.header_version = "9.1.0";
+    spec.library = "fake-elf64-9.1.0.so";
+    spec.style = TreeStyle::wheel;
+    spec.wheel_metadata_name = "nvidia-cudnn-cu12";
+    spec.wheel_version = "9.1.0.70";
+    test::write_zip("renamed-copy.whl", test::fake_tree(spec));
+    auto outcome = store.install("renamed-copy.whl", options_for(k_linux));
+    REQUIRE_MESSAGE(outcome, (outcome ? "" : outcome.error().message));
+    CHECK(outcome->record.source.kind == "wheel");
+    CHECK(outcome->record.main_library == "nvidia/cudnn/lib/libcudnn.so.9");
+    CHECK(outcome->record.version.str() == "9.1.0.70");
+    CHECK(outcome->record.cuda->str() == "12");
+    CHECK(outcome->record.cuda_from == "metadata");
+  }
+
+  TEST_CASE("a folder whose name says nothing takes CUDA from the library, read in a child process") {
+    Store store = make_store();
+    test::write_folder("my cudnn", test::fake_tree(host_tree_9_1()));
+    auto outcome = store.install("my cudnn", options_for(host_platform()));
+    REQUIRE_MESSAGE(outcome, (outcome ? "" : outcome.error().message));
+    CHECK(outcome->record.name == "my cudnn");
+    CHECK(outcome->record.source.kind == "folder");
+    CHECK(outcome->record.version.str() == "9.1.0");
+    CHECK(outcome->record.cuda->str() == "12.2");  // the fake's cudnnGetCudartVersion() is 12020
+    CHECK(outcome->record.cuda_from == "library");
+    CHECK(fs::is_directory("my cudnn"));  // the source folder stays
+  }
+
+  TEST_CASE("headers of one release with libraries of another are refused") {
+    Store store = make_store();
+    FakeTree spec = host_tree_9_1();
+    spec.header_version = "9.2.0";
+    test::write_folder("mixed", test::fake_tree(spec));
+    const std::string message = error_of(store.install("mixed", options_for(host_platform())));
+    CHECK(message.find("the headers say cuDNN 9.2.0 but") != std::string::npos);
+    CHECK(message.find("reports 9.1.0") != std::string::npos);
+    CHECK(store.list().trees.empty());
+  }
+
+  TEST_CASE("bad archives are refused with one clear line and the store is left as it was") {
+    Store store = make_store();
+    test::write_zip("cudnn-11.2-windows-x64-v8.1.0.77.zip", windows_8_1());
+    REQUIRE(store.install("cudnn-11.2-windows-x64-v8.1.0.77.zip", options_for(k_windows)));
+    const std::string before = test::snapshot(store.root());
+    const std::string name = "cudnn-11.0-windows-x64-v8.0.5.39.zip";  // a different tree name each time
+    std::string expected;
+    Platform platform = k_windows;
+    FileMap files = windows_8_1();
+    bool truncate = false;
+
+    SUBCASE("truncated zip") {
+      truncate = true;
+      expected = "is not a valid zip archive";
+    }
+    SUBCASE("entry climbing out with ../") {
+      files["../evil.dll"] = Item{"evil"};
+      expected = "climbs out of the tree with '..'";
+    }
+    SUBCASE("entry with an absolute path") {
+      files["/tmp/evil.dll"] = Item{"evil"};
+      expected = "has an absolute path";
+    }
+    SUBCASE("symbolic link leading out") {
+      files["cuda/bin/evil.dll"] = Item{"", "../../../../../etc/passwd", 0120777};
+      expected = "leads out of the tree";
+    }
+    SUBCASE("a 32-bit DLL in a Windows x64 archive") {
+      files["cuda/bin/cudnn_ops_infer64_8.dll"] = Item{test::read_binary(test::fixture("fake-pe32-8.1.0.dll"))};
+      expected = "'cuda/bin/cudnn_ops_infer64_8.dll' is PE 32-bit x86 (Machine 0x14c), not Windows x64";
+    }
+    SUBCASE("incomplete 8.x set: a DLL missing") {
+      files.erase("cuda/bin/cudnn_adv_train64_8.dll");
+      expected = "incomplete cuDNN 8 set for Windows x64: missing 'cuda/bin/cudnn_adv_train64_8.dll'";
+    }
+    SUBCASE("incomplete 8.x set: an import library missing") {
+      files.erase("cuda/lib/x64/cudnn_cnn_train64_8.lib");
+      expected = "missing 'cuda/lib/x64/cudnn_cnn_train64_8.lib'";
+    }
+    SUBCASE("a Linux tree offered to a Windows store") {
+      platform = k_windows;
+      FakeTree spec;
+      spec.os = Os::linux;
+      spec.major = 9;
+      spec.header_version = "9.1.0";
+      spec.library = "fake-elf64-9.1.0.so";
+      spec.style = TreeStyle::wheel;
+      spec.wheel_metadata_name = "nvidia-cudnn-cu12";
+      spec.wheel_version = "9.1.0.70";
+      files = test::fake_tree(spec);
+      expected = "'nvidia/cudnn/lib/libcudnn.so.9' is ELF 64-bit x86_64, not Windows x64";
+    }
+
+    test::write_zip(name, files);
+    if (truncate) {
+      const std::string bytes = test::read_binary(name);
+      util::FilePtr file = util::open_file(name, "wb");
+      std::fwrite(bytes.data(), 1, bytes.size() / 2, file.get());
+    }
+    CAPTURE(expected);
+    const std::string message = error_of(store.install(name, options_for(platform)));
+    CHECK(message.find(expected) != std::string::npos);
+    CHECK(test::snapshot(store.root()) == before);
+  }
+
+  TEST_CASE("an archive for another OS is refused by its name before anything is unpacked") {
+    Store store = make_store();
+    test::write_zip("cudnn-windows-x86_64-9.1.0.70_cuda12-archive.zip", windows_8_1());
+    const std::string message =
+        error_of(store.install("cudnn-windows-x86_64-9.1.0.70_cuda12-archive.zip", options_for(k_linux)));
+    CHECK(message == "'cudnn-windows-x86_64-9.1.0.70_cuda12-archive.zip' is a Windows x64 archive; this store holds "
+                     "Linux x86_64 trees");
+  }
+
+  TEST_CASE("--require-official refuses an archive whose hash is unknown") {
+    Store store = make_store();
+    test::write_zip("cudnn-11.2-windows-x64-v8.1.0.77.zip", windows_8_1());
+    InstallOptions options = options_for(k_windows);
+    Warnings warnings;
+    options.warn = warnings.sink();
+    options.require_official = RequireOfficial::yes;
+    const std::string message = error_of(store.install("cudnn-11.2-windows-x64-v8.1.0.77.zip", options));
+    CHECK(message == "'cudnn-11.2-windows-x64-v8.1.0.77.zip' is not a known official cuDNN archive");
+    // Same name as the official 8.1.0.77 zip, different bytes: the warning says so.
+    CHECK(warnings.any_contains("has the name of an official archive but not its SHA-256 (expected f5a23402ebed5b2a"));
+    CHECK(store.list().trees.empty());
+  }
+
+#ifndef _WIN32
+  TEST_CASE("a Linux tarball with soname links installs; the links stay links") {
+    Store store = make_store();
+    FakeTree spec = host_tree_9_1();
+    spec.prefix = "cudnn-linux-x86_64-9.1.0.70_cuda12-archive";
+    test::write_tar(spec.prefix + ".tar.xz", test::fake_tree(spec));
+    auto outcome = store.install(spec.prefix + ".tar.xz", options_for(k_linux));
+    REQUIRE_MESSAGE(outcome, (outcome ? "" : outcome.error().message));
+    CHECK(outcome->record.source.kind == "tar");
+    CHECK(outcome->record.main_library == "lib/libcudnn.so.9");
+    CHECK(outcome->record.version.str() == "9.1.0.70");
+    const fs::path tree = store.root() / spec.prefix;
+    CHECK(fs::is_symlink(tree / "lib" / "libcudnn.so.9"));
+    CHECK(fs::read_symlink(tree / "lib" / "libcudnn.so.9") == "libcudnn.so.9.1.0");
+    CHECK(fs::is_regular_file(tree / "lib" / "libcudnn.so.9"));
+  }
+
+  TEST_CASE("bad tarballs are refused and the store is left as it was") {
+    Store store = make_store();
+    if (store.list().trees.empty()) {  // doctest re-enters once per SUBCASE
+      test::write_folder("good", test::fake_tree(host_tree_9_1()));
+      REQUIRE(store.install("good", options_for(k_linux)));
+    }
+    const std::string before = test::snapshot(store.root());
+    FileMap files = test::fake_tree(host_tree_9_1());
+    std::string expected;
+    bool truncate = false;
+    SUBCASE("truncated .tar.xz") {
+      std::string noise;
+      for (int i = 0; i < 200000; ++i) {
+        noise += static_cast<char>((i * 2654435761u) >> 24);
+      }
+      files["lib/padding.bin"] = Item{noise};
+      truncate = true;
+      expected = "is damaged";
+    }
+    SUBCASE("symbolic link leading out") {
+      files["lib/libcudnn_ops.so.9"] = Item{"", "/usr/lib/x86_64-linux-gnu/libc.so.6", 0120777};
+      expected = "leads out of the tree (absolute target)";
+    }
+    SUBCASE("absolute entry") {
+      files["/etc/cron.d/evil"] = Item{"evil"};
+      expected = "has an absolute path";
+    }
+    SUBCASE("device file") {
+      files["lib/null"] = Item{"", "", 0020644};
+      expected = "holds a character device at 'lib/null'";
+    }
+    const std::string name = "cudnn-linux-x86_64-9.1.0.70_cuda12-archive.tar.xz";
+    test::write_tar(name, files);
+    if (truncate) {
+      const std::string bytes = test::read_binary(name);
+      util::FilePtr file = util::open_file(name, "wb");
+      std::fwrite(bytes.data(), 1, bytes.size() * 2 / 3, file.get());
+    }
+    CAPTURE(expected);
+    const std::string message = error_of(store.install(name, options_for(k_linux)));
+    CHECK(message.find(expected) != std::string::npos);
+    CHECK(test::snapshot(store.root()) == before);
+  }
+#endif
+
+  TEST_CASE("adopt registers a folder in place; remove forgets it and leaves its files") {
+    Store store = make_store();
+    test::write_folder("elsewhere", test::fake_tree(host_tree_9_1()));
+    AdoptOptions options;
+    options.probe = test::child_probe();
+    options.name = "system-9.1";
+    auto record = store.adopt("elsewhere", options);
+    REQUIRE_MESSAGE(record, (record ? "" : record.error().message));
+    CHECK(record->location.has_value());
+    CHECK(record->version.str() == "9.1.0");
+    CHECK(record->cuda->str() == "12.2");
+    CHECK(record->library_path() == fs::canonical("elsewhere") / util::path_from_utf8(record->main_library));
+    REQUIRE(store.list().trees.size() == 1);
+    CHECK(store.list().trees[0].root == fs::canonical("elsewhere"));
+
+    auto again = store.adopt("elsewhere", options);
+    REQUIRE_FALSE(again);
+    CHECK(again.error().message.find("is already adopted as 'system-9.1'") != std::string::npos);
+
+    REQUIRE(store.remove(*record));
+    CHECK(store.list().trees.empty());
+    CHECK(fs::is_regular_file(test::test_dir() / "elsewhere" / util::path_from_utf8(record->main_library)));
+  }
+
+  TEST_CASE("remove deletes a store tree") {
+    Store store = make_store();
+    test::write_zip("cudnn-11.2-windows-x64-v8.1.0.77.zip", windows_8_1());
+    auto outcome = store.install("cudnn-11.2-windows-x64-v8.1.0.77.zip", options_for(k_windows));
+    REQUIRE(outcome);
+    REQUIRE(store.remove(outcome->record));
+    CHECK(store.list().trees.empty());
+    CHECK_FALSE(fs::exists(store.root() / "cudnn-11.2-windows-x64-v8.1.0.77"));
+    CHECK(fs::is_empty(store.root() / ".cudnnenv" / "trash"));
+  }
+
+  TEST_CASE("find matches whole version components and explains misses") {
+    Store store = make_store();
+    for (const char* version : {"8.1.0", "8.10.0"}) {
+      FakeTree spec;
+      spec.header_version = version;
+      spec.library = "fake-pe64-8.1.0.dll";
+      test::write_zip(std::string("v") + version + ".zip", test::fake_tree(spec));
+      InstallOptions options = options_for(k_windows);
+      options.probe = {};  // the fake library says 8.1.0 for both
+      REQUIRE(store.install(std::string("v") + version + ".zip", options));
+    }
+    CHECK(store.find("8.1")->name == "v8.1.0");
+    CHECK(store.find("8.10")->name == "v8.10.0");
+    CHECK(store.find("v8.10.0")->name == "v8.10.0");
+    auto ambiguous = store.find("8");
+    REQUIRE_FALSE(ambiguous);
+    CHECK(ambiguous.error().message == "'8' matches 2 trees: 'v8.10.0', 'v8.1.0'");
+    auto missing = store.find("9.1");
+    REQUIRE_FALSE(missing);
+    CHECK(missing.error().code == ExitCode::not_found);
+    CHECK(missing.error().hint == "installed: 'v8.10.0', 'v8.1.0'");
+    auto typo = store.find("v8.1.O");
+    REQUIRE_FALSE(typo);
+    CHECK(typo.error().hint == "did you mean 'v8.1.0'?");
+  }
+}
+
+}  // namespace cudnnenv
