@@ -463,7 +463,14 @@ Result<TreeRecord> Store::adopt(const fs::path& directory, const AdoptOptions& o
     return std::move(versions).error();
   }
 
-  std::string default_name = "cudnn-" + versions->version.str() + "-" + util::to_utf8(location.filename());
+  // Named after the first telling folder: /usr/local/cuda-13.0/lib gives "cudnn-9.19.0-cuda-13.0".
+  fs::path telling = location;
+  while (telling.has_parent_path() && telling.parent_path() != telling &&
+         std::set<std::string>{"lib", "lib64", "bin", "x64", "cudnn", "nvidia", "Library"}.count(
+             util::to_utf8(telling.filename()))) {
+    telling = telling.parent_path();
+  }
+  std::string default_name = "cudnn-" + versions->version.str() + "-" + util::to_utf8(telling.filename());
   std::replace_if(default_name.begin(), default_name.end(), [](char c) { return c == ' ' || c == ':'; }, '_');
   record.name = options.name.value_or(default_name);
   if (auto valid = check_tree_name(record.name); !valid) {

@@ -1,0 +1,51 @@
+#!/usr/bin/env bash
+# What a user sees at the command line: one-line errors with a hint, exit
+# codes (2 usage, 3 not found), nothing on stdout when a command fails,
+# confirmation before remove.
+CUDNNENV=$1
+FIXTURES=$2
+source "$(dirname "$0")/lib.sh"
+export CUDNNENV_ROOT="$WORK/store"
+
+run() { set +e; "$CUDNNENV" "$@" > out 2> err < "${STDIN:-/dev/null}"; rc=$?; set -e; }
+
+run install "$WORK/missing.zip"
+expect_eq "$rc" "3" "exit code for a missing archive"
+expect_eq "$(cat err)" "cudnnenv: error: '$WORK/missing.zip' does not exist
+  hint: pass an archive (.zip, .tar.xz, .whl) or a folder" "message for a missing archive"
+expect_eq "$(cat out)" "" "stdout on error"
+pass "missing archive"
+
+run instal x
+expect_eq "$rc" "2" "exit code for an unknown subcommand"
+grep -q "hint: did you mean 'cudnnenv install'?" err || fail "no suggestion: $(cat err)"
+pass "typo in a subcommand"
+
+printf 'not a zip at all\n' > broken.zip
+run install broken.zip
+expect_eq "$rc" "1" "exit code for a broken archive"
+expect_eq "$(head -1 err)" "cudnnenv: error: 'broken.zip' is not a valid zip archive: no zip signature" "broken zip"
+pass "broken archive"
+
+run remove 9
+expect_eq "$rc" "3" "exit code for removing what is not there"
+grep -q "hint: the store is empty" err || fail "hint: $(cat err)"
+
+make_linux_tree tree 9.1.0 "$FIXTURES/fake-elf64-9.1.0.so"
+run install tree --name "my tree"
+expect_eq "$rc" "0" "install a folder"
+echo n > no; STDIN=no run remove "my tree"
+expect_eq "$rc" "1" "declined removal"
+[ -d "$CUDNNENV_ROOT/my tree" ] || fail "declined removal removed the tree"
+echo y > yes; STDIN=yes run remove 9.1
+expect_eq "$rc" "0" "confirmed removal"
+expect_eq "$(cat out)" "removed 'my tree'" "removal output"
+[ ! -e "$CUDNNENV_ROOT/my tree" ] || fail "tree still there"
+pass "remove asks first"
+
+run list
+expect_eq "$rc" "0" "list of an empty store"
+expect_eq "$(cat out)" "" "stdout of an empty list"
+run list --json
+expect_eq "$(cat out)" "[]" "JSON of an empty list"
+pass "empty list"
