@@ -28,9 +28,11 @@ fs::path cudnnenv_program();
 ProbeFunction child_probe();
 
 struct Item {
+  Item(std::string content = {}, std::string link_text = {}, std::uint32_t unix_mode = 0100644)
+      : data(std::move(content)), link(std::move(link_text)), mode(unix_mode) {}
   std::string data;
-  std::string link;             // non-empty: a symbolic link with this text
-  std::uint32_t mode = 0100644; // Unix mode for archives that carry one
+  std::string link;    // non-empty: a symbolic link with this text
+  std::uint32_t mode;  // Unix mode for archives that carry one
 };
 using FileMap = std::map<std::string, Item>;
 
