@@ -1,6 +1,7 @@
 #include "store.hpp"
 
 #include <algorithm>
+#include <future>
 #include <random>
 #include <set>
 #include <system_error>
@@ -199,6 +200,17 @@ Result<void> Store::prepare() const {
                         "choose a writable store root with CUDNNENV_ROOT or --root");
     }
   }
+  // What killed installs and removes left behind: a staging folder whose
+  // tree lock nobody holds, and anything in the trash.
+  for (const auto& entry : fs::directory_iterator(state_dir() / "staging", ec)) {
+    const fs::path lock_file = state_dir() / "locks" / (entry.path().filename().native() + fs::path(".lock").native());
+    if (auto lock = util::FileLock::try_acquire(lock_file)) {
+      util::remove_tree(entry.path());
+    }
+  }
+  for (const auto& entry : fs::directory_iterator(state_dir() / "trash", ec)) {
+    util::remove_tree(entry.path());
+  }
   return {};
 }
 
@@ -227,13 +239,27 @@ Result<InstallOutcome> Store::install(const fs::path& source_path, const Install
                        : *kind == SourceKind::zip                    ? "zip"
                                                                      : "tar";
   source_record.path = util::to_utf8(source);
+  // The archive's SHA-256 is computed on a second core while it unpacks;
+  // it is awaited only where a decision needs it.
+  std::future<Result<std::string>> pending_hash;
   if (*kind != SourceKind::folder) {
-    auto hash = util::sha256_file(source);
+    source_record.size = fs::file_size(source, ec);
+    pending_hash = std::async(std::launch::async, [source] { return util::sha256_file(source); });
+  } else if (options.require_official == RequireOfficial::yes) {
+    return make_error("a folder cannot be checked against the official archives",
+                      "install the official archive itself, or drop --require-official", ExitCode::usage);
+  }
+  bool provenance_known = false;
+  auto settle_provenance = [&]() -> Result<void> {
+    if (provenance_known || !pending_hash.valid()) {
+      return {};
+    }
+    provenance_known = true;
+    auto hash = pending_hash.get();
     if (!hash) {
       return std::move(hash).error();
     }
     source_record.sha256 = *hash;
-    source_record.size = fs::file_size(source, ec);
     if (const OfficialArchive* official = find_official_by_sha256(*hash)) {
       source_record.official = std::string(official->file_name);
     } else if (const OfficialArchive* same_name = find_official_by_name(file_name)) {
@@ -248,9 +274,12 @@ Result<InstallOutcome> Store::install(const fs::path& source_path, const Install
       return make_error("'" + file_name + "' is not a known official cuDNN archive",
                         "download it from NVIDIA, or install without --require-official");
     }
-  } else if (options.require_official == RequireOfficial::yes) {
-    return make_error("a folder cannot be checked against the official archives",
-                      "install the official archive itself, or drop --require-official", ExitCode::usage);
+    return {};
+  };
+  if (options.require_official == RequireOfficial::yes) {
+    if (auto settled = settle_provenance(); !settled) {
+      return std::move(settled).error();
+    }
   }
 
   if (auto prepared = prepare(); !prepared) {
@@ -262,6 +291,9 @@ Result<InstallOutcome> Store::install(const fs::path& source_path, const Install
   }
   const fs::path tree_dir = m_root / util::path_from_utf8(tree_name);
   if (fs::exists(fs::symlink_status(tree_dir, ec))) {
+    if (auto settled = settle_provenance(); !settled) {
+      return std::move(settled).error();
+    }
     auto existing = read_record(tree_dir);
     if (existing && !source_record.sha256.empty() && existing->source.sha256 == source_record.sha256) {
       return InstallOutcome{InstallStatus::already_installed, std::move(*existing)};
@@ -325,6 +357,10 @@ Result<InstallOutcome> Store::install(const fs::path& source_path, const Install
                                 library, name, options.platform == host_platform(), options.probe, options.warn);
   if (!versions) {
     return std::move(versions).error();
+  }
+
+  if (auto settled = settle_provenance(); !settled) {
+    return std::move(settled).error();
   }
 
   TreeRecord record;

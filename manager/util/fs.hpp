@@ -7,6 +7,7 @@
 #include <cstdio>
 #include <filesystem>
 #include <memory>
+#include <optional>
 #include <string>
 
 #include "result.hpp"
@@ -62,6 +63,8 @@ Result<void> create_link_or_copy(const std::filesystem::path& target_in_tree,
 class FileLock {
  public:
   static Result<FileLock> acquire(const std::filesystem::path& path);
+  // Without waiting: an empty optional when another process holds it.
+  static std::optional<FileLock> try_acquire(const std::filesystem::path& path);
   FileLock(FileLock&& other) noexcept;
   FileLock& operator=(FileLock&&) = delete;
   ~FileLock();

@@ -77,6 +77,20 @@ Result<FileLock> FileLock::acquire(const fs::path& path) {
   return lock;
 }
 
+std::optional<FileLock> FileLock::try_acquire(const fs::path& path) {
+  const int fd = ::open(path.c_str(), O_RDWR | O_CREAT | O_CLOEXEC, 0644);
+  if (fd < 0) {
+    return std::nullopt;
+  }
+  if (::flock(fd, LOCK_EX | LOCK_NB) != 0) {
+    ::close(fd);
+    return std::nullopt;
+  }
+  FileLock lock;
+  lock.m_handle = fd;
+  return lock;
+}
+
 FileLock::FileLock(FileLock&& other) noexcept : m_handle(other.m_handle) { other.m_handle = -1; }
 
 FileLock::~FileLock() {

@@ -96,6 +96,23 @@ Result<FileLock> FileLock::acquire(const fs::path& path) {
   return lock;
 }
 
+std::optional<FileLock> FileLock::try_acquire(const fs::path& path) {
+  HANDLE handle = ::CreateFileW(path.c_str(), GENERIC_READ | GENERIC_WRITE,
+                                FILE_SHARE_READ | FILE_SHARE_WRITE | FILE_SHARE_DELETE, nullptr,
+                                OPEN_ALWAYS, FILE_ATTRIBUTE_NORMAL, nullptr);
+  if (handle == INVALID_HANDLE_VALUE) {
+    return std::nullopt;
+  }
+  OVERLAPPED overlapped{};
+  if (!::LockFileEx(handle, LOCKFILE_EXCLUSIVE_LOCK | LOCKFILE_FAIL_IMMEDIATELY, 0, 1, 0, &overlapped)) {
+    ::CloseHandle(handle);
+    return std::nullopt;
+  }
+  FileLock lock;
+  lock.m_handle = reinterpret_cast<std::intptr_t>(handle);
+  return lock;
+}
+
 FileLock::FileLock(FileLock&& other) noexcept : m_handle(other.m_handle) { other.m_handle = -1; }
 
 FileLock::~FileLock() {

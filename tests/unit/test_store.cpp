@@ -367,6 +367,30 @@ TEST_SUITE("store") {
     CHECK(fs::is_regular_file(test::test_dir() / "elsewhere" / util::path_from_utf8(record->main_library)));
   }
 
+  TEST_CASE("what killed installs left in staging and trash is cleared by the next install") {
+    Store store = make_store();
+    const fs::path stale = store.root() / ".cudnnenv" / "staging" / "killed-install";
+    const fs::path trashed = store.root() / ".cudnnenv" / "trash" / "half-deleted.123.456";
+    fs::create_directories(stale / "cuda" / "bin");
+    fs::create_directories(trashed / "bin");
+    test::write_zip("cudnn-11.2-windows-x64-v8.1.0.77.zip", windows_8_1());
+    REQUIRE(store.install("cudnn-11.2-windows-x64-v8.1.0.77.zip", options_for(k_windows)));
+    CHECK_FALSE(fs::exists(stale));
+    CHECK_FALSE(fs::exists(trashed));
+  }
+
+  TEST_CASE("a staging folder whose install is still running is left alone") {
+    Store store = make_store();
+    const fs::path busy = store.root() / ".cudnnenv" / "staging" / "busy-tree";
+    fs::create_directories(busy);
+    fs::create_directories(store.root() / ".cudnnenv" / "locks");
+    auto held = util::FileLock::acquire(store.root() / ".cudnnenv" / "locks" / "busy-tree.lock");
+    REQUIRE(held);
+    test::write_zip("cudnn-11.2-windows-x64-v8.1.0.77.zip", windows_8_1());
+    REQUIRE(store.install("cudnn-11.2-windows-x64-v8.1.0.77.zip", options_for(k_windows)));
+    CHECK(fs::exists(busy));
+  }
+
   TEST_CASE("remove deletes a store tree") {
     Store store = make_store();
     test::write_zip("cudnn-11.2-windows-x64-v8.1.0.77.zip", windows_8_1());
