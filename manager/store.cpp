@@ -557,7 +557,7 @@ Result<TreeRecord> Store::adopt(const fs::path& directory, const AdoptOptions& o
   return record;
 }
 
-Listing Store::list() const {
+Listing Store::list(RecordPart part) const {
   Listing listing;
   std::error_code ec;
   for (const auto& entry : fs::directory_iterator(m_root, ec)) {
@@ -569,7 +569,7 @@ Listing Store::list() const {
       listing.unmanaged.push_back(name);
       continue;
     }
-    auto record = read_record(entry.path());
+    auto record = read_record(entry.path(), part);
     if (record) {
       listing.trees.push_back(std::move(*record));
     } else {

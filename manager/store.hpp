@@ -66,7 +66,10 @@ class Store {
   // Registers a tree that stays where it is.
   Result<TreeRecord> adopt(const std::filesystem::path& directory, const AdoptOptions& options);
 
-  Listing list() const;
+  Listing list(RecordPart part = RecordPart::everything) const;
+
+  // <root>/.cudnnenv: config.toml, trusted/, locks, staging.
+  std::filesystem::path state_directory() const { return state_dir(); }
 
   // A tree by folder name, or by version prefix matched on whole components
   // ("8.1" matches 8.1.0.77, never 8.10.0); errors list what is installed.

@@ -149,12 +149,18 @@ Result<TreeRecord> parse_record(std::string_view text, const fs::path& tree_dir,
   return record;
 }
 
-Result<TreeRecord> read_record(const fs::path& tree_dir) {
+Result<TreeRecord> read_record(const fs::path& tree_dir, RecordPart part) {
   const fs::path file = record_path(tree_dir);
   auto text = util::read_file(file);
   if (!text) {
     return make_error("'" + util::to_utf8(tree_dir) + "' has no readable tree record",
                       "it is not a cudnnenv tree: 'cudnnenv adopt' registers a folder", ExitCode::not_found);
+  }
+  if (part == RecordPart::identity) {
+    // serialize() writes the [[files]] array of tables last.
+    if (const auto files = text->find("\n[[files]]"); files != std::string::npos) {
+      text->resize(files + 1);
+    }
   }
   return parse_record(*text, tree_dir, file);
 }

@@ -65,7 +65,11 @@ std::string serialize(const TreeRecord& record);
 Result<TreeRecord> parse_record(std::string_view text, const std::filesystem::path& tree_dir,
                                 const std::filesystem::path& record_file);
 
-Result<TreeRecord> read_record(const std::filesystem::path& tree_dir);
+enum class RecordPart { everything, identity };
+
+// `RecordPart::identity` stops before the per-file list: what selection
+// needs, read on every launch, is the record's first few lines.
+Result<TreeRecord> read_record(const std::filesystem::path& tree_dir, RecordPart part = RecordPart::everything);
 
 std::string utc_timestamp();
 

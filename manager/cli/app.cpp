@@ -44,6 +44,11 @@ int run(std::vector<std::string> arguments) {
   register_list(app, context);
   register_remove(app, context);
   register_discover(app, context);
+  register_use(app, context);
+  register_current(app, context);
+  register_which(app, context);
+  register_trust(app, context);
+  register_untrust(app, context);
 
   std::vector<const char*> argv;
   for (const auto& argument : arguments) {

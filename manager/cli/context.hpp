@@ -35,6 +35,11 @@ void register_adopt(CLI::App& app, Context& context);
 void register_list(CLI::App& app, Context& context);
 void register_remove(CLI::App& app, Context& context);
 void register_discover(CLI::App& app, Context& context);
+void register_use(CLI::App& app, Context& context);
+void register_current(CLI::App& app, Context& context);
+void register_which(CLI::App& app, Context& context);
+void register_trust(CLI::App& app, Context& context);
+void register_untrust(CLI::App& app, Context& context);
 
 // Runs the CLI on UTF-8 arguments (argv[0] included); returns the exit code.
 int run(std::vector<std::string> arguments);

@@ -1,0 +1,138 @@
+#include <algorithm>
+
+#include "cli/context.hpp"
+#include "cli/output.hpp"
+#include "layout.hpp"
+#include "resolve.hpp"
+#include "util/text.hpp"
+
+namespace cudnnenv::cli {
+
+namespace {
+
+struct SelectionArguments {
+  std::string cudnn;
+  std::string cuda;
+  bool json = false;
+  bool all = false;
+};
+
+Result<Selection> resolve_here(const SelectionArguments& arguments, const Context& context) {
+  SelectionRequest request;
+  if (!arguments.cudnn.empty()) {
+    request.cudnn = arguments.cudnn;
+  }
+  if (!arguments.cuda.empty()) {
+    request.cuda = arguments.cuda;
+  }
+  request.environment = context.environment;
+  std::error_code ec;
+  request.working_directory = std::filesystem::current_path(ec);
+  return resolve_selection(context.store(), request);
+}
+
+std::string origin_name(Origin origin) {
+  switch (origin) {
+    case Origin::command_line: return "command_line";
+    case Origin::environment: return "environment";
+    case Origin::project_file: return "project_file";
+    case Origin::global_default: return "global_default";
+  }
+  return "";
+}
+
+void add_selection_options(CLI::App* command, SelectionArguments& arguments) {
+  command->add_option("--cudnn", arguments.cudnn, "decide here instead of the environment and files");
+  command->add_option("--cuda", arguments.cuda, "CUDA version the tree must be built for");
+  command->add_flag("--json", arguments.json, "print the result as JSON");
+}
+
+Result<int> run_current(const SelectionArguments& arguments, const Context& context) {
+  auto selection = resolve_here(arguments, context);
+  if (!selection) {
+    return std::move(selection).error();
+  }
+  const TreeRecord& tree = selection->tree;
+  if (arguments.json) {
+    toml::table table;
+    table.insert("name", tree.name);
+    table.insert("version", tree.version.str());
+    table.insert("cuda", tree.cuda ? tree.cuda->str() : std::string());
+    table.insert("origin", origin_name(selection->origin));
+    table.insert("decided_by", selection->decided_by);
+    table.insert("spec", selection->spec);
+    table.insert("location", util::to_utf8(tree.root));
+    table.insert("library", util::to_utf8(tree.library_path()));
+    print(to_json(table));
+    return 0;
+  }
+  print(tree.version.str() + "  " + tree.name + "  (" + describe_origin(*selection) + ")\n");
+  return 0;
+}
+
+Result<int> run_which(const SelectionArguments& arguments, const Context& context) {
+  auto selection = resolve_here(arguments, context);
+  if (!selection) {
+    return std::move(selection).error();
+  }
+  TreeRecord tree = selection->tree;
+  if (!arguments.all) {
+    const std::string library = util::to_utf8(tree.library_path());
+    print(arguments.json ? to_json(toml::table{{"library", library}}) : library + "\n");
+    return 0;
+  }
+  // Every library file of the tree, from its full record.
+  std::vector<std::string> libraries;
+  if (auto full = read_record(context.store().root() / util::path_from_utf8(tree.name));
+      full && selection->origin != Origin::project_file) {
+    for (const auto& file : full->files) {
+      if (is_cudnn_library_name(file.path.substr(file.path.rfind('/') + 1), tree.platform.os)) {
+        libraries.push_back(util::to_utf8(full->resolve(file.path)));
+      }
+    }
+  } else {
+    // A tree given by path in a trusted project file has no record: list its library folder.
+    std::error_code ec;
+    for (const auto& entry : std::filesystem::directory_iterator(tree.resolve(tree.library_dir), ec)) {
+      if (is_cudnn_library_name(util::to_utf8(entry.path().filename()), tree.platform.os)) {
+        libraries.push_back(util::to_utf8(entry.path()));
+      }
+    }
+    std::sort(libraries.begin(), libraries.end());
+  }
+  if (arguments.json) {
+    toml::array array;
+    for (const auto& library : libraries) {
+      array.push_back(library);
+    }
+    print(to_json(toml::table{{"libraries", std::move(array)}}));
+    return 0;
+  }
+  for (const auto& library : libraries) {
+    print(library + "\n");
+  }
+  return 0;
+}
+
+}  // namespace
+
+void register_current(CLI::App& app, Context& context) {
+  auto arguments = std::make_shared<SelectionArguments>();
+  CLI::App* command = app.add_subcommand("current", "the selected cuDNN here, and what decided it");
+  add_selection_options(command, *arguments);
+  command->callback([arguments, &context] {
+    context.action = [arguments, &context] { return run_current(*arguments, context); };
+  });
+}
+
+void register_which(CLI::App& app, Context& context) {
+  auto arguments = std::make_shared<SelectionArguments>();
+  CLI::App* command = app.add_subcommand("which", "the library file a pinned program would load (--all: every one)");
+  add_selection_options(command, *arguments);
+  command->add_flag("--all", arguments->all, "every cuDNN library file of the selected tree");
+  command->callback([arguments, &context] {
+    context.action = [arguments, &context] { return run_which(*arguments, context); };
+  });
+}
+
+}  // namespace cudnnenv::cli

@@ -1,0 +1,81 @@
+#include <filesystem>
+
+#include "cli/context.hpp"
+#include "cli/output.hpp"
+#include "project.hpp"
+#include "trust.hpp"
+#include "util/text.hpp"
+
+namespace cudnnenv::cli {
+
+namespace fs = std::filesystem;
+
+namespace {
+
+struct TrustArguments {
+  std::string directory;
+};
+
+Result<fs::path> project_file_in(const TrustArguments& arguments) {
+  std::error_code ec;
+  const fs::path directory = arguments.directory.empty() ? fs::current_path(ec) : util::path_from_utf8(arguments.directory);
+  const fs::path file = fs::absolute(directory, ec) / k_project_file_name;
+  if (!fs::is_regular_file(file, ec)) {
+    return make_error("no " + std::string(k_project_file_name) + " in '" + util::to_utf8(directory) + "'",
+                      "run it in the folder that holds the file", ExitCode::not_found);
+  }
+  return file;
+}
+
+Result<int> run_trust(const TrustArguments& arguments, const Context& context) {
+  auto file = project_file_in(arguments);
+  if (!file) {
+    return std::move(file).error();
+  }
+  auto project = read_project_file(*file);  // never trust what does not parse
+  if (!project) {
+    return std::move(project).error();
+  }
+  if (auto trusted = TrustStore(context.store().state_directory()).trust(*file); !trusted) {
+    return std::move(trusted).error();
+  }
+  print("trusted " + util::to_utf8(*file) + (project->path ? " (path = '" + *project->path + "')" : std::string()) +
+        "; editing it will need 'cudnnenv trust' again\n");
+  return 0;
+}
+
+Result<int> run_untrust(const TrustArguments& arguments, const Context& context) {
+  auto file = project_file_in(arguments);
+  if (!file) {
+    return std::move(file).error();
+  }
+  if (auto removed = TrustStore(context.store().state_directory()).untrust(*file); !removed) {
+    return std::move(removed).error();
+  }
+  print("no longer trusted: " + util::to_utf8(*file) + "\n");
+  return 0;
+}
+
+void register_trust_command(CLI::App& app, Context& context, const char* name, const char* description,
+                            Result<int> (*run)(const TrustArguments&, const Context&)) {
+  auto arguments = std::make_shared<TrustArguments>();
+  CLI::App* command = app.add_subcommand(name, description);
+  command->add_option("directory", arguments->directory, "the folder holding .cudnnenv.toml (default: here)");
+  command->callback([arguments, &context, run] {
+    context.action = [arguments, &context, run] { return run(*arguments, context); };
+  });
+}
+
+}  // namespace
+
+void register_trust(CLI::App& app, Context& context) {
+  register_trust_command(app, context, "trust",
+                         "allow this folder's .cudnnenv.toml to point outside the store (as it is now)", run_trust);
+}
+
+void register_untrust(CLI::App& app, Context& context) {
+  register_trust_command(app, context, "untrust", "withdraw 'cudnnenv trust' for this folder's .cudnnenv.toml",
+                         run_untrust);
+}
+
+}  // namespace cudnnenv::cli

@@ -1,0 +1,140 @@
+#include <filesystem>
+
+#include "cli/context.hpp"
+#include "cli/output.hpp"
+#include "project.hpp"
+#include "shell/quote.hpp"
+#include "spec.hpp"
+#include "util/fs.hpp"
+#include "util/text.hpp"
+
+namespace cudnnenv::cli {
+
+namespace fs = std::filesystem;
+
+namespace {
+
+struct UseArguments {
+  std::string spec;
+  std::string cuda;
+  bool local = false;
+  bool global = false;
+};
+
+// Writes `key = "value"` (and cuda, when given) into a TOML file, keeping
+// its other lines, after checking that the result still parses.
+template <typename Check>
+Result<void> edit_file(const fs::path& file, const std::vector<std::pair<std::string, std::string>>& settings,
+                       Check check) {
+  std::error_code ec;
+  std::string text;
+  if (fs::exists(file, ec)) {
+    auto existing = util::read_file(file);
+    if (!existing) {
+      return std::move(existing).error();
+    }
+    text = *existing;
+  }
+  for (const auto& [key, value] : settings) {
+    text = set_top_level_string(text, key, value);
+  }
+  if (auto checked = check(text); !checked) {
+    return std::move(checked).error();
+  }
+  fs::create_directories(file.parent_path(), ec);
+  return util::write_file_atomic(file, text);
+}
+
+Result<int> run_use(const UseArguments& arguments, const Context& context) {
+  if (arguments.local && arguments.global) {
+    return make_error("--local and --global exclude each other", "pick one", ExitCode::usage);
+  }
+  const Store store = context.store();
+  auto spec = parse_spec(arguments.spec, arguments.cuda.empty() ? std::nullopt
+                                                                : std::optional<std::string_view>(arguments.cuda));
+  if (!spec) {
+    return std::move(spec).error();
+  }
+  // Refuse what matches nothing now, rather than at the next launch.
+  auto tree = select_tree(store.list(RecordPart::identity).trees, *spec);
+  if (!tree) {
+    return std::move(tree).error();
+  }
+  const std::string chosen = tree->name + " (cuDNN " + tree->version.str() + ")";
+
+  if (arguments.global) {
+    const fs::path file = store.state_directory() / "config.toml";
+    std::vector<std::pair<std::string, std::string>> settings = {{"default", arguments.spec}};
+    if (!arguments.cuda.empty()) {
+      settings[0].second = arguments.spec + "+cuda" + arguments.cuda;
+    }
+    auto written = edit_file(file, settings, [&](const std::string& text) -> Result<void> {
+      auto parsed = parse_config(text, file);
+      if (!parsed) {
+        return std::move(parsed).error();
+      }
+      return {};
+    });
+    if (!written) {
+      return std::move(written).error();
+    }
+    print("global default: " + settings[0].second + " -> " + chosen + "\n");
+    return 0;
+  }
+  if (arguments.local) {
+    std::error_code ec;
+    const fs::path file = fs::current_path(ec) / k_project_file_name;
+    std::vector<std::pair<std::string, std::string>> settings = {{"cudnn", arguments.spec}};
+    if (!arguments.cuda.empty()) {
+      settings.emplace_back("cuda", arguments.cuda);
+    }
+    auto written = edit_file(file, settings, [&](const std::string& text) -> Result<void> {
+      auto parsed = parse_project_file(text, file);
+      if (!parsed) {
+        return std::move(parsed).error();
+      }
+      return {};
+    });
+    if (!written) {
+      return std::move(written).error();
+    }
+    print("wrote " + util::to_utf8(file) + ": cudnn = " + toml_quote(arguments.spec) + " -> " + chosen + "\n");
+    return 0;
+  }
+
+  // For this shell: the hook (cudnnenv init SHELL) sets CUDNNENV_SHELL and
+  // evaluates what this prints.
+  const std::string value = arguments.cuda.empty() ? arguments.spec : arguments.spec + "+cuda" + arguments.cuda;
+  if (auto name = context.environment.get("CUDNNENV_SHELL")) {
+    if (auto shell = shell::parse_shell(*name)) {
+      print(shell::set_variable(*shell, "CUDNNENV_VERSION", value) + "\n");
+      return 0;
+    }
+  }
+  const bool windows = host_platform().os == Os::windows;
+  const std::string line = windows ? shell::set_variable(shell::Shell::cmd, "CUDNNENV_VERSION", value) +
+                                         "   (PowerShell: " +
+                                         shell::set_variable(shell::Shell::powershell, "CUDNNENV_VERSION", value) + ")"
+                                   : shell::set_variable(shell::Shell::bash, "CUDNNENV_VERSION", value) +
+                                         "   (fish: " + shell::set_variable(shell::Shell::fish, "CUDNNENV_VERSION", value) +
+                                         ")";
+  return make_error("'cudnnenv use' changes this shell only through the shell hook, which is not installed here",
+                    "run: " + line + "; or use --local / --global");
+}
+
+}  // namespace
+
+void register_use(CLI::App& app, Context& context) {
+  auto arguments = std::make_shared<UseArguments>();
+  CLI::App* command = app.add_subcommand(
+      "use", "select a cuDNN for this shell (needs the shell hook), this project (--local) or everywhere (--global)");
+  command->add_option("spec", arguments->spec, "8, 8.1, 8.1.0.77, 8.9.7+cuda11.8, or a tree name")->required();
+  command->add_option("--cuda", arguments->cuda, "CUDA version the tree must be built for (11.8, 12)");
+  command->add_flag("--local", arguments->local, "write cudnn = \"SPEC\" into ./.cudnnenv.toml, keeping its other lines");
+  command->add_flag("--global", arguments->global, "set the default in <root>/.cudnnenv/config.toml");
+  command->callback([arguments, &context] {
+    context.action = [arguments, &context] { return run_use(*arguments, context); };
+  });
+}
+
+}  // namespace cudnnenv::cli

@@ -1,0 +1,145 @@
+#include "resolve.hpp"
+
+#include <system_error>
+
+#include "layout.hpp"
+#include "spec.hpp"
+#include "trust.hpp"
+#include "util/fs.hpp"
+#include "util/text.hpp"
+
+namespace cudnnenv {
+
+namespace fs = std::filesystem;
+
+namespace {
+
+Result<TreeRecord> select(const Store& store, const std::string& text, std::optional<std::string> cuda) {
+  auto spec = parse_spec(text, cuda ? std::optional<std::string_view>(*cuda) : std::nullopt);
+  if (!spec) {
+    return std::move(spec).error();
+  }
+  return select_tree(store.list(RecordPart::identity).trees, *spec);
+}
+
+bool inside(const fs::path& path, const fs::path& folder) {
+  const std::string relative = util::generic_utf8(path.lexically_relative(folder));
+  return !relative.empty() && !util::starts_with(relative, "..");
+}
+
+}  // namespace
+
+Result<TreeRecord> tree_from_folder(const fs::path& folder) {
+  auto layout = locate_layout(folder, host_platform().os);
+  if (!layout) {
+    return std::move(layout).error();
+  }
+  TreeRecord tree;
+  tree.name = util::to_utf8(folder.filename());
+  tree.root = folder;
+  tree.location = util::to_utf8(folder);
+  tree.platform = host_platform();
+  tree.library_dir = layout->library_dir;
+  tree.main_library = layout->main_library;
+  tree.include_dir = layout->include_dir;
+  if (!layout->version_header.empty()) {
+    if (auto text = util::read_file(folder / util::path_from_utf8(layout->version_header))) {
+      if (auto version = parse_version_header(*text)) {
+        tree.version = *version;
+        tree.version_from = "header";
+      }
+    }
+  }
+  return tree;
+}
+
+Result<Selection> resolve_selection(const Store& store, const SelectionRequest& request) {
+  Selection selection;
+  auto finish = [&](Result<TreeRecord> tree) -> Result<Selection> {
+    if (!tree) {
+      Error error = std::move(tree).error();
+      error.message += " (" + describe_origin(selection) + ")";
+      return error;
+    }
+    selection.tree = std::move(*tree);
+    return selection;
+  };
+
+  if (request.cudnn && !request.cudnn->empty()) {
+    selection.origin = Origin::command_line;
+    selection.decided_by = "--cudnn";
+    selection.spec = *request.cudnn;
+    return finish(select(store, selection.spec, request.cuda));
+  }
+  if (auto shell = request.environment.get("CUDNNENV_VERSION"); shell && !shell->empty()) {
+    selection.origin = Origin::environment;
+    selection.decided_by = "CUDNNENV_VERSION";
+    selection.spec = *shell;
+    return finish(select(store, selection.spec, request.cuda));
+  }
+  if (auto file = find_project_file(request.working_directory)) {
+    auto project = read_project_file(*file);
+    if (!project) {
+      return std::move(project).error();
+    }
+    selection.origin = Origin::project_file;
+    selection.decided_by = util::to_utf8(*file);
+    selection.project = *project;
+    const std::optional<std::string> cuda = request.cuda ? request.cuda : project->cuda;
+    if (project->path) {
+      std::error_code ec;
+      const fs::path folder =
+          fs::weakly_canonical(file->parent_path() / util::path_from_utf8(*project->path), ec);
+      selection.spec = *project->path;
+      if (!inside(folder, fs::weakly_canonical(store.root(), ec))) {
+        const TrustStatus status = TrustStore(store.state_directory()).status(*file, project->content);
+        if (status != TrustStatus::trusted) {
+          const std::string quoted = "'" + util::to_utf8(*file) + "'";
+          return make_error(
+              quoted + (status == TrustStatus::untrusted ? " points outside the store (path = '" + *project->path +
+                                                                "') and is not trusted"
+                                                          : " changed since it was trusted"),
+              "read it, then run 'cudnnenv trust' in '" + util::to_utf8(file->parent_path()) + "'");
+        }
+      }
+      return finish(tree_from_folder(folder));
+    }
+    if (project->profile) {
+      return make_error(selection.decided_by + ": profile '" + *project->profile +
+                            "' cannot be resolved: framework profiles are not built yet",
+                        "name the version instead: cudnn = \"8.1\"", ExitCode::not_found);
+    }
+    if (project->cudnn) {
+      selection.spec = *project->cudnn;
+      return finish(select(store, selection.spec, cuda));
+    }
+    // A project file that names no tree (only [env], say) leaves the choice to the default.
+  }
+  const fs::path config_file = store.state_directory() / "config.toml";
+  auto config = read_config(config_file);
+  if (!config) {
+    return std::move(config).error();
+  }
+  if (config->default_spec) {
+    selection.origin = Origin::global_default;
+    selection.decided_by = util::to_utf8(config_file);
+    selection.spec = *config->default_spec;
+    return finish(select(store, selection.spec, request.cuda));
+  }
+  return make_error("no cuDNN is selected here",
+                    "choose one: 'cudnnenv use <version> --global', 'cudnnenv use <version> --local' (writes "
+                    ".cudnnenv.toml), or --cudnn <version>",
+                    ExitCode::not_found);
+}
+
+std::string describe_origin(const Selection& selection) {
+  switch (selection.origin) {
+    case Origin::command_line: return "set by --cudnn";
+    case Origin::environment: return "set by CUDNNENV_VERSION";
+    case Origin::project_file: return "set by " + selection.decided_by;
+    case Origin::global_default: return "set by " + selection.decided_by + ", the global default";
+  }
+  return "";
+}
+
+}  // namespace cudnnenv

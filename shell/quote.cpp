@@ -1,0 +1,90 @@
+#include "quote.hpp"
+
+namespace cudnnenv::shell {
+
+std::optional<Shell> parse_shell(std::string_view name) {
+  if (name == "bash") return Shell::bash;
+  if (name == "zsh") return Shell::zsh;
+  if (name == "fish") return Shell::fish;
+  if (name == "powershell" || name == "pwsh") return Shell::powershell;
+  if (name == "cmd") return Shell::cmd;
+  return std::nullopt;
+}
+
+std::string to_string(Shell shell) {
+  switch (shell) {
+    case Shell::bash: return "bash";
+    case Shell::zsh: return "zsh";
+    case Shell::fish: return "fish";
+    case Shell::powershell: return "powershell";
+    case Shell::cmd: return "cmd";
+  }
+  return "";
+}
+
+std::string quote(Shell shell, std::string_view value) {
+  std::string out;
+  switch (shell) {
+    case Shell::bash:
+    case Shell::zsh:
+      // Nothing is special inside single quotes; a quote closes, escapes, reopens.
+      out = "'";
+      for (const char c : value) {
+        out += c == '\'' ? std::string("'\\''") : std::string(1, c);
+      }
+      return out + "'";
+    case Shell::fish:
+      // fish single quotes: only \\ and \' are escapes.
+      out = "'";
+      for (const char c : value) {
+        if (c == '\\' || c == '\'') {
+          out += '\\';
+        }
+        out += c;
+      }
+      return out + "'";
+    case Shell::powershell: {
+      // Single quotes with '' doubling. PowerShell also takes the typographic
+      // quotes U+2018..U+201B as quote characters: double those too.
+      out = "'";
+      for (std::size_t i = 0; i < value.size(); ++i) {
+        const char c = value[i];
+        if (c == '\'') {
+          out += "''";
+          continue;
+        }
+        if (static_cast<unsigned char>(c) == 0xE2 && i + 2 < value.size() &&
+            static_cast<unsigned char>(value[i + 1]) == 0x80 && static_cast<unsigned char>(value[i + 2]) >= 0x98 &&
+            static_cast<unsigned char>(value[i + 2]) <= 0x9B) {
+          out.append(value.substr(i, 3));
+          out.append(value.substr(i, 3));
+          i += 2;
+          continue;
+        }
+        out += c;
+      }
+      return out + "'";
+    }
+    case Shell::cmd:
+      // Inside set "NAME=value" only % (expansion) needs doubling in a batch file.
+      for (const char c : value) {
+        out += c == '%' ? std::string("%%") : std::string(1, c);
+      }
+      return out;
+  }
+  return out;
+}
+
+std::string set_variable(Shell shell, std::string_view name, std::string_view value) {
+  const std::string variable(name);
+  switch (shell) {
+    case Shell::bash:
+    case Shell::zsh: return "export " + variable + "=" + quote(shell, value);
+    case Shell::fish: return "set -gx " + variable + " " + quote(shell, value);
+    case Shell::powershell: return "$Env:" + variable + " = " + quote(shell, value);
+    case Shell::cmd: return "set \"" + variable + "=" + quote(shell, value) + "\"";
+  }
+  return "";
+}
+
+}  // namespace cudnnenv::shell

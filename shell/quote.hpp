@@ -1,0 +1,22 @@
+// Quoting per shell: a value is always data, never code, whatever it holds
+// (spaces, quotes, $, backquotes, %, !, non-ASCII letters).
+#pragma once
+
+#include <optional>
+#include <string>
+#include <string_view>
+
+namespace cudnnenv::shell {
+
+enum class Shell { bash, zsh, fish, powershell, cmd };
+
+std::optional<Shell> parse_shell(std::string_view name);
+std::string to_string(Shell shell);
+
+// `value` as one word of `shell`.
+std::string quote(Shell shell, std::string_view value);
+
+// The line that sets environment variable `name` to `value` in `shell`.
+std::string set_variable(Shell shell, std::string_view name, std::string_view value);
+
+}  // namespace cudnnenv::shell

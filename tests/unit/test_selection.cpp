@@ -1,0 +1,296 @@
+#include <doctest/doctest.h>
+
+#include <system_error>
+
+#include "project.hpp"
+#include "resolve.hpp"
+#include "spec.hpp"
+#include "store.hpp"
+#include "support.hpp"
+#include "trust.hpp"
+#include "util/fs.hpp"
+#include "util/text.hpp"
+
+namespace cudnnenv {
+
+namespace fs = std::filesystem;
+using test::FakeTree;
+using test::TreeStyle;
+
+namespace {
+
+// Installs a fake Linux release under an official-style name; nothing is
+// loaded (the fake libraries would all report the same version).
+void install_fake(Store& store, const std::string& archive, const std::string& version, int major) {
+  FakeTree spec;
+  spec.os = Os::linux;
+  spec.major = major;
+  spec.header_version = version;
+  spec.library = "fake-elf64-9.1.0.so";
+  spec.style = util::starts_with(archive, "cudnn-linux") ? TreeStyle::archive : TreeStyle::legacy;
+  if (spec.style == TreeStyle::archive) {
+    spec.prefix = archive.substr(0, archive.size() - 4);
+  }
+  fs::create_directories("archives");
+  test::write_zip("archives/" + archive, test::fake_tree(spec));
+  InstallOptions options;
+  options.platform = Platform{Os::linux, Arch::x86_64};
+  auto outcome = store.install("archives/" + archive, options);
+  REQUIRE_MESSAGE(outcome, (outcome ? "" : outcome.error().message));
+}
+
+// Five trees: 8.1.0.77 (CUDA 11.2), 8.10.0.5 (12), 8.9.7.29 for CUDA 11 and 12, 9.1.0.70 (12).
+Store make_store() {
+  Store store(test::test_dir() / "store 库");
+  install_fake(store, "cudnn-11.2-linux-x64-v8.1.0.77.zip", "8.1.0", 8);
+  install_fake(store, "cudnn-linux-x86_64-8.10.0.5_cuda12-archive.zip", "8.10.0", 8);
+  install_fake(store, "cudnn-linux-x86_64-8.9.7.29_cuda11-archive.zip", "8.9.7", 8);
+  install_fake(store, "cudnn-linux-x86_64-8.9.7.29_cuda12-archive.zip", "8.9.7", 8);
+  install_fake(store, "cudnn-linux-x86_64-9.1.0.70_cuda12-archive.zip", "9.1.0", 9);
+  return store;
+}
+
+Result<TreeRecord> pick(const Store& store, const std::string& text, std::optional<std::string> cuda = {}) {
+  auto spec = parse_spec(text, cuda ? std::optional<std::string_view>(*cuda) : std::nullopt);
+  REQUIRE_MESSAGE(spec, (spec ? "" : spec.error().message));
+  return select_tree(store.list(RecordPart::identity).trees, *spec);
+}
+
+SelectionRequest request_in(const fs::path& directory) {
+  SelectionRequest request;
+  request.working_directory = directory;
+  return request;
+}
+
+void write_text(const fs::path& file, const std::string& text) {
+  fs::create_directories(file.parent_path());
+  util::FilePtr out = util::open_file(file, "wb");
+  std::fwrite(text.data(), 1, text.size(), out.get());
+}
+
+}  // namespace
+
+TEST_SUITE("selection") {
+  TEST_CASE("specs match whole components and pick the newest that fits") {
+    const Store store = make_store();
+    CHECK(pick(store, "8.1")->version.str() == "8.1.0.77");
+    CHECK(pick(store, "8.10")->version.str() == "8.10.0.5");
+    CHECK(pick(store, "8.1.0.77")->version.str() == "8.1.0.77");
+    CHECK(pick(store, "9")->version.str() == "9.1.0.70");
+    CHECK(pick(store, "8+cuda11")->version.str() == "8.9.7.29");
+    CHECK(pick(store, "8+cuda11")->cuda->str() == "11");
+    CHECK(pick(store, "8.9", "12")->cuda->str() == "12");
+    CHECK(pick(store, "8.1+cuda11.2")->version.str() == "8.1.0.77");
+    CHECK(pick(store, "cudnn-linux-x86_64-8.9.7.29_cuda11-archive")->cuda->str() == "11");
+  }
+
+  TEST_CASE("a spec that fits trees for two CUDA majors is an error naming both") {
+    const Store store = make_store();
+    auto both = pick(store, "8.9.7");
+    REQUIRE_FALSE(both);
+    CHECK(both.error().message ==
+          "'8.9.7' fits trees for 2 CUDA versions: 'cudnn-linux-x86_64-8.9.7.29_cuda11-archive' (CUDA 11) and "
+          "'cudnn-linux-x86_64-8.9.7.29_cuda12-archive' (CUDA 12)");
+    CHECK(both.error().hint == "say which: '8.9.7+cuda12' (or --cuda 12)");
+    CHECK_FALSE(pick(store, "8"));
+  }
+
+  TEST_CASE("a spec that fits nothing says what is installed and how to get it, with exit code 3") {
+    const Store store = make_store();
+    auto missing = pick(store, "7.6");
+    REQUIRE_FALSE(missing);
+    CHECK(missing.error().code == ExitCode::not_found);
+    CHECK(missing.error().message == "no installed cuDNN matches '7.6'");
+    CHECK(missing.error().hint.find("installed: 9.1.0.70 (CUDA 12), 8.10.0.5 (CUDA 12)") == 0);
+    CHECK(missing.error().hint.find("then 'cudnnenv install cudnn-") != std::string::npos);
+    CHECK(missing.error().hint.find("-v7.6.5.32.") != std::string::npos);  // an official 7.6.5 archive
+    auto typo = pick(store, "cudnn-11.2-linux-x64-v8.1.0.7");
+    REQUIRE_FALSE(typo);
+    CHECK(typo.error().hint == "did you mean 'cudnn-11.2-linux-x64-v8.1.0.77'?");
+    CHECK_FALSE(parse_spec("8.1+cudaX"));
+    CHECK(parse_spec("8.1+cuda11", "12").error().message == "'8.1+cuda11' asks for CUDA 11 but CUDA 12 was given too");
+  }
+
+  TEST_CASE("precedence: --cudnn, then CUDNNENV_VERSION, then .cudnnenv.toml, then the global default") {
+    Store store = make_store();
+    write_text(store.state_directory() / "config.toml", "default = \"9\"\n");
+    const fs::path project = test::test_dir() / "project dir";
+    write_text(project / k_project_file_name, "# pinned for TF 2.5\ncudnn = \"8.1\"\n");
+    SelectionRequest request = request_in(project / "src");
+    fs::create_directories(project / "src");
+    request.cudnn = "8.10";
+    request.environment.set("CUDNNENV_VERSION", "8.9+cuda11");
+
+    auto flag = resolve_selection(store, request);
+    REQUIRE(flag);
+    CHECK(flag->origin == Origin::command_line);
+    CHECK(flag->tree.version.str() == "8.10.0.5");
+    CHECK(describe_origin(*flag) == "set by --cudnn");
+
+    request.cudnn.reset();
+    auto environment = resolve_selection(store, request);
+    REQUIRE(environment);
+    CHECK(environment->origin == Origin::environment);
+    CHECK(environment->tree.name == "cudnn-linux-x86_64-8.9.7.29_cuda11-archive");
+
+    request.environment.unset("CUDNNENV_VERSION");
+    auto file = resolve_selection(store, request);
+    REQUIRE(file);
+    CHECK(file->origin == Origin::project_file);
+    CHECK(file->tree.version.str() == "8.1.0.77");
+    CHECK(describe_origin(*file) == "set by " + util::to_utf8(project / k_project_file_name));
+
+    fs::remove(project / k_project_file_name);
+    auto global = resolve_selection(store, request);
+    REQUIRE(global);
+    CHECK(global->origin == Origin::global_default);
+    CHECK(global->tree.version.str() == "9.1.0.70");
+
+    fs::remove(store.state_directory() / "config.toml");
+    auto nothing = resolve_selection(store, request);
+    REQUIRE_FALSE(nothing);
+    CHECK(nothing.error().code == ExitCode::not_found);
+    CHECK(nothing.error().message == "no cuDNN is selected here");
+  }
+
+  TEST_CASE("the nearest .cudnnenv.toml wins, found from 30 folders below") {
+    Store store = make_store();
+    const fs::path project = test::test_dir() / "repo";
+    write_text(project / k_project_file_name, "cudnn = \"9\"\n");
+    fs::path deep = project;
+    for (int level = 0; level < 30; ++level) {
+      deep /= "d" + std::to_string(level);
+    }
+    fs::create_directories(deep);
+    auto far = resolve_selection(store, request_in(deep));
+    REQUIRE(far);
+    CHECK(far->origin == Origin::project_file);
+    CHECK(far->decided_by == util::to_utf8(project / k_project_file_name));
+    CHECK(far->tree.version.str() == "9.1.0.70");
+
+    const fs::path middle = project / "d0" / "d1" / "d2";
+    write_text(middle / k_project_file_name, "cudnn = \"8.1\"\n[env]\nTF_CPP_MIN_LOG_LEVEL = \"2\"\n");
+    auto near = resolve_selection(store, request_in(deep));
+    REQUIRE(near);
+    CHECK(near->decided_by == util::to_utf8(middle / k_project_file_name));
+    CHECK(near->tree.version.str() == "8.1.0.77");
+    CHECK(near->project->env == std::vector<std::pair<std::string, std::string>>{{"TF_CPP_MIN_LOG_LEVEL", "2"}});
+  }
+
+  TEST_CASE("a project file's cuda key qualifies its spec") {
+    Store store = make_store();
+    write_text(test::test_dir() / "p" / k_project_file_name, "cudnn = \"8.9\"\ncuda = \"12\"\n");
+    auto selection = resolve_selection(store, request_in(test::test_dir() / "p"));
+    REQUIRE(selection);
+    CHECK(selection->tree.name == "cudnn-linux-x86_64-8.9.7.29_cuda12-archive");
+  }
+
+  TEST_CASE("malformed and unknown content is an error with file, line and column") {
+    const fs::path file = test::test_dir() / "p" / k_project_file_name;
+    const std::string where = util::to_utf8(file);
+    struct Case {
+      const char* text;
+      std::string message;
+    };
+    for (const Case& c : {Case{"cudnn = \"8.1\"\ncolour = \"blue\"\n",
+                               where + ":2:1: unknown key 'colour'"},
+                          Case{"cudnn = 8.1\n", where + ":1:9: 'cudnn' must be a string"},
+                          Case{"[verify]\non_launch = \"always\"\n",
+                               where + ":2:13: on_launch must be none, load or conv, not 'always'"},
+                          Case{"[verify]\nwhen = \"load\"\n", where + ":2:1: unknown key 'when' in [verify]"},
+                          Case{"cudnn = \"8.1\"\nprofile = \"tf2.5\"\n", where + ": both 'cudnn' and 'profile' are set"}}) {
+      CAPTURE(c.text);
+      auto parsed = parse_project_file(c.text, file);
+      REQUIRE_FALSE(parsed);
+      CHECK(parsed.error().message == c.message);
+    }
+    auto syntax = parse_project_file("cudnn = \"8.1\n", file);
+    REQUIRE_FALSE(syntax);
+    CHECK(syntax.error().message.rfind(where + ":1:", 0) == 0);
+    CHECK(syntax.error().hint == "fix the TOML syntax at that place");
+    CHECK(parse_project_file("", file));
+  }
+
+  TEST_CASE("a malformed project file stops resolution instead of being skipped") {
+    Store store = make_store();
+    write_text(store.state_directory() / "config.toml", "default = \"9\"\n");
+    write_text(test::test_dir() / "p" / k_project_file_name, "cudnn = [\n");
+    auto selection = resolve_selection(store, request_in(test::test_dir() / "p"));
+    REQUIRE_FALSE(selection);
+    CHECK(selection.error().message.find(k_project_file_name) != std::string::npos);
+  }
+
+  TEST_CASE("a path outside the store needs trust; an edit needs it again; untrust withdraws it") {
+    Store store = make_store();
+    FakeTree host;
+    host.os = host_platform().os;
+    host.major = 9;
+    host.header_version = "9.1.0";
+    host.library = host.os == Os::windows ? "fake-pe64-9.1.0.dll" : "fake-elf64-9.1.0.so";
+    host.style = TreeStyle::archive;
+    test::write_folder(test::test_dir() / "vendored cudnn", test::fake_tree(host));
+    const fs::path project = test::test_dir() / "cloned repo";
+    const fs::path file = project / k_project_file_name;
+    write_text(file, "path = \"../vendored cudnn\"\n");
+    TrustStore trust(store.state_directory());
+
+    auto refused = resolve_selection(store, request_in(project));
+    REQUIRE_FALSE(refused);
+    CHECK(refused.error().message == "'" + util::to_utf8(file) +
+                                         "' points outside the store (path = '../vendored cudnn') and is not trusted");
+    CHECK(refused.error().hint == "read it, then run 'cudnnenv trust' in '" + util::to_utf8(project) + "'");
+
+    REQUIRE(trust.trust(file));
+    auto trusted = resolve_selection(store, request_in(project));
+    REQUIRE_MESSAGE(trusted, (trusted ? "" : trusted.error().message));
+    CHECK(trusted->tree.version.str() == "9.1.0");
+    CHECK(trusted->tree.library_path() ==
+          fs::weakly_canonical(test::test_dir() / "vendored cudnn") / util::path_from_utf8(trusted->tree.main_library));
+
+    write_text(file, "path = \"../vendored cudnn\"\n# edited after trust\n");
+    auto edited = resolve_selection(store, request_in(project));
+    REQUIRE_FALSE(edited);
+    CHECK(edited.error().message == "'" + util::to_utf8(file) + "' changed since it was trusted");
+    REQUIRE(trust.trust(file));
+    CHECK(resolve_selection(store, request_in(project)));
+
+    REQUIRE(trust.untrust(file));
+    CHECK_FALSE(resolve_selection(store, request_in(project)));
+    auto twice = trust.untrust(file);
+    REQUIRE_FALSE(twice);
+    CHECK(twice.error().code == ExitCode::not_found);
+  }
+
+  TEST_CASE("a path inside the store needs no trust") {
+    Store store = make_store();
+    const fs::path project = test::test_dir() / "p";
+    write_text(project / k_project_file_name,
+               "path = " + toml_quote(util::to_utf8(store.root() / "cudnn-linux-x86_64-9.1.0.70_cuda12-archive")) + "\n");
+    if (host_platform().os == Os::linux) {
+      auto selection = resolve_selection(store, request_in(project));
+      REQUIRE_MESSAGE(selection, (selection ? "" : selection.error().message));
+      CHECK(selection->tree.version.str() == "9.1.0");
+    } else {
+      // The store's trees here are Linux trees; on Windows the folder holds no
+      // cudnn64_N.dll, which proves the trust check passed and the layout check ran.
+      auto selection = resolve_selection(store, request_in(project));
+      REQUIRE_FALSE(selection);
+      CHECK(selection.error().message.find("no cuDNN library in") == 0);
+    }
+  }
+
+  TEST_CASE("editing one key keeps every other line and comment") {
+    const std::string original = "# project settings\ncuda = \"11.2\"  # toolkit\n\n[env]\nA = \"1\"\n";
+    CHECK(set_top_level_string(original, "cudnn", "8.1") ==
+          "# project settings\ncuda = \"11.2\"  # toolkit\ncudnn = \"8.1\"\n\n[env]\nA = \"1\"\n");
+    CHECK(set_top_level_string("cudnn = \"7\"\n[env]\ncudnn = \"x\"\n", "cudnn", "8.1") ==
+          "cudnn = \"8.1\"\n[env]\ncudnn = \"x\"\n");
+    CHECK(set_top_level_string("", "default", "9") == "default = \"9\"\n");
+    CHECK(toml_quote("C:\\libs\\\"x\"") == "\"C:\\\\libs\\\\\\\"x\\\"\"");
+    auto parsed = parse_project_file(set_top_level_string(original, "cudnn", "a \"quoted\" \\ value"), "x.toml");
+    REQUIRE(parsed);
+    CHECK(*parsed->cudnn == "a \"quoted\" \\ value");
+  }
+}
+
+}  // namespace cudnnenv
