@@ -2,7 +2,6 @@
 
 #include <cstdio>
 
-#include "util/dynlib.hpp"
 #include "util/environment.hpp"
 #include "util/process.hpp"
 #include "util/text.hpp"
@@ -10,40 +9,6 @@
 namespace cudnnenv {
 
 namespace fs = std::filesystem;
-
-Result<ProbeReport> probe_in_process(const fs::path& library) {
-  auto loaded = util::DynamicLibrary::open(library);
-  if (!loaded) {
-    return std::move(loaded).error();
-  }
-  using VersionFunction = std::size_t (*)();
-  auto get_version = reinterpret_cast<VersionFunction>(loaded->symbol("cudnnGetVersion"));
-  if (!get_version) {
-    return make_error("'" + util::to_utf8(library) + "' does not export cudnnGetVersion",
-                      "it is not a cuDNN library");
-  }
-  ProbeReport report;
-  report.version_raw = get_version();
-  if (auto get_cudart = reinterpret_cast<VersionFunction>(loaded->symbol("cudnnGetCudartVersion"))) {
-    report.cudart_raw = get_cudart();
-  }
-  report.loaded_from = util::to_utf8(loaded->loaded_path());
-  return report;
-}
-
-int run_probe_child(const fs::path& library) {
-  auto report = probe_in_process(library);
-  if (!report) {
-    std::fprintf(stderr, "%s\n", report.error().message.c_str());
-    return 1;
-  }
-  std::printf("cudnn_version=%zu\n", report->version_raw);
-  if (report->cudart_raw) {
-    std::printf("cudart_version=%zu\n", *report->cudart_raw);
-  }
-  std::printf("loaded_from=%s\n", report->loaded_from.c_str());
-  return 0;
-}
 
 std::optional<ProbeReport> parse_probe_output(std::string_view text) {
   ProbeReport report;
@@ -71,11 +36,15 @@ std::optional<ProbeReport> parse_probe_output(std::string_view text) {
   return have_version ? std::optional<ProbeReport>(report) : std::nullopt;
 }
 
-Result<ProbeReport> probe_in_child(const fs::path& executable, const fs::path& library,
+fs::path probe_program_beside(const fs::path& program) {
+  return program.parent_path() / (program.extension() == ".exe" ? "cudnnenv-probe.exe" : "cudnnenv-probe");
+}
+
+Result<ProbeReport> probe_in_child(const fs::path& probe_program, const fs::path& library,
                                    std::chrono::milliseconds timeout) {
   util::ProcessSpec spec;
-  spec.program = executable;
-  spec.arguments = {"__probe", util::to_utf8(library)};
+  spec.program = probe_program;
+  spec.arguments = {util::to_utf8(library)};
   spec.environment = util::Environment::current();
   spec.timeout = timeout;
 #ifdef _WIN32

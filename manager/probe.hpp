@@ -1,6 +1,6 @@
 // Reading a library's own version. Loading a foreign DLL can crash or hang,
-// so it happens in a child process (`cudnnenv __probe LIBRARY`) that the
-// parent waits for with a timeout.
+// so it happens in a child process (`cudnnenv-probe LIBRARY`, beside the
+// cudnnenv program) that the parent waits for with a timeout.
 #pragma once
 
 #include <chrono>
@@ -30,12 +30,15 @@ int run_probe_child(const std::filesystem::path& library);
 // Parses what run_probe_child printed.
 std::optional<ProbeReport> parse_probe_output(std::string_view text);
 
-// Runs `executable __probe library` with the library's folder first on the
+// Runs `probe_program library` with the library's folder first on the
 // loader's search path (LD_LIBRARY_PATH / PATH), so that its sub-libraries
 // come from the same folder.
-Result<ProbeReport> probe_in_child(const std::filesystem::path& executable, const std::filesystem::path& library,
+Result<ProbeReport> probe_in_child(const std::filesystem::path& probe_program, const std::filesystem::path& library,
                                    std::chrono::milliseconds timeout = std::chrono::seconds(30));
 
 using ProbeFunction = std::function<Result<ProbeReport>(const std::filesystem::path& library)>;
+
+// cudnnenv-probe beside `program` (cudnnenv-probe.exe on Windows).
+std::filesystem::path probe_program_beside(const std::filesystem::path& program);
 
 }  // namespace cudnnenv

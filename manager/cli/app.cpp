@@ -14,8 +14,8 @@ Store Context::store() const {
 }
 
 ProbeFunction Context::probe() const {
-  return [executable = util::current_executable()](const std::filesystem::path& library) {
-    return probe_in_child(executable, library);
+  return [program = probe_program_beside(util::current_executable())](const std::filesystem::path& library) {
+    return probe_in_child(program, library);
   };
 }
 
@@ -24,11 +24,6 @@ WarningSink Context::warner() const {
 }
 
 int run(std::vector<std::string> arguments) {
-  // The probe child: load one library, print its versions. Not a user command.
-  if (arguments.size() == 3 && arguments[1] == "__probe") {
-    return run_probe_child(util::path_from_utf8(arguments[2]));
-  }
-
   Context context;
   context.environment = util::Environment::current();
   CLI::App app{"cudnnenv: keep several cuDNN versions side by side and know which one loads"};

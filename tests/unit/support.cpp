@@ -29,7 +29,7 @@ fs::path fixture(const std::string& name) {
 fs::path cudnnenv_program() { return util::path_from_utf8(CUDNNENV_PROGRAM); }
 
 ProbeFunction child_probe() {
-  return [](const fs::path& library) { return probe_in_child(cudnnenv_program(), library); };
+  return [](const fs::path& library) { return probe_in_child(probe_program_beside(cudnnenv_program()), library); };
 }
 
 std::string read_binary(const fs::path& path) {

@@ -1,0 +1,32 @@
+# Fake cuDNN trees made from the fixture libraries, for the end-to-end tests
+# and the benches.
+
+# make_linux_tree DIR VERSION SO: a complete fake cuDNN 9 Linux release.
+make_linux_tree() {
+  local dir=$1 version=$2 so=$3
+  mkdir -p "$dir/lib" "$dir/include"
+  for base in cudnn cudnn_graph cudnn_ops cudnn_cnn cudnn_adv cudnn_heuristic cudnn_engines_precompiled \
+              cudnn_engines_runtime_compiled; do
+    cp "$so" "$dir/lib/lib$base.so.$version"
+    ln -sf "lib$base.so.$version" "$dir/lib/lib$base.so.9"
+  done
+  IFS=. read -r major minor patch <<<"$version"
+  printf '#define CUDNN_MAJOR %s\n#define CUDNN_MINOR %s\n#define CUDNN_PATCHLEVEL %s\n' "$major" "$minor" "$patch" \
+    > "$dir/include/cudnn_version.h"
+  for h in cudnn cudnn_graph cudnn_ops cudnn_cnn cudnn_adv cudnn_backend; do echo "/* $h */" > "$dir/include/$h.h"; done
+}
+
+# make_windows_tree DIR DLL: a complete fake cuDNN 8.1.0 Windows release in the
+# layout of cudnn-11.2-windows-x64-v8.1.0.77.zip (cuda/bin, cuda/include, cuda/lib/x64).
+make_windows_tree() {
+  local dir=$1 dll=$2
+  mkdir -p "$dir/cuda/bin" "$dir/cuda/include" "$dir/cuda/lib/x64"
+  for base in cudnn cudnn_ops_infer cudnn_ops_train cudnn_cnn_infer cudnn_cnn_train cudnn_adv_infer cudnn_adv_train; do
+    cp "$dll" "$dir/cuda/bin/${base}64_8.dll"
+    printf '!<arch>\n' > "$dir/cuda/lib/x64/$base.lib"
+    printf '!<arch>\n' > "$dir/cuda/lib/x64/${base}64_8.lib"
+    echo "/* $base */" > "$dir/cuda/include/$base.h"
+  done
+  printf '#define CUDNN_MAJOR 8\n#define CUDNN_MINOR 1\n#define CUDNN_PATCHLEVEL 0\n' > "$dir/cuda/include/cudnn_version.h"
+  echo "/* backend */" > "$dir/cuda/include/cudnn_backend.h"
+}
