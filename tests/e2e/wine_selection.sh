@@ -1,0 +1,33 @@
+#!/usr/bin/env bash
+# Selection in the Windows build under Wine, with Windows paths: drive
+# letters, backslashes, spaces and Chinese folder names. use --local from a
+# project folder, then current and which from 12 folders below it.
+CUDNNENV=$1   # build/mingw/bin/cudnnenv.exe
+FIXTURES=$2
+source "$(dirname "$0")/lib.sh"
+export LC_ALL=C.UTF-8 WINEDEBUG=-all
+WINE=${WINE:-/usr/lib/wine/wine64}
+winpath() { printf 'Z:%s' "$1" | tr / '\\'; }
+cudnnenv() { "$WINE" "$CUDNNENV" --root "$(winpath "$WORK/C libs 库")" "$@" | tr -d '\r'; }
+
+make_windows_tree tree "$FIXTURES/fake-pe64-8.1.0.dll"
+(cd tree && zip -q -r ../cudnn-11.2-windows-x64-v8.1.0.77.zip cuda)
+cudnnenv install "$(winpath "$WORK/cudnn-11.2-windows-x64-v8.1.0.77.zip")" > /dev/null
+
+mkdir -p "项目 project"
+cd "项目 project"
+cudnnenv use 8.1 --local > out
+grep -q '^cudnn = "8.1"$' .cudnnenv.toml || fail "project file: $(cat .cudnnenv.toml)"
+deep=.; for i in $(seq 1 12); do deep="$deep/层 $i"; done
+mkdir -p "$deep" && cd "$deep"
+expect_eq "$(cudnnenv current)" \
+  "8.1.0.77  cudnn-11.2-windows-x64-v8.1.0.77  (set by $(winpath "$WORK/项目 project/.cudnnenv.toml"))" "current"
+expect_eq "$(cudnnenv which)" \
+  "$(winpath "$WORK/C libs 库/cudnn-11.2-windows-x64-v8.1.0.77/cuda/bin/cudnn64_8.dll")" "which"
+expect_eq "$(cudnnenv which --all | wc -l | tr -d ' ')" "7" "which --all: the seven DLLs"
+pass "use --local, current and which with Windows paths"
+
+set +e; "$WINE" "$CUDNNENV" --root "$(winpath "$WORK/C libs 库")" use 8.1 > out 2> err; rc=$?; set -e
+expect_eq "$rc" "1" "use without the shell hook"
+grep -q 'hint: run: set "CUDNNENV_VERSION=8.1"' err || fail "hint: $(cat err)"
+pass "use without the hook names the cmd line to run"
