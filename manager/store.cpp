@@ -88,6 +88,18 @@ Result<void> check_binaries(const std::vector<ExtractedFile>& files, const std::
   return {};
 }
 
+// The one commit point of every operation that adds a tree: the record goes
+// into the staged folder, then the folder is renamed into place, so a visible
+// tree always has its record.
+Result<void> publish(const fs::path& staged, const TreeRecord& record, const fs::path& tree_dir) {
+  std::error_code ec;
+  fs::create_directories(staged / ".cudnnenv", ec);
+  if (auto written = util::write_file_atomic(record_path(staged), serialize(record)); !written) {
+    return written;
+  }
+  return util::rename_directory(staged, tree_dir);
+}
+
 std::vector<std::string> top_level_names(const fs::path& folder) {
   std::vector<std::string> names;
   std::error_code ec;
@@ -382,12 +394,8 @@ Result<InstallOutcome> Store::install(const fs::path& source_path, const Install
     record.files.push_back(std::move(entry));
   }
 
-  fs::create_directories(tree_root / ".cudnnenv", ec);
-  if (auto written = util::write_file_atomic(record_path(tree_root), serialize(record)); !written) {
-    return std::move(written).error();
-  }
-  if (auto moved = util::rename_directory(tree_root, tree_dir); !moved) {
-    return std::move(moved).error();
+  if (auto published = publish(tree_root, record, tree_dir); !published) {
+    return std::move(published).error();
   }
   record.root = tree_dir;
   return InstallOutcome{InstallStatus::installed, std::move(record)};
@@ -546,12 +554,8 @@ Result<TreeRecord> Store::adopt(const fs::path& directory, const AdoptOptions& o
   const fs::path staging = state_dir() / "staging" / util::path_from_utf8(record.name);
   util::remove_tree(staging);
   ScopedRemoval cleanup(staging);
-  fs::create_directories(staging / ".cudnnenv", ec);
-  if (auto written = util::write_file_atomic(record_path(staging), serialize(record)); !written) {
-    return std::move(written).error();
-  }
-  if (auto moved = util::rename_directory(staging, tree_dir); !moved) {
-    return std::move(moved).error();
+  if (auto published = publish(staging, record, tree_dir); !published) {
+    return std::move(published).error();
   }
   record.root = location;
   return record;
