@@ -49,22 +49,16 @@ std::vector<fs::path> expand_glob(const fs::path& pattern) {
 namespace {
 
 std::optional<Version> version_from_headers(const fs::path& library_dir, int major) {
-  std::error_code ec;
-  const std::string versioned = "cudnn_version_v" + std::to_string(major) + ".h";
-  const fs::path parent = library_dir.parent_path();
-  for (const fs::path& dir : {parent / "include", parent.parent_path() / "include",
-                              parent.parent_path() / "include" / library_dir.filename()}) {
-    for (const std::string& header : {std::string("cudnn_version.h"), versioned, std::string("cudnn.h")}) {
-      if (fs::is_regular_file(dir / header, ec)) {
-        if (auto text = util::read_file(dir / header)) {
-          if (auto version = parse_version_header(*text); version && version->major == major) {
-            return version;
-          }
-        }
-      }
-    }
+  const fs::path header = find_version_header_near(library_dir, major);
+  if (header.empty()) {
+    return std::nullopt;
   }
-  return std::nullopt;
+  auto text = util::read_file(header);
+  if (!text) {
+    return std::nullopt;
+  }
+  auto version = parse_version_header(*text);
+  return version && version->major == major ? version : std::nullopt;
 }
 
 }  // namespace

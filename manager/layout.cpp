@@ -175,6 +175,22 @@ Result<TreeLayout> locate_layout(const fs::path& root, Os os) {
   return layout;
 }
 
+fs::path find_version_header_near(const fs::path& library_dir, int major) {
+  std::error_code ec;
+  const fs::path folder = library_dir.has_filename() ? library_dir : library_dir.parent_path();
+  const fs::path parent = folder.parent_path();
+  const std::string versioned = "cudnn_version_v" + std::to_string(major) + ".h";
+  for (const fs::path& dir : {parent / "include", parent.parent_path() / "include",
+                              parent.parent_path() / "include" / folder.filename()}) {
+    for (const std::string& header : {std::string("cudnn_version.h"), versioned, std::string("cudnn.h")}) {
+      if (fs::is_regular_file(dir / header, ec)) {
+        return dir / header;
+      }
+    }
+  }
+  return {};
+}
+
 std::vector<std::string> missing_files(const fs::path& root, const TreeLayout& layout, Os os,
                                        RequireImportLibs import_libs) {
   const ExpectedSet set = expected_set(layout.major, os);

@@ -47,6 +47,12 @@ struct TreeLayout {
 // libraries of two majors, or two folders with the main library.
 Result<TreeLayout> locate_layout(const std::filesystem::path& root, Os os);
 
+// The version header for a library folder whose headers live beside it, as
+// system and pip layouts have them: <lib>/../include, <lib>/../../include,
+// <lib>/../../include/<triplet> (Debian), trying cudnn_version.h,
+// cudnn_version_vN.h, then cudnn.h. Empty when there is none.
+std::filesystem::path find_version_header_near(const std::filesystem::path& library_dir, int major);
+
 enum class RequireImportLibs { no, yes };
 
 // Names (relative to the tree) of the expected files that are missing.

@@ -27,6 +27,12 @@ Result<ProbeReport> probe_in_process(const std::filesystem::path& library);
 // The child's main: prints the report as "key=value" lines; 0 on success.
 int run_probe_child(const std::filesystem::path& library);
 
+// The GPU check's child: loads the CUDA driver and `library`, runs float32
+// forward convolutions on GPU `device` against a double-precision CPU
+// reference, prints key=value lines. Exit code: 0 pass, 4 wrong results,
+// 3 no usable GPU or driver, 1 other failures.
+int run_conv_probe(const std::filesystem::path& library, int device);
+
 // Parses what run_probe_child printed.
 std::optional<ProbeReport> parse_probe_output(std::string_view text);
 

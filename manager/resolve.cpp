@@ -42,14 +42,21 @@ Result<TreeRecord> tree_from_folder(const fs::path& folder) {
   tree.library_dir = layout->library_dir;
   tree.main_library = layout->main_library;
   tree.include_dir = layout->include_dir;
-  if (!layout->version_header.empty()) {
-    if (auto text = util::read_file(folder / util::path_from_utf8(layout->version_header))) {
-      if (auto version = parse_version_header(*text)) {
-        tree.version = *version;
-        tree.version_from = "header";
-      }
-    }
+  fs::path header = layout->version_header.empty() ? fs::path() : folder / util::path_from_utf8(layout->version_header);
+  if (header.empty()) {
+    header = find_version_header_near(tree.resolve(tree.library_dir), layout->major);
+    tree.include_dir = header.empty() ? std::string() : util::to_utf8(header.parent_path());
   }
+  std::optional<Version> version;
+  if (auto text = header.empty() ? Result<std::string>(make_error("")) : util::read_file(header)) {
+    version = parse_version_header(*text);
+  }
+  if (!version) {
+    return make_error("no cuDNN version header for '" + util::to_utf8(folder) + "'",
+                      "a tree given by path needs its headers (include/cudnn_version.h) beside its libraries");
+  }
+  tree.version = *version;
+  tree.version_from = "header";
   return tree;
 }
 

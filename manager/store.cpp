@@ -412,26 +412,14 @@ Result<TreeRecord> Store::adopt(const fs::path& directory, const AdoptOptions& o
   if (!layout) {
     return std::move(layout).error();
   }
-  const fs::path library_dir = location / util::path_from_utf8(layout->library_dir);
+  const fs::path library_dir =
+      layout->library_dir.empty() ? location : location / util::path_from_utf8(layout->library_dir);
   // System and pip layouts keep headers beside, not under, the library folder.
   fs::path include_dir = layout->include_dir.empty() ? fs::path() : location / util::path_from_utf8(layout->include_dir);
   fs::path version_header = layout->version_header.empty() ? fs::path() : location / util::path_from_utf8(layout->version_header);
   if (include_dir.empty()) {
-    const std::string versioned = "cudnn_version_v" + std::to_string(layout->major) + ".h";
-    for (const fs::path& candidate :
-         {library_dir.parent_path() / "include", library_dir.parent_path().parent_path() / "include",
-          library_dir.parent_path().parent_path() / "include" / library_dir.filename(), fs::path("/usr/include")}) {
-      for (const std::string& header : {std::string("cudnn_version.h"), versioned, std::string("cudnn.h")}) {
-        if (fs::is_regular_file(candidate / header, ec)) {
-          include_dir = candidate;
-          version_header = candidate / header;
-          break;
-        }
-      }
-      if (!include_dir.empty()) {
-        break;
-      }
-    }
+    version_header = find_version_header_near(library_dir, layout->major);
+    include_dir = version_header.parent_path();
   }
   // The same copy adopted through another folder (lib vs. the toolkit root) is still the same copy.
   const fs::path real_library = fs::weakly_canonical(location / util::path_from_utf8(layout->main_library), ec);

@@ -44,6 +44,7 @@ int run(std::vector<std::string> arguments) {
   register_which(app, context);
   register_trust(app, context);
   register_untrust(app, context);
+  register_verify(app, context);
 
   std::vector<const char*> argv;
   for (const auto& argument : arguments) {

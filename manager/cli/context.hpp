@@ -40,6 +40,7 @@ void register_current(CLI::App& app, Context& context);
 void register_which(CLI::App& app, Context& context);
 void register_trust(CLI::App& app, Context& context);
 void register_untrust(CLI::App& app, Context& context);
+void register_verify(CLI::App& app, Context& context);
 
 // Runs the CLI on UTF-8 arguments (argv[0] included); returns the exit code.
 int run(std::vector<std::string> arguments);

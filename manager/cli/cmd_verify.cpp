@@ -1,0 +1,153 @@
+#include <filesystem>
+
+#include "cli/context.hpp"
+#include "cli/output.hpp"
+#include "resolve.hpp"
+#include "spec.hpp"
+#include "util/fs.hpp"
+#include "util/text.hpp"
+#include "verify.hpp"
+
+namespace cudnnenv::cli {
+
+namespace fs = std::filesystem;
+
+namespace {
+
+// No GPU or driver for an explicitly requested conv level: distinct from a
+// failed verification (4).
+constexpr int k_exit_no_gpu = 5;
+
+struct VerifyArguments {
+  std::string target;
+  std::string level;
+  int device = 0;
+  bool all = false;
+  bool json = false;
+};
+
+Result<std::vector<TreeRecord>> trees_to_verify(const VerifyArguments& arguments, const Context& context) {
+  const Store store = context.store();
+  if (arguments.all) {
+    auto trees = store.list().trees;
+    if (trees.empty()) {
+      return make_error("the store is empty", "'cudnnenv install <archive>' adds a tree", ExitCode::not_found);
+    }
+    return trees;
+  }
+  if (arguments.target.empty()) {
+    SelectionRequest request;
+    request.environment = context.environment;
+    std::error_code ec;
+    request.working_directory = fs::current_path(ec);
+    auto selection = resolve_selection(store, request);
+    if (!selection) {
+      return std::move(selection).error();
+    }
+    auto full = read_record(store.root() / util::path_from_utf8(selection->tree.name));
+    return std::vector<TreeRecord>{full ? *full : selection->tree};
+  }
+  std::error_code ec;
+  if (fs::is_directory(util::path_from_utf8(arguments.target), ec)) {
+    auto tree = tree_from_folder(fs::canonical(util::path_from_utf8(arguments.target), ec));
+    if (!tree) {
+      return std::move(tree).error();
+    }
+    return std::vector<TreeRecord>{*tree};
+  }
+  auto spec = parse_spec(arguments.target);
+  if (!spec) {
+    return std::move(spec).error();
+  }
+  auto tree = select_tree(store.list().trees, *spec);
+  if (!tree) {
+    return std::move(tree).error();
+  }
+  return std::vector<TreeRecord>{*tree};
+}
+
+Result<int> run_verify(const VerifyArguments& arguments, const Context& context) {
+  auto trees = trees_to_verify(arguments, context);
+  if (!trees) {
+    return std::move(trees).error();
+  }
+  VerifyOptions options;
+  options.level = arguments.level == "files" ? VerifyLevel::files
+                  : arguments.level == "load" ? VerifyLevel::load
+                                              : VerifyLevel::conv;
+  options.device = arguments.device;
+  options.probe_program = probe_program_beside(util::current_executable());
+  const bool conv_asked = arguments.level == "conv";
+
+  int exit_code = 0;
+  toml::array results;
+  for (const auto& tree : *trees) {
+    const VerifyReport report = verify_tree(tree, options);
+    if (!report.passed()) {
+      exit_code = static_cast<int>(ExitCode::verify_failed);
+    } else if (report.gpu_unavailable && conv_asked && exit_code == 0) {
+      exit_code = k_exit_no_gpu;
+    }
+    if (arguments.json) {
+      toml::table result;
+      result.insert("name", tree.name);
+      result.insert("version", tree.version.str());
+      result.insert("library", util::to_utf8(tree.library_path()));
+      result.insert("level", to_string(options.level));
+      result.insert("passed", report.passed());
+      result.insert("gpu_unavailable", report.gpu_unavailable);
+      toml::array checks;
+      for (const auto& check : report.checks) {
+        checks.push_back(toml::table{{"name", check.name}, {"status", to_string(check.status)}, {"detail", check.detail}});
+      }
+      result.insert("checks", std::move(checks));
+      toml::table gpu;
+      for (const auto& [key, value] : report.gpu) {
+        if (key != "conv") {
+          gpu.insert_or_assign(key, value);
+        }
+      }
+      result.insert("gpu", std::move(gpu));
+      results.push_back(std::move(result));
+      continue;
+    }
+    print("verify " + tree.name + " (cuDNN " + tree.version.str() + "): " + util::to_utf8(tree.library_path()) + "\n");
+    for (const auto& check : report.checks) {
+      const char* mark = check.status == CheckStatus::ok ? "  ok    " : check.status == CheckStatus::failed ? "  FAIL  " : "  skip  ";
+      print(mark + check.name + ": " + check.detail + "\n");
+    }
+    for (const auto& [key, value] : report.gpu) {
+      if (key == "gpu" || key == "compute_capability" || key == "driver_cuda" || key == "conv_ms" ||
+          key == "max_relative_error") {
+        print("        " + key + ": " + value + "\n");
+      }
+    }
+    if (report.gpu_unavailable && !conv_asked) {
+      print("  the GPU step was skipped: verified up to 'load'\n");
+    }
+    print(std::string(report.passed() ? "passed" : "FAILED") + "\n");
+  }
+  if (arguments.json) {
+    print(to_json(results));
+  }
+  return exit_code;
+}
+
+}  // namespace
+
+void register_verify(CLI::App& app, Context& context) {
+  auto arguments = std::make_shared<VerifyArguments>();
+  CLI::App* command = app.add_subcommand(
+      "verify", "prove a tree works: its files, loading it, and a convolution on the GPU against a CPU reference");
+  command->add_option("target", arguments->target, "a spec, a tree name or a folder (default: the current selection)");
+  command->add_option("--level", arguments->level, "files, load, or conv (default: conv when a GPU is there, else load)")
+      ->check(CLI::IsMember({"files", "load", "conv"}));
+  command->add_option("--device", arguments->device, "which GPU (default 0)");
+  command->add_flag("--all", arguments->all, "every tree in the store");
+  command->add_flag("--json", arguments->json, "print the results as a JSON array");
+  command->callback([arguments, &context] {
+    context.action = [arguments, &context] { return run_verify(*arguments, context); };
+  });
+}
+
+}  // namespace cudnnenv::cli

@@ -1,0 +1,117 @@
+#include <doctest/doctest.h>
+
+#include "store.hpp"
+#include "support.hpp"
+#include "util/fs.hpp"
+#include "util/text.hpp"
+#include "verify.hpp"
+
+namespace cudnnenv {
+
+namespace fs = std::filesystem;
+
+namespace {
+
+// A fake 9.1.0 tree of the host's kind, installed from a folder.
+TreeRecord install_host_tree(Store& store, const std::string& header_version = "9.1.0") {
+  test::FakeTree spec;
+  spec.os = host_platform().os;
+  spec.major = 9;
+  spec.header_version = header_version;
+  spec.library = spec.os == Os::windows ? "fake-pe64-9.1.0.dll" : "fake-elf64-9.1.0.so";
+  spec.style = test::TreeStyle::archive;
+  test::write_folder("source", test::fake_tree(spec));
+  InstallOptions options;
+  options.probe = header_version == "9.1.0" ? test::child_probe() : ProbeFunction{};
+  auto outcome = store.install("source", options);
+  REQUIRE_MESSAGE(outcome, (outcome ? "" : outcome.error().message));
+  return outcome->record;
+}
+
+VerifyOptions options_at(VerifyLevel level) {
+  VerifyOptions options;
+  options.level = level;
+  options.probe_program = probe_program_beside(test::cudnnenv_program());
+  return options;
+}
+
+const VerifyCheck& check_named(const VerifyReport& report, const std::string& name) {
+  for (const auto& check : report.checks) {
+    if (check.name == name) {
+      return check;
+    }
+  }
+  FAIL("no check named " << name);
+  return report.checks.front();
+}
+
+}  // namespace
+
+TEST_SUITE("verify") {
+  TEST_CASE("a sound tree passes files and load, with the decoded version") {
+    Store store(test::test_dir() / "store");
+    const TreeRecord tree = install_host_tree(store);
+    const VerifyReport report = verify_tree(tree, options_at(VerifyLevel::load));
+    CHECK(report.passed());
+    CHECK(check_named(report, "load").detail.find("cudnnGetVersion() = 90100 (9.1.0)") == 0);
+    CHECK(check_named(report, "sub-libraries").detail == "7 load by absolute path");
+    CHECK(check_named(report, "cudart").detail == "built against CUDA 12.2, as the tree says");
+  }
+
+  TEST_CASE("a truncated, a vanished and a replaced file are each named") {
+    Store store(test::test_dir() / "store");
+    const TreeRecord tree = install_host_tree(store);
+    const fs::path lib = tree.resolve(tree.library_dir);
+    const std::string ops = host_platform().os == Os::windows ? "cudnn_ops64_9.dll" : "libcudnn_ops.so.9";
+    const std::string cnn = host_platform().os == Os::windows ? "cudnn_cnn64_9.dll" : "libcudnn_cnn.so.9";
+    fs::resize_file(lib / ops, 1000);
+    fs::remove(lib / cnn);
+    const VerifyReport report = verify_tree(tree, options_at(VerifyLevel::load));
+    CHECK_FALSE(report.passed());
+    const std::string files = check_named(report, "files").detail;
+    CHECK(files.find("'" + tree.library_dir + "/" + ops + "' is 1000 bytes, was ") != std::string::npos);
+    CHECK(files.find("(truncated?)") != std::string::npos);
+    CHECK(files.find("'" + tree.library_dir + "/" + cnn + "' is gone") != std::string::npos);
+    CHECK(check_named(report, "file set").detail.find("missing") == 0);
+    CHECK(report.checks.back().name != "load");  // nothing is loaded from a damaged tree
+  }
+
+  TEST_CASE("headers of one release and libraries of another fail at load") {
+    Store store(test::test_dir() / "store");
+    const TreeRecord tree = install_host_tree(store, "9.2.0");  // installed without probing
+    const VerifyReport report = verify_tree(tree, options_at(VerifyLevel::load));
+    CHECK_FALSE(report.passed());
+    CHECK(check_named(report, "load").detail.find("(9.1.0), the tree says 9.2.0") != std::string::npos);
+  }
+
+  TEST_CASE("a library of the wrong architecture is named") {
+    Store store(test::test_dir() / "store");
+    const TreeRecord tree = install_host_tree(store);
+    const bool windows = host_platform().os == Os::windows;
+    const std::string adv = windows ? "cudnn_adv64_9.dll" : "libcudnn_adv.so.9";
+    fs::copy_file(test::fixture(windows ? "fake-pe32-9.1.0.dll" : "fake-elf32-9.1.0.so"),
+                  tree.resolve(tree.library_dir) / adv, fs::copy_options::overwrite_existing);
+    const VerifyReport report = verify_tree(tree, options_at(VerifyLevel::files));
+    CHECK_FALSE(report.passed());
+    // On Linux the .so.9 name is a link: the file it names is the one reported.
+    const std::string detail = check_named(report, "architecture").detail;
+    CHECK(detail.find("'" + adv) == 0);
+    CHECK(detail.find(windows ? "' is PE 32-bit x86 (Machine 0x14c)" : "' is ELF 32-bit x86") != std::string::npos);
+  }
+
+  TEST_CASE("the conv level without a GPU says so and is skipped, not failed") {
+    Store store(test::test_dir() / "store");
+    const TreeRecord tree = install_host_tree(store);
+    const VerifyReport report = verify_tree(tree, options_at(VerifyLevel::conv));
+    // This machine has no NVIDIA driver (CI's neither); on a GPU host the fake would fail cudnnCreate.
+    if (!report.gpu_unavailable) {
+      MESSAGE("a GPU driver is present here: the no-GPU path is not exercised");
+      return;
+    }
+    CHECK(report.passed());
+    CHECK(check_named(report, "conv").status == CheckStatus::skipped);
+    CHECK(check_named(report, "conv").detail.find("no NVIDIA driver") == 0);
+  }
+}
+
+}  // namespace cudnnenv
