@@ -2,6 +2,7 @@
 
 #include <cstdio>
 
+#include "platform.hpp"
 #include "util/environment.hpp"
 #include "util/process.hpp"
 #include "util/text.hpp"
@@ -40,23 +41,25 @@ fs::path probe_program_beside(const fs::path& program) {
   return program.parent_path() / (program.extension() == ".exe" ? "cudnnenv-probe.exe" : "cudnnenv-probe");
 }
 
-Result<ProbeReport> probe_in_child(const fs::path& probe_program, const fs::path& library,
-                                   std::chrono::milliseconds timeout) {
+util::ProcessSpec probe_process(const fs::path& probe_program, const fs::path& library,
+                                std::vector<std::string> arguments, std::chrono::milliseconds timeout) {
   util::ProcessSpec spec;
   spec.program = probe_program;
-  spec.arguments = {util::to_utf8(library)};
+  spec.arguments = std::move(arguments);
+  spec.arguments.push_back(util::to_utf8(library));
   spec.environment = util::Environment::current();
   spec.timeout = timeout;
-#ifdef _WIN32
-  const char* search_variable = "PATH";
-#else
-  const char* search_variable = "LD_LIBRARY_PATH";
-#endif
+  const char* search_variable = host_platform().os == Os::windows ? "PATH" : "LD_LIBRARY_PATH";
   const std::string folder = util::to_utf8(library.parent_path());
   const auto existing = spec.environment.get(search_variable);
   spec.environment.set(search_variable,
                        existing && !existing->empty() ? folder + util::path_list_separator() + *existing : folder);
+  return spec;
+}
 
+Result<ProbeReport> probe_in_child(const fs::path& probe_program, const fs::path& library,
+                                   std::chrono::milliseconds timeout) {
+  const util::ProcessSpec spec = probe_process(probe_program, library, {}, timeout);
   auto outcome = util::run_process(spec);
   if (!outcome) {
     return std::move(outcome).error();

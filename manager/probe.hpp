@@ -9,8 +9,10 @@
 #include <functional>
 #include <optional>
 #include <string>
+#include <vector>
 
 #include "result.hpp"
+#include "util/process.hpp"
 
 namespace cudnnenv {
 
@@ -41,6 +43,11 @@ std::optional<ProbeReport> parse_probe_output(std::string_view text);
 // come from the same folder.
 Result<ProbeReport> probe_in_child(const std::filesystem::path& probe_program, const std::filesystem::path& library,
                                    std::chrono::milliseconds timeout = std::chrono::seconds(30));
+
+// The child process that probes `library`: `probe_program [arguments...]
+// library`, with the library's folder first on the loader's search path.
+util::ProcessSpec probe_process(const std::filesystem::path& probe_program, const std::filesystem::path& library,
+                                std::vector<std::string> arguments, std::chrono::milliseconds timeout);
 
 using ProbeFunction = std::function<Result<ProbeReport>(const std::filesystem::path& library)>;
 

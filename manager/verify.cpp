@@ -133,20 +133,6 @@ void check_files(const TreeRecord& tree, VerifyReport& report) {
   }
 }
 
-util::ProcessSpec probe_spec(const VerifyOptions& options, const fs::path& library, std::vector<std::string> extra) {
-  util::ProcessSpec spec;
-  spec.program = options.probe_program;
-  spec.arguments = std::move(extra);
-  spec.arguments.push_back(util::to_utf8(library));
-  spec.environment = util::Environment::current();
-  spec.timeout = options.timeout;
-  const char* variable = host_platform().os == Os::windows ? "PATH" : "LD_LIBRARY_PATH";
-  const std::string folder = util::to_utf8(library.parent_path());
-  const auto existing = spec.environment.get(variable);
-  spec.environment.set(variable, existing && !existing->empty() ? folder + util::path_list_separator() + *existing : folder);
-  return spec;
-}
-
 void check_load(const TreeRecord& tree, const VerifyOptions& options, VerifyReport& report) {
   const fs::path library = tree.library_path();
   auto probed = probe_in_child(options.probe_program, library, options.timeout);
@@ -176,7 +162,7 @@ void check_load(const TreeRecord& tree, const VerifyOptions& options, VerifyRepo
       continue;
     }
     loads.push_back(std::async(std::launch::async, [&options, path]() -> std::string {
-      auto outcome = util::run_process(probe_spec(options, path, {"--load-only"}));
+      auto outcome = util::run_process(probe_process(options.probe_program, path, {"--load-only"}, options.timeout));
       if (!outcome) {
         return outcome.error().message;
       }
@@ -208,7 +194,8 @@ void check_load(const TreeRecord& tree, const VerifyOptions& options, VerifyRepo
 
 void check_conv(const TreeRecord& tree, const VerifyOptions& options, VerifyReport& report) {
   auto outcome = util::run_process(
-      probe_spec(options, tree.library_path(), {"--conv", "--device", std::to_string(options.device)}));
+      probe_process(options.probe_program, tree.library_path(), {"--conv", "--device", std::to_string(options.device)},
+                    options.timeout));
   if (!outcome) {
     report.checks.push_back({"conv", CheckStatus::failed, outcome.error().message});
     return;
