@@ -49,3 +49,18 @@ expect_eq "$(cat out)" "" "stdout of an empty list"
 run list --json
 expect_eq "$(cat out)" "[]" "JSON of an empty list"
 pass "empty list"
+
+# verify's exit codes: 4 for a damaged tree, 5 for --level conv without a GPU.
+run install tree --name "to verify"
+run verify "to verify" --level conv
+if [ "$rc" = "5" ]; then
+  grep -q "skip  conv: no NVIDIA driver" out || fail "conv without a driver: $(cat out)"
+  pass "verify --level conv without a GPU: exit 5, says why"
+else
+  echo "a GPU driver is present: the no-GPU exit code is not exercised here (rc=$rc)"
+fi
+truncate -s 100 "$CUDNNENV_ROOT/to verify/lib/libcudnn_graph.so.9.1.0"
+run verify "to verify" --level load
+expect_eq "$rc" "4" "verify of a truncated tree"
+grep -q "FAIL  files: 'lib/libcudnn_graph.so.9.1.0' is 100 bytes, was " out || fail "verify: $(cat out)"
+pass "verify names a truncated file and exits 4"

@@ -55,3 +55,10 @@ for tree in "$CUDNNENV_ROOT"/*/; do
   [ -f "$tree/.cudnnenv/tree.toml" ] || fail "tree without a record: $tree"
 done
 pass "list --json: 3 trees, all cuDNN $header_version / CUDA 13"
+
+# verify: the real library loads by absolute path and reports the header's version.
+"$CUDNNENV" verify "real folder" --level load > verify.out || fail "verify --level load: $(cat verify.out)"
+version_code=$(awk -F. '{ printf "%d", $1 * 10000 + $2 * 100 + $3 }' <<<"$header_version")
+grep -q "ok    load: cudnnGetVersion() = $version_code ($header_version)" verify.out || fail "verify: $(cat verify.out)"
+grep -q "ok    sub-libraries: 7 load by absolute path" verify.out || fail "verify: $(cat verify.out)"
+pass "verify --level load: cudnnGetVersion() = $version_code, all sub-libraries load"
