@@ -21,11 +21,12 @@ struct UseArguments {
   bool global = false;
 };
 
-// Writes `key = "value"` (and cuda, when given) into a TOML file, keeping
-// its other lines, after checking that the result still parses.
-template <typename Check>
+// Writes `key = "value"` settings into a TOML file, keeping its other
+// lines, after checking that the result still parses with `parse` (the
+// parser the resolver will use on it).
+template <typename Parse>
 Result<void> edit_file(const fs::path& file, const std::vector<std::pair<std::string, std::string>>& settings,
-                       Check check) {
+                       Parse parse) {
   std::error_code ec;
   std::string text;
   if (fs::exists(file, ec)) {
@@ -38,8 +39,8 @@ Result<void> edit_file(const fs::path& file, const std::vector<std::pair<std::st
   for (const auto& [key, value] : settings) {
     text = set_top_level_string(text, key, value);
   }
-  if (auto checked = check(text); !checked) {
-    return std::move(checked).error();
+  if (auto parsed = parse(text, file); !parsed) {
+    return std::move(parsed).error();
   }
   fs::create_directories(file.parent_path(), ec);
   return util::write_file_atomic(file, text);
@@ -68,13 +69,7 @@ Result<int> run_use(const UseArguments& arguments, const Context& context) {
     if (!arguments.cuda.empty()) {
       settings[0].second = arguments.spec + "+cuda" + arguments.cuda;
     }
-    auto written = edit_file(file, settings, [&](const std::string& text) -> Result<void> {
-      auto parsed = parse_config(text, file);
-      if (!parsed) {
-        return std::move(parsed).error();
-      }
-      return {};
-    });
+    auto written = edit_file(file, settings, parse_config);
     if (!written) {
       return std::move(written).error();
     }
@@ -88,13 +83,7 @@ Result<int> run_use(const UseArguments& arguments, const Context& context) {
     if (!arguments.cuda.empty()) {
       settings.emplace_back("cuda", arguments.cuda);
     }
-    auto written = edit_file(file, settings, [&](const std::string& text) -> Result<void> {
-      auto parsed = parse_project_file(text, file);
-      if (!parsed) {
-        return std::move(parsed).error();
-      }
-      return {};
-    });
+    auto written = edit_file(file, settings, parse_project_file);
     if (!written) {
       return std::move(written).error();
     }

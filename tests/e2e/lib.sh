@@ -19,4 +19,9 @@ expect_eq() { [ "$1" = "$2" ] || fail "$3: expected '$2', got '$1'"; }
 # toml++'s JSON, one "key" : value per line).
 json_field() { tr -d '\r' | grep -m1 "\"$1\" :" | sed -E 's/^[^:]*: "?([^",]*)"?,?$/\1/'; }
 
+# For the Windows build under Wine: the loader, and a Unix path as Wine's
+# drive Z: shows it.
+WINE=${WINE:-/usr/lib/wine/wine64}
+winpath() { printf 'Z:%s' "$1" | tr / '\\'; }
+
 source "$E2E_DIR/trees.sh"

@@ -6,8 +6,6 @@ CUDNNENV=$1   # build/mingw/bin/cudnnenv.exe
 FIXTURES=$2
 source "$(dirname "$0")/lib.sh"
 export LC_ALL=C.UTF-8 WINEDEBUG=-all
-WINE=${WINE:-/usr/lib/wine/wine64}
-winpath() { printf 'Z:%s' "$1" | tr / '\\'; }
 cudnnenv() { "$WINE" "$CUDNNENV" --root "$(winpath "$WORK/C libs 库")" "$@" | tr -d '\r'; }
 
 make_windows_tree tree "$FIXTURES/fake-pe64-8.1.0.dll"

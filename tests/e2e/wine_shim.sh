@@ -7,8 +7,6 @@ SHIM=$1   # build/mingw/bin/cudnnenv-shim.exe
 FIXTURES=$2
 source "$(dirname "$0")/lib.sh"
 export LC_ALL=C.UTF-8 WINEDEBUG=-all
-WINE=${WINE:-/usr/lib/wine/wine64}
-winpath() { printf 'Z:%s' "$1" | tr / '\\'; }
 
 mkdir -p shims "tree 库/bin"
 cp "$FIXTURES/fake-pe64-8.1.0.dll" "tree 库/bin/cudnn64_8.dll"
