@@ -4,6 +4,7 @@
 #include <filesystem>
 #include <string>
 #include <string_view>
+#include <vector>
 
 #include "platform.hpp"
 #include "result.hpp"
@@ -30,5 +31,19 @@ Result<BinaryInfo> identify_binary_file(const std::filesystem::path& path);
 
 // Whether `info` runs on `platform` (the OS follows from the format).
 bool matches(const BinaryInfo& info, Platform platform);
+
+// What a shared library asks the loader for.
+struct LinkInfo {
+  BinaryInfo binary;
+  std::vector<std::string> needed;   // ELF DT_NEEDED; PE import and delay-import DLL names, in file order
+  std::vector<std::string> rpath;    // ELF DT_RPATH entries, unexpanded ($ORIGIN stays)
+  std::vector<std::string> runpath;  // ELF DT_RUNPATH entries
+};
+
+// Reads the dynamic section of a little-endian ELF (32 or 64-bit) or the
+// import tables of a PE, seeking through the file rather than reading it
+// whole (cuDNN's libraries are hundreds of megabytes). Fails on a file that
+// is neither, or whose tables point outside it.
+Result<LinkInfo> read_link_info(const std::filesystem::path& path);
 
 }  // namespace cudnnenv

@@ -44,6 +44,10 @@ std::vector<SearchDirectory> candidate_directories(const DiscoverContext& contex
 // nowhere.
 std::filesystem::path default_resolution(const DiscoverContext& context, const std::string& file_name);
 
+// Where default_resolution looks, in words, for messages:
+// "LD_LIBRARY_PATH (2 folders), the ld.so cache, /lib/x86_64-linux-gnu, ...".
+std::string describe_default_search(const DiscoverContext& context);
+
 std::vector<FoundCopy> discover(const DiscoverContext& context);
 
 // Expands '*' in any component of `pattern` against the file system.

@@ -146,4 +146,16 @@ fs::path default_resolution(const DiscoverContext& context, const std::string& f
   return {};
 }
 
+std::string describe_default_search(const DiscoverContext& context) {
+  const auto entries = util::split_path_list(context.environment.get("LD_LIBRARY_PATH").value_or(""));
+  std::string text = entries.empty() ? std::string("LD_LIBRARY_PATH (unset)")
+                                     : "LD_LIBRARY_PATH (" + std::to_string(entries.size()) +
+                                           (entries.size() == 1 ? " folder)" : " folders)");
+  text += ", the ld.so cache";
+  for (const auto& directory : trusted_directories()) {
+    text += ", " + directory.string();
+  }
+  return text;
+}
+
 }  // namespace cudnnenv

@@ -1,9 +1,11 @@
 #include "verify.hpp"
 
+#include <cstdlib>
 #include <future>
 #include <system_error>
 
 #include "binfmt.hpp"
+#include "dependencies.hpp"
 #include "layout.hpp"
 #include "probe.hpp"
 #include "util/environment.hpp"
@@ -133,11 +135,25 @@ void check_files(const TreeRecord& tree, VerifyReport& report) {
   }
 }
 
+// Why `library` would not load, from its dependency tables: each missing
+// library named with where it was looked for; empty when all are found.
+std::string missing_dependencies_text(const fs::path& library, const VerifyOptions& options,
+                                      const std::vector<std::string>& loaded_at_run_time = {}) {
+  DiscoverContext context;
+  context.environment = options.environment;
+  std::vector<std::string> lines;
+  for (const auto& missing : find_missing_dependencies(library, context, loaded_at_run_time)) {
+    lines.push_back(missing.describe());
+  }
+  return join_some(lines, 3);
+}
+
 void check_load(const TreeRecord& tree, const VerifyOptions& options, VerifyReport& report) {
   const fs::path library = tree.library_path();
   auto probed = probe_in_child(options.probe_program, library, options.timeout);
   if (!probed) {
-    report.checks.push_back({"load", CheckStatus::failed, probed.error().message});
+    const std::string missing = missing_dependencies_text(library, options);
+    report.checks.push_back({"load", CheckStatus::failed, missing.empty() ? probed.error().message : missing});
     return;
   }
   const Version loaded = decode_cudnn_version(probed->version_raw);
@@ -169,6 +185,9 @@ void check_load(const TreeRecord& tree, const VerifyOptions& options, VerifyRepo
       if (outcome->exit_code == 0) {
         return {};
       }
+      if (std::string missing = missing_dependencies_text(path, options); !missing.empty()) {
+        return missing;
+      }
       const std::string reason(util::trim(outcome->err));
       if (!reason.empty()) {
         return reason;
@@ -190,6 +209,15 @@ void check_load(const TreeRecord& tree, const VerifyOptions& options, VerifyRepo
   report.checks.push_back({"sub-libraries", failures.empty() ? CheckStatus::ok : CheckStatus::failed,
                            failures.empty() ? std::to_string(loaded_count) + " load by absolute path"
                                             : join_some(failures, 2)});
+
+  // What cuDNN opens by name only later, at its first real work: a load
+  // passes without it and the first convolution fails.
+  const auto later = loaded_at_run_time(tree.version, tree.platform.os);
+  if (!later.empty()) {
+    const std::string missing = missing_dependencies_text(library, options, later);
+    report.checks.push_back({"run-time dependencies", missing.empty() ? CheckStatus::ok : CheckStatus::failed,
+                             missing.empty() ? join_some(later, 5) + " found" : missing});
+  }
 }
 
 void check_conv(const TreeRecord& tree, const VerifyOptions& options, VerifyReport& report) {
@@ -215,6 +243,26 @@ void check_conv(const TreeRecord& tree, const VerifyOptions& options, VerifyRepo
       error += (error.empty() ? "" : "; ") + value;
     }
     report.gpu.emplace_back(key, value);
+  }
+  // A driver older than the CUDA runtime the library was built with shows
+  // as one of several status codes; the two versions say it plainly.
+  auto value_of = [&](const std::string& key) {
+    for (const auto& [name, value] : report.gpu) {
+      if (name == key) return value;
+    }
+    return std::string();
+  };
+  if (!error.empty()) {
+    const std::string driver = value_of("driver_cuda");
+    const std::string cudart = value_of("cudart_version");
+    if (!driver.empty() && !cudart.empty() &&
+        std::atoi(driver.c_str()) < decode_cudart_version(std::strtoul(cudart.c_str(), nullptr, 10)).major) {
+      error += ": the NVIDIA driver supports CUDA " + driver + ", older than the CUDA " +
+               decode_cudart_version(std::strtoul(cudart.c_str(), nullptr, 10)).str() +
+               " this cuDNN was built with; update the driver or use a tree built for an older CUDA";
+    } else if (std::string cause = plain_cause(error); !cause.empty()) {
+      error += ": " + cause;
+    }
   }
   if (outcome->timed_out) {
     report.checks.push_back({"conv", CheckStatus::failed, "the GPU check did not finish in time"});
@@ -273,6 +321,27 @@ VerifyReport verify_tree(const TreeRecord& tree, const VerifyOptions& options) {
   report.gpu = std::move(part.gpu);
   report.gpu_unavailable = part.gpu_unavailable;
   return report;
+}
+
+std::string plain_cause(std::string_view error_text) {
+  const std::string text = util::to_lower(error_text);
+  auto has = [&](const char* part) { return text.find(part) != std::string::npos; };
+  if (has("arch_mismatch") || has("no kernel image") || has("no_binary_for_gpu")) {
+    return "this cuDNN build has no code for this GPU's architecture (a GPU newer than the build, or one it "
+           "dropped); install a cuDNN release that supports it";
+  }
+  if (has("incompatible_cuda_driver") || has("insufficient_driver") || has("driver version is insufficient") ||
+      has("system_driver_mismatch") || has("incompatible_cudart")) {
+    return "the NVIDIA driver is too old for the CUDA runtime this cuDNN was built with; update the driver or use a "
+           "tree built for an older CUDA";
+  }
+  if (has("alloc_failed") || has("out of memory")) {
+    return "the GPU is out of memory; other processes may be holding it (nvidia-smi lists them)";
+  }
+  if (has("sublibrary_loading_failed") || has("sublibrary_version_mismatch")) {
+    return "a cuDNN sub-library failed to load or is of another release; run 'cudnnenv verify --level load'";
+  }
+  return {};
 }
 
 std::string to_string(VerifyLevel level) {

@@ -9,10 +9,12 @@
 #include <chrono>
 #include <filesystem>
 #include <string>
+#include <string_view>
 #include <utility>
 #include <vector>
 
 #include "tree.hpp"
+#include "util/environment.hpp"
 
 namespace cudnnenv {
 
@@ -39,9 +41,15 @@ struct VerifyOptions {
   std::filesystem::path probe_program;  // cudnnenv-probe
   int device = 0;
   std::chrono::milliseconds timeout{std::chrono::seconds(60)};
+  util::Environment environment = util::Environment::current();  // for the dependency search (PATH, LD_LIBRARY_PATH)
 };
 
 VerifyReport verify_tree(const TreeRecord& tree, const VerifyOptions& options);
+
+// Plain words for a known cause in the GPU check's error text (cuDNN status
+// names, CUDA driver messages), or empty: an architecture the build lacks,
+// a driver older than the CUDA runtime, no memory left.
+std::string plain_cause(std::string_view error_text);
 
 std::string to_string(VerifyLevel level);
 std::string to_string(CheckStatus status);

@@ -64,3 +64,13 @@ run verify "to verify" --level load
 expect_eq "$rc" "4" "verify of a truncated tree"
 grep -q "FAIL  files: 'lib/libcudnn_graph.so.9.1.0' is 100 bytes, was " out || fail "verify: $(cat out)"
 pass "verify names a truncated file and exits 4"
+
+make_linux_tree needs 9.1.0 "$FIXTURES/fake-elf64-9.1.0.so"
+cp "$FIXTURES/fake-elf64-9.1.0-needs-cublas.so" needs/lib/libcudnn_ops.so.9.1.0
+run verify "$WORK/needs" --level load
+expect_eq "$rc" "4" "verify of a tree whose sub-library needs a missing library"
+grep -q "FAIL  sub-libraries: libcudnn_ops.so.9 needs libcublasLt.so.11: not in its folder, LD_LIBRARY_PATH" out ||
+  fail "the missing library is not named: $(cat out)"
+LD_LIBRARY_PATH="$FIXTURES/link-only" run verify "$WORK/needs" --level load
+expect_eq "$rc" "0" "verify with the missing library on LD_LIBRARY_PATH ($(cat out))"
+pass "verify names a sub-library's missing DT_NEEDED library, exit 4; passes once it is on LD_LIBRARY_PATH"

@@ -16,10 +16,11 @@ make_linux_tree() {
   for h in cudnn cudnn_graph cudnn_ops cudnn_cnn cudnn_adv cudnn_backend; do echo "/* $h */" > "$dir/include/$h.h"; done
 }
 
-# make_windows_tree DIR DLL: a complete fake cuDNN 8.1.0 Windows release in the
-# layout of cudnn-11.2-windows-x64-v8.1.0.77.zip (cuda/bin, cuda/include, cuda/lib/x64).
+# make_windows_tree DIR DLL [VERSION]: a complete fake cuDNN 8 Windows release
+# (8.1.0 unless VERSION says) in the layout of cudnn-11.2-windows-x64-v8.1.0.77.zip
+# (cuda/bin, cuda/include, cuda/lib/x64).
 make_windows_tree() {
-  local dir=$1 dll=$2
+  local dir=$1 dll=$2 version=${3:-8.1.0} major minor patch
   mkdir -p "$dir/cuda/bin" "$dir/cuda/include" "$dir/cuda/lib/x64"
   for base in cudnn cudnn_ops_infer cudnn_ops_train cudnn_cnn_infer cudnn_cnn_train cudnn_adv_infer cudnn_adv_train; do
     cp "$dll" "$dir/cuda/bin/${base}64_8.dll"
@@ -27,6 +28,8 @@ make_windows_tree() {
     printf '!<arch>\n' > "$dir/cuda/lib/x64/${base}64_8.lib"
     echo "/* $base */" > "$dir/cuda/include/$base.h"
   done
-  printf '#define CUDNN_MAJOR 8\n#define CUDNN_MINOR 1\n#define CUDNN_PATCHLEVEL 0\n' > "$dir/cuda/include/cudnn_version.h"
+  IFS=. read -r major minor patch <<<"$version"
+  printf '#define CUDNN_MAJOR %s\n#define CUDNN_MINOR %s\n#define CUDNN_PATCHLEVEL %s\n' "$major" "$minor" "$patch" \
+    > "$dir/cuda/include/cudnn_version.h"
   echo "/* backend */" > "$dir/cuda/include/cudnn_backend.h"
 }

@@ -40,6 +40,12 @@ std::string read_binary(const fs::path& path) {
   return *content;
 }
 
+void write_binary(const fs::path& path, std::string_view content) {
+  if (auto written = util::write_file_atomic(path, content); !written) {
+    throw std::runtime_error(written.error().message);
+  }
+}
+
 std::string version_header(const std::string& version) {
   const auto parts = util::split(version, '.');
   const int major = std::stoi(parts.at(0));
@@ -54,7 +60,7 @@ std::string version_header(const std::string& version) {
 FileMap fake_tree(const FakeTree& spec) {
   FileMap files;
   const ExpectedSet set = expected_set(spec.major, spec.os);
-  const std::string library = read_binary(fixture(spec.library));
+  const std::string default_library = read_binary(fixture(spec.library));
   std::string bin, include, lib;
   const std::string top = spec.prefix.empty() ? std::string() : spec.prefix + "/";
   switch (spec.style) {
@@ -76,6 +82,9 @@ FileMap fake_tree(const FakeTree& spec) {
   }
   const std::string version_suffix = spec.header_version;
   for (const auto& name : set.libraries) {
+    const auto override_ = spec.library_overrides.find(name);
+    const std::string& library =
+        override_ == spec.library_overrides.end() ? default_library : read_binary(fixture(override_->second));
     if (spec.os == Os::windows) {
       files[bin + name] = Item{library, "", 0100755};
     } else if (spec.style == TreeStyle::wheel) {

@@ -37,6 +37,7 @@ struct Item {
 using FileMap = std::map<std::string, Item>;
 
 std::string read_binary(const fs::path& path);
+void write_binary(const fs::path& path, std::string_view content);
 
 enum class TreeStyle {
   legacy,   // cuda/bin, cuda/include, cuda/lib/x64 (cudnn-11.2-windows-x64-v8.1.0.77.zip)
@@ -49,6 +50,7 @@ struct FakeTree {
   int major = 8;
   std::string header_version = "8.1.0";  // what cudnn_version.h says
   std::string library;                   // fixture copied under every library name
+  std::map<std::string, std::string> library_overrides;  // another fixture for some names ("cudnn_ops64_9.dll")
   TreeStyle style = TreeStyle::legacy;
   std::string prefix;                    // top folder for TreeStyle::archive (may be empty)
   std::string wheel_metadata_name;       // e.g. "nvidia-cudnn-cu12" (wheel style)

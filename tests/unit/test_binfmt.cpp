@@ -1,5 +1,7 @@
 #include <doctest/doctest.h>
 
+#include <algorithm>
+
 #include "binfmt.hpp"
 #include "support.hpp"
 
@@ -47,6 +49,59 @@ TEST_SUITE("binfmt") {
     const auto cut = identify_binary(pe.substr(0, 0x50));
     CHECK(cut.format == BinaryFormat::pe);
     CHECK(cut.arch == Arch::unknown);
+  }
+
+  TEST_CASE("the libraries a fake needs, from DT_NEEDED and the PE import table") {
+    SUBCASE("ELF") {
+      const auto links = read_link_info(fixture("fake-elf64-9.1.0-needs-cublas.so"));
+      REQUIRE(links);
+      CHECK(links->needed == std::vector<std::string>{"libcublasLt.so.11", "libc.so.6"});
+      CHECK(links->runpath.empty());
+      const auto plain = read_link_info(fixture("fake-elf64-9.1.0.so"));
+      REQUIRE(plain);
+      CHECK(plain->needed.empty());  // it calls nothing, so the linker kept no libc
+      const auto elf32 = read_link_info(fixture("fake-elf32-9.1.0.so"));
+      REQUIRE(elf32);
+      CHECK(elf32->binary.bits == 32);
+      CHECK(elf32->needed.empty());
+    }
+    SUBCASE("PE, the names as the linker wrote them") {
+      const auto links = read_link_info(fixture("fake-pe64-9.1.0-needs-cublas.dll"));
+      REQUIRE(links);
+      CHECK(links->binary.machine == 0x8664);
+      CHECK(std::find(links->needed.begin(), links->needed.end(), "cublas64_11.dll") != links->needed.end());
+      CHECK(std::find(links->needed.begin(), links->needed.end(), "KERNEL32.dll") != links->needed.end());
+      const auto pe32 = read_link_info(fixture("fake-pe32-8.1.0.dll"));
+      REQUIRE(pe32);
+      CHECK(std::find(pe32->needed.begin(), pe32->needed.end(), "cublas64_11.dll") == pe32->needed.end());
+      CHECK(std::find(pe32->needed.begin(), pe32->needed.end(), "KERNEL32.dll") != pe32->needed.end());
+    }
+  }
+
+  TEST_CASE("a cut-off library is an error, not a crash") {
+    for (const char* name : {"fake-elf64-9.1.0-needs-cublas.so", "fake-pe64-9.1.0-needs-cublas.dll"}) {
+      const std::string whole = test::read_binary(fixture(name));
+      for (std::size_t size : {std::size_t{0}, std::size_t{70}, std::size_t{600}}) {
+        CAPTURE(size);
+        test::write_binary("cut", whole.substr(0, size));
+        CHECK_FALSE(read_link_info("cut"));
+      }
+    }
+  }
+
+  TEST_CASE("a real cuDNN 9 sub-library needs the graph library, found through RUNPATH $ORIGIN") {
+    const std::filesystem::path ops = "/usr/local/cuda-13.0/lib/libcudnn_ops.so.9";
+    std::error_code ec;
+    if (!std::filesystem::exists(ops, ec)) {
+      MESSAGE("skipped: no real cuDNN 9 at /usr/local/cuda-13.0/lib");
+      return;
+    }
+    const auto links = read_link_info(ops);
+    REQUIRE(links);
+    CHECK(links->needed.front() == "libcudnn_graph.so.9");
+    CHECK(std::find(links->needed.begin(), links->needed.end(), "libz.so.1") != links->needed.end());
+    REQUIRE_FALSE(links->runpath.empty());
+    CHECK(links->runpath.front() == "$ORIGIN");
   }
 }
 

@@ -1,5 +1,8 @@
 #include <doctest/doctest.h>
 
+#include <map>
+
+#include "dependencies.hpp"
 #include "store.hpp"
 #include "support.hpp"
 #include "util/fs.hpp"
@@ -13,8 +16,10 @@ namespace fs = std::filesystem;
 namespace {
 
 // A fake 9.1.0 tree of the host's kind, installed from a folder.
-TreeRecord install_host_tree(Store& store, const std::string& header_version = "9.1.0") {
+TreeRecord install_host_tree(Store& store, const std::string& header_version = "9.1.0",
+                             std::map<std::string, std::string> overrides = {}) {
   test::FakeTree spec;
+  spec.library_overrides = std::move(overrides);
   spec.os = host_platform().os;
   spec.major = 9;
   spec.header_version = header_version;
@@ -97,6 +102,42 @@ TEST_SUITE("verify") {
     const std::string detail = check_named(report, "architecture").detail;
     CHECK(detail.find("'" + adv) == 0);
     CHECK(detail.find(windows ? "' is PE 32-bit x86 (Machine 0x14c)" : "' is ELF 32-bit x86") != std::string::npos);
+  }
+
+  TEST_CASE("a sub-library whose dependency is nowhere names it and where it was looked for") {
+    Store store(test::test_dir() / "store");
+    const bool windows = host_platform().os == Os::windows;
+    const std::string ops = windows ? "cudnn_ops64_9.dll" : "libcudnn_ops.so.9";
+    const std::string needed = windows ? "cublas64_11.dll" : "libcublasLt.so.11";
+    const TreeRecord tree = install_host_tree(
+        store, "9.1.0", {{ops, windows ? "fake-pe64-9.1.0-needs-cublas.dll" : "fake-elf64-9.1.0-needs-cublas.so"}});
+    VerifyOptions options = options_at(VerifyLevel::load);
+    REQUIRE_MESSAGE(default_resolution(DiscoverContext{options.environment}, needed).empty(),
+                    needed << " is installed on this machine: the test cannot make it missing");
+    const VerifyReport report = verify_tree(tree, options);
+    CHECK_FALSE(report.passed());
+    const std::string detail = check_named(report, "sub-libraries").detail;
+    CAPTURE(detail);
+    CHECK(detail.find(ops + " needs " + needed + ": not in its folder, ") == 0);
+    CHECK(detail.find(windows ? "PATH (" : "LD_LIBRARY_PATH") != std::string::npos);
+    CHECK(detail.find("a CUDA library: put the matching CUDA toolkit's") != std::string::npos);
+
+    SUBCASE("found once its folder is on the search path") {
+      const std::string folder = util::to_utf8(test::fixture("link-only"));
+      options.environment.set(windows ? "PATH" : "LD_LIBRARY_PATH", folder);
+      CHECK(find_missing_dependencies(tree.resolve(tree.library_dir) / ops, DiscoverContext{options.environment})
+                .empty());
+    }
+  }
+
+  TEST_CASE("known GPU failures in plain words") {
+    CHECK(plain_cause("cudnnCreate failed: CUDNN_STATUS_ARCH_MISMATCH").find("this cuDNN build has no code for this GPU") == 0);
+    CHECK(plain_cause("3x3 pad 1: cuCtxSynchronize: no kernel image is available for execution on the device (209)")
+              .find("this cuDNN build has no code for this GPU") == 0);
+    CHECK(plain_cause("cudnnCreate failed: CUDNN_STATUS_NOT_SUPPORTED_INCOMPATIBLE_CUDA_DRIVER")
+              .find("the NVIDIA driver is too old") == 0);
+    CHECK(plain_cause("1x1: cuMemAlloc: out of memory (2)").find("the GPU is out of memory") == 0);
+    CHECK(plain_cause("cudnnConvolutionForward: CUDNN_STATUS_BAD_PARAM").empty());
   }
 
   TEST_CASE("the conv level without a GPU says so and is skipped, not failed") {
