@@ -182,11 +182,16 @@ Result<LinkInfo> read_elf_links(FileReader& file, LinkInfo info, const std::stri
       loads.push_back(segment);
     } else if (type == 2) {  // PT_DYNAMIC
       dynamic = segment;
+    } else if (type == 3) {  // PT_INTERP
+      if (auto text = file.read_string(segment.offset)) {
+        info.interpreter = *text;
+      }
     }
   }
   if (!dynamic) {
     return info;  // statically linked: needs nothing
   }
+  info.dynamic = true;
   auto entries = file.read(dynamic->offset, static_cast<std::size_t>(dynamic->filesz));
   if (!entries) {
     return make_error("'" + name + "' has a damaged dynamic section");
@@ -231,6 +236,7 @@ Result<LinkInfo> read_elf_links(FileReader& file, LinkInfo info, const std::stri
 }
 
 Result<LinkInfo> read_pe_links(FileReader& file, LinkInfo info, const std::string& name) {
+  info.dynamic = true;
   auto head = file.read(0, static_cast<std::size_t>(std::min<std::uint64_t>(file.size(), 4096)));
   const std::uint32_t pe_offset = head && head->size() >= 0x40 ? read_u32(*head, 0x3C) : 0;
   auto coff = file.read(pe_offset, 24);

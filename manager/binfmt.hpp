@@ -35,6 +35,8 @@ bool matches(const BinaryInfo& info, Platform platform);
 // What a shared library asks the loader for.
 struct LinkInfo {
   BinaryInfo binary;
+  bool dynamic = false;              // has a dynamic section (ELF PT_DYNAMIC; every PE)
+  std::string interpreter;           // ELF PT_INTERP (the dynamic loader), empty for a static program
   std::vector<std::string> needed;   // ELF DT_NEEDED; PE import and delay-import DLL names, in file order
   std::vector<std::string> rpath;    // ELF DT_RPATH entries, unexpanded ($ORIGIN stays)
   std::vector<std::string> runpath;  // ELF DT_RUNPATH entries

@@ -1,4 +1,5 @@
 #include <filesystem>
+#include <tuple>
 
 #include "cli/context.hpp"
 #include "cli/output.hpp"
@@ -23,8 +24,38 @@ WarningSink Context::warner() const {
   return [](const std::string& message) { log_warning(message); };
 }
 
+std::pair<std::vector<std::string>, std::vector<std::string>> split_passthrough(std::vector<std::string> arguments) {
+  // Options that take a value, globally and for exec.
+  auto takes_value = [](const std::string& word) {
+    for (const char* option : {"--root", "--cudnn", "--cuda", "--mode", "--verify", "--device", "--shims-dir"}) {
+      if (word == option) return true;
+    }
+    return false;
+  };
+  std::size_t i = 1;
+  while (i < arguments.size() && util::starts_with(arguments[i], "-")) {
+    i += takes_value(arguments[i]) ? 2 : 1;
+  }
+  if (i >= arguments.size() || arguments[i] != "exec") {
+    return {std::move(arguments), {}};
+  }
+  for (++i; i < arguments.size(); ++i) {
+    if (arguments[i] == "--" || !util::starts_with(arguments[i], "-")) {
+      std::vector<std::string> program(arguments.begin() + static_cast<std::ptrdiff_t>(i + (arguments[i] == "--")),
+                                       arguments.end());
+      arguments.resize(i);
+      return {std::move(arguments), std::move(program)};
+    }
+    if (takes_value(arguments[i])) {
+      ++i;
+    }
+  }
+  return {std::move(arguments), {}};
+}
+
 int run(std::vector<std::string> arguments) {
   Context context;
+  std::tie(arguments, context.passthrough) = split_passthrough(std::move(arguments));
   context.environment = util::Environment::current();
   CLI::App app{"cudnnenv: keep several cuDNN versions side by side and know which one loads"};
   app.name("cudnnenv");
@@ -45,6 +76,7 @@ int run(std::vector<std::string> arguments) {
   register_trust(app, context);
   register_untrust(app, context);
   register_verify(app, context);
+  register_exec(app, context);
 
   std::vector<const char*> argv;
   for (const auto& argument : arguments) {

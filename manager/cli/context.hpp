@@ -20,6 +20,9 @@ struct Context {
   util::Environment environment;
   std::string root_option;  // --root
   bool verbose = false;
+  // What follows the options of a command that runs a program (exec): the
+  // program and its arguments, kept away from the option parser.
+  std::vector<std::string> passthrough;
   // Set by the chosen subcommand while parsing, run once parsing is done:
   // returns the exit code, or the error to print.
   std::function<Result<int>()> action;
@@ -41,6 +44,13 @@ void register_which(CLI::App& app, Context& context);
 void register_trust(CLI::App& app, Context& context);
 void register_untrust(CLI::App& app, Context& context);
 void register_verify(CLI::App& app, Context& context);
+void register_exec(CLI::App& app, Context& context);
+
+// Splits `arguments` (argv[0] included) of an `exec` command line into what
+// the option parser sees and the program with its arguments: after '--', or
+// from the first word that is neither an option nor an option's value.
+// Other command lines are returned whole, with nothing passed through.
+std::pair<std::vector<std::string>, std::vector<std::string>> split_passthrough(std::vector<std::string> arguments);
 
 // Runs the CLI on UTF-8 arguments (argv[0] included); returns the exit code.
 int run(std::vector<std::string> arguments);

@@ -1,0 +1,156 @@
+#include <cstdio>
+#include <filesystem>
+
+#include "cli/context.hpp"
+#include "cli/output.hpp"
+#include "launch.hpp"
+#include "pin_policy.hpp"
+#include "resolve.hpp"
+#include "util/fs.hpp"
+#include "util/text.hpp"
+
+namespace cudnnenv::cli {
+
+namespace fs = std::filesystem;
+
+namespace {
+
+struct ExecArguments {
+  std::string cudnn;
+  std::string cuda;
+  std::string mode = "audit";
+  std::string verify;
+  int device = 0;
+  bool report = false;
+  std::string shims_dir;  // set by a shim's slow path: never start a program from there
+  std::vector<std::string> command;
+};
+
+void note(const std::string& text) { std::fprintf(stderr, "cudnnenv: note: %s\n", text.c_str()); }
+
+std::filesystem::path audit_module_beside(const fs::path& program) {
+  return program.parent_path() / "libcudnnenv-audit.so";
+}
+
+Result<int> run_exec(const ExecArguments& arguments, const Context& context) {
+  if (arguments.command.empty()) {
+    return make_error("no program to start", "put it after '--': cudnnenv exec -- python train.py", ExitCode::usage);
+  }
+  SelectionRequest request;
+  if (!arguments.cudnn.empty()) request.cudnn = arguments.cudnn;
+  if (!arguments.cuda.empty()) request.cuda = arguments.cuda;
+  request.environment = context.environment;
+  std::error_code ec;
+  request.working_directory = fs::current_path(ec);
+  const Store store = context.store();
+  auto selection = resolve_selection(store, request);
+  if (!selection) {
+    return std::move(selection).error();
+  }
+
+  auto policy = choose_launch_policy(arguments.verify.empty() ? std::nullopt : std::optional(arguments.verify),
+                                     context.environment,
+                                     selection->project ? selection->project->verify_on_launch : std::nullopt);
+  if (!policy) {
+    return std::move(policy).error();
+  }
+  const fs::path self = util::current_executable();
+  PinCheckOptions check;
+  check.policy = *policy;
+  check.probe_program = probe_program_beside(self);
+  check.cache_file = store.state_directory() / "cache" / "pin-checks";
+  check.device = arguments.device;
+  TreeRecord tree = selection->tree;
+  if (*policy == LaunchPolicy::conv) {
+    if (auto full = read_record(tree.root); full) tree = *full;  // the file manifest, for verify's file checks
+  }
+  if (auto checked = check_pin(tree, check); !checked) {
+    return std::move(checked).error();
+  }
+
+  LaunchRequest launch_request;
+  launch_request.tree = tree;
+  launch_request.mode = arguments.mode == "preload" ? PinMode::preload
+                        : arguments.mode == "path"  ? PinMode::path
+                                                    : PinMode::audit;
+  launch_request.command = arguments.command.front();
+  launch_request.arguments.assign(arguments.command.begin() + 1, arguments.command.end());
+  launch_request.environment = context.environment;
+  launch_request.audit_module = audit_module_beside(self);
+  if (!arguments.shims_dir.empty()) {
+    launch_request.skip.push_back(util::path_from_utf8(arguments.shims_dir));
+  }
+  if (arguments.report && host_platform().os != Os::windows) {
+    fs::create_directories(store.state_directory() / "cache", ec);
+    launch_request.report_log =
+        store.state_directory() / "cache" / ("report-" + std::to_string(util::current_process_id()) + ".log");
+    fs::remove(launch_request.report_log, ec);
+  }
+  auto plan = plan_launch(launch_request);
+  if (!plan) {
+    return std::move(plan).error();
+  }
+  for (const auto& text : plan->notes) {
+    note(text);
+  }
+  if (!arguments.report) {
+    return launch(*plan);
+  }
+
+  std::vector<LoadedModule> loaded;
+  auto exit_code = launch_and_watch(*plan, loaded);
+  if (!launch_request.report_log.empty()) {
+    fs::remove(launch_request.report_log, ec);
+  }
+  if (!exit_code) {
+    return std::move(exit_code).error();
+  }
+  const PinReport report = classify_loaded(tree, plan->program, loaded);
+  std::string text = "cudnnenv: report: pinned to '" + tree.name + "' (cuDNN " + tree.version.str() + ", " +
+                     util::to_utf8(plan->library_dir) + "), mode " + pin_mode_name(launch_request.mode) + "\n";
+  if (report.inside.empty() && report.outside.empty()) {
+    text += "  no cuDNN library was loaded\n";
+  }
+  for (const auto& file : report.inside) text += "  in the tree  " + file + "\n";
+  for (const auto& file : report.outside) text += "  OUTSIDE      " + file + "\n";
+  if (!report.outside.empty()) {
+    text += "cudnnenv: report: " + std::to_string(report.outside.size()) + " cuDNN file(s) came from outside the tree\n";
+  }
+  std::fflush(stdout);
+  std::fputs(text.c_str(), stderr);
+  if (*exit_code != 0) {
+    return *exit_code;
+  }
+  return report.outside.empty() ? 0 : static_cast<int>(ExitCode::verify_failed);
+}
+
+}  // namespace
+
+void register_exec(CLI::App& app, Context& context) {
+  auto arguments = std::make_shared<ExecArguments>();
+  CLI::App* command = app.add_subcommand(
+      "exec", "run a program with exactly one cuDNN: the selected tree's, pinned (cudnnenv exec -- python train.py)");
+  command->add_option("--cudnn", arguments->cudnn, "the tree to pin (default: the current selection)");
+  command->add_option("--cuda", arguments->cuda, "CUDA version the tree must be built for");
+  command->add_option("--mode", arguments->mode,
+                      "Linux: audit (default: LD_AUDIT module + LD_LIBRARY_PATH), preload (LD_PRELOAD + "
+                      "LD_LIBRARY_PATH), path (LD_LIBRARY_PATH only)")
+      ->check(CLI::IsMember({"audit", "preload", "path"}));
+  command->add_flag("--report", arguments->report,
+                    "after the program exits, list every cuDNN file it loaded and from where; exit 4 if one came "
+                    "from outside the tree");
+  command->add_option("--verify", arguments->verify,
+                      "check before the start: none, load (default) or conv; else CUDNNENV_VERIFY, [verify] on_launch")
+      ->check(CLI::IsMember({"none", "load", "conv"}));
+  command->add_option("--device", arguments->device, "the GPU for --verify conv (default 0)");
+  command->add_option("--shims-dir", arguments->shims_dir, "(used by shims) never start the program from this folder")
+      ->group("");
+  command->footer("The program and its arguments follow '--' (or the first word that is not an option) and reach it\n"
+                  "untouched. Exit code: the program's; 4 when the check before the start or --report fails.");
+  command->callback([arguments, &context] {
+    arguments->command = context.passthrough;
+    context.action = [arguments, &context] { return run_exec(*arguments, context); };
+  });
+}
+
+}  // namespace cudnnenv::cli
