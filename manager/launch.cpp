@@ -190,7 +190,6 @@ Result<LaunchPlan> plan_launch(const LaunchRequest& request) {
   plan.report_log = request.report_log;
   const std::string library_dir = util::to_utf8(plan.library_dir);
   auto& environment = plan.environment;
-  environment.set("CUDNNENV_ACTIVE", request.tree.name);
   environment.set("CUDNNENV_PIN_DIR", library_dir);
   if (windows_host()) {
     environment.set("PATH", prepend_entry(library_dir, environment.get("PATH"), ';'));

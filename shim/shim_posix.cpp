@@ -1,9 +1,13 @@
-// cudnnenv-shim on Linux: started through a link named NAME in the shims
-// folder, it reads NAME.shim beside that link, puts the tree's library folder
-// first on LD_LIBRARY_PATH and execv()s the target: same PID, the target's
-// signals and exit code. Pinning beyond LD_LIBRARY_PATH (the LD_AUDIT module)
-// and target lookup on PATH belong to the launcher issue.
+// cudnnenv-shim on Linux. `cudnnenv shim add NAME` makes NAME in the shims
+// folder a link to this program and writes NAME.shim beside it. Started as
+// NAME, it finds which tree is selected here from a cached decision (see
+// launch_key.hpp: a few stats and one small file read), puts the tree's
+// library folder first on LD_LIBRARY_PATH, the audit module on LD_AUDIT, and
+// execv()s the program: same PID, the program's signals and exit code.
+// Without a cached decision (first launch, or anything resolution reads has
+// changed) it execs `cudnnenv exec`, which resolves, checks and records one.
 #include <fcntl.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <cerrno>
@@ -11,13 +15,70 @@
 #include <cstdlib>
 #include <cstring>
 
+#include "launch_key.hpp"
 #include "sidecar.hpp"
 
 namespace {
 
+using cudnnenv::shim::k_key_max;
+using cudnnenv::shim::k_path_max;
+
 [[noreturn]] void die(const char* what, const char* detail) {
   std::fprintf(stderr, "cudnnenv-shim: error: %s%s\n", what, detail);
   std::exit(127);
+}
+
+// A whole small file into `text`; its size, or -1.
+ssize_t read_small(const char* path, char* text, std::size_t size) {
+  const int fd = ::open(path, O_RDONLY | O_CLOEXEC);
+  if (fd < 0) return -1;
+  const ssize_t got = ::read(fd, text, size);
+  ::close(fd);
+  return got;
+}
+
+// `entry` first in the colon list `name`, earlier copies of it removed.
+void prepend(const char* name, const char* entry) {
+  static char value[65536];
+  const char* existing = std::getenv(name);
+  std::size_t used = static_cast<std::size_t>(std::snprintf(value, sizeof value, "%s", entry));
+  const std::size_t entry_length = std::strlen(entry);
+  for (const char* p = existing; p && *p;) {
+    const char* colon = std::strchr(p, ':');
+    const std::size_t length = colon ? static_cast<std::size_t>(colon - p) : std::strlen(p);
+    if (length > 0 && !(length == entry_length && std::memcmp(p, entry, length) == 0) &&
+        used + length + 2 < sizeof value) {
+      value[used++] = ':';
+      std::memcpy(value + used, p, length);
+      used += length;
+      value[used] = '\0';
+    }
+    p = colon ? colon + 1 : nullptr;
+  }
+  ::setenv(name, value, 1);
+}
+
+// NAME on PATH, skipping the shims folder and any file that is this
+// program (a link to it elsewhere would start it again).
+bool find_target(const char* name, const char* shims_dir, char* out, std::size_t out_size) {
+  struct stat self;
+  const bool know_self = ::stat("/proc/self/exe", &self) == 0;
+  const std::size_t shims_length = std::strlen(shims_dir);
+  for (const char* p = std::getenv("PATH"); p && *p;) {
+    const char* colon = std::strchr(p, ':');
+    const std::size_t length = colon ? static_cast<std::size_t>(colon - p) : std::strlen(p);
+    const bool shims = length == shims_length && std::memcmp(p, shims_dir, length) == 0;
+    if (length > 0 && !shims) {
+      std::snprintf(out, out_size, "%.*s/%s", static_cast<int>(length), p, name);
+      struct stat candidate;
+      if (::access(out, X_OK) == 0 && ::stat(out, &candidate) == 0 && S_ISREG(candidate.st_mode) &&
+          !(know_self && candidate.st_dev == self.st_dev && candidate.st_ino == self.st_ino)) {
+        return true;
+      }
+    }
+    p = colon ? colon + 1 : nullptr;
+  }
+  return false;
 }
 
 }  // namespace
@@ -26,57 +87,100 @@ int main(int argc, char** argv) {
   using cudnnenv::shim::Sidecar;
   // argv[0] as the shell ran it: through PATH it is the link's full path
   // only when given with a slash; otherwise find it on PATH ourselves.
-  char invoked[4096];
+  static char invoked[k_path_max];
   const char* name = std::strrchr(argv[0], '/') ? std::strrchr(argv[0], '/') + 1 : argv[0];
   if (std::strchr(argv[0], '/')) {
     std::snprintf(invoked, sizeof invoked, "%s", argv[0]);
   } else {
-    const char* path = std::getenv("PATH");
     bool found = false;
-    for (const char* p = path; p && *p && !found;) {
+    for (const char* p = std::getenv("PATH"); p && *p && !found;) {
       const char* colon = std::strchr(p, ':');
       const int length = colon ? static_cast<int>(colon - p) : static_cast<int>(std::strlen(p));
       std::snprintf(invoked, sizeof invoked, "%.*s/%s", length, p, name);
       found = ::access(invoked, X_OK) == 0;
       p = colon ? colon + 1 : nullptr;
     }
-    if (!found) {
-      die("cannot find the launcher's own file for ", name);
-    }
+    if (!found) die("cannot find the launcher's own file for ", name);
   }
-  char sidecar_path[4200];
+  static char shims_dir[k_path_max];
+  std::snprintf(shims_dir, sizeof shims_dir, "%.*s", static_cast<int>(std::strrchr(invoked, '/') - invoked), invoked);
+
+  static char sidecar_path[k_path_max + 8];
   std::snprintf(sidecar_path, sizeof sidecar_path, "%s.shim", invoked);
-  const int fd = ::open(sidecar_path, O_RDONLY | O_CLOEXEC);
-  if (fd < 0) {
-    die("cannot read ", sidecar_path);
-  }
-  char text[16384];
-  const ssize_t size = ::read(fd, text, sizeof text);
-  ::close(fd);
-  Sidecar sidecar;
+  static char text[16384];
+  const ssize_t size = read_small(sidecar_path, text, sizeof text);
+  if (size < 0) die("cannot read ", sidecar_path);
+  static Sidecar sidecar;
   char error[256];
-  if (size < 0 || !cudnnenv::shim::parse_sidecar(text, static_cast<std::size_t>(size), sidecar, error, sizeof error)) {
-    std::fprintf(stderr, "cudnnenv-shim: error: %s: %s\n", sidecar_path, size < 0 ? "unreadable" : error);
+  if (!cudnnenv::shim::parse_sidecar(text, static_cast<std::size_t>(size), sidecar, error, sizeof error)) {
+    std::fprintf(stderr, "cudnnenv-shim: error: %s: %s\n", sidecar_path, error);
     return 127;
   }
-  if (sidecar.library_dir[0] != '\0') {
-    const char* existing = std::getenv("LD_LIBRARY_PATH");
-    static char value[16384];
-    std::snprintf(value, sizeof value, existing && *existing ? "%s:%s" : "%s", sidecar.library_dir, existing);
-    ::setenv("LD_LIBRARY_PATH", value, 1);
-  }
-  // args = ... is split on spaces (no quoting): enough for flags like -X utf8.
-  static char* arguments[4096];
+
+  // A shim that reaches itself again and again (through links or a
+  // program that calls its own name) stops instead of forking forever.
+  const char* depth_text = std::getenv("CUDNNENV_SHIM_DEPTH");
+  const int depth = depth_text ? std::atoi(depth_text) : 0;
+  if (depth >= 16) die("16 shims started one another: a loop? the last was ", invoked);
+  char depth_value[16];
+  std::snprintf(depth_value, sizeof depth_value, "%d", depth + 1);
+  ::setenv("CUDNNENV_SHIM_DEPTH", depth_value, 1);
+
+  char** arguments = static_cast<char**>(std::calloc(static_cast<std::size_t>(argc) + 2048 + 16, sizeof(char*)));
   int count = 0;
-  arguments[count++] = sidecar.path;
+  static char target[k_path_max];
+  const bool have_target = sidecar.path[0] ? std::snprintf(target, sizeof target, "%s", sidecar.path) > 0
+                                           : find_target(name, shims_dir, target, sizeof target);
+  const char* library_dir = sidecar.library_dir;
+  static cudnnenv::shim::LaunchDecision decision;
+  if (library_dir[0] == '\0' || !have_target) {
+    static char key[k_key_max];
+    static char cache_path[k_path_max + 64];
+    static char cached[k_key_max + 3 * k_path_max];
+    ssize_t cached_size = -1;
+    if (have_target && cudnnenv::shim::launch_key(sidecar.root, key, sizeof key) &&
+        cudnnenv::shim::launch_cache_path(sidecar.root, key, cache_path, sizeof cache_path)) {
+      cached_size = read_small(cache_path, cached, sizeof cached);
+    }
+    if (cached_size > 0 && cudnnenv::shim::read_decision(cached, static_cast<std::size_t>(cached_size), key, decision)) {
+      library_dir = decision.library_dir;
+    } else if (sidecar.cudnnenv[0] == '\0') {
+      std::fprintf(stderr, "cudnnenv-shim: error: '%s' is not on PATH outside %s\n", name, shims_dir);
+      return 127;
+    } else {
+      // The slow path: cudnnenv resolves, checks, records the decision and
+      // execs the program itself (or says why it cannot).
+      arguments[count++] = sidecar.cudnnenv;
+      arguments[count++] = const_cast<char*>("--root");
+      arguments[count++] = sidecar.root;
+      arguments[count++] = const_cast<char*>("exec");
+      arguments[count++] = const_cast<char*>("--shims-dir");
+      arguments[count++] = shims_dir;
+      arguments[count++] = const_cast<char*>("--");
+      arguments[count++] = sidecar.path[0] ? sidecar.path : const_cast<char*>(name);
+      for (char* token = std::strtok(sidecar.args, " \t"); token && count < 2048; token = std::strtok(nullptr, " \t")) {
+        arguments[count++] = token;
+      }
+      for (int i = 1; i < argc; ++i) arguments[count++] = argv[i];
+      arguments[count] = nullptr;
+      ::execv(sidecar.cudnnenv, arguments);
+      std::fprintf(stderr, "cudnnenv-shim: error: cannot start '%s': %s\n", sidecar.cudnnenv, std::strerror(errno));
+      return 127;
+    }
+  }
+
+  prepend("LD_LIBRARY_PATH", library_dir);
+  ::setenv("CUDNNENV_PIN_DIR", library_dir, 1);
+  if (sidecar.audit[0]) prepend("LD_AUDIT", sidecar.audit);
+
+  // args = ... is split on spaces (no quoting): enough for flags like -X utf8.
+  arguments[count++] = target;
   for (char* token = std::strtok(sidecar.args, " \t"); token && count < 2048; token = std::strtok(nullptr, " \t")) {
     arguments[count++] = token;
   }
-  for (int i = 1; i < argc && count < 4095; ++i) {
-    arguments[count++] = argv[i];
-  }
+  for (int i = 1; i < argc; ++i) arguments[count++] = argv[i];
   arguments[count] = nullptr;
-  ::execv(sidecar.path, arguments);
-  std::fprintf(stderr, "cudnnenv-shim: error: cannot start '%s': %s\n", sidecar.path, std::strerror(errno));
+  ::execv(target, arguments);
+  std::fprintf(stderr, "cudnnenv-shim: error: cannot start '%s': %s\n", target, std::strerror(errno));
   return 127;
 }

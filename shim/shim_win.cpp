@@ -1,19 +1,27 @@
-// cudnnenv-shim.exe on Windows: copied as NAME.exe beside NAME.shim (as
-// scoop's shims are). It puts the tree's bin folder first on the child's
-// PATH and calls SetDllDirectoryW(bin), which real Windows passes to child
-// processes (Wine does not: under Wine, PATH alone carries the pin). The
-// child starts suspended, joins a job object that dies with the launcher,
-// then runs; Ctrl-C and Ctrl-Break are left to it, and its exit code is
-// returned. Reporting loads and policy checks belong to the launcher issue.
+// cudnnenv-shim.exe on Windows: `cudnnenv shim add NAME` makes NAME.exe in
+// the shims folder a hard link (or copy) of it, with NAME.shim beside it
+// (scoop's layout). Started as NAME.exe, it finds which tree is selected
+// here from a cached decision (launch_key.hpp), puts the tree's bin folder
+// first on the child's PATH and calls SetDllDirectoryW(bin), which real
+// Windows passes to child processes (Wine does not: under Wine, PATH alone
+// carries the pin). The child starts suspended, joins a job object that dies
+// with the launcher, then runs; Ctrl-C and Ctrl-Break are left to it, and its
+// exit code is returned. Without a cached decision it runs `cudnnenv exec`,
+// which resolves, checks, records one and starts the program.
 #include <windows.h>
 
 #include <cstdio>
+#include <cstdlib>
 #include <cstring>
 #include <string>
 
+#include "launch_key.hpp"
 #include "sidecar.hpp"
 
 namespace {
+
+using cudnnenv::shim::k_key_max;
+using cudnnenv::shim::k_path_max;
 
 std::wstring widen(const char* text) {
   const int length = ::MultiByteToWideChar(CP_UTF8, 0, text, -1, nullptr, 0);
@@ -25,6 +33,26 @@ std::wstring widen(const char* text) {
 int fail(const wchar_t* what, const std::wstring& detail) {
   std::fwprintf(stderr, L"cudnnenv-shim: error: %ls%ls\n", what, detail.c_str());
   return 127;
+}
+
+// One argument quoted by the rules the MSVC runtime splits command lines with.
+std::wstring quote(const std::wstring& argument) {
+  if (!argument.empty() && argument.find_first_of(L" \t\n\v\"") == std::wstring::npos) {
+    return argument;
+  }
+  std::wstring quoted = L"\"";
+  std::size_t backslashes = 0;
+  for (wchar_t c : argument) {
+    if (c == L'\\') {
+      ++backslashes;
+      continue;
+    }
+    quoted.append(c == L'"' ? backslashes * 2 + 1 : backslashes, L'\\');
+    backslashes = 0;
+    quoted += c;
+  }
+  quoted.append(backslashes * 2, L'\\');
+  return quoted + L"\"";
 }
 
 // The part of the command line after argv[0], by the rules the MSVC runtime
@@ -44,71 +72,155 @@ const wchar_t* after_program_name(const wchar_t* line) {
   return line;
 }
 
-BOOL WINAPI ignore_control(DWORD) { return TRUE; }  // the child handles Ctrl-C
+bool same_file(const std::wstring& a, const std::wstring& b) {
+  auto identify = [](const std::wstring& path, BY_HANDLE_FILE_INFORMATION& info) {
+    HANDLE file = ::CreateFileW(path.c_str(), 0, FILE_SHARE_READ | FILE_SHARE_WRITE | FILE_SHARE_DELETE, nullptr,
+                                OPEN_EXISTING, FILE_FLAG_BACKUP_SEMANTICS, nullptr);
+    if (file == INVALID_HANDLE_VALUE) return false;
+    const BOOL got = ::GetFileInformationByHandle(file, &info);
+    ::CloseHandle(file);
+    return got != FALSE;
+  };
+  BY_HANDLE_FILE_INFORMATION first{}, second{};
+  return identify(a, first) && identify(b, second) && first.dwVolumeSerialNumber == second.dwVolumeSerialNumber &&
+         first.nFileIndexHigh == second.nFileIndexHigh && first.nFileIndexLow == second.nFileIndexLow;
+}
+
+// NAME.exe (or .com) on PATH, skipping the shims folder, in any spelling,
+// and any file that is this launcher (a hard link of it elsewhere).
+std::wstring find_target(const std::wstring& name, const std::wstring& shims_dir, const std::wstring& self) {
+  std::wstring path(32767, L'\0');
+  path.resize(::GetEnvironmentVariableW(L"PATH", path.data(), static_cast<DWORD>(path.size())));
+  std::size_t start = 0;
+  while (start <= path.size()) {
+    std::size_t end = path.find(L';', start);
+    if (end == std::wstring::npos) end = path.size();
+    std::wstring folder = path.substr(start, end - start);
+    start = end + 1;
+    while (!folder.empty() && (folder.back() == L'\\' || folder.back() == L'/')) folder.pop_back();
+    if (folder.empty() || ::CompareStringOrdinal(folder.c_str(), -1, shims_dir.c_str(), -1, TRUE) == CSTR_EQUAL) {
+      continue;
+    }
+    for (const wchar_t* extension : {L".exe", L".com"}) {
+      const std::wstring candidate = folder + L"\\" + name + extension;
+      const DWORD attributes = ::GetFileAttributesW(candidate.c_str());
+      if (attributes != INVALID_FILE_ATTRIBUTES && !(attributes & FILE_ATTRIBUTE_DIRECTORY) &&
+          !same_file(candidate, self)) {
+        return candidate;
+      }
+    }
+  }
+  return {};
+}
+
+// A whole small file; its size, or -1.
+long read_small(const std::wstring& path, char* text, DWORD size) {
+  HANDLE file = ::CreateFileW(path.c_str(), GENERIC_READ, FILE_SHARE_READ | FILE_SHARE_DELETE, nullptr, OPEN_EXISTING,
+                              0, nullptr);
+  if (file == INVALID_HANDLE_VALUE) return -1;
+  DWORD got = 0;
+  const BOOL read = ::ReadFile(file, text, size, &got, nullptr);
+  ::CloseHandle(file);
+  return read ? static_cast<long>(got) : -1;
+}
+
+BOOL WINAPI leave_to_child(DWORD) { return TRUE; }  // the child handles Ctrl-C
+
+int run(const std::wstring& program, std::wstring& command_line) {
+  HANDLE job = ::CreateJobObjectW(nullptr, nullptr);
+  JOBOBJECT_EXTENDED_LIMIT_INFORMATION limits{};
+  limits.BasicLimitInformation.LimitFlags = JOB_OBJECT_LIMIT_KILL_ON_JOB_CLOSE;
+  ::SetInformationJobObject(job, JobObjectExtendedLimitInformation, &limits, sizeof limits);
+  // Before the start: a Ctrl-C in between would end this launcher and, through
+  // the job, the child (scoop's shim does the same).
+  ::SetConsoleCtrlHandler(leave_to_child, TRUE);
+  STARTUPINFOW startup{};
+  startup.cb = sizeof startup;
+  PROCESS_INFORMATION process{};
+  if (!::CreateProcessW(program.c_str(), command_line.data(), nullptr, nullptr, TRUE, CREATE_SUSPENDED, nullptr,
+                        nullptr, &startup, &process)) {
+    return fail(L"cannot start ", program);
+  }
+  ::AssignProcessToJobObject(job, process.hProcess);
+  ::ResumeThread(process.hThread);
+  ::WaitForSingleObject(process.hProcess, INFINITE);
+  DWORD code = 0;
+  ::GetExitCodeProcess(process.hProcess, &code);
+  return static_cast<int>(code);
+}
 
 }  // namespace
 
 int wmain() {
   std::wstring self(32768, L'\0');
   self.resize(::GetModuleFileNameW(nullptr, self.data(), static_cast<DWORD>(self.size())));
-  std::wstring sidecar_path = self;
-  const std::size_t dot = sidecar_path.rfind(L'.');
-  sidecar_path = (dot != std::wstring::npos ? sidecar_path.substr(0, dot) : sidecar_path) + L".shim";
-
-  HANDLE file = ::CreateFileW(sidecar_path.c_str(), GENERIC_READ, FILE_SHARE_READ, nullptr, OPEN_EXISTING, 0, nullptr);
-  if (file == INVALID_HANDLE_VALUE) {
+  const std::size_t slash = self.find_last_of(L"\\/");
+  const std::wstring shims_dir = self.substr(0, slash);
+  std::wstring name = self.substr(slash + 1);
+  if (name.size() > 4 && ::CompareStringOrdinal(name.c_str() + name.size() - 4, -1, L".exe", -1, TRUE) == CSTR_EQUAL) {
+    name.resize(name.size() - 4);
+  }
+  const std::wstring sidecar_path = shims_dir + L"\\" + name + L".shim";
+  static char text[16384];
+  const long size = read_small(sidecar_path, text, sizeof text);
+  if (size < 0) {
     return fail(L"cannot read ", sidecar_path);
   }
-  static char text[16384];
-  DWORD size = 0;
-  ::ReadFile(file, text, sizeof text, &size, nullptr);
-  ::CloseHandle(file);
   static cudnnenv::shim::Sidecar sidecar;
   char error[256];
-  if (!cudnnenv::shim::parse_sidecar(text, size, sidecar, error, sizeof error)) {
+  if (!cudnnenv::shim::parse_sidecar(text, static_cast<std::size_t>(size), sidecar, error, sizeof error)) {
     return fail(L"", sidecar_path + L": " + widen(error));
   }
-  const std::wstring target = widen(sidecar.path);
-  if (::CompareStringOrdinal(target.c_str(), -1, self.c_str(), -1, TRUE) == CSTR_EQUAL) {
+
+  // A shim that reaches itself again and again stops instead of spawning forever.
+  wchar_t depth_text[16] = {};
+  ::GetEnvironmentVariableW(L"CUDNNENV_SHIM_DEPTH", depth_text, 16);
+  const int depth = _wtoi(depth_text);
+  if (depth >= 16) {
+    return fail(L"16 shims started one another: a loop? the last was ", self);
+  }
+  ::SetEnvironmentVariableW(L"CUDNNENV_SHIM_DEPTH", std::to_wstring(depth + 1).c_str());
+
+  const wchar_t* rest = after_program_name(::GetCommandLineW());
+  const std::wstring target = sidecar.path[0] ? widen(sidecar.path) : find_target(name, shims_dir, self);
+  std::wstring library_dir = widen(sidecar.library_dir);
+  if (library_dir.empty() || target.empty()) {
+    static char key[k_key_max];
+    static char cache_path[k_path_max + 64];
+    static char cached[k_key_max + 3 * k_path_max];
+    static cudnnenv::shim::LaunchDecision decision;
+    long cached_size = -1;
+    if (!target.empty() && cudnnenv::shim::launch_key(sidecar.root, key, sizeof key) &&
+        cudnnenv::shim::launch_cache_path(sidecar.root, key, cache_path, sizeof cache_path)) {
+      cached_size = read_small(widen(cache_path), cached, sizeof cached);
+    }
+    if (cached_size > 0 && cudnnenv::shim::read_decision(cached, static_cast<std::size_t>(cached_size), key, decision)) {
+      library_dir = widen(decision.library_dir);
+    } else if (sidecar.cudnnenv[0] == '\0') {
+      return fail(L"not on PATH outside the shims folder: ", name);
+    } else {
+      // The slow path: cudnnenv resolves, checks, records the decision and
+      // starts the program (or says why it cannot); its exit code is returned.
+      const std::wstring program = widen(sidecar.cudnnenv);
+      std::wstring command_line = quote(program) + L" --root " + quote(widen(sidecar.root)) + L" exec --shims-dir " +
+                                  quote(shims_dir) + L" -- " + quote(sidecar.path[0] ? widen(sidecar.path) : name);
+      if (sidecar.args[0] != '\0') command_line += L" " + widen(sidecar.args);
+      if (*rest) command_line += std::wstring(L" ") + rest;
+      return run(program, command_line);
+    }
+  }
+  if (same_file(target, self)) {
     return fail(L"the shim would start itself: ", sidecar_path);
   }
+  std::wstring path(32767, L'\0');
+  path.resize(::GetEnvironmentVariableW(L"PATH", path.data(), static_cast<DWORD>(path.size())));
+  const std::wstring pinned = path.empty() ? library_dir : library_dir + L";" + path;
+  ::SetEnvironmentVariableW(L"PATH", pinned.c_str());  // inherited by the child: what Wine honours
+  ::SetEnvironmentVariableW(L"CUDNNENV_PIN_DIR", library_dir.c_str());
+  ::SetDllDirectoryW(library_dir.c_str());             // inherited on real Windows, ahead of PATH
 
-  if (sidecar.library_dir[0] != '\0') {
-    const std::wstring bin = widen(sidecar.library_dir);
-    std::wstring path(32767, L'\0');
-    path.resize(::GetEnvironmentVariableW(L"PATH", path.data(), static_cast<DWORD>(path.size())));
-    const std::wstring pinned = path.empty() ? bin : bin + L";" + path;
-    ::SetEnvironmentVariableW(L"PATH", pinned.c_str());  // inherited by the child: what Wine honours
-    ::SetDllDirectoryW(bin.c_str());                     // inherited on real Windows, ahead of PATH
-  }
-
-  std::wstring command_line = L"\"" + target + L"\"";
-  if (sidecar.args[0] != '\0') {
-    command_line += L" " + widen(sidecar.args);
-  }
-  const wchar_t* rest = after_program_name(::GetCommandLineW());
-  if (*rest) {
-    command_line += L" ";
-    command_line += rest;
-  }
-
-  HANDLE job = ::CreateJobObjectW(nullptr, nullptr);
-  JOBOBJECT_EXTENDED_LIMIT_INFORMATION limits{};
-  limits.BasicLimitInformation.LimitFlags = JOB_OBJECT_LIMIT_KILL_ON_JOB_CLOSE;
-  ::SetInformationJobObject(job, JobObjectExtendedLimitInformation, &limits, sizeof limits);
-
-  STARTUPINFOW startup{};
-  startup.cb = sizeof startup;
-  PROCESS_INFORMATION process{};
-  if (!::CreateProcessW(target.c_str(), command_line.data(), nullptr, nullptr, TRUE, CREATE_SUSPENDED, nullptr,
-                        nullptr, &startup, &process)) {
-    return fail(L"cannot start ", target);
-  }
-  ::AssignProcessToJobObject(job, process.hProcess);
-  ::SetConsoleCtrlHandler(ignore_control, TRUE);
-  ::ResumeThread(process.hThread);
-  ::WaitForSingleObject(process.hProcess, INFINITE);
-  DWORD code = 0;
-  ::GetExitCodeProcess(process.hProcess, &code);
-  return static_cast<int>(code);
+  std::wstring command_line = quote(target);
+  if (sidecar.args[0] != '\0') command_line += L" " + widen(sidecar.args);
+  if (*rest) command_line += std::wstring(L" ") + rest;
+  return run(target, command_line);
 }

@@ -54,14 +54,19 @@ bool parse_sidecar(const char* text, std::size_t size, Sidecar& sidecar, char* e
       const char* value = skip_blank(equals + 1, content_end);
       const std::size_t key_length = static_cast<std::size_t>(key_end - p);
       char* target = nullptr;
-      if (key_length == 4 && std::memcmp(p, "path", 4) == 0) {
-        target = sidecar.path;
-      } else if (key_length == 11 && std::memcmp(p, "library_dir", 11) == 0) {
-        target = sidecar.library_dir;
-      } else if (key_length == 4 && std::memcmp(p, "args", 4) == 0) {
-        target = sidecar.args;
-      } else {
-        std::snprintf(error, error_size, "line %d: unknown key '%.*s' (known: path, library_dir, args)",
+      const struct {
+        const char* name;
+        char* field;
+      } keys[] = {{"path", sidecar.path},         {"library_dir", sidecar.library_dir}, {"args", sidecar.args},
+                  {"cudnnenv", sidecar.cudnnenv}, {"root", sidecar.root},               {"audit", sidecar.audit}};
+      for (const auto& key : keys) {
+        if (key_length == std::strlen(key.name) && std::memcmp(p, key.name, key_length) == 0) {
+          target = key.field;
+        }
+      }
+      if (!target) {
+        std::snprintf(error, error_size,
+                      "line %d: unknown key '%.*s' (known: cudnnenv, root, audit, path, args, library_dir)",
                       line_number, static_cast<int>(key_length), p);
         return false;
       }
@@ -72,8 +77,12 @@ bool parse_sidecar(const char* text, std::size_t size, Sidecar& sidecar, char* e
     }
     line = line_end + 1;
   }
-  if (sidecar.path[0] == '\0') {
-    std::snprintf(error, error_size, "no 'path = ...' line");
+  if (sidecar.path[0] == '\0' && sidecar.cudnnenv[0] == '\0') {
+    std::snprintf(error, error_size, "neither 'path = ...' nor 'cudnnenv = ...': recreate it with 'cudnnenv shim add'");
+    return false;
+  }
+  if (sidecar.library_dir[0] == '\0' && (sidecar.cudnnenv[0] == '\0' || sidecar.root[0] == '\0')) {
+    std::snprintf(error, error_size, "no 'library_dir = ...', and no 'cudnnenv = ...' and 'root = ...' to select one");
     return false;
   }
   return true;

@@ -1,9 +1,12 @@
-// The NAME.shim file beside a launcher (as scoop's shims have): which
-// program to start and which tree's library folder to put first.
+// The NAME.shim file beside a launcher (as scoop's shims have), written by
+// `cudnnenv shim add`:
 //
-//   path = /usr/bin/python3            # the program to start
-//   library_dir = /store/tree/lib      # the pinned tree's library folder
+//   cudnnenv = /opt/cudnnenv/bin/cudnnenv  # for the slow path: `cudnnenv exec`
+//   root = /home/me/.local/share/cudnnenv  # the store the shim belongs to
+//   audit = /opt/cudnnenv/bin/libcudnnenv-audit.so   # Linux: the LD_AUDIT module
+//   path = /usr/bin/python3            # optional: the program to start (else NAME on PATH, shims skipped)
 //   args = -X utf8                     # optional, inserted before the user's arguments
+//   library_dir = /store/tree/lib      # optional: a fixed pin instead of the selection
 //
 // Lines are `key = value`; '#' starts a comment line; unknown keys are errors.
 // Kept free of the C++ library's heavier parts: the launcher starts before
@@ -18,6 +21,9 @@ struct Sidecar {
   char path[4096] = {};
   char library_dir[4096] = {};
   char args[4096] = {};
+  char cudnnenv[4096] = {};
+  char root[4096] = {};
+  char audit[4096] = {};
 };
 
 // Parses `text` (`size` bytes, UTF-8). On failure returns false and writes a

@@ -77,6 +77,7 @@ int run(std::vector<std::string> arguments) {
   register_untrust(app, context);
   register_verify(app, context);
   register_exec(app, context);
+  register_shim(app, context);
 
   std::vector<const char*> argv;
   for (const auto& argument : arguments) {

@@ -4,6 +4,7 @@
 #include "cli/context.hpp"
 #include "cli/output.hpp"
 #include "launch.hpp"
+#include "launch_key.hpp"
 #include "pin_policy.hpp"
 #include "resolve.hpp"
 #include "util/fs.hpp"
@@ -30,6 +31,31 @@ void note(const std::string& text) { std::fprintf(stderr, "cudnnenv: note: %s\n"
 
 std::filesystem::path audit_module_beside(const fs::path& program) {
   return program.parent_path() / "libcudnnenv-audit.so";
+}
+
+// A shim's slow path: record the decision, so the shim's next start in the
+// same situation takes its fast path (shim/launch_key.hpp).
+void remember_for_shims(const Context& context, const TreeRecord& tree) {
+  const std::string root = context.root_option.empty() ? util::to_utf8(context.store().root()) : context.root_option;
+  static char key[shim::k_key_max];
+  static char path[shim::k_path_max + 64];
+  static char text[shim::k_key_max + 3 * shim::k_path_max];
+  shim::LaunchDecision decision;
+  const std::string library_dir = util::to_utf8(tree.resolve(tree.library_dir));
+  const std::string library = util::to_utf8(tree.library_path());
+  if (library_dir.size() >= sizeof decision.library_dir || library.size() >= sizeof decision.library ||
+      !shim::launch_key(root.c_str(), key, sizeof key) || !shim::launch_cache_path(root.c_str(), key, path, sizeof path) ||
+      !shim::file_identity(library.c_str(), decision.library_id, sizeof decision.library_id)) {
+    return;
+  }
+  std::snprintf(decision.library_dir, sizeof decision.library_dir, "%s", library_dir.c_str());
+  std::snprintf(decision.library, sizeof decision.library, "%s", library.c_str());
+  if (shim::format_decision(key, decision, text, sizeof text)) {
+    std::error_code ec;
+    const fs::path file = util::path_from_utf8(path);
+    fs::create_directories(file.parent_path(), ec);
+    (void)util::write_file_atomic(file, text);  // a cache: without it the next start takes this path again
+  }
 }
 
 Result<int> run_exec(const ExecArguments& arguments, const Context& context) {
@@ -92,6 +118,9 @@ Result<int> run_exec(const ExecArguments& arguments, const Context& context) {
   }
   for (const auto& text : plan->notes) {
     note(text);
+  }
+  if (!arguments.shims_dir.empty()) {
+    remember_for_shims(context, tree);
   }
   if (!arguments.report) {
     return launch(*plan);

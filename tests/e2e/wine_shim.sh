@@ -23,12 +23,13 @@ grep -q '"PATH"' pinned.json || fail "not found via PATH: $(cat pinned.json)"
 pass "through the shim, the tree's cudnn64_8.dll is the one that loads by name"
 
 cp "$SHIM" shims/showpath.exe
-printf 'path = C:\\windows\\system32\\cmd.exe\n' > shims/showpath.shim
+printf 'path = C:\\windows\\system32\\cmd.exe\nlibrary_dir = %s\n' "$(winpath "$WORK/tree 库/bin")" > shims/showpath.shim
 set +e; "$WINE" shims/showpath.exe /c "exit 42"; rc=$?; set -e
 expect_eq "$rc" "42" "exit code passed through"
 pass "exit code passed through"
 
-printf 'path = %s\n' "$(winpath "$WORK/shims/showpath.exe")" > shims/showpath.shim
+printf 'path = %s\nlibrary_dir = %s\n' "$(winpath "$WORK/shims/showpath.exe")" "$(winpath "$WORK/tree 库/bin")" \
+  > shims/showpath.shim
 set +e; "$WINE" shims/showpath.exe 2> err; rc=$?; set -e
 expect_eq "$rc" "127" "a shim pointing at itself"
 grep -q "the shim would start itself" err || fail "message: $(cat err)"

@@ -1,0 +1,132 @@
+#include <filesystem>
+
+#include "cli/context.hpp"
+#include "cli/output.hpp"
+#include "platform.hpp"
+#include "shims.hpp"
+#include "util/fs.hpp"
+#include "util/text.hpp"
+
+namespace cudnnenv::cli {
+
+namespace fs = std::filesystem;
+
+ShimPaths shim_paths(const Context& context) {
+  const Store store = context.store();
+  const bool windows = host_platform().os == Os::windows;
+  ShimPaths paths;
+  paths.shims_dir = store.state_directory() / "shims";
+  paths.root = store.root();
+  paths.program = util::current_executable();
+  paths.launcher = paths.program.parent_path() / (windows ? "cudnnenv-shim.exe" : "cudnnenv-shim");
+  if (!windows) {
+    paths.audit_module = paths.program.parent_path() / "libcudnnenv-audit.so";
+  }
+  return paths;
+}
+
+namespace {
+
+struct ShimArguments {
+  std::string name;
+  std::string target;
+  std::string args;
+  bool json = false;
+};
+
+toml::table shim_table(const ShimInfo& info) {
+  toml::table table;
+  table.insert("name", info.name);
+  table.insert("file", util::to_utf8(info.file));
+  table.insert("target", info.target);
+  table.insert("args", info.args);
+  table.insert("broken", info.broken);
+  if (info.broken) {
+    table.insert("problem", info.problem);
+  }
+  return table;
+}
+
+Result<int> run_add(const ShimArguments& arguments, const Context& context) {
+  ShimSpec spec;
+  spec.name = arguments.name;
+  if (!arguments.target.empty()) {
+    spec.target = util::path_from_utf8(arguments.target);
+  }
+  spec.args = arguments.args;
+  const ShimPaths paths = shim_paths(context);
+  auto added = add_shim(spec, paths);
+  if (!added) {
+    return std::move(added).error();
+  }
+  if (arguments.json) {
+    print(to_json(shim_table(*added)));
+    return 0;
+  }
+  print("added shim '" + added->name + "': " + util::to_utf8(added->file) + " starts " +
+        (added->target.empty() ? "the first '" + added->name + "' on PATH after the shims folder" : added->target) +
+        ", pinned to the tree selected where it runs\n");
+  const std::string path = context.environment.get("PATH").value_or("");
+  if (path.find(util::to_utf8(paths.shims_dir)) == std::string::npos) {
+    print("put '" + util::to_utf8(paths.shims_dir) + "' first on PATH ('cudnnenv init' does it)\n");
+  }
+  return 0;
+}
+
+Result<int> run_remove(const ShimArguments& arguments, const Context& context) {
+  if (auto removed = remove_shim(arguments.name, shim_paths(context)); !removed) {
+    return std::move(removed).error();
+  }
+  print("removed shim '" + arguments.name + "'\n");
+  return 0;
+}
+
+Result<int> run_list(const ShimArguments& arguments, const Context& context) {
+  const auto shims = list_shims(shim_paths(context));
+  if (arguments.json) {
+    toml::array array;
+    for (const auto& info : shims) array.push_back(shim_table(info));
+    print(to_json(array));
+    return 0;
+  }
+  for (const auto& info : shims) {
+    print(info.name + "  " + (info.target.empty() ? "(first on PATH)" : info.target) +
+          (info.args.empty() ? "" : "  args: " + info.args) + (info.broken ? "  BROKEN: " + info.problem : "") + "\n");
+  }
+  return 0;
+}
+
+}  // namespace
+
+void register_shim(CLI::App& app, Context& context) {
+  CLI::App* shim = app.add_subcommand(
+      "shim", "launchers in <root>/.cudnnenv/shims that start a program pinned to the tree selected where it runs");
+  shim->require_subcommand(1);
+
+  auto add_arguments = std::make_shared<ShimArguments>();
+  CLI::App* add = shim->add_subcommand("add", "create or replace the shim NAME (python, jupyter, ...)");
+  add->add_option("name", add_arguments->name, "the program's name, as typed")->required();
+  add->add_option("--target", add_arguments->target,
+                  "the program to start (default: the first NAME on PATH after the shims folder, found at each start)");
+  add->add_option("--args", add_arguments->args, "arguments put before the user's (split on spaces)");
+  add->add_flag("--json", add_arguments->json, "print the shim as JSON");
+  add->callback([add_arguments, &context] {
+    context.action = [add_arguments, &context] { return run_add(*add_arguments, context); };
+  });
+
+  auto remove_arguments = std::make_shared<ShimArguments>();
+  CLI::App* remove = shim->add_subcommand("remove", "delete the shim NAME and its .shim file");
+  remove->add_option("name", remove_arguments->name, "the shim's name")->required();
+  remove->callback([remove_arguments, &context] {
+    context.action = [remove_arguments, &context] { return run_remove(*remove_arguments, context); };
+  });
+
+  auto list_arguments = std::make_shared<ShimArguments>();
+  CLI::App* list = shim->add_subcommand("list", "the shims and what each starts");
+  list->add_flag("--json", list_arguments->json, "print them as a JSON array");
+  list->callback([list_arguments, &context] {
+    context.action = [list_arguments, &context] { return run_list(*list_arguments, context); };
+  });
+}
+
+}  // namespace cudnnenv::cli

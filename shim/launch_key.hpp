@@ -1,0 +1,56 @@
+// What a shim launch depends on, as one string, and the cached decision for
+// it: the shims' fast path and `cudnnenv exec` (which writes the decision)
+// share this code, so both compute the same key.
+//
+// The key holds everything resolution reads (resolve.hpp): CUDNNENV_VERSION,
+// CUDNNENV_VERIFY, the nearest .cudnnenv.toml by path, size and modification
+// time, the same of config.toml, of the trust folder and of the store root
+// (a tree installed or removed changes the root's time). The decision is
+// kept in <root>/.cudnnenv/cache/launch/<hash of key>, beside the key:
+//
+//   key = <the key, with newlines as '\x1f'>
+//   library_dir = /store/tree/lib
+//   library = /store/tree/lib/libcudnn.so.9
+//   library_id = <size:mtime of library when the check before the start passed>
+//
+// Written in the C subset of C++ the launcher links (no C++ library).
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+
+namespace cudnnenv::shim {
+
+constexpr std::size_t k_path_max = 4096;
+constexpr std::size_t k_key_max = 16384;
+
+// "size:mtime" of a file or folder (mtime in the platform's finest unit), or
+// false when it does not exist. Paths are UTF-8.
+bool file_identity(const char* path, char* out, std::size_t out_size);
+
+// The working folder, UTF-8.
+bool working_directory(char* out, std::size_t out_size);
+
+// An environment variable's value as UTF-8 into `out`; false when unset.
+bool environment_value(const char* name, char* out, std::size_t out_size);
+
+// The key for a launch with store root `root` from the working folder.
+bool launch_key(const char* root, char* out, std::size_t out_size);
+
+// <root>/.cudnnenv/cache/launch/<16 hex digits of the key's FNV-1a hash>.
+bool launch_cache_path(const char* root, const char* key, char* out, std::size_t out_size);
+
+struct LaunchDecision {
+  char library_dir[k_path_max] = {};
+  char library[k_path_max] = {};
+  char library_id[64] = {};
+};
+
+// Parses a cache file's `text` and accepts it only when its key is `key`
+// and the library still has the identity it had when checked.
+bool read_decision(const char* text, std::size_t size, const char* key, LaunchDecision& decision);
+
+// The cache file's text for `key` and `decision`.
+bool format_decision(const char* key, const LaunchDecision& decision, char* out, std::size_t out_size);
+
+}  // namespace cudnnenv::shim

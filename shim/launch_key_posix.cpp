@@ -1,0 +1,33 @@
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+
+#include "launch_key.hpp"
+
+namespace cudnnenv::shim {
+
+bool file_identity(const char* path, char* out, std::size_t out_size) {
+  struct stat info;
+  if (::stat(path, &info) != 0) {
+    return false;
+  }
+  std::snprintf(out, out_size, "%lld:%lld.%09ld", static_cast<long long>(info.st_size),
+                static_cast<long long>(info.st_mtim.tv_sec), static_cast<long>(info.st_mtim.tv_nsec));
+  return true;
+}
+
+bool working_directory(char* out, std::size_t out_size) { return ::getcwd(out, out_size) != nullptr; }
+
+bool environment_value(const char* name, char* out, std::size_t out_size) {
+  const char* value = std::getenv(name);
+  if (!value || std::strlen(value) + 1 > out_size) {
+    return false;
+  }
+  std::memcpy(out, value, std::strlen(value) + 1);
+  return true;
+}
+
+}  // namespace cudnnenv::shim
