@@ -12,7 +12,7 @@ packages=(
   # test fixtures: 32-bit ELF libraries, archives
   gcc-multilib zip unzip libarchive-tools xz-utils
   # shells and benches
-  bash zsh fish hyperfine strace
+  bash zsh fish hyperfine
 )
 missing=()
 for p in "${packages[@]}"; do
