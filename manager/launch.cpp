@@ -230,6 +230,7 @@ PinReport classify_loaded(const TreeRecord& tree, const fs::path& program, const
   std::error_code ec;
   const fs::path root = fs::weakly_canonical(tree.root, ec);
   const fs::path program_folder = fs::weakly_canonical(program.parent_path(), ec);
+  const fs::path working_folder = fs::current_path(ec);
   std::vector<std::string> seen;
   for (const auto& module : loaded) {
     if (!is_cudnn_file(module.path)) {
@@ -248,6 +249,11 @@ PinReport classify_loaded(const TreeRecord& tree, const fs::path& program, const
     } else if (same_file(file.parent_path(), program_folder)) {
       report.outside.push_back(shown + " (from the program's own folder, which the loader searches before PATH: "
                                        "remove or rename that copy)");
+    } else if (same_file(file.parent_path(), working_folder)) {
+      report.outside.push_back(shown + " (from the working folder, which the default search puts before PATH" +
+                               std::string(windows_host() ? "; on Windows the SetDllDirectoryW that cudnnenv sets, "
+                                                            "passed to the program, takes it out of the search)"
+                                                          : ")"));
     } else {
       report.outside.push_back(shown);
     }

@@ -136,7 +136,9 @@ Result<int> run_exec(const ExecArguments& arguments, const Context& context) {
   }
   const PinReport report = classify_loaded(tree, plan->program, loaded);
   std::string text = "cudnnenv: report: pinned to '" + tree.name + "' (cuDNN " + tree.version.str() + ", " +
-                     util::to_utf8(plan->library_dir) + "), mode " + pin_mode_name(launch_request.mode) + "\n";
+                     util::to_utf8(plan->library_dir) + ")" +
+                     (host_platform().os == Os::windows ? std::string(", PATH + SetDllDirectoryW")
+                                                        : ", mode " + pin_mode_name(launch_request.mode)) + "\n";
   if (report.inside.empty() && report.outside.empty()) {
     text += "  no cuDNN library was loaded\n";
   }

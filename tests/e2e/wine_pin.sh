@@ -1,0 +1,89 @@
+#!/usr/bin/env bash
+# Windows pinning under Wine, through `exec` and through a NAME.exe shim, with
+# fake DLL trees 8.1.0 and 8.2.0 (each the full 8.x set) and decoy
+# cudnn64_8.dll copies (8.9.7) on PATH, in the working folder and in the
+# program's folder. A program that loads cudnn64_8.dll by name prints
+# cudnnGetVersion(); --report (the debug API's DLL load events) names the
+# file. Exit codes and arguments pass through.
+#
+# What Wine cannot show: real Windows passes the launcher's SetDllDirectoryW
+# to the program, which puts the tree before System32 and takes the working
+# folder out of the search; Wine 8 passes it to no child (loader-facts.md,
+# section 5), so here a decoy in the working folder still wins, and the test
+# checks that --report names it instead of hiding it.
+CUDNNENV=$1   # build/mingw/bin/cudnnenv.exe
+FIXTURES=$2
+source "$(dirname "$0")/lib.sh"
+export LC_ALL=C.UTF-8 WINEDEBUG=-all
+
+root="$WORK/C libs 库"
+cud() { "$WINE" "$CUDNNENV" --root "$(winpath "$root")" "$@"; }
+run() { set +e; "$@" > out 2> err; rc=$?; set -e; sed -i 's/\r$//' out err; }
+
+for version in 8.1.0 8.2.0; do
+  make_windows_tree "t$version" "$FIXTURES/fake-pe64-$version.dll" "$version"
+  cud install "$(winpath "$WORK/t$version/cuda")" --name "t$version" > /dev/null
+done
+mkdir -p prog decoy work
+cp "$FIXTURES/load-cudnn.exe" prog/
+cp "$FIXTURES/fake-pe64-8.9.7.dll" decoy/cudnn64_8.dll
+program=$(winpath "$WORK/prog/load-cudnn.exe")
+export WINEPATH="$(winpath "$WORK/decoy")"
+
+run "$WINE" prog/load-cudnn.exe
+expect_eq "$(cat out)" "8907" "by name, run directly with the decoy on PATH"
+for version in 8.1.0 8.2.0; do
+  run cud exec --cudnn "t$version" --report -- "$program"
+  expect_eq "$(cat out)" "$(echo "$version" | awk -F. '{print $1*1000+$2*100+$3}')" "through exec, pinned to $version ($(cat err))"
+  expect_eq "$rc" "0" "exec --report exit code"
+  grep -q "in the tree  $(winpath "$root/t$version/bin/cudnn64_8.dll" | sed 's/\\/\\\\/g')" err || fail "report: $(cat err)"
+  if grep -q OUTSIDE err; then fail "an outside copy loaded: $(cat err)"; fi
+done
+pass "decoy 8.9.7 on PATH: directly 8907; through exec 8100 and 8200, --report names the tree's DLL"
+
+cp decoy/cudnn64_8.dll prog/
+run cud exec --cudnn t8.2.0 --report -- "$program"
+expect_eq "$rc" "4" "a decoy in the program's own folder"
+grep -q "OUTSIDE .*prog\\\\cudnn64_8.dll (from the program's own folder" err || fail "report: $(cat err)"
+rm prog/cudnn64_8.dll
+pass "a decoy in the program's folder is reported as such, exit 4"
+
+cp decoy/cudnn64_8.dll work/
+(cd work && run cud exec --cudnn t8.2.0 --report -- "$program"
+ grep -q "cudnn64_8.dll (from the working folder" err || fail "report: $(cat err)"
+ # Wine 8 loads the working folder's copy (see the top); real Windows the tree's.
+ if [ "$(cat out)" = "8907" ]; then expect_eq "$rc" "4" "working-folder decoy under Wine"; fi)
+pass "a decoy in the working folder is named by --report (Wine cannot show SetDllDirectoryW reaching the program)"
+
+for code in 0 1 42 255; do
+  run cud exec --cudnn t8.1.0 -- "$program" --exit "$code"
+  expect_eq "$rc" "$code" "exit code through exec"
+done
+arguments=("two words" 'quo"te' 'trail\' 'two\\' '中文' '' 'a\"b')
+expected='[two words][quo"te][trail\][two\\][中文][][a\"b]'
+run cud exec --cudnn t8.1.0 -- "$program" --args "${arguments[@]}"
+expect_eq "$(cat out)" "$expected" "arguments through exec"
+pass "exit codes 0, 1, 42, 255 and arguments (spaces, quotes, trailing backslashes, Chinese, empty) through exec"
+
+# The shim: NAME.exe in the shims folder, first on PATH, the program found after it.
+cud use --global t8.2.0 > /dev/null
+cud shim add load-cudnn > /dev/null
+shims="$root/.cudnnenv/shims"
+[ -f "$shims/load-cudnn.exe" ] && [ -f "$shims/load-cudnn.shim" ] || fail "shim files: $(ls "$shims")"
+export WINEPATH="$(winpath "$shims");$(winpath "$WORK/prog");$(winpath "$WORK/decoy")"
+for start in first second; do
+  run "$WINE" "$shims/load-cudnn.exe"
+  expect_eq "$(cat out)" "8200" "through the shim, $start start ($(cat err))"
+done
+[ -n "$(ls "$root/.cudnnenv/cache/launch")" ] || fail "no cached decision after the first start"
+for code in 0 1 42 255; do
+  run "$WINE" "$shims/load-cudnn.exe" --exit "$code"
+  expect_eq "$rc" "$code" "exit code through the shim"
+done
+run "$WINE" "$shims/load-cudnn.exe" --args "${arguments[@]}"
+expect_eq "$(cat out)" "$expected" "arguments through the shim"
+pass "through load-cudnn.exe (a shim): 8200, exit codes and arguments intact"
+
+mkdir -p project && printf 'cudnn = "t8.1.0"\n' > project/.cudnnenv.toml
+(cd project && run "$WINE" "$shims/load-cudnn.exe" && expect_eq "$(cat out)" "8100" "the shim in a project pinned to 8.1.0")
+pass "the shim follows .cudnnenv.toml: 8100 in the project"
