@@ -204,12 +204,16 @@ Result<LaunchPlan> plan_launch(const LaunchRequest& request) {
     environment.set("LD_LIBRARY_PATH", prepend_entry(library_dir, environment.get("LD_LIBRARY_PATH"), ':'));
     const bool audit = request.mode == PinMode::audit || !request.report_log.empty();
     if (audit) {
+      // The report's module also records every object that maps.
+      const fs::path module = request.report_log.empty()
+                                  ? request.audit_module
+                                  : request.audit_module.parent_path() / "libcudnnenv-audit-report.so";
       std::error_code ec;
-      if (!fs::is_regular_file(request.audit_module, ec)) {
-        return make_error("the audit module '" + util::to_utf8(request.audit_module) + "' is missing",
+      if (!fs::is_regular_file(module, ec)) {
+        return make_error("the audit module '" + util::to_utf8(module) + "' is missing",
                           "reinstall cudnnenv, or use --mode preload");
       }
-      environment.set("LD_AUDIT", prepend_entry(util::to_utf8(request.audit_module), environment.get("LD_AUDIT"), ':'));
+      environment.set("LD_AUDIT", prepend_entry(util::to_utf8(module), environment.get("LD_AUDIT"), ':'));
     }
     if (request.mode != PinMode::audit) {
       environment.unset("CUDNNENV_PIN_DIR");  // the audit module, if loaded for --report, only records
