@@ -1,13 +1,17 @@
 #!/usr/bin/env bash
 # What the launcher adds to a program's start, interleaved in one run
-# (ROUNDS launches each): /bin/true started directly; through the smallest
-# possible shim (a static C program that only execv()s it); through
-# cudnnenv-shim as `cudnnenv shim add` makes it, with the default policy
-# (`load`, its result cached) and a fake tree selected globally: the fast
-# path reads NAME.shim and one cached decision, stats what resolution
-# depends on, sets LD_LIBRARY_PATH and LD_AUDIT and execv()s; the same shim
-# with its sidecar's audit line removed (what the LD_AUDIT module costs the
-# program's own start); and, where they are installed, rbenv's and mise's shims.
+# (ROUNDS launches each), for two targets:
+#   a static program (`true-static`): the launcher's own cost, since the
+#     target's start does not depend on LD_LIBRARY_PATH or LD_AUDIT;
+#   /bin/true, dynamically linked: the launcher plus what the pin costs the
+#     target's dynamic loader (the LD_AUDIT module, and LD_LIBRARY_PATH, which
+#     glibc searches with its hwcaps subfolders for every library).
+# Each started directly, through the smallest possible shim (a static C
+# program that only execv()s it), and through cudnnenv-shim as `cudnnenv
+# shim add` makes it, with the default policy (`load`, its result cached)
+# and a fake tree selected globally. Then, where installed, rbenv's and
+# mise's shims against the same minimal shim, in a second interleaved run of
+# ROUNDS/10 (they take over 100 ms a start).
 # Usage: bench/shim_overhead.sh [ROUNDS]   (needs build/release)
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -19,9 +23,13 @@ work=$(mktemp -d "${TMPDIR:-/tmp}/cudnnenv-bench-XXXXXX")
 trap 'rm -rf "$work"' EXIT
 
 cc -O2 -o "$work/spawn_timer" bench/spawn_timer.c
-printf '#include <unistd.h>\nint main(int c, char** v) { (void)c; v[0] = "/bin/true"; execv("/bin/true", v); return 127; }\n' \
-  > "$work/minimal.c"
-cc -O2 -static -o "$work/minimal-shim" "$work/minimal.c"
+printf 'int main(void) { return 0; }\n' > "$work/true-static.c"
+cc -O2 -static -o "$work/true-static" "$work/true-static.c"
+for target in /bin/true "$work/true-static"; do
+  printf '#include <unistd.h>\nint main(int c, char** v) { (void)c; v[0] = "%s"; execv(v[0], v); return 127; }\n' \
+    "$target" > "$work/minimal.c"
+  cc -O2 -static -o "$work/minimal-shim-$(basename "$target")" "$work/minimal.c"
+done
 
 source tests/e2e/trees.sh
 export CUDNNENV_ROOT="$work/store"
@@ -29,38 +37,48 @@ make_linux_tree "$work/tree" 9.1.0 "$fixtures/fake-elf64-9.1.0.so"
 "$bin/cudnnenv" install "$work/tree" --name bench > /dev/null
 "$bin/cudnnenv" use --global bench > /dev/null
 "$bin/cudnnenv" shim add true --target /bin/true > /dev/null
-"$bin/cudnnenv" shim add true-no-audit --target /bin/true > /dev/null
+"$bin/cudnnenv" shim add true-static --target "$work/true-static" > /dev/null
 shims="$CUDNNENV_ROOT/.cudnnenv/shims"
-sed -i '/^audit = /d' "$shims/true-no-audit.shim"
 cd "$work"   # no .cudnnenv.toml above: the global default decides
-"$shims/true" && "$shims/true-no-audit"   # the first starts take the slow path and cache the decision
+"$shims/true" && "$shims/true-static"   # the first starts take the slow path and cache the decision
 
-commands=(/bin/true ::: "$work/minimal-shim" ::: "$shims/true" ::: "$shims/true-no-audit")
-labels=("direct" "minimal shim" "cudnnenv-shim (default)" "cudnnenv-shim without LD_AUDIT")
+report() {  # FILE LABELS...: the medians, and each command's added time over the first's, against the second's
+  local file=$1; shift
+  local labels=("$@") i=0
+  while read -r line; do echo "${labels[$i]}: $line"; i=$((i + 1)); done < "$file"
+  awk -v labels="$(IFS='|'; echo "${labels[*]}")" '{ m[NR] = $3 } END {
+    split(labels, name, "|")
+    minimal = m[2] - m[1]
+    printf "added to a start (median): minimal shim %.0f us\n", minimal
+    for (i = 3; i <= NR; i++) printf "  %s: %.0f us, ratio to the minimal shim %.2f\n", name[i], m[i] - m[1], (m[i] - m[1]) / minimal
+  }' "$file"
+}
+
+"$work/spawn_timer" "$rounds" "$work/true-static" ::: "$work/minimal-shim-true-static" ::: "$shims/true-static" \
+  ::: /bin/true ::: "$work/minimal-shim-true" ::: "$shims/true" > "$work/out"
+echo "a static target: the launcher alone"
+head -3 "$work/out" > "$work/static" && report "$work/static" "direct" "minimal shim" "cudnnenv-shim"
+echo "/bin/true (dynamic): the launcher and the pin"
+tail -3 "$work/out" > "$work/dynamic" && report "$work/dynamic" "direct" "minimal shim" "cudnnenv-shim (LD_AUDIT + LD_LIBRARY_PATH)"
+
+others=(/bin/true ::: "$work/minimal-shim-true")
+labels=("direct" "minimal shim")
 if command -v rbenv > /dev/null; then
   export RBENV_ROOT="$work/rbenv" RBENV_VERSION=bench
   mkdir -p "$RBENV_ROOT/versions/bench/bin" && ln -s /bin/true "$RBENV_ROOT/versions/bench/bin/true"
   rbenv rehash
-  commands+=(::: "$RBENV_ROOT/shims/true")
-  labels+=("rbenv shim")
+  others+=(::: "$RBENV_ROOT/shims/true")
+  labels+=("rbenv $(rbenv --version | cut -d' ' -f2) shim")
 fi
 if command -v mise > /dev/null; then
   # mise's shims are links to mise itself, which reads its config and execs the tool.
   export MISE_DATA_DIR="$work/mise" MISE_CONFIG_DIR="$work/mise-config"
   mkdir -p "$MISE_DATA_DIR/shims" && ln -s "$(command -v mise)" "$MISE_DATA_DIR/shims/true"
-  commands+=(::: "$MISE_DATA_DIR/shims/true")
+  others+=(::: "$MISE_DATA_DIR/shims/true")
   labels+=("mise shim")
 fi
-
-"$work/spawn_timer" "$rounds" "${commands[@]}" > "$work/out"
-i=0
-while read -r line; do
-  echo "${labels[$i]}: $line"
-  i=$((i + 1))
-done < "$work/out"
-awk -v labels="$(IFS='|'; echo "${labels[*]}")" '{ m[NR] = $3 } END {
-  split(labels, name, "|")
-  minimal = m[2] - m[1]
-  printf "added to a start (median): minimal shim %.0f us\n", minimal
-  for (i = 3; i <= NR; i++) printf "  %s: %.0f us, ratio to the minimal shim %.2f\n", name[i], m[i] - m[1], (m[i] - m[1]) / minimal
-}' "$work/out"
+if [ ${#labels[@]} -gt 2 ]; then
+  echo
+  "$work/spawn_timer" "$((rounds / 10 > 20 ? rounds / 10 : 20))" "${others[@]}" > "$work/others"
+  report "$work/others" "${labels[@]}"
+fi

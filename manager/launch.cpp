@@ -24,9 +24,11 @@ bool same_file(const fs::path& a, const fs::path& b) {
   return fs::equivalent(a, b, ec);
 }
 
+// In a skipped folder, or the same file as the one of that name there (a
+// link to a shim, or a shim reached through another spelling of its path).
 bool in_skipped(const fs::path& candidate, const std::vector<fs::path>& skip) {
   for (const auto& folder : skip) {
-    if (same_file(candidate.parent_path(), folder)) {
+    if (same_file(candidate.parent_path(), folder) || same_file(candidate, folder / candidate.filename())) {
       return true;
     }
   }

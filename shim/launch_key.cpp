@@ -1,9 +1,39 @@
 #include "launch_key.hpp"
 
-#include <cstdio>
 #include <cstring>
 
 namespace cudnnenv::shim {
+
+TextBuffer::TextBuffer(char* data, std::size_t size) : m_data(data), m_size(size) {
+  m_ok = size > 0;
+  if (m_ok) data[0] = '\0';
+}
+
+TextBuffer& TextBuffer::add(const char* text, std::size_t length) {
+  if (!m_ok || m_used + length + 1 > m_size) {
+    m_ok = false;
+    return *this;
+  }
+  std::memcpy(m_data + m_used, text, length);
+  m_used += length;
+  m_data[m_used] = '\0';
+  return *this;
+}
+
+TextBuffer& TextBuffer::add(const char* text) { return add(text, std::strlen(text)); }
+
+TextBuffer& TextBuffer::add_number(unsigned long long value, unsigned base, int min_digits) {
+  char digits[64];
+  int count = 0;
+  do {
+    digits[count++] = "0123456789abcdef"[value % base];
+    value /= base;
+  } while (value > 0 && count < 64);
+  while (count < min_digits && count < 64) digits[count++] = '0';
+  char ordered[64];
+  for (int i = 0; i < count; ++i) ordered[i] = digits[count - 1 - i];
+  return add(ordered, static_cast<std::size_t>(count));
+}
 
 namespace {
 
@@ -13,21 +43,10 @@ constexpr char k_separator = '\\';
 constexpr char k_separator = '/';
 #endif
 
-// Appends "name=value\n"; false when `out` is full.
-bool append(char* out, std::size_t out_size, std::size_t& used, const char* name, const char* value) {
-  const int written = std::snprintf(out + used, out_size - used, "%s=%s\n", name, value);
-  if (written < 0 || static_cast<std::size_t>(written) >= out_size - used) {
-    return false;
-  }
-  used += static_cast<std::size_t>(written);
-  return true;
-}
-
-bool identity_or_dash(const char* path, char* out, std::size_t out_size) {
+void identity_or_dash(const char* path, char* out, std::size_t out_size) {
   if (!file_identity(path, out, out_size)) {
-    std::snprintf(out, out_size, "-");
+    TextBuffer(out, out_size).add('-');
   }
-  return true;
 }
 
 std::uint64_t fnv1a(const char* text) {
@@ -39,48 +58,46 @@ std::uint64_t fnv1a(const char* text) {
   return hash;
 }
 
-// The line "name = value" of `text`, value into `out`.
-bool line_value(const char* text, std::size_t size, const char* name, char* out, std::size_t out_size) {
+// The value of the line "name = value" in `text`, cut out in place.
+char* line_value(char* text, std::size_t size, const char* name) {
   const std::size_t name_length = std::strlen(name);
-  for (const char* line = text; line < text + size;) {
-    const char* end = static_cast<const char*>(std::memchr(line, '\n', static_cast<std::size_t>(text + size - line)));
-    if (!end) end = text + size;
-    if (static_cast<std::size_t>(end - line) > name_length + 3 && std::memcmp(line, name, name_length) == 0 &&
+  for (char* line = text; line < text + size;) {
+    // A line ends at '\n', or at a NUL left by an earlier call.
+    char* end = line;
+    while (end < text + size && *end != '\n' && *end != '\0') ++end;
+    if (static_cast<std::size_t>(end - line) >= name_length + 3 && std::memcmp(line, name, name_length) == 0 &&
         std::memcmp(line + name_length, " = ", 3) == 0) {
-      const std::size_t length = static_cast<std::size_t>(end - line) - name_length - 3;
-      if (length + 1 > out_size) return false;
-      std::memcpy(out, line + name_length + 3, length);
-      out[length] = '\0';
-      return true;
+      *end = '\0';
+      return line + name_length + 3;
     }
     line = end + 1;
   }
-  return false;
+  return nullptr;
 }
 
 }  // namespace
 
 bool launch_key(const char* root, char* out, std::size_t out_size) {
-  std::size_t used = 0;
+  TextBuffer key(out, out_size);
   char value[k_path_max];
   char identity[64];
-  char path[k_path_max + 64];
-  out[0] = '\0';
-  if (!append(out, out_size, used, "v", "1")) return false;
+  char path_text[k_path_max + 64];
+  key.add("v=1\n");
   const char* const variables[] = {"CUDNNENV_VERSION", "CUDNNENV_VERIFY"};
   for (const char* name : variables) {
     if (!environment_value(name, value, sizeof value)) value[0] = '\0';
-    if (!append(out, out_size, used, name, value)) return false;
+    key.add(name).add('=').add(value).add('\n');
   }
   // The nearest project file, from the working folder up.
   char folder[k_path_max];
   if (!working_directory(folder, sizeof folder)) return false;
   bool found = false;
-  const char separator[2] = {k_separator, '\0'};
   for (;;) {
-    std::snprintf(path, sizeof path, "%s%s.cudnnenv.toml", folder,
-                  folder[0] && folder[std::strlen(folder) - 1] == k_separator ? "" : separator);
-    if (file_identity(path, identity, sizeof identity)) {
+    TextBuffer path(path_text, sizeof path_text);
+    path.add(folder);
+    if (!(folder[0] && folder[std::strlen(folder) - 1] == k_separator)) path.add(k_separator);
+    path.add(".cudnnenv.toml");
+    if (path.ok() && file_identity(path_text, identity, sizeof identity)) {
       found = true;
       break;
     }
@@ -97,57 +114,59 @@ bool launch_key(const char* root, char* out, std::size_t out_size) {
       *last = '\0';
     }
   }
+  key.add("project=");
   if (found) {
-    char entry[k_path_max + 128];
-    std::snprintf(entry, sizeof entry, "%s@%s", path, identity);
-    if (!append(out, out_size, used, "project", entry)) return false;
-  } else if (!append(out, out_size, used, "project", "-")) {
-    return false;
+    key.add(path_text).add('@').add(identity);
+  } else {
+    key.add('-');
   }
+  key.add('\n');
   const struct {
     const char* name;
     const char* relative;
-  } state[] = {{"config", ".cudnnenv/config.toml"}, {"trusted", ".cudnnenv/trusted"}, {"root", ""}};
+  } state[] = {{"config", "/.cudnnenv/config.toml"}, {"trusted", "/.cudnnenv/trusted"}, {"root", ""}};
   for (const auto& item : state) {
-    std::snprintf(path, sizeof path, "%s%s%s", root, item.relative[0] ? "/" : "", item.relative);
-    identity_or_dash(path, identity, sizeof identity);
-    if (!append(out, out_size, used, item.name, identity)) return false;
+    TextBuffer path(path_text, sizeof path_text);
+    path.add(root).add(item.relative);
+    identity_or_dash(path_text, identity, sizeof identity);
+    key.add(item.name).add('=').add(identity).add('\n');
   }
-  return true;
+  return key.ok();
 }
 
 bool launch_cache_path(const char* root, const char* key, char* out, std::size_t out_size) {
-  const int written = std::snprintf(out, out_size, "%s/.cudnnenv/cache/launch/%016llx", root,
-                                    static_cast<unsigned long long>(fnv1a(key)));
-  return written > 0 && static_cast<std::size_t>(written) < out_size;
+  return TextBuffer(out, out_size).add(root).add("/.cudnnenv/cache/launch/").add_number(fnv1a(key), 16, 16).ok();
 }
 
 bool format_decision(const char* key, const LaunchDecision& decision, char* out, std::size_t out_size) {
-  std::size_t used = static_cast<std::size_t>(std::snprintf(out, out_size, "key = "));
-  for (const char* p = key; *p && used + 1 < out_size; ++p) {
-    out[used++] = *p == '\n' ? '\x1f' : *p;
+  TextBuffer text(out, out_size);
+  text.add("key = ");
+  for (const char* p = key; *p; ++p) {
+    text.add(*p == '\n' ? '\x1f' : *p);
   }
-  const int written = std::snprintf(out + used, out_size - used, "\nlibrary_dir = %s\nlibrary = %s\nlibrary_id = %s\n",
-                                    decision.library_dir, decision.library, decision.library_id);
-  return used < out_size && written > 0 && static_cast<std::size_t>(written) < out_size - used;
+  text.add("\nlibrary_dir = ").add(decision.library_dir).add("\nlibrary = ").add(decision.library);
+  text.add("\nlibrary_id = ").add(decision.library_id).add('\n');
+  return text.ok();
 }
 
-bool read_decision(const char* text, std::size_t size, const char* key, LaunchDecision& decision) {
-  static char stored[k_key_max];
-  if (!line_value(text, size, "key", stored, sizeof stored)) return false;
+bool read_decision(char* text, std::size_t size, const char* key, LaunchDecision& decision) {
+  text[size] = '\0';
+  // The key line first: it is compared before anything is cut out after it.
+  const char* stored = line_value(text, size, "key");
+  if (!stored) return false;
   const char* a = stored;
   const char* b = key;
   for (; *a && *b; ++a, ++b) {
     if (*a != (*b == '\n' ? '\x1f' : *b)) return false;
   }
   if (*a || *b) return false;
-  if (!line_value(text, size, "library_dir", decision.library_dir, sizeof decision.library_dir) ||
-      !line_value(text, size, "library", decision.library, sizeof decision.library) ||
-      !line_value(text, size, "library_id", decision.library_id, sizeof decision.library_id)) {
-    return false;
-  }
+  const char* library_dir = line_value(text, size, "library_dir");
+  const char* library = line_value(text, size, "library");
+  const char* library_id = line_value(text, size, "library_id");
+  if (!library_dir || !library || !library_id) return false;
+  decision = LaunchDecision{library_dir, library, library_id};
   char now[64];
-  return file_identity(decision.library, now, sizeof now) && std::strcmp(now, decision.library_id) == 0;
+  return file_identity(library, now, sizeof now) && std::strcmp(now, library_id) == 0;
 }
 
 }  // namespace cudnnenv::shim

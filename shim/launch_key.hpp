@@ -24,6 +24,26 @@ namespace cudnnenv::shim {
 constexpr std::size_t k_path_max = 4096;
 constexpr std::size_t k_key_max = 16384;
 
+// Text appended to a fixed buffer, always NUL-terminated; `ok` turns false
+// for good when something did not fit. (printf's machinery alone would touch
+// more pages of the launcher than all of its own work.)
+class TextBuffer {
+ public:
+  TextBuffer(char* data, std::size_t size);
+  TextBuffer& add(const char* text, std::size_t length);
+  TextBuffer& add(const char* text);
+  TextBuffer& add(char c) { return add(&c, 1); }
+  TextBuffer& add_number(unsigned long long value, unsigned base = 10, int min_digits = 1);
+  bool ok() const { return m_ok; }
+  std::size_t size() const { return m_used; }
+
+ private:
+  char* m_data;
+  std::size_t m_size;
+  std::size_t m_used = 0;
+  bool m_ok = true;
+};
+
 // "size:mtime" of a file or folder (mtime in the platform's finest unit), or
 // false when it does not exist. Paths are UTF-8.
 bool file_identity(const char* path, char* out, std::size_t out_size);
@@ -40,15 +60,18 @@ bool launch_key(const char* root, char* out, std::size_t out_size);
 // <root>/.cudnnenv/cache/launch/<16 hex digits of the key's FNV-1a hash>.
 bool launch_cache_path(const char* root, const char* key, char* out, std::size_t out_size);
 
+// The values point into the text they were read from (or, when writing, to
+// the caller's strings).
 struct LaunchDecision {
-  char library_dir[k_path_max] = {};
-  char library[k_path_max] = {};
-  char library_id[64] = {};
+  const char* library_dir = "";
+  const char* library = "";
+  const char* library_id = "";
 };
 
-// Parses a cache file's `text` and accepts it only when its key is `key`
-// and the library still has the identity it had when checked.
-bool read_decision(const char* text, std::size_t size, const char* key, LaunchDecision& decision);
+// Parses a cache file's `text` in place (values are cut out with NULs, so
+// `text` needs room for one byte past `size`) and accepts it only when its
+// key is `key` and the library still has the identity it had when checked.
+bool read_decision(char* text, std::size_t size, const char* key, LaunchDecision& decision);
 
 // The cache file's text for `key` and `decision`.
 bool format_decision(const char* key, const LaunchDecision& decision, char* out, std::size_t out_size);

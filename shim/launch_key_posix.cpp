@@ -1,7 +1,6 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include <cstdio>
 #include <cstdlib>
 #include <cstring>
 
@@ -14,9 +13,11 @@ bool file_identity(const char* path, char* out, std::size_t out_size) {
   if (::stat(path, &info) != 0) {
     return false;
   }
-  std::snprintf(out, out_size, "%lld:%lld.%09ld", static_cast<long long>(info.st_size),
-                static_cast<long long>(info.st_mtim.tv_sec), static_cast<long>(info.st_mtim.tv_nsec));
-  return true;
+  TextBuffer text(out, out_size);
+  text.add_number(static_cast<unsigned long long>(info.st_size)).add(':');
+  text.add_number(static_cast<unsigned long long>(info.st_mtim.tv_sec)).add('.');
+  text.add_number(static_cast<unsigned long long>(info.st_mtim.tv_nsec), 10, 9);
+  return text.ok();
 }
 
 bool working_directory(char* out, std::size_t out_size) { return ::getcwd(out, out_size) != nullptr; }

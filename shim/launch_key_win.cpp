@@ -27,8 +27,7 @@ bool file_identity(const char* path, char* out, std::size_t out_size) {
   const unsigned long long size = (static_cast<unsigned long long>(data.nFileSizeHigh) << 32) | data.nFileSizeLow;
   const unsigned long long time =
       (static_cast<unsigned long long>(data.ftLastWriteTime.dwHighDateTime) << 32) | data.ftLastWriteTime.dwLowDateTime;
-  std::snprintf(out, out_size, "%llu:%llu", size, time);
-  return true;
+  return TextBuffer(out, out_size).add_number(size).add(':').add_number(time).ok();
 }
 
 bool working_directory(char* out, std::size_t out_size) {

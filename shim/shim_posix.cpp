@@ -22,6 +22,7 @@ namespace {
 
 using cudnnenv::shim::k_key_max;
 using cudnnenv::shim::k_path_max;
+using cudnnenv::shim::TextBuffer;
 
 [[noreturn]] void die(const char* what, const char* detail) {
   std::fprintf(stderr, "cudnnenv-shim: error: %s%s\n", what, detail);
@@ -40,22 +41,18 @@ ssize_t read_small(const char* path, char* text, std::size_t size) {
 // `entry` first in the colon list `name`, earlier copies of it removed.
 void prepend(const char* name, const char* entry) {
   static char value[65536];
-  const char* existing = std::getenv(name);
-  std::size_t used = static_cast<std::size_t>(std::snprintf(value, sizeof value, "%s", entry));
+  TextBuffer text(value, sizeof value);
+  text.add(entry);
   const std::size_t entry_length = std::strlen(entry);
-  for (const char* p = existing; p && *p;) {
+  for (const char* p = std::getenv(name); p && *p;) {
     const char* colon = std::strchr(p, ':');
     const std::size_t length = colon ? static_cast<std::size_t>(colon - p) : std::strlen(p);
-    if (length > 0 && !(length == entry_length && std::memcmp(p, entry, length) == 0) &&
-        used + length + 2 < sizeof value) {
-      value[used++] = ':';
-      std::memcpy(value + used, p, length);
-      used += length;
-      value[used] = '\0';
+    if (length > 0 && !(length == entry_length && std::memcmp(p, entry, length) == 0)) {
+      text.add(':').add(p, length);
     }
     p = colon ? colon + 1 : nullptr;
   }
-  ::setenv(name, value, 1);
+  if (text.ok()) ::setenv(name, value, 1);
 }
 
 // NAME on PATH, skipping the shims folder and any file that is this
@@ -69,9 +66,8 @@ bool find_target(const char* name, const char* shims_dir, char* out, std::size_t
     const std::size_t length = colon ? static_cast<std::size_t>(colon - p) : std::strlen(p);
     const bool shims = length == shims_length && std::memcmp(p, shims_dir, length) == 0;
     if (length > 0 && !shims) {
-      std::snprintf(out, out_size, "%.*s/%s", static_cast<int>(length), p, name);
       struct stat candidate;
-      if (::access(out, X_OK) == 0 && ::stat(out, &candidate) == 0 && S_ISREG(candidate.st_mode) &&
+      if (TextBuffer(out, out_size).add(p, length).add('/').add(name).ok() && ::access(out, X_OK) == 0 && ::stat(out, &candidate) == 0 && S_ISREG(candidate.st_mode) &&
           !(know_self && candidate.st_dev == self.st_dev && candidate.st_ino == self.st_ino)) {
         return true;
       }
@@ -90,27 +86,26 @@ int main(int argc, char** argv) {
   static char invoked[k_path_max];
   const char* name = std::strrchr(argv[0], '/') ? std::strrchr(argv[0], '/') + 1 : argv[0];
   if (std::strchr(argv[0], '/')) {
-    std::snprintf(invoked, sizeof invoked, "%s", argv[0]);
+    if (!TextBuffer(invoked, sizeof invoked).add(argv[0]).ok()) die("path too long: ", argv[0]);
   } else {
     bool found = false;
     for (const char* p = std::getenv("PATH"); p && *p && !found;) {
       const char* colon = std::strchr(p, ':');
-      const int length = colon ? static_cast<int>(colon - p) : static_cast<int>(std::strlen(p));
-      std::snprintf(invoked, sizeof invoked, "%.*s/%s", length, p, name);
-      found = ::access(invoked, X_OK) == 0;
+      const std::size_t length = colon ? static_cast<std::size_t>(colon - p) : std::strlen(p);
+      found = TextBuffer(invoked, sizeof invoked).add(p, length).add('/').add(name).ok() && ::access(invoked, X_OK) == 0;
       p = colon ? colon + 1 : nullptr;
     }
     if (!found) die("cannot find the launcher's own file for ", name);
   }
   static char shims_dir[k_path_max];
-  std::snprintf(shims_dir, sizeof shims_dir, "%.*s", static_cast<int>(std::strrchr(invoked, '/') - invoked), invoked);
+  TextBuffer(shims_dir, sizeof shims_dir).add(invoked, static_cast<std::size_t>(std::strrchr(invoked, '/') - invoked));
 
   static char sidecar_path[k_path_max + 8];
-  std::snprintf(sidecar_path, sizeof sidecar_path, "%s.shim", invoked);
+  TextBuffer(sidecar_path, sizeof sidecar_path).add(invoked).add(".shim");
   static char text[16384];
-  const ssize_t size = read_small(sidecar_path, text, sizeof text);
+  const ssize_t size = read_small(sidecar_path, text, sizeof text - 1);
   if (size < 0) die("cannot read ", sidecar_path);
-  static Sidecar sidecar;
+  Sidecar sidecar;
   char error[256];
   if (!cudnnenv::shim::parse_sidecar(text, static_cast<std::size_t>(size), sidecar, error, sizeof error)) {
     std::fprintf(stderr, "cudnnenv-shim: error: %s: %s\n", sidecar_path, error);
@@ -123,16 +118,20 @@ int main(int argc, char** argv) {
   const int depth = depth_text ? std::atoi(depth_text) : 0;
   if (depth >= 16) die("16 shims started one another: a loop? the last was ", invoked);
   char depth_value[16];
-  std::snprintf(depth_value, sizeof depth_value, "%d", depth + 1);
+  TextBuffer(depth_value, sizeof depth_value).add_number(static_cast<unsigned>(depth + 1));
   ::setenv("CUDNNENV_SHIM_DEPTH", depth_value, 1);
 
-  char** arguments = static_cast<char**>(std::calloc(static_cast<std::size_t>(argc) + 2048 + 16, sizeof(char*)));
+  // Room for the sidecar's args and the slow path's own; heap only for a
+  // huge argument list (a static array costs no start-up work).
+  static char* fixed[4096];
+  const std::size_t needed = static_cast<std::size_t>(argc) + 2048 + 16;
+  char** arguments = needed <= 4096 ? fixed : static_cast<char**>(std::calloc(needed, sizeof(char*)));
   int count = 0;
   static char target[k_path_max];
-  const bool have_target = sidecar.path[0] ? std::snprintf(target, sizeof target, "%s", sidecar.path) > 0
+  const bool have_target = sidecar.path[0] ? TextBuffer(target, sizeof target).add(sidecar.path).ok()
                                            : find_target(name, shims_dir, target, sizeof target);
   const char* library_dir = sidecar.library_dir;
-  static cudnnenv::shim::LaunchDecision decision;
+  cudnnenv::shim::LaunchDecision decision;
   if (library_dir[0] == '\0' || !have_target) {
     static char key[k_key_max];
     static char cache_path[k_path_max + 64];
@@ -140,7 +139,7 @@ int main(int argc, char** argv) {
     ssize_t cached_size = -1;
     if (have_target && cudnnenv::shim::launch_key(sidecar.root, key, sizeof key) &&
         cudnnenv::shim::launch_cache_path(sidecar.root, key, cache_path, sizeof cache_path)) {
-      cached_size = read_small(cache_path, cached, sizeof cached);
+      cached_size = read_small(cache_path, cached, sizeof cached - 1);
     }
     if (cached_size > 0 && cudnnenv::shim::read_decision(cached, static_cast<std::size_t>(cached_size), key, decision)) {
       library_dir = decision.library_dir;

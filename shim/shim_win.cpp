@@ -162,11 +162,11 @@ int wmain() {
   }
   const std::wstring sidecar_path = shims_dir + L"\\" + name + L".shim";
   static char text[16384];
-  const long size = read_small(sidecar_path, text, sizeof text);
+  const long size = read_small(sidecar_path, text, sizeof text - 1);
   if (size < 0) {
     return fail(L"cannot read ", sidecar_path);
   }
-  static cudnnenv::shim::Sidecar sidecar;
+  cudnnenv::shim::Sidecar sidecar;
   char error[256];
   if (!cudnnenv::shim::parse_sidecar(text, static_cast<std::size_t>(size), sidecar, error, sizeof error)) {
     return fail(L"", sidecar_path + L": " + widen(error));
@@ -188,11 +188,11 @@ int wmain() {
     static char key[k_key_max];
     static char cache_path[k_path_max + 64];
     static char cached[k_key_max + 3 * k_path_max];
-    static cudnnenv::shim::LaunchDecision decision;
+    cudnnenv::shim::LaunchDecision decision;
     long cached_size = -1;
     if (!target.empty() && cudnnenv::shim::launch_key(sidecar.root, key, sizeof key) &&
         cudnnenv::shim::launch_cache_path(sidecar.root, key, cache_path, sizeof cache_path)) {
-      cached_size = read_small(widen(cache_path), cached, sizeof cached);
+      cached_size = read_small(widen(cache_path), cached, sizeof cached - 1);
     }
     if (cached_size > 0 && cudnnenv::shim::read_decision(cached, static_cast<std::size_t>(cached_size), key, decision)) {
       library_dir = widen(decision.library_dir);

@@ -7,15 +7,7 @@ namespace cudnnenv::shim {
 
 namespace {
 
-bool copy_value(char* out, std::size_t out_size, const char* begin, const char* end) {
-  const std::size_t length = static_cast<std::size_t>(end - begin);
-  if (length + 1 > out_size) {
-    return false;
-  }
-  std::memcpy(out, begin, length);
-  out[length] = '\0';
-  return true;
-}
+char g_empty[1] = {'\0'};
 
 const char* skip_blank(const char* p, const char* end) {
   while (p < end && (*p == ' ' || *p == '\t')) {
@@ -33,17 +25,18 @@ const char* trim_end(const char* begin, const char* end) {
 
 }  // namespace
 
-bool parse_sidecar(const char* text, std::size_t size, Sidecar& sidecar, char* error, std::size_t error_size) {
-  const char* end = text + size;
+bool parse_sidecar(char* text, std::size_t size, Sidecar& sidecar, char* error, std::size_t error_size) {
+  sidecar = Sidecar{g_empty, g_empty, g_empty, g_empty, g_empty, g_empty};
+  char* const end = text + size;
   int line_number = 0;
-  for (const char* line = text; line < end;) {
-    const char* line_end = static_cast<const char*>(std::memchr(line, '\n', static_cast<std::size_t>(end - line)));
+  for (char* line = text; line < end;) {
+    char* line_end = static_cast<char*>(std::memchr(line, '\n', static_cast<std::size_t>(end - line)));
     if (!line_end) {
       line_end = end;
     }
     ++line_number;
-    const char* p = skip_blank(line, line_end);
-    const char* content_end = trim_end(p, line_end);
+    char* p = const_cast<char*>(skip_blank(line, line_end));
+    char* content_end = const_cast<char*>(trim_end(p, line_end));
     if (p < content_end && *p != '#') {
       const char* equals = static_cast<const char*>(std::memchr(p, '=', static_cast<std::size_t>(content_end - p)));
       if (!equals) {
@@ -51,14 +44,14 @@ bool parse_sidecar(const char* text, std::size_t size, Sidecar& sidecar, char* e
         return false;
       }
       const char* key_end = trim_end(p, equals);
-      const char* value = skip_blank(equals + 1, content_end);
+      char* value = const_cast<char*>(skip_blank(equals + 1, content_end));
       const std::size_t key_length = static_cast<std::size_t>(key_end - p);
-      char* target = nullptr;
+      char** target = nullptr;
       const struct {
         const char* name;
-        char* field;
-      } keys[] = {{"path", sidecar.path},         {"library_dir", sidecar.library_dir}, {"args", sidecar.args},
-                  {"cudnnenv", sidecar.cudnnenv}, {"root", sidecar.root},               {"audit", sidecar.audit}};
+        char** field;
+      } keys[] = {{"path", &sidecar.path},         {"library_dir", &sidecar.library_dir}, {"args", &sidecar.args},
+                  {"cudnnenv", &sidecar.cudnnenv}, {"root", &sidecar.root},               {"audit", &sidecar.audit}};
       for (const auto& key : keys) {
         if (key_length == std::strlen(key.name) && std::memcmp(p, key.name, key_length) == 0) {
           target = key.field;
@@ -70,10 +63,8 @@ bool parse_sidecar(const char* text, std::size_t size, Sidecar& sidecar, char* e
                       line_number, static_cast<int>(key_length), p);
         return false;
       }
-      if (!copy_value(target, sizeof Sidecar{}.path, value, content_end)) {
-        std::snprintf(error, error_size, "line %d: value too long", line_number);
-        return false;
-      }
+      *target = value;
+      *content_end = '\0';  // also where a '\n' or '\r' was, or one past `size`
     }
     line = line_end + 1;
   }

@@ -17,17 +17,21 @@
 
 namespace cudnnenv::shim {
 
+// Each value points into the parsed text; a missing key is "".
 struct Sidecar {
-  char path[4096] = {};
-  char library_dir[4096] = {};
-  char args[4096] = {};
-  char cudnnenv[4096] = {};
-  char root[4096] = {};
-  char audit[4096] = {};
+  char* path;
+  char* library_dir;
+  char* args;
+  char* cudnnenv;
+  char* root;
+  char* audit;
 };
 
-// Parses `text` (`size` bytes, UTF-8). On failure returns false and writes a
-// one-line reason into `error`.
-bool parse_sidecar(const char* text, std::size_t size, Sidecar& sidecar, char* error, std::size_t error_size);
+// Parses `text` (`size` bytes, UTF-8) in place: each value is cut out with a
+// NUL where its line ends, so `text` must have room for one byte past `size`
+// and outlive `sidecar`. (No copies: each buffer the launcher fills is a page
+// the kernel must fault in at every start.) On failure returns false and
+// writes a one-line reason into `error`.
+bool parse_sidecar(char* text, std::size_t size, Sidecar& sidecar, char* error, std::size_t error_size);
 
 }  // namespace cudnnenv::shim

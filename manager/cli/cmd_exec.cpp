@@ -40,16 +40,14 @@ void remember_for_shims(const Context& context, const TreeRecord& tree) {
   static char key[shim::k_key_max];
   static char path[shim::k_path_max + 64];
   static char text[shim::k_key_max + 3 * shim::k_path_max];
-  shim::LaunchDecision decision;
   const std::string library_dir = util::to_utf8(tree.resolve(tree.library_dir));
   const std::string library = util::to_utf8(tree.library_path());
-  if (library_dir.size() >= sizeof decision.library_dir || library.size() >= sizeof decision.library ||
-      !shim::launch_key(root.c_str(), key, sizeof key) || !shim::launch_cache_path(root.c_str(), key, path, sizeof path) ||
-      !shim::file_identity(library.c_str(), decision.library_id, sizeof decision.library_id)) {
+  char library_id[64];
+  if (!shim::launch_key(root.c_str(), key, sizeof key) || !shim::launch_cache_path(root.c_str(), key, path, sizeof path) ||
+      !shim::file_identity(library.c_str(), library_id, sizeof library_id)) {
     return;
   }
-  std::snprintf(decision.library_dir, sizeof decision.library_dir, "%s", library_dir.c_str());
-  std::snprintf(decision.library, sizeof decision.library, "%s", library.c_str());
+  const shim::LaunchDecision decision{library_dir.c_str(), library.c_str(), library_id};
   if (shim::format_decision(key, decision, text, sizeof text)) {
     std::error_code ec;
     const fs::path file = util::path_from_utf8(path);

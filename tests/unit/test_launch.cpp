@@ -1,0 +1,226 @@
+#include <doctest/doctest.h>
+
+#include <cstring>
+
+#include "launch.hpp"
+#include "launch_key.hpp"
+#include "pin_policy.hpp"
+#include "sidecar.hpp"
+#include "support.hpp"
+#include "util/fs.hpp"
+#include "util/text.hpp"
+
+namespace cudnnenv {
+
+namespace fs = std::filesystem;
+
+namespace {
+
+bool windows() { return host_platform().os == Os::windows; }
+
+// An executable file named `name` (name.exe on Windows) in `folder`.
+fs::path make_program(const fs::path& folder, const std::string& name) {
+  fs::create_directories(folder);
+  const fs::path file = folder / (windows() ? name + ".exe" : name);
+  test::write_binary(file, "#!/bin/sh\n");
+  fs::permissions(file, fs::perms::owner_all);
+  return file;
+}
+
+util::Environment path_of(std::initializer_list<fs::path> folders) {
+  std::string value;
+  for (const auto& folder : folders) {
+    value += (value.empty() ? "" : std::string(1, util::path_list_separator())) + util::to_utf8(fs::absolute(folder));
+  }
+  util::Environment environment;
+  environment.set("PATH", value);
+  environment.set("PATHEXT", ".COM;.EXE");
+  return environment;
+}
+
+}  // namespace
+
+TEST_SUITE("launch") {
+  TEST_CASE("cuDNN files by name, of any version, and nothing else") {
+    for (const char* name : {"libcudnn.so.9", "/x/libcudnn_ops.so.9.1.0", "libcudnn.so", "libcudnn_graph.so.9",
+                             "cudnn64_8.dll", "cudnn_ops_infer64_8.dll", "CUDNN64_9.DLL"}) {
+      CAPTURE(name);
+      CHECK(is_cudnn_file(name));
+    }
+    for (const char* name : {"libcudnnenv-audit.so", "libcuda.so.1", "libcublas.so.12", "/lib/libcudnn/other.so",
+                             "cublas64_11.dll", "libcudnn.txt"}) {
+      CAPTURE(name);
+      CHECK_FALSE(is_cudnn_file(name));
+    }
+  }
+
+  TEST_CASE("a program on PATH, never from the shims folder or through a link to a shim") {
+    const fs::path shims = fs::absolute("shims");
+    make_program(shims, "tool");
+    SUBCASE("the first match after the shims folder") {
+      const fs::path real = make_program("bin", "tool");
+      auto found = find_program("tool", path_of({shims, "bin"}), {shims});
+      REQUIRE(found);
+      CHECK(fs::equivalent(*found, real));
+    }
+    SUBCASE("only in the shims folder: an error, not a loop") {
+      auto found = find_program("tool", path_of({shims}), {shims});
+      REQUIRE_FALSE(found);
+      CHECK(found.error().message == "'tool' is found only in the shims folder: the shim would start itself");
+      CHECK(found.error().code == ExitCode::not_found);
+    }
+    if (!windows()) {
+      SUBCASE("a link to the shim elsewhere on PATH is the shim") {
+        fs::create_directories("links");
+        fs::create_symlink(shims / "tool", "links/tool");
+        auto found = find_program("tool", path_of({"links", shims}), {shims});
+        REQUIRE_FALSE(found);
+      }
+    }
+    SUBCASE("not found") {
+      auto found = find_program("absent", path_of({"bin"}), {});
+      REQUIRE_FALSE(found);
+      CHECK(found.error().message == "'absent' not found on PATH");
+    }
+  }
+
+  TEST_CASE("the environment of a pinned program: the tree first, once, however often it is launched") {
+    const fs::path lib = fs::absolute(windows() ? "tree/bin" : "tree/lib");
+    fs::create_directories(lib);
+    make_program("bin", "tool");
+    test::write_binary("audit.so", "");
+    LaunchRequest request;
+    request.tree.root = fs::absolute("tree");
+    request.tree.library_dir = windows() ? "bin" : "lib";
+    request.tree.main_library = windows() ? "bin/cudnn64_9.dll" : "lib/libcudnn.so.9";  // relative to the root
+    request.command = "tool";
+    request.environment = path_of({"bin"});
+    request.audit_module = fs::absolute("audit.so");
+    const std::string variable = windows() ? "PATH" : "LD_LIBRARY_PATH";
+    request.environment.set(variable, request.environment.get(variable).value_or("") +
+                                          util::path_list_separator() + "/other");
+    auto plan = plan_launch(request);
+    REQUIRE(plan);
+    const std::string first = plan->environment.get(variable).value_or("");
+    CHECK(util::starts_with(first, util::to_utf8(lib) + util::path_list_separator()));
+    CHECK(util::ends_with(first, "/other"));
+    CHECK(plan->environment.get("CUDNNENV_PIN_DIR") == util::to_utf8(lib));
+    // Launched again from the launched program: the same value, not a longer one.
+    request.environment = plan->environment;
+    auto again = plan_launch(request);
+    REQUIRE(again);
+    CHECK(again->environment.get(variable) == first);
+    if (!windows()) {
+      CHECK(plan->environment.get("LD_AUDIT") == util::to_utf8(fs::absolute("audit.so")));
+      CHECK(again->environment.get("LD_AUDIT") == util::to_utf8(fs::absolute("audit.so")));
+      CHECK_FALSE(plan->environment.get("LD_PRELOAD"));
+      request.mode = PinMode::preload;
+      auto preload = plan_launch(request);
+      REQUIRE(preload);
+      CHECK(util::starts_with(preload->environment.get("LD_PRELOAD").value_or(""), util::to_utf8(lib / "libcudnn.so.9")));
+      CHECK_FALSE(preload->environment.get("CUDNNENV_PIN_DIR"));
+    }
+  }
+
+  TEST_CASE("loaded files sorted into the tree's and the others, the program's own folder named") {
+    TreeRecord tree;
+    tree.root = fs::absolute("tree");
+    fs::create_directories("tree/lib");
+    fs::create_directories("prog");
+    fs::create_directories("elsewhere");
+    const std::vector<LoadedModule> loaded = {
+        {1, util::to_utf8(fs::absolute("tree/lib/libcudnn.so.9"))},
+        {1, util::to_utf8(fs::absolute("tree/lib/libcudnn.so.9"))},  // twice: reported once
+        {1, util::to_utf8(fs::absolute("prog/cudnn64_8.dll"))},
+        {2, util::to_utf8(fs::absolute("elsewhere/libcudnn_ops.so.9"))},
+        {1, "/lib/x86_64-linux-gnu/libc.so.6"}};
+    const PinReport report = classify_loaded(tree, fs::absolute("prog/tool"), loaded);
+    REQUIRE(report.inside.size() == 1);
+    REQUIRE(report.outside.size() == 2);
+    CHECK(report.outside[0].find("(from the program's own folder") != std::string::npos);
+    CHECK(report.outside[1] == util::to_utf8(fs::weakly_canonical(fs::absolute("elsewhere/libcudnn_ops.so.9"))));
+  }
+
+  TEST_CASE("the check before a start: --verify, then CUDNNENV_VERIFY, then the project file, else load") {
+    util::Environment environment;
+    CHECK(choose_launch_policy(std::nullopt, environment, std::nullopt).value() == LaunchPolicy::load);
+    CHECK(choose_launch_policy(std::nullopt, environment, std::string("conv")).value() == LaunchPolicy::conv);
+    environment.set("CUDNNENV_VERIFY", "none");
+    CHECK(choose_launch_policy(std::nullopt, environment, std::string("conv")).value() == LaunchPolicy::none);
+    CHECK(choose_launch_policy(std::string("load"), environment, std::string("conv")).value() == LaunchPolicy::load);
+    environment.set("CUDNNENV_VERIFY", "always");
+    auto bad = choose_launch_policy(std::nullopt, environment, std::nullopt);
+    REQUIRE_FALSE(bad);
+    CHECK(bad.error().message == "CUDNNENV_VERIFY is 'always'");
+  }
+}
+
+TEST_SUITE("shim") {
+  TEST_CASE("a sidecar is parsed in place: CRLF, comments, blanks") {
+    char text[] = "# a comment\r\ncudnnenv = C:\\cudnnenv\\cudnnenv.exe\r\n\r\n  root =  C:\\libs  \r\npath = x y\0";
+    shim::Sidecar sidecar;
+    char error[256] = {};
+    REQUIRE(shim::parse_sidecar(text, std::strlen(text), sidecar, error, sizeof error));
+    CHECK(std::string(sidecar.cudnnenv) == "C:\\cudnnenv\\cudnnenv.exe");
+    CHECK(std::string(sidecar.root) == "C:\\libs");
+    CHECK(std::string(sidecar.path) == "x y");
+    CHECK(std::string(sidecar.args).empty());
+    CHECK(std::string(sidecar.library_dir).empty());
+  }
+
+  TEST_CASE("a bad sidecar says which line, or what is missing") {
+    char error[256] = {};
+    shim::Sidecar sidecar;
+    char unknown[] = "path = /bin/true\ncolour = red\n\0";
+    CHECK_FALSE(shim::parse_sidecar(unknown, std::strlen(unknown), sidecar, error, sizeof error));
+    CHECK(std::string(error) == "line 2: unknown key 'colour' (known: cudnnenv, root, audit, path, args, library_dir)");
+    char no_tree[] = "path = /bin/true\n\0";
+    CHECK_FALSE(shim::parse_sidecar(no_tree, std::strlen(no_tree), sidecar, error, sizeof error));
+    CHECK(std::string(error) == "no 'library_dir = ...', and no 'cudnnenv = ...' and 'root = ...' to select one");
+  }
+
+  TEST_CASE("a cached launch decision holds while nothing resolution reads has changed") {
+    const std::string root = util::to_utf8(fs::absolute("store"));
+    fs::create_directories("store/.cudnnenv");
+    test::write_binary("store/lib.so", "library");
+    const std::string library = util::to_utf8(fs::absolute("store/lib.so"));
+    char key[shim::k_key_max];
+    REQUIRE(shim::launch_key(root.c_str(), key, sizeof key));
+    char identity[64];
+    REQUIRE(shim::file_identity(library.c_str(), identity, sizeof identity));
+    const shim::LaunchDecision decision{"/store/tree/lib", library.c_str(), identity};
+    char text[shim::k_key_max + 3 * shim::k_path_max];
+    REQUIRE(shim::format_decision(key, decision, text, sizeof text));
+    const std::string written = text;
+
+    auto accepted = [&](const char* with_key) {
+      char copy[sizeof text];
+      std::memcpy(copy, written.c_str(), written.size() + 1);
+      shim::LaunchDecision read;
+      const bool ok = shim::read_decision(copy, written.size(), with_key, read);
+      return ok && std::string(read.library_dir) == "/store/tree/lib";
+    };
+    CHECK(accepted(key));
+
+    SUBCASE("a project file appears in the working folder: another key") {
+      test::write_binary(".cudnnenv.toml", "cudnn = \"8\"\n");
+      char other[shim::k_key_max];
+      REQUIRE(shim::launch_key(root.c_str(), other, sizeof other));
+      CHECK(std::string(other) != std::string(key));
+      CHECK(std::string(other).find(util::to_utf8(fs::absolute(".cudnnenv.toml"))) != std::string::npos);
+      CHECK_FALSE(accepted(other));
+    }
+    SUBCASE("the global default is written: another key") {
+      test::write_binary("store/.cudnnenv/config.toml", "default = \"9\"\n");
+      char other[shim::k_key_max];
+      REQUIRE(shim::launch_key(root.c_str(), other, sizeof other));
+      CHECK_FALSE(accepted(other));
+    }
+    SUBCASE("the library changed since the check: refused") {
+      test::write_binary("store/lib.so", "another library, longer");
+      CHECK_FALSE(accepted(key));
+    }
+  }
+}
+
+}  // namespace cudnnenv
