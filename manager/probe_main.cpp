@@ -48,7 +48,14 @@ int probe_main(const std::vector<std::string>& arguments) {
     std::printf("loaded_from=%s\n", cudnnenv::util::to_utf8(library->loaded_path()).c_str());
     return 0;
   }
-  return conv ? cudnnenv::run_conv_probe(path, device) : cudnnenv::run_probe_child(path);
+  if (conv) {
+    // Out at once: the report is written, and the driver's own tear-down at
+    // exit (contexts, modules) only adds to what verify waits for.
+    const int code = cudnnenv::run_conv_probe(path, device);
+    std::fflush(nullptr);
+    std::_Exit(code);
+  }
+  return cudnnenv::run_probe_child(path);
 }
 
 }  // namespace
