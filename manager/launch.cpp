@@ -76,6 +76,15 @@ std::vector<std::string> pin_notes(const fs::path& program, const util::Environm
   std::vector<std::string> notes;
   const std::string name = util::to_utf8(program.filename());
   if (windows_host()) {
+    // The program's own folder is searched before SetDllDirectory and PATH.
+    std::error_code ec;
+    for (const auto& entry : fs::directory_iterator(program.parent_path(), ec)) {
+      if (is_cudnn_file(util::to_utf8(entry.path().filename()))) {
+        notes.push_back("'" + util::to_utf8(entry.path()) +
+                        "' is in the program's own folder, which Windows searches first: it wins over the pin");
+        break;
+      }
+    }
     // A Python with PyTorch: torch\lib's cuDNN is loaded by full path.
     if (util::starts_with(util::to_lower(name), "python")) {
       for (const fs::path& prefix : {program.parent_path(), program.parent_path().parent_path()}) {

@@ -45,6 +45,8 @@ cp decoy/cudnn64_8.dll prog/
 run cud exec --cudnn t8.2.0 --report -- "$program"
 expect_eq "$rc" "4" "a decoy in the program's own folder"
 grep -q "OUTSIDE .*prog\\\\cudnn64_8.dll (from the program's own folder" err || fail "report: $(cat err)"
+grep -q "note: '.*prog\\\\cudnn64_8.dll' is in the program's own folder, which Windows searches first" err ||
+  fail "no note before the start: $(cat err)"
 rm prog/cudnn64_8.dll
 pass "a decoy in the program's folder is reported as such, exit 4"
 
