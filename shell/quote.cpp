@@ -87,4 +87,31 @@ std::string set_variable(Shell shell, std::string_view name, std::string_view va
   return "";
 }
 
+std::string unset_variable(Shell shell, std::string_view name) {
+  const std::string variable(name);
+  switch (shell) {
+    case Shell::bash:
+    case Shell::zsh: return "unset " + variable;
+    case Shell::fish: return "set -e " + variable;
+    case Shell::powershell: return "Remove-Item -ErrorAction SilentlyContinue Env:" + variable;
+    case Shell::cmd: return "set \"" + variable + "=\"";
+  }
+  return "";
+}
+
+std::string set_variable_delayed(std::string_view name, std::string_view value) {
+  std::string escaped;
+  for (const char c : value) {
+    if (c == '%') {
+      escaped += "%%";
+    } else if (c == '^' || c == '!') {
+      escaped += '^';
+      escaped += c;
+    } else {
+      escaped += c;
+    }
+  }
+  return "set \"" + std::string(name) + "=" + escaped + "\"";
+}
+
 }  // namespace cudnnenv::shell

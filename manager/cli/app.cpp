@@ -78,6 +78,7 @@ int run(std::vector<std::string> arguments) {
   register_verify(app, context);
   register_exec(app, context);
   register_shim(app, context);
+  register_activate(app, context);
 
   std::vector<const char*> argv;
   for (const auto& argument : arguments) {

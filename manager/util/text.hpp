@@ -3,6 +3,7 @@
 
 #include <cstdint>
 #include <filesystem>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -34,5 +35,10 @@ std::string human_size(std::uint64_t bytes);
 std::size_t edit_distance(std::string_view a, std::string_view b);
 
 bool is_valid_utf8(std::string_view text);
+
+// `utf8` in the console's code page (what cmd reads batch files in), or
+// nothing when a character has no place in it. Plain ASCII passes as is;
+// on POSIX, where there is no such console, anything else is nothing.
+std::optional<std::string> encode_for_console(std::string_view utf8);
 
 }  // namespace cudnnenv::util

@@ -1,0 +1,177 @@
+#include <filesystem>
+
+#include "cli/context.hpp"
+#include "cli/output.hpp"
+#include "resolve.hpp"
+#include "shell/activation.hpp"
+#include "spec.hpp"
+#include "util/fs.hpp"
+#include "util/text.hpp"
+
+namespace cudnnenv::cli {
+
+namespace fs = std::filesystem;
+
+namespace {
+
+struct ActivateArguments {
+  std::string spec;
+  std::string shell;
+};
+
+Result<shell::Shell> shell_of(const ActivateArguments& arguments, const Context& context) {
+  const std::string name = !arguments.shell.empty() ? arguments.shell : context.environment.get("CUDNNENV_SHELL").value_or("");
+  if (name.empty()) {
+    return make_error("which shell?", "pass --shell bash|zsh|fish|powershell|cmd", ExitCode::usage);
+  }
+  auto shell = shell::parse_shell(name);
+  if (!shell) {
+    return make_error("'" + name + "' is not a shell cudnnenv knows", "use bash, zsh, fish, powershell or cmd",
+                      ExitCode::usage);
+  }
+  return *shell;
+}
+
+// The CUDA toolkit of `cuda` on this machine, if installed where its
+// installer puts it (or where CUDA_PATH_VX_Y says).
+std::optional<fs::path> find_toolkit(const CudaVersion& cuda, const util::Environment& environment) {
+  std::error_code ec;
+  if (!cuda.minor) {
+    return std::nullopt;  // "cuda 12" names no one toolkit folder
+  }
+  const std::string dotted = std::to_string(cuda.major) + "." + std::to_string(*cuda.minor);
+  std::vector<fs::path> candidates;
+  if (auto variable = environment.get("CUDA_PATH_V" + std::to_string(cuda.major) + "_" + std::to_string(*cuda.minor))) {
+    candidates.push_back(util::path_from_utf8(*variable));
+  }
+  if (host_platform().os == Os::windows) {
+    const std::string program_files = environment.get("ProgramFiles").value_or("C:\\Program Files");
+    candidates.push_back(util::path_from_utf8(program_files) / "NVIDIA GPU Computing Toolkit" / "CUDA" /
+                         util::path_from_utf8("v" + dotted));
+  } else {
+    candidates.push_back("/usr/local/cuda-" + dotted);
+  }
+  for (const auto& candidate : candidates) {
+    if (fs::is_directory(candidate / "bin", ec)) {
+      return candidate;
+    }
+  }
+  return std::nullopt;
+}
+
+// What activating `tree` changes (issue text: the library folder first on
+// the loader's list, the toolkit's bin when found, CUDA_PATH, the CUDNN_*
+// variables, CUDNNENV_ACTIVE, the project's [env]).
+shell::Activation activation_for(const TreeRecord& tree, const std::optional<CudaVersion>& cuda,
+                                 const std::vector<std::pair<std::string, std::string>>& extra,
+                                 const util::Environment& environment) {
+  const bool windows = host_platform().os == Os::windows;
+  shell::Activation activation;
+  const std::string library_dir = util::to_utf8(tree.resolve(tree.library_dir));
+  if (auto toolkit = cuda ? find_toolkit(*cuda, environment) : std::nullopt) {
+    if (windows) {
+      activation.prepend.emplace_back("PATH", util::to_utf8(*toolkit / "libnvvp"));
+    }
+    activation.prepend.emplace_back("PATH", util::to_utf8(*toolkit / "bin"));
+    activation.set.emplace_back("CUDA_PATH", util::to_utf8(*toolkit));
+  }
+  activation.prepend.emplace_back(windows ? "PATH" : "LD_LIBRARY_PATH", library_dir);
+  activation.set.emplace_back("CUDNN_PATH", util::to_utf8(tree.root));
+  if (!tree.include_dir.empty()) {
+    activation.set.emplace_back("CUDNN_INCLUDE_DIR", util::to_utf8(tree.resolve(tree.include_dir)));
+  }
+  activation.set.emplace_back("CUDNN_LIB_DIR", util::to_utf8(tree.resolve(
+                                                   !tree.import_lib_dir.empty() ? tree.import_lib_dir : tree.library_dir)));
+  activation.set.emplace_back("CUDNNENV_ACTIVE", tree.name);
+  for (const auto& [name, value] : extra) {
+    activation.set.emplace_back(name, value);
+  }
+  return activation;
+}
+
+Result<int> print_script(shell::Shell shell, const std::vector<shell::Operation>& operations) {
+  if (auto unsafe = shell::unsafe_value(shell, operations)) {
+    return make_error(*unsafe, "activate in another shell, or move the store (--root) to a plain path");
+  }
+  std::string script = shell::render(shell, operations);
+  if (shell == shell::Shell::cmd) {
+    // cmd reads a batch file in the console's code page.
+    if (auto encoded = util::encode_for_console(script)) {
+      script = *encoded;
+    } else {
+      script = "@for /f \"tokens=2 delims=:\" %%c in ('chcp') do @set \"_CUDNNENV_CP=%%c\"\r\n@chcp 65001 >nul\r\n" +
+               script + "@chcp %_CUDNNENV_CP% >nul\r\n@set \"_CUDNNENV_CP=\"\r\n";
+    }
+  }
+  print(script);
+  return 0;
+}
+
+Result<int> run_activate(const ActivateArguments& arguments, const Context& context) {
+  auto shell = shell_of(arguments, context);
+  if (!shell) {
+    return std::move(shell).error();
+  }
+  SelectionRequest request;
+  if (!arguments.spec.empty()) request.cudnn = arguments.spec;
+  request.environment = context.environment;
+  std::error_code ec;
+  request.working_directory = fs::current_path(ec);
+  // The shell's own selection would decide nothing new: it names the tree active now.
+  request.environment.unset("CUDNNENV_VERSION");
+  auto selection = resolve_selection(context.store(), request);
+  if (!selection) {
+    return std::move(selection).error();
+  }
+  std::optional<CudaVersion> cuda = selection->tree.cuda;
+  std::vector<std::pair<std::string, std::string>> extra;
+  if (selection->project) {
+    extra = selection->project->env;
+  }
+  const shell::Activation activation = activation_for(selection->tree, cuda, extra, context.environment);
+  for (const auto& [list, entry] : activation.prepend) {
+    if (entry.find(util::path_list_separator()) != std::string::npos) {
+      return make_error("'" + entry + "' has a '" + std::string(1, util::path_list_separator()) + "', which " + list +
+                            " cannot hold",
+                        "move the store (--root) to a path without one");
+    }
+  }
+  const auto operations = shell::activate(context.environment, activation, util::path_list_separator());
+  return print_script(*shell, operations);
+}
+
+Result<int> run_deactivate(const ActivateArguments& arguments, const Context& context) {
+  auto shell = shell_of(arguments, context);
+  if (!shell) {
+    return std::move(shell).error();
+  }
+  return print_script(*shell, shell::deactivate(context.environment, util::path_list_separator()));
+}
+
+}  // namespace
+
+void register_activate(CLI::App& app, Context& context) {
+  auto arguments = std::make_shared<ActivateArguments>();
+  CLI::App* command = app.add_subcommand(
+      "activate", "print a script that activates a tree in a shell: eval \"$(cudnnenv activate 9.1 --shell bash)\"");
+  command->add_option("spec", arguments->spec, "a spec or tree name (default: the current selection)");
+  command->add_option("--shell", arguments->shell, "bash, zsh, fish, powershell or cmd (default: CUDNNENV_SHELL)");
+  command->footer(
+      "bash/zsh: eval \"$(cudnnenv activate SPEC --shell bash)\"   fish: cudnnenv activate SPEC --shell fish | source\n"
+      "PowerShell: cudnnenv activate SPEC --shell powershell | Out-String | Invoke-Expression\n"
+      "cmd: cudnnenv activate SPEC --shell cmd > %TEMP%\\a.bat && call %TEMP%\\a.bat\n"
+      "Activating again replaces the earlier activation; 'cudnnenv deactivate' undoes it exactly.");
+  command->callback([arguments, &context] {
+    context.action = [arguments, &context] { return run_activate(*arguments, context); };
+  });
+
+  auto off = std::make_shared<ActivateArguments>();
+  CLI::App* deactivate = app.add_subcommand(
+      "deactivate", "print a script that undoes the activation: the entries it added go, the variables it set return");
+  deactivate->add_option("--shell", off->shell, "bash, zsh, fish, powershell or cmd (default: CUDNNENV_SHELL)");
+  deactivate->callback([off, &context] {
+    context.action = [off, &context] { return run_deactivate(*off, context); };
+  });
+}
+
+}  // namespace cudnnenv::cli
