@@ -5,6 +5,7 @@
 #include "resolve.hpp"
 #include "shell/activation.hpp"
 #include "spec.hpp"
+#include "util/console.hpp"
 #include "util/fs.hpp"
 #include "util/text.hpp"
 

@@ -1,5 +1,7 @@
 #include "cli/output.hpp"
 
+#include "util/console.hpp"
+
 #include <cstdio>
 #include <sstream>
 
@@ -24,13 +26,11 @@ void log_debug(std::string_view message) { spdlog::debug("{}", message); }
 
 void print_error(const Error& error) {
   std::fflush(stdout);
-  std::fprintf(stderr, "cudnnenv: error: %s\n", error.message.c_str());
-  if (!error.hint.empty()) {
-    std::fprintf(stderr, "  hint: %s\n", error.hint.c_str());
-  }
+  util::write_utf8(stderr, "cudnnenv: error: " + error.message + "\n" +
+                               (error.hint.empty() ? std::string() : "  hint: " + error.hint + "\n"));
 }
 
-void print(std::string_view text) { std::fwrite(text.data(), 1, text.size(), stdout); }
+void print(std::string_view text) { util::write_utf8(stdout, text); }
 
 toml::table tree_to_table(const TreeRecord& record) {
   toml::table table;

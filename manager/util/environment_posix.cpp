@@ -18,16 +18,3 @@ Environment Environment::current() {
 }
 
 }  // namespace cudnnenv::util
-
-namespace cudnnenv::util {
-
-std::optional<std::string> encode_for_console(std::string_view utf8) {
-  for (const char c : utf8) {
-    if (static_cast<unsigned char>(c) >= 0x80) {
-      return std::nullopt;
-    }
-  }
-  return std::string(utf8);
-}
-
-}  // namespace cudnnenv::util

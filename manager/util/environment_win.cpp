@@ -19,30 +19,3 @@ Environment Environment::current() {
 }
 
 }  // namespace cudnnenv::util
-
-namespace cudnnenv::util {
-
-std::optional<std::string> encode_for_console(std::string_view utf8) {
-  const std::wstring wide = widen(utf8);
-  if (wide.empty()) {
-    return std::string();
-  }
-  // The console's code page, or the OEM one when there is no console.
-  UINT code_page = ::GetConsoleOutputCP();
-  if (code_page == 0) code_page = ::GetOEMCP();
-  if (code_page == CP_UTF8) {
-    return std::string(utf8);
-  }
-  BOOL lossy = FALSE;
-  const int length = ::WideCharToMultiByte(code_page, WC_NO_BEST_FIT_CHARS, wide.c_str(), static_cast<int>(wide.size()),
-                                           nullptr, 0, nullptr, &lossy);
-  if (length <= 0 || lossy) {
-    return std::nullopt;
-  }
-  std::string encoded(static_cast<std::size_t>(length), '\0');
-  ::WideCharToMultiByte(code_page, WC_NO_BEST_FIT_CHARS, wide.c_str(), static_cast<int>(wide.size()), encoded.data(),
-                        length, nullptr, &lossy);
-  return encoded;
-}
-
-}  // namespace cudnnenv::util

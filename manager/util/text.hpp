@@ -36,9 +36,4 @@ std::size_t edit_distance(std::string_view a, std::string_view b);
 
 bool is_valid_utf8(std::string_view text);
 
-// `utf8` in the console's code page (what cmd reads batch files in), or
-// nothing when a character has no place in it. Plain ASCII passes as is;
-// on POSIX, where there is no such console, anything else is nothing.
-std::optional<std::string> encode_for_console(std::string_view utf8);
-
 }  // namespace cudnnenv::util

@@ -1,0 +1,22 @@
+// Text to a terminal or console, and the console's code page. Knows
+// nothing about cuDNN.
+#pragma once
+
+#include <cstdio>
+#include <optional>
+#include <string>
+#include <string_view>
+
+namespace cudnnenv::util {
+
+// Writes UTF-8 `text` to `stream`: on a Windows console as UTF-16
+// (WriteConsoleW, leaving the console's code page alone: it is the user's
+// shell's too), elsewhere as the bytes given, with no newline translation.
+void write_utf8(std::FILE* stream, std::string_view text);
+
+// `utf8` in the console's code page (what cmd reads batch files in), or
+// nothing when a character has no place in it. Plain ASCII passes as is;
+// on POSIX, where there is no such console, anything else is nothing.
+std::optional<std::string> encode_for_console(std::string_view utf8);
+
+}  // namespace cudnnenv::util

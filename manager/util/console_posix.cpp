@@ -1,0 +1,16 @@
+#include "util/console.hpp"
+
+namespace cudnnenv::util {
+
+void write_utf8(std::FILE* stream, std::string_view text) { std::fwrite(text.data(), 1, text.size(), stream); }
+
+std::optional<std::string> encode_for_console(std::string_view utf8) {
+  for (const char c : utf8) {
+    if (static_cast<unsigned char>(c) >= 0x80) {
+      return std::nullopt;
+    }
+  }
+  return std::string(utf8);
+}
+
+}  // namespace cudnnenv::util

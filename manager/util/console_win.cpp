@@ -1,0 +1,54 @@
+#include <fcntl.h>
+#include <io.h>
+#include <windows.h>
+
+#include "util/console.hpp"
+#include "util/win.hpp"
+
+namespace cudnnenv::util {
+
+void write_utf8(std::FILE* stream, std::string_view text) {
+  std::fflush(stream);
+  HANDLE handle = reinterpret_cast<HANDLE>(::_get_osfhandle(::_fileno(stream)));
+  DWORD mode = 0;
+  if (handle != INVALID_HANDLE_VALUE && ::GetConsoleMode(handle, &mode)) {
+    const std::wstring wide = widen(text);
+    DWORD written = 0;
+    ::WriteConsoleW(handle, wide.data(), static_cast<DWORD>(wide.size()), &written, nullptr);
+    return;
+  }
+  // A file or a pipe: the bytes as they are (a script for cmd already has its CRLF).
+  const int old_mode = ::_setmode(::_fileno(stream), _O_BINARY);
+  std::fwrite(text.data(), 1, text.size(), stream);
+  std::fflush(stream);
+  ::_setmode(::_fileno(stream), old_mode);
+}
+
+std::optional<std::string> encode_for_console(std::string_view utf8) {
+  bool ascii = true;
+  for (const char c : utf8) {
+    ascii = ascii && static_cast<unsigned char>(c) < 0x80;
+  }
+  if (ascii) {
+    return std::string(utf8);
+  }
+  // The console's code page, or the OEM one when there is no console.
+  UINT code_page = ::GetConsoleOutputCP();
+  if (code_page == 0) code_page = ::GetOEMCP();
+  if (code_page == CP_UTF8) {
+    return std::string(utf8);
+  }
+  const std::wstring wide = widen(utf8);
+  BOOL lossy = FALSE;
+  const int length = ::WideCharToMultiByte(code_page, WC_NO_BEST_FIT_CHARS, wide.c_str(), static_cast<int>(wide.size()),
+                                           nullptr, 0, nullptr, &lossy);
+  if (length <= 0 || lossy) {
+    return std::nullopt;
+  }
+  std::string encoded(static_cast<std::size_t>(length), '\0');
+  ::WideCharToMultiByte(code_page, WC_NO_BEST_FIT_CHARS, wide.c_str(), static_cast<int>(wide.size()), encoded.data(),
+                        length, nullptr, &lossy);
+  return encoded;
+}
+
+}  // namespace cudnnenv::util
