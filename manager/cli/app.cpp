@@ -79,6 +79,7 @@ int run(std::vector<std::string> arguments) {
   register_exec(app, context);
   register_shim(app, context);
   register_activate(app, context);
+  register_init(app, context);
 
   std::vector<const char*> argv;
   for (const auto& argument : arguments) {

@@ -141,6 +141,41 @@ Result<int> run_activate(const ActivateArguments& arguments, const Context& cont
   return print_script(*shell, operations);
 }
 
+// Before a prompt, when the folder or the shell's selection changed: the
+// activation of what is selected here, nothing when it is active already,
+// the deactivation when nothing is selected. A broken project file is
+// reported and leaves the shell as it is; a prompt never fails.
+Result<int> run_hook(const ActivateArguments& arguments, const Context& context) {
+  auto shell = shell_of(arguments, context);
+  if (!shell) {
+    return std::move(shell).error();
+  }
+  SelectionRequest request;
+  request.environment = context.environment;
+  std::error_code ec;
+  request.working_directory = fs::current_path(ec);
+  auto selection = resolve_selection(context.store(), request);
+  if (!selection) {
+    if (selection.error().code != ExitCode::not_found) {
+      print_error(selection.error());
+      return 0;
+    }
+    return print_script(*shell, shell::deactivate(context.environment, util::path_list_separator()));
+  }
+  if (context.environment.get("CUDNNENV_ACTIVE") == selection->tree.name &&
+      context.environment.get(shell::k_state_variable)) {
+    return 0;
+  }
+  std::vector<std::pair<std::string, std::string>> extra;
+  if (selection->project) {
+    extra = selection->project->env;
+  }
+  const auto operations = shell::activate(
+      context.environment, activation_for(selection->tree, selection->tree.cuda, extra, context.environment),
+      util::path_list_separator());
+  return print_script(*shell, operations);
+}
+
 Result<int> run_deactivate(const ActivateArguments& arguments, const Context& context) {
   auto shell = shell_of(arguments, context);
   if (!shell) {
@@ -164,6 +199,14 @@ void register_activate(CLI::App& app, Context& context) {
       "Activating again replaces the earlier activation; 'cudnnenv deactivate' undoes it exactly.");
   command->callback([arguments, &context] {
     context.action = [arguments, &context] { return run_activate(*arguments, context); };
+  });
+
+  auto hook = std::make_shared<ActivateArguments>();
+  CLI::App* hook_command = app.add_subcommand("hook", "(run by the shell integration before a prompt)");
+  hook_command->group("");
+  hook_command->add_option("--shell", hook->shell, "the shell");
+  hook_command->callback([hook, &context] {
+    context.action = [hook, &context] { return run_hook(*hook, context); };
   });
 
   auto off = std::make_shared<ActivateArguments>();

@@ -47,6 +47,7 @@ void register_verify(CLI::App& app, Context& context);
 void register_exec(CLI::App& app, Context& context);
 void register_shim(CLI::App& app, Context& context);
 void register_activate(CLI::App& app, Context& context);
+void register_init(CLI::App& app, Context& context);
 
 // Splits `arguments` (argv[0] included) of an `exec` command line into what
 // the option parser sees and the program with its arguments: after '--', or

@@ -1,0 +1,70 @@
+#!/usr/bin/env bash
+# The shell integration in real, interactive bash and in fish: `cudnnenv init`
+# activates the global default; `cudnnenv use` changes the current shell;
+# cd into a folder with .cudnnenv.toml switches (the prompt hook in bash,
+# fish's PWD event), cd out switches back; a prompt where nothing changed
+# runs no process.
+CUDNNENV=$1
+FIXTURES=$2
+source "$(dirname "$0")/lib.sh"
+export CUDNNENV_ROOT="$WORK/store"
+unset CUDNNENV_VERSION CUDNNENV_SHELL _CUDNNENV_STATE CUDNNENV_ACTIVE LD_LIBRARY_PATH
+for version in 9.1.0 9.2.0; do
+  make_linux_tree "t$version" "$version" "$FIXTURES/fake-elf64-$version.so"
+  "$CUDNNENV" install "t$version" --name "t$version" > /dev/null
+done
+"$CUDNNENV" use --global t9.1.0 > /dev/null
+mkdir -p project/deep outside
+printf 'cudnn = "t9.2.0"\n' > project/.cudnnenv.toml
+mkdir bin && ln -s "$CUDNNENV" bin/cudnnenv
+export PATH="$WORK/bin:$PATH"
+
+# bash -i runs PROMPT_COMMAND before each prompt, even reading from a pipe.
+bash --norc --noprofile -i > bash.out 2> bash.err <<'SCRIPT'
+eval "$(cudnnenv init bash)"
+echo "start $CUDNNENV_ACTIVE"
+cd project/deep
+echo "project $CUDNNENV_ACTIVE $LD_LIBRARY_PATH"
+cd ../../outside
+echo "outside $CUDNNENV_ACTIVE"
+cudnnenv use t9.2.0
+echo "use $CUDNNENV_ACTIVE $CUDNNENV_VERSION"
+cd ../project
+echo "use wins in the project $CUDNNENV_ACTIVE"
+SCRIPT
+expect_eq "$(cat bash.out)" "start t9.1.0
+project t9.2.0 $CUDNNENV_ROOT/t9.2.0/lib
+outside t9.1.0
+use t9.2.0 t9.2.0
+use wins in the project t9.2.0" "bash with the integration ($(cat bash.err | tail -3))"
+pass "bash: init activates the default, cd into a project switches, cd out switches back, use changes the shell"
+
+fish --no-config > fish.out 2> fish.err <<'SCRIPT'
+cudnnenv init fish | source
+echo "start $CUDNNENV_ACTIVE"
+cd project/deep
+echo "project $CUDNNENV_ACTIVE $LD_LIBRARY_PATH"
+cd ../../outside
+echo "outside $CUDNNENV_ACTIVE"
+cudnnenv use t9.2.0
+echo "use $CUDNNENV_ACTIVE $CUDNNENV_VERSION"
+SCRIPT
+expect_eq "$(cat fish.out)" "start t9.1.0
+project t9.2.0 $CUDNNENV_ROOT/t9.2.0/lib
+outside t9.1.0
+use t9.2.0 t9.2.0" "fish with the integration ($(tail -3 fish.err))"
+pass "fish: the same"
+
+# A prompt where nothing changed starts no process: traced (set -x), the
+# prompts after the first show no run of cudnnenv; a cd into the project does.
+bash --norc --noprofile -i > quiet.out 2> quiet.err <<'SCRIPT'
+eval "$(cudnnenv init bash)"
+set -x
+echo one
+echo two
+cd project
+echo three
+SCRIPT
+runs=$(grep -c "hook --shell bash" quiet.err || true)
+expect_eq "$runs" "1" "runs of cudnnenv over four prompts, one after a cd into the project ($(grep -n 'hook --shell' quiet.err))"
+pass "prompts with nothing changed run no process; the cd into the project runs one"
