@@ -112,9 +112,23 @@ Result<Selection> resolve_selection(const Store& store, const SelectionRequest& 
       return finish(tree_from_folder(folder));
     }
     if (project->profile) {
-      return make_error(selection.decided_by + ": profile '" + *project->profile +
-                            "' cannot be resolved: framework profiles are not built yet",
-                        "name the version instead: cudnn = \"8.1\"", ExitCode::not_found);
+      auto profile = find_profile(*project->profile, host_platform().os);
+      if (!profile) {
+        return make_error(selection.decided_by + ": " + profile.error().message, profile.error().hint,
+                          ExitCode::not_found);
+      }
+      selection.spec = *project->profile;
+      selection.profile = *profile;
+      auto tree = satisfying_tree(*profile, store.list(RecordPart::identity).trees);
+      if (!tree) {
+        return make_error("no installed cuDNN runs " + profile->framework + " (cuDNN " + profile->cudnn +
+                              " or a newer " + profile->cudnn.substr(0, profile->cudnn.find('.')) + ".x, CUDA " +
+                              profile->cuda + "), which " + selection.decided_by + " asks for",
+                          "install one: cudnnenv install <cuDNN " + profile->cudnn + " archive for CUDA " +
+                              profile->cuda.substr(0, profile->cuda.find('.')) + ">",
+                          ExitCode::not_found);
+      }
+      return finish(std::move(*tree));
     }
     if (project->cudnn) {
       selection.spec = *project->cudnn;

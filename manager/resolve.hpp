@@ -9,6 +9,7 @@
 #include <optional>
 #include <string>
 
+#include "profile.hpp"
 #include "project.hpp"
 #include "result.hpp"
 #include "store.hpp"
@@ -25,6 +26,7 @@ struct Selection {
   std::string decided_by;  // "--cudnn", "CUDNNENV_VERSION", or the deciding file's path
   std::string spec;        // the spec (or path) as written there
   std::optional<ProjectFile> project;  // the project file, when it decided
+  std::optional<Profile> profile;      // the profile the project file named, if it did
 };
 
 struct SelectionRequest {

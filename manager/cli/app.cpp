@@ -80,6 +80,7 @@ int run(std::vector<std::string> arguments) {
   register_shim(app, context);
   register_activate(app, context);
   register_init(app, context);
+  register_profile(app, context);
 
   std::vector<const char*> argv;
   for (const auto& argument : arguments) {

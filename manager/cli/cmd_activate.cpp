@@ -2,6 +2,7 @@
 
 #include "cli/context.hpp"
 #include "cli/output.hpp"
+#include "profile.hpp"
 #include "resolve.hpp"
 #include "shell/activation.hpp"
 #include "spec.hpp"
@@ -108,10 +109,54 @@ Result<int> print_script(shell::Shell shell, const std::vector<shell::Operation>
   return 0;
 }
 
+// The activation of what `selection` chose, with the profile's CUDA and
+// variables and the project's [env].
+shell::Activation activation_of(const Selection& selection, const util::Environment& environment) {
+  std::optional<CudaVersion> cuda = selection.tree.cuda;
+  std::vector<std::pair<std::string, std::string>> extra;
+  if (selection.profile) {
+    if (auto profile_cuda = parse_cuda_version(selection.profile->cuda)) cuda = profile_cuda;
+    extra = selection.profile->env;
+  }
+  if (selection.project) {
+    extra.insert(extra.end(), selection.project->env.begin(), selection.project->env.end());
+  }
+  return activation_for(selection.tree, cuda, extra, environment);
+}
+
+Result<int> activate_selection(shell::Shell shell, const Selection& selection, const Context& context) {
+  const shell::Activation activation = activation_of(selection, context.environment);
+  for (const auto& [list, entry] : activation.prepend) {
+    if (entry.find(util::path_list_separator()) != std::string::npos) {
+      return make_error("'" + entry + "' has a '" + std::string(1, util::path_list_separator()) + "', which " + list +
+                            " cannot hold",
+                        "move the store (--root) to a path without one");
+    }
+  }
+  return print_script(shell, shell::activate(context.environment, activation, util::path_list_separator()));
+}
+
 Result<int> run_activate(const ActivateArguments& arguments, const Context& context) {
   auto shell = shell_of(arguments, context);
   if (!shell) {
     return std::move(shell).error();
+  }
+  // A profile's name (tf2.5), unless a tree is called that: the newest
+  // installed tree that runs it.
+  const Store store = context.store();
+  if (!arguments.spec.empty() && !parse_version(arguments.spec) && !store.find(arguments.spec)) {
+    if (auto profile = find_profile(arguments.spec, host_platform().os)) {
+      auto tree = satisfying_tree(*profile, store.list(RecordPart::identity).trees);
+      if (!tree) {
+        return make_error("no installed cuDNN runs " + profile->framework + " (cuDNN " + profile->cudnn +
+                              " or a newer minor, CUDA " + profile->cuda + ")",
+                          "install one: cudnnenv install <cuDNN " + profile->cudnn + " archive>", ExitCode::not_found);
+      }
+      Selection selection;
+      selection.tree = *tree;
+      selection.profile = *profile;
+      return activate_selection(*shell, selection, context);
+    }
   }
   SelectionRequest request;
   if (!arguments.spec.empty()) request.cudnn = arguments.spec;
@@ -124,21 +169,7 @@ Result<int> run_activate(const ActivateArguments& arguments, const Context& cont
   if (!selection) {
     return std::move(selection).error();
   }
-  std::optional<CudaVersion> cuda = selection->tree.cuda;
-  std::vector<std::pair<std::string, std::string>> extra;
-  if (selection->project) {
-    extra = selection->project->env;
-  }
-  const shell::Activation activation = activation_for(selection->tree, cuda, extra, context.environment);
-  for (const auto& [list, entry] : activation.prepend) {
-    if (entry.find(util::path_list_separator()) != std::string::npos) {
-      return make_error("'" + entry + "' has a '" + std::string(1, util::path_list_separator()) + "', which " + list +
-                            " cannot hold",
-                        "move the store (--root) to a path without one");
-    }
-  }
-  const auto operations = shell::activate(context.environment, activation, util::path_list_separator());
-  return print_script(*shell, operations);
+  return activate_selection(*shell, *selection, context);
 }
 
 // Before a prompt, when the folder or the shell's selection changed: the
@@ -166,14 +197,7 @@ Result<int> run_hook(const ActivateArguments& arguments, const Context& context)
       context.environment.get(shell::k_state_variable)) {
     return 0;
   }
-  std::vector<std::pair<std::string, std::string>> extra;
-  if (selection->project) {
-    extra = selection->project->env;
-  }
-  const auto operations = shell::activate(
-      context.environment, activation_for(selection->tree, selection->tree.cuda, extra, context.environment),
-      util::path_list_separator());
-  return print_script(*shell, operations);
+  return activate_selection(*shell, *selection, context);
 }
 
 Result<int> run_deactivate(const ActivateArguments& arguments, const Context& context) {

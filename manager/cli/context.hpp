@@ -48,6 +48,7 @@ void register_exec(CLI::App& app, Context& context);
 void register_shim(CLI::App& app, Context& context);
 void register_activate(CLI::App& app, Context& context);
 void register_init(CLI::App& app, Context& context);
+void register_profile(CLI::App& app, Context& context);
 
 // Splits `arguments` (argv[0] included) of an `exec` command line into what
 // the option parser sees and the program with its arguments: after '--', or

@@ -1,0 +1,156 @@
+#include <filesystem>
+
+#include "cli/context.hpp"
+#include "cli/output.hpp"
+#include "profile.hpp"
+#include "shell/quote.hpp"
+#include "util/fs.hpp"
+#include "util/text.hpp"
+
+namespace cudnnenv::cli {
+
+namespace fs = std::filesystem;
+
+namespace {
+
+struct ProfileArguments {
+  std::string name;
+  bool json = false;
+};
+
+Result<int> run_list(const ProfileArguments& arguments, const Context& context) {
+  const auto trees = context.store().list(RecordPart::identity).trees;
+  toml::array array;
+  for (const auto& profile : builtin_profiles(host_platform().os)) {
+    const auto tree = satisfying_tree(profile, trees);
+    if (arguments.json) {
+      array.push_back(toml::table{{"name", profile.name},           {"framework", profile.framework},
+                                  {"cudnn", profile.cudnn},         {"cuda", profile.cuda},
+                                  {"tree", tree ? tree->name : ""}, {"satisfied", tree.has_value()}});
+      continue;
+    }
+    print(profile.name + std::string(8 - std::min<std::size_t>(7, profile.name.size()), ' ') + "cuDNN " +
+          profile.cudnn + "  CUDA " + profile.cuda + "  " +
+          (tree ? "-> " + tree->name + " (" + tree->version.str() + ")" : std::string("(no installed tree runs it)")) +
+          "\n");
+  }
+  if (arguments.json) {
+    print(to_json(array));
+  }
+  return 0;
+}
+
+Result<int> run_show(const ProfileArguments& arguments, const Context& context) {
+  auto profile = find_profile(arguments.name, host_platform().os);
+  if (!profile) {
+    return std::move(profile).error();
+  }
+  const auto tree = satisfying_tree(*profile, context.store().list(RecordPart::identity).trees);
+  std::string text = profile->name + ": " + profile->framework + "\n  cuDNN " + profile->cudnn +
+                     " (or a newer minor of the same major)\n  CUDA  " + profile->cuda + "\n";
+  for (const auto& [name, value] : profile->env) {
+    text += "  " + name + "=" + value + "\n";
+  }
+  text += tree ? "  runs on the installed tree '" + tree->name + "' (cuDNN " + tree->version.str() + ")\n"
+               : std::string("  no installed tree runs it: cudnnenv install <cuDNN ") + profile->cudnn + " archive>\n";
+  print(text);
+  return 0;
+}
+
+// For cmd: run cudnnenv into a temporary batch file, call it, delete it.
+std::string cmd_script(const std::string& program, const std::string& verb) {
+  return "@set \"_CUDNNENV_SCRIPT=%TEMP%\\cudnnenv-%RANDOM%%RANDOM%.bat\"\r\n@" + program + " " + verb +
+         " --shell cmd > \"%_CUDNNENV_SCRIPT%\" && call \"%_CUDNNENV_SCRIPT%\"\r\n"
+         "@del \"%_CUDNNENV_SCRIPT%\" 2>nul & set \"_CUDNNENV_SCRIPT=\"\r\n";
+}
+
+// Static scripts that call cudnnenv by its full path, so that a plain
+// shell with no integration can activate: `call ...\tf2.5\activate.bat`.
+Result<int> run_generate(const ProfileArguments& arguments, const Context& context) {
+  const Store store = context.store();
+  const auto trees = store.list(RecordPart::identity).trees;
+  const std::string program = util::to_utf8(util::current_executable());
+  const std::string root = util::to_utf8(store.root());  // the scripts belong to this store, whatever CUDNNENV_ROOT says
+  std::vector<Profile> profiles;
+  if (arguments.name.empty()) {
+    profiles = builtin_profiles(host_platform().os);
+  } else {
+    auto profile = find_profile(arguments.name, host_platform().os);
+    if (!profile) {
+      return std::move(profile).error();
+    }
+    profiles.push_back(*profile);
+  }
+  using shell::Shell;
+  using shell::quote;
+  int written = 0;
+  for (const auto& profile : profiles) {
+    if (!satisfying_tree(profile, trees)) {
+      if (!arguments.name.empty()) {
+        return make_error("no installed cuDNN runs " + profile.framework,
+                          "install cuDNN " + profile.cudnn + " first", ExitCode::not_found);
+      }
+      continue;
+    }
+    const fs::path folder = store.state_directory() / "profiles" / util::path_from_utf8(profile.name);
+    std::error_code ec;
+    fs::create_directories(folder, ec);
+    const std::string cmd_program = "\"" + quote(Shell::cmd, program) + "\" --root \"" + quote(Shell::cmd, root) + "\"";
+    const std::string sh_program = quote(Shell::bash, program) + " --root " + quote(Shell::bash, root);
+    const std::string fish_program = quote(Shell::fish, program) + " --root " + quote(Shell::fish, root);
+    const std::string ps_program = quote(Shell::powershell, program) + " --root " + quote(Shell::powershell, root);
+    const std::pair<const char*, std::string> files[] = {
+        {"activate.sh", "# source this file: . activate.sh\neval \"$(" + sh_program + " activate " +
+                            profile.name + " --shell bash)\"\n"},  // zsh takes the same script
+        {"deactivate.sh", "eval \"$(" + sh_program +
+                              " deactivate --shell bash)\"\n"},
+        {"activate.fish", fish_program + " activate " + profile.name + " --shell fish | source\n"},
+        {"deactivate.fish", fish_program + " deactivate --shell fish | source\n"},
+        {"activate.ps1", "& " + ps_program + " activate " + profile.name +
+                             " --shell powershell | Out-String | Invoke-Expression\r\n"},
+        {"deactivate.ps1",
+         "& " + ps_program + " deactivate --shell powershell | Out-String | Invoke-Expression\r\n"},
+        {"activate.bat", cmd_script(cmd_program, "activate " + profile.name)},
+        {"deactivate.bat", cmd_script(cmd_program, "deactivate")},
+    };
+    for (const auto& [name, text] : files) {
+      if (auto result = util::write_file_atomic(folder / name, text); !result) {
+        return std::move(result).error();
+      }
+    }
+    print("wrote " + util::to_utf8(folder) + " (activate and deactivate for sh, fish, ps1, bat)\n");
+    ++written;
+  }
+  if (written == 0) {
+    print("no profile can be satisfied by the installed trees ('cudnnenv profile list')\n");
+  }
+  return 0;
+}
+
+}  // namespace
+
+void register_profile(CLI::App& app, Context& context) {
+  CLI::App* profile = app.add_subcommand("profile", "framework profiles: tf2.5 means cuDNN 8.1, CUDA 11.2, ...");
+  profile->require_subcommand(1);
+  auto list_arguments = std::make_shared<ProfileArguments>();
+  CLI::App* list = profile->add_subcommand("list", "each profile for this platform, and the installed tree that runs it");
+  list->add_flag("--json", list_arguments->json, "print them as a JSON array");
+  list->callback([list_arguments, &context] {
+    context.action = [list_arguments, &context] { return run_list(*list_arguments, context); };
+  });
+  auto show_arguments = std::make_shared<ProfileArguments>();
+  CLI::App* show = profile->add_subcommand("show", "one profile: versions, variables, the tree that runs it");
+  show->add_option("name", show_arguments->name, "the profile (tf2.5)")->required();
+  show->callback([show_arguments, &context] {
+    context.action = [show_arguments, &context] { return run_show(*show_arguments, context); };
+  });
+  auto generate_arguments = std::make_shared<ProfileArguments>();
+  CLI::App* generate = profile->add_subcommand(
+      "generate", "write activate/deactivate scripts for every shell under <root>/.cudnnenv/profiles/NAME/");
+  generate->add_option("name", generate_arguments->name, "one profile (default: every one an installed tree runs)");
+  generate->callback([generate_arguments, &context] {
+    context.action = [generate_arguments, &context] { return run_generate(*generate_arguments, context); };
+  });
+}
+
+}  // namespace cudnnenv::cli

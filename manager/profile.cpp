@@ -1,0 +1,127 @@
+#include "profile.hpp"
+
+#include <algorithm>
+
+#include <toml++/toml.h>
+
+#include "util/text.hpp"
+#include "version.hpp"
+
+#include "profiles.inc"
+
+namespace cudnnenv {
+
+namespace fs = std::filesystem;
+
+namespace {
+
+std::string at(const fs::path& file, const toml::source_region& source) {
+  return util::to_utf8(file) + ":" + std::to_string(source.begin.line) + ":" + std::to_string(source.begin.column);
+}
+
+}  // namespace
+
+Result<std::vector<Profile>> parse_profiles(std::string_view text, const fs::path& origin) {
+  toml::table root;
+  try {
+    root = toml::parse(text, util::to_utf8(origin));
+  } catch (const toml::parse_error& error) {
+    return make_error(at(origin, error.source()) + ": " + std::string(error.description()), "fix the TOML syntax");
+  }
+  std::vector<Profile> profiles;
+  const toml::table* table = root["profile"].as_table();
+  if (!table) {
+    return profiles;
+  }
+  for (const auto& [name, node] : *table) {
+    const toml::table* entry = node.as_table();
+    if (!entry) {
+      return make_error(at(origin, node.source()) + ": profile '" + std::string(name.str()) + "' must be a table",
+                        "write [profile.\"NAME\"] with cudnn = \"...\"");
+    }
+    Profile profile;
+    profile.name = std::string(name.str());
+    profile.framework = entry->get_as<std::string>("framework") ? **entry->get_as<std::string>("framework") : "";
+    profile.cudnn = entry->get_as<std::string>("cudnn") ? **entry->get_as<std::string>("cudnn") : "";
+    profile.cuda = entry->get_as<std::string>("cuda") ? **entry->get_as<std::string>("cuda") : "";
+    if (profile.cudnn.empty() || !parse_version(profile.cudnn)) {
+      return make_error(at(origin, entry->source()) + ": profile '" + profile.name + "' needs cudnn = \"<version>\"",
+                        "for example cudnn = \"8.1\"");
+    }
+    if (const toml::array* platforms = entry->get_as<toml::array>("platforms")) {
+      for (const auto& platform : *platforms) {
+        const std::string value = platform.value_or(std::string());
+        profile.platforms.push_back(value == "windows" ? Os::windows : Os::linux);
+      }
+    }
+    if (const toml::table* env = entry->get_as<toml::table>("env")) {
+      for (const auto& [key, value] : *env) {
+        profile.env.emplace_back(std::string(key.str()), value.value_or(std::string()));
+      }
+    }
+    profiles.push_back(std::move(profile));
+  }
+  return profiles;
+}
+
+std::vector<Profile> builtin_profiles(Os os) {
+  std::vector<Profile> found;
+  for (const auto& [file, text] : k_builtin_profiles) {
+    auto parsed = parse_profiles(text, file);
+    if (!parsed) {
+      continue;  // the files are checked by the tests; a broken one cannot ship
+    }
+    for (auto& profile : *parsed) {
+      if (std::find(profile.platforms.begin(), profile.platforms.end(), os) != profile.platforms.end()) {
+        found.push_back(std::move(profile));
+      }
+    }
+  }
+  // tf2.4 before tf2.10: names compared with their numbers as numbers.
+  auto key = [](const std::string& name) {
+    const auto digit = name.find_first_of("0123456789");
+    const auto version = digit == std::string::npos ? std::nullopt : parse_version(name.substr(digit));
+    return std::pair{name.substr(0, digit), version ? *version : Version{}};
+  };
+  std::sort(found.begin(), found.end(), [&](const Profile& a, const Profile& b) { return key(a.name) < key(b.name); });
+  return found;
+}
+
+Result<Profile> find_profile(const std::string& name, Os os) {
+  const auto profiles = builtin_profiles(os);
+  std::string closest;
+  std::size_t best = 3;
+  for (const auto& profile : profiles) {
+    if (profile.name == name) {
+      return profile;
+    }
+    if (const std::size_t distance = util::edit_distance(name, profile.name); distance < best) {
+      best = distance;
+      closest = profile.name;
+    }
+  }
+  return make_error("there is no profile '" + name + "' for " + to_string(os),
+                    closest.empty() ? std::string("'cudnnenv profile list' shows them")
+                                    : "did you mean '" + closest + "'?",
+                    ExitCode::not_found);
+}
+
+std::optional<TreeRecord> satisfying_tree(const Profile& profile, const std::vector<TreeRecord>& trees) {
+  const auto wanted = parse_version(profile.cudnn);
+  const auto cuda = parse_cuda_version(profile.cuda);
+  if (!wanted) {
+    return std::nullopt;
+  }
+  std::optional<TreeRecord> best;
+  for (const auto& tree : trees) {
+    const bool same_major = tree.version.major == wanted->major;
+    const bool minor_ok = tree.version.minor >= wanted->minor;
+    const bool cuda_ok = !cuda || !tree.cuda || tree.cuda->major == cuda->major;
+    if (same_major && minor_ok && cuda_ok && (!best || best->version < tree.version)) {
+      best = tree;
+    }
+  }
+  return best;
+}
+
+}  // namespace cudnnenv

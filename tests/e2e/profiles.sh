@@ -1,0 +1,57 @@
+#!/usr/bin/env bash
+# Framework profiles: `profile list` says which installed tree runs each
+# (TensorFlow accepts a newer minor of the same major: a fake 9.4.0 runs
+# tf2.18, built with 9.3); `activate tf2.18` activates it with the profile's
+# variables; a .cudnnenv.toml with profile = "tf2.18" selects it; `profile
+# generate` writes scripts that activate from a plain shell, and deactivation
+# gives the environment back byte for byte.
+CUDNNENV=$1
+FIXTURES=$2
+source "$(dirname "$0")/lib.sh"
+export CUDNNENV_ROOT="$WORK/store"
+unset CUDNNENV_VERSION CUDNNENV_SHELL _CUDNNENV_STATE CUDNNENV_ACTIVE TF_CPP_MIN_LOG_LEVEL
+make_linux_tree t9.4.0 9.4.0 "$FIXTURES/fake-elf64-9.4.0.so"
+"$CUDNNENV" install t9.4.0 --name t9.4.0 > /dev/null
+
+"$CUDNNENV" profile list > list.out
+grep -q "^tf2.18  cuDNN 9.3  CUDA 12.5  -> t9.4.0 (9.4.0)$" list.out || fail "profile list: $(cat list.out)"
+grep -q "^tf2.10  cuDNN 8.1  CUDA 11.2  (no installed tree runs it)$" list.out || fail "profile list: $(cat list.out)"
+"$CUDNNENV" profile list --json > list.json
+grep -q '"satisfied" : true' list.json || fail "profile list --json: $(cat list.json)"
+pass "profile list: tf2.18 runs on the installed 9.4.0, tf2.10 on nothing installed"
+
+set +e; "$CUDNNENV" activate tf2.10 --shell bash > out 2> err; rc=$?; set -e
+expect_eq "$rc" "3" "activating a profile nothing installed runs"
+grep -q "no installed cuDNN runs TensorFlow 2.10 (cuDNN 8.1 or a newer minor, CUDA 11.2)" err || fail "message: $(cat err)"
+
+bash -c '
+  eval "$("$0" activate tf2.18 --shell bash)"
+  printf "%s\n" "$CUDNNENV_ACTIVE" "$TF_CPP_MIN_LOG_LEVEL"' "$CUDNNENV" > active.out
+expect_eq "$(cat active.out)" "t9.4.0
+0" "activate tf2.18"
+pass "activate tf2.18: the 9.4.0 tree, with the profile's variables; an unmet profile exits 3 saying what to install"
+
+mkdir project && printf 'profile = "tf2.18"\n' > project/.cudnnenv.toml
+(cd project && "$CUDNNENV" current) > current.out
+grep -q "^9.4.0  t9.4.0  (set by $WORK/project/.cudnnenv.toml)" current.out || fail "current: $(cat current.out)"
+pass "a project file's profile = \"tf2.18\" selects the tree that runs it"
+
+"$CUDNNENV" profile generate tf2.18 > /dev/null
+folder="$CUDNNENV_ROOT/.cudnnenv/profiles/tf2.18"
+for file in activate.sh deactivate.sh activate.fish deactivate.fish activate.ps1 deactivate.ps1 activate.bat deactivate.bat; do
+  [ -s "$folder/$file" ] || fail "profile generate wrote no $file"
+done
+file "$folder/activate.bat" | grep -q CRLF || fail "activate.bat is not CRLF"
+for shell in bash zsh; do
+  env -i HOME="$HOME" PATH="$PATH" "$shell" -c '
+    env | sort > before; . "$1/activate.sh"; printf "%s\n" "$CUDNNENV_ACTIVE" > active
+    . "$1/deactivate.sh"; env | sort > after' "$shell" "$folder"
+  expect_eq "$(cat active)" "t9.4.0" "$shell: the generated activate.sh"
+  cmp -s before after || fail "$shell: the generated scripts leave the environment changed: $(diff before after)"
+done
+env -i HOME="$HOME" PATH="$PATH" fish --no-config -c "
+  env | sort > before; source '$folder/activate.fish'; echo \$CUDNNENV_ACTIVE > active
+  source '$folder/deactivate.fish'; env | sort > after"
+expect_eq "$(cat active)" "t9.4.0" "fish: the generated activate.fish"
+cmp -s before after || fail "fish: the generated scripts leave the environment changed: $(diff before after)"
+pass "profile generate: scripts for every shell; in a plain bash, zsh and fish they activate and undo exactly"
