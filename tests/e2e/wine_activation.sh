@@ -80,3 +80,25 @@ set +e; "$WINE" "$CUDNNENV" --root "$(winpath "$semicolon")" activate t81 --shel
 expect_eq "$rc" "1" "activation from a store whose path has a ';'"
 grep -q "has a ';', which PATH cannot hold" err || fail "message: $(cat err)"
 pass "a store path with ';' is refused with a one-line error"
+
+# profile generate: activate.bat works in a plain cmd, with no integration.
+plain="$WORK/plain root"
+mkdir -p "$plain"
+"$WINE" "$CUDNNENV" --root "$(winpath "$plain")" install "$(winpath "$WORK/tree/cuda")" --name t81 > /dev/null
+"$WINE" "$CUDNNENV" --root "$(winpath "$plain")" profile generate tf2.5 > /dev/null
+profile_dir=$(winpath "$plain/.cudnnenv/profiles/tf2.5")
+crlf > profile.bat <<BATCH
+@echo off
+set > before.txt
+call "$profile_dir\\activate.bat"
+"$show" --env CUDNNENV_ACTIVE > profile.txt
+"$show" --env TF_CPP_MIN_LOG_LEVEL >> profile.txt
+call "$profile_dir\\deactivate.bat"
+set > after.txt
+BATCH
+unset CUDNNENV_ROOT
+script -qec "$WINE cmd /c profile.bat" /dev/null > out.txt 2>&1 < /dev/null || fail "profile.bat: $(cat out.txt)"
+expect_eq "$(tr -d '\r' < profile.txt)" "[t81]
+[0]" "the generated activate.bat in a plain cmd ($(cat out.txt))"
+cmp -s before.txt after.txt || fail "the generated scripts leave cmd's environment changed: $(diff before.txt after.txt)"
+pass "profile generate tf2.5: activate.bat and deactivate.bat work in a plain cmd and undo exactly"
