@@ -26,6 +26,8 @@ fs::path fixture(const std::string& name) {
   return path;
 }
 
+fs::path golden(const std::string& name) { return util::path_from_utf8(CUDNNENV_GOLDEN_DIR) / name; }
+
 fs::path cudnnenv_program() { return util::path_from_utf8(CUDNNENV_PROGRAM); }
 
 ProbeFunction child_probe() {

@@ -23,6 +23,9 @@ fs::path test_dir();
 // A file built by tests/fixtures (fake-pe64-8.1.0.dll, fake-elf64-9.1.0.so, ...).
 fs::path fixture(const std::string& name);
 
+// A file under tests/golden/ (expected outputs, reviewed by hand).
+fs::path golden(const std::string& name);
+
 // The cudnnenv program of this build, and a probe that runs it as the child.
 fs::path cudnnenv_program();
 ProbeFunction child_probe();

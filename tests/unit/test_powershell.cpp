@@ -1,0 +1,138 @@
+#include <doctest/doctest.h>
+
+#include <fstream>
+#include <sstream>
+
+#include "shell/activation.hpp"
+#include "support.hpp"
+
+namespace cudnnenv::shell {
+
+namespace {
+
+// PowerShell's single-quoted string, by the language specification
+// (about_Quoting_Rules; the grammar's verbatim-string-literal): it opens
+// with one of ' U+2018 U+2019 U+201A U+201B, and inside, any of those
+// doubled stands for one; the first one not doubled closes it. Returns the
+// value and advances `at` past the closing quote; nothing when unterminated.
+bool is_quote(std::string_view text, std::size_t at, std::size_t& length) {
+  if (at < text.size() && text[at] == '\'') {
+    length = 1;
+    return true;
+  }
+  if (at + 2 < text.size() && static_cast<unsigned char>(text[at]) == 0xE2 &&
+      static_cast<unsigned char>(text[at + 1]) == 0x80 && static_cast<unsigned char>(text[at + 2]) >= 0x98 &&
+      static_cast<unsigned char>(text[at + 2]) <= 0x9B) {
+    length = 3;
+    return true;
+  }
+  return false;
+}
+
+std::optional<std::string> read_verbatim(std::string_view text, std::size_t& at) {
+  std::size_t length = 0;
+  if (!is_quote(text, at, length)) return std::nullopt;
+  at += length;
+  std::string value;
+  while (at < text.size()) {
+    if (is_quote(text, at, length)) {
+      std::size_t next = 0;
+      if (is_quote(text, at + length, next)) {
+        value.append(text.substr(at, length));  // a doubled quote is one (of the first kind)
+        at += length + next;
+        continue;
+      }
+      at += length;
+      return value;
+    }
+    value += text[at++];
+  }
+  return std::nullopt;
+}
+
+// One line of what render(Shell::powershell, ...) prints, as a statement:
+// `$Env:NAME = '<verbatim>'` with nothing after the string, or
+// `Remove-Item -ErrorAction SilentlyContinue Env:NAME`.
+std::optional<Operation> parse_statement(std::string_view line) {
+  const std::string_view set_prefix = "$Env:";
+  const std::string_view remove_prefix = "Remove-Item -ErrorAction SilentlyContinue Env:";
+  auto name_end = [&](std::size_t from) {
+    std::size_t end = from;
+    while (end < line.size() && (std::isalnum(static_cast<unsigned char>(line[end])) || line[end] == '_')) ++end;
+    return end;
+  };
+  if (line.substr(0, set_prefix.size()) == set_prefix) {
+    const std::size_t end = name_end(set_prefix.size());
+    if (line.substr(end, 3) != " = ") return std::nullopt;
+    std::size_t at = end + 3;
+    auto value = read_verbatim(line, at);
+    if (!value || at != line.size()) return std::nullopt;  // anything after the string would run
+    return Operation{std::string(line.substr(set_prefix.size(), end - set_prefix.size())), *value};
+  }
+  if (line.substr(0, remove_prefix.size()) == remove_prefix) {
+    const std::size_t end = name_end(remove_prefix.size());
+    if (end != line.size()) return std::nullopt;
+    return Operation{std::string(line.substr(remove_prefix.size())), std::nullopt};
+  }
+  return std::nullopt;
+}
+
+std::vector<Operation> parse_script(const std::string& script) {
+  std::vector<Operation> operations;
+  std::istringstream lines(script);
+  for (std::string line; std::getline(lines, line);) {
+    auto statement = parse_statement(line);
+    REQUIRE_MESSAGE(statement, "not a statement of the expected forms: " << line);
+    operations.push_back(*statement);
+  }
+  return operations;
+}
+
+}  // namespace
+
+TEST_SUITE("powershell") {
+  TEST_CASE("every value comes back from the parsed script as it went in") {
+    const std::vector<std::string> values = {
+        "C:\\Program Files\\NVIDIA\\CUDNN\\v9.1\\bin",
+        "it's",
+        "''",
+        "$Env:PATH; Remove-Item C:\\ -Recurse",
+        "`n `$(whoami) \"double\"",
+        "\xE2\x80\x98typographic\xE2\x80\x99 \xE2\x80\x9A\xE2\x80\x9B quotes",
+        "中文 & | ; ( ) { } @ # %",
+        "trailing quote'",
+        ""};
+    std::vector<Operation> operations;
+    for (std::size_t i = 0; i < values.size(); ++i) {
+      operations.push_back({"V" + std::to_string(i), values[i]});
+    }
+    operations.push_back({"GONE", std::nullopt});
+    const std::vector<Operation> parsed = parse_script(render(Shell::powershell, operations));
+    REQUIRE(parsed.size() == operations.size());
+    for (std::size_t i = 0; i < operations.size(); ++i) {
+      CAPTURE(i);
+      CHECK(parsed[i].name == operations[i].name);
+      CHECK(parsed[i].value == operations[i].value);
+    }
+  }
+
+  TEST_CASE("a quote left undoubled would be caught by the tokenizer") {
+    // The tokenizer itself: a string closed early leaves text after it.
+    CHECK_FALSE(parse_statement("$Env:A = 'it's'"));
+    CHECK_FALSE(parse_statement("$Env:A = 'x'; calc"));
+    CHECK(parse_statement("$Env:A = 'it''s'")->value == "it's");
+  }
+
+  TEST_CASE("an activation as PowerShell, against the golden file reviewed by hand") {
+    util::Environment environment;
+    environment.set("PATH", "C:\\Windows\\System32;C:\\Users\\O'Brien\\bin");
+    Activation activation;
+    activation.prepend = {{"PATH", "C:\\libs\\cudnn 8.1 (CUDA 11.2)\\bin"}};
+    activation.set = {{"CUDNN_PATH", "C:\\libs\\cudnn 8.1 (CUDA 11.2)"}, {"CUDNNENV_ACTIVE", "cudnn-8.1"}};
+    const std::string script = render(Shell::powershell, activate(environment, activation, ';'));
+    const std::string golden = test::read_binary(test::golden("activate.ps1"));
+    CHECK(script == golden);
+  }
+}
+
+}  // namespace cudnnenv::shell
