@@ -19,10 +19,10 @@ printf 'cudnn = "t9.2.0"\n' > project/.cudnnenv.toml
 mkdir bin && ln -s "$CUDNNENV" bin/cudnnenv
 export PATH="$WORK/bin:$PATH"
 
-# bash -i runs PROMPT_COMMAND before each prompt, even reading from a pipe.
-bash --norc --noprofile -i > bash.out 2> bash.err <<'SCRIPT'
-eval "$(cudnnenv init bash)"
-echo "start $CUDNNENV_ACTIVE"
+# The same steps in each shell, after its own init line. bash -i runs
+# PROMPT_COMMAND before each prompt, even reading from a pipe; fish runs the
+# hook on its PWD event.
+steps='echo "start $CUDNNENV_ACTIVE"
 cd project/deep
 echo "project $CUDNNENV_ACTIVE $LD_LIBRARY_PATH"
 cd ../../outside
@@ -30,29 +30,17 @@ echo "outside $CUDNNENV_ACTIVE"
 cudnnenv use t9.2.0
 echo "use $CUDNNENV_ACTIVE $CUDNNENV_VERSION"
 cd ../project
-echo "use wins in the project $CUDNNENV_ACTIVE"
-SCRIPT
-expect_eq "$(cat bash.out)" "start t9.1.0
+echo "use wins in the project $CUDNNENV_ACTIVE"'
+expected="start t9.1.0
 project t9.2.0 $CUDNNENV_ROOT/t9.2.0/lib
 outside t9.1.0
 use t9.2.0 t9.2.0
-use wins in the project t9.2.0" "bash with the integration ($(cat bash.err | tail -3))"
+use wins in the project t9.2.0"
+printf '%s\n%s\n' 'eval "$(cudnnenv init bash)"' "$steps" | bash --norc --noprofile -i > bash.out 2> bash.err
+expect_eq "$(cat bash.out)" "$expected" "bash with the integration ($(tail -3 bash.err))"
 pass "bash: init activates the default, cd into a project switches, cd out switches back, use changes the shell"
-
-fish --no-config > fish.out 2> fish.err <<'SCRIPT'
-cudnnenv init fish | source
-echo "start $CUDNNENV_ACTIVE"
-cd project/deep
-echo "project $CUDNNENV_ACTIVE $LD_LIBRARY_PATH"
-cd ../../outside
-echo "outside $CUDNNENV_ACTIVE"
-cudnnenv use t9.2.0
-echo "use $CUDNNENV_ACTIVE $CUDNNENV_VERSION"
-SCRIPT
-expect_eq "$(cat fish.out)" "start t9.1.0
-project t9.2.0 $CUDNNENV_ROOT/t9.2.0/lib
-outside t9.1.0
-use t9.2.0 t9.2.0" "fish with the integration ($(tail -3 fish.err))"
+printf '%s\n%s\n' 'cudnnenv init fish | source' "$steps" | fish --no-config > fish.out 2> fish.err
+expect_eq "$(cat fish.out)" "$expected" "fish with the integration ($(tail -3 fish.err))"
 pass "fish: the same"
 
 # A prompt where nothing changed starts no process: traced (set -x), the

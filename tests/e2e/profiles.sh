@@ -41,7 +41,7 @@ folder="$CUDNNENV_ROOT/.cudnnenv/profiles/tf2.18"
 for file in activate.sh deactivate.sh activate.fish deactivate.fish activate.ps1 deactivate.ps1 activate.bat deactivate.bat; do
   [ -s "$folder/$file" ] || fail "profile generate wrote no $file"
 done
-file "$folder/activate.bat" | grep -q CRLF || fail "activate.bat is not CRLF"
+[ "$(grep -c $'\r$' "$folder/activate.bat")" = "$(wc -l < "$folder/activate.bat")" ] || fail "activate.bat is not CRLF throughout"
 for shell in bash zsh; do
   env -i HOME="$HOME" PATH="$PATH" "$shell" -c '
     env | sort > before; . "$1/activate.sh"; printf "%s\n" "$CUDNNENV_ACTIVE" > active

@@ -57,7 +57,7 @@ $(diff before.txt after.txt)"
 20 [t81]" "cmd /v:$mode: the values set"
   pass "cmd with delayed expansion $mode: 20 activations leave 'set' byte for byte as it was; the path stayed data"
 done
-file on.bat | grep -q CRLF || fail "the cmd script is not CRLF: $(file on.bat)"
+[ "$(grep -c $'\r$' on.bat)" = "$(wc -l < on.bat)" ] || fail "the cmd script is not CRLF throughout: $(cat -A on.bat | head -3)"
 pass "the script for cmd has CRLF line ends"
 
 chinese="$WORK/库 目录"
