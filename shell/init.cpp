@@ -21,7 +21,7 @@ std::optional<std::string> init_script(Shell shell, const std::string& program, 
     case Shell::bash: script = std::string(k_init_bash) + k_init_bash_prompt; break;
     case Shell::zsh: script = std::string(k_init_bash) + k_init_zsh_prompt; break;
     case Shell::fish: script = k_init_fish; break;
-    case Shell::powershell:
+    case Shell::powershell: script = k_init_powershell; break;
     case Shell::cmd: return std::nullopt;
   }
   script = replace_all(script, "@SHELL@", to_string(shell));

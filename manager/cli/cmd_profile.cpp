@@ -57,6 +57,13 @@ Result<int> run_show(const ProfileArguments& arguments, const Context& context) 
   return 0;
 }
 
+// For PowerShell: cudnnenv's UTF-8 output decoded as UTF-8 (see shell/init.ps1).
+std::string ps_script(const std::string& program, const std::string& verb) {
+  return "$encoding = [Console]::OutputEncoding\r\ntry {\r\n    [Console]::OutputEncoding = [Text.Encoding]::UTF8\r\n"
+         "    & " + program + " " + verb + " --shell powershell | Out-String | Invoke-Expression\r\n"
+         "} finally {\r\n    [Console]::OutputEncoding = $encoding\r\n}\r\n";
+}
+
 // For cmd: run cudnnenv into a temporary batch file, call it, delete it.
 std::string cmd_script(const std::string& program, const std::string& verb) {
   return "@set \"_CUDNNENV_SCRIPT=%TEMP%\\cudnnenv-%RANDOM%%RANDOM%.bat\"\r\n@" + program + " " + verb +
@@ -106,10 +113,8 @@ Result<int> run_generate(const ProfileArguments& arguments, const Context& conte
                               " deactivate --shell bash)\"\n"},
         {"activate.fish", fish_program + " activate " + profile.name + " --shell fish | source\n"},
         {"deactivate.fish", fish_program + " deactivate --shell fish | source\n"},
-        {"activate.ps1", "& " + ps_program + " activate " + profile.name +
-                             " --shell powershell | Out-String | Invoke-Expression\r\n"},
-        {"deactivate.ps1",
-         "& " + ps_program + " deactivate --shell powershell | Out-String | Invoke-Expression\r\n"},
+        {"activate.ps1", ps_script(ps_program, "activate " + profile.name)},
+        {"deactivate.ps1", ps_script(ps_program, "deactivate")},
         {"activate.bat", cmd_script(cmd_program, "activate " + profile.name)},
         {"deactivate.bat", cmd_script(cmd_program, "deactivate")},
     };

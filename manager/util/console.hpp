@@ -19,4 +19,14 @@ void write_utf8(std::FILE* stream, std::string_view text);
 // on POSIX, where there is no such console, anything else is nothing.
 std::optional<std::string> encode_for_console(std::string_view utf8);
 
+// Windows PowerShell's effective execution policy for this user, by the
+// registry (policy settings first, then CurrentUser, then LocalMachine) and
+// PSExecutionPolicyPreference: the value and where it comes from
+// ("Restricted", "the default"). Nothing on POSIX.
+struct ExecutionPolicy {
+  std::string value;
+  std::string scope;
+};
+std::optional<ExecutionPolicy> powershell_execution_policy();
+
 }  // namespace cudnnenv::util

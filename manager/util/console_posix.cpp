@@ -13,4 +13,6 @@ std::optional<std::string> encode_for_console(std::string_view utf8) {
   return std::string(utf8);
 }
 
+std::optional<ExecutionPolicy> powershell_execution_policy() { return std::nullopt; }
+
 }  // namespace cudnnenv::util

@@ -51,4 +51,27 @@ std::optional<std::string> encode_for_console(std::string_view utf8) {
   return encoded;
 }
 
+std::optional<ExecutionPolicy> powershell_execution_policy() {
+  auto read = [](HKEY root, const wchar_t* key) -> std::string {
+    wchar_t value[64] = {};
+    DWORD size = sizeof value;
+    if (::RegGetValueW(root, key, L"ExecutionPolicy", RRF_RT_REG_SZ, nullptr, value, &size) != ERROR_SUCCESS) {
+      return {};
+    }
+    return narrow(value);
+  };
+  // Precedence: MachinePolicy, UserPolicy, Process, CurrentUser, LocalMachine (about_Execution_Policies).
+  const wchar_t* policies = L"Software\\Policies\\Microsoft\\Windows\\PowerShell";
+  const wchar_t* shell_ids = L"Software\\Microsoft\\PowerShell\\1\\ShellIds\\Microsoft.PowerShell";
+  if (auto value = read(HKEY_LOCAL_MACHINE, policies); !value.empty()) return ExecutionPolicy{value, "MachinePolicy"};
+  if (auto value = read(HKEY_CURRENT_USER, policies); !value.empty()) return ExecutionPolicy{value, "UserPolicy"};
+  wchar_t process[64] = {};
+  if (::GetEnvironmentVariableW(L"PSExecutionPolicyPreference", process, 64) > 0) {
+    return ExecutionPolicy{narrow(process), "Process"};
+  }
+  if (auto value = read(HKEY_CURRENT_USER, shell_ids); !value.empty()) return ExecutionPolicy{value, "CurrentUser"};
+  if (auto value = read(HKEY_LOCAL_MACHINE, shell_ids); !value.empty()) return ExecutionPolicy{value, "LocalMachine"};
+  return ExecutionPolicy{"Restricted", "the default on Windows clients"};
+}
+
 }  // namespace cudnnenv::util

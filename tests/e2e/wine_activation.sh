@@ -102,3 +102,16 @@ expect_eq "$(tr -d '\r' < profile.txt)" "[t81]
 [0]" "the generated activate.bat in a plain cmd ($(cat out.txt))"
 cmp -s before.txt after.txt || fail "the generated scripts leave cmd's environment changed: $(diff before.txt after.txt)"
 pass "profile generate tf2.5: activate.bat and deactivate.bat work in a plain cmd and undo exactly"
+
+# init powershell warns when the execution policy would keep $PROFILE from running.
+key='HKCU\Software\Microsoft\PowerShell\1\ShellIds\Microsoft.PowerShell'
+policy_warning() { "$WINE" "$CUDNNENV" init powershell 2>&1 > /dev/null | tr -d '\r'; }
+"$WINE" reg delete "$key" /v ExecutionPolicy /f > /dev/null 2>&1 || true
+policy_warning | grep -q "execution policy is Restricted (the default on Windows clients): it will not run your \$PROFILE" ||
+  fail "no warning for the default policy: $(policy_warning)"
+"$WINE" reg add "$key" /v ExecutionPolicy /d RemoteSigned /f > /dev/null 2>&1
+expect_eq "$(policy_warning)" "" "init powershell under RemoteSigned"
+"$WINE" reg add "$key" /v ExecutionPolicy /d AllSigned /f > /dev/null 2>&1
+policy_warning | grep -q "execution policy is AllSigned (CurrentUser)" || fail "no warning for AllSigned: $(policy_warning)"
+"$WINE" reg delete "$key" /v ExecutionPolicy /f > /dev/null 2>&1
+pass "init powershell: a warning with the fix under Restricted (the default) and AllSigned, none under RemoteSigned"

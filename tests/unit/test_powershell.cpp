@@ -136,3 +136,18 @@ TEST_SUITE("powershell") {
 }
 
 }  // namespace cudnnenv::shell
+
+#include "shell/init.hpp"
+
+namespace cudnnenv::shell {
+
+TEST_SUITE("powershell") {
+  TEST_CASE("init powershell, against the golden file reviewed by hand") {
+    const auto script = init_script(Shell::powershell, "C:\\Program Files\\cudnnenv\\cudnnenv.exe",
+                                    "C:\\Users\\O'Brien\\libs\\.cudnnenv\\shims");
+    REQUIRE(script);
+    CHECK(*script == test::read_binary(test::golden("init.ps1")));
+  }
+}
+
+}  // namespace cudnnenv::shell
