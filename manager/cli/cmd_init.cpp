@@ -1,3 +1,5 @@
+#include <filesystem>
+
 #include "cli/context.hpp"
 #include "cli/output.hpp"
 #include "shell/init.hpp"
@@ -7,13 +9,85 @@
 
 namespace cudnnenv::cli {
 
+namespace fs = std::filesystem;
+
 namespace {
 
 struct InitArguments {
   std::string shell;
+  bool autorun = false;
 };
 
+// What `init cmd --autorun` adds to AutoRun, and `deinit cmd` removes.
+std::string autorun_part(const std::string& init_bat) {
+  return "if exist \"" + init_bat + "\" call \"" + init_bat + "\"";
+}
+
+Result<int> run_init_cmd(const InitArguments& arguments, const Context& context) {
+  const Store store = context.store();
+  const fs::path folder = store.state_directory() / "cmd";
+  const auto files = shell::cmd_integration(util::to_utf8(util::current_executable()),
+                                            util::to_utf8(store.state_directory() / "shims"));
+  std::error_code ec;
+  fs::create_directories(folder, ec);
+  for (const auto& [name, text] : {std::pair{"init.bat", files.init_bat}, std::pair{"cudnnenv.bat", files.cudnnenv_bat}}) {
+    if (auto written = util::write_file_atomic(folder / name, text); !written) {
+      return std::move(written).error();
+    }
+  }
+  const std::string init_bat = util::to_utf8(folder / "init.bat");
+  if (!arguments.autorun) {
+    print("wrote " + init_bat + " (it defines the doskey macro: cudnnenv=\"" + util::to_utf8(folder / "cudnnenv.bat") +
+          "\" $*)\nload it in this cmd:  call \"" + init_bat +
+          "\"\nload it in every cmd:  cudnnenv init cmd --autorun   (adds it to HKCU\\Software\\Microsoft\\Command "
+          "Processor\\AutoRun; 'cudnnenv deinit cmd' takes it out)\n");
+    return 0;
+  }
+  auto autorun = util::read_cmd_autorun();
+  if (!autorun) {
+    return std::move(autorun).error();
+  }
+  const std::string updated = shell::autorun_with(*autorun, autorun_part(init_bat));
+  if (updated != *autorun) {
+    if (auto written = util::write_cmd_autorun(updated); !written) {
+      return std::move(written).error();
+    }
+  }
+  print("cmd's AutoRun runs " + init_bat + (updated == *autorun ? " (it already did)\n" : "\n"));
+  return 0;
+}
+
+
+Result<int> run_deinit(const InitArguments& arguments, const Context& context) {
+  if (arguments.shell != "cmd") {
+    return make_error("only cmd's integration is written anywhere by cudnnenv",
+                      "for " + arguments.shell + ", remove the init line from its profile", ExitCode::usage);
+  }
+  const std::string init_bat = util::to_utf8(context.store().state_directory() / "cmd" / "init.bat");
+  auto autorun = util::read_cmd_autorun();
+  if (!autorun) {
+    return std::move(autorun).error();
+  }
+  const std::string updated = shell::autorun_without(*autorun, autorun_part(init_bat));
+  if (updated == *autorun) {
+    print("cmd's AutoRun does not run cudnnenv's init.bat: nothing to do\n");
+    return 0;
+  }
+  if (auto written = util::write_cmd_autorun(updated); !written) {
+    return std::move(written).error();
+  }
+  print("removed cudnnenv from cmd's AutoRun" + std::string(updated.empty() ? " (now empty)" : "") + "\n");
+  return 0;
+}
+
 Result<int> run_init(const InitArguments& arguments, const Context& context) {
+  if (arguments.shell == "cmd") {
+    return run_init_cmd(arguments, context);
+  }
+  if (arguments.autorun) {
+    return make_error("--autorun is for cmd", "for " + arguments.shell + ", add the init line to its profile",
+                      ExitCode::usage);
+  }
   auto shell = shell::parse_shell(arguments.shell);
   if (!shell) {
     return make_error("'" + arguments.shell + "' is not a shell cudnnenv knows", "use bash, zsh, fish or powershell",
@@ -45,12 +119,20 @@ void register_init(CLI::App& app, Context& context) {
   CLI::App* command = app.add_subcommand(
       "init", "print the shell integration: 'use' changes the shell, the shims go first on PATH, and the "
               "selection follows .cudnnenv.toml as you cd");
-  command->add_option("shell", arguments->shell, "bash, zsh, fish or powershell")->required();
+  command->add_option("shell", arguments->shell, "bash, zsh, fish, powershell or cmd")->required();
+  command->add_flag("--autorun", arguments->autorun, "cmd: load the integration in every cmd (edits AutoRun, once)");
   command->footer("Add one line to your shell's profile:\n  " + shell::init_line(shell::Shell::bash) + "\n  " +
                   shell::init_line(shell::Shell::zsh) + "\n  " + shell::init_line(shell::Shell::fish) + "\n  " +
-                  shell::init_line(shell::Shell::powershell));
+                  shell::init_line(shell::Shell::powershell) + "\n  " + shell::init_line(shell::Shell::cmd));
   command->callback([arguments, &context] {
     context.action = [arguments, &context] { return run_init(*arguments, context); };
+  });
+
+  auto off = std::make_shared<InitArguments>();
+  CLI::App* deinit = app.add_subcommand("deinit", "take out what 'init cmd --autorun' added to cmd's AutoRun, exactly");
+  deinit->add_option("shell", off->shell, "cmd")->required();
+  deinit->callback([off, &context] {
+    context.action = [off, &context] { return run_deinit(*off, context); };
   });
 }
 

@@ -7,6 +7,8 @@
 #include <string>
 #include <string_view>
 
+#include "result.hpp"
+
 namespace cudnnenv::util {
 
 // Writes UTF-8 `text` to `stream`: on a Windows console as UTF-16
@@ -28,5 +30,11 @@ struct ExecutionPolicy {
   std::string scope;
 };
 std::optional<ExecutionPolicy> powershell_execution_policy();
+
+// cmd's AutoRun command line for this user (HKCU\\Software\\Microsoft\\
+// Command Processor\\AutoRun); empty when unset. POSIX: errors.
+Result<std::string> read_cmd_autorun();
+// Writes it; an empty `value` deletes it.
+Result<void> write_cmd_autorun(const std::string& value);
 
 }  // namespace cudnnenv::util

@@ -15,4 +15,12 @@ std::optional<std::string> encode_for_console(std::string_view utf8) {
 
 std::optional<ExecutionPolicy> powershell_execution_policy() { return std::nullopt; }
 
+Result<std::string> read_cmd_autorun() {
+  return make_error("cmd's AutoRun is a Windows setting", "run this on Windows", ExitCode::usage);
+}
+
+Result<void> write_cmd_autorun(const std::string&) {
+  return make_error("cmd's AutoRun is a Windows setting", "run this on Windows", ExitCode::usage);
+}
+
 }  // namespace cudnnenv::util

@@ -51,6 +51,50 @@ std::optional<std::string> encode_for_console(std::string_view utf8) {
   return encoded;
 }
 
+namespace {
+
+const wchar_t* const k_command_processor = L"Software\\Microsoft\\Command Processor";
+
+}  // namespace
+
+Result<std::string> read_cmd_autorun() {
+  std::wstring value(32768, L'\0');
+  DWORD size = static_cast<DWORD>(value.size() * sizeof(wchar_t));
+  const LSTATUS status = ::RegGetValueW(HKEY_CURRENT_USER, k_command_processor, L"AutoRun",
+                                        RRF_RT_REG_SZ | RRF_RT_REG_EXPAND_SZ | RRF_NOEXPAND, nullptr, value.data(), &size);
+  if (status == ERROR_FILE_NOT_FOUND) {
+    return std::string();
+  }
+  if (status != ERROR_SUCCESS) {
+    return make_error("cannot read cmd's AutoRun: " + last_error_message(static_cast<DWORD>(status)));
+  }
+  value.resize(size / sizeof(wchar_t) > 0 ? size / sizeof(wchar_t) - 1 : 0);
+  return narrow(value);
+}
+
+Result<void> write_cmd_autorun(const std::string& value) {
+  HKEY key = nullptr;
+  if (const LSTATUS status = ::RegCreateKeyExW(HKEY_CURRENT_USER, k_command_processor, 0, nullptr, 0, KEY_SET_VALUE,
+                                               nullptr, &key, nullptr);
+      status != ERROR_SUCCESS) {
+    return make_error("cannot open cmd's settings: " + last_error_message(static_cast<DWORD>(status)));
+  }
+  LSTATUS status = ERROR_SUCCESS;
+  if (value.empty()) {
+    status = ::RegDeleteValueW(key, L"AutoRun");
+    if (status == ERROR_FILE_NOT_FOUND) status = ERROR_SUCCESS;
+  } else {
+    const std::wstring wide = widen(value);
+    status = ::RegSetValueExW(key, L"AutoRun", 0, REG_SZ, reinterpret_cast<const BYTE*>(wide.c_str()),
+                              static_cast<DWORD>((wide.size() + 1) * sizeof(wchar_t)));
+  }
+  ::RegCloseKey(key);
+  if (status != ERROR_SUCCESS) {
+    return make_error("cannot write cmd's AutoRun: " + last_error_message(static_cast<DWORD>(status)));
+  }
+  return {};
+}
+
 std::optional<ExecutionPolicy> powershell_execution_policy() {
   auto read = [](HKEY root, const wchar_t* key) -> std::string {
     wchar_t value[64] = {};

@@ -15,6 +15,10 @@ FIXTURES=$2
 source "$(dirname "$0")/lib.sh"
 export LC_ALL=C.UTF-8 WINEDEBUG=-all
 
+# A run that failed half-way may have left an AutoRun entry (tested at the
+# end) that every cmd below would run: start without one.
+"$WINE" reg delete 'HKCU\Software\Microsoft\Command Processor' /v AutoRun /f > /dev/null 2>&1 || true
+
 make_windows_tree tree "$FIXTURES/fake-pe64-8.1.0.dll"
 root_off="$WORK/C libs 'q' & %PATH% !OS! ^ \$HOME (x) & mkdir marker é ü"
 root_on="$WORK/D libs 'q' & %PATH% ^ \$HOME (x) & mkdir marker é ü"
@@ -115,3 +119,37 @@ expect_eq "$(policy_warning)" "" "init powershell under RemoteSigned"
 policy_warning | grep -q "execution policy is AllSigned (CurrentUser)" || fail "no warning for AllSigned: $(policy_warning)"
 "$WINE" reg delete "$key" /v ExecutionPolicy /f > /dev/null 2>&1
 pass "init powershell: a warning with the fix under Restricted (the default) and AllSigned, none under RemoteSigned"
+
+# init cmd: cudnnenv.bat (what the doskey macro runs) changes the session;
+# --autorun adds one entry to AutoRun, once, after what was there; deinit
+# takes out exactly that.
+export CUDNNENV_ROOT="$(winpath "$plain")"
+"$WINE" "$CUDNNENV" init cmd > init.out
+cmd_dir=$(winpath "$plain/.cudnnenv/cmd")
+[ -f "$plain/.cudnnenv/cmd/init.bat" ] && [ -f "$plain/.cudnnenv/cmd/cudnnenv.bat" ] || fail "init cmd wrote: $(cat init.out)"
+crlf > macro.bat <<BATCH
+@echo off
+set > before.txt
+call "$cmd_dir\\cudnnenv.bat" activate t81
+"$show" --env CUDNNENV_ACTIVE > macro.txt
+call "$cmd_dir\\cudnnenv.bat" deactivate
+"$show" --env CUDNNENV_ACTIVE >> macro.txt
+set > after.txt
+BATCH
+script -qec "$WINE cmd /c macro.bat" /dev/null > out.txt 2>&1 < /dev/null || fail "macro.bat: $(cat out.txt)"
+expect_eq "$(tr -d '\r' < macro.txt)" "[t81]
+<unset>" "cudnnenv.bat activate, then deactivate ($(cat out.txt))"
+cmp -s before.txt after.txt || fail "cudnnenv.bat leaves cmd's environment changed: $(diff before.txt after.txt)"
+pass "init cmd: what the doskey macro runs activates and deactivates this cmd"
+
+autorun_key='HKCU\Software\Microsoft\Command Processor'
+autorun() { "$WINE" reg query "$autorun_key" /v AutoRun 2> /dev/null | tr -d '\r' | sed -n 's/^ *AutoRun *REG_[A-Z_]* *//p'; }
+"$WINE" reg add "$autorun_key" /v AutoRun /d "echo mine" /f > /dev/null 2>&1
+"$WINE" "$CUDNNENV" init cmd --autorun > /dev/null
+"$WINE" "$CUDNNENV" init cmd --autorun > /dev/null
+part="if exist \"$cmd_dir\\init.bat\" call \"$cmd_dir\\init.bat\""
+expect_eq "$(autorun)" "echo mine & $part" "AutoRun after init cmd --autorun, twice"
+"$WINE" "$CUDNNENV" deinit cmd > /dev/null
+expect_eq "$(autorun)" "echo mine" "AutoRun after deinit cmd"
+"$WINE" reg delete "$autorun_key" /v AutoRun /f > /dev/null 2>&1
+pass "init cmd --autorun adds its entry once, after the user's; deinit cmd takes out exactly that"

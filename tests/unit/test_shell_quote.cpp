@@ -97,3 +97,23 @@ TEST_SUITE("activation") {
 }
 
 }  // namespace cudnnenv::shell
+
+#include "shell/init.hpp"
+
+namespace cudnnenv::shell {
+
+TEST_SUITE("activation") {
+  TEST_CASE("cmd's AutoRun as a list: ours added once, at the end; removed with its own separator") {
+    const std::string ours = "if exist \"C:\\libs\\.cudnnenv\\cmd\\init.bat\" call \"C:\\libs\\.cudnnenv\\cmd\\init.bat\"";
+    CHECK(autorun_with("", ours) == ours);
+    CHECK(autorun_with("echo a & echo b", ours) == "echo a & echo b & " + ours);
+    CHECK(autorun_with("echo a & " + ours, ours) == "echo a & " + ours);
+    CHECK(autorun_without("echo a & " + ours, ours) == "echo a");
+    CHECK(autorun_without(ours + " & echo b", ours) == "echo b");
+    CHECK(autorun_without("echo a & " + ours + " & echo b", ours) == "echo a & echo b");
+    CHECK(autorun_without(ours, ours) == "");
+    CHECK(autorun_without("echo a", ours) == "echo a");
+  }
+}
+
+}  // namespace cudnnenv::shell
