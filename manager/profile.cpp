@@ -4,6 +4,7 @@
 
 #include <toml++/toml.h>
 
+#include "util/fs.hpp"
 #include "util/text.hpp"
 #include "version.hpp"
 
@@ -29,7 +30,7 @@ Result<std::vector<Profile>> parse_profiles(std::string_view text, const fs::pat
     return make_error(at(origin, error.source()) + ": " + std::string(error.description()), "fix the TOML syntax");
   }
   std::vector<Profile> profiles;
-  const toml::table* table = root["profile"].as_table();
+  const toml::table* table = root["profiles"].as_table();
   if (!table) {
     return profiles;
   }
@@ -37,7 +38,7 @@ Result<std::vector<Profile>> parse_profiles(std::string_view text, const fs::pat
     const toml::table* entry = node.as_table();
     if (!entry) {
       return make_error(at(origin, node.source()) + ": profile '" + std::string(name.str()) + "' must be a table",
-                        "write [profile.\"NAME\"] with cudnn = \"...\"");
+                        "write [profiles.\"NAME\"] with cudnn = \"...\"");
     }
     Profile profile;
     profile.name = std::string(name.str());
@@ -54,6 +55,9 @@ Result<std::vector<Profile>> parse_profiles(std::string_view text, const fs::pat
         profile.platforms.push_back(value == "windows" ? Os::windows : Os::linux);
       }
     }
+    if (profile.platforms.empty()) {
+      profile.platforms = {Os::linux, Os::windows};
+    }
     if (const toml::table* env = entry->get_as<toml::table>("env")) {
       for (const auto& [key, value] : *env) {
         profile.env.emplace_back(std::string(key.str()), value.value_or(std::string()));
@@ -64,17 +68,34 @@ Result<std::vector<Profile>> parse_profiles(std::string_view text, const fs::pat
   return profiles;
 }
 
-std::vector<Profile> builtin_profiles(Os os) {
-  std::vector<Profile> found;
+Result<std::vector<Profile>> all_profiles(Os os, const fs::path& config_file) {
+  std::vector<Profile> candidates;
   for (const auto& [file, text] : k_builtin_profiles) {
-    auto parsed = parse_profiles(text, file);
+    auto parsed = parse_profiles(text, fs::path("profiles") / file);
     if (!parsed) {
-      continue;  // the files are checked by the tests; a broken one cannot ship
+      return std::move(parsed).error();  // the unit tests parse every built-in file: this cannot ship
+    }
+    candidates.insert(candidates.end(), parsed->begin(), parsed->end());
+  }
+  std::error_code ec;
+  if (fs::exists(config_file, ec)) {
+    auto text = util::read_file(config_file);
+    if (!text) {
+      return std::move(text).error();
+    }
+    auto parsed = parse_profiles(*text, config_file);
+    if (!parsed) {
+      return std::move(parsed).error();
     }
     for (auto& profile : *parsed) {
-      if (std::find(profile.platforms.begin(), profile.platforms.end(), os) != profile.platforms.end()) {
-        found.push_back(std::move(profile));
-      }
+      std::erase_if(candidates, [&](const Profile& other) { return other.name == profile.name; });
+      candidates.push_back(std::move(profile));
+    }
+  }
+  std::vector<Profile> found;
+  for (auto& profile : candidates) {
+    if (std::find(profile.platforms.begin(), profile.platforms.end(), os) != profile.platforms.end()) {
+      found.push_back(std::move(profile));
     }
   }
   // tf2.4 before tf2.10: names compared with their numbers as numbers.
@@ -87,11 +108,14 @@ std::vector<Profile> builtin_profiles(Os os) {
   return found;
 }
 
-Result<Profile> find_profile(const std::string& name, Os os) {
-  const auto profiles = builtin_profiles(os);
+Result<Profile> find_profile(const std::string& name, Os os, const fs::path& config_file) {
+  auto profiles = all_profiles(os, config_file);
+  if (!profiles) {
+    return std::move(profiles).error();
+  }
   std::string closest;
   std::size_t best = 3;
-  for (const auto& profile : profiles) {
+  for (const auto& profile : *profiles) {
     if (profile.name == name) {
       return profile;
     }
@@ -100,7 +124,7 @@ Result<Profile> find_profile(const std::string& name, Os os) {
       closest = profile.name;
     }
   }
-  return make_error("there is no profile '" + name + "' for " + to_string(os),
+  return make_error("there is no profile '" + name + "' for " + std::string(os == Os::windows ? "Windows" : "Linux"),
                     closest.empty() ? std::string("'cudnnenv profile list' shows them")
                                     : "did you mean '" + closest + "'?",
                     ExitCode::not_found);

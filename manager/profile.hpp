@@ -23,14 +23,18 @@ struct Profile {
   std::vector<std::pair<std::string, std::string>> env;
 };
 
-// Parses `[profile."NAME"]` tables; errors name `origin`:line:col.
+// Parses `[profiles."NAME"]` tables (other keys are left to their owner);
+// errors name `origin`:line:col. A profile without `platforms` is for every
+// platform.
 Result<std::vector<Profile>> parse_profiles(std::string_view text, const std::filesystem::path& origin);
 
-// The built-in profiles (profiles/*.toml) for `os`.
-std::vector<Profile> builtin_profiles(Os os);
+// The profiles for `os`: the built-in ones (profiles/*.toml), then the
+// user's from `config_file` (<root>/.cudnnenv/config.toml), which replace a
+// built-in one of the same name. A broken config file is an error.
+Result<std::vector<Profile>> all_profiles(Os os, const std::filesystem::path& config_file);
 
-// The built-in profile `name` for `os`; an error with the closest names when there is none.
-Result<Profile> find_profile(const std::string& name, Os os);
+// Profile `name` among those; an error with the closest name when there is none.
+Result<Profile> find_profile(const std::string& name, Os os, const std::filesystem::path& config_file);
 
 // The tree that runs what `profile` was built for: the newest installed one
 // of the same major cuDNN version and the same or a higher minor (what

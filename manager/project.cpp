@@ -130,8 +130,11 @@ Result<Config> parse_config(std::string_view text, const fs::path& file) {
     return std::move(parsed).error();
   }
   for (const auto& [key, node] : *parsed) {
+    if (key.str() == "profiles" && node.is_table()) {
+      continue;  // the user's profiles: read by profile.cpp
+    }
     if (key.str() != "default") {
-      return bad_key(file, key, "", "default");
+      return bad_key(file, key, "", "default, [profiles.NAME]");
     }
     auto value = string_value(file, key, node);
     if (!value) {

@@ -112,7 +112,7 @@ Result<Selection> resolve_selection(const Store& store, const SelectionRequest& 
       return finish(tree_from_folder(folder));
     }
     if (project->profile) {
-      auto profile = find_profile(*project->profile, host_platform().os);
+      auto profile = find_profile(*project->profile, host_platform().os, store.state_directory() / "config.toml");
       if (!profile) {
         return make_error(selection.decided_by + ": " + profile.error().message, profile.error().hint,
                           ExitCode::not_found);

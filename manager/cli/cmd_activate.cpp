@@ -145,7 +145,7 @@ Result<int> run_activate(const ActivateArguments& arguments, const Context& cont
   // installed tree that runs it.
   const Store store = context.store();
   if (!arguments.spec.empty() && !parse_version(arguments.spec) && !store.find(arguments.spec)) {
-    if (auto profile = find_profile(arguments.spec, host_platform().os)) {
+    if (auto profile = find_profile(arguments.spec, host_platform().os, store.state_directory() / "config.toml")) {
       auto tree = satisfying_tree(*profile, store.list(RecordPart::identity).trees);
       if (!tree) {
         return make_error("no installed cuDNN runs " + profile->framework + " (cuDNN " + profile->cudnn +

@@ -18,10 +18,16 @@ struct ProfileArguments {
   bool json = false;
 };
 
+fs::path config_file(const Context& context) { return context.store().state_directory() / "config.toml"; }
+
 Result<int> run_list(const ProfileArguments& arguments, const Context& context) {
   const auto trees = context.store().list(RecordPart::identity).trees;
+  auto profiles = all_profiles(host_platform().os, config_file(context));
+  if (!profiles) {
+    return std::move(profiles).error();
+  }
   toml::array array;
-  for (const auto& profile : builtin_profiles(host_platform().os)) {
+  for (const auto& profile : *profiles) {
     const auto tree = satisfying_tree(profile, trees);
     if (arguments.json) {
       array.push_back(toml::table{{"name", profile.name},           {"framework", profile.framework},
@@ -41,7 +47,7 @@ Result<int> run_list(const ProfileArguments& arguments, const Context& context) 
 }
 
 Result<int> run_show(const ProfileArguments& arguments, const Context& context) {
-  auto profile = find_profile(arguments.name, host_platform().os);
+  auto profile = find_profile(arguments.name, host_platform().os, config_file(context));
   if (!profile) {
     return std::move(profile).error();
   }
@@ -80,9 +86,13 @@ Result<int> run_generate(const ProfileArguments& arguments, const Context& conte
   const std::string root = util::to_utf8(store.root());  // the scripts belong to this store, whatever CUDNNENV_ROOT says
   std::vector<Profile> profiles;
   if (arguments.name.empty()) {
-    profiles = builtin_profiles(host_platform().os);
+    auto all = all_profiles(host_platform().os, config_file(context));
+    if (!all) {
+      return std::move(all).error();
+    }
+    profiles = std::move(*all);
   } else {
-    auto profile = find_profile(arguments.name, host_platform().os);
+    auto profile = find_profile(arguments.name, host_platform().os, config_file(context));
     if (!profile) {
       return std::move(profile).error();
     }

@@ -294,3 +294,49 @@ TEST_SUITE("selection") {
 }
 
 }  // namespace cudnnenv
+
+#include "profile.hpp"
+
+namespace cudnnenv {
+
+TEST_SUITE("profiles") {
+  TEST_CASE("the built-in TensorFlow profiles: Windows to tf2.10, Linux to tf2.21, each with cuDNN and CUDA") {
+    auto windows = all_profiles(Os::windows, "no-config.toml");
+    REQUIRE(windows);
+    REQUIRE(windows->size() == 7);
+    CHECK(windows->front().name == "tf2.4");
+    CHECK(windows->back().name == "tf2.10");
+    CHECK(windows->back().cudnn == "8.1");
+    CHECK(windows->back().cuda == "11.2");
+    auto linux = all_profiles(Os::linux, "no-config.toml");
+    REQUIRE(linux);
+    CHECK(linux->back().name == "tf2.21");
+    CHECK(linux->back().cudnn == "9.3");
+    auto tf2_5 = find_profile("tf2.5", Os::windows, "no-config.toml");
+    REQUIRE(tf2_5);
+    CHECK(tf2_5->framework == "TensorFlow 2.5");
+    auto missing = find_profile("tf2.11", Os::windows, "no-config.toml");
+    REQUIRE_FALSE(missing);
+    CHECK(missing.error().message == "there is no profile 'tf2.11' for Windows");
+  }
+
+  TEST_CASE("the user's profiles in config.toml, one replacing a built-in; a broken one is an error with its place") {
+    test::write_binary("config.toml", "default = \"9\"\n[profiles.mine]\ncudnn = \"9.1\"\ncuda = \"12.2\"\n"
+                                      "[profiles.mine.env]\nX = \"1\"\n[profiles.\"tf2.5\"]\ncudnn = \"8.9\"\n");
+    REQUIRE(read_config("config.toml"));  // the config's own reader leaves [profiles] alone
+    auto mine = find_profile("mine", host_platform().os, "config.toml");
+    REQUIRE(mine);
+    CHECK(mine->cudnn == "9.1");
+    CHECK(mine->env == std::vector<std::pair<std::string, std::string>>{{"X", "1"}});
+    auto replaced = find_profile("tf2.5", host_platform().os, "config.toml");
+    REQUIRE(replaced);
+    CHECK(replaced->cudnn == "8.9");
+
+    test::write_binary("config.toml", "[profiles.bad]\ncuda = \"12\"\n");
+    auto bad = all_profiles(host_platform().os, "config.toml");
+    REQUIRE_FALSE(bad);
+    CHECK(bad.error().message == "config.toml:1:1: profile 'bad' needs cudnn = \"<version>\"");
+  }
+}
+
+}  // namespace cudnnenv
