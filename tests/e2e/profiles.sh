@@ -31,6 +31,20 @@ expect_eq "$(cat active.out)" "t9.4.0
 0" "activate tf2.18"
 pass "activate tf2.18: the 9.4.0 tree, with the profile's variables; an unmet profile exits 3 saying what to install"
 
+# The profile's CUDA 12.5 toolkit, where CUDA_PATH_V12_5 says it is: its bin
+# goes first on PATH and CUDA_PATH names it; deactivation takes both back.
+mkdir -p "cuda 12.5/bin"
+CUDA_PATH_V12_5="$WORK/cuda 12.5" bash -c '
+  before=$(env | sort)
+  eval "$("$0" activate tf2.18 --shell bash)"
+  printf "%s\n" "${PATH%%:*}" "$CUDA_PATH"
+  eval "$("$0" deactivate --shell bash)"
+  [ "$(env | sort)" = "$before" ] && echo restored' "$CUDNNENV" > toolkit.out
+expect_eq "$(cat toolkit.out)" "$WORK/cuda 12.5/bin
+$WORK/cuda 12.5
+restored" "the CUDA toolkit of the profile"
+pass "activation puts the profile's CUDA toolkit (found through CUDA_PATH_V12_5) first on PATH and sets CUDA_PATH"
+
 mkdir project && printf 'profile = "tf2.18"\n' > project/.cudnnenv.toml
 (cd project && "$CUDNNENV" current) > current.out
 grep -q "^9.4.0  t9.4.0  (set by $WORK/project/.cudnnenv.toml)" current.out || fail "current: $(cat current.out)"
