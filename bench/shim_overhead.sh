@@ -9,9 +9,10 @@
 # Each started directly, through the smallest possible shim (a static C
 # program that only execv()s it), and through cudnnenv-shim as `cudnnenv
 # shim add` makes it, with the default policy (`load`, its result cached)
-# and a fake tree selected globally. Then, where installed, rbenv's and
-# mise's shims against the same minimal shim, in a second interleaved run of
-# ROUNDS/10 (they take over 100 ms a start).
+# and a fake tree selected globally. Then, where installed, rbenv's shim
+# against the same minimal shim, in a second interleaved run of ROUNDS/10 (it
+# takes over 100 ms a start). (mise's shims need a mise config naming a tool
+# version to do anything; bench/hook_overhead.sh compares with mise's hook.)
 # Usage: bench/shim_overhead.sh [ROUNDS]   (needs build/release)
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -69,13 +70,6 @@ if command -v rbenv > /dev/null; then
   rbenv rehash
   others+=(::: "$RBENV_ROOT/shims/true")
   labels+=("rbenv $(rbenv --version | cut -d' ' -f2) shim")
-fi
-if command -v mise > /dev/null; then
-  # mise's shims are links to mise itself, which reads its config and execs the tool.
-  export MISE_DATA_DIR="$work/mise" MISE_CONFIG_DIR="$work/mise-config"
-  mkdir -p "$MISE_DATA_DIR/shims" && ln -s "$(command -v mise)" "$MISE_DATA_DIR/shims/true"
-  others+=(::: "$MISE_DATA_DIR/shims/true")
-  labels+=("mise shim")
 fi
 if [ ${#labels[@]} -gt 2 ]; then
   echo
