@@ -107,8 +107,9 @@ Result<int> run_use(const UseArguments& arguments, const Context& context) {
                                    : shell::set_variable(shell::Shell::bash, "CUDNNENV_VERSION", value) +
                                          "   (fish: " + shell::set_variable(shell::Shell::fish, "CUDNNENV_VERSION", value) +
                                          ")";
-  return make_error("'cudnnenv use' changes this shell only through the shell hook, which is not installed here",
-                    "run: " + line + "; or use --local / --global");
+  return make_error("'cudnnenv use' changes this shell only through the shell integration, which is not loaded here",
+                    "load it (" + std::string(windows ? "cudnnenv init cmd" : "eval \"$(cudnnenv init bash)\"") +
+                        ", see 'cudnnenv init --help'), or run: " + line + "; or use --local / --global");
 }
 
 }  // namespace
@@ -116,7 +117,7 @@ Result<int> run_use(const UseArguments& arguments, const Context& context) {
 void register_use(CLI::App& app, Context& context) {
   auto arguments = std::make_shared<UseArguments>();
   CLI::App* command = app.add_subcommand(
-      "use", "select a cuDNN for this shell (needs the shell hook), this project (--local) or everywhere (--global)");
+      "use", "select a cuDNN for this shell (with 'cudnnenv init' loaded), this project (--local) or everywhere (--global)");
   command->add_option("spec", arguments->spec, "8, 8.1, 8.1.0.77, 8.9.7+cuda11.8, or a tree name")->required();
   command->add_option("--cuda", arguments->cuda, "CUDA version the tree must be built for (11.8, 12)");
   command->add_flag("--local", arguments->local, "write cudnn = \"SPEC\" into ./.cudnnenv.toml, keeping its other lines");

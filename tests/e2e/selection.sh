@@ -50,7 +50,7 @@ pass "use --global"
 
 run use plain-9.1
 expect_eq "$rc" "1" "use without the shell hook"
-grep -q "hint: run: export CUDNNENV_VERSION='plain-9.1'" err || fail "hint: $(cat err)"
+grep -q "hint: load it (eval \"\$(cudnnenv init bash)\", see 'cudnnenv init --help'), or run: export CUDNNENV_VERSION='plain-9.1'" err || fail "hint: $(cat err)"
 pass "use without the hook prints the line to run"
 
 cd "$WORK"  # where a 'touch marker' would land

@@ -27,5 +27,5 @@ pass "use --local, current and which with Windows paths"
 
 set +e; "$WINE" "$CUDNNENV" --root "$(winpath "$WORK/C libs 库")" use 8.1 > out 2> err; rc=$?; set -e
 expect_eq "$rc" "1" "use without the shell hook"
-grep -q 'hint: run: set "CUDNNENV_VERSION=8.1"' err || fail "hint: $(cat err)"
+grep -q 'hint: load it (cudnnenv init cmd, see .cudnnenv init --help.), or run: set "CUDNNENV_VERSION=8.1"' err || fail "hint: $(cat err)"
 pass "use without the hook names the cmd line to run"
