@@ -77,6 +77,16 @@ bool find_target(const char* name, const char* shims_dir, char* out, std::size_t
   return false;
 }
 
+// The sidecar's args (split on spaces, no quoting: enough for flags like
+// -X utf8), then the user's arguments, then the terminating null.
+void finish_arguments(char** arguments, int count, char* sidecar_args, int argc, char** argv) {
+  for (char* token = std::strtok(sidecar_args, " \t"); token && count < 2048; token = std::strtok(nullptr, " \t")) {
+    arguments[count++] = token;
+  }
+  for (int i = 1; i < argc; ++i) arguments[count++] = argv[i];
+  arguments[count] = nullptr;
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -127,9 +137,10 @@ int main(int argc, char** argv) {
   const std::size_t needed = static_cast<std::size_t>(argc) + 2048 + 16;
   char** arguments = needed <= 4096 ? fixed : static_cast<char**>(std::calloc(needed, sizeof(char*)));
   int count = 0;
-  static char target[k_path_max];
-  const bool have_target = sidecar.path[0] ? TextBuffer(target, sizeof target).add(sidecar.path).ok()
-                                           : find_target(name, shims_dir, target, sizeof target);
+  static char found_target[k_path_max];
+  char* target = sidecar.path;
+  if (!target[0] && find_target(name, shims_dir, found_target, sizeof found_target)) target = found_target;
+  const bool have_target = target[0] != '\0';
   const char* library_dir = sidecar.library_dir;
   cudnnenv::shim::LaunchDecision decision;
   if (library_dir[0] == '\0' || !have_target) {
@@ -157,11 +168,7 @@ int main(int argc, char** argv) {
       arguments[count++] = shims_dir;
       arguments[count++] = const_cast<char*>("--");
       arguments[count++] = sidecar.path[0] ? sidecar.path : const_cast<char*>(name);
-      for (char* token = std::strtok(sidecar.args, " \t"); token && count < 2048; token = std::strtok(nullptr, " \t")) {
-        arguments[count++] = token;
-      }
-      for (int i = 1; i < argc; ++i) arguments[count++] = argv[i];
-      arguments[count] = nullptr;
+      finish_arguments(arguments, count, sidecar.args, argc, argv);
       ::execv(sidecar.cudnnenv, arguments);
       std::fprintf(stderr, "cudnnenv-shim: error: cannot start '%s': %s\n", sidecar.cudnnenv, std::strerror(errno));
       return 127;
@@ -172,13 +179,8 @@ int main(int argc, char** argv) {
   ::setenv("CUDNNENV_PIN_DIR", library_dir, 1);
   if (sidecar.audit[0]) prepend("LD_AUDIT", sidecar.audit);
 
-  // args = ... is split on spaces (no quoting): enough for flags like -X utf8.
   arguments[count++] = target;
-  for (char* token = std::strtok(sidecar.args, " \t"); token && count < 2048; token = std::strtok(nullptr, " \t")) {
-    arguments[count++] = token;
-  }
-  for (int i = 1; i < argc; ++i) arguments[count++] = argv[i];
-  arguments[count] = nullptr;
+  finish_arguments(arguments, count, sidecar.args, argc, argv);
   ::execv(target, arguments);
   std::fprintf(stderr, "cudnnenv-shim: error: cannot start '%s': %s\n", target, std::strerror(errno));
   return 127;

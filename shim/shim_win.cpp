@@ -124,6 +124,12 @@ long read_small(const std::wstring& path, char* text, DWORD size) {
   return read ? static_cast<long>(got) : -1;
 }
 
+// The sidecar's args, then the user's arguments exactly as they were typed.
+void append_arguments(std::wstring& command_line, const char* sidecar_args, const wchar_t* rest) {
+  if (sidecar_args[0] != '\0') command_line += L" " + widen(sidecar_args);
+  if (*rest) command_line += std::wstring(L" ") + rest;
+}
+
 BOOL WINAPI leave_to_child(DWORD) { return TRUE; }  // the child handles Ctrl-C
 
 int run(const std::wstring& program, std::wstring& command_line) {
@@ -204,8 +210,7 @@ int wmain() {
       const std::wstring program = widen(sidecar.cudnnenv);
       std::wstring command_line = quote(program) + L" --root " + quote(widen(sidecar.root)) + L" exec --shims-dir " +
                                   quote(shims_dir) + L" -- " + quote(sidecar.path[0] ? widen(sidecar.path) : name);
-      if (sidecar.args[0] != '\0') command_line += L" " + widen(sidecar.args);
-      if (*rest) command_line += std::wstring(L" ") + rest;
+      append_arguments(command_line, sidecar.args, rest);
       return run(program, command_line);
     }
   }
@@ -220,7 +225,6 @@ int wmain() {
   ::SetDllDirectoryW(library_dir.c_str());             // inherited on real Windows, ahead of PATH
 
   std::wstring command_line = quote(target);
-  if (sidecar.args[0] != '\0') command_line += L" " + widen(sidecar.args);
-  if (*rest) command_line += std::wstring(L" ") + rest;
+  append_arguments(command_line, sidecar.args, rest);
   return run(target, command_line);
 }
