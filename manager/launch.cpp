@@ -130,12 +130,8 @@ std::string pin_mode_name(PinMode mode) {
 
 bool is_cudnn_file(std::string_view path) {
   const auto slash = path.find_last_of(windows_host() ? "/\\" : "/");
-  const std::string name = util::to_lower(slash == std::string_view::npos ? path : path.substr(slash + 1));
-  if (util::ends_with(name, ".dll")) {
-    return util::starts_with(name, "cudnn");
-  }
-  return util::starts_with(name, "libcudnn") && name.size() > 8 && (name[8] == '.' || name[8] == '_') &&
-         name.find(".so") != std::string::npos;
+  const std::string name(slash == std::string_view::npos ? path : path.substr(slash + 1));
+  return is_cudnn_library_name(name, Os::windows) || is_cudnn_library_name(name, Os::linux);
 }
 
 Result<fs::path> find_program(const std::string& command, const util::Environment& environment,

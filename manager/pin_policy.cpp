@@ -5,6 +5,7 @@
 #include <vector>
 
 #include "discover.hpp"
+#include "launch_key.hpp"
 #include "probe.hpp"
 #include "util/fs.hpp"
 #include "util/text.hpp"
@@ -16,18 +17,10 @@ namespace fs = std::filesystem;
 
 namespace {
 
-// "size:mtime" of a file, or empty when it cannot be read.
+// "size:mtime" of a file, as the shims compute it, or empty when it cannot be read.
 std::string identity(const fs::path& path) {
-  std::error_code ec;
-  const auto size = fs::file_size(path, ec);
-  if (ec) {
-    return {};
-  }
-  const auto time = fs::last_write_time(path, ec);
-  if (ec) {
-    return {};
-  }
-  return std::to_string(size) + ":" + std::to_string(time.time_since_epoch().count());
+  char text[64];
+  return shim::file_identity(util::to_utf8(path).c_str(), text, sizeof text) ? std::string(text) : std::string();
 }
 
 // The driver, by its library file's identity: a driver update replaces it.
