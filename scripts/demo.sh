@@ -34,3 +34,7 @@ echo "\$ cudnnenv list"
 echo
 echo "A program pinned to this tree loads exactly:"
 "$cudnnenv" list --json | tr -d '\r' | awk -F'"' '/"library" :/ { print "  " $4; exit }'
+tree=$("$cudnnenv" list --json | tr -d '\r' | awk -F'"' '/"name" :/ { print $4; exit }')
+echo
+echo "\$ cudnnenv verify $tree"
+"$cudnnenv" verify "$tree"
