@@ -1,6 +1,8 @@
 // libarchive, linked statically with only the filters official archives
 // use (xz, gzip, bzip2): the shared library would bring libxml2 and ICU into
 // every start of cudnnenv.
+#include <algorithm>
+
 #include <archive.h>
 #include <archive_entry.h>
 
@@ -29,6 +31,7 @@ class TarSource final : public ArchiveSource {
     const char* name = archive_entry_pathname_utf8(header);
     entry.name = name ? name : archive_entry_pathname(header);
     entry.size = static_cast<std::uint64_t>(archive_entry_size(header));
+    m_entry_size = archive_entry_size(header);
     if (const char* hardlink = archive_entry_hardlink(header)) {
       entry.type = EntryType::hardlink;
       entry.link_target = hardlink;
@@ -57,17 +60,17 @@ class TarSource final : public ArchiveSource {
     while (true) {
       const int status = archive_read_data_block(m_archive, &block, &size, &offset);
       if (status == ARCHIVE_EOF) {
-        return {};
+        // A sparse file's trailing hole has no block: up to the entry's size.
+        return m_entry_size > expected ? zeros(sink, m_entry_size - expected) : Result<void>();
       }
       if (status < ARCHIVE_WARN) {
         return corrupt();
       }
-      if (offset != expected) {
-        // A sparse entry: write the hole as zeros so the stream stays sequential.
-        const std::string zeros(static_cast<std::size_t>(offset - expected), '\0');
-        if (auto sent = sink(zeros); !sent) {
-          return sent;
-        }
+      if (offset < expected) {
+        return corrupt_entry("its sparse map goes backwards");
+      }
+      if (auto sent = zeros(sink, offset - expected); !sent) {
+        return sent;
       }
       expected = offset + static_cast<la_int64_t>(size);
       if (auto sent = sink(std::string_view(static_cast<const char*>(block), size)); !sent) {
@@ -77,6 +80,26 @@ class TarSource final : public ArchiveSource {
   }
 
  private:
+  // A sparse entry's hole as zeros, so the stream stays sequential, in
+  // chunks: the hole's size is the archive's claim, and the sink (which
+  // bounds the total) sees every chunk before the next is made.
+  static Result<void> zeros(const DataSink& sink, la_int64_t hole) {
+    static const std::string chunk(1 << 20, '\0');
+    while (hole > 0) {
+      const auto part = static_cast<std::size_t>(std::min<la_int64_t>(hole, static_cast<la_int64_t>(chunk.size())));
+      if (auto sent = sink(std::string_view(chunk.data(), part)); !sent) {
+        return sent;
+      }
+      hole -= static_cast<la_int64_t>(part);
+    }
+    return {};
+  }
+
+  Error corrupt_entry(const std::string& why) const {
+    return make_error("'" + util::to_utf8(m_path) + "' is damaged: " + why,
+                      "the file is truncated or damaged: download it again and compare its SHA-256");
+  }
+
   Error corrupt() const {
     const char* reason = archive_error_string(m_archive);
     return make_error("'" + util::to_utf8(m_path) + "' is damaged: " + (reason ? reason : "unreadable"),
@@ -85,6 +108,7 @@ class TarSource final : public ArchiveSource {
 
   std::filesystem::path m_path;
   struct archive* m_archive;
+  la_int64_t m_entry_size = 0;
 };
 
 }  // namespace

@@ -73,14 +73,15 @@ BinaryInfo identify_binary(std::string_view head) {
   }
   if (head.size() >= 0x40 && head.substr(0, 2) == "MZ") {
     info.format = BinaryFormat::pe;
-    const std::uint32_t pe_offset = read_u32(head, 0x3C);
+    // 64-bit arithmetic: e_lfanew is the file's claim, up to 0xFFFFFFFF.
+    const std::uint64_t pe_offset = read_u32(head, 0x3C);
     if (pe_offset + 26 > head.size() || head.substr(pe_offset, 4) != std::string_view("PE\0\0", 4)) {
       return info;
     }
     info.machine = read_u16(head, pe_offset + 4);
     info.arch = pe_arch(info.machine);
     const std::uint16_t optional_size = read_u16(head, pe_offset + 20);
-    if (optional_size >= 2 && pe_offset + 26 <= head.size()) {
+    if (optional_size >= 2) {
       info.bits = read_u16(head, pe_offset + 24) == 0x20b ? 64 : 32;
     }
   }
@@ -164,7 +165,9 @@ Result<LinkInfo> read_elf_links(FileReader& file, LinkInfo info, const std::stri
   const std::uint64_t phoff = wide ? read_u64(*header, 32) : read_u32(*header, 28);
   const std::size_t phentsize = read_u16(*header, wide ? 54 : 42);
   const std::size_t phnum = read_u16(*header, wide ? 56 : 44);
-  auto table = file.read(phoff, phentsize * phnum);
+  // Real tables are a few kilobytes; a bigger claim is damage, never a reason to allocate.
+  constexpr std::size_t k_table_max = 1 << 20;
+  auto table = phentsize * phnum <= k_table_max ? file.read(phoff, phentsize * phnum) : std::nullopt;
   if (!table || phentsize < (wide ? 56u : 32u)) {
     return make_error("'" + name + "' has a damaged program header table");
   }
@@ -192,7 +195,8 @@ Result<LinkInfo> read_elf_links(FileReader& file, LinkInfo info, const std::stri
     return info;  // statically linked: needs nothing
   }
   info.dynamic = true;
-  auto entries = file.read(dynamic->offset, static_cast<std::size_t>(dynamic->filesz));
+  auto entries = dynamic->filesz <= k_table_max ? file.read(dynamic->offset, static_cast<std::size_t>(dynamic->filesz))
+                                                : std::nullopt;
   if (!entries) {
     return make_error("'" + name + "' has a damaged dynamic section");
   }
@@ -238,7 +242,7 @@ Result<LinkInfo> read_elf_links(FileReader& file, LinkInfo info, const std::stri
 Result<LinkInfo> read_pe_links(FileReader& file, LinkInfo info, const std::string& name) {
   info.dynamic = true;
   auto head = file.read(0, static_cast<std::size_t>(std::min<std::uint64_t>(file.size(), 4096)));
-  const std::uint32_t pe_offset = head && head->size() >= 0x40 ? read_u32(*head, 0x3C) : 0;
+  const std::uint64_t pe_offset = head && head->size() >= 0x40 ? read_u32(*head, 0x3C) : 0;
   auto coff = file.read(pe_offset, 24);
   if (!coff || coff->substr(0, 4) != std::string_view("PE\0\0", 4)) {
     return make_error("'" + name + "' has no PE header");

@@ -58,6 +58,23 @@ std::string join_parts(const std::vector<std::string>& parts) {
   return out;
 }
 
+// "./", ".", ".//": the folder being unpacked into.
+bool names_tree_root(std::string_view name) {
+  for (const auto& part : util::split(name, '/')) {
+    if (!part.empty() && part != ".") {
+      return false;
+    }
+  }
+  return !name.empty();
+}
+
+// A limit as it was most likely given: "16 GiB", "100 MiB", else bytes.
+std::string binary_size(std::uint64_t bytes) {
+  if (bytes > 0 && bytes % (std::uint64_t{1} << 30) == 0) return std::to_string(bytes >> 30) + " GiB";
+  if (bytes > 0 && bytes % (std::uint64_t{1} << 20) == 0) return std::to_string(bytes >> 20) + " MiB";
+  return std::to_string(bytes) + " bytes";
+}
+
 struct PendingLink {
   std::string path;
   std::string text;
@@ -124,8 +141,28 @@ Result<std::string> resolve_link_target(std::string_view link_path, std::string_
   return join_parts(parts);
 }
 
-Result<Extraction> extract(ArchiveSource& source, const fs::path& destination, const std::string& label) {
+Result<Extraction> extract(ArchiveSource& source, const fs::path& destination, const std::string& label,
+                           const ExtractLimits& limits) {
   Extraction extraction;
+  // Bytes written so far, against both bounds; checked before each write.
+  std::uint64_t total = 0;
+  auto account = [&](std::uint64_t bytes) -> Result<void> {
+    total += bytes;
+    if (total > limits.max_bytes) {
+      return make_error("'" + label + "' unpacks to more than " + binary_size(limits.max_bytes) +
+                            ", the limit for one tree",
+                        "official cuDNN archives unpack to a few GB; if you trust this one, raise the limit with "
+                        "--max-unpacked SIZE");
+    }
+    if (limits.source_size > 0 && limits.max_ratio > 0 && total / limits.max_ratio > limits.source_size) {
+      return make_error("'" + label + "' unpacks to more than " + std::to_string(limits.max_ratio) +
+                            " times its size (" + util::human_size(limits.source_size) +
+                            "): refused as a decompression bomb",
+                        "official cuDNN archives unpack to less than 5 times their size; if you trust this one, "
+                        "raise the limit with --max-ratio N");
+    }
+    return {};
+  };
   std::map<std::string, std::size_t> file_index;  // path -> index in extraction.files
   std::set<std::string> seen;
   std::set<std::string> directories;
@@ -140,6 +177,9 @@ Result<Extraction> extract(ArchiveSource& source, const fs::path& destination, c
     }
     if (!*more) {
       break;
+    }
+    if (entry.type == EntryType::directory && names_tree_root(entry.name)) {
+      continue;  // './' of 'tar -C dir -cf x.tar .'
     }
     auto safe = safe_entry_path(entry.name);
     if (!safe) {
@@ -197,6 +237,9 @@ Result<Extraction> extract(ArchiveSource& source, const fs::path& destination, c
     std::string head;
     std::uint64_t written = 0;
     auto copied = source.read_data([&](std::string_view chunk) -> Result<void> {
+      if (auto allowed = account(chunk.size()); !allowed) {
+        return allowed;
+      }
       if (head.size() < 4096) {
         head.append(chunk.substr(0, 4096 - head.size()));
       }
@@ -254,6 +297,9 @@ Result<Extraction> extract(ArchiveSource& source, const fs::path& destination, c
         return std::move(made).error();
       }
       ExtractedFile file = extraction.files[found->second];
+      if (auto allowed = account(file.record.size); !allowed) {  // a copy, or a link that may become one
+        return std::move(allowed).error();
+      }
       file.record.path = link.path;
       file.record.link = link.hard ? std::string() : link.text;
       file_index[link.path] = extraction.files.size();

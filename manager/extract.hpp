@@ -3,6 +3,7 @@
 // leading out, device files, duplicates. Hashes each file as it is written.
 #pragma once
 
+#include <cstdint>
 #include <filesystem>
 #include <optional>
 #include <string>
@@ -35,8 +36,22 @@ Result<std::string> safe_entry_path(std::string_view name);
 // leads out (absolute, or too many '..').
 Result<std::string> resolve_link_target(std::string_view link_path, std::string_view target);
 
+// Bounds on what an archive may unpack to, checked as bytes are written
+// (never from sizes the archive announces). The largest official cuDNN
+// archive (about 1 GB, xz) unpacks to a few GB at a ratio under 5.
+struct ExtractLimits {
+  static constexpr std::uint64_t k_default_max_bytes = std::uint64_t{16} << 30;  // 16 GiB
+  static constexpr std::uint64_t k_default_max_ratio = 50;
+
+  std::uint64_t max_bytes = k_default_max_bytes;  // all files together, links copied included
+  std::uint64_t max_ratio = k_default_max_ratio;  // unpacked bytes per byte of the source file
+  std::uint64_t source_size = 0;                  // the archive's size; 0 (a folder): no ratio
+};
+
 // Extracts all of `source` under `destination`, an existing empty folder.
-// `label` names the source in messages.
-Result<Extraction> extract(ArchiveSource& source, const std::filesystem::path& destination, const std::string& label);
+// `label` names the source in messages. Fails as soon as the bytes written
+// pass a bound of `limits`.
+Result<Extraction> extract(ArchiveSource& source, const std::filesystem::path& destination, const std::string& label,
+                           const ExtractLimits& limits = {});
 
 }  // namespace cudnnenv

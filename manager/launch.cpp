@@ -1,5 +1,7 @@
 #include "launch.hpp"
 
+#include "batch_command.hpp"
+
 #include <algorithm>
 #include <cstdio>
 #include <optional>
@@ -17,6 +19,31 @@ namespace fs = std::filesystem;
 namespace {
 
 bool windows_host() { return host_platform().os == Os::windows; }
+
+}  // namespace
+
+Result<void> check_batch_arguments(const fs::path& program, const std::vector<std::string>& arguments) {
+  const std::string path = util::to_utf8(program);
+  if (!shim::is_batch_file(std::string_view(path))) {
+    return {};
+  }
+  const std::string hint =
+      "cmd re-reads a batch file's command line: pass such a value in an environment variable or a file, "
+      "or start a program (.exe) instead";
+  if (const char* problem = shim::batch_argument_problem(std::string_view(path))) {
+    return make_error("the batch file '" + path + "' has " + problem + " in its path", hint, ExitCode::usage);
+  }
+  for (std::size_t i = 0; i < arguments.size(); ++i) {
+    if (const char* problem = shim::batch_argument_problem(std::string_view(arguments[i]))) {
+      return make_error("argument " + std::to_string(i + 1) + " ('" + arguments[i] + "') for the batch file '" + path +
+                            "' has " + problem + ": refused",
+                        hint, ExitCode::usage);
+    }
+  }
+  return {};
+}
+
+namespace {
 
 // Same file, through links or another spelling of the path.
 bool same_file(const fs::path& a, const fs::path& b) {
@@ -188,6 +215,11 @@ Result<LaunchPlan> plan_launch(const LaunchRequest& request) {
   auto program = find_program(request.command, request.environment, request.skip);
   if (!program) {
     return std::move(program).error();
+  }
+  if (windows_host()) {
+    if (auto refused = check_batch_arguments(*program, request.arguments); !refused) {
+      return std::move(refused).error();
+    }
   }
   LaunchPlan plan;
   plan.program = *program;

@@ -56,6 +56,12 @@ Result<LaunchPlan> plan_launch(const LaunchRequest& request);
 Result<std::filesystem::path> find_program(const std::string& command, const util::Environment& environment,
                                            const std::vector<std::filesystem::path>& skip);
 
+// Windows: a batch file (.bat, .cmd) runs through cmd.exe, which parses
+// its command line again; fails (exit code 2) when `program` is one and its
+// path or an argument holds what cmd cannot receive intact inside quotes
+// (shim/batch_command.hpp). Anything else passes.
+Result<void> check_batch_arguments(const std::filesystem::path& program, const std::vector<std::string>& arguments);
+
 // POSIX: replaces this process and returns only on failure. Windows: runs
 // the program and returns its exit code.
 Result<int> launch(const LaunchPlan& plan);

@@ -1,6 +1,8 @@
 #include <windows.h>
 
 #include "launch.hpp"
+
+#include "batch_command.hpp"
 #include "util/process.hpp"
 #include "util/text.hpp"
 #include "util/win.hpp"
@@ -11,6 +13,13 @@ namespace {
 
 BOOL WINAPI leave_to_child(DWORD) { return TRUE; }  // Ctrl-C and Ctrl-Break are the program's to handle
 
+// cmd.exe in the system folder, never one found on PATH or in the working folder.
+std::wstring system_cmd() {
+  wchar_t folder[MAX_PATH];
+  const UINT length = ::GetSystemDirectoryW(folder, MAX_PATH);
+  return std::wstring(folder, length < MAX_PATH ? length : 0) + L"\\cmd.exe";
+}
+
 struct Started {
   PROCESS_INFORMATION process{};
   HANDLE job = nullptr;
@@ -19,10 +28,20 @@ struct Started {
 // The command line rebuilt by the rules the program's runtime splits it
 // with, the environment block, the tree's bin for SetDllDirectoryW.
 Result<Started> start(const LaunchPlan& plan, DWORD flags) {
-  std::wstring command_line = util::widen(util::quote_windows_argument(util::to_utf8(plan.program)));
-  for (const auto& argument : plan.arguments) {
-    command_line += L' ';
-    command_line += util::widen(util::quote_windows_argument(argument));
+  std::wstring application = plan.program.native();
+  std::wstring command_line;
+  if (shim::is_batch_file(std::wstring_view(application))) {
+    // Through cmd.exe by hand, quoted for cmd (plan_launch refused what cannot be).
+    std::vector<std::wstring> arguments;
+    for (const auto& argument : plan.arguments) arguments.push_back(util::widen(argument));
+    command_line = shim::batch_command_line(std::wstring_view(application), arguments);
+    application = system_cmd();
+  } else {
+    command_line = util::widen(util::quote_windows_argument(util::to_utf8(plan.program)));
+    for (const auto& argument : plan.arguments) {
+      command_line += L' ';
+      command_line += util::widen(util::quote_windows_argument(argument));
+    }
   }
   std::wstring environment_block;
   for (const auto& [name, value] : plan.environment.variables()) {
@@ -45,7 +64,7 @@ Result<Started> start(const LaunchPlan& plan, DWORD flags) {
   ::SetConsoleCtrlHandler(leave_to_child, TRUE);
   STARTUPINFOW startup{};
   startup.cb = sizeof startup;
-  if (!::CreateProcessW(plan.program.c_str(), command_line.data(), nullptr, nullptr, TRUE,
+  if (!::CreateProcessW(application.c_str(), command_line.data(), nullptr, nullptr, TRUE,
                         flags | CREATE_UNICODE_ENVIRONMENT, environment_block.data(), nullptr, &startup,
                         &started.process)) {
     const std::string reason = util::last_error_message();

@@ -1,5 +1,7 @@
 #include "layout.hpp"
 
+#include <charconv>
+
 #include <algorithm>
 #include <regex>
 #include <set>
@@ -80,7 +82,12 @@ std::optional<int> main_library_major(const std::string& file_name, Os os) {
   static const std::regex linux(R"(^libcudnn\.so\.(\d+)$)");
   std::smatch match;
   if (std::regex_match(file_name, match, os == Os::windows ? windows : linux)) {
-    return std::stoi(match[1].str());
+    int major = 0;
+    const std::string digits = match[1].str();
+    const auto [end, error] = std::from_chars(digits.data(), digits.data() + digits.size(), major);
+    if (error == std::errc() && end == digits.data() + digits.size()) {
+      return major;  // a name like cudnn64_99999999999.dll is no cuDNN
+    }
   }
   return std::nullopt;
 }

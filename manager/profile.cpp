@@ -1,5 +1,7 @@
 #include "profile.hpp"
 
+#include "project.hpp"
+
 #include <algorithm>
 
 #include <toml++/toml.h>
@@ -60,6 +62,9 @@ Result<std::vector<Profile>> parse_profiles(std::string_view text, const fs::pat
     }
     if (const toml::table* env = entry->get_as<toml::table>("env")) {
       for (const auto& [key, value] : *env) {
+        if (auto refused = check_variable_name(origin, key); !refused) {
+          return std::move(refused).error();
+        }
         profile.env.emplace_back(std::string(key.str()), value.value_or(std::string()));
       }
     }

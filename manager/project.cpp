@@ -4,6 +4,7 @@
 
 #include <toml++/toml.h>
 
+#include "shell/quote.hpp"
 #include "util/fs.hpp"
 #include "util/text.hpp"
 
@@ -41,6 +42,19 @@ Result<std::string> string_value(const fs::path& file, const toml::key& key, con
 
 }  // namespace
 
+Result<void> check_variable_name(const fs::path& file, const toml::key& key) {
+  const std::string name(key.str());
+  if (!shell::is_valid_variable_name(name)) {
+    return make_error(at(file, key.source()) + ": '" + name + "' is not a variable name",
+                      "[env] names are letters, digits and '_', not starting with a digit");
+  }
+  if (util::starts_with(name, "CUDNNENV_") || util::starts_with(name, "_CUDNNENV")) {
+    return make_error(at(file, key.source()) + ": '" + name + "' is cudnnenv's own variable",
+                      "select with cudnn = \"...\" or profile = \"...\", not through [env]");
+  }
+  return {};
+}
+
 Result<ProjectFile> parse_project_file(std::string_view text, const fs::path& file) {
   auto parsed = parse_toml(text, file);
   if (!parsed) {
@@ -65,6 +79,9 @@ Result<ProjectFile> parse_project_file(std::string_view text, const fs::path& fi
         return make_error(at(file, node.source()) + ": 'env' must be a table", "write it as [env] with NAME = \"value\" lines");
       }
       for (const auto& [variable, value_node] : *table) {
+        if (auto refused = check_variable_name(file, variable); !refused) {
+          return std::move(refused).error();
+        }
         auto value = string_value(file, variable, value_node);
         if (!value) {
           return std::move(value).error();

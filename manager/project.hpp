@@ -10,6 +10,8 @@
 #include <utility>
 #include <vector>
 
+#include <toml++/toml.h>
+
 #include "result.hpp"
 
 namespace cudnnenv {
@@ -34,6 +36,11 @@ struct ProjectFile {
   std::vector<std::pair<std::string, std::string>> env;
   std::optional<std::string> verify_on_launch;
 };
+
+// Whether `key` (of an [env] table in `file`) may name a variable: a plain
+// name that is not cudnnenv's own (CUDNNENV_*, _CUDNNENV*); else an error at
+// `file:line:col`.
+Result<void> check_variable_name(const std::filesystem::path& file, const toml::key& key);
 
 Result<ProjectFile> parse_project_file(std::string_view text, const std::filesystem::path& file);
 Result<ProjectFile> read_project_file(const std::filesystem::path& file);

@@ -89,6 +89,19 @@ Result<Selection> resolve_selection(const Store& store, const SelectionRequest& 
     if (!project) {
       return std::move(project).error();
     }
+    if (!project->env.empty()) {
+      // Any [env] needs trust: no list of "dangerous" names is complete
+      // (LD_PRELOAD, PATH, PYTHONSTARTUP, BASH_ENV, NODE_OPTIONS, ...).
+      const TrustStatus status = TrustStore(store.state_directory()).status(*file, project->content);
+      if (status != TrustStatus::trusted) {
+        selection.withheld_env = make_error(
+            "'" + util::to_utf8(*file) + "' sets variables ([env]) and " + describe(status) + ": they were not set",
+            status == TrustStatus::symbolic_link
+                ? "variables come only from a project file in its own folder"
+                : "read it, then run 'cudnnenv trust' in '" + util::to_utf8(file->parent_path()) + "'");
+        project->env.clear();
+      }
+    }
     selection.origin = Origin::project_file;
     selection.decided_by = util::to_utf8(*file);
     selection.project = *project;
@@ -102,11 +115,11 @@ Result<Selection> resolve_selection(const Store& store, const SelectionRequest& 
         const TrustStatus status = TrustStore(store.state_directory()).status(*file, project->content);
         if (status != TrustStatus::trusted) {
           const std::string quoted = "'" + util::to_utf8(*file) + "'";
-          return make_error(
-              quoted + (status == TrustStatus::untrusted ? " points outside the store (path = '" + *project->path +
-                                                                "') and is not trusted"
-                                                          : " changed since it was trusted"),
-              "read it, then run 'cudnnenv trust' in '" + util::to_utf8(file->parent_path()) + "'");
+          return make_error(quoted + " points outside the store (path = '" + *project->path + "') and " +
+                                describe(status),
+                            status == TrustStatus::symbolic_link
+                                ? "a project file that changes what loads must be a file of its own folder"
+                                : "read it, then run 'cudnnenv trust' in '" + util::to_utf8(file->parent_path()) + "'");
         }
       }
       return finish(tree_from_folder(folder));

@@ -329,7 +329,9 @@ Result<InstallOutcome> Store::install(const fs::path& source_path, const Install
   if (!reader) {
     return std::move(reader).error();
   }
-  auto extraction = extract(**reader, content, file_name);
+  ExtractLimits limits = options.limits;
+  limits.source_size = *kind == SourceKind::folder ? 0 : source_record.size;
+  auto extraction = extract(**reader, content, file_name, limits);
   if (!extraction) {
     return std::move(extraction).error();
   }
@@ -630,6 +632,12 @@ Result<void> Store::remove(const TreeRecord& record) {
   auto lock = util::FileLock::acquire(state_dir() / "locks" / (record.name + ".lock"));
   if (!lock) {
     return std::move(lock).error();
+  }
+  // Holding the lock: a remove that raced with ours and won has left nothing.
+  std::error_code ec;
+  if (!fs::exists(fs::symlink_status(m_root / util::path_from_utf8(record.name), ec))) {
+    return make_error("'" + record.name + "' was already removed", "'cudnnenv list' shows what is installed",
+                      ExitCode::not_found);
   }
   // Renamed into the trash first, the tree vanishes from 'list' at once even
   // if deleting its files takes a while or is interrupted.

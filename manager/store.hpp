@@ -12,6 +12,7 @@
 
 #include "platform.hpp"
 #include "probe.hpp"
+#include "extract.hpp"
 #include "result.hpp"
 #include "tree.hpp"
 #include "util/environment.hpp"
@@ -28,6 +29,7 @@ struct InstallOptions {
   Platform platform = host_platform();  // what the tree must be built for
   ProbeFunction probe;                  // reads a library's version; empty: never load anything
   WarningSink warn;                     // may be empty
+  ExtractLimits limits;                 // source_size is filled in by install
 };
 
 enum class InstallStatus { installed, already_installed };

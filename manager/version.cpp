@@ -31,6 +31,9 @@ std::optional<int> find_define(std::string_view text, std::string_view name) {
       continue;  // CUDNN_MAJOR_X, not CUDNN_MAJOR
     }
     cursor = text.find_first_not_of(" \t", cursor);
+    if (cursor == std::string_view::npos) {
+      return std::nullopt;  // '#define CUDNN_MAJOR ' at the very end: no value
+    }
     const std::size_t end = text.find_first_not_of("0123456789", cursor);
     return parse_int(text.substr(cursor, end - cursor));
   }

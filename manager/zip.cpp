@@ -95,7 +95,8 @@ Result<ZipReader> ZipReader::open(const std::filesystem::path& path) {
     directory_size = u64(end64 + 40);
     directory_offset = u64(end64 + 48);
   }
-  if (directory_offset + directory_size > end_offset) {
+  // Checked without overflow: a zip64 record can claim offset + size past 2^64.
+  if (directory_size > end_offset || directory_offset > end_offset - directory_size) {
     return reader.corrupt("central directory beyond the end of the file (truncated?)");
   }
 
@@ -150,8 +151,31 @@ Result<ZipReader> ZipReader::open(const std::filesystem::path& path) {
       }
       e += 4 + length;
     }
+    if (entry.local_header_offset > directory_offset) {
+      return reader.corrupt("entry '" + entry.name + "' starts beyond the central directory");
+    }
     reader.m_entries.push_back(std::move(entry));
     at += 46 + name_length + extra_length + comment_length;
+  }
+
+  // Every entry's local header, name and data must fit before the next
+  // entry's local header: entries that share bytes are refused.
+  std::vector<std::size_t> order(reader.m_entries.size());
+  for (std::size_t i = 0; i < order.size(); ++i) order[i] = i;
+  std::sort(order.begin(), order.end(), [&](std::size_t a, std::size_t b) {
+    return reader.m_entries[a].local_header_offset < reader.m_entries[b].local_header_offset;
+  });
+  for (std::size_t k = 0; k < order.size(); ++k) {
+    ZipEntry& entry = reader.m_entries[order[k]];
+    entry.span_end = k + 1 < order.size() ? reader.m_entries[order[k + 1]].local_header_offset : directory_offset;
+    const std::uint64_t room = entry.span_end - entry.local_header_offset;
+    if (room < 30 || room - 30 < entry.name.size() || room - 30 - entry.name.size() < entry.compressed_size) {
+      return make_error("'" + util::to_utf8(path) + "' is not a safe zip archive: entry '" + entry.name +
+                            "' overlaps " +
+                            (k + 1 < order.size() ? "'" + reader.m_entries[order[k + 1]].name + "'"
+                                                  : std::string("the central directory")),
+                        "entries that share bytes make a small file unpack to a huge one: use an official archive");
+    }
   }
   return reader;
 }
@@ -167,8 +191,8 @@ Result<void> ZipReader::read(const ZipEntry& entry, const DataSink& sink) {
                       "official cuDNN archives are not encrypted: use an unencrypted copy");
   }
   const std::uint64_t data_offset = entry.local_header_offset + 30 + u16(local + 26) + u16(local + 28);
-  if (data_offset + entry.compressed_size > m_file_size) {
-    return corrupt("data of '" + entry.name + "' runs past the end of the file (truncated?)");
+  if (data_offset > entry.span_end || entry.compressed_size > entry.span_end - data_offset) {
+    return corrupt("data of '" + entry.name + "' runs into the next entry");
   }
   if (!util::seek_file(file, data_offset)) {
     return corrupt("cannot seek to '" + entry.name + "'");

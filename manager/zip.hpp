@@ -26,6 +26,10 @@ struct ZipEntry {
   std::uint64_t local_header_offset = 0;
   std::uint32_t external_attributes = 0;
   std::uint8_t made_by_system = 0;  // 3: Unix, so the high 16 bits of the attributes are st_mode
+  // Where the next entry's local header (or the central directory) starts:
+  // this entry's header and data must end there, so no two entries share
+  // bytes (the "overlapping entries" zip bomb).
+  std::uint64_t span_end = 0;
 
   bool is_directory() const;
   // Unix file type bits when the entry carries a Unix mode, else 0.
@@ -36,8 +40,10 @@ using DataSink = std::function<Result<void>(std::string_view chunk)>;
 
 class ZipReader {
  public:
-  // Reads the central directory; fails on a file that is not a zip or
-  // whose end is missing (a truncated download).
+  // Reads the central directory; fails on a file that is not a zip, whose
+  // end is missing (a truncated download), whose records point outside the
+  // file, or whose entries overlap. Nothing is allocated from a size the
+  // archive claims before that size is checked against the file's.
   static Result<ZipReader> open(const std::filesystem::path& path);
 
   const std::vector<ZipEntry>& entries() const { return m_entries; }

@@ -10,7 +10,7 @@ packages=(
   # Windows cross-build and its tests
   g++-mingw-w64-x86-64-posix gcc-mingw-w64-i686 libz-mingw-w64-dev wine64
   # test fixtures: 32-bit ELF libraries, archives
-  gcc-multilib zip unzip libarchive-tools xz-utils
+  gcc-multilib zip unzip libarchive-tools xz-utils tar python3
   # shells and benches
   bash zsh fish hyperfine
 )

@@ -2,6 +2,8 @@
 
 #include <map>
 
+#include "util/text.hpp"
+
 namespace cudnnenv::shell {
 
 namespace {
@@ -27,11 +29,20 @@ std::string encode(const std::string& text) {
   return out;
 }
 
+int hex_digit(char c) {
+  if (c >= '0' && c <= '9') return c - '0';
+  if (c >= 'A' && c <= 'F') return c - 'A' + 10;
+  if (c >= 'a' && c <= 'f') return c - 'a' + 10;
+  return -1;
+}
+
+// The state comes back from the environment, which anyone can set: a '%'
+// not followed by two hex digits stays as it is.
 std::string decode(const std::string& text) {
   std::string out;
   for (std::size_t i = 0; i < text.size(); ++i) {
-    if (text[i] == '%' && i + 2 < text.size()) {
-      out += static_cast<char>(std::stoi(text.substr(i + 1, 2), nullptr, 16));
+    if (text[i] == '%' && i + 2 < text.size() && hex_digit(text[i + 1]) >= 0 && hex_digit(text[i + 2]) >= 0) {
+      out += static_cast<char>(hex_digit(text[i + 1]) * 16 + hex_digit(text[i + 2]));
       i += 2;
     } else {
       out += text[i];
@@ -162,6 +173,10 @@ std::vector<Operation> activate(const util::Environment& environment, const Acti
 
 std::optional<std::string> unsafe_value(Shell shell, const std::vector<Operation>& operations) {
   for (const auto& operation : operations) {
+    if (!is_valid_variable_name(operation.name)) {
+      return "'" + util::printable(operation.name) +
+             "' is not a variable name (letters, digits and '_', not starting with a digit)";
+    }
     if (!operation.value) continue;
     if (operation.value->find('\0') != std::string::npos ||
         (shell == Shell::cmd && operation.value->find_first_of("\"\r\n") != std::string::npos)) {

@@ -41,8 +41,9 @@ std::vector<Operation> activate(const util::Environment& environment, const Acti
                                 char list_separator);
 
 // Why `operations` cannot be rendered for `shell` safely, if they cannot:
-// a NUL byte anywhere; for cmd, a double quote or a line break (Windows
-// paths hold neither).
+// a name that is not a plain variable name (names are never quoted); a NUL
+// byte in a value; for cmd, a double quote or a line break (Windows paths
+// hold neither). `render` must only be called on operations that pass.
 std::optional<std::string> unsafe_value(Shell shell, const std::vector<Operation>& operations);
 
 // `operations` as a script for `shell`. cmd: CRLF lines, '@' on each, and a

@@ -20,6 +20,8 @@ cudnnenv() {
       if [ $_cudnnenv_rc -ne 0 ]; then return $_cudnnenv_rc; fi
       eval "$_cudnnenv_out"
       if [ "$1" = use ]; then
+        _CUDNNENV_PWD= _CUDNNENV_SEEN="${CUDNNENV_VERSION-}"  # --local/--global changed files: look again
+        unset _CUDNNENV_PROJECT
         _cudnnenv_hook  # the new selection, now
       else
         _CUDNNENV_PWD=$PWD  # a manual activation holds until the folder changes

@@ -14,14 +14,18 @@ function cudnnenv
     switch "$argv[1]"
         case use activate deactivate
             set -l out (command @PROGRAM@ $argv | string collect)
-            or return $status
+            set -l rc $pipestatus[1]  # cudnnenv's own (string collect fails on empty output)
+            test $rc -eq 0; or return $rc
             printf '%s\n' $out | source
             if test "$argv[1]" = use
+                set -g _CUDNNENV_PWD  # --local/--global changed files: look again
+                set -e _CUDNNENV_PROJECT
                 _cudnnenv_hook  # the new selection, now
             else
                 set -g _CUDNNENV_PWD $PWD  # a manual activation holds until the folder changes
                 set -g _CUDNNENV_SEEN "$CUDNNENV_VERSION"
             end
+            return 0
         case '*'
             command @PROGRAM@ $argv
     end

@@ -22,6 +22,19 @@ std::string to_string(Shell shell) {
   return "";
 }
 
+bool is_valid_variable_name(std::string_view name) {
+  if (name.empty() || (name[0] >= '0' && name[0] <= '9')) {
+    return false;
+  }
+  for (const char c : name) {
+    const bool ok = (c >= 'A' && c <= 'Z') || (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') || c == '_';
+    if (!ok) {
+      return false;
+    }
+  }
+  return true;
+}
+
 std::string quote(Shell shell, std::string_view value) {
   std::string out;
   switch (shell) {

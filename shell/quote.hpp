@@ -13,6 +13,12 @@ enum class Shell { bash, zsh, fish, powershell, cmd };
 std::optional<Shell> parse_shell(std::string_view name);
 std::string to_string(Shell shell);
 
+// Whether `name` can be an environment variable's name in every shell
+// cudnnenv writes for: a letter or '_', then letters, digits and '_' (ASCII).
+// Names are never quoted, so anything else is refused before it reaches a
+// script (a key like `X;touch PWNED;#` would run as code).
+bool is_valid_variable_name(std::string_view name);
+
 // `value` as one word of `shell`.
 std::string quote(Shell shell, std::string_view value);
 

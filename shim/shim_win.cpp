@@ -15,6 +15,7 @@
 #include <cstring>
 #include <string>
 
+#include "batch_command.hpp"
 #include "launch_key.hpp"
 #include "sidecar.hpp"
 
@@ -226,5 +227,23 @@ int wmain() {
 
   std::wstring command_line = quote(target);
   append_arguments(command_line, sidecar.args, rest);
+  if (cudnnenv::shim::is_batch_file(std::wstring_view(target))) {
+    // cmd parses a batch file's command line again: split it as the C
+    // runtime would, refuse what cmd cannot receive, quote the rest for cmd.
+    auto words = cudnnenv::shim::split_command_line(std::wstring_view(command_line));
+    words.erase(words.begin());
+    for (const auto& word : words) {
+      if (const char* problem = cudnnenv::shim::batch_argument_problem(std::wstring_view(word))) {
+        return fail(L"refused an argument for a batch file: ", L"'" + word + L"' has " + widen(problem));
+      }
+    }
+    if (const char* problem = cudnnenv::shim::batch_argument_problem(std::wstring_view(target))) {
+      return fail(L"refused the batch file ", target + L": its path has " + widen(problem));
+    }
+    std::wstring batch_line = cudnnenv::shim::batch_command_line(std::wstring_view(target), words);
+    wchar_t folder[MAX_PATH];
+    const UINT length = ::GetSystemDirectoryW(folder, MAX_PATH);
+    return run(std::wstring(folder, length < MAX_PATH ? length : 0) + L"\\cmd.exe", batch_line);
+  }
   return run(target, command_line);
 }

@@ -53,7 +53,9 @@ std::pair<std::vector<std::string>, std::vector<std::string>> split_passthrough(
   return {std::move(arguments), {}};
 }
 
-int run(std::vector<std::string> arguments) {
+namespace {
+
+int run_unguarded(std::vector<std::string> arguments) {
   Context context;
   std::tie(arguments, context.passthrough) = split_passthrough(std::move(arguments));
   context.environment = util::Environment::current();
@@ -117,6 +119,23 @@ int run(std::vector<std::string> arguments) {
     return static_cast<int>(outcome.error().code);
   }
   return outcome.value();
+}
+
+}  // namespace
+
+// The one edge where whatever escaped the Result discipline ends: no input
+// may end in std::terminate (an abort, exit 134). Each case that reached
+// here is a bug to fix where it was thrown; this keeps it a one-line error.
+int run(std::vector<std::string> arguments) {
+  try {
+    return run_unguarded(std::move(arguments));
+  } catch (const std::bad_alloc&) {
+    print_error(make_error("out of memory", "an input claims more than this machine has: check what you passed"));
+  } catch (const std::exception& error) {
+    print_error(make_error(std::string("internal error: ") + error.what(),
+                           "this is a bug in cudnnenv: please report it with the command that caused it"));
+  }
+  return static_cast<int>(ExitCode::failure);
 }
 
 }  // namespace cudnnenv::cli

@@ -125,6 +125,9 @@ shell::Activation activation_of(const Selection& selection, const util::Environm
 }
 
 Result<int> activate_selection(shell::Shell shell, const Selection& selection, const Context& context) {
+  if (selection.withheld_env) {
+    log_warning(selection.withheld_env->message + " (hint: " + selection.withheld_env->hint + ")");
+  }
   const shell::Activation activation = activation_of(selection, context.environment);
   for (const auto& [list, entry] : activation.prepend) {
     if (entry.find(util::path_list_separator()) != std::string::npos) {

@@ -11,6 +11,8 @@ struct InstallArguments {
   std::string name;
   bool require_official = false;
   bool json = false;
+  std::uint64_t max_unpacked = ExtractLimits::k_default_max_bytes;
+  std::uint64_t max_ratio = ExtractLimits::k_default_max_ratio;
 };
 
 std::string summary(const TreeRecord& record) {
@@ -28,6 +30,8 @@ Result<int> run_install(const InstallArguments& arguments, const Context& contex
   options.require_official = arguments.require_official ? RequireOfficial::yes : RequireOfficial::no;
   options.probe = context.probe();
   options.warn = context.warner();
+  options.limits.max_bytes = arguments.max_unpacked;
+  options.limits.max_ratio = arguments.max_ratio;
   auto outcome = context.store().install(util::path_from_utf8(arguments.source), options);
   if (!outcome) {
     return std::move(outcome).error();
@@ -61,6 +65,11 @@ void register_install(CLI::App& app, Context& context) {
   command->add_flag("--require-official", arguments->require_official,
                     "refuse archives whose SHA-256 is not a known official release");
   command->add_flag("--json", arguments->json, "print the result as JSON");
+  command->add_option("--max-unpacked", arguments->max_unpacked,
+                      "refuse an archive that unpacks to more than this (default 16GiB; 32G, 40000M, bytes)")
+      ->transform(CLI::AsSizeValue(false));
+  command->add_option("--max-ratio", arguments->max_ratio,
+                      "refuse an archive that unpacks to more than N times its size (default 50; 0: no limit)");
   command->callback([arguments, &context] {
     context.action = [arguments, &context] { return run_install(*arguments, context); };
   });

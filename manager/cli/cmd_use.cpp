@@ -73,7 +73,8 @@ Result<int> run_use(const UseArguments& arguments, const Context& context) {
     if (!written) {
       return std::move(written).error();
     }
-    print("global default: " + settings[0].second + " -> " + chosen + "\n");
+    // On stderr: with the shell integration loaded, stdout is evaluated.
+    print_note("global default: " + settings[0].second + " -> " + chosen);
     return 0;
   }
   if (arguments.local) {
@@ -87,7 +88,7 @@ Result<int> run_use(const UseArguments& arguments, const Context& context) {
     if (!written) {
       return std::move(written).error();
     }
-    print("wrote " + util::to_utf8(file) + ": cudnn = " + toml_quote(arguments.spec) + " -> " + chosen + "\n");
+    print_note("wrote " + util::to_utf8(file) + ": cudnn = " + toml_quote(arguments.spec) + " -> " + chosen);
     return 0;
   }
 

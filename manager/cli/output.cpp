@@ -21,13 +21,20 @@ void init_logging(bool verbose) {
   spdlog::set_default_logger(logger);
 }
 
-void log_warning(std::string_view message) { spdlog::warn("{}", message); }
-void log_debug(std::string_view message) { spdlog::debug("{}", message); }
+// Messages carry names from archives, folders and project files: every
+// control byte is shown escaped, so no name can drive the terminal.
+void log_warning(std::string_view message) { spdlog::warn("{}", util::printable(message)); }
+void log_debug(std::string_view message) { spdlog::debug("{}", util::printable(message)); }
 
 void print_error(const Error& error) {
   std::fflush(stdout);
-  util::write_utf8(stderr, "cudnnenv: error: " + error.message + "\n" +
-                               (error.hint.empty() ? std::string() : "  hint: " + error.hint + "\n"));
+  util::write_utf8(stderr, "cudnnenv: error: " + util::printable(error.message) + "\n" +
+                               (error.hint.empty() ? std::string() : "  hint: " + util::printable(error.hint) + "\n"));
+}
+
+void print_note(std::string_view message) {
+  std::fflush(stdout);
+  util::write_utf8(stderr, "cudnnenv: " + util::printable(message) + "\n");
 }
 
 void print(std::string_view text) { util::write_utf8(stdout, text); }

@@ -19,6 +19,10 @@ void log_debug(std::string_view message);
 // "cudnnenv: error: <message>" and "  hint: <hint>" on stderr.
 void print_error(const Error& error);
 
+// "cudnnenv: <message>" on stderr: what a command did, when its stdout may be
+// evaluated by a shell (use, activate) and so must hold nothing else.
+void print_note(std::string_view message);
+
 // Writes `text` to stdout as is (UTF-8).
 void print(std::string_view text);
 

@@ -1,3 +1,4 @@
+#include <chrono>
 #include <random>
 #include <system_error>
 
@@ -31,7 +32,27 @@ bool remove_tree(const fs::path& path) {
   return !fs::exists(fs::symlink_status(path, ec));
 }
 
+namespace {
+
+// What a killed writer of `path` left: `<name>.tmp<pid>-<n>` files over an
+// hour old (a live writer renames its file within moments).
+void sweep_stale_temporaries(const fs::path& path) {
+  std::error_code ec;
+  const fs::path::string_type prefix = path.filename().native() + fs::path(".tmp").native();
+  const auto now = fs::file_time_type::clock::now();
+  for (const auto& entry : fs::directory_iterator(path.parent_path(), ec)) {
+    if (entry.path().filename().native().rfind(prefix, 0) != 0) continue;
+    const auto written = entry.last_write_time(ec);
+    if (!ec && now - written > std::chrono::hours(1)) {
+      fs::remove(entry.path(), ec);
+    }
+  }
+}
+
+}  // namespace
+
 Result<void> write_file_atomic(const fs::path& path, std::string_view content) {
+  sweep_stale_temporaries(path);
   std::random_device random;
   const fs::path temporary =
       path.parent_path() / (path.filename().string() + ".tmp" + std::to_string(current_process_id()) +

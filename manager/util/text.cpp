@@ -135,4 +135,49 @@ bool is_valid_utf8(std::string_view text) {
   return true;
 }
 
+std::string printable(std::string_view text) {
+  static const char* hex = "0123456789abcdef";
+  std::string out;
+  out.reserve(text.size());
+  std::size_t i = 0;
+  while (i < text.size()) {
+    const auto c = static_cast<unsigned char>(text[i]);
+    if (c < 0x20 || c == 0x7F) {
+      out += "\\x";
+      out += hex[c >> 4];
+      out += hex[c & 15];
+      ++i;
+      continue;
+    }
+    if (c < 0x80) {
+      out += static_cast<char>(c);
+      ++i;
+      continue;
+    }
+    const std::size_t length = (c & 0xE0) == 0xC0 ? 2 : (c & 0xF0) == 0xE0 ? 3 : (c & 0xF8) == 0xF0 ? 4 : 1;
+    if (length == 1 || i + length > text.size() || !is_valid_utf8(text.substr(i, length))) {
+      out += "\\x";
+      out += hex[c >> 4];
+      out += hex[c & 15];
+      ++i;
+      continue;
+    }
+    std::uint32_t code = c & (length == 2 ? 0x1F : length == 3 ? 0x0F : 0x07);
+    for (std::size_t k = 1; k < length; ++k) {
+      code = (code << 6) | (static_cast<unsigned char>(text[i + k]) & 0x3F);
+    }
+    const bool hidden = (code >= 0x80 && code <= 0x9F) || (code >= 0x2028 && code <= 0x202E) ||
+                        (code >= 0x2066 && code <= 0x2069) || code == 0x200E || code == 0x200F;
+    if (hidden) {
+      char escaped[16];
+      std::snprintf(escaped, sizeof escaped, "\\u{%x}", static_cast<unsigned>(code));
+      out += escaped;
+    } else {
+      out.append(text.substr(i, length));
+    }
+    i += length;
+  }
+  return out;
+}
+
 }  // namespace cudnnenv::util

@@ -36,4 +36,11 @@ std::size_t edit_distance(std::string_view a, std::string_view b);
 
 bool is_valid_utf8(std::string_view text);
 
+// `text` safe to show on a terminal: control bytes (ESC, CR, BEL, ...),
+// C1 controls, bidirectional overrides and bytes that are not UTF-8 become
+// visible escapes (`\x1b`, `\u{202e}`); everything else, backslashes and
+// non-ASCII letters included, stays as it is. For names that come from
+// archives, folders and files before they reach stderr.
+std::string printable(std::string_view text);
+
 }  // namespace cudnnenv::util

@@ -1,0 +1,201 @@
+#!/usr/bin/env bash
+# The security issue's cases (#10), each as the attacker or the unlucky user
+# would meet it, through the built program and real bash, zsh and fish:
+#  1. [env] key names that are shell code, by activate and by the prompt hook
+#  2. `use --local` / `--global` with the integration loaded, in a folder
+#     whose name is shell code
+#  3. a symbolic link to a trusted project file
+#  4. [env] of an untrusted project file (LD_PRELOAD), trust, edit
+#  6. crafted files that used to abort (zip64 wrap, MZ e_lfanew, a header
+#     ending in '#define CUDNN_MAJOR ', a sparse tar hole under a memory limit)
+#  7. what an archive may unpack to: ratio, total, overlapping entries
+#  8. escapes in names, a './' tarball, stale config.toml.tmp files
+# Every case compares whole messages; a marker file proves nothing ran.
+CUDNNENV=$1
+FIXTURES=$2
+source "$(dirname "$0")/lib.sh"
+export CUDNNENV_ROOT="$WORK/store"
+unset CUDNNENV_VERSION CUDNNENV_SHELL _CUDNNENV_STATE CUDNNENV_ACTIVE LD_PRELOAD
+export LD_LIBRARY_PATH=/pre
+
+run() { set +e; "$CUDNNENV" "$@" > out 2> err; rc=$?; set -e; }
+# expect_error RC MESSAGE HINT: the last run failed with exactly these two lines.
+expect_error() {
+  expect_eq "$rc" "$1" "exit code ($(cat err))"
+  expect_eq "$(cat err)" "cudnnenv: error: $2
+  hint: $3" "error"
+}
+no_marker() { [ -z "$(find "$WORK" -name 'PWNED*' -print -quit)" ] || fail "$1: a marker file appeared: code ran"; }
+
+make_linux_tree t91 9.1.0 "$FIXTURES/fake-elf64-9.1.0.so"
+"$CUDNNENV" install t91 --name t91 > /dev/null
+mkdir bin && ln -s "$CUDNNENV" bin/cudnnenv
+export PATH="$WORK/bin:$PATH"
+
+# --- 1. [env] key names are never code ---------------------------------------
+mkdir p1 && cd p1
+printf 'cudnn = "t91"\n[env]\n"X;touch PWNED;#" = "1"\n' > .cudnnenv.toml
+for shell in bash zsh fish powershell cmd; do
+  run activate --shell "$shell"
+  expect_error 1 "$WORK/p1/.cudnnenv.toml:3:1: 'X;touch PWNED;#' is not a variable name" \
+    "[env] names are letters, digits and '_', not starting with a digit"
+done
+for name in '1X' 'A-B' 'A B' 'CUDNNENV_VERSION' '_CUDNNENV_STATE' 'É'; do
+  printf 'cudnn = "t91"\n[env]\n"%s" = "1"\n' "$name" > .cudnnenv.toml
+  run activate --shell bash
+  expect_eq "$rc" "1" "[env] name '$name' refused"
+done
+printf 'cudnn = "t91"\n[env]\n"X;touch PWNED;#" = "1"\n' > .cudnnenv.toml
+cd "$WORK"
+# The prompt hook after a plain cd, in each shell with the integration.
+printf '%s\n' 'eval "$(cudnnenv init bash)"' 'cd p1' 'echo "active=$CUDNNENV_ACTIVE"' |
+  bash --norc --noprofile -i > hook.out 2> hook.err
+grep -q "^active=$" hook.out || fail "bash hook: $(cat hook.out)"
+grep -q "cudnnenv: error: $WORK/p1/.cudnnenv.toml:3:1: 'X;touch PWNED;#' is not a variable name" hook.err ||
+  fail "bash hook message: $(cat hook.err)"
+zsh -f -c 'eval "$(cudnnenv init zsh)"; cd p1; _cudnnenv_hook; echo "active=$CUDNNENV_ACTIVE"' > hook.out 2> hook.err
+grep -q "^active=$" hook.out || fail "zsh hook: $(cat hook.out)"
+printf '%s\n' 'cudnnenv init fish | source' 'cd p1' 'echo "active=$CUDNNENV_ACTIVE"' | fish --no-config > hook.out 2> hook.err
+grep -q "^active=$" hook.out || fail "fish hook: $(cat hook.out)"
+no_marker "[env] key names"
+pass "1: an [env] key that is not a variable name is refused with file:line:col by activate and the hook, in every shell"
+
+# --- 2. use --local / --global with the integration loaded --------------------
+for shell in bash zsh fish; do
+  dir="$WORK/q(touch PWNED_$shell) \$(touch PWNED_$shell) \`touch PWNED_$shell\`; & | ' \""
+  mkdir -p "$dir"
+  case $shell in
+    bash) bash --norc --noprofile -c 'eval "$(cudnnenv init bash)"; cd "$1"; cudnnenv use t91 --local; echo "rc=$? active=$CUDNNENV_ACTIVE"; cudnnenv use t91 --global; echo "rc=$? active=$CUDNNENV_ACTIVE"' _ "$dir" > use.out 2> use.err ;;
+    zsh) zsh -f -c 'eval "$(cudnnenv init zsh)"; cd "$1"; cudnnenv use t91 --local; echo "rc=$? active=$CUDNNENV_ACTIVE"; cudnnenv use t91 --global; echo "rc=$? active=$CUDNNENV_ACTIVE"' _ "$dir" > use.out 2> use.err ;;
+    fish) fish --no-config -c 'cudnnenv init fish | source; cd $argv[1]; cudnnenv use t91 --local; echo "rc=$status active=$CUDNNENV_ACTIVE"; cudnnenv use t91 --global; echo "rc=$status active=$CUDNNENV_ACTIVE"' "$dir" > use.out 2> use.err ;;
+  esac
+  expect_eq "$(cat use.out)" "rc=0 active=t91
+rc=0 active=t91" "$shell: use --local and --global with the integration ($(cat use.err))"
+  expect_eq "$(cat use.err)" "cudnnenv: wrote $dir/.cudnnenv.toml: cudnn = \"t91\" -> t91 (cuDNN 9.1.0)
+cudnnenv: global default: t91 -> t91 (cuDNN 9.1.0)" "$shell: what use says, on stderr"
+  expect_eq "$(cat "$dir/.cudnnenv.toml")" 'cudnn = "t91"' "$shell: the project file"
+  no_marker "$shell: use --local in a hostile folder"
+done
+rm -f "$CUDNNENV_ROOT/.cudnnenv/config.toml"
+pass "2: use --local/--global print their message on stderr; the shell evaluates nothing of it and switches at once"
+
+# --- 3. a link to a trusted project file is not trusted -----------------------
+make_linux_tree good/vendor 9.2.0 "$FIXTURES/fake-elf64-9.2.0.so"
+make_linux_tree attacker/vendor 9.1.0 "$FIXTURES/fake-elf64-9.1.0.so"
+printf 'path = "vendor"\n' > good/.cudnnenv.toml
+(cd good && "$CUDNNENV" trust > /dev/null)
+ln -s ../good/.cudnnenv.toml attacker/.cudnnenv.toml
+cd good
+run which
+expect_eq "$(cat out)" "$WORK/good/vendor/lib/libcudnn.so.9" "which in the trusted folder"
+cd ../attacker
+run which
+expect_error 1 "'$WORK/attacker/.cudnnenv.toml' points outside the store (path = 'vendor') and is a symbolic link, which is never trusted" \
+  "a project file that changes what loads must be a file of its own folder"
+run trust
+expect_error 1 "'$WORK/attacker/.cudnnenv.toml' is a symbolic link (to '$WORK/good/.cudnnenv.toml'), which cudnnenv never trusts" \
+  "trust the file itself in its own folder, or replace the link with a copy and trust that"
+cd "$WORK"
+pass "3: a link to a trusted project file is not trusted, and cannot be"
+
+# --- 4. [env] needs trust ------------------------------------------------------
+mkdir p4 && cd p4
+printf 'cudnn = "t91"\n[env]\nLD_PRELOAD = "./x.so"\nTF_CPP_MIN_LOG_LEVEL = "2"\n' > .cudnnenv.toml
+withheld="cudnnenv: warning: '$WORK/p4/.cudnnenv.toml' sets variables ([env]) and is not trusted: they were not set (hint: read it, then run 'cudnnenv trust' in '$WORK/p4')"
+for shell in bash zsh fish powershell cmd; do
+  run activate --shell "$shell"
+  expect_eq "$rc" "0" "$shell: untrusted activation still selects"
+  expect_eq "$(cat err)" "$withheld" "$shell: the warning"
+  ! grep -q -e LD_PRELOAD -e TF_CPP out || fail "$shell: an untrusted [env] reached the script: $(cat out)"
+done
+"$CUDNNENV" trust > /dev/null
+run activate --shell bash
+expect_eq "$(grep -e "^export LD_PRELOAD" -e "^export TF_CPP" out)" "export LD_PRELOAD='./x.so'
+export TF_CPP_MIN_LOG_LEVEL='2'" "trusted: [env] exported"
+echo '# edited' >> .cudnnenv.toml
+run activate --shell bash
+expect_eq "$(cat err)" "cudnnenv: warning: '$WORK/p4/.cudnnenv.toml' sets variables ([env]) and changed since it was trusted: they were not set (hint: read it, then run 'cudnnenv trust' in '$WORK/p4')" "edited after trust"
+! grep -q LD_PRELOAD out || fail "an edited file's [env] reached the script"
+cd "$WORK"
+bash --norc --noprofile -c 'eval "$(cudnnenv init bash)"; cd p4; _cudnnenv_hook; echo "preload=${LD_PRELOAD-unset}"' > hook.out 2> /dev/null
+expect_eq "$(cat hook.out)" "preload=unset" "the hook does not export an untrusted [env]"
+pass "4: [env] is set only for a trusted project file, and trust ends when the file changes"
+
+# --- 6 and 7. crafted files: one line, exit 1, never an abort ----------------
+python3 "$E2E_DIR/../crafted/make_crafted.py" crafted
+install_refused() {  # FILE MESSAGE HINT [install options...]
+  local file=$1 message=$2 hint=$3
+  shift 3
+  run install "$file" "$@"
+  expect_error 1 "$message" "$hint"
+}
+corrupt_hint="the file is truncated or damaged: download it again and compare its SHA-256"
+# A 3 GiB claim under a 1 GiB address-space limit: refused before any allocation.
+(ulimit -v 1048576; install_refused crafted/zip64-wrap-3g.zip \
+  "'$WORK/crafted/zip64-wrap-3g.zip' is not a valid zip archive: central directory beyond the end of the file (truncated?)" \
+  "$corrupt_hint")
+install_refused crafted/zip64-wrap.zip \
+  "'$WORK/crafted/zip64-wrap.zip' is not a valid zip archive: central directory beyond the end of the file (truncated?)" \
+  "$corrupt_hint"
+install_refused crafted/overlap.zip \
+  "'$WORK/crafted/overlap.zip' is not a safe zip archive: entry 'cuda/bin/a.dll' overlaps 'cuda/bin/b.dll'" \
+  "entries that share bytes make a small file unpack to a huge one: use an official archive"
+install_refused crafted/bomb.zip "'bomb.zip' unpacks to more than 50 times its size (1.0 MB): refused as a decompression bomb" \
+  "official cuDNN archives unpack to less than 5 times their size; if you trust this one, raise the limit with --max-ratio N"
+install_refused crafted/bomb.zip "'bomb.zip' unpacks to more than 100 MiB, the limit for one tree" \
+  "official cuDNN archives unpack to a few GB; if you trust this one, raise the limit with --max-unpacked SIZE" \
+  --max-ratio 0 --max-unpacked 100M
+[ -z "$(ls -A "$CUDNNENV_ROOT/.cudnnenv/staging")" ] || fail "a refused archive left files in staging"
+mkdir mz && cp crafted/mz-lfanew.dll mz/
+(cd mz && zip -q ../mz.zip mz-lfanew.dll)
+install_refused mz "'mz-lfanew.dll' is PE 0-bit unknown (Machine 0x0), not Linux x86_64" \
+  "use the Linux archive for this machine (cudnn-linux-x86_64-*-archive.tar.xz)"
+install_refused mz.zip "'mz-lfanew.dll' is PE 0-bit unknown (Machine 0x0), not Linux x86_64" \
+  "use the Linux archive for this machine (cudnn-linux-x86_64-*-archive.tar.xz)"
+run discover --no-load --json
+expect_eq "$rc" "0" "discover beside the crafted DLL"
+
+make_linux_tree header 9.1.0 "$FIXTURES/fake-elf64-9.1.0.so"
+printf '#define CUDNN_MAJOR ' > header/include/cudnn_version.h
+header_hint="the header is damaged or not cuDNN's"
+install_refused header "'$CUDNNENV_ROOT/.cudnnenv/staging/header/content/include/cudnn_version.h' does not define CUDNN_MAJOR, CUDNN_MINOR and CUDNN_PATCHLEVEL" "$header_hint"
+run adopt header
+expect_error 1 "'$WORK/header/include/cudnn_version.h' does not define CUDNN_MAJOR, CUDNN_MINOR and CUDNN_PATCHLEVEL" "$header_hint"
+run verify "$WORK/header"
+expect_eq "$rc" "1" "verify of a folder with the cut header ($(cat err))"
+LD_LIBRARY_PATH="$WORK/header/lib" "$CUDNNENV" discover > out 2> err || fail "discover with the cut header on LD_LIBRARY_PATH: $(cat err)"
+
+# A sparse tarball: a 6 GiB hole under a 4 GiB limit is refused by the ratio;
+# a 512 MiB hole under a 256 MiB limit installs (streamed, never held).
+make_linux_tree sparse 9.1.0 "$FIXTURES/fake-elf64-9.1.0.so"
+truncate -s 6G sparse/lib/hole.bin
+tar -C "$WORK" -S -cJf sparse.tar.xz sparse
+(ulimit -v 4194304; run install sparse.tar.xz
+ expect_eq "$rc" "1" "6 GiB hole ($(cat err))"
+ grep -qx "cudnnenv: error: 'sparse.tar.xz' unpacks to more than 50 times its size ([0-9.]* kB): refused as a decompression bomb" err ||
+   fail "6 GiB hole: $(cat err)")
+truncate -s 512M sparse/lib/hole.bin
+tar -C "$WORK" -S -cJf sparse512.tar.xz sparse
+(ulimit -v 262144; run install sparse512.tar.xz --max-ratio 0 --name sparse512
+ expect_eq "$rc" "0" "512 MiB hole streamed under a 256 MiB limit ($(cat err))")
+expect_eq "$(stat -c %s "$CUDNNENV_ROOT/sparse512/sparse/lib/hole.bin")" "536870912" "the hole's size"
+"$CUDNNENV" remove sparse512 -y > /dev/null
+pass "6, 7: crafted zips, PE headers, version headers and sparse tarballs end in one line and exit 1, bounded in memory and size"
+
+# --- 8. smaller ----------------------------------------------------------------
+run install crafted/escape.zip
+expect_eq "$rc" "1" "escape.zip"
+! grep -q $'\e' err || fail "a raw escape byte reached stderr"
+expect_eq "$(head -1 err)" "cudnnenv: error: the archive entry '\\x1b[2J\\x1b]0;owned\\x07/../evil.dll' climbs out of the tree with '..'" "escaped name"
+make_linux_tree dot 9.1.0 "$FIXTURES/fake-elf64-9.1.0.so"
+tar -C dot -cf dot.tar .
+run install dot.tar --name dot
+expect_eq "$rc" "0" "a tarball with a './' entry ($(cat err))"
+old_tmp="$CUDNNENV_ROOT/.cudnnenv/config.toml.tmp4242-1"
+new_tmp="$CUDNNENV_ROOT/.cudnnenv/config.toml.tmp4243-1"
+touch -d '2 hours ago' "$old_tmp"; touch "$new_tmp"
+"$CUDNNENV" use t91 --global 2> /dev/null
+[ ! -e "$old_tmp" ] || fail "a config.toml.tmp left by a killed writer two hours ago is still there"
+[ -e "$new_tmp" ] || fail "a config.toml.tmp a live writer may own was removed"
+pass "8: names shown escaped, './' tarballs install, stale config.toml.tmp files are cleared"
+no_marker "the whole run"
