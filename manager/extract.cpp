@@ -154,7 +154,8 @@ Result<Extraction> extract(ArchiveSource& source, const fs::path& destination, c
                         "official cuDNN archives unpack to a few GB; if you trust this one, raise the limit with "
                         "--max-unpacked SIZE");
     }
-    if (limits.source_size > 0 && limits.max_ratio > 0 && total / limits.max_ratio > limits.source_size) {
+    if (limits.source_size > 0 && limits.max_ratio > 0 && total > limits.ratio_floor &&
+        total / limits.max_ratio > limits.source_size) {
       return make_error("'" + label + "' unpacks to more than " + std::to_string(limits.max_ratio) +
                             " times its size (" + util::human_size(limits.source_size) +
                             "): refused as a decompression bomb",

@@ -43,8 +43,14 @@ struct ExtractLimits {
   static constexpr std::uint64_t k_default_max_bytes = std::uint64_t{16} << 30;  // 16 GiB
   static constexpr std::uint64_t k_default_max_ratio = 50;
 
+  static constexpr std::uint64_t k_default_ratio_floor = std::uint64_t{256} << 20;  // 256 MiB
+
   std::uint64_t max_bytes = k_default_max_bytes;  // all files together, links copied included
   std::uint64_t max_ratio = k_default_max_ratio;  // unpacked bytes per byte of the source file
+  // The ratio is enforced only past this many bytes: a bomb is a danger
+  // for its size, and small archives of repetitive files (test trees,
+  // headers only) compress far better than cuDNN's libraries.
+  std::uint64_t ratio_floor = k_default_ratio_floor;
   std::uint64_t source_size = 0;                  // the archive's size; 0 (a folder): no ratio
 };
 

@@ -28,6 +28,8 @@ function global:cudnnenv {
         if ($LASTEXITCODE -ne 0) { return }
         $out | Out-String | Invoke-Expression
         if ($args[0] -eq 'use') {
+            $global:_CUDNNENV_PWD = $null  # --local/--global changed files: look again
+            $global:_CUDNNENV_PROJECT = $null
             _cudnnenv_hook  # the new selection, now
         } else {
             $global:_CUDNNENV_PWD = $PWD.ProviderPath  # a manual activation holds until the folder changes

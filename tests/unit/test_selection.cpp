@@ -174,7 +174,16 @@ TEST_SUITE("selection") {
     REQUIRE(near);
     CHECK(near->decided_by == util::to_utf8(middle / k_project_file_name));
     CHECK(near->tree.version.str() == "8.1.0.77");
-    CHECK(near->project->env == std::vector<std::pair<std::string, std::string>>{{"TF_CPP_MIN_LOG_LEVEL", "2"}});
+    // [env] needs trust: withheld, with the reason, until the file is trusted.
+    CHECK(near->project->env.empty());
+    REQUIRE(near->withheld_env);
+    CHECK(near->withheld_env->message == "'" + util::to_utf8(middle / k_project_file_name) +
+                                             "' sets variables ([env]) and is not trusted: they were not set");
+    REQUIRE(TrustStore(store.state_directory()).trust(middle / k_project_file_name));
+    auto trusted = resolve_selection(store, request_in(deep));
+    REQUIRE(trusted);
+    CHECK_FALSE(trusted->withheld_env);
+    CHECK(trusted->project->env == std::vector<std::pair<std::string, std::string>>{{"TF_CPP_MIN_LOG_LEVEL", "2"}});
   }
 
   TEST_CASE("a project file's cuda key qualifies its spec") {
@@ -250,7 +259,9 @@ TEST_SUITE("selection") {
     write_text(file, "path = \"../vendored cudnn\"\n# edited after trust\n");
     auto edited = resolve_selection(store, request_in(project));
     REQUIRE_FALSE(edited);
-    CHECK(edited.error().message == "'" + util::to_utf8(file) + "' changed since it was trusted");
+    CHECK(edited.error().message == "'" + util::to_utf8(file) +
+                                        "' points outside the store (path = '../vendored cudnn') and changed since it "
+                                        "was trusted");
     REQUIRE(trust.trust(file));
     CHECK(resolve_selection(store, request_in(project)));
 
