@@ -1,6 +1,7 @@
 #include <doctest/doctest.h>
 
 #include <fstream>
+#include <random>
 #include <sstream>
 
 #include "shell/activation.hpp"
@@ -77,13 +78,24 @@ std::optional<Operation> parse_statement(std::string_view line) {
   return std::nullopt;
 }
 
+// The whole script, statement by statement: a single-quoted string may span
+// lines (a value with a line break), so lines end only outside strings.
 std::vector<Operation> parse_script(const std::string& script) {
   std::vector<Operation> operations;
-  std::istringstream lines(script);
-  for (std::string line; std::getline(lines, line);) {
-    auto statement = parse_statement(line);
-    REQUIRE_MESSAGE(statement, "not a statement of the expected forms: " << line);
+  std::size_t at = 0;
+  while (at < script.size()) {
+    std::size_t end = script.find('\n', at);
+    // Grow the candidate line until it parses (its string closes) or the script ends.
+    std::optional<Operation> statement;
+    while (true) {
+      const std::size_t stop = end == std::string::npos ? script.size() : end;
+      statement = parse_statement(std::string_view(script).substr(at, stop - at));
+      if (statement || end == std::string::npos) break;
+      end = script.find('\n', end + 1);
+    }
+    REQUIRE_MESSAGE(statement, "not a statement of the expected forms: " << script.substr(at));
     operations.push_back(*statement);
+    at = end == std::string::npos ? script.size() : end + 1;
   }
   return operations;
 }
@@ -114,6 +126,49 @@ TEST_SUITE("powershell") {
       CHECK(parsed[i].name == operations[i].name);
       CHECK(parsed[i].value == operations[i].value);
     }
+  }
+
+  TEST_CASE("property: generated hostile names and values are set exactly, or refused before rendering") {
+    // The PowerShell side of the shell property test (tests/e2e/shell_property.sh
+    // runs bash, zsh and fish; no PowerShell runs here): every rendered
+    // statement parses back, by the language's quoting rules, to exactly the
+    // intended name and value, with nothing after the string.
+    std::mt19937 random(10);
+    const std::vector<std::string> pieces = {
+        "'", "\"", "\\", "$Env:PATH", "$(Remove-Item C:\\ -Recurse)", "`", "`n", ";", "&", "|", "%PATH%", "!", "^",
+        "(", ")", "{", "}", "@", "#", " ", "\t", "\n", "\r", "中文", "é", "\xE2\x80\x98", "\xE2\x80\x99",
+        "\xE2\x80\x9A", "\xE2\x80\x9B", "\xE2\x80\x9C", "''", "a", "0", "\x1b[31m"};
+    const std::vector<std::string> bad_names = {"X;calc;#", "A B", "1A", "A-B", "$(calc)", "É", "A=B", "", "Env:X"};
+    int checked = 0;
+    int refused = 0;
+    for (int round = 0; round < 300; ++round) {
+      std::vector<Operation> operations;
+      for (int k = 0; k < 6; ++k) {
+        std::string name = "P_" + std::to_string(round) + "_" + std::to_string(k);
+        std::string value;
+        for (std::size_t n = random() % 7; n > 0; --n) value += pieces[random() % pieces.size()];
+        operations.push_back({name, value});
+      }
+      if (round % 5 == 4) {
+        operations.push_back({bad_names[random() % bad_names.size()], "1"});
+      }
+      CAPTURE(round);
+      if (round % 5 == 4) {
+        CHECK(unsafe_value(Shell::powershell, operations));
+        ++refused;
+        continue;
+      }
+      REQUIRE_FALSE(unsafe_value(Shell::powershell, operations));
+      const std::vector<Operation> parsed = parse_script(render(Shell::powershell, operations));
+      REQUIRE(parsed.size() == operations.size());
+      for (std::size_t i = 0; i < operations.size(); ++i) {
+        CHECK(parsed[i].name == operations[i].name);
+        CHECK(parsed[i].value == operations[i].value);
+      }
+      ++checked;
+    }
+    CHECK(checked == 240);
+    CHECK(refused == 60);
   }
 
   TEST_CASE("a quote left undoubled would be caught by the tokenizer") {
