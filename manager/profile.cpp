@@ -1,6 +1,7 @@
 #include "profile.hpp"
 
 #include "project.hpp"
+#include "toml_text.hpp"
 
 #include <algorithm>
 
@@ -25,12 +26,11 @@ std::string at(const fs::path& file, const toml::source_region& source) {
 }  // namespace
 
 Result<std::vector<Profile>> parse_profiles(std::string_view text, const fs::path& origin) {
-  toml::table root;
-  try {
-    root = toml::parse(text, util::to_utf8(origin));
-  } catch (const toml::parse_error& error) {
-    return make_error(at(origin, error.source()) + ": " + std::string(error.description()), "fix the TOML syntax");
+  auto parsed = parse_toml(text, origin, "fix the TOML syntax");
+  if (!parsed) {
+    return std::move(parsed).error();
   }
+  const toml::table root = std::move(*parsed);
   std::vector<Profile> profiles;
   const toml::table* table = root["profiles"].as_table();
   if (!table) {

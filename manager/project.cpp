@@ -5,6 +5,7 @@
 #include <toml++/toml.h>
 
 #include "shell/quote.hpp"
+#include "toml_text.hpp"
 #include "util/fs.hpp"
 #include "util/text.hpp"
 
@@ -14,17 +15,10 @@ namespace fs = std::filesystem;
 
 namespace {
 
-std::string at(const fs::path& file, const toml::source_region& source) {
-  return util::to_utf8(file) + ":" + std::to_string(source.begin.line) + ":" + std::to_string(source.begin.column);
-}
+std::string at(const fs::path& file, const toml::source_region& source) { return toml_place(file, source); }
 
 Result<toml::table> parse_toml(std::string_view text, const fs::path& file) {
-  try {
-    return toml::parse(text, util::to_utf8(file));
-  } catch (const toml::parse_error& error) {
-    return make_error(at(file, error.source()) + ": " + std::string(error.description()),
-                      "fix the TOML syntax at that place");
-  }
+  return cudnnenv::parse_toml(text, file, "fix the TOML syntax at that place");
 }
 
 Error bad_key(const fs::path& file, const toml::key& key, const std::string& where, const std::string& valid) {

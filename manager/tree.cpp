@@ -6,6 +6,7 @@
 
 #include <toml++/toml.h>
 
+#include "toml_text.hpp"
 #include "util/fs.hpp"
 #include "util/text.hpp"
 
@@ -84,15 +85,11 @@ std::string serialize(const TreeRecord& record) {
 }
 
 Result<TreeRecord> parse_record(std::string_view text, const fs::path& tree_dir, const fs::path& record_file) {
-  toml::table table;
-  try {
-    table = toml::parse(text, util::to_utf8(record_file));
-  } catch (const toml::parse_error& error) {
-    const auto& begin = error.source().begin;
-    return make_error(util::to_utf8(record_file) + ":" + std::to_string(begin.line) + ":" +
-                          std::to_string(begin.column) + ": " + std::string(error.description()),
-                      "the tree record is damaged: remove the tree and install it again");
+  auto parsed = parse_toml(text, record_file, "the tree record is damaged: remove the tree and install it again");
+  if (!parsed) {
+    return std::move(parsed).error();
   }
+  toml::table table = std::move(*parsed);
   auto bad = [&](const std::string& what) {
     return make_error("'" + util::to_utf8(record_file) + "' is not a valid tree record: " + what,
                       "remove the tree and install it again");

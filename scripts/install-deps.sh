@@ -13,6 +13,8 @@ packages=(
   gcc-multilib zip unzip libarchive-tools xz-utils tar python3
   # shells and benches
   bash zsh fish hyperfine
+  # the fuzz preset (libFuzzer and the sanitizer runtimes come with clang's)
+  clang libclang-rt-14-dev
 )
 missing=()
 for p in "${packages[@]}"; do

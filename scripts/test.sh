@@ -1,7 +1,9 @@
 #!/usr/bin/env bash
-# Installs what is needed, builds the native and the Windows (mingw-w64)
-# programs once each, and runs every test: native unit and end-to-end tests,
-# then the Windows unit tests and end-to-end tests under wine64.
+# Installs what is needed, builds each preset once (native release, Windows
+# with mingw-w64, native with ASan + UBSan, the libFuzzer targets), and runs
+# every test: native unit and end-to-end tests, the Windows ones under
+# wine64, the native ones again under the sanitizers, and each fuzz target
+# for FUZZ_SECONDS (default 30) on its seed corpus.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 bash scripts/install-deps.sh
@@ -11,6 +13,10 @@ cmake --preset release
 cmake --build --preset release -j"$jobs"
 cmake --preset mingw
 cmake --build --preset mingw -j"$jobs"
+cmake --preset sanitize
+cmake --build --preset sanitize -j"$jobs"
+cmake --preset fuzz
+cmake --build --preset fuzz -j"$jobs"
 
 # One Wine prefix for the whole run: creating one takes 5-60 s.
 export WINEPREFIX="${WINEPREFIX:-$PWD/build/wineprefix}" WINEDEBUG=-all
@@ -21,4 +27,6 @@ fi
 status=0
 ctest --preset release || status=1
 ctest --preset mingw || status=1
+ASAN_OPTIONS=detect_leaks=1:abort_on_error=0 UBSAN_OPTIONS=print_stacktrace=1 ctest --preset sanitize || status=1
+bash bench/fuzz.sh "${FUZZ_SECONDS:-30}" || status=1
 exit $status

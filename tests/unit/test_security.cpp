@@ -15,6 +15,7 @@
 #include "shell/activation.hpp"
 #include "shell/quote.hpp"
 #include "store.hpp"
+#include "toml_text.hpp"
 #include "support.hpp"
 #include "util/process.hpp"
 #include "util/text.hpp"
@@ -205,6 +206,23 @@ TEST_SUITE("security") {
     }
     for (const char* bad : {"", "1A", "A-B", "A B", "X;touch PWNED;#", "A=B", "$(x)", "É", "A\nB"}) {
       CHECK_FALSE_MESSAGE(shell::is_valid_variable_name(bad), bad);
+    }
+  }
+
+  TEST_CASE("TOML that reaches toml++ 3.3's unreachable whitespace case is refused at file:line:col") {
+    // Found by fuzz_toml: U+FEFB at the start of a document; tomlplusplus #190: after a
+    // line-ending backslash in a multi-line string.
+    for (const auto& [text, place] : {std::pair<std::string, std::string>{"\xEF\xBB\xBB", "1:1"},
+                                      {"a = 1\n  \xC2\xA7 = 2\n", "2:3"},
+                                      {"s = \"\"\"\\\n\xC2\xA7\"\"\"\n", "2:1"}}) {
+      auto parsed = parse_toml(text, "x.toml", "fix it");
+      REQUIRE_FALSE(parsed);
+      CHECK(parsed.error().message == "x.toml:" + place + ": a character outside ASCII outside a string or comment");
+    }
+    for (const char* valid : {"a = \"é\" # é\n", "b = 'ü'\nc = '''中\n文'''\nd = \"\"\"\né\"\"\"\n",
+                              "e = \"\\\"é\"\n", "f = \"\"\"x\"\"\"\"\"\ng = \"ü\"\n"}) {
+      CAPTURE(valid);
+      CHECK(parse_toml(valid, "x.toml", "fix it"));
     }
   }
 

@@ -1,0 +1,93 @@
+#!/usr/bin/env bash
+# Seed corpus for the fuzz targets, made from scratch: small valid inputs of
+# each format and the security issue's crafted files (tests/crafted).
+# Usage: make_corpus.sh OUTDIR [FIXTURES]   (FIXTURES: build/release/fixtures, optional)
+set -euo pipefail
+out=$1
+fixtures=${2:-}
+here=$(cd "$(dirname "$0")" && pwd)
+work=$(mktemp -d)
+trap 'rm -rf "$work"' EXIT
+for target in zip tar binfmt version toml spec sidecar; do mkdir -p "$out/$target"; done
+
+# A small tree: headers, a library stand-in, a link.
+tree=$work/tree
+mkdir -p "$tree/include" "$tree/lib"
+printf '#define CUDNN_MAJOR 9\n#define CUDNN_MINOR 1\n#define CUDNN_PATCHLEVEL 0\n' > "$tree/include/cudnn_version.h"
+printf '\177ELF\2\1\1' > "$tree/lib/libcudnn.so.9.1.0"
+ln -s libcudnn.so.9.1.0 "$tree/lib/libcudnn.so.9"
+
+# zip: stored, deflated, with a Unix link, zip64, and the crafted ones.
+(cd "$work" && zip -qry "$out/zip/tree.zip" tree && zip -q0ry "$out/zip/stored.zip" tree &&
+  zip -qry -fz "$out/zip/zip64.zip" tree)
+python3 "$here/../crafted/make_crafted.py" "$work/crafted"
+for name in zip64-wrap.zip zip64-wrap-3g.zip overlap.zip escape.zip; do cp "$work/crafted/$name" "$out/zip/"; done
+
+# tar: plain, gzip, xz, './' entries, a hard link, a sparse file.
+ln "$tree/include/cudnn_version.h" "$tree/include/hard.h"
+truncate -s 64K "$tree/lib/sparse.bin"
+printf 'x' | dd of="$tree/lib/sparse.bin" bs=1 seek=32768 conv=notrunc status=none
+tar -C "$work" -cf "$out/tar/tree.tar" tree
+tar -C "$work" -czf "$out/tar/tree.tar.gz" tree
+tar -C "$work" -cJf "$out/tar/tree.tar.xz" tree
+tar -C "$tree" -cf "$out/tar/dot.tar" .
+tar -C "$work" -S -cf "$out/tar/sparse.tar" tree/lib/sparse.bin
+tar -C "$work" --format=pax -S -cf "$out/tar/sparse-pax.tar" tree/lib/sparse.bin
+
+# binfmt: the fixtures' fake ELF and PE libraries, a real program, the crafted MZ.
+cp "$work/crafted/mz-lfanew.dll" "$out/binfmt/"
+cp /bin/true "$out/binfmt/true"
+if [ -n "$fixtures" ]; then
+  for f in "$fixtures"/fake-elf64-9.1.0.so "$fixtures"/fake-pe64-8.1.0.dll "$fixtures"/fake-pe32-8.1.0.dll \
+           "$fixtures"/fake-elf32-*.so; do
+    [ -f "$f" ] && cp "$f" "$out/binfmt/"
+  done
+fi
+
+# version: headers of 7.x, 8.x, 9.x, a cut one; version strings.
+cp "$tree/include/cudnn_version.h" "$out/version/cudnn_version.h"
+printf '#define CUDNN_MAJOR 7\n#define CUDNN_MINOR 6\n#define CUDNN_PATCHLEVEL 5\n#define CUDNN_VERSION (CUDNN_MAJOR * 1000)\n' > "$out/version/cudnn7.h"
+printf '#define CUDNN_MAJOR ' > "$out/version/cut.h"
+printf '8.1.0.77' > "$out/version/dotted"
+printf '12.4' > "$out/version/cuda"
+
+# toml: project files, a config with profiles, a tree record, an activation state.
+printf 'cudnn = "8.1"\ncuda = "11.2"\n[env]\nTF_CPP_MIN_LOG_LEVEL = "2"\n[verify]\non_launch = "load"\n' > "$out/toml/project.toml"
+printf 'profile = "tf2.5"\npath = "../vendor"\n' > "$out/toml/profile.toml"
+printf 'cudnn = "t91"\n[env]\n"X;touch PWNED;#" = "1"\n' > "$out/toml/hostile-key.toml"
+printf 'default = "9.1"\n[profiles.mine]\ncudnn = "9.1"\ncuda = "12.4"\nplatforms = ["linux"]\n[profiles.mine.env]\nA = "1"\n' > "$out/toml/config.toml"
+printf '1;PLD_LIBRARY_PATH=/s/t/lib;SCUDNN_PATH=old%%3Bvalue;UCUDNNENV_ACTIVE' > "$out/toml/state"
+cat > "$out/toml/tree.toml" <<'TOML'
+name = "cudnn-linux-x86_64-9.1.0.70_cuda12-archive"
+version = "9.1.0.70"
+version_from = "header"
+cuda = "12"
+cuda_from = "name"
+os = "linux"
+arch = "x86_64"
+library_dir = "lib"
+main_library = "libcudnn.so.9"
+include_dir = "include"
+installed_at = "2026-12-01T00:00:00Z"
+[source]
+kind = "tar"
+path = "/tmp/x.tar.xz"
+sha256 = "00"
+[[files]]
+path = "lib/libcudnn.so.9.1.0"
+size = 7
+sha256 = "00"
+TOML
+
+# spec: the spec on the first line, --cuda after it.
+printf '8.1' > "$out/spec/minor"
+printf '8.9.7.29+cuda11.8' > "$out/spec/qualified"
+printf '8.9\n12' > "$out/spec/flag"
+printf 'torch-9.19' > "$out/spec/name"
+printf '9+cuda' > "$out/spec/bad"
+
+# sidecar: a shim's NAME.shim, and a cached launch decision.
+printf 'cudnnenv = /opt/cudnnenv/bin/cudnnenv\nroot = /home/me/.local/share/cudnnenv\naudit = /opt/cudnnenv/bin/libcudnnenv-audit.so\npath = /usr/bin/python3\nargs = -X utf8\n' > "$out/sidecar/python.shim"
+printf '# comment\nlibrary_dir = /store/tree/lib\nunknown = x\n' > "$out/sidecar/unknown.shim"
+printf 'key = k\nlibrary_dir = /store/tree/lib\nlibrary = /store/tree/lib/libcudnn.so.9\nlibrary_id = 1:2:3\n' > "$out/sidecar/decision"
+echo "seed corpus in $out: $(find "$out" -type f | wc -l) files"
