@@ -13,7 +13,7 @@ build=build/fuzz
 [ -x "$build/fuzz/fuzz_zip" ] || { echo "build the fuzz preset first: cmake --preset fuzz && cmake --build --preset fuzz" >&2; exit 2; }
 targets=(zip tar binfmt version toml spec sidecar)
 seeds=$build/seeds
-[ -d "$seeds" ] || bash tests/fuzz/make_corpus.sh "$seeds" build/release/fixtures > /dev/null
+[ -n "$(ls -A "$seeds" 2>/dev/null)" ] || bash tests/fuzz/make_corpus.sh "$seeds" build/release/fixtures > /dev/null
 mkdir -p "$build/artifacts" "$build/logs"
 
 run_one() {

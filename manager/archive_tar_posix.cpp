@@ -24,12 +24,21 @@ class TarSource final : public ArchiveSource {
     if (status == ARCHIVE_EOF) {
       return false;
     }
-    if (status < ARCHIVE_WARN) {
+    // ARCHIVE_RETRY too: libarchive skipped a damaged header, and the entry it
+    // then offers may have no name at all (found by fuzz_tar); official
+    // archives are never damaged.
+    if (status != ARCHIVE_OK && status != ARCHIVE_WARN) {
       return corrupt();
     }
     entry = ArchiveEntry{};
     const char* name = archive_entry_pathname_utf8(header);
-    entry.name = name ? name : archive_entry_pathname(header);
+    if (!name) {
+      name = archive_entry_pathname(header);
+    }
+    if (!name) {
+      return corrupt_entry("an entry has no name");  // found by fuzz_tar: a header libarchive reads without one
+    }
+    entry.name = name;
     entry.size = static_cast<std::uint64_t>(archive_entry_size(header));
     m_entry_size = archive_entry_size(header);
     if (const char* hardlink = archive_entry_hardlink(header)) {
@@ -63,7 +72,7 @@ class TarSource final : public ArchiveSource {
         // A sparse file's trailing hole has no block: up to the entry's size.
         return m_entry_size > expected ? zeros(sink, m_entry_size - expected) : Result<void>();
       }
-      if (status < ARCHIVE_WARN) {
+      if (status != ARCHIVE_OK && status != ARCHIVE_WARN) {
         return corrupt();
       }
       if (offset < expected) {

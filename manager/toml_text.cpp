@@ -1,5 +1,9 @@
 #include "toml_text.hpp"
 
+#include <algorithm>
+#include <cstdio>
+#include <variant>
+
 #include "util/text.hpp"
 
 namespace cudnnenv {
@@ -13,95 +17,139 @@ struct Place {
   std::size_t column = 1;
 };
 
-// Where the first byte outside ASCII stands that TOML allows only inside a
-// string or a comment, if any (see the header for why).
-std::optional<Place> misplaced_non_ascii(std::string_view text) {
+struct Refusal {
+  Place place;
+  std::string what;
+};
+
+// The code point of the UTF-8 sequence at `at` and its length; length 0 when
+// the bytes there are not UTF-8.
+std::pair<char32_t, std::size_t> decode(std::string_view text, std::size_t at) {
+  const auto c = static_cast<unsigned char>(text[at]);
+  const std::size_t length = (c & 0xE0) == 0xC0 ? 2 : (c & 0xF0) == 0xE0 ? 3 : (c & 0xF8) == 0xF0 ? 4 : 0;
+  if (length == 0 || at + length > text.size() || !util::is_valid_utf8(text.substr(at, length))) {
+    return {0, 0};
+  }
+  char32_t code = c & (length == 2 ? 0x1F : length == 3 ? 0x0F : 0x07);
+  for (std::size_t k = 1; k < length; ++k) {
+    code = (code << 6) | (static_cast<unsigned char>(text[at + k]) & 0x3F);
+  }
+  return {code, length};
+}
+
+std::string escape(char32_t code) {
+  char buffer[16];
+  std::snprintf(buffer, sizeof buffer, code <= 0xFFFF ? "\\u%04X" : "\\U%08X", static_cast<unsigned>(code));
+  return buffer;
+}
+
+// `text` with every character outside ASCII written as TOML reads the same
+// value (see the header), or where it cannot be.
+std::variant<std::string, Refusal> to_ascii(std::string_view text) {
   enum class State { normal, comment, basic, literal, multi_basic, multi_literal };
   State state = State::normal;
+  std::string out;
+  out.reserve(text.size());
   Place place;
-  bool after_line_continuation = false;  // in a multi-line basic string, after `\` + line break
-  auto starts = [&](std::size_t at, std::string_view what) { return text.substr(at, what.size()) == what; };
-  for (std::size_t i = 0; i < text.size(); ++i) {
+  auto run_of = [&](std::size_t at, char quote) {
+    std::size_t n = 0;
+    while (at + n < text.size() && text[at + n] == quote) ++n;
+    return n;
+  };
+  for (std::size_t i = 0; i < text.size();) {
     const auto c = static_cast<unsigned char>(text[i]);
     const Place here = place;
     if (c == '\n') {
       ++place.line;
       place.column = 1;
-    } else if ((c & 0xC0) != 0x80) {
-      ++place.column;  // one column per character, as toml++ counts
+    } else {
+      ++place.column;
+    }
+    if (c >= 0x80) {
+      const auto [code, length] = decode(text, i);
+      if (length == 0) {
+        return Refusal{here, "the file is not UTF-8"};
+      }
+      switch (state) {
+        case State::normal: return Refusal{here, "a character outside ASCII outside a string or comment"};
+        case State::comment: out += '?'; break;
+        default: out += escape(code); break;
+      }
+      i += length;
+      continue;
     }
     switch (state) {
       case State::normal:
-        if (c >= 0x80) return here;
         if (c == '#') {
           state = State::comment;
-        } else if (starts(i, "\"\"\"")) {
-          state = State::multi_basic;
-          i += 2;
-          place.column += 2;
-        } else if (starts(i, "'''")) {
-          state = State::multi_literal;
-          i += 2;
-          place.column += 2;
-        } else if (c == '"') {
-          state = State::basic;
-        } else if (c == '\'') {
-          state = State::literal;
+          out += '#';
+        } else if (c == '"' || c == '\'') {
+          const bool multi = run_of(i, static_cast<char>(c)) >= 3;
+          state = c == '"' ? (multi ? State::multi_basic : State::basic) : (multi ? State::multi_literal : State::literal);
+          out += multi ? "\"\"\"" : "\"";  // a literal string becomes a basic one
+          i += multi ? 3 : 1;
+          place.column += multi ? 2 : 0;
+          continue;
+        } else {
+          out += static_cast<char>(c);
         }
         break;
       case State::comment:
         if (c == '\n') state = State::normal;
+        out += static_cast<char>(c);
         break;
       case State::basic:
-        if (c == '\\' && i + 1 < text.size() && text[i + 1] != '\n') {
-          ++i;
-          ++place.column;
-        } else if (c == '"' || c == '\n') {
-          state = State::normal;
+      case State::multi_basic:
+        if (c == '\\' && i + 1 < text.size()) {
+          if (static_cast<unsigned char>(text[i + 1]) >= 0x80) {
+            return Refusal{here, "an escape sequence TOML does not have"};
+          }
+          out += text.substr(i, 2);  // the escape as it is, a line-ending backslash included
+          if (text[i + 1] == '\n') {
+            ++place.line;
+            place.column = 1;
+          } else {
+            ++place.column;
+          }
+          i += 2;
+          continue;
         }
+        if (state == State::basic && (c == '"' || c == '\n')) {
+          state = State::normal;
+        } else if (state == State::multi_basic && c == '"' && run_of(i, '"') >= 3) {
+          const std::size_t n = std::min<std::size_t>(run_of(i, '"'), 5);  // up to two quotes end the content
+          out.append(n, '"');
+          i += n;
+          place.column += n - 1;
+          state = State::normal;
+          continue;
+        }
+        out += static_cast<char>(c);
         break;
       case State::literal:
-        if (c == '\'' || c == '\n') state = State::normal;
-        break;
-      case State::multi_basic:
-        if (after_line_continuation) {
-          if (c == ' ' || c == '\t' || c == '\r' || c == '\n') break;
-          after_line_continuation = false;
-          if (c >= 0x80) return here;
+      case State::multi_literal:
+        if (c == '\'' && (state == State::literal || run_of(i, '\'') >= 3)) {
+          const std::size_t n = state == State::literal ? 1 : std::min<std::size_t>(run_of(i, '\''), 5);
+          if (state == State::multi_literal) out.append(n - 3, '\'');
+          out += state == State::literal ? "\"" : "\"\"\"";
+          i += n;
+          place.column += n - 1;
+          state = State::normal;
+          continue;
         }
         if (c == '\\') {
-          std::size_t j = i + 1;
-          while (j < text.size() && (text[j] == ' ' || text[j] == '\t' || text[j] == '\r')) ++j;
-          if (j < text.size() && text[j] == '\n') {
-            after_line_continuation = true;
-          } else if (i + 1 < text.size()) {
-            ++i;  // an escape: the next byte is not a quote that ends the string
-            ++place.column;
-          }
-        } else if (starts(i, "\"\"\"")) {
-          state = State::normal;
-          i += 2;
-          place.column += 2;
-          for (int extra = 0; extra < 2 && i + 1 < text.size() && text[i + 1] == '"'; ++extra) {
-            ++i;
-            ++place.column;
-          }
-        }
-        break;
-      case State::multi_literal:
-        if (starts(i, "'''")) {
-          state = State::normal;
-          i += 2;
-          place.column += 2;
-          for (int extra = 0; extra < 2 && i + 1 < text.size() && text[i + 1] == '\''; ++extra) {
-            ++i;
-            ++place.column;
-          }
+          out += "\\\\";
+        } else if (c == '"') {
+          out += "\\\"";
+        } else {
+          out += static_cast<char>(c);
+          if (state == State::literal && c == '\n') state = State::normal;
         }
         break;
     }
+    ++i;
   }
-  return std::nullopt;
+  return out;
 }
 
 }  // namespace
@@ -111,13 +159,14 @@ std::string toml_place(const fs::path& file, const toml::source_region& source) 
 }
 
 Result<toml::table> parse_toml(std::string_view text, const fs::path& file, const std::string& hint) {
-  if (auto place = misplaced_non_ascii(text)) {
-    return make_error(util::to_utf8(file) + ":" + std::to_string(place->line) + ":" + std::to_string(place->column) +
-                          ": a character outside ASCII outside a string or comment",
+  auto ascii = to_ascii(text);
+  if (const auto* refusal = std::get_if<Refusal>(&ascii)) {
+    return make_error(util::to_utf8(file) + ":" + std::to_string(refusal->place.line) + ":" +
+                          std::to_string(refusal->place.column) + ": " + refusal->what,
                       hint);
   }
   try {
-    return toml::parse(text, util::to_utf8(file));
+    return toml::parse(std::get<std::string>(ascii), util::to_utf8(file));
   } catch (const toml::parse_error& error) {
     return make_error(toml_place(file, error.source()) + ": " + std::string(error.description()), hint);
   }

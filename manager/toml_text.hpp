@@ -2,13 +2,17 @@
 // tree records): errors as `file:line:col: message` with the caller's hint,
 // never an exception.
 //
-// Before toml++ sees the text, a small scanner refuses what Debian's toml++
-// 3.3 cannot parse safely: a character outside ASCII where TOML allows only
-// ASCII (outside strings and comments, or opening the line after a
-// line-ending backslash in a multi-line string) reaches __builtin_unreachable
-// in its whitespace table (tomlplusplus issues #190 and #295, fixed upstream
-// after 3.3; found here by tests/fuzz/fuzz_toml). Such text is invalid TOML
-// anyway, so valid files lose nothing.
+// toml++ sees only ASCII. Debian's toml++ 3.3 reaches __builtin_unreachable
+// in its whitespace table for some characters outside ASCII (U+00A1-U+0499,
+// U+2C5E-U+3057, U+FB26-U+FEFE) wherever it looks for whitespace, also while
+// scanning ahead inside an invalid value (tomlplusplus issues #190 and #295,
+// fixed upstream after 3.3; found here by tests/fuzz/fuzz_toml). So before
+// parsing, every such character becomes what TOML reads as the same value:
+// inside strings a \uXXXX escape (a literal string becomes the equal basic
+// string), in comments a '?'. Outside strings and comments a character
+// outside ASCII is invalid TOML anyway, and refused here, as is text that is
+// not UTF-8. Lines stay where they were; a column after such a character can
+// be off by the length of its escape.
 #pragma once
 
 #include <filesystem>

@@ -165,6 +165,14 @@ run verify "$WORK/header"
 expect_eq "$rc" "1" "verify of a folder with the cut header ($(cat err))"
 LD_LIBRARY_PATH="$WORK/header/lib" "$CUDNNENV" discover > out 2> err || fail "discover with the cut header on LD_LIBRARY_PATH: $(cat err)"
 
+# A tarball with a damaged header in the middle: libarchive would skip it and
+# offer an entry without a name (an abort before; found by fuzz_tar).
+mkdir -p damaged/d && echo x > damaged/d/f
+tar -C damaged -cf damaged.tar d d/f
+printf 'XXXXXXXX' | dd of=damaged.tar bs=1 seek=$((512 + 148)) conv=notrunc status=none
+install_refused damaged.tar "'$WORK/damaged.tar' is damaged: Damaged tar archive" \
+  "the file is truncated or damaged: download it again and compare its SHA-256"
+
 # A sparse tarball: a 6 GiB hole under a 4 GiB limit is refused by the ratio;
 # a 512 MiB hole under a 256 MiB limit installs (streamed, never held).
 make_linux_tree sparse 9.1.0 "$FIXTURES/fake-elf64-9.1.0.so"

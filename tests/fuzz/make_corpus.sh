@@ -3,8 +3,9 @@
 # each format and the security issue's crafted files (tests/crafted).
 # Usage: make_corpus.sh OUTDIR [FIXTURES]   (FIXTURES: build/release/fixtures, optional)
 set -euo pipefail
-out=$1
-fixtures=${2:-}
+mkdir -p "$1"
+out=$(cd "$1" && pwd)
+fixtures=${2:+$(cd "$2" && pwd)}
 here=$(cd "$(dirname "$0")" && pwd)
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
