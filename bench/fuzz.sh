@@ -5,11 +5,13 @@
 # per second, corpus size, and whether it found a crash (exit 1 if any did;
 # the reproducer is left in build/fuzz/artifacts/).
 # Usage: bench/fuzz.sh SECONDS [JOBS]     e.g. bench/fuzz.sh 600 for the 10-minute run
+# FUZZ_BUILD=DIR: a build folder with the targets (default build/fuzz); FUZZ_SEED=N: libFuzzer's seed
+# (default 1, so that the test command's short run explores the same inputs each time)
 set -euo pipefail
 cd "$(dirname "$0")/.."
 seconds=${1:?usage: bench/fuzz.sh SECONDS [JOBS]}
 jobs=${2:-$(nproc)}
-build=build/fuzz
+build=${FUZZ_BUILD:-build/fuzz}  # the `fuzz` preset's; the test command uses the `sanitize` preset's
 [ -x "$build/fuzz/fuzz_zip" ] || { echo "build the fuzz preset first: cmake --preset fuzz && cmake --build --preset fuzz" >&2; exit 2; }
 targets=(zip tar binfmt version toml spec sidecar)
 seeds=$build/seeds
@@ -21,7 +23,7 @@ run_one() {
   mkdir -p "$build/corpus/$target"
   # -rss_limit_mb: a crafted input may not make us hold 2 GB; -timeout: nor hang.
   ASAN_OPTIONS=detect_leaks=1 UBSAN_OPTIONS=print_stacktrace=1 \
-    "$build/fuzz/fuzz_$target" -max_total_time="$seconds" -timeout=10 -rss_limit_mb=2048 -print_final_stats=1 \
+    "$build/fuzz/fuzz_$target" -seed="${FUZZ_SEED:-1}" -max_total_time="$seconds" -timeout=10 -rss_limit_mb=2048 -print_final_stats=1 \
     -artifact_prefix="$build/artifacts/$target-" "$build/corpus/$target" "$seeds/$target" \
     > "$build/logs/$target.log" 2>&1
 }

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cstdio>
+#include <regex>
 #include <variant>
 
 #include "util/text.hpp"
@@ -48,6 +49,10 @@ std::string escape(char32_t code) {
 std::variant<std::string, Refusal> to_ascii(std::string_view text) {
   enum class State { normal, comment, basic, literal, multi_basic, multi_literal };
   State state = State::normal;
+  bool line_start = true;  // outside strings: nothing but whitespace yet on this line
+  bool in_value = false;   // after a key's '=', until the value ends
+  std::string open;        // the '[' and '{' of a value that are still open, innermost last
+  bool expect_value = false;  // after '=', or '[' / ',' in an array: a value comes next
   std::string out;
   out.reserve(text.size());
   Place place;
@@ -59,6 +64,13 @@ std::variant<std::string, Refusal> to_ascii(std::string_view text) {
   for (std::size_t i = 0; i < text.size();) {
     const auto c = static_cast<unsigned char>(text[i]);
     const Place here = place;
+    // TOML allows no raw control character but tab and line breaks, in strings and comments too.
+    if ((c < 0x20 && c != '\t' && c != '\n' && !(c == '\r' && i + 1 < text.size() && text[i + 1] == '\n')) ||
+        c == 0x7F) {
+      char what[64];
+      std::snprintf(what, sizeof what, "a control character (U+%04X)", c);
+      return Refusal{here, what};
+    }
     if (c == '\n') {
       ++place.line;
       place.column = 1;
@@ -80,6 +92,72 @@ std::variant<std::string, Refusal> to_ascii(std::string_view text) {
     }
     switch (state) {
       case State::normal:
+        if (c == '\n') {
+          line_start = true;
+          if (open.empty()) in_value = false;
+        } else if (c == ' ' || c == '\t' || c == '\r') {
+          // whitespace keeps line_start as it is
+        } else if (expect_value && c != '"' && c != '\'' && c != '[' && c != '{' && c != ']' && c != '#' &&
+                   c != ',' && c != '}') {
+          // A bare value: toml++ 3.3 scans numbers and dates on assumptions a malformed one breaks
+          // (`2026-12-01Tz0`, found by fuzz_toml); only well-formed scalars reach it.
+          std::size_t end = i;
+          auto terminator = [&](std::size_t at) {
+            const char t = text[at];
+            return t == ' ' || t == '\t' || t == '\r' || t == '\n' || t == ',' || t == ']' || t == '}' || t == '#';
+          };
+          while (end < text.size() && !terminator(end)) ++end;
+          if (end - i == 10 && end + 1 < text.size() && text[end] == ' ' && text[end + 1] >= '0' &&
+              text[end + 1] <= '9') {
+            for (++end; end < text.size() && !terminator(end);) ++end;  // a date, a space, a time
+          }
+          static const std::regex scalar(
+              "true|false|[+-]?(inf|nan)|[+-]?(0|[1-9](_?[0-9])*)(\\.[0-9](_?[0-9])*)?([eE][+-]?[0-9](_?[0-9])*)?|"
+              "0x[0-9A-Fa-f](_?[0-9A-Fa-f])*|0o[0-7](_?[0-7])*|0b[01](_?[01])*|"
+              "[0-9]{4}-[0-9]{2}-[0-9]{2}([Tt ][0-9]{2}:[0-9]{2}:[0-9]{2}(\\.[0-9]+)?([Zz]|[+-][0-9]{2}:[0-9]{2})?)?|"
+              "[0-9]{2}:[0-9]{2}:[0-9]{2}(\\.[0-9]+)?");
+          const std::string token(text.substr(i, end - i));
+          if (!std::regex_match(token, scalar)) {
+            return Refusal{here, "'" + token + "' is not a TOML value"};
+          }
+          out += token;
+          place.column += end - i - 1;
+          i = end;
+          expect_value = false;
+          line_start = false;
+          continue;
+        } else {
+          if (c == '=' || (c == '[' && (in_value || !open.empty())) || (c == ',' && !open.empty() && open.back() == '[')) {
+            expect_value = true;
+          } else if (c != '#') {
+            expect_value = false;
+          }
+          if (line_start && open.empty() && !in_value && c == '[') {
+            // A table header: toml++ 3.3 assumes a key follows (tomlplusplus #294, found by fuzz_toml).
+            std::size_t j = i + 1;
+            if (j < text.size() && text[j] == '[') ++j;
+            while (j < text.size() && (text[j] == ' ' || text[j] == '\t')) ++j;
+            const char next = j < text.size() ? text[j] : '\n';
+            const bool key = (next >= 'A' && next <= 'Z') || (next >= 'a' && next <= 'z') ||
+                             (next >= '0' && next <= '9') || next == '_' || next == '-' || next == '"' ||
+                             next == '\'' || next == ']';
+            if (!key) {
+              return Refusal{here, "a table header without a key"};
+            }
+          } else if (c == '=' && open.empty()) {
+            in_value = true;
+          } else if ((c == '[' || c == '{') && (in_value || !open.empty())) {
+            open += static_cast<char>(c);
+          } else if ((c == ']' || c == '}') && !open.empty()) {
+            // A bracket that closes the other kind: toml++ 3.3 assumes a value where an
+            // array meets '}' (found by fuzz_toml).
+            if (open.back() != (c == ']' ? '[' : '{')) {
+              return Refusal{here, std::string("a '") + static_cast<char>(c) + "' that closes a '" + open.back() + "'"};
+            }
+            open.pop_back();
+          }
+          line_start = false;
+        }
         if (c == '#') {
           state = State::comment;
           out += '#';
@@ -95,7 +173,11 @@ std::variant<std::string, Refusal> to_ascii(std::string_view text) {
         }
         break;
       case State::comment:
-        if (c == '\n') state = State::normal;
+        if (c == '\n') {
+          state = State::normal;
+          line_start = true;
+          if (open.empty()) in_value = false;
+        }
         out += static_cast<char>(c);
         break;
       case State::basic:

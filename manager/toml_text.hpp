@@ -11,8 +11,10 @@
 // inside strings a \uXXXX escape (a literal string becomes the equal basic
 // string), in comments a '?'. Outside strings and comments a character
 // outside ASCII is invalid TOML anyway, and refused here, as is text that is
-// not UTF-8. Lines stay where they were; a column after such a character can
-// be off by the length of its escape.
+// not UTF-8. Also refused, being invalid TOML that toml++ 3.3 mishandles: a
+// raw control character, and a table header whose '[' is not followed by a
+// key (`[&`: an assumption toml++ makes, tomlplusplus #294). Lines stay where
+// they were; a column after such a character can be off by its escape's length.
 #pragma once
 
 #include <filesystem>

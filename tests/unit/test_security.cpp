@@ -215,8 +215,15 @@ TEST_SUITE("security") {
     const std::string outside = ": a character outside ASCII outside a string or comment";
     for (const auto& [text, expected] : {std::pair<std::string, std::string>{"\xEF\xBB\xBB", "1:1" + outside},
                                          {"a = 1\n  \xC2\xA7 = 2\n", "2:3" + outside},
-                                         {"z=-[.1.2\xCB\x94", "1:9" + outside},
-                                         {"k = \"\xFF\"", "1:6: the file is not UTF-8"}}) {
+                                         {"z=-[.1.2\xCB\x94", "1:3: '-[.1.2\xCB\x94' is not a TOML value"},
+                                         {"k = \"\xFF\"", "1:6: the file is not UTF-8"},
+                                         {"cudnn = \"t91\"\n[\x19" "env]\n", "2:1: a table header without a key"},
+                                         {"a = \"x\x19\" \"", "1:7: a control character (U+0019)"},
+                                         {"l = [[1,\n }", "2:2: a '}' that closes a '['"},
+                                         {"a = 1\n  [[ &", "2:3: a table header without a key"},
+                                         {"a = 1 # x = 2\n[= 1", "2:1: a table header without a key"},
+                                         {"d = 2026-12-01Tz0:00:00Z", "1:5: '2026-12-01Tz0:00:00Z' is not a TOML value"},
+                                         {"n = [1, 007]", "1:9: '007' is not a TOML value"}}) {
       auto parsed = parse_toml(text, "x.toml", "fix it");
       REQUIRE_FALSE(parsed);
       CHECK(parsed.error().message == "x.toml:" + expected);
@@ -227,7 +234,11 @@ TEST_SUITE("security") {
                              "d = \"\"\"\\\n  \xC2\xA7\"\"\"\n"
                              "e = \"\\\"ü\\\\\"\n"
                              "'ключ' = \"\xEF\xBB\xBB\"\n"
-                             "f = '''x'''''\n";
+                             "f = '''x'''''\n"
+                             "g = [\n  [ { x = 1 } ],\n  [+1],\n]\n"
+                             "[t]\r\nh = { i = [ { j = 2 } ] }\n"
+                             "k = [ 1979-05-27 07:32:00Z, 1979-05-27T00:32:00.999-07:00, 07:32:00, 1979-05-27,\n"
+                             "  0xDEAD_beef, 0o755, 0b1101, +1_000, -3.14e-2, inf, -nan, true, false ] # done\n";
     auto parsed = parse_toml(text, "x.toml", "fix it");
     REQUIRE_MESSAGE(parsed, (parsed ? "" : parsed.error().message));
     CHECK((*parsed)["a"].value<std::string>() == "é");
@@ -237,6 +248,9 @@ TEST_SUITE("security") {
     CHECK((*parsed)["e"].value<std::string>() == "\"ü\\");
     CHECK((*parsed)["ключ"].value<std::string>() == "\xEF\xBB\xBB");
     CHECK((*parsed)["f"].value<std::string>() == "x''");
+    CHECK((*parsed)["g"][0][0]["x"].value<int>() == 1);
+    CHECK((*parsed)["t"]["h"]["i"][0]["j"].value<int>() == 2);
+    CHECK((*parsed)["t"]["k"].as_array()->size() == 13);
   }
 
   TEST_CASE("an [env] key that is not a variable name is an error at file:line:col") {

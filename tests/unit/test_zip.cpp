@@ -164,14 +164,17 @@ TEST_SUITE("zip") {
         theirs[entry_name] = data;
       }
       archive_read_free(reader);
-      for (const auto& [entry_name, data] : ours) {
+      // Named copies, not structured bindings: clang 14 cannot capture those in doctest's lambdas.
+      for (const auto& item : ours) {
+        const std::string& entry_name = item.first;
         CAPTURE(entry_name);
         CHECK(theirs.count(entry_name) == 1);
       }
-      for (const auto& [entry_name, data] : theirs) {
+      for (const auto& item : theirs) {
+        const std::string& entry_name = item.first;
         CAPTURE(entry_name);
         REQUIRE(ours.count(entry_name) == 1);
-        CHECK(ours.at(entry_name) == data);
+        CHECK(ours.at(entry_name) == item.second);
       }
     }
   }
