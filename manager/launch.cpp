@@ -208,7 +208,8 @@ Result<fs::path> find_program(const std::string& command, const util::Environmen
                       ExitCode::not_found);
   }
   return make_error("'" + command + "' not found" + (has_folder ? "" : " on PATH"),
-                    has_folder ? "check the path" : "give its full path, or put its folder on PATH", ExitCode::not_found);
+                    has_folder ? "check the path" : "give its full path, or put its folder on PATH",
+                    ExitCode::no_program);
 }
 
 Result<LaunchPlan> plan_launch(const LaunchRequest& request) {

@@ -89,7 +89,9 @@ Result<ProjectFile> parse_project_file(std::string_view text, const fs::path& fi
       }
       for (const auto& [verify_key, value_node] : *table) {
         if (verify_key.str() != "on_launch") {
-          return bad_key(file, verify_key, " in [verify]", "on_launch");
+          const Error unknown = bad_key(file, verify_key, " in [verify]", "on_launch");
+          project.warnings.push_back(unknown.message + " (" + unknown.hint + ")");
+          continue;
         }
         auto value = string_value(file, verify_key, value_node);
         if (!value) {
@@ -103,7 +105,8 @@ Result<ProjectFile> parse_project_file(std::string_view text, const fs::path& fi
         project.verify_on_launch = *value;
       }
     } else {
-      return bad_key(file, key, "", valid);
+      const Error unknown = bad_key(file, key, "", valid);
+      project.warnings.push_back(unknown.message + " (" + unknown.hint + ")");
     }
   }
   if (project.cudnn && project.profile) {

@@ -35,6 +35,9 @@ struct ProjectFile {
   std::optional<std::string> path;
   std::vector<std::pair<std::string, std::string>> env;
   std::optional<std::string> verify_on_launch;
+  // Unknown keys (`cdunn_typo = "x"`): said as `file:line:col` warnings, not
+  // errors, so that a typo never stops a shim or a prompt (as mise does).
+  std::vector<std::string> warnings;
 };
 
 // Whether `key` (of an [env] table in `file`) may name a variable: a plain

@@ -14,12 +14,14 @@ namespace fs = std::filesystem;
 
 namespace {
 
-Result<TreeRecord> select(const Store& store, const std::string& text, std::optional<std::string> cuda) {
-  auto spec = parse_spec(text, cuda ? std::optional<std::string_view>(*cuda) : std::nullopt);
-  if (!spec) {
-    return std::move(spec).error();
+Result<TreeRecord> select(const Store& store, const std::string& text, std::optional<std::string> cuda,
+                          Selection& selection) {
+  auto choice = choose_tree(store, text, cuda);
+  if (!choice) {
+    return std::move(choice).error();
   }
-  return select_tree(store.list(RecordPart::identity).trees, *spec);
+  selection.profile = std::move(choice->profile);
+  return std::move(choice->tree);
 }
 
 bool inside(const fs::path& path, const fs::path& folder) {
@@ -28,6 +30,39 @@ bool inside(const fs::path& path, const fs::path& folder) {
 }
 
 }  // namespace
+
+Error no_tree_for(const Profile& profile) {
+  const std::string major = profile.cudnn.substr(0, profile.cudnn.find('.'));
+  return make_error("no installed cuDNN runs " + profile.framework + " (cuDNN " + profile.cudnn + " or a newer " +
+                        major + ".x, CUDA " + profile.cuda + ")",
+                    "install one: cudnnenv install <cuDNN " + profile.cudnn + " archive for CUDA " +
+                        profile.cuda.substr(0, profile.cuda.find('.')) + ">",
+                    ExitCode::not_found);
+}
+
+Result<Choice> choose_tree(const Store& store, const std::string& text, const std::optional<std::string>& cuda,
+                           RecordPart part) {
+  auto spec = parse_spec(text, cuda ? std::optional<std::string_view>(*cuda) : std::nullopt);
+  if (!spec) {
+    return std::move(spec).error();
+  }
+  const auto trees = store.list(part).trees;
+  auto tree = select_tree(trees, *spec);
+  if (tree) {
+    return Choice{std::move(*tree), std::nullopt};
+  }
+  // Not a version and no tree of that name: a profile's name, if there is one.
+  if (tree.error().code == ExitCode::not_found && !parse_version(text) && text.find("+cuda") == std::string::npos) {
+    if (auto profile = find_profile(text, host_platform().os, store.state_directory() / "config.toml")) {
+      auto fit = satisfying_tree(*profile, trees);
+      if (!fit) {
+        return no_tree_for(*profile);
+      }
+      return Choice{std::move(*fit), std::move(*profile)};
+    }
+  }
+  return std::move(tree).error();
+}
 
 Result<TreeRecord> tree_from_folder(const fs::path& folder) {
   auto layout = locate_layout(folder, host_platform().os);
@@ -76,13 +111,19 @@ Result<Selection> resolve_selection(const Store& store, const SelectionRequest& 
     selection.origin = Origin::command_line;
     selection.decided_by = "--cudnn";
     selection.spec = *request.cudnn;
-    return finish(select(store, selection.spec, request.cuda));
+    return finish(select(store, selection.spec, request.cuda, selection));
   }
   if (auto shell = request.environment.get("CUDNNENV_VERSION"); shell && !shell->empty()) {
     selection.origin = Origin::environment;
     selection.decided_by = "CUDNNENV_VERSION";
     selection.spec = *shell;
-    return finish(select(store, selection.spec, request.cuda));
+    return finish(select(store, selection.spec, request.cuda, selection));
+  }
+  if (auto activated = request.environment.get(k_activated_variable); activated && !activated->empty()) {
+    selection.origin = Origin::activation;
+    selection.decided_by = k_activated_variable;
+    selection.spec = *activated;
+    return finish(select(store, selection.spec, request.cuda, selection));
   }
   if (auto file = find_project_file(request.working_directory)) {
     auto project = read_project_file(*file);
@@ -101,6 +142,10 @@ Result<Selection> resolve_selection(const Store& store, const SelectionRequest& 
                 : "read it, then run 'cudnnenv trust' in '" + util::to_utf8(file->parent_path()) + "'");
         project->env.clear();
       }
+    }
+    selection.warnings = project->warnings;
+    if (selection.withheld_env) {
+      selection.warnings.push_back(selection.withheld_env->message + " (hint: " + selection.withheld_env->hint + ")");
     }
     selection.origin = Origin::project_file;
     selection.decided_by = util::to_utf8(*file);
@@ -134,18 +179,15 @@ Result<Selection> resolve_selection(const Store& store, const SelectionRequest& 
       selection.profile = *profile;
       auto tree = satisfying_tree(*profile, store.list(RecordPart::identity).trees);
       if (!tree) {
-        return make_error("no installed cuDNN runs " + profile->framework + " (cuDNN " + profile->cudnn +
-                              " or a newer " + profile->cudnn.substr(0, profile->cudnn.find('.')) + ".x, CUDA " +
-                              profile->cuda + "), which " + selection.decided_by + " asks for",
-                          "install one: cudnnenv install <cuDNN " + profile->cudnn + " archive for CUDA " +
-                              profile->cuda.substr(0, profile->cuda.find('.')) + ">",
-                          ExitCode::not_found);
+        Error error = no_tree_for(*profile);
+        error.message += ", which " + selection.decided_by + " asks for";
+        return error;
       }
       return finish(std::move(*tree));
     }
     if (project->cudnn) {
       selection.spec = *project->cudnn;
-      return finish(select(store, selection.spec, cuda));
+      return finish(select(store, selection.spec, cuda, selection));
     }
     // A project file that names no tree (only [env], say) leaves the choice to the default.
   }
@@ -158,7 +200,7 @@ Result<Selection> resolve_selection(const Store& store, const SelectionRequest& 
     selection.origin = Origin::global_default;
     selection.decided_by = util::to_utf8(config_file);
     selection.spec = *config->default_spec;
-    return finish(select(store, selection.spec, request.cuda));
+    return finish(select(store, selection.spec, request.cuda, selection));
   }
   return make_error("no cuDNN is selected here",
                     "choose one: 'cudnnenv use <version> --global', 'cudnnenv use <version> --local' (writes "
@@ -170,6 +212,7 @@ std::string describe_origin(const Selection& selection) {
   switch (selection.origin) {
     case Origin::command_line: return "set by --cudnn";
     case Origin::environment: return "set by CUDNNENV_VERSION";
+    case Origin::activation: return "set by 'cudnnenv activate' in this shell";
     case Origin::project_file: return "set by " + selection.decided_by;
     case Origin::global_default: return "set by " + selection.decided_by + ", the global default";
   }

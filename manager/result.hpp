@@ -11,13 +11,17 @@
 
 namespace cudnnenv {
 
-// Process exit codes, shared by every command (design.md).
+// Process exit codes, shared by every command (design.md); every code the
+// program returns of its own is here. `exec` and the shims otherwise return
+// the program's.
 enum class ExitCode : int {
   ok = 0,
   failure = 1,
   usage = 2,
-  not_found = 3,
-  verify_failed = 4,
+  not_found = 3,        // nothing selected, no such tree
+  verify_failed = 4,    // a check failed; `which`: its file is missing
+  no_gpu = 5,           // verify --level conv found no GPU: verified up to load
+  no_program = 127,     // exec: the program was not found (as shells say it)
 };
 
 struct Error {

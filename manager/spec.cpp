@@ -121,7 +121,7 @@ bool fits(const Spec& spec, const TreeRecord& tree) {
   return true;
 }
 
-Result<TreeRecord> select_tree(const std::vector<TreeRecord>& trees, const Spec& spec) {
+Result<TreeRecord> select_tree(const std::vector<TreeRecord>& trees, const Spec& spec, Match match) {
   for (const auto& tree : trees) {
     if (tree.name == spec.text) {
       return tree;
@@ -171,7 +171,16 @@ Result<TreeRecord> select_tree(const std::vector<TreeRecord>& trees, const Spec&
     return make_error("'" + spec.text + "' fits trees for " + std::to_string(cuda_majors.size()) +
                           " CUDA versions: " + listed,
                       "say which: '" + spec.text + "+cuda" + std::to_string(*cuda_majors.rbegin()) +
-                          "' (or --cuda " + std::to_string(*cuda_majors.rbegin()) + ")");
+                          "' (or --cuda " + std::to_string(*cuda_majors.rbegin()) + ")",
+                      ExitCode::usage);
+  }
+  if (match == Match::strict && fitting.size() > 1) {
+    std::string listed;
+    for (const auto* tree : fitting) {
+      listed += (listed.empty() ? "'" : ", '") + tree->name + "'";
+    }
+    return make_error("'" + spec.text + "' matches " + std::to_string(fitting.size()) + " trees: " + listed,
+                      "name the tree exactly", ExitCode::usage);
   }
   return *fitting.front();
 }

@@ -30,6 +30,9 @@ bool fits(const Spec& spec, const TreeRecord& tree);
 // The tree named exactly `spec.text`, else the newest that fits. Errors: none
 // fits (exit 3, listing what is installed and how to install what was
 // asked), or the newest fits come from two CUDA majors (naming both).
-Result<TreeRecord> select_tree(const std::vector<TreeRecord>& trees, const Spec& spec);
+// newest: the newest tree that fits (use, exec, current...); strict: exactly
+// one tree must fit (remove). An ambiguous spec exits 2 either way.
+enum class Match { newest, strict };
+Result<TreeRecord> select_tree(const std::vector<TreeRecord>& trees, const Spec& spec, Match match = Match::newest);
 
 }  // namespace cudnnenv

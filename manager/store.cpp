@@ -12,6 +12,7 @@
 #include "extract.hpp"
 #include "layout.hpp"
 #include "official.hpp"
+#include "spec.hpp"
 #include "util/fs.hpp"
 #include "util/sha256.hpp"
 #include "util/text.hpp"
@@ -180,10 +181,12 @@ Result<VersionFacts> read_versions(const fs::path& header, const fs::path& libra
 }  // namespace
 
 Result<void> check_tree_name(const std::string& name) {
-  if (name.empty() || name.front() == '.' || name.find_first_of("/\\:*?\"<>|") != std::string::npos ||
+  if (name.empty() || name.front() == '.' || name.find_first_of("/\\:*?\"<>|\t\r\n") != std::string::npos ||
       name.back() == ' ' || !util::is_valid_utf8(name)) {
     return make_error("'" + name + "' cannot be a tree name",
-                      "use letters, digits, '-', '_' and '.', not starting with '.'", ExitCode::usage);
+                      "a tree name is a folder name on every OS: none of / \\ : * ? \" < > |, no line breaks, "
+                      "not starting with '.' nor ending with a space",
+                      ExitCode::usage);
   }
   return {};
 }
@@ -581,48 +584,16 @@ Listing Store::list(RecordPart part) const {
 }
 
 Result<TreeRecord> Store::find(const std::string& spec) const {
-  const Listing listing = list();
-  std::vector<std::string> installed;
-  for (const auto& tree : listing.trees) {
-    if (tree.name == spec) {
-      return tree;
-    }
-    installed.push_back(tree.name);
+  // The one matcher (spec.hpp), strict: remove must name exactly one tree.
+  auto parsed = parse_spec(spec);
+  if (!parsed) {
+    return std::move(parsed).error();
   }
-  std::vector<TreeRecord> matching;
-  const auto components = util::split(spec, '.');
-  if (const auto wanted = parse_version(components.size() == 1 ? spec + ".0" : spec)) {
-    for (const auto& tree : listing.trees) {
-      const bool fits = tree.version.major == wanted->major &&
-                        (components.size() < 2 || tree.version.minor == wanted->minor) &&
-                        (components.size() < 3 || tree.version.patch == wanted->patch) &&
-                        (components.size() < 4 || tree.version.build == wanted->build);
-      if (fits) {
-        matching.push_back(tree);
-      }
-    }
-  }
-  if (matching.size() == 1) {
-    return matching.front();
-  }
-  if (matching.size() > 1) {
-    std::vector<std::string> names;
-    for (const auto& tree : matching) {
-      names.push_back(tree.name);
-    }
-    return make_error("'" + spec + "' matches " + std::to_string(matching.size()) + " trees: " + list_some(names, 5),
-                      "name the tree exactly", ExitCode::usage);
-  }
-  std::string hint = installed.empty() ? "the store is empty: 'cudnnenv install <archive>' adds a tree"
-                                       : "installed: " + list_some(installed, 5);
-  std::size_t best = 4;
-  for (const auto& candidate : installed) {
-    if (const auto distance = util::edit_distance(spec, candidate); distance < best) {
-      best = distance;
-      hint = "did you mean '" + candidate + "'?";
-    }
-  }
-  return make_error("no installed tree matches '" + spec + "'", hint, ExitCode::not_found);
+  return select_tree(list().trees, *parsed, Match::strict);
+}
+
+Result<TreeRecord> Store::full_record(const TreeRecord& tree) const {
+  return read_record(m_root / util::path_from_utf8(tree.name));
 }
 
 Result<void> Store::remove(const TreeRecord& record) {

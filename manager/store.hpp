@@ -77,6 +77,12 @@ class Store {
   // ("8.1" matches 8.1.0.77, never 8.10.0); errors list what is installed.
   Result<TreeRecord> find(const std::string& spec) const;
 
+  // The whole record (file manifest included) of `tree`, a tree of this
+  // store found by any lookup: read from the store's folder of that name,
+  // also for an adopted tree, whose files live elsewhere. Fails for a tree
+  // that is not in the store (a trusted `path = ...`).
+  Result<TreeRecord> full_record(const TreeRecord& tree) const;
+
   // Deletes a store tree, or forgets an adopted one (its files stay).
   Result<void> remove(const TreeRecord& record);
 

@@ -175,4 +175,16 @@ std::string utc_timestamp() {
   return buffer;
 }
 
+std::vector<std::string> changed_files(const TreeRecord& record) {
+  std::vector<std::string> changed;
+  for (const auto& file : record.files) {
+    std::error_code ec;
+    const auto size = fs::file_size(record.resolve(file.path), ec);
+    if (ec || size != file.size) {
+      changed.push_back(file.path);
+    }
+  }
+  return changed;
+}
+
 }  // namespace cudnnenv

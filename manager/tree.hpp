@@ -73,4 +73,8 @@ Result<TreeRecord> read_record(const std::filesystem::path& tree_dir, RecordPart
 
 std::string utc_timestamp();
 
+// The manifest's files that are missing or have another size now (stat
+// only, no hashing: cheap enough for `list`); '/'-separated as recorded.
+std::vector<std::string> changed_files(const TreeRecord& record);
+
 }  // namespace cudnnenv

@@ -19,13 +19,14 @@ cudnnenv() {
       _cudnnenv_rc=$?
       if [ $_cudnnenv_rc -ne 0 ]; then return $_cudnnenv_rc; fi
       eval "$_cudnnenv_out"
-      if [ "$1" = use ]; then
-        _CUDNNENV_PWD= _CUDNNENV_SEEN="${CUDNNENV_VERSION-}"  # --local/--global changed files: look again
-        unset _CUDNNENV_PROJECT
-        _cudnnenv_hook  # the new selection, now
-      else
-        _CUDNNENV_PWD=$PWD  # a manual activation holds until the folder changes
+      if [ "$1" = activate ]; then
+        _CUDNNENV_PWD=$PWD  # the activation holds (CUDNNENV_ACTIVATED) until deactivate
         _CUDNNENV_SEEN="${CUDNNENV_VERSION-}"
+      else
+        # use (--local/--global changed files) or deactivate: what is selected now, at once
+        _CUDNNENV_PWD= _CUDNNENV_SEEN="${CUDNNENV_VERSION-}"
+        unset _CUDNNENV_PROJECT
+        _cudnnenv_hook
       fi
       ;;
     *) command @PROGRAM@ "$@" ;;

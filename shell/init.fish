@@ -17,13 +17,14 @@ function cudnnenv
             set -l rc $pipestatus[1]  # cudnnenv's own (string collect fails on empty output)
             test $rc -eq 0; or return $rc
             printf '%s\n' $out | source
-            if test "$argv[1]" = use
-                set -g _CUDNNENV_PWD  # --local/--global changed files: look again
-                set -e _CUDNNENV_PROJECT
-                _cudnnenv_hook  # the new selection, now
-            else
-                set -g _CUDNNENV_PWD $PWD  # a manual activation holds until the folder changes
+            if test "$argv[1]" = activate
+                set -g _CUDNNENV_PWD $PWD  # the activation holds (CUDNNENV_ACTIVATED) until deactivate
                 set -g _CUDNNENV_SEEN "$CUDNNENV_VERSION"
+            else
+                # use (--local/--global changed files) or deactivate: what is selected now, at once
+                set -g _CUDNNENV_PWD
+                set -e _CUDNNENV_PROJECT
+                _cudnnenv_hook
             end
             return 0
         case '*'

@@ -82,8 +82,8 @@ bool launch_key(const char* root, char* out, std::size_t out_size) {
   char value[k_path_max];
   char identity[64];
   char path_text[k_path_max + 64];
-  key.add("v=1\n");
-  const char* const variables[] = {"CUDNNENV_VERSION", "CUDNNENV_VERIFY"};
+  key.add("v=2\n");
+  const char* const variables[] = {"CUDNNENV_VERSION", "CUDNNENV_ACTIVATED", "CUDNNENV_VERIFY"};
   for (const char* name : variables) {
     if (!environment_value(name, value, sizeof value)) value[0] = '\0';
     key.add(name).add('=').add(value).add('\n');

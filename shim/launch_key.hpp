@@ -2,7 +2,7 @@
 // it: the shims' fast path and `cudnnenv exec` (which writes the decision)
 // share this code, so both compute the same key.
 //
-// The key holds everything resolution reads (resolve.hpp): CUDNNENV_VERSION,
+// The key holds everything resolution reads (resolve.hpp): CUDNNENV_VERSION, CUDNNENV_ACTIVATED,
 // CUDNNENV_VERIFY, the nearest .cudnnenv.toml by path, size and modification
 // time, the same of config.toml, of the trust folder and of the store root
 // (a tree installed or removed changes the root's time). The decision is

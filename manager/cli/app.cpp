@@ -14,6 +14,20 @@ Store Context::store() const {
                                    : util::path_from_utf8(root_option));
 }
 
+Result<Selection> Context::selection(SelectionRequest request) const {
+  std::error_code ec;
+  if (request.working_directory.empty()) request.working_directory = std::filesystem::current_path(ec);
+  auto selection = resolve_selection(store(), request);
+  if (selection) {
+    for (const auto& warning : selection->warnings) log_warning(warning);
+    log_debug("selected '" + selection->tree.name + "' (" + describe_origin(*selection) + ", spec '" +
+              selection->spec + "')");
+  } else {
+    log_debug("no selection: " + selection.error().message);
+  }
+  return selection;
+}
+
 ProbeFunction Context::probe() const {
   return [program = probe_program_beside(util::current_executable())](const std::filesystem::path& library) {
     return probe_in_child(program, library);
@@ -65,7 +79,8 @@ int run_unguarded(std::vector<std::string> arguments) {
   app.set_version_flag("--version", "cudnnenv 0.1.0");
   app.add_option("--root", context.root_option,
                  "store root (default: CUDNNENV_ROOT, else C:\\libs on Windows, else ~/.local/share/cudnnenv)");
-  app.add_flag("-v,--verbose", context.verbose, "log what happens to stderr");
+  app.add_flag("-v,--verbose", context.verbose, "log what happens to stderr (which selection won, checks, caches)");
+  app.fallthrough();  // -v and --root also after the subcommand: cudnnenv exec -v -- ...
 
   register_install(app, context);
   register_adopt(app, context);
@@ -98,10 +113,18 @@ int run_unguarded(std::vector<std::string> arguments) {
     return app.exit(version);
   } catch (const CLI::ParseError& error) {
     std::string hint = "run 'cudnnenv --help'";
-    if (!arguments.empty() && arguments.size() > 1) {
+    // An error in a subcommand's options points to that subcommand's help.
+    for (const auto* sub : app.get_subcommands([](CLI::App* each) { return each->parsed(); })) {
+      hint = "run 'cudnnenv " + sub->get_name() + " --help'";
+    }
+    if (app.get_subcommands([](CLI::App* each) { return each->parsed(); }).empty() && arguments.size() > 1) {
+      // The closest subcommand within distance 2 (`lsit` is `list`, not the last one that is close).
       const std::string& word = arguments[1];
+      std::size_t best = 3;
       for (const auto* sub : app.get_subcommands([](CLI::App*) { return true; })) {
-        if (util::edit_distance(word, sub->get_name()) <= 2 && word != sub->get_name()) {
+        const std::size_t distance = util::edit_distance(word, sub->get_name());
+        if (distance < best && word != sub->get_name() && !sub->get_group().empty()) {
+          best = distance;
           hint = "did you mean 'cudnnenv " + sub->get_name() + "'?";
         }
       }

@@ -124,11 +124,16 @@ shell::Activation activation_of(const Selection& selection, const util::Environm
   return activation_for(selection.tree, cuda, extra, environment);
 }
 
-Result<int> activate_selection(shell::Shell shell, const Selection& selection, const Context& context) {
-  if (selection.withheld_env) {
-    log_warning(selection.withheld_env->message + " (hint: " + selection.withheld_env->hint + ")");
+enum class Manual { no, yes };
+
+// `manual`: by `cudnnenv activate`, which then holds in this shell (CUDNNENV_ACTIVATED
+// takes its place in the precedence) until deactivate; the hook's activations do not.
+Result<int> activate_selection(shell::Shell shell, const Selection& selection, const Context& context,
+                               Manual manual) {
+  shell::Activation activation = activation_of(selection, context.environment);
+  if (manual == Manual::yes) {
+    activation.set.emplace_back(k_activated_variable, selection.tree.name);
   }
-  const shell::Activation activation = activation_of(selection, context.environment);
   for (const auto& [list, entry] : activation.prepend) {
     if (entry.find(util::path_list_separator()) != std::string::npos) {
       return make_error("'" + entry + "' has a '" + std::string(1, util::path_list_separator()) + "', which " + list +
@@ -144,35 +149,20 @@ Result<int> run_activate(const ActivateArguments& arguments, const Context& cont
   if (!shell) {
     return std::move(shell).error();
   }
-  // A profile's name (tf2.5), unless a tree is called that: the newest
-  // installed tree that runs it.
   const Store store = context.store();
-  if (!arguments.spec.empty() && !parse_version(arguments.spec) && !store.find(arguments.spec)) {
-    if (auto profile = find_profile(arguments.spec, host_platform().os, store.state_directory() / "config.toml")) {
-      auto tree = satisfying_tree(*profile, store.list(RecordPart::identity).trees);
-      if (!tree) {
-        return make_error("no installed cuDNN runs " + profile->framework + " (cuDNN " + profile->cudnn +
-                              " or a newer minor, CUDA " + profile->cuda + ")",
-                          "install one: cudnnenv install <cuDNN " + profile->cudnn + " archive>", ExitCode::not_found);
-      }
-      Selection selection;
-      selection.tree = *tree;
-      selection.profile = *profile;
-      return activate_selection(*shell, selection, context);
-    }
-  }
   SelectionRequest request;
   if (!arguments.spec.empty()) request.cudnn = arguments.spec;
   request.environment = context.environment;
   std::error_code ec;
   request.working_directory = fs::current_path(ec);
-  // The shell's own selection would decide nothing new: it names the tree active now.
+  // The shell's own selections would decide nothing new: they name the tree active now.
   request.environment.unset("CUDNNENV_VERSION");
-  auto selection = resolve_selection(context.store(), request);
+  request.environment.unset(k_activated_variable);
+  auto selection = context.selection(request);
   if (!selection) {
     return std::move(selection).error();
   }
-  return activate_selection(*shell, *selection, context);
+  return activate_selection(*shell, *selection, context, Manual::yes);
 }
 
 // Before a prompt, when the folder or the shell's selection changed: the
@@ -188,7 +178,7 @@ Result<int> run_hook(const ActivateArguments& arguments, const Context& context)
   request.environment = context.environment;
   std::error_code ec;
   request.working_directory = fs::current_path(ec);
-  auto selection = resolve_selection(context.store(), request);
+  auto selection = context.selection(request);
   if (!selection) {
     if (selection.error().code != ExitCode::not_found) {
       print_error(selection.error());
@@ -200,7 +190,7 @@ Result<int> run_hook(const ActivateArguments& arguments, const Context& context)
       context.environment.get(shell::k_state_variable)) {
     return 0;
   }
-  return activate_selection(*shell, *selection, context);
+  return activate_selection(*shell, *selection, context, Manual::no);
 }
 
 Result<int> run_deactivate(const ActivateArguments& arguments, const Context& context) {

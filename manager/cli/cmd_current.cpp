@@ -28,13 +28,14 @@ Result<Selection> resolve_here(const SelectionArguments& arguments, const Contex
   request.environment = context.environment;
   std::error_code ec;
   request.working_directory = std::filesystem::current_path(ec);
-  return resolve_selection(context.store(), request);
+  return context.selection(request);
 }
 
 std::string origin_name(Origin origin) {
   switch (origin) {
     case Origin::command_line: return "command_line";
     case Origin::environment: return "environment";
+    case Origin::activation: return "activation";
     case Origin::project_file: return "project_file";
     case Origin::global_default: return "global_default";
   }
@@ -78,12 +79,18 @@ Result<int> run_which(const SelectionArguments& arguments, const Context& contex
   TreeRecord tree = selection->tree;
   if (!arguments.all) {
     const std::string library = util::to_utf8(tree.library_path());
+    std::error_code ec;
+    if (!std::filesystem::is_regular_file(tree.library_path(), ec)) {
+      return make_error("'" + library + "', the library of '" + tree.name + "', is missing",
+                        "the tree is damaged: 'cudnnenv verify " + tree.name + "' says what else is gone",
+                        ExitCode::verify_failed);
+    }
     print(arguments.json ? to_json(toml::table{{"library", library}}) : library + "\n");
     return 0;
   }
   // Every library file of the tree, from its full record.
   std::vector<std::string> libraries;
-  if (auto full = read_record(context.store().root() / util::path_from_utf8(tree.name));
+  if (auto full = context.store().full_record(tree);
       full && selection->origin != Origin::project_file) {
     for (const auto& file : full->files) {
       if (is_cudnn_library_name(file.path.substr(file.path.rfind('/') + 1), tree.platform.os)) {

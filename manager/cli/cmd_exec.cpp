@@ -67,7 +67,7 @@ Result<int> run_exec(const ExecArguments& arguments, const Context& context) {
   std::error_code ec;
   request.working_directory = fs::current_path(ec);
   const Store store = context.store();
-  auto selection = resolve_selection(store, request);
+  auto selection = context.selection(request);
   if (!selection) {
     return std::move(selection).error();
   }
@@ -86,7 +86,9 @@ Result<int> run_exec(const ExecArguments& arguments, const Context& context) {
   check.device = arguments.device;
   TreeRecord tree = selection->tree;
   if (*policy == LaunchPolicy::conv) {
-    if (auto full = read_record(tree.root); full) tree = *full;  // the file manifest, for verify's file checks
+    // The file manifest, for verify's file checks: from the store's folder of the
+    // tree, also for an adopted tree (its root is elsewhere; #11).
+    if (auto full = store.full_record(tree); full) tree = *full;
   }
   if (auto checked = check_pin(tree, check); !checked) {
     return std::move(checked).error();

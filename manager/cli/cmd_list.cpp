@@ -25,7 +25,12 @@ Result<int> run_list(const ListArguments& arguments, const Context& context) {
   if (arguments.json) {
     toml::array trees;
     for (const auto& tree : listing.trees) {
-      trees.push_back(tree_to_table(tree));
+      toml::table table = tree_to_table(tree);
+      toml::array changed;
+      for (const auto& file : changed_files(tree)) changed.push_back(file);
+      table.insert("damaged", !changed.empty());
+      table.insert("changed_files", std::move(changed));
+      trees.push_back(std::move(table));
     }
     print(to_json(trees));
     return 0;
@@ -36,9 +41,13 @@ Result<int> run_list(const ListArguments& arguments, const Context& context) {
   } else {
     std::vector<std::vector<std::string>> rows = {{"NAME", "VERSION", "CUDA", "PLATFORM", "SIZE", "LOCATION"}};
     for (const auto& tree : listing.trees) {
+      const auto changed = changed_files(tree);
       rows.push_back({tree.name, tree.version.str(), tree.cuda ? tree.cuda->str() : "?", describe(tree.platform),
                       util::human_size(tree.total_size()),
-                      util::to_utf8(tree.root) + (tree.location ? " (adopted)" : "")});
+                      util::to_utf8(tree.root) + (tree.location ? " (adopted)" : "") +
+                          (changed.empty() ? "" : "  DAMAGED: '" + changed.front() + "'" +
+                                                      (changed.size() > 1 ? " and " + std::to_string(changed.size() - 1) + " more" : "") +
+                                                      " missing or changed")});
     }
     std::vector<std::size_t> widths(rows.front().size(), 0);
     for (const auto& row : rows) {

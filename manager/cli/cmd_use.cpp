@@ -3,6 +3,7 @@
 #include "cli/context.hpp"
 #include "cli/output.hpp"
 #include "project.hpp"
+#include "resolve.hpp"
 #include "shell/quote.hpp"
 #include "spec.hpp"
 #include "util/fs.hpp"
@@ -51,16 +52,13 @@ Result<int> run_use(const UseArguments& arguments, const Context& context) {
     return make_error("--local and --global exclude each other", "pick one", ExitCode::usage);
   }
   const Store store = context.store();
-  auto spec = parse_spec(arguments.spec, arguments.cuda.empty() ? std::nullopt
-                                                                : std::optional<std::string_view>(arguments.cuda));
-  if (!spec) {
-    return std::move(spec).error();
-  }
   // Refuse what matches nothing now, rather than at the next launch.
-  auto tree = select_tree(store.list(RecordPart::identity).trees, *spec);
-  if (!tree) {
-    return std::move(tree).error();
+  auto choice = choose_tree(store, arguments.spec,
+                            arguments.cuda.empty() ? std::nullopt : std::optional<std::string>(arguments.cuda));
+  if (!choice) {
+    return std::move(choice).error();
   }
+  const TreeRecord* tree = &choice->tree;
   const std::string chosen = tree->name + " (cuDNN " + tree->version.str() + ")";
 
   if (arguments.global) {

@@ -10,6 +10,7 @@
 #include <CLI/CLI.hpp>
 
 #include "probe.hpp"
+#include "resolve.hpp"
 #include "result.hpp"
 #include "store.hpp"
 #include "util/environment.hpp"
@@ -28,6 +29,9 @@ struct Context {
   std::function<Result<int>()> action;
 
   Store store() const;
+  // The selection here (resolve_selection with this context's environment and
+  // working folder), its warnings said on stderr.
+  Result<Selection> selection(SelectionRequest request) const;
   ProbeFunction probe() const;
   WarningSink warner() const;
 };

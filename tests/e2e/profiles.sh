@@ -22,7 +22,7 @@ pass "profile list: tf2.18 runs on the installed 9.4.0, tf2.10 on nothing instal
 
 set +e; "$CUDNNENV" activate tf2.10 --shell bash > out 2> err; rc=$?; set -e
 expect_eq "$rc" "3" "activating a profile nothing installed runs"
-grep -q "no installed cuDNN runs TensorFlow 2.10 (cuDNN 8.1 or a newer minor, CUDA 11.2)" err || fail "message: $(cat err)"
+expect_eq "$(head -1 err)" "cudnnenv: error: no installed cuDNN runs TensorFlow 2.10 (cuDNN 8.1 or a newer 8.x, CUDA 11.2) (set by --cudnn)" "message"
 
 bash -c '
   eval "$("$0" activate tf2.18 --shell bash)"

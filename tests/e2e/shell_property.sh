@@ -72,7 +72,7 @@ for shell in bash zsh fish; do
       echo 'cudnn = "t91"'
       echo '[env]'
       for ((k = 0; k < 6; k++)); do
-        name=$(random_name)
+        name=$(random_name)_$k  # distinct within the file
         value=$(random_value)
         intended[$name]=$value
         printf '%s = %s\n' "$name" "$(toml_string "$value")"

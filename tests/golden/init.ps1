@@ -27,13 +27,14 @@ function global:cudnnenv {
         $out = _cudnnenv_run @args
         if ($LASTEXITCODE -ne 0) { return }
         $out | Out-String | Invoke-Expression
-        if ($args[0] -eq 'use') {
-            $global:_CUDNNENV_PWD = $null  # --local/--global changed files: look again
-            $global:_CUDNNENV_PROJECT = $null
-            _cudnnenv_hook  # the new selection, now
-        } else {
-            $global:_CUDNNENV_PWD = $PWD.ProviderPath  # a manual activation holds until the folder changes
+        if ($args[0] -eq 'activate') {
+            $global:_CUDNNENV_PWD = $PWD.ProviderPath  # the activation holds (CUDNNENV_ACTIVATED) until deactivate
             $global:_CUDNNENV_SEEN = $Env:CUDNNENV_VERSION
+        } else {
+            # use (--local/--global changed files) or deactivate: what is selected now, at once
+            $global:_CUDNNENV_PWD = $null
+            $global:_CUDNNENV_PROJECT = $null
+            _cudnnenv_hook
         }
     } else {
         & 'C:\Program Files\cudnnenv\cudnnenv.exe' @args

@@ -194,25 +194,29 @@ TEST_SUITE("selection") {
     CHECK(selection->tree.name == "cudnn-linux-x86_64-8.9.7.29_cuda12-archive");
   }
 
-  TEST_CASE("malformed and unknown content is an error with file, line and column") {
+  TEST_CASE("malformed content is an error with file, line and column; unknown keys a warning") {
     const fs::path file = test::test_dir() / "p" / k_project_file_name;
     const std::string where = util::to_utf8(file);
     struct Case {
       const char* text;
       std::string message;
     };
-    for (const Case& c : {Case{"cudnn = \"8.1\"\ncolour = \"blue\"\n",
-                               where + ":2:1: unknown key 'colour'"},
-                          Case{"cudnn = 8.1\n", where + ":1:9: 'cudnn' must be a string"},
+    for (const Case& c : {Case{"cudnn = 8.1\n", where + ":1:9: 'cudnn' must be a string"},
                           Case{"[verify]\non_launch = \"always\"\n",
                                where + ":2:13: on_launch must be none, load or conv, not 'always'"},
-                          Case{"[verify]\nwhen = \"load\"\n", where + ":2:1: unknown key 'when' in [verify]"},
                           Case{"cudnn = \"8.1\"\nprofile = \"tf2.5\"\n", where + ": both 'cudnn' and 'profile' are set"}}) {
       CAPTURE(c.text);
       auto parsed = parse_project_file(c.text, file);
       REQUIRE_FALSE(parsed);
       CHECK(parsed.error().message == c.message);
     }
+    // Unknown keys are warnings with the place (#11: a typo must not stop every shim), not errors.
+    auto typo = parse_project_file("cudnn = \"8.1\"\ncdunn_typo = \"x\"\n[verify]\nwhen = \"load\"\n", file);
+    REQUIRE(typo);
+    CHECK(typo->cudnn == "8.1");
+    CHECK(typo->warnings == std::vector<std::string>{
+                                where + ":2:1: unknown key 'cdunn_typo' (valid keys: cudnn, cuda, profile, path, [env], [verify])",
+                                where + ":4:1: unknown key 'when' in [verify] (valid keys: on_launch)"});
     auto syntax = parse_project_file("cudnn = \"8.1\n", file);
     REQUIRE_FALSE(syntax);
     CHECK(syntax.error().message.rfind(where + ":1:", 0) == 0);
@@ -347,6 +351,66 @@ TEST_SUITE("profiles") {
     auto bad = all_profiles(host_platform().os, "config.toml");
     REQUIRE_FALSE(bad);
     CHECK(bad.error().message == "config.toml:1:1: profile 'bad' needs cudnn = \"<version>\"");
+  }
+}
+
+}  // namespace cudnnenv
+
+namespace cudnnenv {
+
+TEST_SUITE("selection") {
+  TEST_CASE("one matcher: a profile's name works wherever a spec does; remove is the strict mode") {
+    const Store store = make_store();
+    // tf2.5 wants cuDNN 8.1 with CUDA 11.2 (profiles/tensorflow.toml): the newest 8.x for CUDA 11 runs it.
+    auto profile = choose_tree(store, "tf2.5", std::nullopt);
+    REQUIRE_MESSAGE(profile, (profile ? "" : profile.error().message));
+    CHECK(profile->tree.name == "cudnn-linux-x86_64-8.9.7.29_cuda11-archive");
+    REQUIRE(profile->profile);
+    CHECK(profile->profile->name == "tf2.5");
+    auto spec = choose_tree(store, "9", std::nullopt);
+    REQUIRE(spec);
+    CHECK_FALSE(spec->profile);
+    auto missing = choose_tree(store, "tf9.9", std::nullopt);
+    REQUIRE_FALSE(missing);
+    CHECK(missing.error().code == ExitCode::not_found);
+
+    auto newest = choose_tree(store, "8.9+cuda12", std::nullopt);
+    REQUIRE(newest);
+    auto ambiguous = choose_tree(store, "8.9", std::nullopt);  // CUDA 11 and 12
+    REQUIRE_FALSE(ambiguous);
+    CHECK(ambiguous.error().code == ExitCode::usage);
+    auto strict = store.find("8");  // five 8.x trees: remove must name one
+    REQUIRE_FALSE(strict);
+    CHECK(strict.error().code == ExitCode::usage);
+    CHECK(strict.error().message.rfind("'8' ", 0) == 0);
+    auto exact = store.find("8.1");
+    REQUIRE(exact);
+    CHECK(exact->version.str() == "8.1.0.77");
+    auto with_cuda = store.find("8.9.7+cuda11");  // the strict matcher honours +cuda too
+    REQUIRE(with_cuda);
+    CHECK(with_cuda->name == "cudnn-linux-x86_64-8.9.7.29_cuda11-archive");
+  }
+
+  TEST_CASE("an activation in this shell takes its place: after CUDNNENV_VERSION, before the project file") {
+    Store store = make_store();
+    write_text(store.state_directory() / "config.toml", "default = \"9\"\n");
+    write_text(test::test_dir() / "p" / k_project_file_name, "cudnn = \"8.10\"\n");
+    SelectionRequest request = request_in(test::test_dir() / "p");
+    request.environment.set(k_activated_variable, "cudnn-11.2-linux-x64-v8.1.0.77");
+    auto activated = resolve_selection(store, request);
+    REQUIRE(activated);
+    CHECK(activated->origin == Origin::activation);
+    CHECK(activated->tree.version.str() == "8.1.0.77");
+    CHECK(describe_origin(*activated) == "set by 'cudnnenv activate' in this shell");
+    request.environment.set("CUDNNENV_VERSION", "9");
+    auto shell = resolve_selection(store, request);
+    REQUIRE(shell);
+    CHECK(shell->origin == Origin::environment);
+    request.environment.unset("CUDNNENV_VERSION");
+    request.environment.unset(k_activated_variable);
+    auto project = resolve_selection(store, request);
+    REQUIRE(project);
+    CHECK(project->tree.version.str() == "8.10.0.5");
   }
 }
 

@@ -422,7 +422,12 @@ TEST_SUITE("store") {
     auto missing = store.find("9.1");
     REQUIRE_FALSE(missing);
     CHECK(missing.error().code == ExitCode::not_found);
-    CHECK(missing.error().hint == "installed: 'v8.10.0', 'v8.1.0'");
+    // The same miss as 'use 9.1' says (one matcher): what is installed, and an archive that would fit.
+    CHECK(missing.error().message == "no installed cuDNN matches '9.1'");
+    const std::string archive = host_platform().os == Os::windows ? "cudnn-windows-x86_64-9.1.1.17_cuda12-archive.zip"
+                                                                   : "cudnn-linux-x86_64-9.1.1.17_cuda12-archive.tar.xz";
+    CHECK(missing.error().hint == "installed: 8.10.0, 8.1.0; download " + archive + " from NVIDIA, then 'cudnnenv install " +
+                                      archive + "'");
     auto typo = store.find("v8.1.O");
     REQUIRE_FALSE(typo);
     CHECK(typo.error().hint == "did you mean 'v8.1.0'?");

@@ -1,0 +1,57 @@
+#!/usr/bin/env bash
+# One selection (#11): in real bash, zsh and fish with the integration loaded,
+# after `use --global`, `use --local`, a cd, `activate`, `deactivate` and a
+# plain `use`, five views name the same tree: the shell's CUDNNENV_ACTIVE,
+# `current --json`, `which`, what a program loads through a shim, and what
+# it loads through `exec` (load-cudnn prints the cuDNN version it loaded).
+CUDNNENV=$1
+FIXTURES=$2
+source "$(dirname "$0")/lib.sh"
+export CUDNNENV_ROOT="$WORK/store"
+unset CUDNNENV_VERSION CUDNNENV_SHELL _CUDNNENV_STATE CUDNNENV_ACTIVE CUDNNENV_ACTIVATED LD_LIBRARY_PATH
+for version in 9.1.0 9.2.0 9.4.0; do
+  make_linux_tree "t$version" "$version" "$FIXTURES/fake-elf64-$version.so"
+  "$CUDNNENV" install "t$version" --name "t$version" > /dev/null
+done
+mkdir bin prog project outside
+ln -s "$CUDNNENV" bin/cudnnenv
+cp "$FIXTURES/load-cudnn" prog/
+export PATH="$WORK/bin:$WORK/prog:$PATH"
+export CUDNNENV_VERIFY=none PROG="$WORK/prog/load-cudnn"  # exec starts the program itself, not its shim
+"$CUDNNENV" shim add load-cudnn > /dev/null
+
+# One line per step: the step's name and the five views. A cd is followed by
+# a prompt (the hook runs there) before the views, as when a person types.
+views_sh='printf "%s %s %s %s %s %s\n" "$1" "$CUDNNENV_ACTIVE" "$(cudnnenv current --json | tr -d "\r" | grep -m1 "\"name\"" | sed -E "s/.*: \"([^\"]*)\".*/\1/")" "$(cudnnenv which | sed "s|^$CUDNNENV_ROOT/||; s|/lib/libcudnn.so.9$||")" "$(load-cudnn)" "$(cudnnenv exec -- "$PROG")"'
+steps='cudnnenv use t9.4.0 --global; views global
+cd project; cudnnenv use t9.2.0 --local; views local
+cd ../outside
+views cd-out
+cudnnenv activate t9.1.0; views activate
+cd ../project
+views cd-in-activated
+cudnnenv deactivate; views deactivate
+cudnnenv use t9.1.0; views use'
+expected="global t9.4.0 t9.4.0 t9.4.0 90400 90400
+local t9.2.0 t9.2.0 t9.2.0 90200 90200
+cd-out t9.4.0 t9.4.0 t9.4.0 90400 90400
+activate t9.1.0 t9.1.0 t9.1.0 90100 90100
+cd-in-activated t9.1.0 t9.1.0 t9.1.0 90100 90100
+deactivate t9.2.0 t9.2.0 t9.2.0 90200 90200
+use t9.1.0 t9.1.0 t9.1.0 90100 90100"
+
+for shell in bash zsh fish; do
+  rm -f "$CUDNNENV_ROOT/.cudnnenv/config.toml" project/.cudnnenv.toml
+  cd "$WORK"
+  case $shell in
+    bash) printf '%s\n' 'eval "$(cudnnenv init bash)"' "views() { $views_sh; }" "$steps" |
+            bash --norc --noprofile -i > "$shell.out" 2> "$shell.err" ;;
+    zsh) printf '%s\n' 'eval "$(cudnnenv init zsh)"' "views() { $views_sh; }" "$steps" |
+            zsh -f -i > "$shell.out" 2> "$shell.err" ;;
+    fish) printf '%s\n' 'cudnnenv init fish | source' "function views; bash -c '$views_sh' _ \$argv; end" "$steps" |
+            fish --no-config > "$shell.out" 2> "$shell.err" ;;
+  esac
+  expect_eq "$(grep -E '^(global|local|cd-out|cd-in-activated|activate|deactivate|use) ' "$shell.out")" "$expected" \
+    "$shell: the shell, current, which, a shim and exec ($(grep -v '^cudnnenv: \(wrote\|global\)' "$shell.err" | tail -5))"
+  pass "$shell: after use --global, use --local, cd, activate, deactivate and use, every view names the same tree"
+done
