@@ -27,7 +27,7 @@ struct ExecArguments {
   std::vector<std::string> command;
 };
 
-void note(const std::string& text) { std::fprintf(stderr, "cudnnenv: note: %s\n", text.c_str()); }
+void note(const std::string& text) { print_note("note: " + text); }
 
 std::filesystem::path audit_module_beside(const fs::path& program) {
   return program.parent_path() / "libcudnnenv-audit.so";
@@ -147,8 +147,7 @@ Result<int> run_exec(const ExecArguments& arguments, const Context& context) {
   if (!report.outside.empty()) {
     text += "cudnnenv: report: " + std::to_string(report.outside.size()) + " cuDNN file(s) came from outside the tree\n";
   }
-  std::fflush(stdout);
-  std::fputs(text.c_str(), stderr);
+  print_diagnostic(text);
   if (*exit_code != 0) {
     return *exit_code;
   }

@@ -36,8 +36,8 @@ Result<int> run_list(const ListArguments& arguments, const Context& context) {
     return 0;
   }
   if (listing.trees.empty()) {
-    std::fprintf(stderr, "no cuDNN trees in %s\n  hint: 'cudnnenv install <archive>' or 'cudnnenv adopt <folder>'\n",
-                 util::to_utf8(store.root()).c_str());
+    print_diagnostic("no cuDNN trees in " + util::to_utf8(store.root()) +
+                     "\n  hint: 'cudnnenv install <archive>' or 'cudnnenv adopt <folder>'\n");
   } else {
     std::vector<std::vector<std::string>> rows = {{"NAME", "VERSION", "CUDA", "PLATFORM", "SIZE", "LOCATION"}};
     for (const auto& tree : listing.trees) {
@@ -64,8 +64,9 @@ Result<int> run_list(const ListArguments& arguments, const Context& context) {
     }
   }
   if (!listing.unmanaged.empty()) {
-    std::fprintf(stderr, "note: %zu folder(s) in the store root are not cudnnenv trees (e.g. '%s'); 'cudnnenv adopt' registers one\n",
-                 listing.unmanaged.size(), listing.unmanaged.front().c_str());
+    print_diagnostic("note: " + std::to_string(listing.unmanaged.size()) +
+                     " folder(s) in the store root are not cudnnenv trees (e.g. '" + listing.unmanaged.front() +
+                     "'); 'cudnnenv adopt' registers one\n");
   }
   return 0;
 }

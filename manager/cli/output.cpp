@@ -32,10 +32,19 @@ void print_error(const Error& error) {
                                (error.hint.empty() ? std::string() : "  hint: " + util::printable(error.hint) + "\n"));
 }
 
-void print_note(std::string_view message) {
+void print_diagnostic(std::string_view text) {
   std::fflush(stdout);
-  util::write_utf8(stderr, "cudnnenv: " + util::printable(message) + "\n");
+  std::string out;
+  for (const auto& line : util::split(text, '\n')) {
+    out += util::printable(line) + "\n";
+  }
+  if (!text.empty() && text.back() == '\n') {
+    out.pop_back();  // split gives an empty last line after a final newline
+  }
+  util::write_utf8(stderr, out);
 }
+
+void print_note(std::string_view message) { print_diagnostic("cudnnenv: " + std::string(message) + "\n"); }
 
 void print(std::string_view text) { util::write_utf8(stdout, text); }
 

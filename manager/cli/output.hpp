@@ -23,6 +23,12 @@ void print_error(const Error& error);
 // evaluated by a shell (use, activate) and so must hold nothing else.
 void print_note(std::string_view message);
 
+// `text` (one or more lines) on stderr, each line through util::printable, in
+// the console's own encoding on Windows: what a command reports about itself
+// (exec's notes and --report, list's notes). Every stderr line goes through
+// here, print_note or print_error.
+void print_diagnostic(std::string_view text);
+
 // Writes `text` to stdout as is (UTF-8).
 void print(std::string_view text);
 
