@@ -23,21 +23,6 @@ struct Refusal {
   std::string what;
 };
 
-// The code point of the UTF-8 sequence at `at` and its length; length 0 when
-// the bytes there are not UTF-8.
-std::pair<char32_t, std::size_t> decode(std::string_view text, std::size_t at) {
-  const auto c = static_cast<unsigned char>(text[at]);
-  const std::size_t length = (c & 0xE0) == 0xC0 ? 2 : (c & 0xF0) == 0xE0 ? 3 : (c & 0xF8) == 0xF0 ? 4 : 0;
-  if (length == 0 || at + length > text.size() || !util::is_valid_utf8(text.substr(at, length))) {
-    return {0, 0};
-  }
-  char32_t code = c & (length == 2 ? 0x1F : length == 3 ? 0x0F : 0x07);
-  for (std::size_t k = 1; k < length; ++k) {
-    code = (code << 6) | (static_cast<unsigned char>(text[at + k]) & 0x3F);
-  }
-  return {code, length};
-}
-
 std::string escape(char32_t code) {
   char buffer[16];
   std::snprintf(buffer, sizeof buffer, code <= 0xFFFF ? "\\u%04X" : "\\U%08X", static_cast<unsigned>(code));
@@ -78,7 +63,7 @@ std::variant<std::string, Refusal> to_ascii(std::string_view text) {
       ++place.column;
     }
     if (c >= 0x80) {
-      const auto [code, length] = decode(text, i);
+      const auto [code, length] = util::decode_utf8(text, i);
       if (length == 0) {
         return Refusal{here, "the file is not UTF-8"};
       }

@@ -149,7 +149,6 @@ Result<int> run_activate(const ActivateArguments& arguments, const Context& cont
   if (!shell) {
     return std::move(shell).error();
   }
-  const Store store = context.store();
   SelectionRequest request;
   if (!arguments.spec.empty()) request.cudnn = arguments.spec;
   request.environment = context.environment;

@@ -135,6 +135,19 @@ bool is_valid_utf8(std::string_view text) {
   return true;
 }
 
+std::pair<char32_t, std::size_t> decode_utf8(std::string_view text, std::size_t at) {
+  const auto c = static_cast<unsigned char>(text[at]);
+  const std::size_t length = c < 0x80 ? 1 : (c & 0xE0) == 0xC0 ? 2 : (c & 0xF0) == 0xE0 ? 3 : (c & 0xF8) == 0xF0 ? 4 : 0;
+  if (length == 0 || at + length > text.size() || !is_valid_utf8(text.substr(at, length))) {
+    return {0, 0};
+  }
+  char32_t code = length == 1 ? c : c & (length == 2 ? 0x1F : length == 3 ? 0x0F : 0x07);
+  for (std::size_t k = 1; k < length; ++k) {
+    code = (code << 6) | (static_cast<unsigned char>(text[at + k]) & 0x3F);
+  }
+  return {code, length};
+}
+
 std::string printable(std::string_view text) {
   static const char* hex = "0123456789abcdef";
   std::string out;
@@ -154,17 +167,13 @@ std::string printable(std::string_view text) {
       ++i;
       continue;
     }
-    const std::size_t length = (c & 0xE0) == 0xC0 ? 2 : (c & 0xF0) == 0xE0 ? 3 : (c & 0xF8) == 0xF0 ? 4 : 1;
-    if (length == 1 || i + length > text.size() || !is_valid_utf8(text.substr(i, length))) {
+    const auto [code, length] = decode_utf8(text, i);
+    if (length == 0) {
       out += "\\x";
       out += hex[c >> 4];
       out += hex[c & 15];
       ++i;
       continue;
-    }
-    std::uint32_t code = c & (length == 2 ? 0x1F : length == 3 ? 0x0F : 0x07);
-    for (std::size_t k = 1; k < length; ++k) {
-      code = (code << 6) | (static_cast<unsigned char>(text[i + k]) & 0x3F);
     }
     const bool hidden = (code >= 0x80 && code <= 0x9F) || (code >= 0x2028 && code <= 0x202E) ||
                         (code >= 0x2066 && code <= 0x2069) || code == 0x200E || code == 0x200F;

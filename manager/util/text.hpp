@@ -6,6 +6,7 @@
 #include <optional>
 #include <string>
 #include <string_view>
+#include <utility>
 #include <vector>
 
 namespace cudnnenv::util {
@@ -35,6 +36,10 @@ std::string human_size(std::uint64_t bytes);
 std::size_t edit_distance(std::string_view a, std::string_view b);
 
 bool is_valid_utf8(std::string_view text);
+
+// The code point of the UTF-8 sequence at `at` in `text` and its length in
+// bytes; length 0 when the bytes there are not one whole UTF-8 sequence.
+std::pair<char32_t, std::size_t> decode_utf8(std::string_view text, std::size_t at);
 
 // `text` safe to show on a terminal: control bytes (ESC, CR, BEL, ...),
 // C1 controls, bidirectional overrides and bytes that are not UTF-8 become
