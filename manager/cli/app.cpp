@@ -3,7 +3,7 @@
 
 #include "cli/context.hpp"
 #include "cli/output.hpp"
-#include "probe.hpp"
+#include "probe/probe.hpp"
 #include "util/fs.hpp"
 #include "util/text.hpp"
 

@@ -2,10 +2,10 @@
 
 #include "cli/context.hpp"
 #include "cli/output.hpp"
-#include "profile.hpp"
-#include "resolve.hpp"
+#include "select/profile.hpp"
+#include "select/resolve.hpp"
 #include "shell/activation.hpp"
-#include "spec.hpp"
+#include "store/spec.hpp"
 #include "util/console.hpp"
 #include "util/fs.hpp"
 #include "util/text.hpp"

@@ -2,8 +2,8 @@
 
 #include "cli/context.hpp"
 #include "cli/output.hpp"
-#include "layout.hpp"
-#include "resolve.hpp"
+#include "store/layout.hpp"
+#include "select/resolve.hpp"
 #include "util/text.hpp"
 
 namespace cudnnenv::cli {

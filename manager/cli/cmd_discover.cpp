@@ -1,6 +1,6 @@
 #include "cli/context.hpp"
 #include "cli/output.hpp"
-#include "discover.hpp"
+#include "discover/discover.hpp"
 #include "util/text.hpp"
 
 namespace cudnnenv::cli {

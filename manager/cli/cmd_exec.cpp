@@ -3,10 +3,10 @@
 
 #include "cli/context.hpp"
 #include "cli/output.hpp"
-#include "launch.hpp"
+#include "pin/launch.hpp"
 #include "launch_key.hpp"
-#include "pin_policy.hpp"
-#include "resolve.hpp"
+#include "pin/pin_policy.hpp"
+#include "select/resolve.hpp"
 #include "util/fs.hpp"
 #include "util/text.hpp"
 

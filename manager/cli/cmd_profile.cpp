@@ -2,7 +2,7 @@
 
 #include "cli/context.hpp"
 #include "cli/output.hpp"
-#include "profile.hpp"
+#include "select/profile.hpp"
 #include "shell/quote.hpp"
 #include "util/fs.hpp"
 #include "util/text.hpp"

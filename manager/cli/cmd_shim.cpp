@@ -2,8 +2,8 @@
 
 #include "cli/context.hpp"
 #include "cli/output.hpp"
-#include "platform.hpp"
-#include "shims.hpp"
+#include "formats/platform.hpp"
+#include "pin/shims.hpp"
 #include "util/fs.hpp"
 #include "util/text.hpp"
 

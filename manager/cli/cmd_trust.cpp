@@ -2,8 +2,8 @@
 
 #include "cli/context.hpp"
 #include "cli/output.hpp"
-#include "project.hpp"
-#include "trust.hpp"
+#include "select/project.hpp"
+#include "select/trust.hpp"
 #include "util/text.hpp"
 
 namespace cudnnenv::cli {

@@ -2,10 +2,10 @@
 
 #include "cli/context.hpp"
 #include "cli/output.hpp"
-#include "project.hpp"
-#include "resolve.hpp"
+#include "select/project.hpp"
+#include "select/resolve.hpp"
 #include "shell/quote.hpp"
-#include "spec.hpp"
+#include "store/spec.hpp"
 #include "util/fs.hpp"
 #include "util/text.hpp"
 

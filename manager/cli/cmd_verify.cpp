@@ -2,11 +2,11 @@
 
 #include "cli/context.hpp"
 #include "cli/output.hpp"
-#include "resolve.hpp"
-#include "spec.hpp"
+#include "select/resolve.hpp"
+#include "store/spec.hpp"
 #include "util/fs.hpp"
 #include "util/text.hpp"
-#include "verify.hpp"
+#include "verify/verify.hpp"
 
 namespace cudnnenv::cli {
 

@@ -9,10 +9,10 @@
 
 #include <CLI/CLI.hpp>
 
-#include "probe.hpp"
-#include "resolve.hpp"
-#include "result.hpp"
-#include "store.hpp"
+#include "probe/probe.hpp"
+#include "select/resolve.hpp"
+#include "util/result.hpp"
+#include "store/store.hpp"
 #include "util/environment.hpp"
 
 namespace cudnnenv::cli {

@@ -7,8 +7,8 @@
 
 #include <toml++/toml.h>
 
-#include "result.hpp"
-#include "tree.hpp"
+#include "util/result.hpp"
+#include "store/tree.hpp"
 
 namespace cudnnenv::cli {
 

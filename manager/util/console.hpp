@@ -7,7 +7,7 @@
 #include <string>
 #include <string_view>
 
-#include "result.hpp"
+#include "util/result.hpp"
 
 namespace cudnnenv::util {
 
@@ -31,8 +31,8 @@ struct ExecutionPolicy {
 };
 std::optional<ExecutionPolicy> powershell_execution_policy();
 
-// cmd's AutoRun command line for this user (HKCU\\Software\\Microsoft\\
-// Command Processor\\AutoRun); empty when unset. POSIX: errors.
+// cmd's AutoRun command line for this user (HKCU\Software\Microsoft\Command
+// Processor\AutoRun); empty when unset. POSIX: errors.
 Result<std::string> read_cmd_autorun();
 // Writes it; an empty `value` deletes it.
 Result<void> write_cmd_autorun(const std::string& value);

@@ -5,7 +5,7 @@
 #include <filesystem>
 #include <string>
 
-#include "result.hpp"
+#include "util/result.hpp"
 
 namespace cudnnenv::util {
 

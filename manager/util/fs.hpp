@@ -10,7 +10,7 @@
 #include <optional>
 #include <string>
 
-#include "result.hpp"
+#include "util/result.hpp"
 
 namespace cudnnenv::util {
 

@@ -8,7 +8,7 @@
 #include <string>
 #include <vector>
 
-#include "result.hpp"
+#include "util/result.hpp"
 #include "util/environment.hpp"
 
 namespace cudnnenv::util {

@@ -7,7 +7,7 @@
 #include <memory>
 #include <string>
 
-#include "result.hpp"
+#include "util/result.hpp"
 
 namespace cudnnenv::util {
 

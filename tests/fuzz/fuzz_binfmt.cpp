@@ -1,6 +1,6 @@
 // The ELF/PE reader: the head of a file (identify_binary), and the dynamic
 // section / import tables read by seeking through it (read_link_info).
-#include "binfmt.hpp"
+#include "formats/binfmt.hpp"
 #include "fuzz_support.hpp"
 
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {

@@ -1,7 +1,7 @@
 // The spec parser (command line, CUDNNENV_VERSION, project files) and the
 // matcher that picks a tree with it. The first line is the spec, the rest
 // the --cuda value.
-#include "spec.hpp"
+#include "store/spec.hpp"
 
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
   const std::string_view text(reinterpret_cast<const char*>(data), size);

@@ -1,7 +1,7 @@
 // The tar path (official Linux archives through libarchive and TarSource):
 // headers, links, sparse maps. The sink stands in for extract's bounds.
-#include "archive.hpp"
-#include "extract.hpp"
+#include "formats/archive.hpp"
+#include "store/extract.hpp"
 #include "fuzz_support.hpp"
 
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {

@@ -2,10 +2,10 @@
 // the store's config.toml with users' profiles, a tree's tree.toml (from a
 // store anyone may have written to); and the activation state a shell
 // hands back in _CUDNNENV_STATE. What they accept must render safely.
-#include "profile.hpp"
-#include "project.hpp"
+#include "select/profile.hpp"
+#include "select/project.hpp"
 #include "shell/activation.hpp"
-#include "tree.hpp"
+#include "store/tree.hpp"
 
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
   const std::string_view text(reinterpret_cast<const char*>(data), size);

@@ -1,6 +1,6 @@
 // The version-header parser (cudnn_version.h, cudnn.h) and the version
 // strings of names, specs and records.
-#include "version.hpp"
+#include "formats/version.hpp"
 
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
   const std::string_view text(reinterpret_cast<const char*>(data), size);

@@ -1,10 +1,10 @@
 // The zip reader (official Windows archives, wheels, mirrors' copies): open,
 // list, stream every entry with the extractor's name checks. A crafted zip
 // must end in an error value, within a bounded amount of output.
-#include "archive.hpp"
-#include "extract.hpp"
+#include "formats/archive.hpp"
+#include "store/extract.hpp"
 #include "fuzz_support.hpp"
-#include "zip.hpp"
+#include "formats/zip.hpp"
 
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
   const auto path = cudnnenv::fuzz::scratch_file(data, size, ".zip");

@@ -7,7 +7,7 @@
 #include <sstream>
 #include <stdexcept>
 
-#include "layout.hpp"
+#include "store/layout.hpp"
 #include "util/fs.hpp"
 #include "util/text.hpp"
 

@@ -9,8 +9,8 @@
 #include <string>
 #include <vector>
 
-#include "platform.hpp"
-#include "probe.hpp"
+#include "formats/platform.hpp"
+#include "probe/probe.hpp"
 
 namespace cudnnenv::test {
 

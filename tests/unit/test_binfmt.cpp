@@ -2,7 +2,7 @@
 
 #include <algorithm>
 
-#include "binfmt.hpp"
+#include "formats/binfmt.hpp"
 #include "support.hpp"
 
 namespace cudnnenv {

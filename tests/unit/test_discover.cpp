@@ -1,7 +1,7 @@
 #include <doctest/doctest.h>
 
-#include "discover.hpp"
-#include "layout.hpp"
+#include "discover/discover.hpp"
+#include "store/layout.hpp"
 #include "support.hpp"
 #include "util/text.hpp"
 

@@ -1,6 +1,6 @@
 #include <doctest/doctest.h>
 
-#include "extract.hpp"
+#include "store/extract.hpp"
 
 namespace cudnnenv {
 

@@ -2,9 +2,9 @@
 
 #include <cstring>
 
-#include "launch.hpp"
+#include "pin/launch.hpp"
 #include "launch_key.hpp"
-#include "pin_policy.hpp"
+#include "pin/pin_policy.hpp"
 #include "sidecar.hpp"
 #include "support.hpp"
 #include "util/fs.hpp"

@@ -1,6 +1,6 @@
 #include <doctest/doctest.h>
 
-#include "layout.hpp"
+#include "store/layout.hpp"
 #include "support.hpp"
 
 namespace cudnnenv {

@@ -8,19 +8,19 @@
 #include <random>
 
 #include "batch_command.hpp"
-#include "binfmt.hpp"
-#include "extract.hpp"
-#include "launch.hpp"
-#include "project.hpp"
+#include "formats/binfmt.hpp"
+#include "store/extract.hpp"
+#include "pin/launch.hpp"
+#include "select/project.hpp"
 #include "shell/activation.hpp"
 #include "shell/quote.hpp"
-#include "store.hpp"
-#include "toml_text.hpp"
+#include "store/store.hpp"
+#include "formats/toml_text.hpp"
 #include "support.hpp"
 #include "util/process.hpp"
 #include "util/text.hpp"
-#include "version.hpp"
-#include "zip.hpp"
+#include "formats/version.hpp"
+#include "formats/zip.hpp"
 
 namespace cudnnenv {
 

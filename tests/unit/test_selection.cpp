@@ -2,12 +2,12 @@
 
 #include <system_error>
 
-#include "project.hpp"
-#include "resolve.hpp"
-#include "spec.hpp"
-#include "store.hpp"
+#include "select/project.hpp"
+#include "select/resolve.hpp"
+#include "store/spec.hpp"
+#include "store/store.hpp"
 #include "support.hpp"
-#include "trust.hpp"
+#include "select/trust.hpp"
 #include "util/fs.hpp"
 #include "util/text.hpp"
 
@@ -310,7 +310,7 @@ TEST_SUITE("selection") {
 
 }  // namespace cudnnenv
 
-#include "profile.hpp"
+#include "select/profile.hpp"
 
 namespace cudnnenv {
 

@@ -2,7 +2,7 @@
 
 #include <system_error>
 
-#include "store.hpp"
+#include "store/store.hpp"
 #include "support.hpp"
 #include "util/fs.hpp"
 #include "util/sha256.hpp"

@@ -2,12 +2,12 @@
 
 #include <map>
 
-#include "dependencies.hpp"
-#include "store.hpp"
+#include "discover/dependencies.hpp"
+#include "store/store.hpp"
 #include "support.hpp"
 #include "util/fs.hpp"
 #include "util/text.hpp"
-#include "verify.hpp"
+#include "verify/verify.hpp"
 
 namespace cudnnenv {
 

@@ -1,7 +1,7 @@
 #include <doctest/doctest.h>
 
-#include "archive_name.hpp"
-#include "version.hpp"
+#include "formats/archive_name.hpp"
+#include "formats/version.hpp"
 
 namespace cudnnenv {
 

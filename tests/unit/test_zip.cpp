@@ -8,7 +8,7 @@
 #include "util/fs.hpp"
 #include "util/sha256.hpp"
 #include "util/text.hpp"
-#include "zip.hpp"
+#include "formats/zip.hpp"
 
 #ifndef _WIN32
 #include <archive.h>

@@ -1,0 +1,131 @@
+#include "discover/dependencies.hpp"
+
+#include <deque>
+#include <set>
+#include <system_error>
+
+#include "formats/binfmt.hpp"
+#include "util/fs.hpp"
+#include "util/text.hpp"
+
+namespace cudnnenv {
+
+namespace fs = std::filesystem;
+
+namespace {
+
+// API sets are resolved by the loader from its schema, never from a file.
+bool is_api_set(const std::string& lower_name) {
+  return util::starts_with(lower_name, "api-ms-win-") || util::starts_with(lower_name, "ext-ms-");
+}
+
+std::string hint_for(const std::string& name) {
+  const std::string lower = util::to_lower(name);
+  if (util::starts_with(lower, "vcruntime") || util::starts_with(lower, "msvcp")) {
+    return "the Microsoft Visual C++ Redistributable (x64) installs it";
+  }
+  if (lower == "zlibwapi.dll") {
+    return "cuDNN 8.3 to 8.9 needs zlib's zlibwapi.dll on PATH, e.g. from zlib123dllx64.zip";
+  }
+  for (const char* cuda : {"cublas", "cudart", "nvrtc", "nvjitlink", "cufft", "curand"}) {
+    if (util::starts_with(lower, cuda) || util::starts_with(lower, std::string("lib") + cuda)) {
+      return "a CUDA library: put the matching CUDA toolkit's " +
+             std::string(util::ends_with(lower, ".dll") ? "bin folder on PATH" : "lib folder on LD_LIBRARY_PATH");
+    }
+  }
+  return {};
+}
+
+// $ORIGIN and ${ORIGIN} in an RPATH/RUNPATH entry, relative to the object's folder.
+fs::path expand_origin(const std::string& entry, const fs::path& folder) {
+  std::string text = entry;
+  for (const char* token : {"${ORIGIN}", "$ORIGIN"}) {
+    for (auto at = text.find(token); at != std::string::npos; at = text.find(token)) {
+      text.replace(at, std::string(token).size(), util::to_utf8(folder));
+    }
+  }
+  return util::path_from_utf8(text);
+}
+
+struct Found {
+  fs::path path;
+  bool system = false;  // from the system's own folders: not followed further
+};
+
+}  // namespace
+
+std::string MissingDependency::describe() const {
+  return needed_by + " needs " + name + ": not in " + looked_in + (hint.empty() ? "" : " (" + hint + ")");
+}
+
+std::vector<std::string> loaded_at_run_time(const Version& version, Os os) {
+  if (os == Os::windows && version.major == 8 && version.minor >= 3) {
+    return {"zlibwapi.dll"};
+  }
+  return {};
+}
+
+std::vector<MissingDependency> find_missing_dependencies(const fs::path& library, const DiscoverContext& context,
+                                                         const std::vector<std::string>& loaded_at_run_time) {
+  const bool windows = context.os == Os::windows;
+  auto key = [&](const std::string& name) { return windows ? util::to_lower(name) : name; };
+  std::vector<MissingDependency> missing;
+  std::set<std::string> seen = {key(util::to_utf8(library.filename()))};
+  std::deque<fs::path> pending = {library};
+  const std::string default_search = describe_default_search(context);
+
+  while (!pending.empty()) {
+    const fs::path current = pending.front();
+    pending.pop_front();
+    auto links = read_link_info(current);
+    if (!links) {
+      continue;
+    }
+    std::vector<std::string> needed = links->needed;
+    if (current == library) {
+      needed.insert(needed.end(), loaded_at_run_time.begin(), loaded_at_run_time.end());
+    }
+    // The library's own folder first (cuDNN's folder holds its siblings; on
+    // Windows the probe loads with LOAD_WITH_ALTERED_SEARCH_PATH), then
+    // RPATH, or RUNPATH, then the default search.
+    std::vector<fs::path> own = {current.parent_path()};
+    std::string own_words = "its folder";
+    const auto& extra = links->runpath.empty() ? links->rpath : links->runpath;
+    for (const auto& entry : extra) {
+      own.push_back(expand_origin(entry, current.parent_path()));
+    }
+    if (!extra.empty()) {
+      own_words += links->runpath.empty() ? ", its RPATH" : ", its RUNPATH";
+    }
+    for (const auto& name : needed) {
+      const std::string lower = util::to_lower(name);
+      if ((windows && is_api_set(lower)) || !seen.insert(key(name)).second) {
+        continue;
+      }
+      std::error_code ec;
+      std::optional<Found> found;
+      for (const auto& folder : own) {
+        if (fs::is_regular_file(folder / util::path_from_utf8(name), ec)) {
+          found = Found{folder / util::path_from_utf8(name), false};
+          break;
+        }
+      }
+      if (!found) {
+        if (fs::path path = default_resolution(context, name); !path.empty()) {
+          const std::string folder = util::to_lower(util::to_utf8(path.parent_path()));
+          const bool system = windows ? folder.find("\\windows\\") != std::string::npos || util::ends_with(folder, "\\windows")
+                                      : util::starts_with(folder, "/lib") || util::starts_with(folder, "/usr/lib");
+          found = Found{path, system};
+        }
+      }
+      if (!found) {
+        missing.push_back({util::to_utf8(current.filename()), name, own_words + ", " + default_search, hint_for(name)});
+      } else if (!found->system) {
+        pending.push_back(found->path);
+      }
+    }
+  }
+  return missing;
+}
+
+}  // namespace cudnnenv

@@ -1,0 +1,242 @@
+#include "formats/toml_text.hpp"
+
+#include <algorithm>
+#include <cstdio>
+#include <regex>
+#include <variant>
+
+#include "util/text.hpp"
+
+namespace cudnnenv {
+
+namespace fs = std::filesystem;
+
+namespace {
+
+struct Place {
+  std::size_t line = 1;
+  std::size_t column = 1;
+};
+
+struct Refusal {
+  Place place;
+  std::string what;
+};
+
+std::string escape(char32_t code) {
+  char buffer[16];
+  std::snprintf(buffer, sizeof buffer, code <= 0xFFFF ? "\\u%04X" : "\\U%08X", static_cast<unsigned>(code));
+  return buffer;
+}
+
+// `text` with every character outside ASCII written as TOML reads the same
+// value (see the header), or where it cannot be.
+std::variant<std::string, Refusal> to_ascii(std::string_view text) {
+  enum class State { normal, comment, basic, literal, multi_basic, multi_literal };
+  State state = State::normal;
+  bool line_start = true;  // outside strings: nothing but whitespace yet on this line
+  bool in_value = false;   // after a key's '=', until the value ends
+  std::string open;        // the '[' and '{' of a value that are still open, innermost last
+  bool expect_value = false;  // after '=', or '[' / ',' in an array: a value comes next
+  std::string out;
+  out.reserve(text.size());
+  Place place;
+  auto run_of = [&](std::size_t at, char quote) {
+    std::size_t n = 0;
+    while (at + n < text.size() && text[at + n] == quote) ++n;
+    return n;
+  };
+  for (std::size_t i = 0; i < text.size();) {
+    const auto c = static_cast<unsigned char>(text[i]);
+    const Place here = place;
+    // TOML allows no raw control character but tab and line breaks, in strings and comments too.
+    if ((c < 0x20 && c != '\t' && c != '\n' && !(c == '\r' && i + 1 < text.size() && text[i + 1] == '\n')) ||
+        c == 0x7F) {
+      char what[64];
+      std::snprintf(what, sizeof what, "a control character (U+%04X)", c);
+      return Refusal{here, what};
+    }
+    if (c == '\n') {
+      ++place.line;
+      place.column = 1;
+    } else {
+      ++place.column;
+    }
+    if (c >= 0x80) {
+      const auto [code, length] = util::decode_utf8(text, i);
+      if (length == 0) {
+        return Refusal{here, "the file is not UTF-8"};
+      }
+      switch (state) {
+        case State::normal: return Refusal{here, "a character outside ASCII outside a string or comment"};
+        case State::comment: out += '?'; break;
+        default: out += escape(code); break;
+      }
+      i += length;
+      continue;
+    }
+    switch (state) {
+      case State::normal:
+        if (c == '\n') {
+          line_start = true;
+          if (open.empty()) in_value = false;
+        } else if (c == ' ' || c == '\t' || c == '\r') {
+          // whitespace keeps line_start as it is
+        } else if (expect_value && c != '"' && c != '\'' && c != '[' && c != '{' && c != ']' && c != '#' &&
+                   c != ',' && c != '}') {
+          // A bare value: toml++ 3.3 scans numbers and dates on assumptions a malformed one breaks
+          // (`2026-12-01Tz0`, found by fuzz_toml); only well-formed scalars reach it.
+          std::size_t end = i;
+          auto terminator = [&](std::size_t at) {
+            const char t = text[at];
+            return t == ' ' || t == '\t' || t == '\r' || t == '\n' || t == ',' || t == ']' || t == '}' || t == '#';
+          };
+          while (end < text.size() && !terminator(end)) ++end;
+          if (end - i == 10 && end + 1 < text.size() && text[end] == ' ' && text[end + 1] >= '0' &&
+              text[end + 1] <= '9') {
+            for (++end; end < text.size() && !terminator(end);) ++end;  // a date, a space, a time
+          }
+          static const std::regex scalar(
+              "true|false|[+-]?(inf|nan)|[+-]?(0|[1-9](_?[0-9])*)(\\.[0-9](_?[0-9])*)?([eE][+-]?[0-9](_?[0-9])*)?|"
+              "0x[0-9A-Fa-f](_?[0-9A-Fa-f])*|0o[0-7](_?[0-7])*|0b[01](_?[01])*|"
+              "[0-9]{4}-[0-9]{2}-[0-9]{2}([Tt ][0-9]{2}:[0-9]{2}:[0-9]{2}(\\.[0-9]+)?([Zz]|[+-][0-9]{2}:[0-9]{2})?)?|"
+              "[0-9]{2}:[0-9]{2}:[0-9]{2}(\\.[0-9]+)?");
+          const std::string token(text.substr(i, end - i));
+          if (!std::regex_match(token, scalar)) {
+            return Refusal{here, "'" + token + "' is not a TOML value"};
+          }
+          out += token;
+          place.column += end - i - 1;
+          i = end;
+          expect_value = false;
+          line_start = false;
+          continue;
+        } else {
+          if (c == '=' || (c == '[' && (in_value || !open.empty())) || (c == ',' && !open.empty() && open.back() == '[')) {
+            expect_value = true;
+          } else if (c != '#') {
+            expect_value = false;
+          }
+          if (line_start && open.empty() && !in_value && c == '[') {
+            // A table header: toml++ 3.3 assumes a key follows (tomlplusplus #294, found by fuzz_toml).
+            std::size_t j = i + 1;
+            if (j < text.size() && text[j] == '[') ++j;
+            while (j < text.size() && (text[j] == ' ' || text[j] == '\t')) ++j;
+            const char next = j < text.size() ? text[j] : '\n';
+            const bool key = (next >= 'A' && next <= 'Z') || (next >= 'a' && next <= 'z') ||
+                             (next >= '0' && next <= '9') || next == '_' || next == '-' || next == '"' ||
+                             next == '\'' || next == ']';
+            if (!key) {
+              return Refusal{here, "a table header without a key"};
+            }
+          } else if (c == '=' && open.empty()) {
+            in_value = true;
+          } else if ((c == '[' || c == '{') && (in_value || !open.empty())) {
+            open += static_cast<char>(c);
+          } else if ((c == ']' || c == '}') && !open.empty()) {
+            // A bracket that closes the other kind: toml++ 3.3 assumes a value where an
+            // array meets '}' (found by fuzz_toml).
+            if (open.back() != (c == ']' ? '[' : '{')) {
+              return Refusal{here, std::string("a '") + static_cast<char>(c) + "' that closes a '" + open.back() + "'"};
+            }
+            open.pop_back();
+          }
+          line_start = false;
+        }
+        if (c == '#') {
+          state = State::comment;
+          out += '#';
+        } else if (c == '"' || c == '\'') {
+          const bool multi = run_of(i, static_cast<char>(c)) >= 3;
+          state = c == '"' ? (multi ? State::multi_basic : State::basic) : (multi ? State::multi_literal : State::literal);
+          out += multi ? "\"\"\"" : "\"";  // a literal string becomes a basic one
+          i += multi ? 3 : 1;
+          place.column += multi ? 2 : 0;
+          continue;
+        } else {
+          out += static_cast<char>(c);
+        }
+        break;
+      case State::comment:
+        if (c == '\n') {
+          state = State::normal;
+          line_start = true;
+          if (open.empty()) in_value = false;
+        }
+        out += static_cast<char>(c);
+        break;
+      case State::basic:
+      case State::multi_basic:
+        if (c == '\\' && i + 1 < text.size()) {
+          if (static_cast<unsigned char>(text[i + 1]) >= 0x80) {
+            return Refusal{here, "an escape sequence TOML does not have"};
+          }
+          out += text.substr(i, 2);  // the escape as it is, a line-ending backslash included
+          if (text[i + 1] == '\n') {
+            ++place.line;
+            place.column = 1;
+          } else {
+            ++place.column;
+          }
+          i += 2;
+          continue;
+        }
+        if (state == State::basic && (c == '"' || c == '\n')) {
+          state = State::normal;
+        } else if (state == State::multi_basic && c == '"' && run_of(i, '"') >= 3) {
+          const std::size_t n = std::min<std::size_t>(run_of(i, '"'), 5);  // up to two quotes end the content
+          out.append(n, '"');
+          i += n;
+          place.column += n - 1;
+          state = State::normal;
+          continue;
+        }
+        out += static_cast<char>(c);
+        break;
+      case State::literal:
+      case State::multi_literal:
+        if (c == '\'' && (state == State::literal || run_of(i, '\'') >= 3)) {
+          const std::size_t n = state == State::literal ? 1 : std::min<std::size_t>(run_of(i, '\''), 5);
+          if (state == State::multi_literal) out.append(n - 3, '\'');
+          out += state == State::literal ? "\"" : "\"\"\"";
+          i += n;
+          place.column += n - 1;
+          state = State::normal;
+          continue;
+        }
+        if (c == '\\') {
+          out += "\\\\";
+        } else if (c == '"') {
+          out += "\\\"";
+        } else {
+          out += static_cast<char>(c);
+          if (state == State::literal && c == '\n') state = State::normal;
+        }
+        break;
+    }
+    ++i;
+  }
+  return out;
+}
+
+}  // namespace
+
+std::string toml_place(const fs::path& file, const toml::source_region& source) {
+  return util::to_utf8(file) + ":" + std::to_string(source.begin.line) + ":" + std::to_string(source.begin.column);
+}
+
+Result<toml::table> parse_toml(std::string_view text, const fs::path& file, const std::string& hint) {
+  auto ascii = to_ascii(text);
+  if (const auto* refusal = std::get_if<Refusal>(&ascii)) {
+    return make_error(util::to_utf8(file) + ":" + std::to_string(refusal->place.line) + ":" +
+                          std::to_string(refusal->place.column) + ": " + refusal->what,
+                      hint);
+  }
+  try {
+    return toml::parse(std::get<std::string>(ascii), util::to_utf8(file));
+  } catch (const toml::parse_error& error) {
+    return make_error(toml_place(file, error.source()) + ": " + std::string(error.description()), hint);
+  }
+}
+
+}  // namespace cudnnenv

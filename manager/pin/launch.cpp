@@ -1,0 +1,308 @@
+#include "pin/launch.hpp"
+
+#include "batch_command.hpp"
+
+#include <algorithm>
+#include <cstdio>
+#include <optional>
+#include <system_error>
+
+#include "formats/binfmt.hpp"
+#include "store/layout.hpp"
+#include "util/fs.hpp"
+#include "util/text.hpp"
+
+namespace cudnnenv {
+
+namespace fs = std::filesystem;
+
+namespace {
+
+bool windows_host() { return host_platform().os == Os::windows; }
+
+}  // namespace
+
+Result<void> check_batch_arguments(const fs::path& program, const std::vector<std::string>& arguments) {
+  const std::string path = util::to_utf8(program);
+  if (!shim::is_batch_file(std::string_view(path))) {
+    return {};
+  }
+  const std::string hint =
+      "cmd re-reads a batch file's command line: pass such a value in an environment variable or a file, "
+      "or start a program (.exe) instead";
+  if (const char* problem = shim::batch_argument_problem(std::string_view(path))) {
+    return make_error("the batch file '" + path + "' has " + problem + " in its path", hint, ExitCode::usage);
+  }
+  for (std::size_t i = 0; i < arguments.size(); ++i) {
+    if (const char* problem = shim::batch_argument_problem(std::string_view(arguments[i]))) {
+      return make_error("argument " + std::to_string(i + 1) + " ('" + arguments[i] + "') for the batch file '" + path +
+                            "' has " + problem + ": refused",
+                        hint, ExitCode::usage);
+    }
+  }
+  return {};
+}
+
+namespace {
+
+// Same file, through links or another spelling of the path.
+bool same_file(const fs::path& a, const fs::path& b) {
+  std::error_code ec;
+  return fs::equivalent(a, b, ec);
+}
+
+// In a skipped folder, or the same file as the one of that name there (a
+// link to a shim, or a shim reached through another spelling of its path).
+bool in_skipped(const fs::path& candidate, const std::vector<fs::path>& skip) {
+  for (const auto& folder : skip) {
+    if (same_file(candidate.parent_path(), folder) || same_file(candidate, folder / candidate.filename())) {
+      return true;
+    }
+  }
+  return false;
+}
+
+// `value` with `entry` first and any earlier copies of it removed, so that
+// launching from a launched program does not grow the list.
+std::string prepend_entry(const std::string& entry, const std::optional<std::string>& value, char separator) {
+  std::string result = entry;
+  for (const auto& existing : util::split(value.value_or(""), separator)) {
+    if (!existing.empty() && existing != entry) {
+      result += separator;
+      result += existing;
+    }
+  }
+  return result;
+}
+
+// What the pin holds on: for a script, the interpreter its #! line names.
+fs::path program_behind(const fs::path& program, const util::Environment& environment) {
+  auto file = util::open_file(program, "rb");
+  char head[512] = {};
+  const std::size_t got = file ? std::fread(head, 1, sizeof head - 1, file.get()) : 0;
+  if (got < 2 || head[0] != '#' || head[1] != '!') {
+    return program;
+  }
+  const std::string line(head + 2, std::string_view(head + 2, got - 2).find('\n'));
+  std::vector<std::string> words;
+  for (const auto& word : util::split(util::trim(line), ' ')) {
+    if (!word.empty()) words.push_back(word);
+  }
+  if (words.empty()) {
+    return program;
+  }
+  if (util::ends_with(words[0], "/env") && words.size() > 1) {
+    auto found = find_program(words[1], environment, {});
+    return found ? *found : fs::path(words[0]);
+  }
+  return fs::path(words[0]);
+}
+
+// Where the loader will not honour the pin, said before the start.
+std::vector<std::string> pin_notes(const fs::path& program, const util::Environment& environment, PinMode mode) {
+  std::vector<std::string> notes;
+  const std::string name = util::to_utf8(program.filename());
+  if (windows_host()) {
+    // The program's own folder is searched before SetDllDirectory and PATH.
+    std::error_code ec;
+    for (const auto& entry : fs::directory_iterator(program.parent_path(), ec)) {
+      if (is_cudnn_file(util::to_utf8(entry.path().filename()))) {
+        notes.push_back("'" + util::to_utf8(entry.path()) +
+                        "' is in the program's own folder, which Windows searches first: it wins over the pin");
+        break;
+      }
+    }
+    // A Python with PyTorch: torch\lib's cuDNN is loaded by full path.
+    if (util::starts_with(util::to_lower(name), "python")) {
+      for (const fs::path& prefix : {program.parent_path(), program.parent_path().parent_path()}) {
+        std::error_code ec;
+        const fs::path torch_lib = prefix / "Lib" / "site-packages" / "torch" / "lib";
+        for (const auto& entry : fs::directory_iterator(torch_lib, ec)) {
+          if (is_cudnn_file(util::to_utf8(entry.path().filename()))) {
+            notes.push_back("PyTorch in '" + util::to_utf8(torch_lib) +
+                            "' loads its own cuDNN there by full path; no launcher can replace it (the report shows it)");
+            break;
+          }
+        }
+      }
+    }
+    return notes;
+  }
+  const fs::path binary = program_behind(program, environment);
+  std::error_code ec;
+  const auto permissions = fs::status(binary, ec).permissions();
+  if (!ec && (permissions & (fs::perms::set_uid | fs::perms::set_gid)) != fs::perms::none) {
+    notes.push_back("'" + util::to_utf8(binary) +
+                    "' is setuid or setgid: the loader ignores LD_AUDIT, LD_PRELOAD and LD_LIBRARY_PATH for it, "
+                    "so the pin cannot hold");
+  }
+  if (auto links = read_link_info(binary); links && links->binary.format == BinaryFormat::elf && !links->dynamic) {
+    notes.push_back("'" + util::to_utf8(binary) + "' is statically linked: it loads libraries only by dlopen, which " +
+                    (mode == PinMode::audit ? std::string("LD_AUDIT does not reach in a static program")
+                                            : std::string("LD_LIBRARY_PATH still steers")));
+  }
+  return notes;
+}
+
+}  // namespace
+
+std::string pin_mode_name(PinMode mode) {
+  switch (mode) {
+    case PinMode::audit: return "audit";
+    case PinMode::preload: return "preload";
+    case PinMode::path: return "path";
+  }
+  return "";
+}
+
+bool is_cudnn_file(std::string_view path) {
+  const auto slash = path.find_last_of(windows_host() ? "/\\" : "/");
+  const std::string name(slash == std::string_view::npos ? path : path.substr(slash + 1));
+  return is_cudnn_library_name(name, Os::windows) || is_cudnn_library_name(name, Os::linux);
+}
+
+Result<fs::path> find_program(const std::string& command, const util::Environment& environment,
+                              const std::vector<fs::path>& skip) {
+  std::error_code ec;
+  if (command.empty()) {
+    return make_error("no program to start", "put it after '--': cudnnenv exec -- python train.py", ExitCode::usage);
+  }
+  std::vector<std::string> suffixes = {""};
+  if (windows_host() && fs::path(util::path_from_utf8(command)).extension().empty()) {
+    suffixes.clear();
+    for (const auto& extension : util::split(environment.get("PATHEXT").value_or(".COM;.EXE;.BAT;.CMD"), ';')) {
+      if (!extension.empty()) suffixes.push_back(util::to_lower(extension));
+    }
+  }
+  const bool has_folder = command.find('/') != std::string::npos || (windows_host() && command.find('\\') != std::string::npos);
+  std::vector<fs::path> folders;
+  if (has_folder) {
+    folders.push_back(fs::path());
+  } else {
+    for (const auto& entry : util::split_path_list(environment.get("PATH").value_or(""))) {
+      folders.push_back(util::path_from_utf8(entry));
+    }
+  }
+  bool skipped_one = false;
+  for (const auto& folder : folders) {
+    for (const auto& suffix : suffixes) {
+      const fs::path candidate = folder.empty() ? util::path_from_utf8(command + suffix)
+                                                : folder / util::path_from_utf8(command + suffix);
+      if (!fs::is_regular_file(candidate, ec)) {
+        continue;
+      }
+      if (!windows_host() && (fs::status(candidate, ec).permissions() & fs::perms::others_exec) == fs::perms::none &&
+          (fs::status(candidate, ec).permissions() & fs::perms::owner_exec) == fs::perms::none) {
+        continue;
+      }
+      if (in_skipped(candidate, skip)) {
+        skipped_one = true;
+        continue;
+      }
+      return fs::absolute(candidate, ec);
+    }
+  }
+  if (skipped_one) {
+    return make_error("'" + command + "' is found only in the shims folder: the shim would start itself",
+                      "install the program, or give the shim a target: cudnnenv shim add " + command + " --target PATH",
+                      ExitCode::not_found);
+  }
+  return make_error("'" + command + "' not found" + (has_folder ? "" : " on PATH"),
+                    has_folder ? "check the path" : "give its full path, or put its folder on PATH",
+                    ExitCode::no_program);
+}
+
+Result<LaunchPlan> plan_launch(const LaunchRequest& request) {
+  auto program = find_program(request.command, request.environment, request.skip);
+  if (!program) {
+    return std::move(program).error();
+  }
+  if (windows_host()) {
+    if (auto refused = check_batch_arguments(*program, request.arguments); !refused) {
+      return std::move(refused).error();
+    }
+  }
+  LaunchPlan plan;
+  plan.program = *program;
+  plan.arguments = request.arguments;
+  plan.environment = request.environment;
+  plan.library_dir = request.tree.resolve(request.tree.library_dir);
+  plan.report_log = request.report_log;
+  const std::string library_dir = util::to_utf8(plan.library_dir);
+  auto& environment = plan.environment;
+  environment.set("CUDNNENV_PIN_DIR", library_dir);
+  if (windows_host()) {
+    environment.set("PATH", prepend_entry(library_dir, environment.get("PATH"), ';'));
+  } else {
+    for (const auto& [what, text] : {std::pair{"the tree's library folder", library_dir},
+                                     std::pair{"the audit module", util::to_utf8(request.audit_module)}}) {
+      if (text.find(':') != std::string::npos) {
+        return make_error(std::string(what) + " '" + text + "' has a ':', which LD_LIBRARY_PATH and LD_AUDIT cannot hold",
+                          "move the store (--root) or cudnnenv to a path without ':'");
+      }
+    }
+    environment.set("LD_LIBRARY_PATH", prepend_entry(library_dir, environment.get("LD_LIBRARY_PATH"), ':'));
+    const bool audit = request.mode == PinMode::audit || !request.report_log.empty();
+    if (audit) {
+      // The report's module also records every object that maps.
+      const fs::path module = request.report_log.empty()
+                                  ? request.audit_module
+                                  : request.audit_module.parent_path() / "libcudnnenv-audit-report.so";
+      std::error_code ec;
+      if (!fs::is_regular_file(module, ec)) {
+        return make_error("the audit module '" + util::to_utf8(module) + "' is missing",
+                          "reinstall cudnnenv, or use --mode preload");
+      }
+      environment.set("LD_AUDIT", prepend_entry(util::to_utf8(module), environment.get("LD_AUDIT"), ':'));
+    }
+    if (request.mode != PinMode::audit) {
+      environment.unset("CUDNNENV_PIN_DIR");  // the audit module, if loaded for --report, only records
+    }
+    if (request.mode == PinMode::preload) {
+      environment.set("LD_PRELOAD", prepend_entry(util::to_utf8(request.tree.library_path()), environment.get("LD_PRELOAD"), ':'));
+    }
+    if (!request.report_log.empty()) {
+      environment.set("CUDNNENV_AUDIT_LOG", util::to_utf8(request.report_log));
+    }
+  }
+  plan.notes = pin_notes(plan.program, plan.environment, request.mode);
+  return plan;
+}
+
+PinReport classify_loaded(const TreeRecord& tree, const fs::path& program, const std::vector<LoadedModule>& loaded) {
+  PinReport report;
+  std::error_code ec;
+  const fs::path root = fs::weakly_canonical(tree.root, ec);
+  const fs::path program_folder = fs::weakly_canonical(program.parent_path(), ec);
+  const fs::path working_folder = fs::current_path(ec);
+  std::vector<std::string> seen;
+  for (const auto& module : loaded) {
+    if (!is_cudnn_file(module.path)) {
+      continue;
+    }
+    const fs::path file = fs::weakly_canonical(util::path_from_utf8(module.path), ec);
+    const std::string shown = util::to_utf8(file);
+    if (std::find(seen.begin(), seen.end(), shown) != seen.end()) {
+      continue;
+    }
+    seen.push_back(shown);
+    const auto relative = file.lexically_relative(root);
+    const bool inside = !relative.empty() && *relative.begin() != "..";
+    if (inside) {
+      report.inside.push_back(shown);
+    } else if (same_file(file.parent_path(), program_folder)) {
+      report.outside.push_back(shown + " (from the program's own folder, which the loader searches before PATH: "
+                                       "remove or rename that copy)");
+    } else if (same_file(file.parent_path(), working_folder)) {
+      report.outside.push_back(shown + " (from the working folder, which the default search puts before PATH" +
+                               std::string(windows_host() ? "; on Windows the SetDllDirectoryW that cudnnenv sets, "
+                                                            "passed to the program, takes it out of the search)"
+                                                          : ")"));
+    } else {
+      report.outside.push_back(shown);
+    }
+  }
+  return report;
+}
+
+}  // namespace cudnnenv

@@ -1,0 +1,96 @@
+// Starting a program pinned to one tree (exec and the shims' slow path):
+// finding the program, preparing its environment per pin mode, the policy
+// check before it starts, and what it really loaded (--report).
+//
+// Linux: the tree's library folder first on LD_LIBRARY_PATH and, in the
+// default mode, the LD_AUDIT module (shim/audit.c) that sends every cuDNN
+// name to the tree; then execve, so the PID, signals and exit code are the
+// program's. Windows: the tree's bin first on PATH and SetDllDirectoryW, a
+// suspended start in a kill-on-close job object, the exit code returned.
+#pragma once
+
+#include <filesystem>
+#include <string>
+#include <vector>
+
+#include "util/result.hpp"
+#include "store/tree.hpp"
+#include "util/environment.hpp"
+
+namespace cudnnenv {
+
+enum class PinMode {
+  audit,    // LD_AUDIT + LD_LIBRARY_PATH (Linux default); PATH + SetDllDirectoryW on Windows
+  preload,  // the tree's main library in LD_PRELOAD + LD_LIBRARY_PATH
+  path,     // LD_LIBRARY_PATH (PATH on Windows) only
+};
+
+struct LaunchRequest {
+  TreeRecord tree;
+  PinMode mode = PinMode::audit;
+  std::string command;                        // a name looked up on PATH, or a path
+  std::vector<std::string> arguments;         // passed untouched
+  util::Environment environment;
+  std::filesystem::path audit_module;         // libcudnnenv-audit.so (Linux, audit mode)
+  std::vector<std::filesystem::path> skip;    // folders never to take the program from (the shims folder)
+  std::filesystem::path report_log;           // Linux: where the audit module records what maps; empty: no report
+};
+
+struct LaunchPlan {
+  std::filesystem::path program;
+  std::vector<std::string> arguments;
+  util::Environment environment;
+  std::filesystem::path library_dir;          // the tree's, first on the search path
+  std::filesystem::path report_log;
+  std::vector<std::string> notes;             // where the pin cannot hold, said before the start
+};
+
+// Fails (exit code 3) when the program is not found, and when the only
+// candidates are in `skip` or are the shim itself (a loop).
+Result<LaunchPlan> plan_launch(const LaunchRequest& request);
+
+// `command` as the system would find it: a path as given, else the first
+// match on PATH (with PATHEXT on Windows), skipping the folders in `skip`
+// and files that are the same file as one in `skip` (a shim reached
+// through a link or a differently-cased path).
+Result<std::filesystem::path> find_program(const std::string& command, const util::Environment& environment,
+                                           const std::vector<std::filesystem::path>& skip);
+
+// Windows: a batch file (.bat, .cmd) runs through cmd.exe, which parses
+// its command line again; fails (exit code 2) when `program` is one and its
+// path or an argument holds what cmd cannot receive intact inside quotes
+// (shim/batch_command.hpp). Anything else passes.
+Result<void> check_batch_arguments(const std::filesystem::path& program, const std::vector<std::string>& arguments);
+
+// POSIX: replaces this process and returns only on failure. Windows: runs
+// the program and returns its exit code.
+Result<int> launch(const LaunchPlan& plan);
+
+struct LoadedModule {
+  long pid = 0;
+  std::string path;
+};
+
+// Runs the program, waits for it, and lists every module its processes
+// mapped (POSIX: the audit module's log, children included; Windows: the
+// debug API's DLL load events). The exit code is the program's.
+Result<int> launch_and_watch(const LaunchPlan& plan, std::vector<LoadedModule>& loaded);
+
+// A file named like any cuDNN library of any version (libcudnn*.so*,
+// cudnn*.dll), by its last path component.
+bool is_cudnn_file(std::string_view path);
+
+struct PinReport {
+  std::vector<std::string> inside;   // cuDNN files mapped from the tree
+  std::vector<std::string> outside;  // cuDNN files mapped from anywhere else, each with why when known
+};
+
+// Sorts the cuDNN files among `loaded` by whether they lie in `tree`; an
+// outside file in `program`'s own folder says so (on Windows that folder is
+// searched before PATH and SetDllDirectory: no launcher can beat it).
+PinReport classify_loaded(const TreeRecord& tree, const std::filesystem::path& program,
+                          const std::vector<LoadedModule>& loaded);
+
+std::string pin_mode_name(PinMode mode);
+
+}  // namespace cudnnenv

@@ -1,0 +1,144 @@
+#include "pin/pin_policy.hpp"
+
+#include <chrono>
+#include <system_error>
+#include <vector>
+
+#include "discover/discover.hpp"
+#include "launch_key.hpp"
+#include "probe/probe.hpp"
+#include "util/fs.hpp"
+#include "util/text.hpp"
+#include "verify/verify.hpp"
+
+namespace cudnnenv {
+
+namespace fs = std::filesystem;
+
+namespace {
+
+// "size:mtime" of a file, as the shims compute it, or empty when it cannot be read.
+std::string identity(const fs::path& path) {
+  char text[64];
+  return shim::file_identity(util::to_utf8(path).c_str(), text, sizeof text) ? std::string(text) : std::string();
+}
+
+// The driver, by its library file's identity: a driver update replaces it.
+std::string driver_identity() {
+  DiscoverContext context;
+  context.environment = util::Environment::current();
+  const fs::path driver = default_resolution(context, host_platform().os == Os::windows ? "nvcuda.dll" : "libcuda.so.1");
+  return driver.empty() ? "none" : util::to_utf8(driver) + "@" + identity(driver);
+}
+
+// One line per check that passed: "policy|device|library identity|driver identity|library path".
+std::string cache_key(const TreeRecord& tree, const PinCheckOptions& options) {
+  const fs::path library = tree.library_path();
+  const std::string library_identity = identity(library);
+  if (library_identity.empty()) {
+    return {};
+  }
+  return to_string(options.policy) + "|" + std::to_string(options.device) + "|" + library_identity + "|" +
+         (options.policy == LaunchPolicy::conv ? driver_identity() : std::string("-")) + "|" + util::to_utf8(library);
+}
+
+void remember(const PinCheckOptions& options, const std::string& key) {
+  std::string kept;
+  if (auto text = util::read_file(options.cache_file)) {
+    const std::string path = key.substr(key.rfind('|'));
+    const std::string policy = key.substr(0, key.find('|'));
+    for (const auto& line : util::split(*text, '\n')) {
+      // The older result for the same library and policy is replaced.
+      const bool same = util::ends_with(line, path) && util::starts_with(line, policy + "|");
+      if (!line.empty() && !same) {
+        kept += line + "\n";
+      }
+    }
+  }
+  std::error_code ec;
+  fs::create_directories(options.cache_file.parent_path(), ec);
+  (void)util::write_file_atomic(options.cache_file, kept + key + "\n");  // a cache: failing to write costs a recheck
+}
+
+}  // namespace
+
+std::optional<LaunchPolicy> parse_launch_policy(std::string_view text) {
+  if (text == "none") return LaunchPolicy::none;
+  if (text == "load") return LaunchPolicy::load;
+  if (text == "conv") return LaunchPolicy::conv;
+  return std::nullopt;
+}
+
+std::string to_string(LaunchPolicy policy) {
+  return policy == LaunchPolicy::none ? "none" : policy == LaunchPolicy::load ? "load" : "conv";
+}
+
+Result<LaunchPolicy> choose_launch_policy(const std::optional<std::string>& option, const util::Environment& environment,
+                                          const std::optional<std::string>& project_value) {
+  const std::pair<std::optional<std::string>, const char*> sources[] = {
+      {option, "--verify"}, {environment.get("CUDNNENV_VERIFY"), "CUDNNENV_VERIFY"}, {project_value, "[verify] on_launch"}};
+  for (const auto& [value, where] : sources) {
+    if (value && !value->empty()) {
+      if (auto policy = parse_launch_policy(*value)) {
+        return *policy;
+      }
+      return make_error(std::string(where) + " is '" + *value + "'", "use none, load or conv", ExitCode::usage);
+    }
+  }
+  return LaunchPolicy::load;
+}
+
+Result<void> check_pin(const TreeRecord& tree, const PinCheckOptions& options) {
+  if (options.policy == LaunchPolicy::none) {
+    return {};
+  }
+  const std::string key = cache_key(tree, options);
+  if (!key.empty()) {
+    if (auto text = util::read_file(options.cache_file)) {
+      for (const auto& line : util::split(*text, '\n')) {
+        if (line == key) {
+          return {};
+        }
+      }
+    }
+  }
+  const std::string hint = "see 'cudnnenv verify " + tree.name + "'; launch anyway with --verify none";
+  if (options.policy == LaunchPolicy::load) {
+    const fs::path library = tree.library_path();
+    auto probed = probe_in_child(options.probe_program, library);
+    if (!probed) {
+      return make_error("the pinned library does not load: " + probed.error().message, hint, ExitCode::verify_failed);
+    }
+    const Version loaded = decode_cudnn_version(probed->version_raw);
+    std::error_code ec;
+    if (!fs::equivalent(util::path_from_utf8(probed->loaded_from), library, ec)) {
+      return make_error("loading '" + util::to_utf8(library) + "' mapped '" + probed->loaded_from + "' instead", hint,
+                        ExitCode::verify_failed);
+    }
+    if (!loaded.same_release(tree.version)) {
+      return make_error("'" + util::to_utf8(library) + "' reports cuDNN " + loaded.str() + ", the tree is " +
+                            tree.version.str(), hint, ExitCode::verify_failed);
+    }
+  } else {
+    VerifyOptions verify;
+    verify.level = VerifyLevel::conv;
+    verify.probe_program = options.probe_program;
+    verify.device = options.device;
+    const VerifyReport report = verify_tree(tree, verify);
+    for (const auto& check : report.checks) {
+      if (check.status == CheckStatus::failed) {
+        return make_error("the pin check failed: " + check.name + ": " + check.detail, hint, ExitCode::verify_failed);
+      }
+    }
+    if (report.gpu_unavailable) {
+      return make_error("the 'conv' launch check needs a GPU, and there is none here",
+                        "use --verify load (or [verify] on_launch = \"load\")", ExitCode::verify_failed);
+    }
+  }
+  if (!key.empty()) {
+    remember(options, key);
+  }
+  return {};
+}
+
+}  // namespace cudnnenv

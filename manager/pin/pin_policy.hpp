@@ -1,0 +1,39 @@
+// The check before a pinned program starts (exec, shims): `none`, `load`
+// (the tree's main library loads by absolute path in a child, from that
+// file, with the tree's version) or `conv` (verify up to the GPU check). A
+// pass is remembered by the library's identity (path, size, modification
+// time) and, for `conv`, the driver's, so a repeated launch costs a stat
+// and a small file read.
+#pragma once
+
+#include <filesystem>
+#include <optional>
+#include <string>
+
+#include "util/result.hpp"
+#include "store/tree.hpp"
+#include "util/environment.hpp"
+
+namespace cudnnenv {
+
+enum class LaunchPolicy { none, load, conv };
+
+std::optional<LaunchPolicy> parse_launch_policy(std::string_view text);
+std::string to_string(LaunchPolicy policy);
+
+// First found wins: `option` (--verify), CUDNNENV_VERIFY, the project file's
+// [verify] on_launch, else `load`. An unknown value is an error.
+Result<LaunchPolicy> choose_launch_policy(const std::optional<std::string>& option, const util::Environment& environment,
+                                          const std::optional<std::string>& project_value);
+
+struct PinCheckOptions {
+  LaunchPolicy policy = LaunchPolicy::load;
+  std::filesystem::path probe_program;  // cudnnenv-probe
+  std::filesystem::path cache_file;     // <root>/.cudnnenv/cache/pin-checks
+  int device = 0;
+};
+
+// Passes, or fails with exit code 4 saying what is wrong and how to see more.
+Result<void> check_pin(const TreeRecord& tree, const PinCheckOptions& options);
+
+}  // namespace cudnnenv

@@ -1,0 +1,174 @@
+#include "pin/shims.hpp"
+
+#include <algorithm>
+#include <system_error>
+
+#include "formats/platform.hpp"
+#include "util/fs.hpp"
+#include "util/text.hpp"
+
+namespace cudnnenv {
+
+namespace fs = std::filesystem;
+
+namespace {
+
+bool windows_host() { return host_platform().os == Os::windows; }
+
+fs::path launcher_file(const ShimPaths& paths, const std::string& name) {
+  return paths.shims_dir / util::path_from_utf8(windows_host() ? name + ".exe" : name);
+}
+
+fs::path sidecar_file(const ShimPaths& paths, const std::string& name) {
+  return paths.shims_dir / util::path_from_utf8(name + ".shim");
+}
+
+Result<void> check_shim_name(const std::string& name) {
+  if (name.empty() || name.front() == '.' || name.find_first_of("/\\:*?\"<>|\n\r\t ") != std::string::npos ||
+      !util::is_valid_utf8(name) || (windows_host() && util::ends_with(util::to_lower(name), ".exe"))) {
+    return make_error("'" + name + "' cannot be a shim name",
+                      "use the program's name without a folder or .exe: cudnnenv shim add python", ExitCode::usage);
+  }
+  return {};
+}
+
+// The value of "key = value" in a sidecar's text.
+std::string sidecar_value(const std::string& text, const std::string& key) {
+  for (const auto& line : util::split(text, '\n')) {
+    const auto equals = line.find('=');
+    if (equals != std::string::npos && util::trim(line.substr(0, equals)) == key) {
+      return std::string(util::trim(line.substr(equals + 1)));
+    }
+  }
+  return {};
+}
+
+}  // namespace
+
+std::string sidecar_text(const ShimSpec& spec, const ShimPaths& paths, const std::optional<fs::path>& target) {
+  std::string text = "# written by 'cudnnenv shim add " + spec.name + "'; see 'cudnnenv shim --help'\n";
+  text += "cudnnenv = " + util::to_utf8(paths.program) + "\n";
+  text += "root = " + util::to_utf8(paths.root) + "\n";
+  if (!paths.audit_module.empty()) {
+    text += "audit = " + util::to_utf8(paths.audit_module) + "\n";
+  }
+  if (target) {
+    text += "path = " + util::to_utf8(*target) + "\n";
+  }
+  if (!spec.args.empty()) {
+    text += "args = " + spec.args + "\n";
+  }
+  return text;
+}
+
+Result<ShimInfo> add_shim(const ShimSpec& spec, const ShimPaths& paths) {
+  if (auto valid = check_shim_name(spec.name); !valid) {
+    return std::move(valid).error();
+  }
+  std::error_code ec;
+  std::optional<fs::path> target;
+  if (spec.target) {
+    target = fs::absolute(*spec.target, ec);
+    if (!fs::is_regular_file(*target, ec)) {
+      return make_error("'" + util::to_utf8(*spec.target) + "' is not a file", "give the program's full path",
+                        ExitCode::not_found);
+    }
+    if (fs::equivalent(*target, paths.launcher, ec) || fs::equivalent(target->parent_path(), paths.shims_dir, ec)) {
+      return make_error("'" + util::to_utf8(*spec.target) + "' is a shim: the shim would start itself",
+                        "give the real program's path", ExitCode::usage);
+    }
+  }
+  for (const std::string& value : {util::to_utf8(paths.program), util::to_utf8(paths.root),
+                                   target ? util::to_utf8(*target) : std::string(), spec.args}) {
+    if (value.find_first_of("\r\n") != std::string::npos) {
+      return make_error("a line break in '" + value + "' cannot go into a shim file", "use a path without one",
+                        ExitCode::usage);
+    }
+  }
+  if (!fs::is_regular_file(paths.launcher, ec)) {
+    return make_error("the launcher '" + util::to_utf8(paths.launcher) + "' is missing", "reinstall cudnnenv");
+  }
+  fs::create_directories(paths.shims_dir, ec);
+  if (ec) {
+    return make_error("cannot create '" + util::to_utf8(paths.shims_dir) + "': " + ec.message());
+  }
+  // The sidecar first: a launcher without one would fail at its first start.
+  if (auto written = util::write_file_atomic(sidecar_file(paths, spec.name), sidecar_text(spec, paths, target));
+      !written) {
+    return std::move(written).error();
+  }
+  const fs::path file = launcher_file(paths, spec.name);
+  const fs::path temporary = paths.shims_dir / util::path_from_utf8("." + spec.name + ".new");
+  fs::remove(temporary, ec);
+  if (windows_host()) {
+    // A hard link costs no space and follows upgrades of nothing: it is a copy
+    // that shares the data. Other volumes get a real copy.
+    fs::create_hard_link(paths.launcher, temporary, ec);
+    if (ec) {
+      ec.clear();
+      fs::copy_file(paths.launcher, temporary, fs::copy_options::overwrite_existing, ec);
+    }
+  } else {
+    fs::create_symlink(paths.launcher, temporary, ec);
+  }
+  if (ec) {
+    return make_error("cannot create '" + util::to_utf8(file) + "': " + ec.message());
+  }
+  if (auto replaced = util::replace_file(temporary, file); !replaced) {
+    fs::remove(temporary, ec);
+    return std::move(replaced).error();
+  }
+  ShimInfo info;
+  info.name = spec.name;
+  info.file = file;
+  info.target = target ? util::to_utf8(*target) : std::string();
+  info.args = spec.args;
+  return info;
+}
+
+Result<void> remove_shim(const std::string& name, const ShimPaths& paths) {
+  if (auto valid = check_shim_name(name); !valid) {
+    return std::move(valid).error();
+  }
+  std::error_code ec;
+  const bool launcher = fs::remove(launcher_file(paths, name), ec);
+  const bool sidecar = fs::remove(sidecar_file(paths, name), ec);
+  if (!launcher && !sidecar) {
+    return make_error("there is no shim '" + name + "'", "'cudnnenv shim list' shows them", ExitCode::not_found);
+  }
+  return {};
+}
+
+std::vector<ShimInfo> list_shims(const ShimPaths& paths) {
+  std::vector<ShimInfo> shims;
+  std::error_code ec;
+  for (const auto& entry : fs::directory_iterator(paths.shims_dir, ec)) {
+    const std::string file_name = util::to_utf8(entry.path().filename());
+    if (!util::ends_with(file_name, ".shim")) {
+      continue;
+    }
+    ShimInfo info;
+    info.name = file_name.substr(0, file_name.size() - 5);
+    info.file = launcher_file(paths, info.name);
+    auto text = util::read_file(entry.path());
+    if (!text) {
+      info.broken = true;
+      info.problem = "its .shim file cannot be read";
+    } else {
+      info.target = sidecar_value(*text, "path");
+      info.args = sidecar_value(*text, "args");
+    }
+    if (!fs::exists(info.file, ec)) {
+      info.broken = true;
+      info.problem = "the launcher file is missing";
+    } else if (!windows_host() && !fs::exists(fs::status(info.file, ec))) {
+      info.broken = true;
+      info.problem = "its link points to a launcher that is gone";
+    }
+    shims.push_back(std::move(info));
+  }
+  std::sort(shims.begin(), shims.end(), [](const ShimInfo& a, const ShimInfo& b) { return a.name < b.name; });
+  return shims;
+}
+
+}  // namespace cudnnenv

@@ -1,0 +1,52 @@
+// Shims: launchers in <root>/.cudnnenv/shims/ that start a program pinned to
+// the tree selected where it runs (the shim program: shim/). On Linux NAME is
+// a link to cudnnenv-shim; on Windows NAME.exe is a hard link (else a copy)
+// of cudnnenv-shim.exe. Beside each, NAME.shim says where cudnnenv and the
+// store are and, optionally, the program to start (scoop's format: key = value).
+#pragma once
+
+#include <filesystem>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "util/result.hpp"
+
+namespace cudnnenv {
+
+struct ShimSpec {
+  std::string name;                             // "python"
+  std::optional<std::filesystem::path> target;  // --target; else the first NAME on PATH outside the shims
+  std::string args;                             // inserted before the user's arguments
+};
+
+struct ShimPaths {
+  std::filesystem::path shims_dir;     // <root>/.cudnnenv/shims
+  std::filesystem::path root;          // the store root, as the shim passes it back to cudnnenv
+  std::filesystem::path program;       // cudnnenv
+  std::filesystem::path launcher;      // cudnnenv-shim(.exe)
+  std::filesystem::path audit_module;  // Linux: libcudnnenv-audit.so; empty on Windows
+};
+
+struct ShimInfo {
+  std::string name;
+  std::filesystem::path file;       // the launcher in the shims folder
+  std::string target;               // the sidecar's path, or empty: NAME on PATH
+  std::string args;
+  bool broken = false;              // sidecar missing or unreadable, or the launcher gone
+  std::string problem;
+};
+
+// Creates or replaces shim `spec.name`. Refuses a name with a path in it,
+// a target that does not exist, and a target that is a shim (a loop).
+Result<ShimInfo> add_shim(const ShimSpec& spec, const ShimPaths& paths);
+
+// Removes the launcher and its sidecar; exit code 3 when there is no such shim.
+Result<void> remove_shim(const std::string& name, const ShimPaths& paths);
+
+std::vector<ShimInfo> list_shims(const ShimPaths& paths);
+
+// The sidecar's text (also what tests compare against).
+std::string sidecar_text(const ShimSpec& spec, const ShimPaths& paths, const std::optional<std::filesystem::path>& target);
+
+}  // namespace cudnnenv

@@ -1,0 +1,57 @@
+// Reading a library's own version. Loading a foreign DLL can crash or hang,
+// so it happens in a child process (`cudnnenv-probe LIBRARY`, beside the
+// cudnnenv program) that the parent waits for with a timeout.
+#pragma once
+
+#include <chrono>
+#include <cstddef>
+#include <filesystem>
+#include <functional>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "util/result.hpp"
+#include "util/process.hpp"
+
+namespace cudnnenv {
+
+struct ProbeReport {
+  std::size_t version_raw = 0;               // cudnnGetVersion()
+  std::optional<std::size_t> cudart_raw;     // cudnnGetCudartVersion(), when exported
+  std::string loaded_from;                   // the file the loader mapped
+};
+
+// Loads `library` and reads what it reports, in this process. The child's
+// half of the probe; also what tests of fake libraries call.
+Result<ProbeReport> probe_in_process(const std::filesystem::path& library);
+
+// The child's main: prints the report as "key=value" lines; 0 on success.
+int run_probe_child(const std::filesystem::path& library);
+
+// The GPU check's child: loads the CUDA driver and `library`, runs float32
+// forward convolutions on GPU `device` against a double-precision CPU
+// reference, prints key=value lines. Exit code: 0 pass, 4 wrong results,
+// 3 no usable GPU or driver, 1 other failures.
+int run_conv_probe(const std::filesystem::path& library, int device);
+
+// Parses what run_probe_child printed.
+std::optional<ProbeReport> parse_probe_output(std::string_view text);
+
+// Runs `probe_program library` with the library's folder first on the
+// loader's search path (LD_LIBRARY_PATH / PATH), so that its sub-libraries
+// come from the same folder.
+Result<ProbeReport> probe_in_child(const std::filesystem::path& probe_program, const std::filesystem::path& library,
+                                   std::chrono::milliseconds timeout = std::chrono::seconds(30));
+
+// The child process that probes `library`: `probe_program [arguments...]
+// library`, with the library's folder first on the loader's search path.
+util::ProcessSpec probe_process(const std::filesystem::path& probe_program, const std::filesystem::path& library,
+                                std::vector<std::string> arguments, std::chrono::milliseconds timeout);
+
+using ProbeFunction = std::function<Result<ProbeReport>(const std::filesystem::path& library)>;
+
+// cudnnenv-probe beside `program` (cudnnenv-probe.exe on Windows).
+std::filesystem::path probe_program_beside(const std::filesystem::path& program);
+
+}  // namespace cudnnenv

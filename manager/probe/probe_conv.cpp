@@ -1,0 +1,400 @@
+// The GPU half of the probe: a float32 forward convolution through cuDNN on
+// the CUDA driver API, both loaded at run time (no CUDA headers or libraries
+// at build time), compared with a double-precision CPU reference.
+#include <chrono>
+#include <cmath>
+#include <cstdio>
+#include <cstring>
+#include <random>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "probe/probe.hpp"
+#include "util/dynlib.hpp"
+#include "util/text.hpp"
+
+namespace cudnnenv {
+
+namespace {
+
+// The few declarations needed, with the ABI of cuda.h and cudnn.h.
+using CUresult = int;
+using CUdevice = int;
+using CUcontext = void*;
+using CUdeviceptr = unsigned long long;
+using cudnnStatus = int;
+using cudnnHandle = void*;
+using cudnnDescriptor = void*;
+
+struct Driver {
+  CUresult (*cuInit)(unsigned);
+  CUresult (*cuDriverGetVersion)(int*);
+  CUresult (*cuDeviceGetCount)(int*);
+  CUresult (*cuDeviceGet)(CUdevice*, int);
+  CUresult (*cuDeviceGetName)(char*, int, CUdevice);
+  CUresult (*cuDeviceGetAttribute)(int*, int, CUdevice);
+  CUresult (*cuDevicePrimaryCtxRetain)(CUcontext*, CUdevice);
+  CUresult (*cuCtxSetCurrent)(CUcontext);
+  CUresult (*cuCtxSynchronize)();
+  CUresult (*cuMemAlloc)(CUdeviceptr*, std::size_t);
+  CUresult (*cuMemFree)(CUdeviceptr);
+  CUresult (*cuMemcpyHtoD)(CUdeviceptr, const void*, std::size_t);
+  CUresult (*cuMemcpyDtoH)(void*, CUdeviceptr, std::size_t);
+  CUresult (*cuGetErrorString)(CUresult, const char**);
+};
+
+struct Cudnn {
+  cudnnStatus (*create)(cudnnHandle*);
+  const char* (*error_string)(cudnnStatus);
+  cudnnStatus (*create_tensor)(cudnnDescriptor*);
+  cudnnStatus (*set_tensor)(cudnnDescriptor, int, int, int, int, int, int);
+  cudnnStatus (*destroy_tensor)(cudnnDescriptor);
+  cudnnStatus (*create_filter)(cudnnDescriptor*);
+  cudnnStatus (*set_filter)(cudnnDescriptor, int, int, int, int, int, int);
+  cudnnStatus (*destroy_filter)(cudnnDescriptor);
+  cudnnStatus (*create_conv)(cudnnDescriptor*);
+  cudnnStatus (*set_conv)(cudnnDescriptor, int, int, int, int, int, int, int, int);
+  cudnnStatus (*set_math)(cudnnDescriptor, int);
+  cudnnStatus (*destroy_conv)(cudnnDescriptor);
+  cudnnStatus (*output_dim)(cudnnDescriptor, cudnnDescriptor, cudnnDescriptor, int*, int*, int*, int*);
+  cudnnStatus (*workspace_size)(cudnnHandle, cudnnDescriptor, cudnnDescriptor, cudnnDescriptor, cudnnDescriptor, int,
+                                std::size_t*);
+  cudnnStatus (*forward)(cudnnHandle, const void*, cudnnDescriptor, const void*, cudnnDescriptor, const void*,
+                         cudnnDescriptor, int, void*, std::size_t, const void*, cudnnDescriptor, void*);
+};
+
+constexpr int k_float = 0;               // CUDNN_DATA_FLOAT
+constexpr int k_nchw = 0;                // CUDNN_TENSOR_NCHW
+constexpr int k_cross_correlation = 1;   // CUDNN_CROSS_CORRELATION
+constexpr int k_fma_math = 3;            // CUDNN_FMA_MATH: no tensor cores, no down-conversion
+// CUDNN_CONVOLUTION_FWD_ALGO_IMPLICIT_GEMM: every cuDNN and GPU has it and it
+// needs no workspace. Asking the heuristics instead (cudnnGetConvolution-
+// ForwardAlgorithm_v7) cost 130-200 ms more on the H200, in loading the
+// kernels of the algorithm they chose.
+constexpr int k_implicit_gemm = 0;
+constexpr int k_cc_major = 75;           // CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MAJOR
+constexpr int k_cc_minor = 76;
+
+// A double-precision result and the float32 GPU one may differ by rounding
+// in the float accumulation: K*C*R*S terms of magnitude <= 1, so a relative
+// error (against the largest |y|) within 1e-4 is rounding; anything above
+// is a wrong result.
+constexpr double k_relative_error_bound = 1e-4;
+
+struct Shape {
+  const char* name;
+  int n, c, h, w, k, r, s, pad, stride;
+  int out_h() const { return (h + 2 * pad - r) / stride + 1; }
+  int out_w() const { return (w + 2 * pad - s) / stride + 1; }
+};
+
+// One convolution to check: fresh random input and its double-precision
+// result, computed on the CPU while the GPU is being set up.
+struct Case {
+  Shape shape;
+  std::vector<float> x, w;
+  std::vector<double> reference;
+};
+
+void compute_reference(Case& item) {
+  const Shape& shape = item.shape;
+  const int oh = shape.out_h(), ow = shape.out_w();
+  item.reference.assign(static_cast<std::size_t>(shape.n) * shape.k * oh * ow, 0.0);
+  for (int n = 0; n < shape.n; ++n)
+    for (int k = 0; k < shape.k; ++k)
+      for (int p = 0; p < oh; ++p)
+        for (int q = 0; q < ow; ++q) {
+          double sum = 0.0;
+          for (int c = 0; c < shape.c; ++c)
+            for (int r = 0; r < shape.r; ++r)
+              for (int s = 0; s < shape.s; ++s) {
+                const int h = p * shape.stride - shape.pad + r;
+                const int w = q * shape.stride - shape.pad + s;
+                if (h < 0 || h >= shape.h || w < 0 || w >= shape.w) continue;
+                sum += static_cast<double>(item.x[((static_cast<std::size_t>(n) * shape.c + c) * shape.h + h) * shape.w + w]) *
+                       item.w[((static_cast<std::size_t>(k) * shape.c + c) * shape.r + r) * shape.s + s];
+              }
+          item.reference[((static_cast<std::size_t>(n) * shape.k + k) * oh + p) * ow + q] = sum;
+        }
+}
+
+template <typename F>
+bool bind_symbol(const util::DynamicLibrary& library, F& slot, const char* name, std::string& missing) {
+  slot = reinterpret_cast<F>(library.symbol(name));
+  if (!slot && missing.empty()) {
+    missing = name;
+  }
+  return slot != nullptr;
+}
+
+void say(const std::string& key, const std::string& value) { std::printf("%s=%s\n", key.c_str(), value.c_str()); }
+
+}  // namespace
+
+int run_conv_probe(const std::filesystem::path& library, int device_index) {
+  // Where the time goes, per phase, for the report (and for making it faster).
+  auto phase_start = std::chrono::steady_clock::now();
+  auto phase = [&phase_start](const char* key) {
+    const auto now = std::chrono::steady_clock::now();
+    char text[32];
+    std::snprintf(text, sizeof text, "%.1f", std::chrono::duration<double, std::milli>(now - phase_start).count());
+    say(key, text);
+    phase_start = now;
+  };
+  // The inputs, fresh and random, and their reference results, on a second
+  // thread while the driver starts.
+  std::vector<Case> cases = {{{"3x3 pad 1", 2, 16, 24, 24, 32, 3, 3, 1, 1}, {}, {}, {}},
+                             {{"3x3 stride 2", 2, 8, 33, 31, 16, 3, 3, 1, 2}, {}, {}, {}},
+                             {{"1x1", 4, 32, 16, 16, 64, 1, 1, 0, 1}, {}, {}, {}}};
+  std::mt19937 random(std::random_device{}());
+  std::uniform_real_distribution<float> uniform(-1.0f, 1.0f);
+  for (auto& item : cases) {
+    const Shape& shape = item.shape;
+    item.x.resize(static_cast<std::size_t>(shape.n) * shape.c * shape.h * shape.w);
+    item.w.resize(static_cast<std::size_t>(shape.k) * shape.c * shape.r * shape.s);
+    for (auto& v : item.x) v = uniform(random);
+    for (auto& v : item.w) v = uniform(random);
+  }
+  std::thread references([&cases] {
+    for (auto& item : cases) compute_reference(item);
+  });
+  struct Joiner {  // every return below waits for the thread
+    std::thread& thread;
+    ~Joiner() {
+      if (thread.joinable()) thread.join();
+    }
+  } joiner{references};
+
+  // 1. The driver. Without one there is no GPU to test: exit code 3.
+#ifdef _WIN32
+  auto driver_library = util::DynamicLibrary::open("nvcuda.dll");
+#else
+  auto driver_library = util::DynamicLibrary::open("libcuda.so.1");
+#endif
+  if (!driver_library) {
+    say("gpu_error", "no NVIDIA driver: " + driver_library.error().message);
+    return 3;
+  }
+  Driver cu{};
+  std::string missing;
+  bind_symbol(*driver_library, cu.cuInit, "cuInit", missing);
+  bind_symbol(*driver_library, cu.cuDriverGetVersion, "cuDriverGetVersion", missing);
+  bind_symbol(*driver_library, cu.cuDeviceGetCount, "cuDeviceGetCount", missing);
+  bind_symbol(*driver_library, cu.cuDeviceGet, "cuDeviceGet", missing);
+  bind_symbol(*driver_library, cu.cuDeviceGetName, "cuDeviceGetName", missing);
+  bind_symbol(*driver_library, cu.cuDeviceGetAttribute, "cuDeviceGetAttribute", missing);
+  bind_symbol(*driver_library, cu.cuDevicePrimaryCtxRetain, "cuDevicePrimaryCtxRetain", missing);
+  bind_symbol(*driver_library, cu.cuCtxSetCurrent, "cuCtxSetCurrent", missing);
+  bind_symbol(*driver_library, cu.cuCtxSynchronize, "cuCtxSynchronize", missing);
+  bind_symbol(*driver_library, cu.cuMemAlloc, "cuMemAlloc_v2", missing);
+  bind_symbol(*driver_library, cu.cuMemFree, "cuMemFree_v2", missing);
+  bind_symbol(*driver_library, cu.cuMemcpyHtoD, "cuMemcpyHtoD_v2", missing);
+  bind_symbol(*driver_library, cu.cuMemcpyDtoH, "cuMemcpyDtoH_v2", missing);
+  bind_symbol(*driver_library, cu.cuGetErrorString, "cuGetErrorString", missing);
+  if (!missing.empty()) {
+    say("gpu_error", "the NVIDIA driver lacks " + missing + ": it is too old");
+    return 3;
+  }
+  auto cu_error = [&](CUresult code) {
+    const char* text = nullptr;
+    cu.cuGetErrorString(code, &text);
+    return std::string(text ? text : "unknown") + " (" + std::to_string(code) + ")";
+  };
+  if (CUresult code = cu.cuInit(0); code != 0) {
+    say("gpu_error", "cuInit failed: " + cu_error(code) + (code == 100 ? ": no CUDA-capable GPU" : ""));
+    return 3;
+  }
+  phase("driver_init_ms");
+  int driver_version = 0;
+  int count = 0;
+  cu.cuDriverGetVersion(&driver_version);
+  cu.cuDeviceGetCount(&count);
+  say("driver_cuda", std::to_string(driver_version / 1000) + "." + std::to_string(driver_version % 1000 / 10));
+  if (count == 0 || device_index >= count) {
+    say("gpu_error", count == 0 ? "no GPU" : "no GPU " + std::to_string(device_index) + " (" + std::to_string(count) + " present)");
+    return 3;
+  }
+  CUdevice device = 0;
+  cu.cuDeviceGet(&device, device_index);
+  char name[256] = {};
+  cu.cuDeviceGetName(name, sizeof name, device);
+  int cc_major = 0;
+  int cc_minor = 0;
+  cu.cuDeviceGetAttribute(&cc_major, k_cc_major, device);
+  cu.cuDeviceGetAttribute(&cc_minor, k_cc_minor, device);
+  say("gpu", name);
+  say("compute_capability", std::to_string(cc_major) + "." + std::to_string(cc_minor));
+  CUcontext context = nullptr;
+  if (CUresult code = cu.cuDevicePrimaryCtxRetain(&context, device); code != 0) {
+    say("error", "cannot create a context: " + cu_error(code));
+    return 1;
+  }
+  cu.cuCtxSetCurrent(context);
+  phase("context_ms");
+
+  // 2. cuDNN, by absolute path.
+  auto cudnn_library = util::DynamicLibrary::open(library);
+  if (!cudnn_library) {
+    say("error", cudnn_library.error().message);
+    return 1;
+  }
+  Cudnn dnn{};
+  bind_symbol(*cudnn_library, dnn.create, "cudnnCreate", missing);
+  bind_symbol(*cudnn_library, dnn.error_string, "cudnnGetErrorString", missing);
+  bind_symbol(*cudnn_library, dnn.create_tensor, "cudnnCreateTensorDescriptor", missing);
+  bind_symbol(*cudnn_library, dnn.set_tensor, "cudnnSetTensor4dDescriptor", missing);
+  bind_symbol(*cudnn_library, dnn.destroy_tensor, "cudnnDestroyTensorDescriptor", missing);
+  bind_symbol(*cudnn_library, dnn.create_filter, "cudnnCreateFilterDescriptor", missing);
+  bind_symbol(*cudnn_library, dnn.set_filter, "cudnnSetFilter4dDescriptor", missing);
+  bind_symbol(*cudnn_library, dnn.destroy_filter, "cudnnDestroyFilterDescriptor", missing);
+  bind_symbol(*cudnn_library, dnn.create_conv, "cudnnCreateConvolutionDescriptor", missing);
+  bind_symbol(*cudnn_library, dnn.set_conv, "cudnnSetConvolution2dDescriptor", missing);
+  bind_symbol(*cudnn_library, dnn.set_math, "cudnnSetConvolutionMathType", missing);
+  bind_symbol(*cudnn_library, dnn.destroy_conv, "cudnnDestroyConvolutionDescriptor", missing);
+  bind_symbol(*cudnn_library, dnn.output_dim, "cudnnGetConvolution2dForwardOutputDim", missing);
+  bind_symbol(*cudnn_library, dnn.workspace_size, "cudnnGetConvolutionForwardWorkspaceSize", missing);
+  bind_symbol(*cudnn_library, dnn.forward, "cudnnConvolutionForward", missing);
+  if (!missing.empty()) {
+    say("error", util::to_utf8(library.filename()) + " does not export " + missing);
+    return 1;
+  }
+  using VersionFunction = std::size_t (*)();
+  if (auto get_version = reinterpret_cast<VersionFunction>(cudnn_library->symbol("cudnnGetVersion"))) {
+    say("cudnn_version", std::to_string(get_version()));
+  }
+  if (auto get_cudart = reinterpret_cast<VersionFunction>(cudnn_library->symbol("cudnnGetCudartVersion"))) {
+    say("cudart_version", std::to_string(get_cudart()));
+  }
+  say("loaded_from", util::to_utf8(cudnn_library->loaded_path()));
+  phase("cudnn_load_ms");
+
+  cudnnHandle handle = nullptr;
+  if (cudnnStatus status = dnn.create(&handle); status != 0) {
+    say("error", std::string("cudnnCreate failed: ") + dnn.error_string(status));
+    return status == 1001 ? 3 : 1;  // NOT_INITIALIZED: the driver is too old for this build, or no GPU
+  }
+  phase("cudnn_create_ms");
+
+  // 3. The shapes: 3x3 with padding 1, a strided one, a 1x1; fresh random input.
+  double worst = 0.0;
+  int failed = 0;
+  const auto start = std::chrono::steady_clock::now();
+  std::vector<std::vector<float>> results(cases.size());
+  std::vector<double> gpu_times(cases.size(), 0.0);
+  for (std::size_t index = 0; index < cases.size(); ++index) {
+    const Shape& shape = cases[index].shape;
+    const std::vector<float>& x = cases[index].x;
+    const std::vector<float>& w = cases[index].w;
+    const auto shape_start = std::chrono::steady_clock::now();
+    cudnnDescriptor x_desc = nullptr, y_desc = nullptr, w_desc = nullptr, conv = nullptr;
+    dnn.create_tensor(&x_desc);
+    dnn.create_tensor(&y_desc);
+    dnn.create_filter(&w_desc);
+    dnn.create_conv(&conv);
+    std::string step;
+    auto check = [&](cudnnStatus status, const char* what) {
+      if (status != 0 && step.empty()) {
+        step = std::string(what) + ": " + dnn.error_string(status);
+      }
+      return status == 0;
+    };
+    int on = 0, ok_ = 0, oh = 0, ow = 0;
+    check(dnn.set_tensor(x_desc, k_nchw, k_float, shape.n, shape.c, shape.h, shape.w), "cudnnSetTensor4dDescriptor");
+    check(dnn.set_filter(w_desc, k_float, k_nchw, shape.k, shape.c, shape.r, shape.s), "cudnnSetFilter4dDescriptor");
+    check(dnn.set_conv(conv, shape.pad, shape.pad, shape.stride, shape.stride, 1, 1, k_cross_correlation, k_float),
+          "cudnnSetConvolution2dDescriptor");
+    check(dnn.set_math(conv, k_fma_math), "cudnnSetConvolutionMathType");
+    check(dnn.output_dim(conv, x_desc, w_desc, &on, &ok_, &oh, &ow), "cudnnGetConvolution2dForwardOutputDim");
+    check(dnn.set_tensor(y_desc, k_nchw, k_float, on, ok_, oh, ow), "cudnnSetTensor4dDescriptor");
+    if (step.empty() && (on != shape.n || ok_ != shape.k || oh != shape.out_h() || ow != shape.out_w())) {
+      step = "cudnnGetConvolution2dForwardOutputDim gave " + std::to_string(on) + "x" + std::to_string(ok_) + "x" +
+             std::to_string(oh) + "x" + std::to_string(ow) + ", not the reference's shape";
+    }
+    const int algo = k_implicit_gemm;
+    std::size_t workspace_bytes = 0;
+    check(dnn.workspace_size(handle, x_desc, w_desc, conv, y_desc, algo, &workspace_bytes),
+          "cudnnGetConvolutionForwardWorkspaceSize");
+    std::vector<float>& y = results[index];
+    y.assign(static_cast<std::size_t>(shape.n) * shape.k * shape.out_h() * shape.out_w(), 0.0f);
+    CUdeviceptr dx = 0, dw = 0, dy = 0, dws = 0;
+    std::string memory_error;
+    for (auto [pointer, bytes] : {std::pair{&dx, x.size() * 4}, std::pair{&dw, w.size() * 4},
+                                  std::pair{&dy, y.size() * 4}, std::pair{&dws, workspace_bytes + 16}}) {
+      if (CUresult code = cu.cuMemAlloc(pointer, bytes); code != 0 && memory_error.empty()) {
+        memory_error = "cuMemAlloc: " + cu_error(code);  // plain words for known causes: verify.cpp
+      }
+    }
+    auto copied = [&](CUresult code, const char* what) {
+      if (code != 0 && step.empty()) {
+        step = std::string(what) + ": " + cu_error(code);
+      }
+    };
+    if (memory_error.empty()) {
+      copied(cu.cuMemcpyHtoD(dx, x.data(), x.size() * 4), "cuMemcpyHtoD");
+      copied(cu.cuMemcpyHtoD(dw, w.data(), w.size() * 4), "cuMemcpyHtoD");
+      const float alpha = 1.0f, beta = 0.0f;
+      check(dnn.forward(handle, &alpha, x_desc, reinterpret_cast<void*>(dx), w_desc, reinterpret_cast<void*>(dw), conv,
+                        algo, reinterpret_cast<void*>(dws), workspace_bytes, &beta, y_desc, reinterpret_cast<void*>(dy)),
+            "cudnnConvolutionForward");
+      if (CUresult code = cu.cuCtxSynchronize(); code != 0 && step.empty()) {
+        step = "cuCtxSynchronize: " + cu_error(code);
+      }
+      copied(cu.cuMemcpyDtoH(y.data(), dy, y.size() * 4), "cuMemcpyDtoH");
+    }
+    const double gpu_ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - shape_start).count();
+    for (CUdeviceptr pointer : {dx, dw, dy, dws}) {
+      if (pointer) cu.cuMemFree(pointer);
+    }
+    dnn.destroy_tensor(x_desc);
+    dnn.destroy_tensor(y_desc);
+    dnn.destroy_filter(w_desc);
+    dnn.destroy_conv(conv);
+    if (!memory_error.empty() || !step.empty()) {
+      say("conv_error", std::string(shape.name) + ": " + (memory_error.empty() ? step : memory_error));
+      ++failed;
+      results[index].clear();
+      continue;
+    }
+    gpu_times[index] = gpu_ms;
+  }
+  const double gpu_elapsed_ms =
+      std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
+
+  // Each result against its reference, relative to the largest magnitude.
+  references.join();
+  for (std::size_t index = 0; index < cases.size(); ++index) {
+    const Shape& shape = cases[index].shape;
+    const std::vector<float>& y = results[index];
+    if (y.empty()) {
+      continue;
+    }
+    double largest = 0.0, worst_difference = 0.0;
+    for (std::size_t i = 0; i < y.size(); ++i) {
+      largest = std::max(largest, std::fabs(cases[index].reference[i]));
+      worst_difference = std::max(worst_difference, std::fabs(static_cast<double>(y[i]) - cases[index].reference[i]));
+    }
+    const double relative = largest > 0 ? worst_difference / largest : worst_difference;
+    worst = std::max(worst, relative);
+    char line[256];
+    std::snprintf(line, sizeof line, "%s: algo %d, %dx%dx%dx%d, max relative error %.2e, %.1f ms on the GPU", shape.name,
+                  k_implicit_gemm, shape.n, shape.k, shape.out_h(), shape.out_w(), relative, gpu_times[index]);
+    say("conv", line);
+    if (!(relative <= k_relative_error_bound)) {
+      ++failed;
+    }
+  }
+  const double elapsed_ms = gpu_elapsed_ms;
+  char summary[128];
+  std::snprintf(summary, sizeof summary, "%.2e", worst);
+  say("max_relative_error", summary);
+  say("error_bound", "1e-4");
+  std::snprintf(summary, sizeof summary, "%.1f", elapsed_ms);
+  say("conv_ms", summary);
+  // The handle and the context are left to the process's end (the probe
+  // exits right after this): destroying a context costs tens of milliseconds.
+  say("conv_result", failed == 0 ? "pass" : "fail");
+  return failed == 0 ? 0 : 4;
+}
+
+}  // namespace cudnnenv

@@ -1,0 +1,75 @@
+// cudnnenv-probe [--load-only | --conv [--device N]] LIBRARY: loads one library by
+// absolute path and prints what it reports (cudnnGetVersion,
+// cudnnGetCudartVersion, the mapped file) as key=value lines; with --conv,
+// also runs the GPU convolution check; with --load-only, only loads it (the
+// sub-libraries export no version). Run by cudnnenv in a child process
+// with a timeout, so that a crashing or hanging library cannot take it down.
+#include <cstdio>
+#include <cstdlib>
+#include <string>
+#include <vector>
+
+#include "probe/probe.hpp"
+#include "util/dynlib.hpp"
+#include "util/text.hpp"
+
+namespace {
+
+int probe_main(const std::vector<std::string>& arguments) {
+  bool conv = false;
+  bool load_only = false;
+  int device = 0;
+  std::string library;
+  for (std::size_t i = 1; i < arguments.size(); ++i) {
+    if (arguments[i] == "--conv") {
+      conv = true;
+    } else if (arguments[i] == "--load-only") {
+      load_only = true;
+    } else if (arguments[i] == "--device" && i + 1 < arguments.size()) {
+      device = std::atoi(arguments[++i].c_str());
+    } else if (library.empty()) {
+      library = arguments[i];
+    } else {
+      library.clear();
+      break;
+    }
+  }
+  if (library.empty()) {
+    std::fprintf(stderr, "usage: cudnnenv-probe [--load-only | --conv [--device N]] LIBRARY\n");
+    return 2;
+  }
+  const auto path = cudnnenv::util::path_from_utf8(library);
+  if (load_only) {
+    auto library = cudnnenv::util::DynamicLibrary::open(path);
+    if (!library) {
+      std::fprintf(stderr, "%s\n", library.error().message.c_str());
+      return 1;
+    }
+    std::printf("loaded_from=%s\n", cudnnenv::util::to_utf8(library->loaded_path()).c_str());
+    return 0;
+  }
+  if (conv) {
+    // Out at once: the report is written, and the driver's own tear-down at
+    // exit (contexts, modules) only adds to what verify waits for.
+    const int code = cudnnenv::run_conv_probe(path, device);
+    std::fflush(nullptr);
+    std::_Exit(code);
+  }
+  return cudnnenv::run_probe_child(path);
+}
+
+}  // namespace
+
+#ifdef _WIN32
+#include "util/win.hpp"
+
+int wmain(int argc, wchar_t** argv) {
+  std::vector<std::string> arguments;
+  for (int i = 0; i < argc; ++i) {
+    arguments.push_back(cudnnenv::util::narrow(argv[i]));
+  }
+  return probe_main(arguments);
+}
+#else
+int main(int argc, char** argv) { return probe_main(std::vector<std::string>(argv, argv + argc)); }
+#endif

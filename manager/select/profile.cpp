@@ -1,0 +1,156 @@
+#include "select/profile.hpp"
+
+#include "select/project.hpp"
+#include "formats/toml_text.hpp"
+
+#include <algorithm>
+
+#include <toml++/toml.h>
+
+#include "util/fs.hpp"
+#include "util/text.hpp"
+#include "formats/version.hpp"
+
+#include "profiles.inc"
+
+namespace cudnnenv {
+
+namespace fs = std::filesystem;
+
+namespace {
+
+std::string at(const fs::path& file, const toml::source_region& source) {
+  return util::to_utf8(file) + ":" + std::to_string(source.begin.line) + ":" + std::to_string(source.begin.column);
+}
+
+}  // namespace
+
+Result<std::vector<Profile>> parse_profiles(std::string_view text, const fs::path& origin) {
+  auto parsed = parse_toml(text, origin, "fix the TOML syntax");
+  if (!parsed) {
+    return std::move(parsed).error();
+  }
+  const toml::table root = std::move(*parsed);
+  std::vector<Profile> profiles;
+  const toml::table* table = root["profiles"].as_table();
+  if (!table) {
+    return profiles;
+  }
+  for (const auto& [name, node] : *table) {
+    const toml::table* entry = node.as_table();
+    if (!entry) {
+      return make_error(at(origin, node.source()) + ": profile '" + std::string(name.str()) + "' must be a table",
+                        "write [profiles.\"NAME\"] with cudnn = \"...\"");
+    }
+    Profile profile;
+    profile.name = std::string(name.str());
+    profile.framework = entry->get_as<std::string>("framework") ? **entry->get_as<std::string>("framework") : "";
+    profile.cudnn = entry->get_as<std::string>("cudnn") ? **entry->get_as<std::string>("cudnn") : "";
+    profile.cuda = entry->get_as<std::string>("cuda") ? **entry->get_as<std::string>("cuda") : "";
+    if (profile.cudnn.empty() || !parse_version(profile.cudnn)) {
+      return make_error(at(origin, entry->source()) + ": profile '" + profile.name + "' needs cudnn = \"<version>\"",
+                        "for example cudnn = \"8.1\"");
+    }
+    if (const toml::array* platforms = entry->get_as<toml::array>("platforms")) {
+      for (const auto& platform : *platforms) {
+        const std::string value = platform.value_or(std::string());
+        profile.platforms.push_back(value == "windows" ? Os::windows : Os::linux);
+      }
+    }
+    if (profile.platforms.empty()) {
+      profile.platforms = {Os::linux, Os::windows};
+    }
+    if (const toml::table* env = entry->get_as<toml::table>("env")) {
+      for (const auto& [key, value] : *env) {
+        if (auto refused = check_variable_name(origin, key); !refused) {
+          return std::move(refused).error();
+        }
+        profile.env.emplace_back(std::string(key.str()), value.value_or(std::string()));
+      }
+    }
+    profiles.push_back(std::move(profile));
+  }
+  return profiles;
+}
+
+Result<std::vector<Profile>> all_profiles(Os os, const fs::path& config_file) {
+  std::vector<Profile> candidates;
+  for (const auto& [file, text] : k_builtin_profiles) {
+    auto parsed = parse_profiles(text, fs::path("profiles") / file);
+    if (!parsed) {
+      return std::move(parsed).error();  // the unit tests parse every built-in file: this cannot ship
+    }
+    candidates.insert(candidates.end(), parsed->begin(), parsed->end());
+  }
+  std::error_code ec;
+  if (fs::exists(config_file, ec)) {
+    auto text = util::read_file(config_file);
+    if (!text) {
+      return std::move(text).error();
+    }
+    auto parsed = parse_profiles(*text, config_file);
+    if (!parsed) {
+      return std::move(parsed).error();
+    }
+    for (auto& profile : *parsed) {
+      std::erase_if(candidates, [&](const Profile& other) { return other.name == profile.name; });
+      candidates.push_back(std::move(profile));
+    }
+  }
+  std::vector<Profile> found;
+  for (auto& profile : candidates) {
+    if (std::find(profile.platforms.begin(), profile.platforms.end(), os) != profile.platforms.end()) {
+      found.push_back(std::move(profile));
+    }
+  }
+  // tf2.4 before tf2.10: names compared with their numbers as numbers.
+  auto key = [](const std::string& name) {
+    const auto digit = name.find_first_of("0123456789");
+    const auto version = digit == std::string::npos ? std::nullopt : parse_version(name.substr(digit));
+    return std::pair{name.substr(0, digit), version ? *version : Version{}};
+  };
+  std::sort(found.begin(), found.end(), [&](const Profile& a, const Profile& b) { return key(a.name) < key(b.name); });
+  return found;
+}
+
+Result<Profile> find_profile(const std::string& name, Os os, const fs::path& config_file) {
+  auto profiles = all_profiles(os, config_file);
+  if (!profiles) {
+    return std::move(profiles).error();
+  }
+  std::string closest;
+  std::size_t best = 3;
+  for (const auto& profile : *profiles) {
+    if (profile.name == name) {
+      return profile;
+    }
+    if (const std::size_t distance = util::edit_distance(name, profile.name); distance < best) {
+      best = distance;
+      closest = profile.name;
+    }
+  }
+  return make_error("there is no profile '" + name + "' for " + std::string(os == Os::windows ? "Windows" : "Linux"),
+                    closest.empty() ? std::string("'cudnnenv profile list' shows them")
+                                    : "did you mean '" + closest + "'?",
+                    ExitCode::not_found);
+}
+
+std::optional<TreeRecord> satisfying_tree(const Profile& profile, const std::vector<TreeRecord>& trees) {
+  const auto wanted = parse_version(profile.cudnn);
+  const auto cuda = parse_cuda_version(profile.cuda);
+  if (!wanted) {
+    return std::nullopt;
+  }
+  std::optional<TreeRecord> best;
+  for (const auto& tree : trees) {
+    const bool same_major = tree.version.major == wanted->major;
+    const bool minor_ok = tree.version.minor >= wanted->minor;
+    const bool cuda_ok = !cuda || !tree.cuda || tree.cuda->major == cuda->major;
+    if (same_major && minor_ok && cuda_ok && (!best || best->version < tree.version)) {
+      best = tree;
+    }
+  }
+  return best;
+}
+
+}  // namespace cudnnenv

@@ -1,0 +1,44 @@
+// Framework profiles: a name (tf2.5) for a cuDNN version, a CUDA version and
+// variables, from the data files under profiles/ (embedded at build time).
+#pragma once
+
+#include <filesystem>
+#include <optional>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "formats/platform.hpp"
+#include "util/result.hpp"
+#include "store/tree.hpp"
+
+namespace cudnnenv {
+
+struct Profile {
+  std::string name;       // "tf2.5"
+  std::string framework;  // "TensorFlow 2.5"
+  std::vector<Os> platforms;
+  std::string cudnn;      // a spec: "8.1"
+  std::string cuda;       // "11.2"
+  std::vector<std::pair<std::string, std::string>> env;
+};
+
+// Parses `[profiles."NAME"]` tables (other keys are left to their owner);
+// errors name `origin`:line:col. A profile without `platforms` is for every
+// platform.
+Result<std::vector<Profile>> parse_profiles(std::string_view text, const std::filesystem::path& origin);
+
+// The profiles for `os`: the built-in ones (profiles/*.toml), then the
+// user's from `config_file` (<root>/.cudnnenv/config.toml), which replace a
+// built-in one of the same name. A broken config file is an error.
+Result<std::vector<Profile>> all_profiles(Os os, const std::filesystem::path& config_file);
+
+// Profile `name` among those; an error with the closest name when there is none.
+Result<Profile> find_profile(const std::string& name, Os os, const std::filesystem::path& config_file);
+
+// The tree that runs what `profile` was built for: the newest installed one
+// of the same major cuDNN version and the same or a higher minor (what
+// TensorFlow accepts), built for the profile's CUDA major when it says.
+std::optional<TreeRecord> satisfying_tree(const Profile& profile, const std::vector<TreeRecord>& trees);
+
+}  // namespace cudnnenv

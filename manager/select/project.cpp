@@ -1,0 +1,233 @@
+#include "select/project.hpp"
+
+#include <system_error>
+
+#include <toml++/toml.h>
+
+#include "shell/quote.hpp"
+#include "formats/toml_text.hpp"
+#include "util/fs.hpp"
+#include "util/text.hpp"
+
+namespace cudnnenv {
+
+namespace fs = std::filesystem;
+
+namespace {
+
+std::string at(const fs::path& file, const toml::source_region& source) { return toml_place(file, source); }
+
+Result<toml::table> parse_toml(std::string_view text, const fs::path& file) {
+  return cudnnenv::parse_toml(text, file, "fix the TOML syntax at that place");
+}
+
+Error bad_key(const fs::path& file, const toml::key& key, const std::string& where, const std::string& valid) {
+  return make_error(at(file, key.source()) + ": unknown key '" + std::string(key.str()) + "'" + where,
+                    "valid keys: " + valid);
+}
+
+Result<std::string> string_value(const fs::path& file, const toml::key& key, const toml::node& node) {
+  if (auto value = node.value<std::string>()) {
+    return *value;
+  }
+  return make_error(at(file, node.source()) + ": '" + std::string(key.str()) + "' must be a string",
+                    "quote the value: " + std::string(key.str()) + " = \"...\"");
+}
+
+}  // namespace
+
+Result<void> check_variable_name(const fs::path& file, const toml::key& key) {
+  const std::string name(key.str());
+  if (!shell::is_valid_variable_name(name)) {
+    return make_error(at(file, key.source()) + ": '" + name + "' is not a variable name",
+                      "[env] names are letters, digits and '_', not starting with a digit");
+  }
+  if (util::starts_with(name, "CUDNNENV_") || util::starts_with(name, "_CUDNNENV")) {
+    return make_error(at(file, key.source()) + ": '" + name + "' is cudnnenv's own variable",
+                      "select with cudnn = \"...\" or profile = \"...\", not through [env]");
+  }
+  return {};
+}
+
+Result<ProjectFile> parse_project_file(std::string_view text, const fs::path& file) {
+  auto parsed = parse_toml(text, file);
+  if (!parsed) {
+    return std::move(parsed).error();
+  }
+  ProjectFile project;
+  project.file = file;
+  project.content = std::string(text);
+  const std::string valid = "cudnn, cuda, profile, path, [env], [verify]";
+  for (const auto& [key, node] : *parsed) {
+    const std::string name(key.str());
+    if (name == "cudnn" || name == "cuda" || name == "profile" || name == "path") {
+      auto value = string_value(file, key, node);
+      if (!value) {
+        return std::move(value).error();
+      }
+      (name == "cudnn" ? project.cudnn : name == "cuda" ? project.cuda : name == "profile" ? project.profile
+                                                                                            : project.path) = *value;
+    } else if (name == "env") {
+      const toml::table* table = node.as_table();
+      if (!table) {
+        return make_error(at(file, node.source()) + ": 'env' must be a table", "write it as [env] with NAME = \"value\" lines");
+      }
+      for (const auto& [variable, value_node] : *table) {
+        if (auto refused = check_variable_name(file, variable); !refused) {
+          return std::move(refused).error();
+        }
+        auto value = string_value(file, variable, value_node);
+        if (!value) {
+          return std::move(value).error();
+        }
+        project.env.emplace_back(std::string(variable.str()), *value);
+      }
+    } else if (name == "verify") {
+      const toml::table* table = node.as_table();
+      if (!table) {
+        return make_error(at(file, node.source()) + ": 'verify' must be a table", "write it as [verify] on_launch = \"load\"");
+      }
+      for (const auto& [verify_key, value_node] : *table) {
+        if (verify_key.str() != "on_launch") {
+          const Error unknown = bad_key(file, verify_key, " in [verify]", "on_launch");
+          project.warnings.push_back(unknown.message + " (" + unknown.hint + ")");
+          continue;
+        }
+        auto value = string_value(file, verify_key, value_node);
+        if (!value) {
+          return std::move(value).error();
+        }
+        if (*value != "none" && *value != "load" && *value != "conv") {
+          return make_error(at(file, value_node.source()) + ": on_launch must be none, load or conv, not '" +
+                                *value + "'",
+                            "none: no check; load: load the library and read its version; conv: run a convolution");
+        }
+        project.verify_on_launch = *value;
+      }
+    } else {
+      const Error unknown = bad_key(file, key, "", valid);
+      project.warnings.push_back(unknown.message + " (" + unknown.hint + ")");
+    }
+  }
+  if (project.cudnn && project.profile) {
+    return make_error(util::to_utf8(file) + ": both 'cudnn' and 'profile' are set", "keep one of them");
+  }
+  return project;
+}
+
+Result<ProjectFile> read_project_file(const fs::path& file) {
+  auto text = util::read_file(file);
+  if (!text) {
+    return std::move(text).error();
+  }
+  return parse_project_file(*text, file);
+}
+
+std::optional<fs::path> find_project_file(const fs::path& start) {
+  std::error_code ec;
+  for (fs::path dir = start;; dir = dir.parent_path()) {
+    const fs::path candidate = dir / k_project_file_name;
+    if (fs::is_regular_file(candidate, ec)) {
+      return candidate;
+    }
+    if (!dir.has_relative_path()) {
+      return std::nullopt;
+    }
+  }
+}
+
+Result<Config> parse_config(std::string_view text, const fs::path& file) {
+  Config config;
+  config.file = file;
+  auto parsed = parse_toml(text, file);
+  if (!parsed) {
+    return std::move(parsed).error();
+  }
+  for (const auto& [key, node] : *parsed) {
+    if (key.str() == "profiles" && node.is_table()) {
+      continue;  // the user's profiles: read by profile.cpp
+    }
+    if (key.str() != "default") {
+      return bad_key(file, key, "", "default, [profiles.NAME]");
+    }
+    auto value = string_value(file, key, node);
+    if (!value) {
+      return std::move(value).error();
+    }
+    config.default_spec = *value;
+  }
+  return config;
+}
+
+Result<Config> read_config(const fs::path& file) {
+  std::error_code ec;
+  if (!fs::exists(file, ec)) {
+    return Config{file, std::nullopt};
+  }
+  auto text = util::read_file(file);
+  if (!text) {
+    return std::move(text).error();
+  }
+  return parse_config(*text, file);
+}
+
+std::string toml_quote(std::string_view value) {
+  std::string out = "\"";
+  for (const char c : value) {
+    switch (c) {
+      case '"': out += "\\\""; break;
+      case '\\': out += "\\\\"; break;
+      case '\n': out += "\\n"; break;
+      case '\t': out += "\\t"; break;
+      case '\r': out += "\\r"; break;
+      default:
+        if (static_cast<unsigned char>(c) < 0x20) {
+          char escaped[8];
+          std::snprintf(escaped, sizeof escaped, "\\u%04x", c);
+          out += escaped;
+        } else {
+          out += c;
+        }
+    }
+  }
+  return out + "\"";
+}
+
+std::string set_top_level_string(std::string_view text, std::string_view key, std::string_view value) {
+  const std::string line = std::string(key) + " = " + toml_quote(value);
+  std::vector<std::string> lines = util::split(text, '\n');
+  if (!lines.empty() && lines.back().empty()) {
+    lines.pop_back();  // the final newline
+  }
+  std::size_t first_table = lines.size();
+  for (std::size_t i = 0; i < lines.size(); ++i) {
+    const std::string_view trimmed = util::trim(lines[i]);
+    if (util::starts_with(trimmed, "[")) {
+      first_table = i;
+      break;
+    }
+    if (util::starts_with(trimmed, key)) {
+      const std::string_view rest = util::trim(trimmed.substr(key.size()));
+      if (util::starts_with(rest, "=")) {
+        lines[i] = line;
+        first_table = lines.size() + 1;  // replaced: nothing to insert
+        break;
+      }
+    }
+  }
+  if (first_table <= lines.size()) {
+    // Before the first table, after any blank lines that end the top part.
+    std::size_t insert_at = first_table;
+    while (insert_at > 0 && util::trim(lines[insert_at - 1]).empty()) {
+      --insert_at;
+    }
+    lines.insert(lines.begin() + static_cast<std::ptrdiff_t>(insert_at), line);
+  }
+  std::string out;
+  for (const auto& each : lines) {
+    out += each + "\n";
+  }
+  return out;
+}
+
+}  // namespace cudnnenv

@@ -1,0 +1,73 @@
+// The per-project `.cudnnenv.toml` and the store's global `config.toml`:
+// parsing into plain structs (errors as `file:line:col: message`), finding
+// the nearest project file, and editing one key while keeping the rest.
+#pragma once
+
+#include <filesystem>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <utility>
+#include <vector>
+
+#include <toml++/toml.h>
+
+#include "util/result.hpp"
+
+namespace cudnnenv {
+
+inline constexpr const char* k_project_file_name = ".cudnnenv.toml";
+
+// .cudnnenv.toml:
+//   cudnn = "8.1"            # a spec; or: profile = "tf2.5"
+//   cuda = "11.2"            # optional CUDA qualifier
+//   path = "../cudnn-tree"   # a tree outside the store: needs 'cudnnenv trust'
+//   [env]                    # extra variables while active
+//   TF_CPP_MIN_LOG_LEVEL = "2"
+//   [verify]
+//   on_launch = "load"       # none | load | conv
+struct ProjectFile {
+  std::filesystem::path file;
+  std::string content;  // the text as read, for the trust check
+  std::optional<std::string> cudnn;
+  std::optional<std::string> cuda;
+  std::optional<std::string> profile;
+  std::optional<std::string> path;
+  std::vector<std::pair<std::string, std::string>> env;
+  std::optional<std::string> verify_on_launch;
+  // Unknown keys (`cdunn_typo = "x"`): said as `file:line:col` warnings, not
+  // errors, so that a typo never stops a shim or a prompt (as mise does).
+  std::vector<std::string> warnings;
+};
+
+// Whether `key` (of an [env] table in `file`) may name a variable: a plain
+// name that is not cudnnenv's own (CUDNNENV_*, _CUDNNENV*); else an error at
+// `file:line:col`.
+Result<void> check_variable_name(const std::filesystem::path& file, const toml::key& key);
+
+Result<ProjectFile> parse_project_file(std::string_view text, const std::filesystem::path& file);
+Result<ProjectFile> read_project_file(const std::filesystem::path& file);
+
+// The nearest .cudnnenv.toml in `start` or a folder above it: one file-system
+// lookup per level, nothing read.
+std::optional<std::filesystem::path> find_project_file(const std::filesystem::path& start);
+
+// <root>/.cudnnenv/config.toml:  default = "8.1"
+struct Config {
+  std::filesystem::path file;
+  std::optional<std::string> default_spec;
+};
+
+Result<Config> parse_config(std::string_view text, const std::filesystem::path& file);
+// A missing file is an empty configuration.
+Result<Config> read_config(const std::filesystem::path& file);
+
+// `text` with `key = "value"` set at the top level: an existing line is
+// replaced in place, else the line goes before the first [table]; every
+// other line and comment stays as it was.
+std::string set_top_level_string(std::string_view text, std::string_view key, std::string_view value);
+
+// A TOML basic string: quotes, backslashes and control characters escaped.
+std::string toml_quote(std::string_view value);
+
+}  // namespace cudnnenv

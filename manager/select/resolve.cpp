@@ -1,0 +1,222 @@
+#include "select/resolve.hpp"
+
+#include <system_error>
+
+#include "store/layout.hpp"
+#include "store/spec.hpp"
+#include "select/trust.hpp"
+#include "util/fs.hpp"
+#include "util/text.hpp"
+
+namespace cudnnenv {
+
+namespace fs = std::filesystem;
+
+namespace {
+
+Result<TreeRecord> select(const Store& store, const std::string& text, std::optional<std::string> cuda,
+                          Selection& selection) {
+  auto choice = choose_tree(store, text, cuda);
+  if (!choice) {
+    return std::move(choice).error();
+  }
+  selection.profile = std::move(choice->profile);
+  return std::move(choice->tree);
+}
+
+bool inside(const fs::path& path, const fs::path& folder) {
+  const std::string relative = util::generic_utf8(path.lexically_relative(folder));
+  return !relative.empty() && !util::starts_with(relative, "..");
+}
+
+}  // namespace
+
+Error no_tree_for(const Profile& profile) {
+  const std::string major = profile.cudnn.substr(0, profile.cudnn.find('.'));
+  return make_error("no installed cuDNN runs " + profile.framework + " (cuDNN " + profile.cudnn + " or a newer " +
+                        major + ".x, CUDA " + profile.cuda + ")",
+                    "install one: cudnnenv install <cuDNN " + profile.cudnn + " archive for CUDA " +
+                        profile.cuda.substr(0, profile.cuda.find('.')) + ">",
+                    ExitCode::not_found);
+}
+
+Result<Choice> choose_tree(const Store& store, const std::string& text, const std::optional<std::string>& cuda,
+                           RecordPart part) {
+  auto spec = parse_spec(text, cuda ? std::optional<std::string_view>(*cuda) : std::nullopt);
+  if (!spec) {
+    return std::move(spec).error();
+  }
+  const auto trees = store.list(part).trees;
+  auto tree = select_tree(trees, *spec);
+  if (tree) {
+    return Choice{std::move(*tree), std::nullopt};
+  }
+  // Not a version and no tree of that name: a profile's name, if there is one.
+  if (tree.error().code == ExitCode::not_found && !parse_version(text) && text.find("+cuda") == std::string::npos) {
+    if (auto profile = find_profile(text, host_platform().os, store.state_directory() / "config.toml")) {
+      auto fit = satisfying_tree(*profile, trees);
+      if (!fit) {
+        return no_tree_for(*profile);
+      }
+      return Choice{std::move(*fit), std::move(*profile)};
+    }
+  }
+  return std::move(tree).error();
+}
+
+Result<TreeRecord> tree_from_folder(const fs::path& folder) {
+  auto layout = locate_layout(folder, host_platform().os);
+  if (!layout) {
+    return std::move(layout).error();
+  }
+  TreeRecord tree;
+  tree.name = util::to_utf8(folder.filename());
+  tree.root = folder;
+  tree.location = util::to_utf8(folder);
+  tree.platform = host_platform();
+  tree.library_dir = layout->library_dir;
+  tree.main_library = layout->main_library;
+  tree.include_dir = layout->include_dir;
+  fs::path header = layout->version_header.empty() ? fs::path() : folder / util::path_from_utf8(layout->version_header);
+  if (header.empty()) {
+    header = find_version_header_near(tree.resolve(tree.library_dir), layout->major);
+    tree.include_dir = header.empty() ? std::string() : util::to_utf8(header.parent_path());
+  }
+  std::optional<Version> version;
+  if (auto text = header.empty() ? Result<std::string>(make_error("")) : util::read_file(header)) {
+    version = parse_version_header(*text);
+  }
+  if (!version) {
+    return make_error("no cuDNN version header for '" + util::to_utf8(folder) + "'",
+                      "a tree given by path needs its headers (include/cudnn_version.h) beside its libraries");
+  }
+  tree.version = *version;
+  tree.version_from = "header";
+  return tree;
+}
+
+Result<Selection> resolve_selection(const Store& store, const SelectionRequest& request) {
+  Selection selection;
+  auto finish = [&](Result<TreeRecord> tree) -> Result<Selection> {
+    if (!tree) {
+      Error error = std::move(tree).error();
+      error.message += " (" + describe_origin(selection) + ")";
+      return error;
+    }
+    selection.tree = std::move(*tree);
+    return selection;
+  };
+
+  if (request.cudnn && !request.cudnn->empty()) {
+    selection.origin = Origin::command_line;
+    selection.decided_by = "--cudnn";
+    selection.spec = *request.cudnn;
+    return finish(select(store, selection.spec, request.cuda, selection));
+  }
+  if (auto shell = request.environment.get("CUDNNENV_VERSION"); shell && !shell->empty()) {
+    selection.origin = Origin::environment;
+    selection.decided_by = "CUDNNENV_VERSION";
+    selection.spec = *shell;
+    return finish(select(store, selection.spec, request.cuda, selection));
+  }
+  if (auto activated = request.environment.get(k_activated_variable); activated && !activated->empty()) {
+    selection.origin = Origin::activation;
+    selection.decided_by = k_activated_variable;
+    selection.spec = *activated;
+    return finish(select(store, selection.spec, request.cuda, selection));
+  }
+  if (auto file = find_project_file(request.working_directory)) {
+    auto project = read_project_file(*file);
+    if (!project) {
+      return std::move(project).error();
+    }
+    if (!project->env.empty()) {
+      // Any [env] needs trust: no list of "dangerous" names is complete
+      // (LD_PRELOAD, PATH, PYTHONSTARTUP, BASH_ENV, NODE_OPTIONS, ...).
+      const TrustStatus status = TrustStore(store.state_directory()).status(*file, project->content);
+      if (status != TrustStatus::trusted) {
+        selection.withheld_env = make_error(
+            "'" + util::to_utf8(*file) + "' sets variables ([env]) and " + describe(status) + ": they were not set",
+            status == TrustStatus::symbolic_link
+                ? "variables come only from a project file in its own folder"
+                : "read it, then run 'cudnnenv trust' in '" + util::to_utf8(file->parent_path()) + "'");
+        project->env.clear();
+      }
+    }
+    selection.warnings = project->warnings;
+    if (selection.withheld_env) {
+      selection.warnings.push_back(selection.withheld_env->message + " (hint: " + selection.withheld_env->hint + ")");
+    }
+    selection.origin = Origin::project_file;
+    selection.decided_by = util::to_utf8(*file);
+    selection.project = *project;
+    const std::optional<std::string> cuda = request.cuda ? request.cuda : project->cuda;
+    if (project->path) {
+      std::error_code ec;
+      const fs::path folder =
+          fs::weakly_canonical(file->parent_path() / util::path_from_utf8(*project->path), ec);
+      selection.spec = *project->path;
+      if (!inside(folder, fs::weakly_canonical(store.root(), ec))) {
+        const TrustStatus status = TrustStore(store.state_directory()).status(*file, project->content);
+        if (status != TrustStatus::trusted) {
+          const std::string quoted = "'" + util::to_utf8(*file) + "'";
+          return make_error(quoted + " points outside the store (path = '" + *project->path + "') and " +
+                                describe(status),
+                            status == TrustStatus::symbolic_link
+                                ? "a project file that changes what loads must be a file of its own folder"
+                                : "read it, then run 'cudnnenv trust' in '" + util::to_utf8(file->parent_path()) + "'");
+        }
+      }
+      return finish(tree_from_folder(folder));
+    }
+    if (project->profile) {
+      auto profile = find_profile(*project->profile, host_platform().os, store.state_directory() / "config.toml");
+      if (!profile) {
+        return make_error(selection.decided_by + ": " + profile.error().message, profile.error().hint,
+                          ExitCode::not_found);
+      }
+      selection.spec = *project->profile;
+      selection.profile = *profile;
+      auto tree = satisfying_tree(*profile, store.list(RecordPart::identity).trees);
+      if (!tree) {
+        Error error = no_tree_for(*profile);
+        error.message += ", which " + selection.decided_by + " asks for";
+        return error;
+      }
+      return finish(std::move(*tree));
+    }
+    if (project->cudnn) {
+      selection.spec = *project->cudnn;
+      return finish(select(store, selection.spec, cuda, selection));
+    }
+    // A project file that names no tree (only [env], say) leaves the choice to the default.
+  }
+  const fs::path config_file = store.state_directory() / "config.toml";
+  auto config = read_config(config_file);
+  if (!config) {
+    return std::move(config).error();
+  }
+  if (config->default_spec) {
+    selection.origin = Origin::global_default;
+    selection.decided_by = util::to_utf8(config_file);
+    selection.spec = *config->default_spec;
+    return finish(select(store, selection.spec, request.cuda, selection));
+  }
+  return make_error("no cuDNN is selected here",
+                    "choose one: 'cudnnenv use <version> --global', 'cudnnenv use <version> --local' (writes "
+                    ".cudnnenv.toml), or --cudnn <version>",
+                    ExitCode::not_found);
+}
+
+std::string describe_origin(const Selection& selection) {
+  switch (selection.origin) {
+    case Origin::command_line: return "set by --cudnn";
+    case Origin::environment: return "set by CUDNNENV_VERSION";
+    case Origin::activation: return "set by 'cudnnenv activate' in this shell";
+    case Origin::project_file: return "set by " + selection.decided_by;
+    case Origin::global_default: return "set by " + selection.decided_by + ", the global default";
+  }
+  return "";
+}
+
+}  // namespace cudnnenv

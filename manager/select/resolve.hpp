@@ -1,0 +1,76 @@
+// Which tree is selected here, and what decided it. First found wins: the
+// command line (--cudnn), CUDNNENV_VERSION (the shell's selection, `use`),
+// CUDNNENV_ACTIVATED (`cudnnenv activate` in this shell), the nearest
+// .cudnnenv.toml from the working folder up, the global default in
+// <root>/.cudnnenv/config.toml. current, which, exec, the shims (through
+// exec and the launch key) and the prompt hook all resolve here. This runs before every shim launch: it
+// spawns nothing and reads one small file per folder level at most.
+#pragma once
+
+#include <filesystem>
+#include <optional>
+#include <string>
+
+#include "select/profile.hpp"
+#include "select/project.hpp"
+#include "util/result.hpp"
+#include "store/store.hpp"
+#include "store/tree.hpp"
+#include "util/environment.hpp"
+
+namespace cudnnenv {
+
+enum class Origin { command_line, environment, activation, project_file, global_default };
+
+// Set by `cudnnenv activate` (and removed by deactivate): the tree it activated.
+inline constexpr const char* k_activated_variable = "CUDNNENV_ACTIVATED";
+
+struct Selection {
+  TreeRecord tree;
+  Origin origin = Origin::command_line;
+  std::string decided_by;  // "--cudnn", "CUDNNENV_VERSION", "CUDNNENV_ACTIVATED", or the deciding file's path
+  std::string spec;        // the spec (or path) as written there
+  std::optional<ProjectFile> project;  // the project file, when it decided
+  std::optional<Profile> profile;      // the profile the project file named, if it did
+  // Set when the nearest project file has [env] but is not trusted: its
+  // variables were dropped (project->env is empty), and this says why and
+  // what to do. Activation shows it as a warning; the selection stands.
+  std::optional<Error> withheld_env;
+  // What the deciding project file says but cudnnenv ignores (unknown keys),
+  // as `file:line:col` lines; shown as warnings by every command.
+  std::vector<std::string> warnings;
+};
+
+struct SelectionRequest {
+  std::optional<std::string> cudnn;  // --cudnn
+  std::optional<std::string> cuda;   // --cuda
+  util::Environment environment;
+  std::filesystem::path working_directory;
+};
+
+// What a spec names, as every command takes it (#11: one matcher): a version
+// spec (8.1, 8.9.7+cuda11.8, `cuda` for --cuda) or a tree's name, the newest
+// installed tree that fits; else a profile's name (tf2.5), the newest
+// installed tree that runs it, with the profile. Fails with exit code 3 when
+// nothing fits, 2 for a malformed spec.
+struct Choice {
+  TreeRecord tree;
+  std::optional<Profile> profile;
+};
+Result<Choice> choose_tree(const Store& store, const std::string& text, const std::optional<std::string>& cuda,
+                           RecordPart part = RecordPart::identity);
+
+// "no installed cuDNN runs TensorFlow 2.5 (cuDNN 8.1 or a newer 8.x, CUDA 11.2)": the one spelling.
+Error no_tree_for(const Profile& profile);
+
+// Fails with exit code 3 when nothing is selected or the selection matches
+// no tree; a malformed or untrusted project file is an error, never skipped.
+Result<Selection> resolve_selection(const Store& store, const SelectionRequest& request);
+
+// "set by --cudnn", "set by /p/.cudnnenv.toml", "set by CUDNNENV_VERSION", ...
+std::string describe_origin(const Selection& selection);
+
+// A tree that lives in `folder` without being registered (a trusted `path = ...`).
+Result<TreeRecord> tree_from_folder(const std::filesystem::path& folder);
+
+}  // namespace cudnnenv

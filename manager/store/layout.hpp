@@ -1,0 +1,62 @@
+// Which files make a complete cuDNN release per major version and OS, and
+// where they sit inside a tree (cuda/bin, bin/x64, lib/x64, nvidia/cudnn/lib).
+#pragma once
+
+#include <filesystem>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "formats/platform.hpp"
+#include "util/result.hpp"
+
+namespace cudnnenv {
+
+struct ExpectedSet {
+  std::vector<std::string> libraries;    // DLLs (Windows) or .so.N names (Linux)
+  std::vector<std::string> headers;
+  std::vector<std::string> import_libs;  // Windows .lib files of the official zips
+};
+
+// The facts page's sets: 7.x one library; 8.x seven libraries (Windows: 14
+// .lib files, 9 headers); 9.x the eight core libraries (later 9.x releases
+// add more, which are allowed but not required).
+ExpectedSet expected_set(int major, Os os);
+
+// "libcudnn.so.9" / "cudnn64_9.dll".
+std::string main_library_name(int major, Os os);
+
+// The major version a main-library file name stands for, if it is one.
+std::optional<int> main_library_major(const std::string& file_name, Os os);
+
+// Whether a file name looks like any cuDNN library (for discovery and checks).
+bool is_cudnn_library_name(const std::string& file_name, Os os);
+
+// Relative paths inside a tree, '/'-separated; empty when absent.
+struct TreeLayout {
+  int major = 0;
+  std::string library_dir;  // bin (Windows) or lib (Linux)
+  std::string main_library;
+  std::string include_dir;
+  std::string import_lib_dir;
+  std::string version_header;  // the header the version was read from
+};
+
+// Finds the main library (no deeper than 5 levels), the headers and the
+// import libraries under `root`. Fails when there is no cuDNN library, or
+// libraries of two majors, or two folders with the main library.
+Result<TreeLayout> locate_layout(const std::filesystem::path& root, Os os);
+
+// The version header for a library folder whose headers live beside it, as
+// system and pip layouts have them: <lib>/../include, <lib>/../../include,
+// <lib>/../../include/<triplet> (Debian), trying cudnn_version.h,
+// cudnn_version_vN.h, then cudnn.h. Empty when there is none.
+std::filesystem::path find_version_header_near(const std::filesystem::path& library_dir, int major);
+
+enum class RequireImportLibs { no, yes };
+
+// Names (relative to the tree) of the expected files that are missing.
+std::vector<std::string> missing_files(const std::filesystem::path& root, const TreeLayout& layout, Os os,
+                                       RequireImportLibs import_libs);
+
+}  // namespace cudnnenv

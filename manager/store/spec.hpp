@@ -1,0 +1,38 @@
+// Version specs: "8", "8.1", "8.1.0", "8.1.0.77", each optionally
+// "+cuda11.2", or a tree's folder name. A spec picks the newest installed
+// tree that fits, matching whole components: "8.1" never selects 8.10.x.
+#pragma once
+
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "util/result.hpp"
+#include "store/tree.hpp"
+#include "formats/version.hpp"
+
+namespace cudnnenv {
+
+struct Spec {
+  std::string text;              // as given
+  std::vector<int> components;   // 1 to 4 numbers; empty when the spec can only be a name
+  std::optional<CudaVersion> cuda;
+};
+
+// Parses `text`; `cuda` (from --cuda or a file's cuda key) adds a CUDA
+// qualifier, and must agree with one written in the spec itself.
+Result<Spec> parse_spec(std::string_view text, std::optional<std::string_view> cuda = std::nullopt);
+
+// Whether `tree` fits `spec` by version and CUDA (not by name).
+bool fits(const Spec& spec, const TreeRecord& tree);
+
+// The tree named exactly `spec.text`, else the newest that fits. Errors: none
+// fits (exit 3, listing what is installed and how to install what was
+// asked), or the newest fits come from two CUDA majors (naming both).
+// newest: the newest tree that fits (use, exec, current...); strict: exactly
+// one tree must fit (remove). An ambiguous spec exits 2 either way.
+enum class Match { newest, strict };
+Result<TreeRecord> select_tree(const std::vector<TreeRecord>& trees, const Spec& spec, Match match = Match::newest);
+
+}  // namespace cudnnenv

@@ -1,0 +1,629 @@
+#include "store/store.hpp"
+
+#include <algorithm>
+#include <future>
+#include <random>
+#include <set>
+#include <system_error>
+
+#include "formats/archive.hpp"
+#include "formats/archive_name.hpp"
+#include "formats/binfmt.hpp"
+#include "store/extract.hpp"
+#include "store/layout.hpp"
+#include "store/official.hpp"
+#include "store/spec.hpp"
+#include "util/fs.hpp"
+#include "util/sha256.hpp"
+#include "util/text.hpp"
+
+namespace cudnnenv {
+
+namespace fs = std::filesystem;
+
+namespace {
+
+// Removes a folder when the scope ends, unless released.
+class ScopedRemoval {
+ public:
+  explicit ScopedRemoval(fs::path path) : m_path(std::move(path)) {}
+  ~ScopedRemoval() {
+    if (!m_path.empty()) {
+      util::remove_tree(m_path);
+    }
+  }
+  ScopedRemoval(const ScopedRemoval&) = delete;
+  ScopedRemoval& operator=(const ScopedRemoval&) = delete;
+
+ private:
+  fs::path m_path;
+};
+
+void warn(const WarningSink& sink, const std::string& message) {
+  if (sink) {
+    sink(message);
+  }
+}
+
+bool is_library_file(const std::string& path) {
+  const std::string name = util::to_lower(path.substr(path.rfind('/') + 1));
+  return util::ends_with(name, ".dll") || name.find(".so.") != std::string::npos || util::ends_with(name, ".so");
+}
+
+std::string list_some(const std::vector<std::string>& items, std::size_t shown = 3) {
+  std::string text;
+  for (std::size_t i = 0; i < items.size() && i < shown; ++i) {
+    text += (i ? ", '" : "'") + items[i] + "'";
+  }
+  if (items.size() > shown) {
+    text += " and " + std::to_string(items.size() - shown) + " more";
+  }
+  return text;
+}
+
+std::string platform_hint(Platform platform) {
+  return platform.os == Os::windows ? "use the Windows x64 archive (cudnn-windows-x86_64-*-archive.zip)"
+                                    : "use the Linux archive for this machine (cudnn-linux-" +
+                                          to_string(platform.arch) + "-*-archive.tar.xz)";
+}
+
+// Every library file must be built for the tree's platform: a 32-bit DLL
+// fails to load into a 64-bit program exactly like a missing one.
+Result<void> check_binaries(const std::vector<ExtractedFile>& files, const std::string& strip, Platform platform) {
+  for (const auto& file : files) {
+    if (!is_library_file(file.record.path)) {
+      continue;
+    }
+    const std::string shown = file.record.path.substr(strip.size());
+    if (file.binary.format == BinaryFormat::none) {
+      return make_error("'" + shown + "' is not a library (" + std::to_string(file.record.size) + " bytes)",
+                        "the file is truncated or damaged: download the archive again");
+    }
+    if (!matches(file.binary, platform)) {
+      return make_error("'" + shown + "' is " + file.binary.describe() + ", not " + describe(platform),
+                        file.binary.bits == 32 && platform.arch == Arch::x86_64
+                            ? "a 32-bit library cannot load into a 64-bit program: " + platform_hint(platform)
+                            : platform_hint(platform));
+    }
+  }
+  return {};
+}
+
+// The one commit point of every operation that adds a tree: the record goes
+// into the staged folder, then the folder is renamed into place, so a visible
+// tree always has its record.
+Result<void> publish(const fs::path& staged, const TreeRecord& record, const fs::path& tree_dir) {
+  std::error_code ec;
+  fs::create_directories(staged / ".cudnnenv", ec);
+  if (auto written = util::write_file_atomic(record_path(staged), serialize(record)); !written) {
+    return written;
+  }
+  return util::rename_directory(staged, tree_dir);
+}
+
+std::vector<std::string> top_level_names(const fs::path& folder) {
+  std::vector<std::string> names;
+  std::error_code ec;
+  for (const auto& entry : fs::directory_iterator(folder, ec)) {
+    names.push_back(util::to_utf8(entry.path().filename()));
+  }
+  return names;
+}
+
+struct VersionFacts {
+  Version version;
+  std::string version_from;
+  std::optional<CudaVersion> cuda;
+  std::string cuda_from;
+};
+
+// Version from the headers (else the library), build and CUDA from the name
+// or wheel metadata (else the library), all cross-checked.
+Result<VersionFacts> read_versions(const fs::path& header, const fs::path& library, const ArchiveName& name,
+                                   bool can_load, const ProbeFunction& probe, const WarningSink& warn_sink) {
+  VersionFacts facts;
+  std::optional<Version> header_version;
+  if (!header.empty()) {
+    if (auto text = util::read_file(header)) {
+      header_version = parse_version_header(*text);
+    }
+    if (!header_version) {
+      return make_error("'" + util::to_utf8(header) + "' does not define CUDNN_MAJOR, CUDNN_MINOR and CUDNN_PATCHLEVEL",
+                        "the header is damaged or not cuDNN's");
+    }
+  }
+  std::optional<ProbeReport> report;
+  if (can_load && probe) {
+    auto probed = probe(library);
+    if (probed) {
+      report = *probed;
+    } else {
+      warn(warn_sink, "could not load '" + util::to_utf8(library) + "' to read its versions: " + probed.error().message);
+    }
+  }
+  if (header_version) {
+    facts.version = *header_version;
+    facts.version_from = "header";
+    if (report) {
+      const Version loaded = decode_cudnn_version(report->version_raw);
+      if (!loaded.same_release(*header_version)) {
+        return make_error("the headers say cuDNN " + header_version->str() + " but '" +
+                              util::to_utf8(library.filename()) + "' reports " + loaded.str(),
+                          "headers and libraries come from different releases: use one complete archive");
+      }
+    }
+  } else if (report) {
+    facts.version = decode_cudnn_version(report->version_raw);
+    facts.version_from = "library";
+    warn(warn_sink, "no cudnn_version.h found: version " + facts.version.str() + " read from the library");
+  } else {
+    return make_error("cannot tell the cuDNN version: no cudnn_version.h or cudnn.h, and the library cannot be loaded here",
+                      "install from an archive or folder that includes the headers");
+  }
+  if (name.version) {
+    if (name.version->same_release(facts.version)) {
+      facts.version.build = name.version->build;
+    } else {
+      warn(warn_sink, "the name says cuDNN " + name.version->str() + " but the " + facts.version_from + " says " +
+                          facts.version.str() + ": keeping " + facts.version.str());
+    }
+  }
+  if (name.cuda) {
+    facts.cuda = name.cuda;
+    facts.cuda_from = name.wheel ? "metadata" : "name";
+  } else if (report && report->cudart_raw) {
+    facts.cuda = decode_cudart_version(*report->cudart_raw);
+    facts.cuda_from = "library";
+  }
+  return facts;
+}
+
+}  // namespace
+
+Result<void> check_tree_name(const std::string& name) {
+  if (name.empty() || name.front() == '.' || name.find_first_of("/\\:*?\"<>|\t\r\n") != std::string::npos ||
+      name.back() == ' ' || !util::is_valid_utf8(name)) {
+    return make_error("'" + name + "' cannot be a tree name",
+                      "a tree name is a folder name on every OS: none of / \\ : * ? \" < > |, no line breaks, "
+                      "not starting with '.' nor ending with a space",
+                      ExitCode::usage);
+  }
+  return {};
+}
+
+Store::Store(fs::path root) : m_root(std::move(root)) {}
+
+fs::path Store::default_root(const util::Environment& environment, Os os) {
+  if (auto root = environment.get("CUDNNENV_ROOT"); root && !root->empty()) {
+    return util::path_from_utf8(*root);
+  }
+  if (os == Os::windows) {
+    return fs::path("C:\\libs");
+  }
+  if (auto data = environment.get("XDG_DATA_HOME"); data && !data->empty()) {
+    return util::path_from_utf8(*data) / "cudnnenv";
+  }
+  return util::path_from_utf8(environment.get("HOME").value_or("/")) / ".local" / "share" / "cudnnenv";
+}
+
+Result<void> Store::prepare() const {
+  std::error_code ec;
+  for (const char* sub : {"staging", "locks", "trash"}) {
+    fs::create_directories(state_dir() / sub, ec);
+    if (ec) {
+      return make_error("cannot create '" + util::to_utf8(state_dir() / sub) + "': " + ec.message(),
+                        "choose a writable store root with CUDNNENV_ROOT or --root");
+    }
+  }
+  // What killed installs and removes left behind: a staging folder whose
+  // tree lock nobody holds, and anything in the trash.
+  for (const auto& entry : fs::directory_iterator(state_dir() / "staging", ec)) {
+    const fs::path lock_file = state_dir() / "locks" / (entry.path().filename().native() + fs::path(".lock").native());
+    if (auto lock = util::FileLock::try_acquire(lock_file)) {
+      util::remove_tree(entry.path());
+    }
+  }
+  for (const auto& entry : fs::directory_iterator(state_dir() / "trash", ec)) {
+    util::remove_tree(entry.path());
+  }
+  return {};
+}
+
+Result<InstallOutcome> Store::install(const fs::path& source_path, const InstallOptions& options) {
+  auto kind = detect_source_kind(source_path);
+  if (!kind) {
+    return std::move(kind).error();
+  }
+  std::error_code ec;
+  const fs::path source = fs::absolute(source_path, ec).lexically_normal();
+  const std::string file_name = util::to_utf8(source.has_filename() ? source.filename() : source.parent_path().filename());
+  ArchiveName name = *kind == SourceKind::folder ? ArchiveName{file_name, {}, {}, {}, false}
+                                                 : parse_archive_name(file_name);
+  const std::string tree_name = options.name.value_or(name.stem);
+  if (auto valid = check_tree_name(tree_name); !valid) {
+    return std::move(valid).error();
+  }
+  if (name.platform && name.platform->os != options.platform.os) {
+    return make_error("'" + file_name + "' is a " + describe(*name.platform) + " archive; this store holds " +
+                          describe(options.platform) + " trees",
+                      platform_hint(options.platform), ExitCode::usage);
+  }
+
+  SourceRecord source_record;
+  source_record.kind = *kind == SourceKind::folder ? "folder" : name.wheel ? "wheel"
+                       : *kind == SourceKind::zip                    ? "zip"
+                                                                     : "tar";
+  source_record.path = util::to_utf8(source);
+  // The archive's SHA-256 is computed on a second core while it unpacks;
+  // it is awaited only where a decision needs it.
+  std::future<Result<std::string>> pending_hash;
+  if (*kind != SourceKind::folder) {
+    source_record.size = fs::file_size(source, ec);
+    pending_hash = std::async(std::launch::async, [source] { return util::sha256_file(source); });
+  } else if (options.require_official == RequireOfficial::yes) {
+    return make_error("a folder cannot be checked against the official archives",
+                      "install the official archive itself, or drop --require-official", ExitCode::usage);
+  }
+  bool provenance_known = false;
+  auto settle_provenance = [&]() -> Result<void> {
+    if (provenance_known || !pending_hash.valid()) {
+      return {};
+    }
+    provenance_known = true;
+    auto hash = pending_hash.get();
+    if (!hash) {
+      return std::move(hash).error();
+    }
+    source_record.sha256 = *hash;
+    if (const OfficialArchive* official = find_official_by_sha256(*hash)) {
+      source_record.official = std::string(official->file_name);
+    } else if (const OfficialArchive* same_name = find_official_by_name(file_name)) {
+      warn(options.warn, "'" + file_name + "' has the name of an official archive but not its SHA-256 (expected " +
+                             std::string(same_name->sha256.substr(0, 16)) + "..., got " + hash->substr(0, 16) +
+                             "...): it was modified, re-packed or damaged");
+    } else {
+      warn(options.warn, "'" + file_name + "' is not a known official cuDNN archive (SHA-256 " + hash->substr(0, 16) +
+                             "...); mirrors and re-zipped copies are common");
+    }
+    if (source_record.official.empty() && options.require_official == RequireOfficial::yes) {
+      return make_error("'" + file_name + "' is not a known official cuDNN archive",
+                        "download it from NVIDIA, or install without --require-official");
+    }
+    return {};
+  };
+  if (options.require_official == RequireOfficial::yes) {
+    if (auto settled = settle_provenance(); !settled) {
+      return std::move(settled).error();
+    }
+  }
+
+  if (auto prepared = prepare(); !prepared) {
+    return std::move(prepared).error();
+  }
+  auto lock = util::FileLock::acquire(state_dir() / "locks" / (tree_name + ".lock"));
+  if (!lock) {
+    return std::move(lock).error();
+  }
+  const fs::path tree_dir = m_root / util::path_from_utf8(tree_name);
+  if (fs::exists(fs::symlink_status(tree_dir, ec))) {
+    if (auto settled = settle_provenance(); !settled) {
+      return std::move(settled).error();
+    }
+    auto existing = read_record(tree_dir);
+    if (existing && !source_record.sha256.empty() && existing->source.sha256 == source_record.sha256) {
+      return InstallOutcome{InstallStatus::already_installed, std::move(*existing)};
+    }
+    return make_error("'" + tree_name + "' is already in the store" +
+                          (existing ? " (from '" + existing->source.path + "')" : std::string()),
+                      "remove it first ('cudnnenv remove " + tree_name + "') or pick another name with --name");
+  }
+
+  // Holding the lock, any staging folder of this name is a killed install's.
+  const fs::path staging = state_dir() / "staging" / util::path_from_utf8(tree_name);
+  util::remove_tree(staging);
+  const fs::path content = staging / "content";
+  fs::create_directories(content, ec);
+  if (ec) {
+    return make_error("cannot create '" + util::to_utf8(content) + "': " + ec.message());
+  }
+  ScopedRemoval cleanup(staging);
+
+  auto reader = open_source(source, *kind);
+  if (!reader) {
+    return std::move(reader).error();
+  }
+  ExtractLimits limits = options.limits;
+  limits.source_size = *kind == SourceKind::folder ? 0 : source_record.size;
+  auto extraction = extract(**reader, content, file_name, limits);
+  if (!extraction) {
+    return std::move(extraction).error();
+  }
+
+  // An archive whose single top folder carries the archive's own name is
+  // the tree itself (cudnn-...-archive/bin); any other layout is kept as is
+  // (cudnn-11.2-windows-x64-v8.1.0.77/cuda/bin).
+  fs::path tree_root = content;
+  std::string strip;
+  if (const auto top = top_level_names(content); top.size() == 1 && top[0] == name.stem &&
+                                                 fs::is_directory(content / util::path_from_utf8(top[0]), ec)) {
+    tree_root = content / util::path_from_utf8(top[0]);
+    strip = top[0] + "/";
+  }
+
+  if (auto binaries = check_binaries(extraction->files, strip, options.platform); !binaries) {
+    return std::move(binaries).error();
+  }
+  auto layout = locate_layout(tree_root, options.platform.os);
+  if (!layout) {
+    return std::move(layout).error();
+  }
+  const RequireImportLibs import_libs =
+      options.platform.os == Os::windows && *kind == SourceKind::zip && !name.wheel ? RequireImportLibs::yes
+                                                                                     : RequireImportLibs::no;
+  if (const auto missing = missing_files(tree_root, *layout, options.platform.os, import_libs); !missing.empty()) {
+    return make_error("incomplete cuDNN " + std::to_string(layout->major) + " set for " + describe(options.platform) +
+                          ": missing " + list_some(missing),
+                      "the archive is damaged or not a complete cuDNN release: download it again");
+  }
+  if (extraction->wheel_metadata) {
+    apply_wheel_metadata(*extraction->wheel_metadata, name);
+  }
+  const fs::path library = tree_root / util::path_from_utf8(layout->main_library);
+  auto versions = read_versions(layout->version_header.empty() ? fs::path()
+                                                                : tree_root / util::path_from_utf8(layout->version_header),
+                                library, name, options.platform == host_platform(), options.probe, options.warn);
+  if (!versions) {
+    return std::move(versions).error();
+  }
+
+  if (auto settled = settle_provenance(); !settled) {
+    return std::move(settled).error();
+  }
+
+  TreeRecord record;
+  record.name = tree_name;
+  record.version = versions->version;
+  record.version_from = versions->version_from;
+  record.cuda = versions->cuda;
+  record.cuda_from = versions->cuda_from;
+  record.platform = options.platform;
+  record.library_dir = layout->library_dir;
+  record.main_library = layout->main_library;
+  record.include_dir = layout->include_dir;
+  record.import_lib_dir = layout->import_lib_dir;
+  record.installed_at = utc_timestamp();
+  record.source = source_record;
+  for (const auto& file : extraction->files) {
+    FileRecord entry = file.record;
+    entry.path = entry.path.substr(strip.size());
+    record.files.push_back(std::move(entry));
+  }
+
+  if (auto published = publish(tree_root, record, tree_dir); !published) {
+    return std::move(published).error();
+  }
+  record.root = tree_dir;
+  return InstallOutcome{InstallStatus::installed, std::move(record)};
+}
+
+Result<TreeRecord> Store::adopt(const fs::path& directory, const AdoptOptions& options) {
+  std::error_code ec;
+  const fs::path location = fs::canonical(directory, ec);
+  if (ec || !fs::is_directory(location, ec)) {
+    return make_error("'" + util::to_utf8(directory) + "' is not a folder", "pass the folder that holds the cuDNN tree",
+                      ExitCode::not_found);
+  }
+  auto layout = locate_layout(location, options.platform.os);
+  if (!layout) {
+    return std::move(layout).error();
+  }
+  const fs::path library_dir =
+      layout->library_dir.empty() ? location : location / util::path_from_utf8(layout->library_dir);
+  // System and pip layouts keep headers beside, not under, the library folder.
+  fs::path include_dir = layout->include_dir.empty() ? fs::path() : location / util::path_from_utf8(layout->include_dir);
+  fs::path version_header = layout->version_header.empty() ? fs::path() : location / util::path_from_utf8(layout->version_header);
+  if (include_dir.empty()) {
+    version_header = find_version_header_near(library_dir, layout->major);
+    include_dir = version_header.parent_path();
+  }
+  // The same copy adopted through another folder (lib vs. the toolkit root) is still the same copy.
+  const fs::path real_library = fs::weakly_canonical(location / util::path_from_utf8(layout->main_library), ec);
+  for (const auto& existing : list().trees) {
+    if (existing.location && fs::weakly_canonical(existing.library_path(), ec) == real_library) {
+      return make_error("'" + util::to_utf8(real_library) + "' is already adopted as '" + existing.name + "'",
+                        "'cudnnenv list' shows it; 'cudnnenv remove " + existing.name + "' forgets it");
+    }
+  }
+
+  // Hash the cuDNN files only: the folder may be a whole system library folder.
+  TreeRecord record;
+  std::vector<ExtractedFile> files;
+  auto add_files = [&](const fs::path& folder, auto&& wanted) -> Result<void> {
+    for (const auto& entry : fs::directory_iterator(folder, ec)) {
+      const std::string name = util::to_utf8(entry.path().filename());
+      if (!wanted(name) || !entry.is_regular_file(ec)) {
+        continue;
+      }
+      auto hash = util::sha256_file(entry.path());
+      if (!hash) {
+        return std::move(hash).error();
+      }
+      ExtractedFile file;
+      const fs::path relative = entry.path().lexically_relative(location);
+      const bool inside = !relative.empty() && !util::starts_with(util::generic_utf8(relative), "..");
+      file.record.path = inside ? util::generic_utf8(relative) : util::to_utf8(entry.path());
+      file.record.size = entry.file_size(ec);
+      file.record.sha256 = *hash;
+      if (fs::is_symlink(entry.symlink_status(ec))) {
+        file.record.link = util::generic_utf8(fs::read_symlink(entry.path(), ec));
+      }
+      auto binary = identify_binary_file(entry.path());
+      file.binary = binary ? *binary : BinaryInfo{};
+      files.push_back(std::move(file));
+    }
+    return {};
+  };
+  if (auto added = add_files(library_dir, [&](const std::string& name) {
+        return is_cudnn_library_name(name, options.platform.os);
+      });
+      !added) {
+    return std::move(added).error();
+  }
+  if (!include_dir.empty()) {
+    if (auto added = add_files(include_dir, [](const std::string& name) {
+          return util::starts_with(name, "cudnn") && util::ends_with(name, ".h");
+        });
+        !added) {
+      return std::move(added).error();
+    }
+  }
+  if (auto binaries = check_binaries(files, "", options.platform); !binaries) {
+    return std::move(binaries).error();
+  }
+  TreeLayout checked = *layout;
+  checked.include_dir = include_dir.empty() ? "include" : util::to_utf8(include_dir);
+  if (auto missing = missing_files(location, checked, options.platform.os, RequireImportLibs::no); !missing.empty()) {
+    std::erase_if(missing, [](const std::string& path) { return util::ends_with(path, ".h"); });
+    if (!missing.empty()) {
+      return make_error("incomplete cuDNN " + std::to_string(layout->major) + " set in '" + util::to_utf8(location) +
+                            "': missing " + list_some(missing),
+                        "a tree needs every cuDNN library of its release in one folder");
+    }
+  }
+  if (include_dir.empty()) {
+    warn(options.warn, "no cuDNN headers found for '" + util::to_utf8(location) + "'");
+  }
+  const fs::path library = location / util::path_from_utf8(layout->main_library);
+  auto versions = read_versions(version_header, library, ArchiveName{}, options.platform == host_platform(),
+                                options.probe, options.warn);
+  if (!versions) {
+    return std::move(versions).error();
+  }
+
+  // Named after the first telling folder: /usr/local/cuda-13.0/lib gives "cudnn-9.19.0-cuda-13.0".
+  fs::path telling = location;
+  while (telling.has_parent_path() && telling.parent_path() != telling &&
+         std::set<std::string>{"lib", "lib64", "bin", "x64", "cudnn", "nvidia", "Library"}.count(
+             util::to_utf8(telling.filename()))) {
+    telling = telling.parent_path();
+  }
+  std::string default_name = "cudnn-" + versions->version.str() + "-" + util::to_utf8(telling.filename());
+  std::replace_if(default_name.begin(), default_name.end(), [](char c) { return c == ' ' || c == ':'; }, '_');
+  record.name = options.name.value_or(default_name);
+  if (auto valid = check_tree_name(record.name); !valid) {
+    return std::move(valid).error();
+  }
+  record.version = versions->version;
+  record.version_from = versions->version_from;
+  record.cuda = versions->cuda;
+  record.cuda_from = versions->cuda_from;
+  record.platform = options.platform;
+  record.library_dir = layout->library_dir;
+  record.main_library = layout->main_library;
+  const fs::path include_relative = include_dir.lexically_relative(location);
+  record.include_dir = include_dir.empty() ? std::string()
+                       : !include_relative.empty() && !util::starts_with(util::generic_utf8(include_relative), "..")
+                           ? util::generic_utf8(include_relative)
+                           : util::to_utf8(include_dir);
+  record.installed_at = utc_timestamp();
+  record.location = util::to_utf8(location);
+  record.source.kind = "adopted";
+  record.source.path = util::to_utf8(location);
+  for (auto& file : files) {
+    record.files.push_back(std::move(file.record));
+  }
+
+  if (auto prepared = prepare(); !prepared) {
+    return std::move(prepared).error();
+  }
+  auto lock = util::FileLock::acquire(state_dir() / "locks" / (record.name + ".lock"));
+  if (!lock) {
+    return std::move(lock).error();
+  }
+  const fs::path tree_dir = m_root / util::path_from_utf8(record.name);
+  if (fs::exists(fs::symlink_status(tree_dir, ec))) {
+    return make_error("'" + record.name + "' is already in the store", "pick another name with --name");
+  }
+  const fs::path staging = state_dir() / "staging" / util::path_from_utf8(record.name);
+  util::remove_tree(staging);
+  ScopedRemoval cleanup(staging);
+  if (auto published = publish(staging, record, tree_dir); !published) {
+    return std::move(published).error();
+  }
+  record.root = location;
+  return record;
+}
+
+Listing Store::list(RecordPart part) const {
+  Listing listing;
+  std::error_code ec;
+  for (const auto& entry : fs::directory_iterator(m_root, ec)) {
+    const std::string name = util::to_utf8(entry.path().filename());
+    if (name.empty() || name.front() == '.' || !entry.is_directory(ec)) {
+      continue;
+    }
+    if (!fs::exists(record_path(entry.path()), ec)) {
+      listing.unmanaged.push_back(name);
+      continue;
+    }
+    auto record = read_record(entry.path(), part);
+    if (record) {
+      listing.trees.push_back(std::move(*record));
+    } else {
+      listing.damaged.push_back(record.error());
+    }
+  }
+  std::sort(listing.trees.begin(), listing.trees.end(), [](const TreeRecord& a, const TreeRecord& b) {
+    if (a.version != b.version) {
+      return a.version > b.version;
+    }
+    return a.name < b.name;
+  });
+  std::sort(listing.unmanaged.begin(), listing.unmanaged.end());
+  return listing;
+}
+
+Result<TreeRecord> Store::find(const std::string& spec) const {
+  // The one matcher (spec.hpp), strict: remove must name exactly one tree.
+  auto parsed = parse_spec(spec);
+  if (!parsed) {
+    return std::move(parsed).error();
+  }
+  return select_tree(list().trees, *parsed, Match::strict);
+}
+
+Result<TreeRecord> Store::full_record(const TreeRecord& tree) const {
+  return read_record(m_root / util::path_from_utf8(tree.name));
+}
+
+Result<void> Store::remove(const TreeRecord& record) {
+  if (auto prepared = prepare(); !prepared) {
+    return std::move(prepared).error();
+  }
+  auto lock = util::FileLock::acquire(state_dir() / "locks" / (record.name + ".lock"));
+  if (!lock) {
+    return std::move(lock).error();
+  }
+  // Holding the lock: a remove that raced with ours and won has left nothing.
+  std::error_code ec;
+  if (!fs::exists(fs::symlink_status(m_root / util::path_from_utf8(record.name), ec))) {
+    return make_error("'" + record.name + "' was already removed", "'cudnnenv list' shows what is installed",
+                      ExitCode::not_found);
+  }
+  // Renamed into the trash first, the tree vanishes from 'list' at once even
+  // if deleting its files takes a while or is interrupted.
+  std::random_device random;
+  const fs::path trash = state_dir() / "trash" /
+                         util::path_from_utf8(record.name + "." + std::to_string(util::current_process_id()) + "." +
+                                              std::to_string(random()));
+  if (auto moved = util::rename_directory(m_root / util::path_from_utf8(record.name), trash); !moved) {
+    return std::move(moved).error();
+  }
+  if (!util::remove_tree(trash)) {
+    return make_error("could not delete every file of '" + record.name + "' (left in '" + util::to_utf8(trash) + "')",
+                      "a program may still have one of its libraries open: close it and delete the folder");
+  }
+  return {};
+}
+
+}  // namespace cudnnenv

@@ -1,0 +1,99 @@
+// The store: side-by-side cuDNN trees under one root, each described by its
+// own record. Installs are staged, checked, then renamed into place, under a
+// lock per tree name, so that a killed install leaves no visible tree and
+// concurrent installs of one archive end with one tree.
+#pragma once
+
+#include <filesystem>
+#include <functional>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "formats/platform.hpp"
+#include "probe/probe.hpp"
+#include "store/extract.hpp"
+#include "util/result.hpp"
+#include "store/tree.hpp"
+#include "util/environment.hpp"
+
+namespace cudnnenv {
+
+enum class RequireOfficial { no, yes };
+
+using WarningSink = std::function<void(const std::string& message)>;
+
+struct InstallOptions {
+  std::optional<std::string> name;  // the tree's folder name; default: the archive's name
+  RequireOfficial require_official = RequireOfficial::no;
+  Platform platform = host_platform();  // what the tree must be built for
+  ProbeFunction probe;                  // reads a library's version; empty: never load anything
+  WarningSink warn;                     // may be empty
+  ExtractLimits limits;                 // source_size is filled in by install
+};
+
+enum class InstallStatus { installed, already_installed };
+
+struct InstallOutcome {
+  InstallStatus status = InstallStatus::installed;
+  TreeRecord record;
+};
+
+struct AdoptOptions {
+  std::optional<std::string> name;
+  Platform platform = host_platform();
+  ProbeFunction probe;
+  WarningSink warn;
+};
+
+struct Listing {
+  std::vector<TreeRecord> trees;      // newest version first
+  std::vector<Error> damaged;         // folders with a record that cannot be read
+  std::vector<std::string> unmanaged; // folders without a record
+};
+
+class Store {
+ public:
+  explicit Store(std::filesystem::path root);
+
+  // CUDNNENV_ROOT, else C:\libs on Windows, else $XDG_DATA_HOME/cudnnenv,
+  // else ~/.local/share/cudnnenv.
+  static std::filesystem::path default_root(const util::Environment& environment, Os os);
+
+  const std::filesystem::path& root() const { return m_root; }
+
+  // Installs an official archive (.zip, .tar.xz, .tgz), a wheel or a folder.
+  Result<InstallOutcome> install(const std::filesystem::path& source, const InstallOptions& options);
+
+  // Registers a tree that stays where it is.
+  Result<TreeRecord> adopt(const std::filesystem::path& directory, const AdoptOptions& options);
+
+  Listing list(RecordPart part = RecordPart::everything) const;
+
+  // <root>/.cudnnenv: config.toml, trusted/, locks, staging.
+  std::filesystem::path state_directory() const { return state_dir(); }
+
+  // A tree by folder name, or by version prefix matched on whole components
+  // ("8.1" matches 8.1.0.77, never 8.10.0); errors list what is installed.
+  Result<TreeRecord> find(const std::string& spec) const;
+
+  // The whole record (file manifest included) of `tree`, a tree of this
+  // store found by any lookup: read from the store's folder of that name,
+  // also for an adopted tree, whose files live elsewhere. Fails for a tree
+  // that is not in the store (a trusted `path = ...`).
+  Result<TreeRecord> full_record(const TreeRecord& tree) const;
+
+  // Deletes a store tree, or forgets an adopted one (its files stay).
+  Result<void> remove(const TreeRecord& record);
+
+ private:
+  std::filesystem::path state_dir() const { return m_root / ".cudnnenv"; }
+  Result<void> prepare() const;
+
+  std::filesystem::path m_root;
+};
+
+// Whether `name` can be a tree folder's name on every OS.
+Result<void> check_tree_name(const std::string& name);
+
+}  // namespace cudnnenv

@@ -1,0 +1,190 @@
+#include "store/tree.hpp"
+
+#include <chrono>
+#include <ctime>
+#include <sstream>
+
+#include <toml++/toml.h>
+
+#include "formats/toml_text.hpp"
+#include "util/fs.hpp"
+#include "util/text.hpp"
+
+namespace cudnnenv {
+
+namespace fs = std::filesystem;
+
+std::uint64_t TreeRecord::total_size() const {
+  std::uint64_t total = 0;
+  for (const auto& file : files) {
+    if (file.link.empty()) {
+      total += file.size;
+    }
+  }
+  return total;
+}
+
+fs::path TreeRecord::resolve(const std::string& relative) const {
+  const fs::path path = util::path_from_utf8(relative);
+  if (path.is_absolute() || relative.empty()) {
+    return relative.empty() ? root : path;
+  }
+  return (root / path).lexically_normal();
+}
+
+fs::path record_path(const fs::path& tree_dir) { return tree_dir / ".cudnnenv" / "tree.toml"; }
+
+std::string serialize(const TreeRecord& record) {
+  toml::table table;
+  table.insert("format", TreeRecord::k_format);
+  table.insert("name", record.name);
+  table.insert("version", record.version.str());
+  table.insert("version_from", record.version_from);
+  if (record.cuda) {
+    table.insert("cuda", record.cuda->str());
+    table.insert("cuda_from", record.cuda_from);
+  }
+  table.insert("os", to_string(record.platform.os));
+  table.insert("arch", to_string(record.platform.arch));
+  table.insert("library_dir", record.library_dir);
+  table.insert("main_library", record.main_library);
+  table.insert("include_dir", record.include_dir);
+  if (!record.import_lib_dir.empty()) {
+    table.insert("import_lib_dir", record.import_lib_dir);
+  }
+  table.insert("installed_at", record.installed_at);
+  if (record.location) {
+    table.insert("location", *record.location);
+  }
+  toml::table source;
+  source.insert("kind", record.source.kind);
+  source.insert("path", record.source.path);
+  if (!record.source.sha256.empty()) {
+    source.insert("sha256", record.source.sha256);
+    source.insert("size", static_cast<std::int64_t>(record.source.size));
+  }
+  if (!record.source.official.empty()) {
+    source.insert("official", record.source.official);
+  }
+  table.insert("source", std::move(source));
+  toml::array files;
+  for (const auto& file : record.files) {
+    toml::table entry;
+    entry.insert("path", file.path);
+    entry.insert("size", static_cast<std::int64_t>(file.size));
+    entry.insert("sha256", file.sha256);
+    if (!file.link.empty()) {
+      entry.insert("link", file.link);
+    }
+    files.push_back(std::move(entry));
+  }
+  table.insert("files", std::move(files));
+  std::ostringstream out;
+  out << "# Written by cudnnenv when this tree was installed; do not edit.\n" << table << "\n";
+  return out.str();
+}
+
+Result<TreeRecord> parse_record(std::string_view text, const fs::path& tree_dir, const fs::path& record_file) {
+  auto parsed = parse_toml(text, record_file, "the tree record is damaged: remove the tree and install it again");
+  if (!parsed) {
+    return std::move(parsed).error();
+  }
+  toml::table table = std::move(*parsed);
+  auto bad = [&](const std::string& what) {
+    return make_error("'" + util::to_utf8(record_file) + "' is not a valid tree record: " + what,
+                      "remove the tree and install it again");
+  };
+  if (table["format"].value_or(0) != TreeRecord::k_format) {
+    return bad("unknown format");
+  }
+  TreeRecord record;
+  record.name = table["name"].value_or(std::string());
+  const auto version = parse_version(table["version"].value_or(std::string()));
+  const auto os = parse_os(table["os"].value_or(std::string()));
+  const auto arch = parse_arch(table["arch"].value_or(std::string()));
+  if (record.name.empty() || !version || !os || !arch) {
+    return bad("name, version, os or arch missing");
+  }
+  record.version = *version;
+  record.version_from = table["version_from"].value_or(std::string());
+  if (auto cuda = table["cuda"].value<std::string>()) {
+    record.cuda = parse_cuda_version(*cuda);
+    record.cuda_from = table["cuda_from"].value_or(std::string());
+  }
+  record.platform = Platform{*os, *arch};
+  record.library_dir = table["library_dir"].value_or(std::string());
+  record.main_library = table["main_library"].value_or(std::string());
+  record.include_dir = table["include_dir"].value_or(std::string());
+  record.import_lib_dir = table["import_lib_dir"].value_or(std::string());
+  record.installed_at = table["installed_at"].value_or(std::string());
+  if (auto location = table["location"].value<std::string>()) {
+    record.location = *location;
+  }
+  record.source.kind = table["source"]["kind"].value_or(std::string());
+  record.source.path = table["source"]["path"].value_or(std::string());
+  record.source.sha256 = table["source"]["sha256"].value_or(std::string());
+  record.source.size = static_cast<std::uint64_t>(table["source"]["size"].value_or(std::int64_t{0}));
+  record.source.official = table["source"]["official"].value_or(std::string());
+  if (const toml::array* files = table["files"].as_array()) {
+    for (const auto& node : *files) {
+      const toml::table* entry = node.as_table();
+      if (!entry) {
+        return bad("a files entry is not a table");
+      }
+      FileRecord file;
+      file.path = (*entry)["path"].value_or(std::string());
+      file.size = static_cast<std::uint64_t>((*entry)["size"].value_or(std::int64_t{0}));
+      file.sha256 = (*entry)["sha256"].value_or(std::string());
+      file.link = (*entry)["link"].value_or(std::string());
+      record.files.push_back(std::move(file));
+    }
+  }
+  if (record.main_library.empty()) {
+    return bad("main_library missing");
+  }
+  record.root = record.location ? util::path_from_utf8(*record.location) : tree_dir;
+  return record;
+}
+
+Result<TreeRecord> read_record(const fs::path& tree_dir, RecordPart part) {
+  const fs::path file = record_path(tree_dir);
+  auto text = util::read_file(file);
+  if (!text) {
+    return make_error("'" + util::to_utf8(tree_dir) + "' has no readable tree record",
+                      "it is not a cudnnenv tree: 'cudnnenv adopt' registers a folder", ExitCode::not_found);
+  }
+  if (part == RecordPart::identity) {
+    // serialize() writes the [[files]] array of tables last.
+    if (const auto files = text->find("\n[[files]]"); files != std::string::npos) {
+      text->resize(files + 1);
+    }
+  }
+  return parse_record(*text, tree_dir, file);
+}
+
+std::string utc_timestamp() {
+  const std::time_t now = std::chrono::system_clock::to_time_t(std::chrono::system_clock::now());
+  std::tm parts{};
+#ifdef _WIN32
+  ::gmtime_s(&parts, &now);
+#else
+  ::gmtime_r(&now, &parts);
+#endif
+  char buffer[32];
+  std::strftime(buffer, sizeof buffer, "%Y-%m-%dT%H:%M:%SZ", &parts);
+  return buffer;
+}
+
+std::vector<std::string> changed_files(const TreeRecord& record) {
+  std::vector<std::string> changed;
+  for (const auto& file : record.files) {
+    std::error_code ec;
+    const auto size = fs::file_size(record.resolve(file.path), ec);
+    if (ec || size != file.size) {
+      changed.push_back(file.path);
+    }
+  }
+  return changed;
+}
+
+}  // namespace cudnnenv

@@ -1,0 +1,80 @@
+// A tree's description of itself: <tree>/.cudnnenv/tree.toml. There is no
+// central index; `list` reads these records.
+#pragma once
+
+#include <cstdint>
+#include <filesystem>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "formats/platform.hpp"
+#include "util/result.hpp"
+#include "formats/version.hpp"
+
+namespace cudnnenv {
+
+struct FileRecord {
+  std::string path;  // relative to the tree's location, '/'-separated (absolute for adopted headers elsewhere)
+  std::uint64_t size = 0;
+  std::string sha256;
+  std::string link;  // symbolic link text; then size and sha256 are those of its target
+};
+
+struct SourceRecord {
+  std::string kind;      // "zip", "tar", "wheel", "folder", "adopted"
+  std::string path;      // absolute, as given
+  std::string sha256;    // of the archive; empty for folders
+  std::uint64_t size = 0;
+  std::string official;  // the official archive's file name when the hash is a known one
+};
+
+struct TreeRecord {
+  static constexpr int k_format = 1;
+
+  std::string name;  // the store folder's name
+  Version version;   // build number from the archive name, when known
+  std::string version_from;  // "header" or "library"
+  std::optional<CudaVersion> cuda;
+  std::string cuda_from;  // "name", "metadata", "library", or empty when unknown
+  Platform platform;
+  std::string library_dir;
+  std::string main_library;
+  std::string include_dir;
+  std::string import_lib_dir;
+  std::string installed_at;  // UTC, ISO 8601
+  // Adopted trees stay where they are: their files live under `location`.
+  std::optional<std::string> location;
+  SourceRecord source;
+  std::vector<FileRecord> files;
+
+  // Where the tree's files are: the store folder, or the adopted location.
+  std::filesystem::path root;
+
+  std::uint64_t total_size() const;
+  std::filesystem::path resolve(const std::string& relative) const;
+  std::filesystem::path library_path() const { return resolve(main_library); }
+};
+
+// The record file of the tree stored at `tree_dir`.
+std::filesystem::path record_path(const std::filesystem::path& tree_dir);
+
+std::string serialize(const TreeRecord& record);
+
+// Parses a record; `tree_dir` is the store folder it was read from.
+Result<TreeRecord> parse_record(std::string_view text, const std::filesystem::path& tree_dir,
+                                const std::filesystem::path& record_file);
+
+enum class RecordPart { everything, identity };
+
+// `RecordPart::identity` stops before the per-file list: what selection
+// needs, read on every launch, is the record's first few lines.
+Result<TreeRecord> read_record(const std::filesystem::path& tree_dir, RecordPart part = RecordPart::everything);
+
+std::string utc_timestamp();
+
+// The manifest's files that are missing or have another size now (stat
+// only, no hashing: cheap enough for `list`); '/'-separated as recorded.
+std::vector<std::string> changed_files(const TreeRecord& record);
+
+}  // namespace cudnnenv

@@ -1,0 +1,355 @@
+#include "verify/verify.hpp"
+
+#include <cstdlib>
+#include <future>
+#include <system_error>
+
+#include "formats/binfmt.hpp"
+#include "discover/dependencies.hpp"
+#include "store/layout.hpp"
+#include "probe/probe.hpp"
+#include "util/environment.hpp"
+#include "util/fs.hpp"
+#include "util/process.hpp"
+#include "util/sha256.hpp"
+#include "util/text.hpp"
+
+namespace cudnnenv {
+
+namespace fs = std::filesystem;
+
+namespace {
+
+std::string join_some(const std::vector<std::string>& items, std::size_t shown = 3) {
+  std::string text;
+  for (std::size_t i = 0; i < items.size() && i < shown; ++i) {
+    text += (i ? "; " : "") + items[i];
+  }
+  if (items.size() > shown) {
+    text += "; and " + std::to_string(items.size() - shown) + " more";
+  }
+  return text;
+}
+
+bool is_library(const std::string& path) {
+  const std::string name = util::to_lower(path.substr(path.rfind('/') + 1));
+  return util::ends_with(name, ".dll") || name.find(".so") != std::string::npos;
+}
+
+void check_files(const TreeRecord& tree, VerifyReport& report) {
+  TreeLayout layout;
+  layout.major = tree.version.major;
+  layout.library_dir = tree.library_dir;
+  layout.main_library = tree.main_library;
+  layout.include_dir = tree.include_dir;
+  layout.import_lib_dir = tree.import_lib_dir;
+  const bool import_libs = tree.platform.os == Os::windows && tree.source.kind == "zip";
+  auto missing = missing_files(tree.root, layout, tree.platform.os,
+                               import_libs ? RequireImportLibs::yes : RequireImportLibs::no);
+  if (tree.include_dir.empty() || fs::path(util::path_from_utf8(tree.include_dir)).is_absolute()) {
+    std::erase_if(missing, [](const std::string& path) { return util::ends_with(path, ".h"); });
+  }
+  report.checks.push_back({"file set", missing.empty() ? CheckStatus::ok : CheckStatus::failed,
+                           missing.empty() ? "complete cuDNN " + std::to_string(tree.version.major) + " set"
+                                           : "missing " + join_some(missing)});
+
+  // Every file as the install recorded it: an antivirus quarantine, a
+  // truncated copy or an overwrite shows here, by name. Hashed on every core.
+  std::vector<std::future<std::string>> pending;
+  for (const auto& file : tree.files) {
+    pending.push_back(std::async(std::launch::async, [&tree, &file]() -> std::string {
+      std::error_code ec;
+      const fs::path path = tree.resolve(file.path);
+      if (!fs::exists(path, ec)) {
+        return "'" + file.path + "' is gone (deleted, or quarantined by a virus scanner?)";
+      }
+      const auto size = fs::file_size(path, ec);
+      if (size != file.size) {
+        return "'" + file.path + "' is " + std::to_string(size) + " bytes, was " + std::to_string(file.size) +
+               (size < file.size ? " (truncated?)" : "");
+      }
+      auto hash = util::sha256_file(path);
+      return hash && *hash == file.sha256 ? std::string() : "'" + file.path + "' changed since it was installed (SHA-256 differs)";
+    }));
+  }
+  std::vector<std::string> problems;
+  for (auto& result : pending) {
+    if (auto problem = result.get(); !problem.empty()) {
+      problems.push_back(std::move(problem));
+    }
+  }
+  const std::size_t hashed = tree.files.size();
+  std::error_code ec;
+  if (tree.files.empty()) {
+    report.checks.push_back({"files", CheckStatus::skipped, "no install manifest (a tree given by path)"});
+  } else {
+    report.checks.push_back({"files", problems.empty() ? CheckStatus::ok : CheckStatus::failed,
+                             problems.empty() ? std::to_string(hashed) + " files match the install manifest"
+                                              : join_some(problems)});
+  }
+
+  // The libraries the manifest lists (an adopted system folder lists only
+  // cuDNN's), else the cuDNN libraries in the library folder.
+  std::vector<fs::path> libraries;
+  for (const auto& file : tree.files) {
+    if (is_library(file.path) && file.link.empty()) {
+      libraries.push_back(tree.resolve(file.path));
+    }
+  }
+  if (tree.files.empty()) {
+    for (const auto& entry : fs::directory_iterator(tree.resolve(tree.library_dir), ec)) {
+      if (is_cudnn_library_name(util::to_utf8(entry.path().filename()), tree.platform.os) && entry.is_regular_file(ec)) {
+        libraries.push_back(entry.path());
+      }
+    }
+  }
+  std::vector<std::string> foreign;
+  std::string described;
+  for (const auto& path : libraries) {
+    auto binary = identify_binary_file(path);
+    if (!binary || !matches(*binary, tree.platform)) {
+      foreign.push_back("'" + util::to_utf8(path.filename()) + "' is " + (binary ? binary->describe() : std::string("unreadable")));
+    } else if (described.empty()) {
+      described = binary->describe();
+    }
+  }
+  report.checks.push_back({"architecture", foreign.empty() ? CheckStatus::ok : CheckStatus::failed,
+                           foreign.empty() ? described + ", as " + describe(tree.platform) + " needs"
+                                           : join_some(foreign) + ", not " + describe(tree.platform)});
+
+  if (!tree.include_dir.empty()) {
+    const fs::path include = tree.resolve(tree.include_dir);
+    std::optional<Version> header;
+    for (const char* name : {"cudnn_version.h", "cudnn.h"}) {
+      if (auto text = util::read_file(include / name)) {
+        if ((header = parse_version_header(*text))) {
+          break;
+        }
+      }
+    }
+    const bool same = header && header->same_release(tree.version);
+    report.checks.push_back({"header version", same ? CheckStatus::ok : CheckStatus::failed,
+                             header ? "cudnn_version.h says " + header->str() +
+                                          (same ? "" : ", the tree was recorded as " + tree.version.str())
+                                    : "no version in the headers"});
+  }
+}
+
+// Why `library` would not load, from its dependency tables: each missing
+// library named with where it was looked for; empty when all are found.
+std::string missing_dependencies_text(const fs::path& library, const VerifyOptions& options,
+                                      const std::vector<std::string>& loaded_at_run_time = {}) {
+  DiscoverContext context;
+  context.environment = options.environment;
+  std::vector<std::string> lines;
+  for (const auto& missing : find_missing_dependencies(library, context, loaded_at_run_time)) {
+    lines.push_back(missing.describe());
+  }
+  return join_some(lines, 3);
+}
+
+void check_load(const TreeRecord& tree, const VerifyOptions& options, VerifyReport& report) {
+  const fs::path library = tree.library_path();
+  auto probed = probe_in_child(options.probe_program, library, options.timeout);
+  if (!probed) {
+    const std::string missing = missing_dependencies_text(library, options);
+    report.checks.push_back({"load", CheckStatus::failed, missing.empty() ? probed.error().message : missing});
+    return;
+  }
+  const Version loaded = decode_cudnn_version(probed->version_raw);
+  const bool same = loaded.same_release(tree.version);
+  report.checks.push_back({"load", same ? CheckStatus::ok : CheckStatus::failed,
+                           "cudnnGetVersion() = " + std::to_string(probed->version_raw) + " (" + loaded.str() + ")" +
+                               (same ? "" : ", the tree says " + tree.version.str()) + ", from " + probed->loaded_from});
+  if (probed->cudart_raw) {
+    const CudaVersion cudart = decode_cudart_version(*probed->cudart_raw);
+    const bool fits = !tree.cuda || tree.cuda->major == cudart.major;
+    report.checks.push_back({"cudart", fits ? CheckStatus::ok : CheckStatus::failed,
+                             "built against CUDA " + cudart.str() +
+                                 (tree.cuda ? (fits ? ", as the tree says" : ", the tree says " + tree.cuda->str())
+                                            : std::string())});
+  }
+  // Each sub-library by absolute path, in parallel children: a missing
+  // dependency names itself here.
+  std::vector<std::future<std::string>> loads;
+  for (const auto& name : expected_set(tree.version.major, tree.platform.os).libraries) {
+    const fs::path path = tree.resolve(tree.library_dir) / name;
+    if (path == library) {
+      continue;
+    }
+    loads.push_back(std::async(std::launch::async, [&options, path]() -> std::string {
+      auto outcome = util::run_process(probe_process(options.probe_program, path, {"--load-only"}, options.timeout));
+      if (!outcome) {
+        return outcome.error().message;
+      }
+      if (outcome->exit_code == 0) {
+        return {};
+      }
+      if (std::string missing = missing_dependencies_text(path, options); !missing.empty()) {
+        return missing;
+      }
+      const std::string reason(util::trim(outcome->err));
+      if (!reason.empty()) {
+        return reason;
+      }
+      return "loading '" + util::to_utf8(path) + "' " +
+             (outcome->signal ? "crashed the probe (signal " + std::to_string(outcome->signal) + ": a damaged file?)"
+                              : std::string("failed"));
+    }));
+  }
+  std::vector<std::string> failures;
+  std::size_t loaded_count = 0;
+  for (auto& load : loads) {
+    if (auto failure = load.get(); failure.empty()) {
+      ++loaded_count;
+    } else {
+      failures.push_back(std::move(failure));
+    }
+  }
+  report.checks.push_back({"sub-libraries", failures.empty() ? CheckStatus::ok : CheckStatus::failed,
+                           failures.empty() ? std::to_string(loaded_count) + " load by absolute path"
+                                            : join_some(failures, 2)});
+
+  // What cuDNN opens by name only later, at its first real work: a load
+  // passes without it and the first convolution fails.
+  const auto later = loaded_at_run_time(tree.version, tree.platform.os);
+  if (!later.empty()) {
+    const std::string missing = missing_dependencies_text(library, options, later);
+    report.checks.push_back({"run-time dependencies", missing.empty() ? CheckStatus::ok : CheckStatus::failed,
+                             missing.empty() ? join_some(later, 5) + " found" : missing});
+  }
+}
+
+void check_conv(const TreeRecord& tree, const VerifyOptions& options, VerifyReport& report) {
+  auto outcome = util::run_process(
+      probe_process(options.probe_program, tree.library_path(), {"--conv", "--device", std::to_string(options.device)},
+                    options.timeout));
+  if (!outcome) {
+    report.checks.push_back({"conv", CheckStatus::failed, outcome.error().message});
+    return;
+  }
+  std::string error;
+  std::vector<std::string> shapes;
+  for (const auto& line : util::split(outcome->out, '\n')) {
+    const auto equals = line.find('=');
+    if (equals == std::string::npos) {
+      continue;
+    }
+    const std::string key = line.substr(0, equals);
+    const std::string value(util::trim(line.substr(equals + 1)));
+    if (key == "conv") {
+      shapes.push_back(value);
+    } else if (key == "gpu_error" || key == "error" || key == "conv_error") {
+      error += (error.empty() ? "" : "; ") + value;
+    }
+    report.gpu.emplace_back(key, value);
+  }
+  // A driver older than the CUDA runtime the library was built with shows
+  // as one of several status codes; the two versions say it plainly.
+  auto value_of = [&](const std::string& key) {
+    for (const auto& [name, value] : report.gpu) {
+      if (name == key) return value;
+    }
+    return std::string();
+  };
+  if (!error.empty()) {
+    const std::string driver = value_of("driver_cuda");
+    const std::string cudart = value_of("cudart_version");
+    if (!driver.empty() && !cudart.empty() &&
+        std::atoi(driver.c_str()) < decode_cudart_version(std::strtoul(cudart.c_str(), nullptr, 10)).major) {
+      error += ": the NVIDIA driver supports CUDA " + driver + ", older than the CUDA " +
+               decode_cudart_version(std::strtoul(cudart.c_str(), nullptr, 10)).str() +
+               " this cuDNN was built with; update the driver or use a tree built for an older CUDA";
+    } else if (std::string cause = plain_cause(error); !cause.empty()) {
+      error += ": " + cause;
+    }
+  }
+  if (outcome->timed_out) {
+    report.checks.push_back({"conv", CheckStatus::failed, "the GPU check did not finish in time"});
+  } else if (outcome->exit_code == 3) {
+    report.gpu_unavailable = true;
+    report.checks.push_back({"conv", CheckStatus::skipped, error.empty() ? "no usable GPU" : error});
+  } else if (outcome->exit_code == 0) {
+    report.checks.push_back({"conv", CheckStatus::ok, join_some(shapes, 5)});
+  } else {
+    report.checks.push_back({"conv", CheckStatus::failed,
+                             !error.empty() ? error
+                             : outcome->signal ? "the GPU check crashed (signal " + std::to_string(outcome->signal) + ")"
+                                               : join_some(shapes, 5)});
+  }
+}
+
+}  // namespace
+
+bool VerifyReport::passed() const {
+  for (const auto& check : checks) {
+    if (check.status == CheckStatus::failed) {
+      return false;
+    }
+  }
+  return true;
+}
+
+VerifyReport verify_tree(const TreeRecord& tree, const VerifyOptions& options) {
+  VerifyReport report;
+  const bool loadable = tree.platform == host_platform();
+  // The GPU check is the slow one (driver start-up): it runs in its child
+  // while the files are hashed and the libraries loaded, and its result
+  // counts only if those pass.
+  std::future<VerifyReport> conv;
+  if (options.level == VerifyLevel::conv && loadable) {
+    conv = std::async(std::launch::async, [&tree, &options] {
+      VerifyReport part;
+      check_conv(tree, options, part);
+      return part;
+    });
+  }
+  check_files(tree, report);
+  if (options.level == VerifyLevel::files || !report.passed()) {
+    return report;
+  }
+  if (!loadable) {
+    report.checks.push_back({"load", CheckStatus::skipped, "a " + describe(tree.platform) + " tree cannot load here"});
+    return report;
+  }
+  check_load(tree, options, report);
+  if (options.level == VerifyLevel::load || !report.passed()) {
+    return report;
+  }
+  VerifyReport part = conv.get();
+  report.checks.insert(report.checks.end(), part.checks.begin(), part.checks.end());
+  report.gpu = std::move(part.gpu);
+  report.gpu_unavailable = part.gpu_unavailable;
+  return report;
+}
+
+std::string plain_cause(std::string_view error_text) {
+  const std::string text = util::to_lower(error_text);
+  auto has = [&](const char* part) { return text.find(part) != std::string::npos; };
+  if (has("arch_mismatch") || has("no kernel image") || has("no_binary_for_gpu")) {
+    return "this cuDNN build has no code for this GPU's architecture (a GPU newer than the build, or one it "
+           "dropped); install a cuDNN release that supports it";
+  }
+  if (has("incompatible_cuda_driver") || has("insufficient_driver") || has("driver version is insufficient") ||
+      has("system_driver_mismatch") || has("incompatible_cudart")) {
+    return "the NVIDIA driver is too old for the CUDA runtime this cuDNN was built with; update the driver or use a "
+           "tree built for an older CUDA";
+  }
+  if (has("alloc_failed") || has("out of memory")) {
+    return "the GPU is out of memory; other processes may be holding it (nvidia-smi lists them)";
+  }
+  if (has("sublibrary_loading_failed") || has("sublibrary_version_mismatch")) {
+    return "a cuDNN sub-library failed to load or is of another release; run 'cudnnenv verify --level load'";
+  }
+  return {};
+}
+
+std::string to_string(VerifyLevel level) {
+  return level == VerifyLevel::files ? "files" : level == VerifyLevel::load ? "load" : "conv";
+}
+
+std::string to_string(CheckStatus status) {
+  return status == CheckStatus::ok ? "ok" : status == CheckStatus::failed ? "failed" : "skipped";
+}
+
+}  // namespace cudnnenv

@@ -1,0 +1,57 @@
+// Proving a tree works, in levels, each including the one before:
+//   files  expected set present, every file as installed (size, SHA-256),
+//          binaries built for the tree's platform, header version as recorded;
+//   load   in a child: the main library loads by absolute path and reports the
+//          recorded version and CUDA major; every sub-library loads;
+//   conv   in a child: a convolution on the GPU matches a CPU reference.
+#pragma once
+
+#include <chrono>
+#include <filesystem>
+#include <string>
+#include <string_view>
+#include <utility>
+#include <vector>
+
+#include "store/tree.hpp"
+#include "util/environment.hpp"
+
+namespace cudnnenv {
+
+enum class VerifyLevel { files, load, conv };
+
+enum class CheckStatus { ok, failed, skipped };
+
+struct VerifyCheck {
+  std::string name;
+  CheckStatus status = CheckStatus::ok;
+  std::string detail;
+};
+
+struct VerifyReport {
+  std::vector<VerifyCheck> checks;
+  std::vector<std::pair<std::string, std::string>> gpu;  // what the GPU check reported (gpu, driver, algo, error...)
+  bool gpu_unavailable = false;  // the conv level was skipped: no GPU or driver
+
+  bool passed() const;
+};
+
+struct VerifyOptions {
+  VerifyLevel level = VerifyLevel::load;
+  std::filesystem::path probe_program;  // cudnnenv-probe
+  int device = 0;
+  std::chrono::milliseconds timeout{std::chrono::seconds(60)};
+  util::Environment environment = util::Environment::current();  // for the dependency search (PATH, LD_LIBRARY_PATH)
+};
+
+VerifyReport verify_tree(const TreeRecord& tree, const VerifyOptions& options);
+
+// Plain words for a known cause in the GPU check's error text (cuDNN status
+// names, CUDA driver messages), or empty: an architecture the build lacks,
+// a driver older than the CUDA runtime, no memory left.
+std::string plain_cause(std::string_view error_text);
+
+std::string to_string(VerifyLevel level);
+std::string to_string(CheckStatus status);
+
+}  // namespace cudnnenv
