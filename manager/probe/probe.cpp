@@ -1,5 +1,9 @@
 #include "probe/probe.hpp"
 
+#include <charconv>
+
+#include "probe/protocol.hpp"
+
 #include <cstdio>
 
 #include "formats/platform.hpp"
@@ -12,26 +16,29 @@ namespace cudnnenv {
 namespace fs = std::filesystem;
 
 std::optional<ProbeReport> parse_probe_output(std::string_view text) {
+  namespace key = probe_protocol;
   ProbeReport report;
   bool have_version = false;
-  for (const auto& line : util::split(text, '\n')) {
-    const auto equals = line.find('=');
-    if (equals == std::string::npos) {
-      continue;
-    }
-    const std::string key = line.substr(0, equals);
-    const std::string value(util::trim(line.substr(equals + 1)));
-    try {
-      if (key == "cudnn_version") {
-        report.version_raw = std::stoull(value);
-        have_version = true;
-      } else if (key == "cudart_version") {
-        report.cudart_raw = std::stoull(value);
-      } else if (key == "loaded_from") {
-        report.loaded_from = value;
+  auto number = [](const std::string& value) -> std::optional<std::size_t> {
+    std::size_t parsed = 0;
+    const auto [end, error] = std::from_chars(value.data(), value.data() + value.size(), parsed);
+    return error == std::errc() && end == value.data() + value.size() && !value.empty() ? std::optional(parsed)
+                                                                                          : std::nullopt;
+  };
+  for (const auto& [name, value] : key::parse_key_values(text)) {
+    if (name == key::cudnn_version || name == key::cudart_version) {
+      const auto parsed = number(value);
+      if (!parsed) {
+        return std::nullopt;
       }
-    } catch (const std::exception&) {
-      return std::nullopt;
+      if (name == key::cudnn_version) {
+        report.version_raw = *parsed;
+        have_version = true;
+      } else {
+        report.cudart_raw = *parsed;
+      }
+    } else if (name == key::loaded_from) {
+      report.loaded_from = value;
     }
   }
   return have_version ? std::optional<ProbeReport>(report) : std::nullopt;

@@ -4,6 +4,7 @@
 #include <cstdio>
 
 #include "probe/probe.hpp"
+#include "probe/protocol.hpp"
 #include "util/dynlib.hpp"
 #include "util/text.hpp"
 
@@ -35,14 +36,15 @@ int run_probe_child(const fs::path& library) {
   auto report = probe_in_process(library);
   if (!report) {
     std::fprintf(stderr, "%s\n", report.error().message.c_str());
-    return 1;
+    return static_cast<int>(probe_protocol::ProbeExit::failed);
   }
-  std::printf("cudnn_version=%zu\n", report->version_raw);
+  namespace key = probe_protocol;
+  std::printf("%s=%zu\n", key::cudnn_version.data(), report->version_raw);
   if (report->cudart_raw) {
-    std::printf("cudart_version=%zu\n", *report->cudart_raw);
+    std::printf("%s=%zu\n", key::cudart_version.data(), *report->cudart_raw);
   }
-  std::printf("loaded_from=%s\n", report->loaded_from.c_str());
-  return 0;
+  std::printf("%s=%s\n", key::loaded_from.data(), report->loaded_from.c_str());
+  return static_cast<int>(probe_protocol::ProbeExit::ok);
 }
 
 }  // namespace cudnnenv

@@ -11,12 +11,16 @@
 #include <vector>
 
 #include "probe/probe.hpp"
+#include "probe/protocol.hpp"
 #include "util/dynlib.hpp"
 #include "util/text.hpp"
 
 namespace cudnnenv {
 
 namespace {
+
+namespace key = probe_protocol;
+using probe_protocol::ProbeExit;
 
 // The few declarations needed, with the ABI of cuda.h and cudnn.h.
 using CUresult = int;
@@ -128,18 +132,20 @@ bool bind_symbol(const util::DynamicLibrary& library, F& slot, const char* name,
   return slot != nullptr;
 }
 
-void say(const std::string& key, const std::string& value) { std::printf("%s=%s\n", key.c_str(), value.c_str()); }
+void say(std::string_view name, const std::string& value) {
+  std::printf("%.*s=%s\n", static_cast<int>(name.size()), name.data(), value.c_str());
+}
 
 }  // namespace
 
 int run_conv_probe(const std::filesystem::path& library, int device_index) {
   // Where the time goes, per phase, for the report (and for making it faster).
   auto phase_start = std::chrono::steady_clock::now();
-  auto phase = [&phase_start](const char* key) {
+  auto phase = [&phase_start](std::string_view name) {
     const auto now = std::chrono::steady_clock::now();
     char text[32];
     std::snprintf(text, sizeof text, "%.1f", std::chrono::duration<double, std::milli>(now - phase_start).count());
-    say(key, text);
+    say(name, text);
     phase_start = now;
   };
   // The inputs, fresh and random, and their reference results, on a second
@@ -173,8 +179,8 @@ int run_conv_probe(const std::filesystem::path& library, int device_index) {
   auto driver_library = util::DynamicLibrary::open("libcuda.so.1");
 #endif
   if (!driver_library) {
-    say("gpu_error", "no NVIDIA driver: " + driver_library.error().message);
-    return 3;
+    say(key::gpu_error, "no NVIDIA driver: " + driver_library.error().message);
+    return static_cast<int>(ProbeExit::no_gpu);
   }
   Driver cu{};
   std::string missing;
@@ -193,8 +199,8 @@ int run_conv_probe(const std::filesystem::path& library, int device_index) {
   bind_symbol(*driver_library, cu.cuMemcpyDtoH, "cuMemcpyDtoH_v2", missing);
   bind_symbol(*driver_library, cu.cuGetErrorString, "cuGetErrorString", missing);
   if (!missing.empty()) {
-    say("gpu_error", "the NVIDIA driver lacks " + missing + ": it is too old");
-    return 3;
+    say(key::gpu_error, "the NVIDIA driver lacks " + missing + ": it is too old");
+    return static_cast<int>(ProbeExit::no_gpu);
   }
   auto cu_error = [&](CUresult code) {
     const char* text = nullptr;
@@ -202,18 +208,18 @@ int run_conv_probe(const std::filesystem::path& library, int device_index) {
     return std::string(text ? text : "unknown") + " (" + std::to_string(code) + ")";
   };
   if (CUresult code = cu.cuInit(0); code != 0) {
-    say("gpu_error", "cuInit failed: " + cu_error(code) + (code == 100 ? ": no CUDA-capable GPU" : ""));
-    return 3;
+    say(key::gpu_error, "cuInit failed: " + cu_error(code) + (code == 100 ? ": no CUDA-capable GPU" : ""));
+    return static_cast<int>(ProbeExit::no_gpu);
   }
-  phase("driver_init_ms");
+  phase(key::driver_init_ms);
   int driver_version = 0;
   int count = 0;
   cu.cuDriverGetVersion(&driver_version);
   cu.cuDeviceGetCount(&count);
-  say("driver_cuda", std::to_string(driver_version / 1000) + "." + std::to_string(driver_version % 1000 / 10));
+  say(key::driver_cuda, std::to_string(driver_version / 1000) + "." + std::to_string(driver_version % 1000 / 10));
   if (count == 0 || device_index >= count) {
-    say("gpu_error", count == 0 ? "no GPU" : "no GPU " + std::to_string(device_index) + " (" + std::to_string(count) + " present)");
-    return 3;
+    say(key::gpu_error, count == 0 ? "no GPU" : "no GPU " + std::to_string(device_index) + " (" + std::to_string(count) + " present)");
+    return static_cast<int>(ProbeExit::no_gpu);
   }
   CUdevice device = 0;
   cu.cuDeviceGet(&device, device_index);
@@ -223,21 +229,21 @@ int run_conv_probe(const std::filesystem::path& library, int device_index) {
   int cc_minor = 0;
   cu.cuDeviceGetAttribute(&cc_major, k_cc_major, device);
   cu.cuDeviceGetAttribute(&cc_minor, k_cc_minor, device);
-  say("gpu", name);
-  say("compute_capability", std::to_string(cc_major) + "." + std::to_string(cc_minor));
+  say(key::gpu, name);
+  say(key::compute_capability, std::to_string(cc_major) + "." + std::to_string(cc_minor));
   CUcontext context = nullptr;
   if (CUresult code = cu.cuDevicePrimaryCtxRetain(&context, device); code != 0) {
-    say("error", "cannot create a context: " + cu_error(code));
-    return 1;
+    say(key::error, "cannot create a context: " + cu_error(code));
+    return static_cast<int>(ProbeExit::failed);
   }
   cu.cuCtxSetCurrent(context);
-  phase("context_ms");
+  phase(key::context_ms);
 
   // 2. cuDNN, by absolute path.
   auto cudnn_library = util::DynamicLibrary::open(library);
   if (!cudnn_library) {
-    say("error", cudnn_library.error().message);
-    return 1;
+    say(key::error, cudnn_library.error().message);
+    return static_cast<int>(ProbeExit::failed);
   }
   Cudnn dnn{};
   bind_symbol(*cudnn_library, dnn.create, "cudnnCreate", missing);
@@ -256,25 +262,25 @@ int run_conv_probe(const std::filesystem::path& library, int device_index) {
   bind_symbol(*cudnn_library, dnn.workspace_size, "cudnnGetConvolutionForwardWorkspaceSize", missing);
   bind_symbol(*cudnn_library, dnn.forward, "cudnnConvolutionForward", missing);
   if (!missing.empty()) {
-    say("error", util::to_utf8(library.filename()) + " does not export " + missing);
-    return 1;
+    say(key::error, util::to_utf8(library.filename()) + " does not export " + missing);
+    return static_cast<int>(ProbeExit::failed);
   }
   using VersionFunction = std::size_t (*)();
   if (auto get_version = reinterpret_cast<VersionFunction>(cudnn_library->symbol("cudnnGetVersion"))) {
-    say("cudnn_version", std::to_string(get_version()));
+    say(key::cudnn_version, std::to_string(get_version()));
   }
   if (auto get_cudart = reinterpret_cast<VersionFunction>(cudnn_library->symbol("cudnnGetCudartVersion"))) {
-    say("cudart_version", std::to_string(get_cudart()));
+    say(key::cudart_version, std::to_string(get_cudart()));
   }
-  say("loaded_from", util::to_utf8(cudnn_library->loaded_path()));
-  phase("cudnn_load_ms");
+  say(key::loaded_from, util::to_utf8(cudnn_library->loaded_path()));
+  phase(key::cudnn_load_ms);
 
   cudnnHandle handle = nullptr;
   if (cudnnStatus status = dnn.create(&handle); status != 0) {
-    say("error", std::string("cudnnCreate failed: ") + dnn.error_string(status));
+    say(key::error, std::string("cudnnCreate failed: ") + dnn.error_string(status));
     return status == 1001 ? 3 : 1;  // NOT_INITIALIZED: the driver is too old for this build, or no GPU
   }
-  phase("cudnn_create_ms");
+  phase(key::cudnn_create_ms);
 
   // 3. The shapes: 3x3 with padding 1, a strided one, a 1x1; fresh random input.
   double worst = 0.0;
@@ -351,7 +357,7 @@ int run_conv_probe(const std::filesystem::path& library, int device_index) {
     dnn.destroy_filter(w_desc);
     dnn.destroy_conv(conv);
     if (!memory_error.empty() || !step.empty()) {
-      say("conv_error", std::string(shape.name) + ": " + (memory_error.empty() ? step : memory_error));
+      say(key::conv_error, std::string(shape.name) + ": " + (memory_error.empty() ? step : memory_error));
       ++failed;
       results[index].clear();
       continue;
@@ -379,7 +385,7 @@ int run_conv_probe(const std::filesystem::path& library, int device_index) {
     char line[256];
     std::snprintf(line, sizeof line, "%s: algo %d, %dx%dx%dx%d, max relative error %.2e, %.1f ms on the GPU", shape.name,
                   k_implicit_gemm, shape.n, shape.k, shape.out_h(), shape.out_w(), relative, gpu_times[index]);
-    say("conv", line);
+    say(key::conv, line);
     if (!(relative <= k_relative_error_bound)) {
       ++failed;
     }
@@ -387,14 +393,14 @@ int run_conv_probe(const std::filesystem::path& library, int device_index) {
   const double elapsed_ms = gpu_elapsed_ms;
   char summary[128];
   std::snprintf(summary, sizeof summary, "%.2e", worst);
-  say("max_relative_error", summary);
-  say("error_bound", "1e-4");
+  say(key::max_relative_error, summary);
+  say(key::error_bound, "1e-4");
   std::snprintf(summary, sizeof summary, "%.1f", elapsed_ms);
-  say("conv_ms", summary);
+  say(key::conv_ms, summary);
   // The handle and the context are left to the process's end (the probe
   // exits right after this): destroying a context costs tens of milliseconds.
-  say("conv_result", failed == 0 ? "pass" : "fail");
-  return failed == 0 ? 0 : 4;
+  say(key::conv_result, failed == 0 ? "pass" : "fail");
+  return static_cast<int>(failed == 0 ? ProbeExit::ok : ProbeExit::wrong_results);
 }
 
 }  // namespace cudnnenv

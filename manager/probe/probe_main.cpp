@@ -10,10 +10,13 @@
 #include <vector>
 
 #include "probe/probe.hpp"
+#include "probe/protocol.hpp"
 #include "util/dynlib.hpp"
 #include "util/text.hpp"
 
 namespace {
+
+using cudnnenv::probe_protocol::ProbeExit;
 
 int probe_main(const std::vector<std::string>& arguments) {
   bool conv = false;
@@ -36,17 +39,18 @@ int probe_main(const std::vector<std::string>& arguments) {
   }
   if (library.empty()) {
     std::fprintf(stderr, "usage: cudnnenv-probe [--load-only | --conv [--device N]] LIBRARY\n");
-    return 2;
+    return static_cast<int>(ProbeExit::usage);
   }
   const auto path = cudnnenv::util::path_from_utf8(library);
   if (load_only) {
     auto library = cudnnenv::util::DynamicLibrary::open(path);
     if (!library) {
       std::fprintf(stderr, "%s\n", library.error().message.c_str());
-      return 1;
+      return static_cast<int>(ProbeExit::failed);
     }
-    std::printf("loaded_from=%s\n", cudnnenv::util::to_utf8(library->loaded_path()).c_str());
-    return 0;
+    std::printf("%s=%s\n", cudnnenv::probe_protocol::loaded_from.data(),
+                cudnnenv::util::to_utf8(library->loaded_path()).c_str());
+    return static_cast<int>(ProbeExit::ok);
   }
   if (conv) {
     // Out at once: the report is written, and the driver's own tear-down at

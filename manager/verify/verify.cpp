@@ -8,6 +8,7 @@
 #include "discover/dependencies.hpp"
 #include "store/layout.hpp"
 #include "probe/probe.hpp"
+#include "probe/protocol.hpp"
 #include "util/environment.hpp"
 #include "util/fs.hpp"
 #include "util/process.hpp"
@@ -230,19 +231,14 @@ void check_conv(const TreeRecord& tree, const VerifyOptions& options, VerifyRepo
   }
   std::string error;
   std::vector<std::string> shapes;
-  for (const auto& line : util::split(outcome->out, '\n')) {
-    const auto equals = line.find('=');
-    if (equals == std::string::npos) {
-      continue;
-    }
-    const std::string key = line.substr(0, equals);
-    const std::string value(util::trim(line.substr(equals + 1)));
-    if (key == "conv") {
+  namespace key = probe_protocol;
+  for (auto& [name, value] : key::parse_key_values(outcome->out)) {
+    if (name == key::conv) {
       shapes.push_back(value);
-    } else if (key == "gpu_error" || key == "error" || key == "conv_error") {
+    } else if (name == key::gpu_error || name == key::error || name == key::conv_error) {
       error += (error.empty() ? "" : "; ") + value;
     }
-    report.gpu.emplace_back(key, value);
+    report.gpu.emplace_back(std::move(name), std::move(value));
   }
   // A driver older than the CUDA runtime the library was built with shows
   // as one of several status codes; the two versions say it plainly.
@@ -253,8 +249,8 @@ void check_conv(const TreeRecord& tree, const VerifyOptions& options, VerifyRepo
     return std::string();
   };
   if (!error.empty()) {
-    const std::string driver = value_of("driver_cuda");
-    const std::string cudart = value_of("cudart_version");
+    const std::string driver = value_of(std::string(key::driver_cuda));
+    const std::string cudart = value_of(std::string(key::cudart_version));
     if (!driver.empty() && !cudart.empty() &&
         std::atoi(driver.c_str()) < decode_cudart_version(std::strtoul(cudart.c_str(), nullptr, 10)).major) {
       error += ": the NVIDIA driver supports CUDA " + driver + ", older than the CUDA " +
@@ -266,10 +262,10 @@ void check_conv(const TreeRecord& tree, const VerifyOptions& options, VerifyRepo
   }
   if (outcome->timed_out) {
     report.checks.push_back({"conv", CheckStatus::failed, "the GPU check did not finish in time"});
-  } else if (outcome->exit_code == 3) {
+  } else if (outcome->exit_code == static_cast<int>(key::ProbeExit::no_gpu)) {
     report.gpu_unavailable = true;
     report.checks.push_back({"conv", CheckStatus::skipped, error.empty() ? "no usable GPU" : error});
-  } else if (outcome->exit_code == 0) {
+  } else if (outcome->exit_code == static_cast<int>(key::ProbeExit::ok)) {
     report.checks.push_back({"conv", CheckStatus::ok, join_some(shapes, 5)});
   } else {
     report.checks.push_back({"conv", CheckStatus::failed,
