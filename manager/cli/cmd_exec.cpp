@@ -23,6 +23,7 @@ struct ExecArguments {
   std::string verify;
   int device = 0;
   bool report = false;
+  bool json = false;
   std::string shims_dir;  // set by a shim's slow path: never start a program from there
   std::vector<std::string> command;
 };
@@ -85,9 +86,9 @@ Result<int> run_exec(const ExecArguments& arguments, const Context& context) {
   check.cache_file = store.state_directory() / "cache" / "pin-checks";
   check.device = arguments.device;
   TreeRecord tree = selection->tree;
-  if (*policy == LaunchPolicy::conv) {
-    // The file manifest, for verify's file checks: from the store's folder of the
-    // tree, also for an adopted tree (its root is elsewhere; #11).
+  if (*policy != LaunchPolicy::none) {
+    // The file manifest, for the check of the whole file set: from the store's
+    // folder of the tree, also for an adopted tree (its root is elsewhere; #11).
     if (auto full = store.full_record(tree); full) tree = *full;
   }
   if (auto checked = check_pin(tree, check); !checked) {
@@ -139,19 +140,40 @@ Result<int> run_exec(const ExecArguments& arguments, const Context& context) {
                      util::to_utf8(plan->library_dir) + ")" +
                      (host_platform().os == Os::windows ? std::string(", PATH + SetDllDirectoryW")
                                                         : ", mode " + pin_mode_name(launch_request.mode)) + "\n";
-  if (report.inside.empty() && report.outside.empty()) {
-    text += "  no cuDNN library was loaded\n";
+  const std::size_t outside = report.outside_count();
+  if (arguments.json) {
+    // On stderr, one line: stdout is the program's.
+    Json files = Json::array();
+    for (const auto& file : report.files) {
+      files.push_back(Json{{"path", file.path}, {"pid", file.pid}, {"inside", file.inside}, {"why", or_null(file.why)}});
+    }
+    print_diagnostic(Json{{"tree", tree.name},
+                          {"version", tree.version.str()},
+                          {"library_dir", util::to_utf8(plan->library_dir)},
+                          {"mode", host_platform().os == Os::windows ? "path+SetDllDirectoryW"
+                                                                      : pin_mode_name(launch_request.mode)},
+                          {"exit_code", *exit_code},
+                          {"files", std::move(files)},
+                          {"outside", outside}}
+                         .dump(-1, ' ', false, Json::error_handler_t::replace) +
+                     "\n");
+  } else {
+    if (report.files.empty()) {
+      text += "  no cuDNN library was loaded\n";
+    }
+    for (const auto& file : report.files) {
+      text += (file.inside ? "  in the tree  " : "  OUTSIDE      ") + file.path +
+              (file.why.empty() ? "" : " (" + file.why + ")") + "\n";
+    }
+    if (outside != 0) {
+      text += "cudnnenv: report: " + std::to_string(outside) + " cuDNN file(s) came from outside the tree\n";
+    }
+    print_diagnostic(text);
   }
-  for (const auto& file : report.inside) text += "  in the tree  " + file + "\n";
-  for (const auto& file : report.outside) text += "  OUTSIDE      " + file + "\n";
-  if (!report.outside.empty()) {
-    text += "cudnnenv: report: " + std::to_string(report.outside.size()) + " cuDNN file(s) came from outside the tree\n";
-  }
-  print_diagnostic(text);
   if (*exit_code != 0) {
     return *exit_code;
   }
-  return report.outside.empty() ? 0 : static_cast<int>(ExitCode::verify_failed);
+  return outside == 0 ? 0 : static_cast<int>(ExitCode::verify_failed);
 }
 
 }  // namespace
@@ -169,6 +191,9 @@ void register_exec(CLI::App& app, Context& context) {
   command->add_flag("--report", arguments->report,
                     "after the program exits, list every cuDNN file it loaded and from where; exit 4 if one came "
                     "from outside the tree");
+  command->add_flag("--json", arguments->json,
+                    "with --report: the report as one line of JSON on stderr (stdout is the program's)")
+      ->needs("--report");
   command->add_option("--verify", arguments->verify,
                       "check before the start: none, load (default) or conv; else CUDNNENV_VERIFY, [verify] on_launch")
       ->check(CLI::IsMember({"none", "load", "conv"}));

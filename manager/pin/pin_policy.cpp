@@ -4,10 +4,13 @@
 #include <system_error>
 #include <vector>
 
+#include "discover/dependencies.hpp"
 #include "discover/discover.hpp"
 #include "launch_key.hpp"
 #include "probe/probe.hpp"
+#include "store/layout.hpp"
 #include "util/fs.hpp"
+#include "util/sha256.hpp"
 #include "util/text.hpp"
 #include "verify/verify.hpp"
 
@@ -31,15 +34,81 @@ std::string driver_identity() {
   return driver.empty() ? "none" : util::to_utf8(driver) + "@" + identity(driver);
 }
 
-// One line per check that passed: "policy|device|library identity|driver identity|library path".
-std::string cache_key(const TreeRecord& tree, const PinCheckOptions& options) {
+// The files the check covers: the manifest's (an installed or adopted tree),
+// else the libraries the tree's major version ships (a folder given by path).
+std::vector<fs::path> file_set(const TreeRecord& tree) {
+  std::vector<fs::path> files;
+  if (!tree.files.empty()) {
+    for (const auto& file : tree.files) {
+      files.push_back(tree.resolve(file.path));
+    }
+  } else {
+    for (const auto& name : expected_set(tree.version.major, tree.platform.os).libraries) {
+      files.push_back(tree.resolve(tree.library_dir) / name);
+    }
+  }
+  return files;
+}
+
+// SHA-256 of every file's "size:mtime", in order; empty when one cannot be read.
+std::string set_identity(const std::vector<fs::path>& files) {
+  util::Sha256 digest;
+  for (const auto& file : files) {
+    const std::string id = identity(file);
+    if (id.empty()) {
+      return {};
+    }
+    digest.update(id.data(), id.size());
+    digest.update("\n", 1);
+  }
+  return digest.hex_digest();
+}
+
+// One line per check that passed:
+// "policy|device|library identity|file set identity|driver identity|library path".
+std::string cache_key(const TreeRecord& tree, const std::vector<fs::path>& files, const PinCheckOptions& options) {
   const fs::path library = tree.library_path();
   const std::string library_identity = identity(library);
-  if (library_identity.empty()) {
+  const std::string files_identity = set_identity(files);
+  if (library_identity.empty() || files_identity.empty()) {
     return {};
   }
   return to_string(options.policy) + "|" + std::to_string(options.device) + "|" + library_identity + "|" +
-         (options.policy == LaunchPolicy::conv ? driver_identity() : std::string("-")) + "|" + util::to_utf8(library);
+         files_identity + "|" + (options.policy == LaunchPolicy::conv ? driver_identity() : std::string("-")) + "|" +
+         util::to_utf8(library);
+}
+
+// What a load of the main library cannot see: a sub-library gone or
+// truncated (cuDNN opens them only when a routine needs one), and the
+// libraries it opens by name at its first real work (zlibwapi.dll).
+Result<void> check_file_set(const TreeRecord& tree, const std::vector<fs::path>& files, const std::string& hint) {
+  std::vector<std::string> missing;
+  if (!tree.files.empty()) {
+    missing = changed_files(tree);
+  } else {
+    for (const auto& file : files) {
+      std::error_code ec;
+      if (!fs::is_regular_file(file, ec)) {
+        missing.push_back(util::to_utf8(file.filename()));
+      }
+    }
+  }
+  if (!missing.empty()) {
+    return make_error("the tree '" + tree.name + "' is incomplete: '" + missing.front() + "'" +
+                          (missing.size() > 1 ? " and " + std::to_string(missing.size() - 1) + " more" : "") +
+                          (tree.files.empty() ? " missing" : " missing or changed since it was installed"),
+                      hint, ExitCode::verify_failed);
+  }
+  if (const auto later = loaded_at_run_time(tree.version, tree.platform.os); !later.empty()) {
+    DiscoverContext context;
+    context.environment = util::Environment::current();
+    context.os = tree.platform.os;
+    const auto absent = find_missing_dependencies(tree.library_path(), context, later);
+    if (!absent.empty()) {
+      return make_error(absent.front().describe(), hint, ExitCode::verify_failed);
+    }
+  }
+  return {};
 }
 
 void remember(const PinCheckOptions& options, const std::string& key) {
@@ -92,7 +161,8 @@ Result<void> check_pin(const TreeRecord& tree, const PinCheckOptions& options) {
   if (options.policy == LaunchPolicy::none) {
     return {};
   }
-  const std::string key = cache_key(tree, options);
+  const std::vector<fs::path> files = file_set(tree);
+  const std::string key = cache_key(tree, files, options);
   if (!key.empty()) {
     if (auto text = util::read_file(options.cache_file)) {
       for (const auto& line : util::split(*text, '\n')) {
@@ -103,6 +173,9 @@ Result<void> check_pin(const TreeRecord& tree, const PinCheckOptions& options) {
     }
   }
   const std::string hint = "see 'cudnnenv verify " + tree.name + "'; launch anyway with --verify none";
+  if (auto complete = check_file_set(tree, files, hint); !complete) {
+    return complete;
+  }
   if (options.policy == LaunchPolicy::load) {
     const fs::path library = tree.library_path();
     auto probed = probe_in_child(options.probe_program, library);

@@ -1,9 +1,11 @@
 // The check before a pinned program starts (exec, shims): `none`, `load`
-// (the tree's main library loads by absolute path in a child, from that
-// file, with the tree's version) or `conv` (verify up to the GPU check). A
-// pass is remembered by the library's identity (path, size, modification
-// time) and, for `conv`, the driver's, so a repeated launch costs a stat
-// and a small file read.
+// (every file of the tree's manifest present with its size, the libraries
+// cuDNN opens by name later found, and the main library loads by absolute
+// path in a child, from that file, with the tree's version) or `conv` (the
+// same, then verify up to the GPU check). A pass is remembered by the
+// identity (size, modification time) of every file of the set, the main
+// library's path and, for `conv`, the driver's, so a repeated launch costs a
+// stat per file and a small file read.
 #pragma once
 
 #include <filesystem>
@@ -34,6 +36,7 @@ struct PinCheckOptions {
 };
 
 // Passes, or fails with exit code 4 saying what is wrong and how to see more.
+// `tree` is the full record (Store::full_record): its manifest is the set.
 Result<void> check_pin(const TreeRecord& tree, const PinCheckOptions& options);
 
 }  // namespace cudnnenv

@@ -13,7 +13,6 @@ source "$(dirname "$0")/lib.sh"
 export CUDNNENV_ROOT="$WORK/store"
 unset CUDNNENV_VERSION CUDNNENV_VERIFY
 
-run() { set +e; "$@" > out 2> err; rc=$?; set -e; }
 
 make_linux_tree pinned 9.1.0 "$FIXTURES/fake-elf64-9.1.0.so"
 "$CUDNNENV" install pinned --name pinned > /dev/null
@@ -40,64 +39,64 @@ report_only_tree() {
 }
 
 # 1. By name: the other copy on its own (ld.so cache or LD_LIBRARY_PATH), the tree's through exec.
-run env LD_LIBRARY_PATH="$other" ./load-cudnn
+run_program env LD_LIBRARY_PATH="$other" ./load-cudnn
 expect_eq "$(cat out)" "$other_version" "by name, run directly"
-run "$CUDNNENV" exec --cudnn pinned -- ./load-cudnn
+run_program "$CUDNNENV" exec --cudnn pinned -- ./load-cudnn
 expect_eq "$(cat out)" "90100" "by name, through exec ($(cat err))"
-run "$CUDNNENV" exec --cudnn pinned --report -- ./load-cudnn
+run_program "$CUDNNENV" exec --cudnn pinned --report -- ./load-cudnn
 expect_eq "$rc" "0" "exec --report exit code ($(cat err))"
 report_only_tree "by name"
 pass "by name: $other_version directly, 90100 through exec; --report lists only the tree's files"
 
 # 2. DT_RPATH to the other copy, which beats LD_LIBRARY_PATH.
-run ./load-cudnn-rpath
+run_program ./load-cudnn-rpath
 expect_eq "$(cat out)" "$other_version" "with DT_RPATH, run directly"
-run "$CUDNNENV" exec --cudnn pinned --report -- ./load-cudnn-rpath
+run_program "$CUDNNENV" exec --cudnn pinned --report -- ./load-cudnn-rpath
 expect_eq "$(cat out)" "90100" "with DT_RPATH, through exec ($(cat err))"
 report_only_tree "DT_RPATH"
 pass "DT_RPATH to another copy: still the tree's"
 
 # 3. The other copy by absolute path (what JAX and PyTorch's fallback do).
-run ./load-cudnn "$other/libcudnn.so.9"
+run_program ./load-cudnn "$other/libcudnn.so.9"
 expect_eq "$(cat out)" "$other_version" "absolute path, run directly"
-run "$CUDNNENV" exec --cudnn pinned --report -- ./load-cudnn "$other/libcudnn.so.9"
+run_program "$CUDNNENV" exec --cudnn pinned --report -- ./load-cudnn "$other/libcudnn.so.9"
 expect_eq "$(cat out)" "90100" "absolute path, through exec ($(cat err))"
 report_only_tree "absolute path"
 # Without the audit module the absolute path wins, and the report says so.
-run "$CUDNNENV" exec --cudnn pinned --mode path --report -- ./load-cudnn "$other/libcudnn.so.9"
+run_program "$CUDNNENV" exec --cudnn pinned --mode path --report -- ./load-cudnn "$other/libcudnn.so.9"
 expect_eq "$rc" "4" "--mode path --report with an outside copy"
 grep -q "OUTSIDE      $(cd "$other" && pwd -P)/libcudnn.so" err || fail "the outside copy is not named: $(cat err)"
 pass "absolute path to another copy: the tree's with the audit module; --mode path shows the outsider, exit 4"
 
 # 4. LD_LIBRARY_PATH already naming the other copy.
-run env LD_LIBRARY_PATH="$other" "$CUDNNENV" exec --cudnn pinned --report -- ./load-cudnn
+run_program env LD_LIBRARY_PATH="$other" "$CUDNNENV" exec --cudnn pinned --report -- ./load-cudnn
 expect_eq "$(cat out)" "90100" "LD_LIBRARY_PATH set, through exec ($(cat err))"
 report_only_tree "LD_LIBRARY_PATH"
 pass "LD_LIBRARY_PATH naming another copy: still the tree's"
 
 # 5. The other modes, and grandchildren.
-run "$CUDNNENV" exec --cudnn pinned --mode preload -- ./load-cudnn
+run_program "$CUDNNENV" exec --cudnn pinned --mode preload -- ./load-cudnn
 expect_eq "$(cat out)" "90100" "--mode preload"
-run "$CUDNNENV" exec --cudnn pinned -- sh -c './load-cudnn-rpath; ./load-cudnn "$1"' sh "$other/libcudnn.so.9"
+run_program "$CUDNNENV" exec --cudnn pinned -- sh -c './load-cudnn-rpath; ./load-cudnn "$1"' sh "$other/libcudnn.so.9"
 expect_eq "$(cat out)" "90100
 90100" "children of the program"
 pass "--mode preload pins a by-name load; children of the program stay pinned"
 
 # 6. Exit codes, signals, arguments: the program's own; same PID (execve).
-run "$CUDNNENV" exec --cudnn pinned -- ./load-cudnn --exit 42
+run_program "$CUDNNENV" exec --cudnn pinned -- ./load-cudnn --exit 42
 expect_eq "$rc" "42" "exit code"
-run "$CUDNNENV" exec --cudnn pinned -- sh -c 'kill -TERM $$'
+run_program "$CUDNNENV" exec --cudnn pinned -- sh -c 'kill -TERM $$'
 expect_eq "$rc" "143" "killed by SIGTERM"
-run "$CUDNNENV" exec --cudnn pinned -- ./load-cudnn --args "two words" "" 'quo"te' "'s'" '$HOME' '中文' -- --cudnn
+run_program "$CUDNNENV" exec --cudnn pinned -- ./load-cudnn --args "two words" "" 'quo"te' "'s'" '$HOME' '中文' -- --cudnn
 expect_eq "$(cat out)" "[two words][][quo\"te]['s'][\$HOME][中文][--][--cudnn]" "arguments"
 set +e; "$CUDNNENV" exec --cudnn pinned -- sh -c 'echo $$' > out & pid=$!; wait $pid; set -e
 expect_eq "$(cat out)" "$pid" "same PID"
 pass "exit code 42, SIGTERM as 143, arguments untouched, same PID"
 
 # 7. Where the pin cannot hold, exec says so before the start.
-cp "$FIXTURES/load-cudnn-static" . && run "$CUDNNENV" exec --cudnn pinned -- ./load-cudnn-static --exit 0
+cp "$FIXTURES/load-cudnn-static" . && run_program "$CUDNNENV" exec --cudnn pinned -- ./load-cudnn-static --exit 0
 grep -q "note: '.*load-cudnn-static' is statically linked" err || fail "no note for a static program: $(cat err)"
-cp load-cudnn setuid-load && chmod u+s setuid-load && run "$CUDNNENV" exec --cudnn pinned -- ./setuid-load --exit 0
+cp load-cudnn setuid-load && chmod u+s setuid-load && run_program "$CUDNNENV" exec --cudnn pinned -- ./setuid-load --exit 0
 grep -q "is setuid or setgid: the loader ignores LD_AUDIT" err || fail "no note for a setuid program: $(cat err)"
 pass "a static and a setuid program get a note"
 
@@ -106,12 +105,29 @@ pass "a static and a setuid program get a note"
 make_linux_tree swapped 9.1.0 "$FIXTURES/fake-elf64-9.1.0.so"
 "$CUDNNENV" install swapped --name swapped > /dev/null
 cp "$FIXTURES/fake-elf64-9.2.0.so" "$CUDNNENV_ROOT/swapped/lib/libcudnn.so.9.1.0"
-run "$CUDNNENV" exec --cudnn swapped -- ./load-cudnn
+run_program "$CUDNNENV" exec --cudnn swapped -- ./load-cudnn
 expect_eq "$rc" "4" "launch check of a tree whose library now reports 9.2.0"
 grep -q "reports cuDNN 9.2.0, the tree is 9.1.0" err || fail "launch check message: $(cat err)"
-run "$CUDNNENV" exec --cudnn swapped --verify none -- ./load-cudnn
+run_program "$CUDNNENV" exec --cudnn swapped --verify none -- ./load-cudnn
 expect_eq "$(cat out)" "90200" "--verify none skips the check"
 pass "the load check before the start refuses a swapped library (exit 4); --verify none skips it"
+
+# 8b. The check covers the whole file set: with a sub-library deleted the main
+# library still loads, and exec refuses with 4 (#11), list marks the tree, and
+# which still names the main library, which is there.
+make_linux_tree partial 9.1.0 "$FIXTURES/fake-elf64-9.1.0.so"
+"$CUDNNENV" install partial --name partial > /dev/null
+run_program "$CUDNNENV" exec --cudnn partial -- ./load-cudnn  # a pass, remembered
+expect_eq "$rc" "0" "exec of the whole tree ($(cat err))"
+rm "$CUDNNENV_ROOT/partial/lib/libcudnn_ops.so.9.1.0"
+run_program "$CUDNNENV" exec --cudnn partial -- ./load-cudnn
+expect_eq "$rc" "4" "exec of a tree without libcudnn_ops"
+expect_eq "$(cat err)" "cudnnenv: error: the tree 'partial' is incomplete: 'lib/libcudnn_ops.so.9.1.0' and 1 more missing or changed since it was installed
+  hint: see 'cudnnenv verify partial'; launch anyway with --verify none" "exec's message"
+expect_eq "$(cat out)" "" "the program did not start"
+run_program "$CUDNNENV" list
+grep -q "^partial .* DAMAGED: 'lib/libcudnn_ops.so.9.1.0' and 1 more missing or changed$" out || fail "list: $(cat out)"
+pass "a deleted sub-library: exec refuses (exit 4) though the pass was cached, list says DAMAGED"
 
 # 9. Shims: the selection where the program runs, cached after the first start.
 mkdir -p bin && cp "$FIXTURES/load-cudnn" bin/
@@ -119,27 +135,27 @@ mkdir -p bin && cp "$FIXTURES/load-cudnn" bin/
 "$CUDNNENV" shim add load-cudnn > /dev/null
 shims="$CUDNNENV_ROOT/.cudnnenv/shims"
 export PATH="$shims:$WORK/bin:$PATH"
-run load-cudnn
+run_program load-cudnn
 expect_eq "$(cat out)" "90100" "through the shim, first start ($(cat err))"
 [ -n "$(ls "$CUDNNENV_ROOT/.cudnnenv/cache/launch")" ] || fail "the first start left no decision"
-# The second start must not run cudnnenv: the sidecar now names a spy that
+# The second start must not run_program cudnnenv: the sidecar now names a spy that
 # leaves a mark and then runs the real cudnnenv.
 printf '#!/bin/sh\ntouch "%s/spy-ran"\nexec "%s" "$@"\n' "$WORK" "$CUDNNENV" > spy && chmod +x spy
 sed -i "s|^cudnnenv = .*|cudnnenv = $WORK/spy|" "$shims/load-cudnn.shim"
-run load-cudnn
+run_program load-cudnn
 expect_eq "$(cat out)" "90100" "through the shim, second start"
 [ ! -e spy-ran ] || fail "the second start ran cudnnenv: the cached decision was not used"
 pass "through a shim: 90100; the second start runs only the shim and the program"
 
 mkdir -p project/deep && adopt_out=$("$CUDNNENV" adopt "$other" --name other 2>&1) || fail "adopt: $adopt_out"
 printf 'cudnn = "other"\n' > project/.cudnnenv.toml
-(cd project/deep && run load-cudnn && expect_eq "$(cat out)" "$other_version" "the shim in a project selecting the other copy")
-run load-cudnn
+(cd project/deep && run_program load-cudnn && expect_eq "$(cat out)" "$other_version" "the shim in a project selecting the other copy")
+run_program load-cudnn
 expect_eq "$(cat out)" "90100" "the shim outside the project again"
 pass "the shim follows .cudnnenv.toml: $other_version in the project, 90100 outside"
 
 rm bin/load-cudnn
-run load-cudnn
+run_program load-cudnn
 expect_eq "$rc" "3" "a shim whose program is only in the shims folder"
 grep -q "'load-cudnn' is found only in the shims folder: the shim would start itself" err || fail "loop message: $(cat err)"
 pass "a shim never starts itself"

@@ -18,7 +18,6 @@ export LC_ALL=C.UTF-8 WINEDEBUG=-all
 
 root="$WORK/C libs 库"
 cud() { "$WINE" "$CUDNNENV" --root "$(winpath "$root")" "$@"; }
-run() { set +e; "$@" > out 2> err; rc=$?; set -e; sed -i 's/\r$//' out err; }
 
 for version in 8.1.0 8.2.0; do
   make_windows_tree "t$version" "$FIXTURES/fake-pe64-$version.dll" "$version"
@@ -30,10 +29,10 @@ cp "$FIXTURES/fake-pe64-8.9.7.dll" decoy/cudnn64_8.dll
 program=$(winpath "$WORK/prog/load-cudnn.exe")
 export WINEPATH="$(winpath "$WORK/decoy")"
 
-run "$WINE" prog/load-cudnn.exe
+run_program "$WINE" prog/load-cudnn.exe
 expect_eq "$(cat out)" "8907" "by name, run directly with the decoy on PATH"
 for version in 8.1.0 8.2.0; do
-  run cud exec --cudnn "t$version" --report -- "$program"
+  run_program cud exec --cudnn "t$version" --report -- "$program"
   expect_eq "$(cat out)" "$(echo "$version" | awk -F. '{print $1*1000+$2*100+$3}')" "through exec, pinned to $version ($(cat err))"
   expect_eq "$rc" "0" "exec --report exit code"
   grep -q "in the tree  $(winpath "$root/t$version/bin/cudnn64_8.dll" | sed 's/\\/\\\\/g')" err || fail "report: $(cat err)"
@@ -42,7 +41,7 @@ done
 pass "decoy 8.9.7 on PATH: directly 8907; through exec 8100 and 8200, --report names the tree's DLL"
 
 cp decoy/cudnn64_8.dll prog/
-run cud exec --cudnn t8.2.0 --report -- "$program"
+run_program cud exec --cudnn t8.2.0 --report -- "$program"
 expect_eq "$rc" "4" "a decoy in the program's own folder"
 grep -q "OUTSIDE .*prog\\\\cudnn64_8.dll (from the program's own folder" err || fail "report: $(cat err)"
 grep -q "note: '.*prog\\\\cudnn64_8.dll' is in the program's own folder, which Windows searches first" err ||
@@ -51,19 +50,19 @@ rm prog/cudnn64_8.dll
 pass "a decoy in the program's folder is reported as such, exit 4"
 
 cp decoy/cudnn64_8.dll work/
-(cd work && run cud exec --cudnn t8.2.0 --report -- "$program"
+(cd work && run_program cud exec --cudnn t8.2.0 --report -- "$program"
  grep -q "cudnn64_8.dll (from the working folder" err || fail "report: $(cat err)"
  # Wine 8 loads the working folder's copy (see the top); real Windows the tree's.
  if [ "$(cat out)" = "8907" ]; then expect_eq "$rc" "4" "working-folder decoy under Wine"; fi)
 pass "a decoy in the working folder is named by --report (Wine cannot show SetDllDirectoryW reaching the program)"
 
 for code in 0 1 42 255; do
-  run cud exec --cudnn t8.1.0 -- "$program" --exit "$code"
+  run_program cud exec --cudnn t8.1.0 -- "$program" --exit "$code"
   expect_eq "$rc" "$code" "exit code through exec"
 done
 arguments=("two words" 'quo"te' 'trail\' 'two\\' '中文' '' 'a\"b')
 expected='[two words][quo"te][trail\][two\\][中文][][a\"b]'
-run cud exec --cudnn t8.1.0 -- "$program" --args "${arguments[@]}"
+run_program cud exec --cudnn t8.1.0 -- "$program" --args "${arguments[@]}"
 expect_eq "$(cat out)" "$expected" "arguments through exec"
 pass "exit codes 0, 1, 42, 255 and arguments (spaces, quotes, trailing backslashes, Chinese, empty) through exec"
 
@@ -74,18 +73,35 @@ shims="$root/.cudnnenv/shims"
 [ -f "$shims/load-cudnn.exe" ] && [ -f "$shims/load-cudnn.shim" ] || fail "shim files: $(ls "$shims")"
 export WINEPATH="$(winpath "$shims");$(winpath "$WORK/prog");$(winpath "$WORK/decoy")"
 for start in first second; do
-  run "$WINE" "$shims/load-cudnn.exe"
+  run_program "$WINE" "$shims/load-cudnn.exe"
   expect_eq "$(cat out)" "8200" "through the shim, $start start ($(cat err))"
 done
 [ -n "$(ls "$root/.cudnnenv/cache/launch")" ] || fail "no cached decision after the first start"
 for code in 0 1 42 255; do
-  run "$WINE" "$shims/load-cudnn.exe" --exit "$code"
+  run_program "$WINE" "$shims/load-cudnn.exe" --exit "$code"
   expect_eq "$rc" "$code" "exit code through the shim"
 done
-run "$WINE" "$shims/load-cudnn.exe" --args "${arguments[@]}"
+run_program "$WINE" "$shims/load-cudnn.exe" --args "${arguments[@]}"
 expect_eq "$(cat out)" "$expected" "arguments through the shim"
 pass "through load-cudnn.exe (a shim): 8200, exit codes and arguments intact"
 
 mkdir -p project && printf 'cudnn = "t8.1.0"\n' > project/.cudnnenv.toml
-(cd project && run "$WINE" "$shims/load-cudnn.exe" && expect_eq "$(cat out)" "8100" "the shim in a project pinned to 8.1.0")
+(cd project && run_program "$WINE" "$shims/load-cudnn.exe" && expect_eq "$(cat out)" "8100" "the shim in a project pinned to 8.1.0")
 pass "the shim follows .cudnnenv.toml: 8100 in the project"
+
+# The check before a start covers the whole file set (#11): a deleted
+# sub-library, or cuDNN 8.9 without zlibwapi.dll (opened by name only at the
+# first convolution), stops exec with 4 though the main DLL loads.
+make_windows_tree partial "$FIXTURES/fake-pe64-8.1.0.dll" 8.1.0
+cud install "$(winpath "$WORK/partial/cuda")" --name partial > /dev/null
+rm "$root/partial/bin/cudnn_cnn_infer64_8.dll"
+run_program cud exec --cudnn partial -- "$program"
+expect_eq "$rc" "4" "exec of a tree without cudnn_cnn_infer64_8.dll ($(cat err))"
+expect_eq "$(cat err)" "cudnnenv: error: the tree 'partial' is incomplete: 'bin/cudnn_cnn_infer64_8.dll' missing or changed since it was installed
+  hint: see 'cudnnenv verify partial'; launch anyway with --verify none" "exec's message"
+make_windows_tree t8.9 "$FIXTURES/fake-pe64-8.9.7.dll" 8.9.7
+cud install "$(winpath "$WORK/t8.9/cuda")" --name t8.9 > /dev/null
+run_program cud exec --cudnn t8.9 -- "$program"
+expect_eq "$rc" "4" "exec of 8.9 without zlibwapi.dll"
+grep -q "^cudnnenv: error: cudnn64_8.dll needs zlibwapi.dll: not in its folder, " err || fail "exec's message: $(cat err)"
+pass "exec refuses a tree without a sub-library, and 8.9 without zlibwapi.dll (exit 4)"
