@@ -5,7 +5,7 @@ set -euo pipefail
 packages=(
   # native build
   cmake ninja-build g++ pkg-config
-  libtomlplusplus-dev libcli11-dev libspdlog-dev libfmt-dev doctest-dev
+  libtomlplusplus-dev libcli11-dev libspdlog-dev libfmt-dev doctest-dev nlohmann-json3-dev
   libarchive-dev zlib1g-dev libssl-dev
   # Windows cross-build and its tests
   g++-mingw-w64-x86-64-posix gcc-mingw-w64-i686 libz-mingw-w64-dev wine64

@@ -24,7 +24,7 @@ Result<int> run_adopt(const AdoptArguments& arguments, const Context& context) {
     return std::move(record).error();
   }
   if (arguments.json) {
-    print(to_json(tree_to_table(*record)));
+    print_json(tree_to_json(*record));
     return 0;
   }
   print("adopted '" + record->name + "': cuDNN " + record->version.str() +

@@ -55,16 +55,14 @@ Result<int> run_current(const SelectionArguments& arguments, const Context& cont
   }
   const TreeRecord& tree = selection->tree;
   if (arguments.json) {
-    toml::table table;
-    table.insert("name", tree.name);
-    table.insert("version", tree.version.str());
-    table.insert("cuda", tree.cuda ? tree.cuda->str() : std::string());
-    table.insert("origin", origin_name(selection->origin));
-    table.insert("decided_by", selection->decided_by);
-    table.insert("spec", selection->spec);
-    table.insert("location", util::to_utf8(tree.root));
-    table.insert("library", util::to_utf8(tree.library_path()));
-    print(to_json(table));
+    print_json(Json{{"name", tree.name},
+                    {"version", tree.version.str()},
+                    {"cuda", tree.cuda ? Json(tree.cuda->str()) : Json(nullptr)},
+                    {"origin", origin_name(selection->origin)},
+                    {"decided_by", or_null(selection->decided_by)},
+                    {"spec", or_null(selection->spec)},
+                    {"location", util::to_utf8(tree.root)},
+                    {"library", util::to_utf8(tree.library_path())}});
     return 0;
   }
   print(tree.version.str() + "  " + tree.name + "  (" + describe_origin(*selection) + ")\n");
@@ -85,7 +83,11 @@ Result<int> run_which(const SelectionArguments& arguments, const Context& contex
                         "the tree is damaged: 'cudnnenv verify " + tree.name + "' says what else is gone",
                         ExitCode::verify_failed);
     }
-    print(arguments.json ? to_json(toml::table{{"library", library}}) : library + "\n");
+    if (arguments.json) {
+      print_json(Json{{"library", library}});
+    } else {
+      print(library + "\n");
+    }
     return 0;
   }
   // Every library file of the tree, from its full record.
@@ -108,11 +110,7 @@ Result<int> run_which(const SelectionArguments& arguments, const Context& contex
     std::sort(libraries.begin(), libraries.end());
   }
   if (arguments.json) {
-    toml::array array;
-    for (const auto& library : libraries) {
-      array.push_back(library);
-    }
-    print(to_json(toml::table{{"libraries", std::move(array)}}));
+    print_json(Json{{"libraries", libraries}});
     return 0;
   }
   for (const auto& library : libraries) {

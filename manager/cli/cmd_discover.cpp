@@ -28,24 +28,18 @@ Result<int> run_discover(const DiscoverArguments& arguments, const Context& cont
   }
   const auto copies = discover(discover_context);
   if (arguments.json) {
-    toml::array array;
+    Json array = Json::array();
     for (const auto& copy : copies) {
-      toml::table table;
-      table.insert("library", util::to_utf8(copy.library));
-      table.insert("major", copy.major);
-      table.insert("version", copy.version ? copy.version->str() : std::string());
-      table.insert("version_from", copy.version_from);
-      table.insert("cuda", copy.cuda ? copy.cuda->str() : std::string());
-      toml::array via;
-      for (const auto& reason : copy.found_via) {
-        via.push_back(reason);
-      }
-      table.insert("found_via", std::move(via));
-      table.insert("loaded_by_name", copy.loaded_by_name);
-      table.insert("note", copy.note);
-      array.push_back(std::move(table));
+      array.push_back(Json{{"library", util::to_utf8(copy.library)},
+                           {"major", copy.major},
+                           {"version", copy.version ? Json(copy.version->str()) : Json(nullptr)},
+                           {"version_from", or_null(copy.version_from)},
+                           {"cuda", copy.cuda ? Json(copy.cuda->str()) : Json(nullptr)},
+                           {"found_via", copy.found_via},
+                           {"loaded_by_name", copy.loaded_by_name},
+                           {"note", or_null(copy.note)}});
     }
-    print(to_json(array));
+    print_json(array);
     return 0;
   }
   if (copies.empty()) {

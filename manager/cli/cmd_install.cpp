@@ -39,10 +39,7 @@ Result<int> run_install(const InstallArguments& arguments, const Context& contex
   const TreeRecord& record = outcome->record;
   const bool fresh = outcome->status == InstallStatus::installed;
   if (arguments.json) {
-    toml::table result;
-    result.insert("status", fresh ? "installed" : "already_installed");
-    result.insert("tree", tree_to_table(record));
-    print(to_json(result));
+    print_json(Json{{"status", fresh ? "installed" : "already_installed"}, {"tree", tree_to_json(record)}});
     return 0;
   }
   print(std::string(fresh ? "installed" : "already installed") + " '" + record.name + "': " + summary(record) + "\n");

@@ -23,16 +23,15 @@ Result<int> run_list(const ListArguments& arguments, const Context& context) {
     log_warning(damaged.message);
   }
   if (arguments.json) {
-    toml::array trees;
+    Json trees = Json::array();
     for (const auto& tree : listing.trees) {
-      toml::table table = tree_to_table(tree);
-      toml::array changed;
-      for (const auto& file : changed_files(tree)) changed.push_back(file);
-      table.insert("damaged", !changed.empty());
-      table.insert("changed_files", std::move(changed));
-      trees.push_back(std::move(table));
+      Json entry = tree_to_json(tree);
+      const auto changed = changed_files(tree);
+      entry["damaged"] = !changed.empty();
+      entry["changed_files"] = changed;
+      trees.push_back(std::move(entry));
     }
-    print(to_json(trees));
+    print_json(trees);
     return 0;
   }
   if (listing.trees.empty()) {

@@ -20,19 +20,31 @@ struct ProfileArguments {
 
 fs::path config_file(const Context& context) { return context.store().state_directory() / "config.toml"; }
 
+Json profile_json(const Profile& profile, const std::optional<TreeRecord>& tree) {
+  Json env = Json::object();
+  for (const auto& [name, value] : profile.env) {
+    env[name] = value;
+  }
+  return Json{{"name", profile.name},
+              {"framework", profile.framework},
+              {"cudnn", profile.cudnn},
+              {"cuda", profile.cuda},
+              {"env", std::move(env)},
+              {"tree", tree ? Json(tree->name) : Json(nullptr)},
+              {"satisfied", tree.has_value()}};
+}
+
 Result<int> run_list(const ProfileArguments& arguments, const Context& context) {
   const auto trees = context.store().list(RecordPart::identity).trees;
   auto profiles = all_profiles(host_platform().os, config_file(context));
   if (!profiles) {
     return std::move(profiles).error();
   }
-  toml::array array;
+  Json array = Json::array();
   for (const auto& profile : *profiles) {
     const auto tree = satisfying_tree(profile, trees);
     if (arguments.json) {
-      array.push_back(toml::table{{"name", profile.name},           {"framework", profile.framework},
-                                  {"cudnn", profile.cudnn},         {"cuda", profile.cuda},
-                                  {"tree", tree ? tree->name : ""}, {"satisfied", tree.has_value()}});
+      array.push_back(profile_json(profile, tree));
       continue;
     }
     print(profile.name + std::string(8 - std::min<std::size_t>(7, profile.name.size()), ' ') + "cuDNN " +
@@ -41,7 +53,7 @@ Result<int> run_list(const ProfileArguments& arguments, const Context& context) 
           "\n");
   }
   if (arguments.json) {
-    print(to_json(array));
+    print_json(array);
   }
   return 0;
 }
@@ -52,6 +64,10 @@ Result<int> run_show(const ProfileArguments& arguments, const Context& context) 
     return std::move(profile).error();
   }
   const auto tree = satisfying_tree(*profile, context.store().list(RecordPart::identity).trees);
+  if (arguments.json) {
+    print_json(profile_json(*profile, tree));
+    return 0;
+  }
   std::string text = profile->name + ": " + profile->framework + "\n  cuDNN " + profile->cudnn +
                      " (or a newer minor of the same major)\n  CUDA  " + profile->cuda + "\n";
   for (const auto& [name, value] : profile->env) {
@@ -156,6 +172,7 @@ void register_profile(CLI::App& app, Context& context) {
   auto show_arguments = std::make_shared<ProfileArguments>();
   CLI::App* show = profile->add_subcommand("show", "one profile: versions, variables, the tree that runs it");
   show->add_option("name", show_arguments->name, "the profile (tf2.5)")->required();
+  show->add_flag("--json", show_arguments->json, "print the profile as JSON");
   show->callback([show_arguments, &context] {
     context.action = [show_arguments, &context] { return run_show(*show_arguments, context); };
   });

@@ -34,17 +34,20 @@ struct ShimArguments {
   bool json = false;
 };
 
-toml::table shim_table(const ShimInfo& info) {
-  toml::table table;
-  table.insert("name", info.name);
-  table.insert("file", util::to_utf8(info.file));
-  table.insert("target", info.target);
-  table.insert("args", info.args);
-  table.insert("broken", info.broken);
-  if (info.broken) {
-    table.insert("problem", info.problem);
+// args as the launcher splits them (on spaces and tabs, no quoting).
+Json shim_json(const ShimInfo& info) {
+  Json args = Json::array();
+  for (const auto& word : util::split(info.args, ' ')) {
+    for (const auto& part : util::split(word, '\t')) {
+      if (!part.empty()) args.push_back(part);
+    }
   }
-  return table;
+  return Json{{"name", info.name},
+              {"file", util::to_utf8(info.file)},
+              {"target", or_null(info.target)},
+              {"args", std::move(args)},
+              {"broken", info.broken},
+              {"problem", info.broken ? Json(info.problem) : Json(nullptr)}};
 }
 
 Result<int> run_add(const ShimArguments& arguments, const Context& context) {
@@ -60,7 +63,7 @@ Result<int> run_add(const ShimArguments& arguments, const Context& context) {
     return std::move(added).error();
   }
   if (arguments.json) {
-    print(to_json(shim_table(*added)));
+    print_json(shim_json(*added));
     return 0;
   }
   print("added shim '" + added->name + "': " + util::to_utf8(added->file) + " starts " +
@@ -84,9 +87,9 @@ Result<int> run_remove(const ShimArguments& arguments, const Context& context) {
 Result<int> run_list(const ShimArguments& arguments, const Context& context) {
   const auto shims = list_shims(shim_paths(context));
   if (arguments.json) {
-    toml::array array;
-    for (const auto& info : shims) array.push_back(shim_table(info));
-    print(to_json(array));
+    Json array = Json::array();
+    for (const auto& info : shims) array.push_back(shim_json(info));
+    print_json(array);
     return 0;
   }
   for (const auto& info : shims) {

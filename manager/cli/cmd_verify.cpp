@@ -1,3 +1,4 @@
+#include <charconv>
 #include <filesystem>
 
 #include "cli/context.hpp"
@@ -13,6 +14,31 @@ namespace cudnnenv::cli {
 namespace fs = std::filesystem;
 
 namespace {
+
+// What the GPU check reported, typed: the timings, errors and raw versions as
+// numbers, names and messages as strings; null below the conv level.
+Json gpu_json(const std::vector<std::pair<std::string, std::string>>& reported) {
+  Json gpu = Json::object();
+  for (const auto& [key, value] : reported) {
+    if (key == "conv") {
+      continue;
+    }
+    const bool numeric = key.ends_with("_ms") || key == "max_relative_error" || key == "error_bound" ||
+                         key == "cudnn_version" || key == "cudart_version";
+    double number = 0;
+    const auto [end, error] = std::from_chars(value.data(), value.data() + value.size(), number);
+    if (numeric && error == std::errc() && end == value.data() + value.size()) {
+      if (key.ends_with("_version")) {
+        gpu[key] = static_cast<std::int64_t>(number);
+      } else {
+        gpu[key] = number;
+      }
+    } else {
+      gpu[key] = value;
+    }
+  }
+  return gpu.empty() ? Json(nullptr) : gpu;
+}
 
 // No GPU or driver for an explicitly requested conv level: distinct from a
 // failed verification (4).
@@ -89,7 +115,7 @@ Result<int> run_verify(const VerifyArguments& arguments, const Context& context)
   const bool conv_asked = arguments.level == "conv";
 
   int exit_code = 0;
-  toml::array results;
+  Json results = Json::array();
   for (const auto& tree : *trees) {
     const VerifyReport report = verify_tree(tree, options);
     if (!report.passed()) {
@@ -98,26 +124,18 @@ Result<int> run_verify(const VerifyArguments& arguments, const Context& context)
       exit_code = static_cast<int>(ExitCode::no_gpu);
     }
     if (arguments.json) {
-      toml::table result;
-      result.insert("name", tree.name);
-      result.insert("version", tree.version.str());
-      result.insert("library", util::to_utf8(tree.library_path()));
-      result.insert("level", to_string(options.level));
-      result.insert("passed", report.passed());
-      result.insert("gpu_unavailable", report.gpu_unavailable);
-      toml::array checks;
+      Json checks = Json::array();
       for (const auto& check : report.checks) {
-        checks.push_back(toml::table{{"name", check.name}, {"status", to_string(check.status)}, {"detail", check.detail}});
+        checks.push_back(Json{{"name", check.name}, {"status", to_string(check.status)}, {"detail", check.detail}});
       }
-      result.insert("checks", std::move(checks));
-      toml::table gpu;
-      for (const auto& [key, value] : report.gpu) {
-        if (key != "conv") {
-          gpu.insert_or_assign(key, value);
-        }
-      }
-      result.insert("gpu", std::move(gpu));
-      results.push_back(std::move(result));
+      results.push_back(Json{{"name", tree.name},
+                             {"version", tree.version.str()},
+                             {"library", util::to_utf8(tree.library_path())},
+                             {"level", to_string(options.level)},
+                             {"passed", report.passed()},
+                             {"gpu_unavailable", report.gpu_unavailable},
+                             {"checks", std::move(checks)},
+                             {"gpu", gpu_json(report.gpu)}});
       continue;
     }
     print("verify " + tree.name + " (cuDNN " + tree.version.str() + "): " + util::to_utf8(tree.library_path()) + "\n");
@@ -141,7 +159,7 @@ Result<int> run_verify(const VerifyArguments& arguments, const Context& context)
           "\n");
   }
   if (arguments.json) {
-    print(to_json(results));
+    print_json(results);
   }
   return exit_code;
 }

@@ -48,44 +48,33 @@ void print_note(std::string_view message) { print_diagnostic("cudnnenv: " + std:
 
 void print(std::string_view text) { util::write_utf8(stdout, text); }
 
-toml::table tree_to_table(const TreeRecord& record) {
-  toml::table table;
-  table.insert("name", record.name);
-  table.insert("version", record.version.str());
-  table.insert("version_from", record.version_from);
-  if (record.version.build) {
-    table.insert("build", *record.version.build);
-  }
-  table.insert("cuda", record.cuda ? record.cuda->str() : std::string());
-  table.insert("cuda_from", record.cuda_from);
-  table.insert("os", to_string(record.platform.os));
-  table.insert("arch", to_string(record.platform.arch));
-  table.insert("size", static_cast<std::int64_t>(record.total_size()));
-  table.insert("files", static_cast<std::int64_t>(record.files.size()));
-  table.insert("location", util::to_utf8(record.root));
-  table.insert("library", util::to_utf8(record.library_path()));
-  table.insert("library_dir", util::to_utf8(record.resolve(record.library_dir)));
-  table.insert("include_dir", record.include_dir.empty() ? std::string() : util::to_utf8(record.resolve(record.include_dir)));
-  table.insert("adopted", record.location.has_value());
-  table.insert("installed_at", record.installed_at);
-  toml::table source;
-  source.insert("kind", record.source.kind);
-  source.insert("path", record.source.path);
-  source.insert("sha256", record.source.sha256);
-  source.insert("official", record.source.official);
-  table.insert("source", std::move(source));
-  return table;
+Json or_null(const std::string& value) { return value.empty() ? Json(nullptr) : Json(value); }
+
+Json tree_to_json(const TreeRecord& record) {
+  Json tree;
+  tree["name"] = record.name;
+  tree["version"] = record.version.str();
+  tree["version_from"] = record.version_from;
+  tree["build"] = or_null(record.version.build);
+  tree["cuda"] = record.cuda ? Json(record.cuda->str()) : Json(nullptr);
+  tree["cuda_from"] = or_null(record.cuda_from);
+  tree["os"] = to_string(record.platform.os);
+  tree["arch"] = to_string(record.platform.arch);
+  tree["size"] = record.total_size();
+  tree["files"] = record.files.size();
+  tree["location"] = util::to_utf8(record.root);
+  tree["library"] = util::to_utf8(record.library_path());
+  tree["library_dir"] = util::to_utf8(record.resolve(record.library_dir));
+  tree["include_dir"] = record.include_dir.empty() ? Json(nullptr) : Json(util::to_utf8(record.resolve(record.include_dir)));
+  tree["adopted"] = record.location.has_value();
+  tree["installed_at"] = or_null(record.installed_at);
+  tree["source"] = Json{{"kind", or_null(record.source.kind)},
+                        {"path", or_null(record.source.path)},
+                        {"sha256", or_null(record.source.sha256)},
+                        {"official", record.source.official}};
+  return tree;
 }
 
-std::string to_json(const toml::node& node) {
-  std::ostringstream out;
-  if (const auto* table = node.as_table()) {
-    out << toml::json_formatter(*table);
-  } else if (const auto* array = node.as_array()) {
-    out << toml::json_formatter(*array);
-  }
-  out << "\n";
-  return out.str();
-}
+void print_json(const Json& value) { print(value.dump(2, ' ', false, Json::error_handler_t::replace) + "\n"); }
 
 }  // namespace cudnnenv::cli

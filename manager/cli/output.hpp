@@ -5,7 +5,7 @@
 #include <string>
 #include <string_view>
 
-#include <toml++/toml.h>
+#include <nlohmann/json.hpp>
 
 #include "util/result.hpp"
 #include "store/tree.hpp"
@@ -32,8 +32,21 @@ void print_diagnostic(std::string_view text);
 // Writes `text` to stdout as is (UTF-8).
 void print(std::string_view text);
 
+// JSON output keeps its keys in the order written (docs/json.md).
+using Json = nlohmann::ordered_json;
+
+// null for an absent value, never "".
+Json or_null(const std::string& value);
+template <class T>
+Json or_null(const std::optional<T>& value) {
+  return value ? Json(*value) : Json(nullptr);
+}
+
 // A tree as the JSON object that 'list --json' and 'install --json' print.
-toml::table tree_to_table(const TreeRecord& record);
-std::string to_json(const toml::node& node);
+Json tree_to_json(const TreeRecord& record);
+
+// `value` on stdout, indented, one final newline. Text that is not UTF-8 (a
+// folder name on Linux) comes out with U+FFFD in its place, never an abort.
+void print_json(const Json& value);
 
 }  // namespace cudnnenv::cli

@@ -276,6 +276,7 @@ PinReport classify_loaded(const TreeRecord& tree, const fs::path& program, const
   const fs::path program_folder = fs::weakly_canonical(program.parent_path(), ec);
   const fs::path working_folder = fs::current_path(ec);
   std::vector<std::string> seen;
+  std::vector<LoadedCudnnFile> outside;
   for (const auto& module : loaded) {
     if (!is_cudnn_file(module.path)) {
       continue;
@@ -288,21 +289,29 @@ PinReport classify_loaded(const TreeRecord& tree, const fs::path& program, const
     seen.push_back(shown);
     const auto relative = file.lexically_relative(root);
     const bool inside = !relative.empty() && *relative.begin() != "..";
+    LoadedCudnnFile entry{shown, module.pid, inside, {}};
     if (inside) {
-      report.inside.push_back(shown);
-    } else if (same_file(file.parent_path(), program_folder)) {
-      report.outside.push_back(shown + " (from the program's own folder, which the loader searches before PATH: "
-                                       "remove or rename that copy)");
-    } else if (same_file(file.parent_path(), working_folder)) {
-      report.outside.push_back(shown + " (from the working folder, which the default search puts before PATH" +
-                               std::string(windows_host() ? "; on Windows the SetDllDirectoryW that cudnnenv sets, "
-                                                            "passed to the program, takes it out of the search)"
-                                                          : ")"));
-    } else {
-      report.outside.push_back(shown);
+      report.files.push_back(std::move(entry));
+      continue;
     }
+    if (same_file(file.parent_path(), program_folder)) {
+      entry.why = "from the program's own folder, which the loader searches before PATH: remove or rename that copy";
+    } else if (same_file(file.parent_path(), working_folder)) {
+      entry.why = "from the working folder, which the default search puts before PATH" +
+                  std::string(windows_host() ? "; on Windows the SetDllDirectoryW that cudnnenv sets, passed to "
+                                               "the program, takes it out of the search"
+                                             : "");
+    }
+    outside.push_back(std::move(entry));
   }
+  report.files.insert(report.files.end(), std::make_move_iterator(outside.begin()),
+                      std::make_move_iterator(outside.end()));
   return report;
+}
+
+std::size_t PinReport::outside_count() const {
+  return static_cast<std::size_t>(
+      std::count_if(files.begin(), files.end(), [](const LoadedCudnnFile& file) { return !file.inside; }));
 }
 
 }  // namespace cudnnenv

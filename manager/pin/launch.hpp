@@ -80,9 +80,17 @@ Result<int> launch_and_watch(const LaunchPlan& plan, std::vector<LoadedModule>& 
 // cudnn*.dll), by its last path component.
 bool is_cudnn_file(std::string_view path);
 
+// One cuDNN file a watched program mapped, once per file.
+struct LoadedCudnnFile {
+  std::string path;  // resolved (links and `..` followed)
+  long pid = 0;      // the process that mapped it first
+  bool inside = false;
+  std::string why;   // outside: why that copy won, when known
+};
+
 struct PinReport {
-  std::vector<std::string> inside;   // cuDNN files mapped from the tree
-  std::vector<std::string> outside;  // cuDNN files mapped from anywhere else, each with why when known
+  std::vector<LoadedCudnnFile> files;  // the tree's first, then the others, each in the order mapped
+  std::size_t outside_count() const;
 };
 
 // Sorts the cuDNN files among `loaded` by whether they lie in `tree`; an

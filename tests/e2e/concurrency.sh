@@ -24,7 +24,7 @@ for i in "${!pids[@]}"; do
 done
 expect_eq "$(cat out.* | grep -c '^installed ')" "1" "exactly one install did the work"
 expect_eq "$(cat out.* | grep -c '^already installed ')" "7" "the other seven found it done"
-expect_eq "$("$CUDNNENV" list --json | grep -c '"name" :')" "1" "trees in the store"
+expect_eq "$("$CUDNNENV" list --json | json_count)" "1" "trees in the store"
 expect_eq "$(ls -A "$CUDNNENV_ROOT/.cudnnenv/staging" | wc -l)" "0" "staging left empty"
 pass "8 concurrent installs: one tree, no errors"
 
@@ -54,7 +54,7 @@ for round in $(seq 1 12); do
     actual=$(stat -c %s "$dir/lib/ballast.bin" 2>/dev/null || echo missing)
     expect_eq "$actual" "$expected_size" "round $round: size of a file in the visible tree"
   done
-  trees=$("$CUDNNENV" list --json | grep -c '"name" :' || true)
+  trees=$("$CUDNNENV" list --json | json_count)
   if [ "$trees" = "1" ]; then
     completed=$((completed + 1))
     "$CUDNNENV" remove -y "$name" > /dev/null

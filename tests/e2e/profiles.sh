@@ -17,7 +17,8 @@ make_linux_tree t9.4.0 9.4.0 "$FIXTURES/fake-elf64-9.4.0.so"
 grep -q "^tf2.18  cuDNN 9.3  CUDA 12.5  -> t9.4.0 (9.4.0)$" list.out || fail "profile list: $(cat list.out)"
 grep -q "^tf2.10  cuDNN 8.1  CUDA 11.2  (no installed tree runs it)$" list.out || fail "profile list: $(cat list.out)"
 "$CUDNNENV" profile list --json > list.json
-grep -q '"satisfied" : true' list.json || fail "profile list --json: $(cat list.json)"
+expect_eq "$(python3 -c 'import json, sys; print([p["name"] for p in json.load(sys.stdin) if p["satisfied"]])' < list.json)" \
+  "['tf2.18', 'tf2.19', 'tf2.20', 'tf2.21']" "profile list --json: the profiles the installed 9.4.0 runs (cuDNN 9.3 or a newer 9.x)"
 pass "profile list: tf2.18 runs on the installed 9.4.0, tf2.10 on nothing installed"
 
 set +e; "$CUDNNENV" activate tf2.10 --shell bash > out 2> err; rc=$?; set -e

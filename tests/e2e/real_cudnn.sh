@@ -24,10 +24,10 @@ export CUDNNENV_ROOT="$WORK/store root"
 # An archive whose name says nothing: CUDA comes from cudnnGetCudartVersion() in a child process.
 (cd real && zip -q -r -y -0 ../cudnn-from-this-machine.zip .)
 "$CUDNNENV" install cudnn-from-this-machine.zip --json > zip.json
-expect_eq "$(json_field version < zip.json)" "$header_version" "zip: version"
-expect_eq "$(json_field cuda < zip.json | cut -d. -f1)" "13" "zip: CUDA major"
-expect_eq "$(json_field cuda_from < zip.json)" "library" "zip: CUDA read from the library"
-pass "zip of the real files: cuDNN $header_version, CUDA $(json_field cuda < zip.json)"
+expect_eq "$(json_field tree.version < zip.json)" "$header_version" "zip: version"
+expect_eq "$(json_field tree.cuda < zip.json | cut -d. -f1)" "13" "zip: CUDA major"
+expect_eq "$(json_field tree.cuda_from < zip.json)" "library" "zip: CUDA read from the library"
+pass "zip of the real files: cuDNN $header_version, CUDA $(json_field tree.cuda < zip.json)"
 
 # A wheel: nvidia/cudnn/{lib,include} plus dist-info metadata, as pip wheels are.
 mkdir -p wheel/nvidia/cudnn "wheel/nvidia_cudnn_cu13-$header_version.1.dist-info"
@@ -36,19 +36,19 @@ printf 'Metadata-Version: 2.1\nName: nvidia-cudnn-cu13\nVersion: %s.1\n' "$heade
   > "wheel/nvidia_cudnn_cu13-$header_version.1.dist-info/METADATA"
 (cd wheel && zip -q -r -0 "../nvidia_cudnn_cu13-$header_version.1-py3-none-manylinux_2_27_x86_64.whl" .)
 "$CUDNNENV" install "nvidia_cudnn_cu13-$header_version.1-py3-none-manylinux_2_27_x86_64.whl" --json > wheel.json
-expect_eq "$(json_field version < wheel.json)" "$header_version.1" "wheel: version with build"
-expect_eq "$(json_field cuda < wheel.json)" "13" "wheel: CUDA"
+expect_eq "$(json_field tree.version < wheel.json)" "$header_version.1" "wheel: version with build"
+expect_eq "$(json_field tree.cuda < wheel.json)" "13" "wheel: CUDA"
 pass "wheel: cuDNN $header_version.1, CUDA 13"
 
 # A folder.
 "$CUDNNENV" install real --name "real folder" --json > folder.json
-expect_eq "$(json_field version < folder.json)" "$header_version" "folder: version"
-expect_eq "$(json_field cuda < folder.json | cut -d. -f1)" "13" "folder: CUDA major"
+expect_eq "$(json_field tree.version < folder.json)" "$header_version" "folder: version"
+expect_eq "$(json_field tree.cuda < folder.json | cut -d. -f1)" "13" "folder: CUDA major"
 pass "folder: cuDNN $header_version"
 
 "$CUDNNENV" list --json > list.json
-expect_eq "$(grep -c '"version" :' list.json)" "3" "list shows three trees"
-expect_eq "$(grep '"cuda" :' list.json | grep -vc '"13')" "0" "every tree is CUDA 13"
+expect_eq "$(json_count < list.json)" "3" "list shows three trees"
+expect_eq "$(python3 -c 'import json, sys; print(sorted({t["cuda"].split(".")[0] for t in json.load(sys.stdin)}))' < list.json)" "['13']" "every tree is CUDA 13"
 "$CUDNNENV" list
 # Each tree's library loads and reports the header's version (in a child, by the installer's probe).
 for tree in "$CUDNNENV_ROOT"/*/; do

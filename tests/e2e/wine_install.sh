@@ -27,7 +27,7 @@ grep -q "cudnn-11.2-windows-x64-v8.1.0.77  8.1.0.77  11.2" list.out || fail "lis
 grep -q "库 目录" list.out || fail "list does not show the non-ASCII root as UTF-8"
 "$WINE" "$CUDNNENV" --root "$(winpath "$root")" list --json > list.json
 expect_eq "$(json_field library < list.json)" \
-  "$(winpath "$root/cudnn-11.2-windows-x64-v8.1.0.77/cuda/bin/cudnn64_8.dll" | sed 's/\\/\\\\/g')" "library path"
+  "$(winpath "$root/cudnn-11.2-windows-x64-v8.1.0.77/cuda/bin/cudnn64_8.dll")" "library path"
 pass "list shows it, with the Windows path of cudnn64_8.dll"
 
 # The same layout with one 32-bit DLL: refused, nothing changes.

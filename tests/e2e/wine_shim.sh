@@ -17,9 +17,11 @@ cp "$SHIM" shims/pinned.exe
 printf 'path = %s\nlibrary_dir = %s\n' "$(winpath "$(dirname "$SHIM")/cudnnenv.exe")" "$(winpath "$WORK/tree 库/bin")" \
   > shims/pinned.shim
 "$WINE" shims/pinned.exe discover --json --no-load > discover.json
-tr -d '\r' < discover.json | grep -B3 -A8 "tree 库" > pinned.json || fail "the tree is not on the child's search path: $(cat discover.json)"
-grep -q '"loaded_by_name" : true' pinned.json || fail "the tree's cudnn64_8.dll is not what loads by name: $(cat pinned.json)"
-grep -q '"PATH"' pinned.json || fail "not found via PATH: $(cat pinned.json)"
+# The tree's copy, as the pinned child saw it: loaded by name, found through PATH.
+expect_eq "$(python3 -c '
+import json, sys
+print([(c["loaded_by_name"], "PATH" in c["found_via"]) for c in json.load(sys.stdin) if "tree 库" in c["library"]])' \
+  < discover.json)" "[(True, True)]" "the tree's cudnn64_8.dll in the pinned child's discover"
 pass "through the shim, the tree's cudnn64_8.dll is the one that loads by name"
 
 cp "$SHIM" shims/showpath.exe

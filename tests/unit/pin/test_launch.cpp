@@ -135,10 +135,16 @@ TEST_SUITE("launch") {
         {2, util::to_utf8(fs::absolute("elsewhere/libcudnn_ops.so.9"))},
         {1, "/lib/x86_64-linux-gnu/libc.so.6"}};
     const PinReport report = classify_loaded(tree, fs::absolute("prog/tool"), loaded);
-    REQUIRE(report.inside.size() == 1);
-    REQUIRE(report.outside.size() == 2);
-    CHECK(report.outside[0].find("(from the program's own folder") != std::string::npos);
-    CHECK(report.outside[1] == util::to_utf8(fs::weakly_canonical(fs::absolute("elsewhere/libcudnn_ops.so.9"))));
+    REQUIRE(report.files.size() == 3);
+    CHECK(report.outside_count() == 2);
+    CHECK(report.files[0].inside);
+    CHECK(report.files[0].path == util::to_utf8(fs::weakly_canonical(fs::absolute("tree/lib/libcudnn.so.9"))));
+    CHECK_FALSE(report.files[1].inside);
+    CHECK(report.files[1].why ==
+          "from the program's own folder, which the loader searches before PATH: remove or rename that copy");
+    CHECK(report.files[2].path == util::to_utf8(fs::weakly_canonical(fs::absolute("elsewhere/libcudnn_ops.so.9"))));
+    CHECK(report.files[2].pid == 2);
+    CHECK(report.files[2].why.empty());
   }
 
   TEST_CASE("the check before a start: --verify, then CUDNNENV_VERIFY, then the project file, else load") {
