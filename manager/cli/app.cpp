@@ -6,6 +6,7 @@
 #include "probe/probe.hpp"
 #include "util/fs.hpp"
 #include "util/text.hpp"
+#include "version_info.hpp"
 
 namespace cudnnenv::cli {
 
@@ -38,11 +39,17 @@ WarningSink Context::warner() const {
   return [](const std::string& message) { log_warning(message); };
 }
 
-std::pair<std::vector<std::string>, std::vector<std::string>> split_passthrough(std::vector<std::string> arguments) {
-  // Options that take a value, globally and for exec.
-  auto takes_value = [](const std::string& word) {
-    for (const char* option : {"--root", "--cudnn", "--cuda", "--mode", "--verify", "--device", "--shims-dir"}) {
-      if (word == option) return true;
+std::pair<std::vector<std::string>, std::vector<std::string>> split_passthrough(const CLI::App& app,
+                                                                               std::vector<std::string> arguments) {
+  // Options that take a value, globally and for exec, as registered.
+  const auto found = app.get_subcommands([](const CLI::App* each) { return each->get_name() == "exec"; });
+  const CLI::App* exec = found.empty() ? nullptr : found.front();
+  auto takes_value = [&](const std::string& word) {
+    for (const CLI::App* scope : {&app, exec}) {
+      if (scope == nullptr) continue;
+      for (const CLI::Option* option : scope->get_options()) {
+        if (option->check_name(word) && option->get_expected_min() > 0) return true;
+      }
     }
     return false;
   };
@@ -67,16 +74,10 @@ std::pair<std::vector<std::string>, std::vector<std::string>> split_passthrough(
   return {std::move(arguments), {}};
 }
 
-namespace {
-
-int run_unguarded(std::vector<std::string> arguments) {
-  Context context;
-  std::tie(arguments, context.passthrough) = split_passthrough(std::move(arguments));
-  context.environment = util::Environment::current();
-  CLI::App app{"cudnnenv: keep several cuDNN versions side by side and know which one loads"};
+void register_all(CLI::App& app, Context& context) {
   app.name("cudnnenv");
   app.require_subcommand(1);
-  app.set_version_flag("--version", "cudnnenv 0.1.0");
+  app.set_version_flag("--version", "cudnnenv " CUDNNENV_VERSION_STRING);
   app.add_option("--root", context.root_option,
                  "store root (default: CUDNNENV_ROOT, else C:\\libs on Windows, else ~/.local/share/cudnnenv)");
   app.add_flag("-v,--verbose", context.verbose, "log what happens to stderr (which selection won, checks, caches)");
@@ -98,6 +99,16 @@ int run_unguarded(std::vector<std::string> arguments) {
   register_activate(app, context);
   register_init(app, context);
   register_profile(app, context);
+}
+
+namespace {
+
+int run_unguarded(std::vector<std::string> arguments) {
+  Context context;
+  context.environment = util::Environment::current();
+  CLI::App app{"cudnnenv: keep several cuDNN versions side by side and know which one loads"};
+  register_all(app, context);
+  std::tie(arguments, context.passthrough) = split_passthrough(app, std::move(arguments));
 
   std::vector<const char*> argv;
   for (const auto& argument : arguments) {

@@ -54,11 +54,16 @@ void register_activate(CLI::App& app, Context& context);
 void register_init(CLI::App& app, Context& context);
 void register_profile(CLI::App& app, Context& context);
 
+// Every option and subcommand on `app`, bound to `context`.
+void register_all(CLI::App& app, Context& context);
+
 // Splits `arguments` (argv[0] included) of an `exec` command line into what
 // the option parser sees and the program with its arguments: after '--', or
-// from the first word that is neither an option nor an option's value.
-// Other command lines are returned whole, with nothing passed through.
-std::pair<std::vector<std::string>, std::vector<std::string>> split_passthrough(std::vector<std::string> arguments);
+// from the first word that is neither an option nor an option's value (which
+// options take a value is read from `app`, as registered). Other command
+// lines are returned whole, with nothing passed through.
+std::pair<std::vector<std::string>, std::vector<std::string>> split_passthrough(const CLI::App& app,
+                                                                               std::vector<std::string> arguments);
 
 // Runs the CLI on UTF-8 arguments (argv[0] included); returns the exit code.
 int run(std::vector<std::string> arguments);

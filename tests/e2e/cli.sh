@@ -7,7 +7,6 @@ FIXTURES=$2
 source "$(dirname "$0")/lib.sh"
 export CUDNNENV_ROOT="$WORK/store"
 
-run() { set +e; "$CUDNNENV" "$@" > out 2> err < "${STDIN:-/dev/null}"; rc=$?; set -e; }
 
 run install "$WORK/missing.zip"
 expect_eq "$rc" "3" "exit code for a missing archive"

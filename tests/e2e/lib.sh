@@ -12,12 +12,39 @@ cd "$WORK"
 fail() { echo "FAIL: $*" >&2; exit 1; }
 pass() { echo "ok: $*"; }
 
+# run_program PROGRAM ARGS...: stdout in `out`, stderr in `err` (carriage returns
+# removed: Windows programs under Wine write CRLF), the exit code in `rc`; stdin
+# from $STDIN, else /dev/null.
+run_program() {
+  set +e
+  "$@" > out 2> err < "${STDIN:-/dev/null}"
+  rc=$?
+  set -e
+  sed -i 's/\r$//' out err
+}
+# run ARGS...: cudnnenv with ARGS, through run_program; under $RUNNER when set
+# (wine, for the Windows build).
+run() { run_program ${RUNNER:+"$RUNNER"} "$CUDNNENV" "$@"; }
+
 # expect_eq ACTUAL EXPECTED WHAT
 expect_eq() { [ "$1" = "$2" ] || fail "$3: expected '$2', got '$1'"; }
 
-# A JSON field from cudnnenv's --json output (CRLF on Windows; python-free: the output is
-# toml++'s JSON, one "key" : value per line).
-json_field() { tr -d '\r' | grep -m1 "\"$1\" :" | sed -E 's/^[^:]*: "?([^",]*)"?,?$/\1/'; }
+# A field of cudnnenv's --json output on stdin, read by a JSON parser: KEY of the
+# object, or of the first element of an array, a dotted KEY going deeper
+# (`tree.cuda`); strings as they are, null as `null`, numbers and booleans as JSON
+# writes them.
+json_field() {
+  python3 -c '
+import json, sys
+value = json.load(sys.stdin)
+for key in sys.argv[1].split("."):
+    if isinstance(value, list):
+        value = value[0]
+    value = value[key]
+print(value if isinstance(value, str) else json.dumps(value))' "$1"
+}
+# The length of the JSON array on stdin.
+json_count() { python3 -c 'import json, sys; print(len(json.load(sys.stdin)))'; }
 
 # For the Windows build under Wine: the loader, and a Unix path as Wine's
 # drive Z: shows it.

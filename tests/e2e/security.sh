@@ -18,7 +18,6 @@ export CUDNNENV_ROOT="$WORK/store"
 unset CUDNNENV_VERSION CUDNNENV_SHELL _CUDNNENV_STATE CUDNNENV_ACTIVE LD_PRELOAD
 export LD_LIBRARY_PATH=/pre
 
-run() { set +e; "$CUDNNENV" "$@" > out 2> err; rc=$?; set -e; }
 # expect_error RC MESSAGE HINT: the last run failed with exactly these two lines.
 expect_error() {
   expect_eq "$rc" "$1" "exit code ($(cat err))"

@@ -9,7 +9,6 @@ source "$(dirname "$0")/lib.sh"
 export CUDNNENV_ROOT="$WORK/store"
 unset CUDNNENV_VERSION CUDNNENV_SHELL
 
-run() { set +e; "$CUDNNENV" "$@" > out 2> err; rc=$?; set -e; }
 
 run current
 expect_eq "$rc" "3" "current with nothing selected"

@@ -18,10 +18,10 @@ source "$(dirname "$0")/lib.sh"
 export LC_ALL=C.UTF-8 WINEDEBUG=-all
 "$WINE" reg delete 'HKCU\Software\Microsoft\Command Processor' /v AutoRun /f > /dev/null 2>&1 || true
 
-run() { set +e; "$WINE" "$CUDNNENV" "$@" > out 2> err; rc=$?; set -e; tr -d '\r' < out > out.n; tr -d '\r' < err > err.n; }
+RUNNER=$WINE
 expect_error() {
-  expect_eq "$rc" "$1" "exit code ($(cat err.n))"
-  expect_eq "$(cat err.n)" "cudnnenv: error: $2
+  expect_eq "$rc" "$1" "exit code ($(cat err))"
+  expect_eq "$(cat err)" "cudnnenv: error: $2
   hint: $3" "error"
 }
 crlf() { sed 's/$/\r/'; }
@@ -39,12 +39,12 @@ for tool in tool.bat tool.cmd; do
   run exec --cudnn t81 --verify none -- "$(winpath "$WORK/$tool")" x '%OS%'
   expect_error 2 "argument 2 ('%OS%') for the batch file '$(winpath "$WORK/$tool")' has a '%', which cmd expands as a variable even inside quotes: refused" "$batch_hint"
   run exec --cudnn t81 --verify none -- "$(winpath "$WORK/$tool")" 'a&b' '(x) | y ^ <z>' '&mkdir marker&'
-  expect_eq "$rc" "0" "$tool with cmd's metacharacters as data ($(cat err.n))"
-  expect_eq "$(cat out.n)" '["a&b"]
+  expect_eq "$rc" "0" "$tool with cmd's metacharacters as data ($(cat err))"
+  expect_eq "$(cat out)" '["a&b"]
 ["(x) | y ^ <z>"]
 ["&mkdir marker&"]' "$tool: what the batch file received"
 done
-! grep -q INJECTED out.n || fail "INJECTED ran"
+! grep -q INJECTED out || fail "INJECTED ran"
 # Through a shim whose target is a batch file: the slow path (cudnnenv exec)
 # and the fast path (the shim alone, from the cached decision) both refuse.
 "$WINE" "$CUDNNENV" shim add tool --target "$(winpath "$WORK/tool.bat")" > /dev/null
@@ -80,8 +80,8 @@ printf 'cudnn = "t81"\n[env]\nPATH = "C:\\\\evil"\n' > .cudnnenv.toml
 for shell in cmd powershell; do
   run activate --shell "$shell"
   expect_eq "$rc" "0" "$shell: untrusted [env]"
-  expect_eq "$(cat err.n)" "cudnnenv: warning: '$(winpath "$WORK/p1/.cudnnenv.toml")' sets variables ([env]) and is not trusted: they were not set (hint: read it, then run 'cudnnenv trust' in '$(winpath "$WORK/p1")')" "$shell: the warning"
-  ! grep -q 'evil' out.n || fail "$shell: an untrusted PATH reached the script"
+  expect_eq "$(cat err)" "cudnnenv: warning: '$(winpath "$WORK/p1/.cudnnenv.toml")' sets variables ([env]) and is not trusted: they were not set (hint: read it, then run 'cudnnenv trust' in '$(winpath "$WORK/p1")')" "$shell: the warning"
+  ! grep -q 'evil' out || fail "$shell: an untrusted PATH reached the script"
 done
 cd "$WORK"
 pass "1, 4: cmd and PowerShell scripts never get a key that is not a variable name, nor an untrusted [env]"

@@ -9,14 +9,9 @@ FIXTURES=$2
 source "$(dirname "$0")/lib.sh"
 export WINEDEBUG=-all
 
-# run ARGS...: the program under Wine, output in out (CR removed), exit code in rc.
-run() {
-  set +e
-  "$WINE" "$CUDNNENV" --root "$(winpath "$WORK/store")" "$@" > out 2>&1
-  rc=$?
-  set -e
-  sed -i 's/\r$//' out
-}
+RUNNER=$WINE
+CUDNNENV_ROOT=$(winpath "$WORK/store")
+export CUDNNENV_ROOT
 
 make_windows_tree needs "$FIXTURES/fake-pe64-8.1.0.dll"
 cp "$FIXTURES/fake-pe64-8.1.0-needs-cublas.dll" needs/cuda/bin/cudnn_ops_infer64_8.dll

@@ -1,5 +1,7 @@
 #include "support.hpp"
 
+#include <doctest/doctest.h>
+
 #include <zlib.h>
 
 #include <algorithm>
@@ -313,6 +315,23 @@ std::string snapshot(const fs::path& root) {
     out += line + "\n";
   }
   return out;
+}
+
+TreeRecord install_host_tree(Store& store, const std::string& header_version,
+                             std::map<std::string, std::string> overrides) {
+  FakeTree spec;
+  spec.library_overrides = std::move(overrides);
+  spec.os = host_platform().os;
+  spec.major = 9;
+  spec.header_version = header_version;
+  spec.library = spec.os == Os::windows ? "fake-pe64-9.1.0.dll" : "fake-elf64-9.1.0.so";
+  spec.style = TreeStyle::archive;
+  write_folder("source", fake_tree(spec));
+  InstallOptions options;
+  options.probe = header_version == "9.1.0" ? child_probe() : ProbeFunction{};
+  auto outcome = store.install("source", options);
+  REQUIRE_MESSAGE(outcome, (outcome ? "" : outcome.error().message));
+  return outcome->record;
 }
 
 }  // namespace cudnnenv::test

@@ -11,6 +11,7 @@
 
 #include "formats/platform.hpp"
 #include "probe/probe.hpp"
+#include "store/store.hpp"
 
 namespace cudnnenv::test {
 
@@ -84,5 +85,10 @@ void write_tar(const fs::path& path, const FileMap& files);
 // lock files, which are meant to persist: two equal snapshots mean the store
 // was left as it was.
 std::string snapshot(const fs::path& root);
+
+// A fake 9.1.0 tree of the host's kind, installed from a folder "source" in
+// the test's folder; `overrides` puts other fixtures under some names.
+TreeRecord install_host_tree(Store& store, const std::string& header_version = "9.1.0",
+                             std::map<std::string, std::string> overrides = {});
 
 }  // namespace cudnnenv::test

@@ -15,24 +15,6 @@ namespace fs = std::filesystem;
 
 namespace {
 
-// A fake 9.1.0 tree of the host's kind, installed from a folder.
-TreeRecord install_host_tree(Store& store, const std::string& header_version = "9.1.0",
-                             std::map<std::string, std::string> overrides = {}) {
-  test::FakeTree spec;
-  spec.library_overrides = std::move(overrides);
-  spec.os = host_platform().os;
-  spec.major = 9;
-  spec.header_version = header_version;
-  spec.library = spec.os == Os::windows ? "fake-pe64-9.1.0.dll" : "fake-elf64-9.1.0.so";
-  spec.style = test::TreeStyle::archive;
-  test::write_folder("source", test::fake_tree(spec));
-  InstallOptions options;
-  options.probe = header_version == "9.1.0" ? test::child_probe() : ProbeFunction{};
-  auto outcome = store.install("source", options);
-  REQUIRE_MESSAGE(outcome, (outcome ? "" : outcome.error().message));
-  return outcome->record;
-}
-
 VerifyOptions options_at(VerifyLevel level) {
   VerifyOptions options;
   options.level = level;
@@ -55,7 +37,7 @@ const VerifyCheck& check_named(const VerifyReport& report, const std::string& na
 TEST_SUITE("verify") {
   TEST_CASE("a sound tree passes files and load, with the decoded version") {
     Store store(test::test_dir() / "store");
-    const TreeRecord tree = install_host_tree(store);
+    const TreeRecord tree = test::install_host_tree(store);
     const VerifyReport report = verify_tree(tree, options_at(VerifyLevel::load));
     CHECK(report.passed());
     CHECK(check_named(report, "load").detail.find("cudnnGetVersion() = 90100 (9.1.0)") == 0);
@@ -65,7 +47,7 @@ TEST_SUITE("verify") {
 
   TEST_CASE("a truncated, a vanished and a replaced file are each named") {
     Store store(test::test_dir() / "store");
-    const TreeRecord tree = install_host_tree(store);
+    const TreeRecord tree = test::install_host_tree(store);
     const fs::path lib = tree.resolve(tree.library_dir);
     const std::string ops = host_platform().os == Os::windows ? "cudnn_ops64_9.dll" : "libcudnn_ops.so.9";
     const std::string cnn = host_platform().os == Os::windows ? "cudnn_cnn64_9.dll" : "libcudnn_cnn.so.9";
@@ -83,7 +65,7 @@ TEST_SUITE("verify") {
 
   TEST_CASE("headers of one release and libraries of another fail at load") {
     Store store(test::test_dir() / "store");
-    const TreeRecord tree = install_host_tree(store, "9.2.0");  // installed without probing
+    const TreeRecord tree = test::install_host_tree(store, "9.2.0");  // installed without probing
     const VerifyReport report = verify_tree(tree, options_at(VerifyLevel::load));
     CHECK_FALSE(report.passed());
     CHECK(check_named(report, "load").detail.find("(9.1.0), the tree says 9.2.0") != std::string::npos);
@@ -91,7 +73,7 @@ TEST_SUITE("verify") {
 
   TEST_CASE("a library of the wrong architecture is named") {
     Store store(test::test_dir() / "store");
-    const TreeRecord tree = install_host_tree(store);
+    const TreeRecord tree = test::install_host_tree(store);
     const bool windows = host_platform().os == Os::windows;
     const std::string adv = windows ? "cudnn_adv64_9.dll" : "libcudnn_adv.so.9";
     fs::copy_file(test::fixture(windows ? "fake-pe32-9.1.0.dll" : "fake-elf32-9.1.0.so"),
@@ -109,7 +91,7 @@ TEST_SUITE("verify") {
     const bool windows = host_platform().os == Os::windows;
     const std::string ops = windows ? "cudnn_ops64_9.dll" : "libcudnn_ops.so.9";
     const std::string needed = windows ? "cublas64_11.dll" : "libcublasLt.so.11";
-    const TreeRecord tree = install_host_tree(
+    const TreeRecord tree = test::install_host_tree(
         store, "9.1.0", {{ops, windows ? "fake-pe64-9.1.0-needs-cublas.dll" : "fake-elf64-9.1.0-needs-cublas.so"}});
     VerifyOptions options = options_at(VerifyLevel::load);
     REQUIRE_MESSAGE(default_resolution(DiscoverContext{options.environment}, needed).empty(),
@@ -142,7 +124,7 @@ TEST_SUITE("verify") {
 
   TEST_CASE("the conv level without a GPU says so and is skipped, not failed") {
     Store store(test::test_dir() / "store");
-    const TreeRecord tree = install_host_tree(store);
+    const TreeRecord tree = test::install_host_tree(store);
     const VerifyReport report = verify_tree(tree, options_at(VerifyLevel::conv));
     // This machine has no NVIDIA driver (CI's neither); on a GPU host the fake would fail cudnnCreate.
     if (!report.gpu_unavailable) {

@@ -1,0 +1,63 @@
+#include <doctest/doctest.h>
+
+#include "cli/context.hpp"
+
+namespace cudnnenv::cli {
+
+namespace {
+
+using Words = std::vector<std::string>;
+
+// split_passthrough against the program's own registered options.
+std::pair<Words, Words> split(Words arguments) {
+  Context context;
+  CLI::App app;
+  register_all(app, context);
+  return split_passthrough(app, std::move(arguments));
+}
+
+}  // namespace
+
+TEST_SUITE("exec's argument split") {
+  TEST_CASE("after '--' everything is the program's, options and empty words too") {
+    const auto [parsed, program] = split({"cudnnenv", "exec", "--", "python", "--cudnn", "8", "", "--"});
+    CHECK(parsed == Words{"cudnnenv", "exec"});
+    CHECK(program == Words{"python", "--cudnn", "8", "", "--"});
+  }
+
+  TEST_CASE("without '--' the program starts at the first word that is neither an option nor its value") {
+    const auto [parsed, program] =
+        split({"cudnnenv", "--root", "/r", "-v", "exec", "--cudnn", "9", "--report", "--json", "python", "-c", "x"});
+    CHECK(parsed == Words{"cudnnenv", "--root", "/r", "-v", "exec", "--cudnn", "9", "--report", "--json"});
+    CHECK(program == Words{"python", "-c", "x"});
+  }
+
+  TEST_CASE("every exec option that takes a value takes the next word, whatever it looks like") {
+    Context context;
+    CLI::App app;
+    register_all(app, context);
+    const auto exec = app.get_subcommands([](const CLI::App* each) { return each->get_name() == "exec"; });
+    REQUIRE(exec.size() == 1);
+    int with_value = 0;
+    for (const CLI::Option* option : exec.front()->get_options()) {
+      if (option->get_expected_min() == 0 || option->get_lnames().empty()) {
+        continue;
+      }
+      ++with_value;
+      const std::string name = "--" + option->get_lnames().front();
+      CAPTURE(name);
+      const auto [parsed, program] = split_passthrough(app, {"cudnnenv", "exec", name, "prog", "real", "arg"});
+      CHECK(parsed == Words{"cudnnenv", "exec", name, "prog"});
+      CHECK(program == Words{"real", "arg"});
+    }
+    CHECK(with_value >= 6);  // --cudnn --cuda --mode --verify --device --shims-dir
+  }
+
+  TEST_CASE("other commands are passed whole, with nothing for a program") {
+    const auto [parsed, program] = split({"cudnnenv", "--root", "exec", "list", "--json"});
+    CHECK(parsed == Words{"cudnnenv", "--root", "exec", "list", "--json"});
+    CHECK(program.empty());
+  }
+}
+
+}  // namespace cudnnenv::cli
