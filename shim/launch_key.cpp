@@ -138,6 +138,14 @@ bool launch_cache_path(const char* root, const char* key, char* out, std::size_t
   return TextBuffer(out, out_size).add(root).add("/.cudnnenv/cache/launch/").add_number(fnv1a(key), 16, 16).ok();
 }
 
+bool decision_identity(const char* library, const char* library_dir, char* out, std::size_t out_size) {
+  char library_id[64];
+  char folder_id[64];
+  return file_identity(library, library_id, sizeof library_id) &&
+         file_identity(library_dir, folder_id, sizeof folder_id) &&
+         TextBuffer(out, out_size).add(library_id).add('|').add(folder_id).ok();
+}
+
 bool format_decision(const char* key, const LaunchDecision& decision, char* out, std::size_t out_size) {
   TextBuffer text(out, out_size);
   text.add("key = ");
@@ -165,8 +173,8 @@ bool read_decision(char* text, std::size_t size, const char* key, LaunchDecision
   const char* library_id = line_value(text, size, "library_id");
   if (!library_dir || !library || !library_id) return false;
   decision = LaunchDecision{library_dir, library, library_id};
-  char now[64];
-  return file_identity(library, now, sizeof now) && std::strcmp(now, library_id) == 0;
+  char now[128];
+  return decision_identity(library, library_dir, now, sizeof now) && std::strcmp(now, library_id) == 0;
 }
 
 }  // namespace cudnnenv::shim

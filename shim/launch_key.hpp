@@ -11,7 +11,11 @@
 //   key = <the key, with newlines as '\x1f'>
 //   library_dir = /store/tree/lib
 //   library = /store/tree/lib/libcudnn.so.9
-//   library_id = <size:mtime of library when the check before the start passed>
+//   library_id = <size:mtime of library>|<size:mtime of library_dir>, when the check before the start passed
+//
+// The folder's time changes when a file in it is deleted, renamed or
+// replaced, so a sub-library gone since the check sends the shim to the slow
+// path, whose check covers every file (pin_policy.hpp).
 //
 // Written in the C subset of C++ the launcher links (no C++ library).
 #pragma once
@@ -47,6 +51,9 @@ class TextBuffer {
 // "size:mtime" of a file or folder (mtime in the platform's finest unit), or
 // false when it does not exist. Paths are UTF-8.
 bool file_identity(const char* path, char* out, std::size_t out_size);
+
+// What a decision is valid for: "<library identity>|<library_dir identity>".
+bool decision_identity(const char* library, const char* library_dir, char* out, std::size_t out_size);
 
 // The working folder, UTF-8.
 bool working_directory(char* out, std::size_t out_size);

@@ -4,8 +4,8 @@
 #include "cli/context.hpp"
 #include "cli/output.hpp"
 #include "pin/launch.hpp"
-#include "launch_key.hpp"
 #include "pin/pin_policy.hpp"
+#include "pin/shims.hpp"
 #include "select/resolve.hpp"
 #include "util/fs.hpp"
 #include "util/text.hpp"
@@ -32,29 +32,6 @@ void note(const std::string& text) { print_note("note: " + text); }
 
 std::filesystem::path audit_module_beside(const fs::path& program) {
   return program.parent_path() / "libcudnnenv-audit.so";
-}
-
-// A shim's slow path: record the decision, so the shim's next start in the
-// same situation takes its fast path (shim/launch_key.hpp).
-void remember_for_shims(const Context& context, const TreeRecord& tree) {
-  const std::string root = context.root_option.empty() ? util::to_utf8(context.store().root()) : context.root_option;
-  static char key[shim::k_key_max];
-  static char path[shim::k_path_max + 64];
-  static char text[shim::k_key_max + 3 * shim::k_path_max];
-  const std::string library_dir = util::to_utf8(tree.resolve(tree.library_dir));
-  const std::string library = util::to_utf8(tree.library_path());
-  char library_id[64];
-  if (!shim::launch_key(root.c_str(), key, sizeof key) || !shim::launch_cache_path(root.c_str(), key, path, sizeof path) ||
-      !shim::file_identity(library.c_str(), library_id, sizeof library_id)) {
-    return;
-  }
-  const shim::LaunchDecision decision{library_dir.c_str(), library.c_str(), library_id};
-  if (shim::format_decision(key, decision, text, sizeof text)) {
-    std::error_code ec;
-    const fs::path file = util::path_from_utf8(path);
-    fs::create_directories(file.parent_path(), ec);
-    (void)util::write_file_atomic(file, text);  // a cache: without it the next start takes this path again
-  }
 }
 
 Result<int> run_exec(const ExecArguments& arguments, const Context& context) {
@@ -121,7 +98,8 @@ Result<int> run_exec(const ExecArguments& arguments, const Context& context) {
     note(text);
   }
   if (!arguments.shims_dir.empty()) {
-    remember_for_shims(context, tree);
+    // A shim's slow path: the decision, for the shim's next start in the same situation.
+    record_launch_decision(context.root_option.empty() ? util::to_utf8(store.root()) : context.root_option, tree);
   }
   if (!arguments.report) {
     return launch(*plan);

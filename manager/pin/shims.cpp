@@ -4,6 +4,7 @@
 #include <system_error>
 
 #include "formats/platform.hpp"
+#include "launch_key.hpp"
 #include "util/fs.hpp"
 #include "util/text.hpp"
 
@@ -59,6 +60,26 @@ std::string sidecar_text(const ShimSpec& spec, const ShimPaths& paths, const std
     text += "args = " + spec.args + "\n";
   }
   return text;
+}
+
+void record_launch_decision(const std::string& root, const TreeRecord& tree) {
+  static char key[shim::k_key_max];
+  static char path[shim::k_path_max + 64];
+  static char text[shim::k_key_max + 3 * shim::k_path_max];
+  const std::string library_dir = util::to_utf8(tree.resolve(tree.library_dir));
+  const std::string library = util::to_utf8(tree.library_path());
+  char identity[128];
+  if (!shim::launch_key(root.c_str(), key, sizeof key) || !shim::launch_cache_path(root.c_str(), key, path, sizeof path) ||
+      !shim::decision_identity(library.c_str(), library_dir.c_str(), identity, sizeof identity)) {
+    return;
+  }
+  const shim::LaunchDecision decision{library_dir.c_str(), library.c_str(), identity};
+  if (shim::format_decision(key, decision, text, sizeof text)) {
+    std::error_code ec;
+    const fs::path file = util::path_from_utf8(path);
+    fs::create_directories(file.parent_path(), ec);
+    (void)util::write_file_atomic(file, text);
+  }
 }
 
 Result<ShimInfo> add_shim(const ShimSpec& spec, const ShimPaths& paths) {

@@ -138,7 +138,7 @@ export PATH="$shims:$WORK/bin:$PATH"
 run_program load-cudnn
 expect_eq "$(cat out)" "90100" "through the shim, first start ($(cat err))"
 [ -n "$(ls "$CUDNNENV_ROOT/.cudnnenv/cache/launch")" ] || fail "the first start left no decision"
-# The second start must not run_program cudnnenv: the sidecar now names a spy that
+# The second start must not run cudnnenv: the sidecar now names a spy that
 # leaves a mark and then runs the real cudnnenv.
 printf '#!/bin/sh\ntouch "%s/spy-ran"\nexec "%s" "$@"\n' "$WORK" "$CUDNNENV" > spy && chmod +x spy
 sed -i "s|^cudnnenv = .*|cudnnenv = $WORK/spy|" "$shims/load-cudnn.shim"
@@ -153,6 +153,21 @@ printf 'cudnn = "other"\n' > project/.cudnnenv.toml
 run_program load-cudnn
 expect_eq "$(cat out)" "90100" "the shim outside the project again"
 pass "the shim follows .cudnnenv.toml: $other_version in the project, 90100 outside"
+
+# A sub-library deleted after a start was cached: the fast path sees the
+# library folder changed and takes the slow path, whose check refuses (#11).
+make_linux_tree shimmed 9.1.0 "$FIXTURES/fake-elf64-9.1.0.so"
+"$CUDNNENV" install shimmed --name shimmed > /dev/null
+"$CUDNNENV" use --global shimmed > /dev/null
+run_program load-cudnn
+expect_eq "$(cat out)" "90100" "through the shim, the whole tree ($(cat err))"
+rm "$CUDNNENV_ROOT/shimmed/lib/libcudnn_cnn.so.9.1.0"
+run_program load-cudnn
+expect_eq "$rc" "4" "through the shim, a tree without libcudnn_cnn"
+expect_eq "$(cat err)" "cudnnenv: error: the tree 'shimmed' is incomplete: 'lib/libcudnn_cnn.so.9.1.0' and 1 more missing or changed since it was installed
+  hint: see 'cudnnenv verify shimmed'; launch anyway with --verify none" "the shim's message"
+"$CUDNNENV" use --global pinned > /dev/null
+pass "a shim whose cached tree lost a sub-library refuses (exit 4), as exec does"
 
 rm bin/load-cudnn
 run_program load-cudnn

@@ -1,5 +1,8 @@
 #include <doctest/doctest.h>
 
+#include <chrono>
+#include <thread>
+
 #include <cstring>
 
 #include "pin/launch.hpp"
@@ -188,23 +191,30 @@ TEST_SUITE("shim") {
   TEST_CASE("a cached launch decision holds while nothing resolution reads has changed") {
     const std::string root = util::to_utf8(fs::absolute("store"));
     fs::create_directories("store/.cudnnenv");
-    test::write_binary("store/lib.so", "library");
-    const std::string library = util::to_utf8(fs::absolute("store/lib.so"));
+    fs::create_directories("store/tree/lib");
+    test::write_binary("store/tree/lib/lib.so", "library");
+    test::write_binary("store/tree/lib/lib_ops.so", "sub-library");
+    const std::string library = util::to_utf8(fs::absolute("store/tree/lib/lib.so"));
+    const std::string library_dir = util::to_utf8(fs::absolute("store/tree/lib"));
     char key[shim::k_key_max];
     REQUIRE(shim::launch_key(root.c_str(), key, sizeof key));
-    char identity[64];
-    REQUIRE(shim::file_identity(library.c_str(), identity, sizeof identity));
-    const shim::LaunchDecision decision{"/store/tree/lib", library.c_str(), identity};
     char text[shim::k_key_max + 3 * shim::k_path_max];
-    REQUIRE(shim::format_decision(key, decision, text, sizeof text));
-    const std::string written = text;
+    std::string written;
+    auto record = [&] {  // what exec's slow path writes for this key
+      char identity[128];
+      REQUIRE(shim::decision_identity(library.c_str(), library_dir.c_str(), identity, sizeof identity));
+      const shim::LaunchDecision decision{library_dir.c_str(), library.c_str(), identity};
+      REQUIRE(shim::format_decision(key, decision, text, sizeof text));
+      written = text;
+    };
+    record();
 
     auto accepted = [&](const char* with_key) {
       char copy[sizeof text];
       std::memcpy(copy, written.c_str(), written.size() + 1);
       shim::LaunchDecision read;
       const bool ok = shim::read_decision(copy, written.size(), with_key, read);
-      return ok && std::string(read.library_dir) == "/store/tree/lib";
+      return ok && std::string(read.library_dir) == library_dir;
     };
     CHECK(accepted(key));
 
@@ -223,7 +233,21 @@ TEST_SUITE("shim") {
       CHECK_FALSE(accepted(other));
     }
     SUBCASE("the library changed since the check: refused") {
-      test::write_binary("store/lib.so", "another library, longer");
+      test::write_binary("store/tree/lib/lib.so", "another library, longer");
+      CHECK_FALSE(accepted(key));
+    }
+    SUBCASE("a sub-library deleted since the check: the folder changed, refused") {
+      // File times come from a coarse clock (Linux: a few ms; Windows: ~16 ms), so a
+      // deletion right after the check could keep the folder's time: age the folder
+      // first (Windows cannot set a folder's time through the C runtime: wait instead).
+#ifdef _WIN32
+      std::this_thread::sleep_for(std::chrono::milliseconds(50));
+#else
+      fs::last_write_time("store/tree/lib", fs::last_write_time("store/tree/lib") - std::chrono::seconds(10));
+#endif
+      record();
+      REQUIRE(accepted(key));
+      fs::remove("store/tree/lib/lib_ops.so");
       CHECK_FALSE(accepted(key));
     }
   }
