@@ -168,12 +168,20 @@ Result<VersionFacts> read_versions(const fs::path& header, const fs::path& libra
                           facts.version.str() + ": keeping " + facts.version.str());
     }
   }
-  if (name.cuda) {
-    facts.cuda = name.cuda;
-    facts.cuda_from = name.wheel ? "metadata" : "name";
-  } else if (report && report->cudart_raw) {
+  // CUDA: what the library was built with, when it can be asked (the name
+  // says only the major since 8.5, and a folder name can say anything), so
+  // that list, verify and the tree's name show one version (#11).
+  if (report && report->cudart_raw) {
     facts.cuda = decode_cudart_version(*report->cudart_raw);
     facts.cuda_from = "library";
+    if (name.cuda && name.cuda->major != facts.cuda->major) {
+      warn(warn_sink, std::string("the ") + (name.wheel ? "wheel's metadata says" : "name says") + " CUDA " +
+                          name.cuda->str() + " but the library was built with CUDA " + facts.cuda->str() +
+                          ": keeping " + facts.cuda->str());
+    }
+  } else if (name.cuda) {
+    facts.cuda = name.cuda;
+    facts.cuda_from = name.wheel ? "metadata" : "name";
   }
   return facts;
 }
@@ -500,14 +508,17 @@ Result<TreeRecord> Store::adopt(const fs::path& directory, const AdoptOptions& o
     return std::move(versions).error();
   }
 
-  // Named after the first telling folder: /usr/local/cuda-13.0/lib gives "cudnn-9.19.0-cuda-13.0".
+  // Named from what was read: "cudnn-9.19.0-cuda-13.0" when the library
+  // says its CUDA, else after the first telling folder (/opt/x/cudnn-copy/lib
+  // gives "cudnn-9.19.0-cudnn-copy"), never after a folder's claim of a CUDA.
   fs::path telling = location;
   while (telling.has_parent_path() && telling.parent_path() != telling &&
          std::set<std::string>{"lib", "lib64", "bin", "x64", "cudnn", "nvidia", "Library"}.count(
              util::to_utf8(telling.filename()))) {
     telling = telling.parent_path();
   }
-  std::string default_name = "cudnn-" + versions->version.str() + "-" + util::to_utf8(telling.filename());
+  std::string default_name = "cudnn-" + versions->version.str() + "-" +
+                             (versions->cuda ? "cuda-" + versions->cuda->str() : util::to_utf8(telling.filename()));
   std::replace_if(default_name.begin(), default_name.end(), [](char c) { return c == ' ' || c == ':'; }, '_');
   record.name = options.name.value_or(default_name);
   if (auto valid = check_tree_name(record.name); !valid) {

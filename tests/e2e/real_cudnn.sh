@@ -37,7 +37,8 @@ printf 'Metadata-Version: 2.1\nName: nvidia-cudnn-cu13\nVersion: %s.1\n' "$heade
 (cd wheel && zip -q -r -0 "../nvidia_cudnn_cu13-$header_version.1-py3-none-manylinux_2_27_x86_64.whl" .)
 "$CUDNNENV" install "nvidia_cudnn_cu13-$header_version.1-py3-none-manylinux_2_27_x86_64.whl" --json > wheel.json
 expect_eq "$(json_field tree.version < wheel.json)" "$header_version.1" "wheel: version with build"
-expect_eq "$(json_field tree.cuda < wheel.json)" "13" "wheel: CUDA"
+expect_eq "$(json_field tree.cuda < wheel.json | cut -d. -f1)" "13" "wheel: CUDA major"
+expect_eq "$(json_field tree.cuda_from < wheel.json)" "library" "wheel: CUDA read from the library, more exact than the metadata's cu13"
 pass "wheel: cuDNN $header_version.1, CUDA 13"
 
 # A folder.

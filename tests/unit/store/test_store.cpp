@@ -89,7 +89,8 @@ TEST_SUITE("store") {
     CHECK(record.version.str() == "8.1.0.77");
     CHECK(record.version_from == "header");
     CHECK(record.cuda->str() == "11.2");
-    CHECK(record.cuda_from == "name");
+    // The library is asked where it can load (a Windows host): it says 11.2 too.
+    CHECK(record.cuda_from == (host_platform() == k_windows ? "library" : "name"));
     CHECK(record.platform == k_windows);
     CHECK(record.main_library == "cuda/bin/cudnn64_8.dll");
     CHECK(record.files.size() == files.size());
@@ -145,7 +146,8 @@ TEST_SUITE("store") {
     auto outcome = store.install(spec.prefix + ".zip", options_for(k_windows));
     REQUIRE_MESSAGE(outcome, (outcome ? "" : outcome.error().message));
     CHECK(outcome->record.main_library == "bin/cudnn64_9.dll");
-    CHECK(outcome->record.cuda->str() == "12");
+    // The name says 12; a Windows host asks the library, which says 12.2.
+    CHECK(outcome->record.cuda->str() == (host_platform() == k_windows ? "12.2" : "12"));
     CHECK(fs::is_regular_file(store.root() / spec.prefix / "bin" / "cudnn64_9.dll"));
   }
 
@@ -160,13 +162,59 @@ TEST_SUITE("store") {
     spec.wheel_metadata_name = "nvidia-cudnn-cu12";
     spec.wheel_version = "9.1.0.70";
     test::write_zip("renamed-copy.whl", test::fake_tree(spec));
-    auto outcome = store.install("renamed-copy.whl", options_for(k_linux));
+    InstallOptions options = options_for(k_linux);
+    options.probe = {};  // a library that cannot be asked (another platform's)
+    auto outcome = store.install("renamed-copy.whl", options);
     REQUIRE_MESSAGE(outcome, (outcome ? "" : outcome.error().message));
     CHECK(outcome->record.source.kind == "wheel");
     CHECK(outcome->record.main_library == "nvidia/cudnn/lib/libcudnn.so.9");
     CHECK(outcome->record.version.str() == "9.1.0.70");
     CHECK(outcome->record.cuda->str() == "12");
     CHECK(outcome->record.cuda_from == "metadata");
+  }
+
+  TEST_CASE("CUDA is what the library says when it can be asked: one version in list, verify and the name") {
+    Warnings warnings;
+    FakeTree spec;
+    spec.os = host_platform().os;
+    spec.major = 9;
+    spec.header_version = "9.1.0";
+    spec.library = spec.os == Os::windows ? "fake-pe64-9.1.0.dll" : "fake-elf64-9.1.0.so";  // built with CUDA 12.2
+    spec.style = TreeStyle::wheel;
+    spec.wheel_version = "9.1.0.70";
+
+    SUBCASE("the metadata's major agrees: the library's full version") {
+      Store store = make_store();
+      spec.wheel_metadata_name = "nvidia-cudnn-cu12";
+      test::write_zip("renamed-copy.whl", test::fake_tree(spec));
+      auto outcome = store.install("renamed-copy.whl", options_for(host_platform(), &warnings));
+      REQUIRE_MESSAGE(outcome, (outcome ? "" : outcome.error().message));
+      CHECK(outcome->record.cuda->str() == "12.2");
+      CHECK(outcome->record.cuda_from == "library");
+      CHECK_FALSE(warnings.any_contains("CUDA"));
+    }
+    SUBCASE("the metadata says another CUDA: the library wins, with a warning") {
+      Store store = make_store();
+      spec.wheel_metadata_name = "nvidia-cudnn-cu11";
+      test::write_zip("cu11-copy.whl", test::fake_tree(spec));
+      auto outcome = store.install("cu11-copy.whl", options_for(host_platform(), &warnings));
+      REQUIRE_MESSAGE(outcome, (outcome ? "" : outcome.error().message));
+      CHECK(outcome->record.cuda->str() == "12.2");
+      CHECK(warnings.any_contains("the wheel's metadata says CUDA 11 but the library was built with CUDA 12.2: keeping 12.2"));
+    }
+    SUBCASE("an adopted folder named cuda-11.8 is named from its library") {
+      Store store = make_store();
+      spec.style = TreeStyle::archive;
+      test::write_folder("cuda-11.8", test::fake_tree(spec));
+      AdoptOptions options;
+      options.platform = host_platform();
+      options.probe = test::child_probe();
+      options.warn = warnings.sink();
+      auto record = store.adopt("cuda-11.8", options);
+      REQUIRE_MESSAGE(record, (record ? "" : record.error().message));
+      CHECK(record->name == "cudnn-9.1.0-cuda-12.2");
+      CHECK(record->cuda->str() == "12.2");
+    }
   }
 
   TEST_CASE("a folder whose name says nothing takes CUDA from the library, read in a child process") {
