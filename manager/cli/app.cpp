@@ -21,8 +21,6 @@ Result<Selection> Context::selection(SelectionRequest request) const {
   auto selection = resolve_selection(store(), request);
   if (selection) {
     for (const auto& warning : selection->warnings) log_warning(warning);
-    log_debug("selected '" + selection->tree.name + "' (" + describe_origin(*selection) + ", spec '" +
-              selection->spec + "')");
   } else {
     log_debug("no selection: " + selection.error().message);
   }
@@ -80,7 +78,9 @@ void register_all(CLI::App& app, Context& context) {
   app.set_version_flag("--version", "cudnnenv " CUDNNENV_VERSION_STRING);
   app.add_option("--root", context.root_option,
                  "store root (default: CUDNNENV_ROOT, else C:\\libs on Windows, else ~/.local/share/cudnnenv)");
-  app.add_flag("-v,--verbose", context.verbose, "log what happens to stderr (which selection won, checks, caches)");
+  app.add_flag("-v,--verbose", context.verbosity,
+               "log to stderr: -v which selection won, the checks and their cache; -vv also every source and file "
+               "looked at (or CUDNNENV_LOG=debug|trace)");
   app.fallthrough();  // -v and --root also after the subcommand: cudnnenv exec -v -- ...
 
   register_install(app, context);
@@ -107,6 +107,7 @@ int run_unguarded(std::vector<std::string> arguments) {
   Context context;
   context.environment = util::Environment::current();
   CLI::App app{"cudnnenv: keep several cuDNN versions side by side and know which one loads"};
+  init_logging(0, std::nullopt);  // warnings while parsing; CUDNNENV_LOG is read once parsed
   register_all(app, context);
   std::tie(arguments, context.passthrough) = split_passthrough(app, std::move(arguments));
 
@@ -143,7 +144,7 @@ int run_unguarded(std::vector<std::string> arguments) {
     print_error(make_error(util::to_lower(error.what()), hint, ExitCode::usage));
     return static_cast<int>(ExitCode::usage);
   }
-  init_logging(context.verbose);
+  init_logging(context.verbosity, context.environment.get("CUDNNENV_LOG"));
   if (!context.action) {
     return static_cast<int>(ExitCode::ok);
   }

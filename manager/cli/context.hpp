@@ -20,7 +20,7 @@ namespace cudnnenv::cli {
 struct Context {
   util::Environment environment;
   std::string root_option;  // --root
-  bool verbose = false;
+  int verbosity = 0;  // -v, -vv
   // What follows the options of a command that runs a program (exec): the
   // program and its arguments, kept away from the option parser.
   std::vector<std::string> passthrough;

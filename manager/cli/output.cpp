@@ -5,26 +5,66 @@
 #include <cstdio>
 #include <sstream>
 
-#include <spdlog/sinks/stdout_sinks.h>
+#include <spdlog/sinks/base_sink.h>
 #include <spdlog/spdlog.h>
 
 #include "util/text.hpp"
 
 namespace cudnnenv::cli {
 
-void init_logging(bool verbose) {
-  // spdlog's default logger writes to stdout; stdout is for what the user
-  // asked for (and what shells eval), so replace it with a stderr one.
-  auto logger = spdlog::stderr_logger_st("cudnnenv");
-  logger->set_pattern("cudnnenv: %l: %v");
-  logger->set_level(verbose ? spdlog::level::debug : spdlog::level::warn);
-  spdlog::set_default_logger(logger);
+namespace {
+
+// spdlog's default logger writes to stdout, which is for what the user asked
+// for (and what shells eval). This one writes "cudnnenv: <level>: <message>"
+// through print_diagnostic: every control byte escaped (messages carry names
+// from archives, folders and project files), the Windows console's encoding.
+class DiagnosticSink final : public spdlog::sinks::base_sink<spdlog::details::null_mutex> {
+ protected:
+  void sink_it_(const spdlog::details::log_msg& message) override {
+    const char* level = message.level >= spdlog::level::err    ? "error"
+                        : message.level == spdlog::level::warn ? "warning"
+                        : message.level == spdlog::level::info ? "info"
+                                                                : "debug";
+    print_diagnostic("cudnnenv: " + std::string(level) + ": " +
+                     std::string(message.payload.data(), message.payload.size()) + "\n");
+  }
+  void flush_() override { std::fflush(stderr); }
+};
+
+std::optional<spdlog::level::level_enum> parse_level(std::string_view text) {
+  for (const auto& [name, level] : {std::pair{"trace", spdlog::level::trace}, {"debug", spdlog::level::debug},
+                                    {"info", spdlog::level::info}, {"warning", spdlog::level::warn},
+                                    {"warn", spdlog::level::warn}, {"error", spdlog::level::err},
+                                    {"off", spdlog::level::off}}) {
+    if (text == name) return level;
+  }
+  return std::nullopt;
 }
 
-// Messages carry names from archives, folders and project files: every
-// control byte is shown escaped, so no name can drive the terminal.
-void log_warning(std::string_view message) { spdlog::warn("{}", util::printable(message)); }
-void log_debug(std::string_view message) { spdlog::debug("{}", util::printable(message)); }
+}  // namespace
+
+void init_logging(int verbosity, const std::optional<std::string>& variable) {
+  auto logger = std::make_shared<spdlog::logger>("cudnnenv", std::make_shared<DiagnosticSink>());
+  // -v: the decisions (which selection won, checks and their cache); -vv:
+  // also each source looked at and each file stat'ed. CUDNNENV_LOG wins.
+  auto level = verbosity >= 2 ? spdlog::level::trace : verbosity == 1 ? spdlog::level::debug : spdlog::level::warn;
+  std::string bad;
+  if (variable && !variable->empty()) {
+    if (auto named = parse_level(*variable)) {
+      level = *named;
+    } else {
+      bad = *variable;
+    }
+  }
+  logger->set_level(level);
+  spdlog::set_default_logger(std::move(logger));
+  if (!bad.empty()) {
+    spdlog::warn("CUDNNENV_LOG is '{}': use trace, debug, info, warning, error or off", bad);
+  }
+}
+
+void log_warning(std::string_view message) { spdlog::warn("{}", message); }
+void log_debug(std::string_view message) { spdlog::debug("{}", message); }
 
 void print_error(const Error& error) {
   std::fflush(stdout);

@@ -2,6 +2,7 @@
 // warnings and notes go to stderr as "cudnnenv: <level>: ...".
 #pragma once
 
+#include <optional>
 #include <string>
 #include <string_view>
 
@@ -12,7 +13,11 @@
 
 namespace cudnnenv::cli {
 
-void init_logging(bool verbose);
+// The one logging path (spdlog), to stderr: warnings always; -v (verbosity
+// 1) the decisions, -vv (2) every step; CUDNNENV_LOG (`variable`: trace,
+// debug, info, warning, error, off) overrides both. The core logs through
+// spdlog's default logger, which this replaces.
+void init_logging(int verbosity, const std::optional<std::string>& variable);
 void log_warning(std::string_view message);
 void log_debug(std::string_view message);
 

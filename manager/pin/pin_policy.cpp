@@ -1,5 +1,7 @@
 #include "pin/pin_policy.hpp"
 
+#include <spdlog/spdlog.h>
+
 #include <chrono>
 #include <system_error>
 #include <vector>
@@ -55,6 +57,7 @@ std::string set_identity(const std::vector<fs::path>& files) {
   util::Sha256 digest;
   for (const auto& file : files) {
     const std::string id = identity(file);
+    spdlog::trace("pin check: '{}' {}", util::to_utf8(file), id.empty() ? "cannot be read" : "is " + id);
     if (id.empty()) {
       return {};
     }
@@ -167,11 +170,15 @@ Result<void> check_pin(const TreeRecord& tree, const PinCheckOptions& options) {
     if (auto text = util::read_file(options.cache_file)) {
       for (const auto& line : util::split(*text, '\n')) {
         if (line == key) {
+          spdlog::debug("pin check ({}) of '{}': passed before, no file changed since (cache)", to_string(options.policy),
+                        tree.name);
           return {};
         }
       }
     }
   }
+  spdlog::debug("pin check ({}) of '{}': {}", to_string(options.policy), tree.name,
+                key.empty() ? "a file cannot be read" : "not in the cache: checking");
   const std::string hint = "see 'cudnnenv verify " + tree.name + "'; launch anyway with --verify none";
   if (auto complete = check_file_set(tree, files, hint); !complete) {
     return complete;

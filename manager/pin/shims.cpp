@@ -1,5 +1,7 @@
 #include "pin/shims.hpp"
 
+#include <spdlog/spdlog.h>
+
 #include <algorithm>
 #include <system_error>
 
@@ -78,7 +80,9 @@ void record_launch_decision(const std::string& root, const TreeRecord& tree) {
     std::error_code ec;
     const fs::path file = util::path_from_utf8(path);
     fs::create_directories(file.parent_path(), ec);
-    (void)util::write_file_atomic(file, text);
+    const bool written = static_cast<bool>(util::write_file_atomic(file, text));
+    spdlog::debug("shims: {} '{}' for this situation", written ? "recorded the decision in" : "could not write",
+                  util::to_utf8(file));
   }
 }
 

@@ -1,5 +1,7 @@
 #include "select/resolve.hpp"
 
+#include <spdlog/spdlog.h>
+
 #include <system_error>
 
 #include "store/layout.hpp"
@@ -104,6 +106,7 @@ Result<Selection> resolve_selection(const Store& store, const SelectionRequest& 
       return error;
     }
     selection.tree = std::move(*tree);
+    spdlog::debug("selected '{}' ({}; spec '{}')", selection.tree.name, describe_origin(selection), selection.spec);
     return selection;
   };
 
@@ -113,18 +116,22 @@ Result<Selection> resolve_selection(const Store& store, const SelectionRequest& 
     selection.spec = *request.cudnn;
     return finish(select(store, selection.spec, request.cuda, selection));
   }
+  spdlog::trace("selection: no --cudnn; next CUDNNENV_VERSION");
   if (auto shell = request.environment.get("CUDNNENV_VERSION"); shell && !shell->empty()) {
     selection.origin = Origin::environment;
     selection.decided_by = "CUDNNENV_VERSION";
     selection.spec = *shell;
     return finish(select(store, selection.spec, request.cuda, selection));
   }
+  spdlog::trace("selection: CUDNNENV_VERSION unset; next {}", k_activated_variable);
   if (auto activated = request.environment.get(k_activated_variable); activated && !activated->empty()) {
     selection.origin = Origin::activation;
     selection.decided_by = k_activated_variable;
     selection.spec = *activated;
     return finish(select(store, selection.spec, request.cuda, selection));
   }
+  spdlog::trace("selection: no activation in this shell; next a .cudnnenv.toml in '{}' or above",
+                util::to_utf8(request.working_directory));
   if (auto file = find_project_file(request.working_directory)) {
     auto project = read_project_file(*file);
     if (!project) {

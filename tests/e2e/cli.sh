@@ -73,3 +73,24 @@ grep -q "FAIL  sub-libraries: libcudnn_ops.so.9 needs libcublasLt.so.11: not in 
 LD_LIBRARY_PATH="$FIXTURES/link-only" run verify "$WORK/needs" --level load
 expect_eq "$rc" "0" "verify with the missing library on LD_LIBRARY_PATH ($(cat out))"
 pass "verify names a sub-library's missing DT_NEEDED library, exit 4; passes once it is on LD_LIBRARY_PATH"
+
+# Logging (#11): -v says which selection won and what the check before a start
+# did; -vv every source and file looked at; CUDNNENV_LOG overrides both.
+make_linux_tree logged 9.1.0 "$FIXTURES/fake-elf64-9.1.0.so"
+run install logged --name logged
+run exec --cudnn logged -v -- true
+expect_eq "$(cat err)" "cudnnenv: debug: selected 'logged' (set by --cudnn; spec 'logged')
+cudnnenv: debug: pin check (load) of 'logged': not in the cache: checking" "exec -v, first start"
+run -v exec --cudnn logged -- true
+expect_eq "$(cat err)" "cudnnenv: debug: selected 'logged' (set by --cudnn; spec 'logged')
+cudnnenv: debug: pin check (load) of 'logged': passed before, no file changed since (cache)" "-v before the subcommand, second start"
+run exec --cudnn logged -vv -- true
+expect_eq "$(grep -c "^cudnnenv: debug: pin check: '$CUDNNENV_ROOT/logged/.*' is [0-9]*:[0-9.]*$" err)" \
+  "$(find "$CUDNNENV_ROOT/logged" -path '*/.cudnnenv' -prune -o \( -type f -o -type l \) -print | wc -l)" \
+  "exec -vv: one line per file of the tree"
+CUDNNENV_LOG=off run exec --cudnn logged -vv -- true
+expect_eq "$(cat err)" "" "CUDNNENV_LOG=off"
+CUDNNENV_LOG=loud run current --cudnn logged
+expect_eq "$(head -1 err)" "cudnnenv: warning: CUDNNENV_LOG is 'loud': use trace, debug, info, warning, error or off" \
+  "an unknown CUDNNENV_LOG"
+pass "-v, -vv and CUDNNENV_LOG"
