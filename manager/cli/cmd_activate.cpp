@@ -145,10 +145,7 @@ Result<int> activate_selection(shell::Shell shell, const Selection& selection, c
 }
 
 Result<int> run_activate(const ActivateArguments& arguments, const Context& context) {
-  auto shell = shell_of(arguments, context);
-  if (!shell) {
-    return std::move(shell).error();
-  }
+  CUDNNENV_TRY_ASSIGN(shell, shell_of(arguments, context));
   SelectionRequest request;
   if (!arguments.spec.empty()) request.cudnn = arguments.spec;
   request.environment = context.environment;
@@ -157,10 +154,7 @@ Result<int> run_activate(const ActivateArguments& arguments, const Context& cont
   // The shell's own selections would decide nothing new: they name the tree active now.
   request.environment.unset("CUDNNENV_VERSION");
   request.environment.unset(k_activated_variable);
-  auto selection = context.selection(request);
-  if (!selection) {
-    return std::move(selection).error();
-  }
+  CUDNNENV_TRY_ASSIGN(selection, context.selection(request));
   return activate_selection(*shell, *selection, context, Manual::yes);
 }
 
@@ -169,10 +163,7 @@ Result<int> run_activate(const ActivateArguments& arguments, const Context& cont
 // the deactivation when nothing is selected. A broken project file is
 // reported and leaves the shell as it is; a prompt never fails.
 Result<int> run_hook(const ActivateArguments& arguments, const Context& context) {
-  auto shell = shell_of(arguments, context);
-  if (!shell) {
-    return std::move(shell).error();
-  }
+  CUDNNENV_TRY_ASSIGN(shell, shell_of(arguments, context));
   SelectionRequest request;
   request.environment = context.environment;
   std::error_code ec;
@@ -193,10 +184,7 @@ Result<int> run_hook(const ActivateArguments& arguments, const Context& context)
 }
 
 Result<int> run_deactivate(const ActivateArguments& arguments, const Context& context) {
-  auto shell = shell_of(arguments, context);
-  if (!shell) {
-    return std::move(shell).error();
-  }
+  CUDNNENV_TRY_ASSIGN(shell, shell_of(arguments, context));
   return print_script(*shell, shell::deactivate(context.environment, util::path_list_separator()));
 }
 

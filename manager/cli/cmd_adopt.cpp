@@ -19,10 +19,7 @@ Result<int> run_adopt(const AdoptArguments& arguments, const Context& context) {
   }
   options.probe = context.probe();
   options.warn = context.warner();
-  auto record = context.store().adopt(util::path_from_utf8(arguments.directory), options);
-  if (!record) {
-    return std::move(record).error();
-  }
+  CUDNNENV_TRY_ASSIGN(record, context.store().adopt(util::path_from_utf8(arguments.directory), options));
   if (arguments.json) {
     print_json(tree_to_json(*record));
     return 0;

@@ -49,10 +49,7 @@ void add_selection_options(CLI::App* command, SelectionArguments& arguments) {
 }
 
 Result<int> run_current(const SelectionArguments& arguments, const Context& context) {
-  auto selection = resolve_here(arguments, context);
-  if (!selection) {
-    return std::move(selection).error();
-  }
+  CUDNNENV_TRY_ASSIGN(selection, resolve_here(arguments, context));
   const TreeRecord& tree = selection->tree;
   if (arguments.json) {
     print_json(Json{{"name", tree.name},
@@ -70,10 +67,7 @@ Result<int> run_current(const SelectionArguments& arguments, const Context& cont
 }
 
 Result<int> run_which(const SelectionArguments& arguments, const Context& context) {
-  auto selection = resolve_here(arguments, context);
-  if (!selection) {
-    return std::move(selection).error();
-  }
+  CUDNNENV_TRY_ASSIGN(selection, resolve_here(arguments, context));
   TreeRecord tree = selection->tree;
   if (!arguments.all) {
     const std::string library = util::to_utf8(tree.library_path());

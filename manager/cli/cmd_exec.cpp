@@ -45,17 +45,11 @@ Result<int> run_exec(const ExecArguments& arguments, const Context& context) {
   std::error_code ec;
   request.working_directory = fs::current_path(ec);
   const Store store = context.store();
-  auto selection = context.selection(request);
-  if (!selection) {
-    return std::move(selection).error();
-  }
+  CUDNNENV_TRY_ASSIGN(selection, context.selection(request));
 
-  auto policy = choose_launch_policy(arguments.verify.empty() ? std::nullopt : std::optional(arguments.verify),
+  CUDNNENV_TRY_ASSIGN(policy, choose_launch_policy(arguments.verify.empty() ? std::nullopt : std::optional(arguments.verify),
                                      context.environment,
-                                     selection->project ? selection->project->verify_on_launch : std::nullopt);
-  if (!policy) {
-    return std::move(policy).error();
-  }
+                                     selection->project ? selection->project->verify_on_launch : std::nullopt));
   const fs::path self = util::current_executable();
   PinCheckOptions check;
   check.policy = *policy;
@@ -68,9 +62,7 @@ Result<int> run_exec(const ExecArguments& arguments, const Context& context) {
     // folder of the tree, also for an adopted tree (its root is elsewhere; #11).
     if (auto full = store.full_record(tree); full) tree = *full;
   }
-  if (auto checked = check_pin(tree, check); !checked) {
-    return std::move(checked).error();
-  }
+  CUDNNENV_TRY(check_pin(tree, check));
 
   LaunchRequest launch_request;
   launch_request.tree = tree;
@@ -90,10 +82,7 @@ Result<int> run_exec(const ExecArguments& arguments, const Context& context) {
         store.state_directory() / "cache" / ("report-" + std::to_string(util::current_process_id()) + ".log");
     fs::remove(launch_request.report_log, ec);
   }
-  auto plan = plan_launch(launch_request);
-  if (!plan) {
-    return std::move(plan).error();
-  }
+  CUDNNENV_TRY_ASSIGN(plan, plan_launch(launch_request));
   for (const auto& text : plan->notes) {
     note(text);
   }

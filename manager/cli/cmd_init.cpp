@@ -31,9 +31,7 @@ Result<int> run_init_cmd(const InitArguments& arguments, const Context& context)
   std::error_code ec;
   fs::create_directories(folder, ec);
   for (const auto& [name, text] : {std::pair{"init.bat", files.init_bat}, std::pair{"cudnnenv.bat", files.cudnnenv_bat}}) {
-    if (auto written = util::write_file_atomic(folder / name, text); !written) {
-      return std::move(written).error();
-    }
+    CUDNNENV_TRY(util::write_file_atomic(folder / name, text));
   }
   const std::string init_bat = util::to_utf8(folder / "init.bat");
   if (!arguments.autorun) {
@@ -43,15 +41,10 @@ Result<int> run_init_cmd(const InitArguments& arguments, const Context& context)
           "Processor\\AutoRun; 'cudnnenv deinit cmd' takes it out)\n");
     return 0;
   }
-  auto autorun = util::read_cmd_autorun();
-  if (!autorun) {
-    return std::move(autorun).error();
-  }
+  CUDNNENV_TRY_ASSIGN(autorun, util::read_cmd_autorun());
   const std::string updated = shell::autorun_with(*autorun, autorun_part(init_bat));
   if (updated != *autorun) {
-    if (auto written = util::write_cmd_autorun(updated); !written) {
-      return std::move(written).error();
-    }
+    CUDNNENV_TRY(util::write_cmd_autorun(updated));
   }
   print("cmd's AutoRun runs " + init_bat + (updated == *autorun ? " (it already did)\n" : "\n"));
   return 0;
@@ -64,18 +57,13 @@ Result<int> run_deinit(const InitArguments& arguments, const Context& context) {
                       "for " + arguments.shell + ", remove the init line from its profile", ExitCode::usage);
   }
   const std::string init_bat = util::to_utf8(context.store().state_directory() / "cmd" / "init.bat");
-  auto autorun = util::read_cmd_autorun();
-  if (!autorun) {
-    return std::move(autorun).error();
-  }
+  CUDNNENV_TRY_ASSIGN(autorun, util::read_cmd_autorun());
   const std::string updated = shell::autorun_without(*autorun, autorun_part(init_bat));
   if (updated == *autorun) {
     print("cmd's AutoRun does not run cudnnenv's init.bat: nothing to do\n");
     return 0;
   }
-  if (auto written = util::write_cmd_autorun(updated); !written) {
-    return std::move(written).error();
-  }
+  CUDNNENV_TRY(util::write_cmd_autorun(updated));
   print("removed cudnnenv from cmd's AutoRun" + std::string(updated.empty() ? " (now empty)" : "") + "\n");
   return 0;
 }

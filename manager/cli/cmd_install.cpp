@@ -32,10 +32,7 @@ Result<int> run_install(const InstallArguments& arguments, const Context& contex
   options.warn = context.warner();
   options.limits.max_bytes = arguments.max_unpacked;
   options.limits.max_ratio = arguments.max_ratio;
-  auto outcome = context.store().install(util::path_from_utf8(arguments.source), options);
-  if (!outcome) {
-    return std::move(outcome).error();
-  }
+  CUDNNENV_TRY_ASSIGN(outcome, context.store().install(util::path_from_utf8(arguments.source), options));
   const TreeRecord& record = outcome->record;
   const bool fresh = outcome->status == InstallStatus::installed;
   if (arguments.json) {

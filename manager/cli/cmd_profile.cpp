@@ -36,10 +36,7 @@ Json profile_json(const Profile& profile, const std::optional<TreeRecord>& tree)
 
 Result<int> run_list(const ProfileArguments& arguments, const Context& context) {
   const auto trees = context.store().list(RecordPart::identity).trees;
-  auto profiles = all_profiles(host_platform().os, config_file(context));
-  if (!profiles) {
-    return std::move(profiles).error();
-  }
+  CUDNNENV_TRY_ASSIGN(profiles, all_profiles(host_platform().os, config_file(context)));
   Json array = Json::array();
   for (const auto& profile : *profiles) {
     const auto tree = satisfying_tree(profile, trees);
@@ -59,10 +56,7 @@ Result<int> run_list(const ProfileArguments& arguments, const Context& context) 
 }
 
 Result<int> run_show(const ProfileArguments& arguments, const Context& context) {
-  auto profile = find_profile(arguments.name, host_platform().os, config_file(context));
-  if (!profile) {
-    return std::move(profile).error();
-  }
+  CUDNNENV_TRY_ASSIGN(profile, find_profile(arguments.name, host_platform().os, config_file(context)));
   const auto tree = satisfying_tree(*profile, context.store().list(RecordPart::identity).trees);
   if (arguments.json) {
     print_json(profile_json(*profile, tree));
@@ -102,16 +96,10 @@ Result<int> run_generate(const ProfileArguments& arguments, const Context& conte
   const std::string root = util::to_utf8(store.root());  // the scripts belong to this store, whatever CUDNNENV_ROOT says
   std::vector<Profile> profiles;
   if (arguments.name.empty()) {
-    auto all = all_profiles(host_platform().os, config_file(context));
-    if (!all) {
-      return std::move(all).error();
-    }
+    CUDNNENV_TRY_ASSIGN(all, all_profiles(host_platform().os, config_file(context)));
     profiles = std::move(*all);
   } else {
-    auto profile = find_profile(arguments.name, host_platform().os, config_file(context));
-    if (!profile) {
-      return std::move(profile).error();
-    }
+    CUDNNENV_TRY_ASSIGN(profile, find_profile(arguments.name, host_platform().os, config_file(context)));
     profiles.push_back(*profile);
   }
   using shell::Shell;
@@ -145,9 +133,7 @@ Result<int> run_generate(const ProfileArguments& arguments, const Context& conte
         {"deactivate.bat", cmd_script(cmd_program, "deactivate")},
     };
     for (const auto& [name, text] : files) {
-      if (auto result = util::write_file_atomic(folder / name, text); !result) {
-        return std::move(result).error();
-      }
+      CUDNNENV_TRY(util::write_file_atomic(folder / name, text));
     }
     print("wrote " + util::to_utf8(folder) + " (activate and deactivate for sh, fish, ps1, bat)\n");
     ++written;

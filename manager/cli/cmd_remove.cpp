@@ -16,10 +16,7 @@ struct RemoveArguments {
 
 Result<int> run_remove(const RemoveArguments& arguments, const Context& context) {
   Store store = context.store();
-  auto tree = store.find(arguments.spec);
-  if (!tree) {
-    return std::move(tree).error();
-  }
+  CUDNNENV_TRY_ASSIGN(tree, store.find(arguments.spec));
   const std::string what = tree->location ? "forget adopted tree '" + tree->name + "' (its files in " +
                                                 util::to_utf8(tree->root) + " stay)"
                                           : "delete '" + tree->name + "' (" + util::human_size(tree->total_size()) +
@@ -36,9 +33,7 @@ Result<int> run_remove(const RemoveArguments& arguments, const Context& context)
       return 1;
     }
   }
-  if (auto removed = store.remove(*tree); !removed) {
-    return std::move(removed).error();
-  }
+  CUDNNENV_TRY(store.remove(*tree));
   print(std::string(tree->location ? "forgot '" : "removed '") + tree->name + "'\n");
   return 0;
 }

@@ -58,10 +58,7 @@ Result<int> run_add(const ShimArguments& arguments, const Context& context) {
   }
   spec.args = arguments.args;
   const ShimPaths paths = shim_paths(context);
-  auto added = add_shim(spec, paths);
-  if (!added) {
-    return std::move(added).error();
-  }
+  CUDNNENV_TRY_ASSIGN(added, add_shim(spec, paths));
   if (arguments.json) {
     print_json(shim_json(*added));
     return 0;
@@ -77,9 +74,7 @@ Result<int> run_add(const ShimArguments& arguments, const Context& context) {
 }
 
 Result<int> run_remove(const ShimArguments& arguments, const Context& context) {
-  if (auto removed = remove_shim(arguments.name, shim_paths(context)); !removed) {
-    return std::move(removed).error();
-  }
+  CUDNNENV_TRY(remove_shim(arguments.name, shim_paths(context)));
   print("removed shim '" + arguments.name + "'\n");
   return 0;
 }

@@ -28,30 +28,20 @@ Result<fs::path> project_file_in(const TrustArguments& arguments) {
 }
 
 Result<int> run_trust(const TrustArguments& arguments, const Context& context) {
-  auto file = project_file_in(arguments);
-  if (!file) {
-    return std::move(file).error();
-  }
+  CUDNNENV_TRY_ASSIGN(file, project_file_in(arguments));
   auto project = read_project_file(*file);  // never trust what does not parse
   if (!project) {
     return std::move(project).error();
   }
-  if (auto trusted = TrustStore(context.store().state_directory()).trust(*file); !trusted) {
-    return std::move(trusted).error();
-  }
+  CUDNNENV_TRY(TrustStore(context.store().state_directory()).trust(*file));
   print("trusted " + util::to_utf8(*file) + (project->path ? " (path = '" + *project->path + "')" : std::string()) +
         "; editing it will need 'cudnnenv trust' again\n");
   return 0;
 }
 
 Result<int> run_untrust(const TrustArguments& arguments, const Context& context) {
-  auto file = project_file_in(arguments);
-  if (!file) {
-    return std::move(file).error();
-  }
-  if (auto removed = TrustStore(context.store().state_directory()).untrust(*file); !removed) {
-    return std::move(removed).error();
-  }
+  CUDNNENV_TRY_ASSIGN(file, project_file_in(arguments));
+  CUDNNENV_TRY(TrustStore(context.store().state_directory()).untrust(*file));
   print("no longer trusted: " + util::to_utf8(*file) + "\n");
   return 0;
 }

@@ -31,18 +31,13 @@ Result<void> edit_file(const fs::path& file, const std::vector<std::pair<std::st
   std::error_code ec;
   std::string text;
   if (fs::exists(file, ec)) {
-    auto existing = util::read_file(file);
-    if (!existing) {
-      return std::move(existing).error();
-    }
+    CUDNNENV_TRY_ASSIGN(existing, util::read_file(file));
     text = *existing;
   }
   for (const auto& [key, value] : settings) {
     text = set_top_level_string(text, key, value);
   }
-  if (auto parsed = parse(text, file); !parsed) {
-    return std::move(parsed).error();
-  }
+  CUDNNENV_TRY(parse(text, file));
   fs::create_directories(file.parent_path(), ec);
   return util::write_file_atomic(file, text);
 }
@@ -53,11 +48,8 @@ Result<int> run_use(const UseArguments& arguments, const Context& context) {
   }
   const Store store = context.store();
   // Refuse what matches nothing now, rather than at the next launch.
-  auto choice = choose_tree(store, arguments.spec,
-                            arguments.cuda.empty() ? std::nullopt : std::optional<std::string>(arguments.cuda));
-  if (!choice) {
-    return std::move(choice).error();
-  }
+  CUDNNENV_TRY_ASSIGN(choice, choose_tree(store, arguments.spec,
+                            arguments.cuda.empty() ? std::nullopt : std::optional<std::string>(arguments.cuda)));
   const TreeRecord* tree = &choice->tree;
   const std::string chosen = tree->name + " (cuDNN " + tree->version.str() + ")";
 
@@ -67,10 +59,7 @@ Result<int> run_use(const UseArguments& arguments, const Context& context) {
     if (!arguments.cuda.empty()) {
       settings[0].second = arguments.spec + "+cuda" + arguments.cuda;
     }
-    auto written = edit_file(file, settings, parse_config);
-    if (!written) {
-      return std::move(written).error();
-    }
+    CUDNNENV_TRY_ASSIGN(written, edit_file(file, settings, parse_config));
     // On stderr: with the shell integration loaded, stdout is evaluated.
     print_note("global default: " + settings[0].second + " -> " + chosen);
     return 0;
@@ -82,10 +71,7 @@ Result<int> run_use(const UseArguments& arguments, const Context& context) {
     if (!arguments.cuda.empty()) {
       settings.emplace_back("cuda", arguments.cuda);
     }
-    auto written = edit_file(file, settings, parse_project_file);
-    if (!written) {
-      return std::move(written).error();
-    }
+    CUDNNENV_TRY_ASSIGN(written, edit_file(file, settings, parse_project_file));
     print_note("wrote " + util::to_utf8(file) + ": cudnn = " + toml_quote(arguments.spec) + " -> " + chosen);
     return 0;
   }

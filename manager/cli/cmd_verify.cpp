@@ -65,10 +65,7 @@ Result<std::vector<TreeRecord>> trees_to_verify(const VerifyArguments& arguments
     request.environment = context.environment;
     std::error_code ec;
     request.working_directory = fs::current_path(ec);
-    auto selection = context.selection(request);
-    if (!selection) {
-      return std::move(selection).error();
-    }
+    CUDNNENV_TRY_ASSIGN(selection, context.selection(request));
     auto full = store.full_record(selection->tree);
     return std::vector<TreeRecord>{full ? *full : selection->tree};
   }
@@ -88,24 +85,15 @@ Result<std::vector<TreeRecord>> trees_to_verify(const VerifyArguments& arguments
     }
   }
   if (fs::is_directory(util::path_from_utf8(arguments.target), ec)) {
-    auto tree = tree_from_folder(fs::canonical(util::path_from_utf8(arguments.target), ec));
-    if (!tree) {
-      return std::move(tree).error();
-    }
+    CUDNNENV_TRY_ASSIGN(tree, tree_from_folder(fs::canonical(util::path_from_utf8(arguments.target), ec)));
     return std::vector<TreeRecord>{*tree};
   }
-  auto choice = choose_tree(store, arguments.target, std::nullopt, RecordPart::everything);
-  if (!choice) {
-    return std::move(choice).error();
-  }
+  CUDNNENV_TRY_ASSIGN(choice, choose_tree(store, arguments.target, std::nullopt, RecordPart::everything));
   return std::vector<TreeRecord>{choice->tree};
 }
 
 Result<int> run_verify(const VerifyArguments& arguments, const Context& context) {
-  auto trees = trees_to_verify(arguments, context);
-  if (!trees) {
-    return std::move(trees).error();
-  }
+  CUDNNENV_TRY_ASSIGN(trees, trees_to_verify(arguments, context));
   VerifyOptions options;
   options.level = arguments.level == "files" ? VerifyLevel::files
                   : arguments.level == "load" ? VerifyLevel::load

@@ -166,10 +166,7 @@ Result<SourceKind> detect_source_kind(const fs::path& path) {
 Result<std::unique_ptr<ArchiveSource>> open_source(const fs::path& path, SourceKind kind) {
   switch (kind) {
     case SourceKind::zip: {
-      auto reader = ZipReader::open(path);
-      if (!reader) {
-        return std::move(reader).error();
-      }
+      CUDNNENV_TRY_ASSIGN(reader, ZipReader::open(path));
       return std::unique_ptr<ArchiveSource>(std::make_unique<ZipSource>(std::move(*reader)));
     }
     case SourceKind::tar: return open_tar_source(path);

@@ -213,14 +213,9 @@ Result<fs::path> find_program(const std::string& command, const util::Environmen
 }
 
 Result<LaunchPlan> plan_launch(const LaunchRequest& request) {
-  auto program = find_program(request.command, request.environment, request.skip);
-  if (!program) {
-    return std::move(program).error();
-  }
+  CUDNNENV_TRY_ASSIGN(program, find_program(request.command, request.environment, request.skip));
   if (windows_host()) {
-    if (auto refused = check_batch_arguments(*program, request.arguments); !refused) {
-      return std::move(refused).error();
-    }
+    CUDNNENV_TRY(check_batch_arguments(*program, request.arguments));
   }
   LaunchPlan plan;
   plan.program = *program;

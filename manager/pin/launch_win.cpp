@@ -104,10 +104,7 @@ std::string path_of(HANDLE file) {
 }  // namespace
 
 Result<int> launch(const LaunchPlan& plan) {
-  auto started = start(plan, CREATE_SUSPENDED);
-  if (!started) {
-    return std::move(started).error();
-  }
+  CUDNNENV_TRY_ASSIGN(started, start(plan, CREATE_SUSPENDED));
   ::ResumeThread(started->process.hThread);
   ::WaitForSingleObject(started->process.hProcess, INFINITE);
   return finish(*started);
@@ -118,10 +115,7 @@ Result<int> launch_and_watch(const LaunchPlan& plan, std::vector<LoadedModule>& 
   // file, so the report names the file the loader really mapped. The
   // program otherwise runs as it would: exceptions other than the initial
   // breakpoint go back to it unhandled.
-  auto started = start(plan, DEBUG_ONLY_THIS_PROCESS);
-  if (!started) {
-    return std::move(started).error();
-  }
+  CUDNNENV_TRY_ASSIGN(started, start(plan, DEBUG_ONLY_THIS_PROCESS));
   const DWORD pid = started->process.dwProcessId;
   bool initial_breakpoint = true;
   for (;;) {

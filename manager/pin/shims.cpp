@@ -87,9 +87,7 @@ void record_launch_decision(const std::string& root, const TreeRecord& tree) {
 }
 
 Result<ShimInfo> add_shim(const ShimSpec& spec, const ShimPaths& paths) {
-  if (auto valid = check_shim_name(spec.name); !valid) {
-    return std::move(valid).error();
-  }
+  CUDNNENV_TRY(check_shim_name(spec.name));
   std::error_code ec;
   std::optional<fs::path> target;
   if (spec.target) {
@@ -152,9 +150,7 @@ Result<ShimInfo> add_shim(const ShimSpec& spec, const ShimPaths& paths) {
 }
 
 Result<void> remove_shim(const std::string& name, const ShimPaths& paths) {
-  if (auto valid = check_shim_name(name); !valid) {
-    return std::move(valid).error();
-  }
+  CUDNNENV_TRY(check_shim_name(name));
   std::error_code ec;
   const bool launcher = fs::remove(launcher_file(paths, name), ec);
   const bool sidecar = fs::remove(sidecar_file(paths, name), ec);

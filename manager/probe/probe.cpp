@@ -67,10 +67,7 @@ util::ProcessSpec probe_process(const fs::path& probe_program, const fs::path& l
 Result<ProbeReport> probe_in_child(const fs::path& probe_program, const fs::path& library,
                                    std::chrono::milliseconds timeout) {
   const util::ProcessSpec spec = probe_process(probe_program, library, {}, timeout);
-  auto outcome = util::run_process(spec);
-  if (!outcome) {
-    return std::move(outcome).error();
-  }
+  CUDNNENV_TRY_ASSIGN(outcome, util::run_process(spec));
   const std::string name = "'" + util::to_utf8(library) + "'";
   if (outcome->timed_out) {
     return make_error("loading " + name + " did not finish within " + std::to_string(timeout.count() / 1000) + " s",

@@ -13,10 +13,7 @@ namespace cudnnenv {
 namespace fs = std::filesystem;
 
 Result<ProbeReport> probe_in_process(const fs::path& library) {
-  auto loaded = util::DynamicLibrary::open(library);
-  if (!loaded) {
-    return std::move(loaded).error();
-  }
+  CUDNNENV_TRY_ASSIGN(loaded, util::DynamicLibrary::open(library));
   using VersionFunction = std::size_t (*)();
   auto get_version = reinterpret_cast<VersionFunction>(loaded->symbol("cudnnGetVersion"));
   if (!get_version) {

@@ -26,10 +26,7 @@ std::string at(const fs::path& file, const toml::source_region& source) {
 }  // namespace
 
 Result<std::vector<Profile>> parse_profiles(std::string_view text, const fs::path& origin) {
-  auto parsed = parse_toml(text, origin, "fix the TOML syntax");
-  if (!parsed) {
-    return std::move(parsed).error();
-  }
+  CUDNNENV_TRY_ASSIGN(parsed, parse_toml(text, origin, "fix the TOML syntax"));
   const toml::table root = std::move(*parsed);
   std::vector<Profile> profiles;
   const toml::table* table = root["profiles"].as_table();
@@ -62,9 +59,7 @@ Result<std::vector<Profile>> parse_profiles(std::string_view text, const fs::pat
     }
     if (const toml::table* env = entry->get_as<toml::table>("env")) {
       for (const auto& [key, value] : *env) {
-        if (auto refused = check_variable_name(origin, key); !refused) {
-          return std::move(refused).error();
-        }
+        CUDNNENV_TRY(check_variable_name(origin, key));
         profile.env.emplace_back(std::string(key.str()), value.value_or(std::string()));
       }
     }
@@ -84,14 +79,8 @@ Result<std::vector<Profile>> all_profiles(Os os, const fs::path& config_file) {
   }
   std::error_code ec;
   if (fs::exists(config_file, ec)) {
-    auto text = util::read_file(config_file);
-    if (!text) {
-      return std::move(text).error();
-    }
-    auto parsed = parse_profiles(*text, config_file);
-    if (!parsed) {
-      return std::move(parsed).error();
-    }
+    CUDNNENV_TRY_ASSIGN(text, util::read_file(config_file));
+    CUDNNENV_TRY_ASSIGN(parsed, parse_profiles(*text, config_file));
     for (auto& profile : *parsed) {
       std::erase_if(candidates, [&](const Profile& other) { return other.name == profile.name; });
       candidates.push_back(std::move(profile));
@@ -114,10 +103,7 @@ Result<std::vector<Profile>> all_profiles(Os os, const fs::path& config_file) {
 }
 
 Result<Profile> find_profile(const std::string& name, Os os, const fs::path& config_file) {
-  auto profiles = all_profiles(os, config_file);
-  if (!profiles) {
-    return std::move(profiles).error();
-  }
+  CUDNNENV_TRY_ASSIGN(profiles, all_profiles(os, config_file));
   std::string closest;
   std::size_t best = 3;
   for (const auto& profile : *profiles) {

@@ -50,10 +50,7 @@ Result<void> check_variable_name(const fs::path& file, const toml::key& key) {
 }
 
 Result<ProjectFile> parse_project_file(std::string_view text, const fs::path& file) {
-  auto parsed = parse_toml(text, file);
-  if (!parsed) {
-    return std::move(parsed).error();
-  }
+  CUDNNENV_TRY_ASSIGN(parsed, parse_toml(text, file));
   ProjectFile project;
   project.file = file;
   project.content = std::string(text);
@@ -61,10 +58,7 @@ Result<ProjectFile> parse_project_file(std::string_view text, const fs::path& fi
   for (const auto& [key, node] : *parsed) {
     const std::string name(key.str());
     if (name == "cudnn" || name == "cuda" || name == "profile" || name == "path") {
-      auto value = string_value(file, key, node);
-      if (!value) {
-        return std::move(value).error();
-      }
+      CUDNNENV_TRY_ASSIGN(value, string_value(file, key, node));
       (name == "cudnn" ? project.cudnn : name == "cuda" ? project.cuda : name == "profile" ? project.profile
                                                                                             : project.path) = *value;
     } else if (name == "env") {
@@ -73,13 +67,8 @@ Result<ProjectFile> parse_project_file(std::string_view text, const fs::path& fi
         return make_error(at(file, node.source()) + ": 'env' must be a table", "write it as [env] with NAME = \"value\" lines");
       }
       for (const auto& [variable, value_node] : *table) {
-        if (auto refused = check_variable_name(file, variable); !refused) {
-          return std::move(refused).error();
-        }
-        auto value = string_value(file, variable, value_node);
-        if (!value) {
-          return std::move(value).error();
-        }
+        CUDNNENV_TRY(check_variable_name(file, variable));
+        CUDNNENV_TRY_ASSIGN(value, string_value(file, variable, value_node));
         project.env.emplace_back(std::string(variable.str()), *value);
       }
     } else if (name == "verify") {
@@ -93,10 +82,7 @@ Result<ProjectFile> parse_project_file(std::string_view text, const fs::path& fi
           project.warnings.push_back(unknown.message + " (" + unknown.hint + ")");
           continue;
         }
-        auto value = string_value(file, verify_key, value_node);
-        if (!value) {
-          return std::move(value).error();
-        }
+        CUDNNENV_TRY_ASSIGN(value, string_value(file, verify_key, value_node));
         if (*value != "none" && *value != "load" && *value != "conv") {
           return make_error(at(file, value_node.source()) + ": on_launch must be none, load or conv, not '" +
                                 *value + "'",
@@ -116,10 +102,7 @@ Result<ProjectFile> parse_project_file(std::string_view text, const fs::path& fi
 }
 
 Result<ProjectFile> read_project_file(const fs::path& file) {
-  auto text = util::read_file(file);
-  if (!text) {
-    return std::move(text).error();
-  }
+  CUDNNENV_TRY_ASSIGN(text, util::read_file(file));
   return parse_project_file(*text, file);
 }
 
@@ -139,10 +122,7 @@ std::optional<fs::path> find_project_file(const fs::path& start) {
 Result<Config> parse_config(std::string_view text, const fs::path& file) {
   Config config;
   config.file = file;
-  auto parsed = parse_toml(text, file);
-  if (!parsed) {
-    return std::move(parsed).error();
-  }
+  CUDNNENV_TRY_ASSIGN(parsed, parse_toml(text, file));
   for (const auto& [key, node] : *parsed) {
     if (key.str() == "profiles" && node.is_table()) {
       continue;  // the user's profiles: read by profile.cpp
@@ -150,10 +130,7 @@ Result<Config> parse_config(std::string_view text, const fs::path& file) {
     if (key.str() != "default") {
       return bad_key(file, key, "", "default, [profiles.NAME]");
     }
-    auto value = string_value(file, key, node);
-    if (!value) {
-      return std::move(value).error();
-    }
+    CUDNNENV_TRY_ASSIGN(value, string_value(file, key, node));
     config.default_spec = *value;
   }
   return config;
@@ -164,10 +141,7 @@ Result<Config> read_config(const fs::path& file) {
   if (!fs::exists(file, ec)) {
     return Config{file, std::nullopt};
   }
-  auto text = util::read_file(file);
-  if (!text) {
-    return std::move(text).error();
-  }
+  CUDNNENV_TRY_ASSIGN(text, util::read_file(file));
   return parse_config(*text, file);
 }
 

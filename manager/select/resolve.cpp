@@ -18,10 +18,7 @@ namespace {
 
 Result<TreeRecord> select(const Store& store, const std::string& text, std::optional<std::string> cuda,
                           Selection& selection) {
-  auto choice = choose_tree(store, text, cuda);
-  if (!choice) {
-    return std::move(choice).error();
-  }
+  CUDNNENV_TRY_ASSIGN(choice, choose_tree(store, text, cuda));
   selection.profile = std::move(choice->profile);
   return std::move(choice->tree);
 }
@@ -44,10 +41,7 @@ Error no_tree_for(const Profile& profile) {
 
 Result<Choice> choose_tree(const Store& store, const std::string& text, const std::optional<std::string>& cuda,
                            RecordPart part) {
-  auto spec = parse_spec(text, cuda ? std::optional<std::string_view>(*cuda) : std::nullopt);
-  if (!spec) {
-    return std::move(spec).error();
-  }
+  CUDNNENV_TRY_ASSIGN(spec, parse_spec(text, cuda ? std::optional<std::string_view>(*cuda) : std::nullopt));
   const auto trees = store.list(part).trees;
   auto tree = select_tree(trees, *spec);
   if (tree) {
@@ -67,10 +61,7 @@ Result<Choice> choose_tree(const Store& store, const std::string& text, const st
 }
 
 Result<TreeRecord> tree_from_folder(const fs::path& folder) {
-  auto layout = locate_layout(folder, host_platform().os);
-  if (!layout) {
-    return std::move(layout).error();
-  }
+  CUDNNENV_TRY_ASSIGN(layout, locate_layout(folder, host_platform().os));
   TreeRecord tree;
   tree.name = util::to_utf8(folder.filename());
   tree.root = folder;
@@ -133,10 +124,7 @@ Result<Selection> resolve_selection(const Store& store, const SelectionRequest& 
   spdlog::trace("selection: no activation in this shell; next a .cudnnenv.toml in '{}' or above",
                 util::to_utf8(request.working_directory));
   if (auto file = find_project_file(request.working_directory)) {
-    auto project = read_project_file(*file);
-    if (!project) {
-      return std::move(project).error();
-    }
+    CUDNNENV_TRY_ASSIGN(project, read_project_file(*file));
     if (!project->env.empty()) {
       // Any [env] needs trust: no list of "dangerous" names is complete
       // (LD_PRELOAD, PATH, PYTHONSTARTUP, BASH_ENV, NODE_OPTIONS, ...).
@@ -199,10 +187,7 @@ Result<Selection> resolve_selection(const Store& store, const SelectionRequest& 
     // A project file that names no tree (only [env], say) leaves the choice to the default.
   }
   const fs::path config_file = store.state_directory() / "config.toml";
-  auto config = read_config(config_file);
-  if (!config) {
-    return std::move(config).error();
-  }
+  CUDNNENV_TRY_ASSIGN(config, read_config(config_file));
   if (config->default_spec) {
     selection.origin = Origin::global_default;
     selection.decided_by = util::to_utf8(config_file);

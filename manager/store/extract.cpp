@@ -172,20 +172,14 @@ Result<Extraction> extract(ArchiveSource& source, const fs::path& destination, c
 
   ArchiveEntry entry;
   while (true) {
-    auto more = source.next(entry);
-    if (!more) {
-      return std::move(more).error();
-    }
+    CUDNNENV_TRY_ASSIGN(more, source.next(entry));
     if (!*more) {
       break;
     }
     if (entry.type == EntryType::directory && names_tree_root(entry.name)) {
       continue;  // './' of 'tar -C dir -cf x.tar .'
     }
-    auto safe = safe_entry_path(entry.name);
-    if (!safe) {
-      return std::move(safe).error();
-    }
+    CUDNNENV_TRY_ASSIGN(safe, safe_entry_path(entry.name));
     const std::string& path = *safe;
     if (entry.type == EntryType::directory) {
       directories.insert(path);
@@ -213,10 +207,7 @@ Result<Extraction> extract(ArchiveSource& source, const fs::path& destination, c
         }
         link.target = *target;
       } else {
-        auto target = resolve_link_target(path, entry.link_target);
-        if (!target) {
-          return std::move(target).error();
-        }
+        CUDNNENV_TRY_ASSIGN(target, resolve_link_target(path, entry.link_target));
         link.target = *target;
       }
       links.push_back(std::move(link));

@@ -238,19 +238,14 @@ Result<void> Store::prepare() const {
 }
 
 Result<InstallOutcome> Store::install(const fs::path& source_path, const InstallOptions& options) {
-  auto kind = detect_source_kind(source_path);
-  if (!kind) {
-    return std::move(kind).error();
-  }
+  CUDNNENV_TRY_ASSIGN(kind, detect_source_kind(source_path));
   std::error_code ec;
   const fs::path source = fs::absolute(source_path, ec).lexically_normal();
   const std::string file_name = util::to_utf8(source.has_filename() ? source.filename() : source.parent_path().filename());
   ArchiveName name = *kind == SourceKind::folder ? ArchiveName{file_name, {}, {}, {}, false}
                                                  : parse_archive_name(file_name);
   const std::string tree_name = options.name.value_or(name.stem);
-  if (auto valid = check_tree_name(tree_name); !valid) {
-    return std::move(valid).error();
-  }
+  CUDNNENV_TRY(check_tree_name(tree_name));
   if (name.platform && name.platform->os != options.platform.os) {
     return make_error("'" + file_name + "' is a " + describe(*name.platform) + " archive; this store holds " +
                           describe(options.platform) + " trees",
@@ -278,10 +273,7 @@ Result<InstallOutcome> Store::install(const fs::path& source_path, const Install
       return {};
     }
     provenance_known = true;
-    auto hash = pending_hash.get();
-    if (!hash) {
-      return std::move(hash).error();
-    }
+    CUDNNENV_TRY_ASSIGN(hash, pending_hash.get());
     source_record.sha256 = *hash;
     if (const OfficialArchive* official = find_official_by_sha256(*hash)) {
       source_record.official = std::string(official->file_name);
@@ -300,23 +292,14 @@ Result<InstallOutcome> Store::install(const fs::path& source_path, const Install
     return {};
   };
   if (options.require_official == RequireOfficial::yes) {
-    if (auto settled = settle_provenance(); !settled) {
-      return std::move(settled).error();
-    }
+    CUDNNENV_TRY(settle_provenance());
   }
 
-  if (auto prepared = prepare(); !prepared) {
-    return std::move(prepared).error();
-  }
-  auto lock = util::FileLock::acquire(state_dir() / "locks" / (tree_name + ".lock"));
-  if (!lock) {
-    return std::move(lock).error();
-  }
+  CUDNNENV_TRY(prepare());
+  CUDNNENV_TRY_ASSIGN(lock, util::FileLock::acquire(state_dir() / "locks" / (tree_name + ".lock")));
   const fs::path tree_dir = m_root / util::path_from_utf8(tree_name);
   if (fs::exists(fs::symlink_status(tree_dir, ec))) {
-    if (auto settled = settle_provenance(); !settled) {
-      return std::move(settled).error();
-    }
+    CUDNNENV_TRY(settle_provenance());
     auto existing = read_record(tree_dir);
     if (existing && !source_record.sha256.empty() && existing->source.sha256 == source_record.sha256) {
       return InstallOutcome{InstallStatus::already_installed, std::move(*existing)};
@@ -336,16 +319,10 @@ Result<InstallOutcome> Store::install(const fs::path& source_path, const Install
   }
   ScopedRemoval cleanup(staging);
 
-  auto reader = open_source(source, *kind);
-  if (!reader) {
-    return std::move(reader).error();
-  }
+  CUDNNENV_TRY_ASSIGN(reader, open_source(source, *kind));
   ExtractLimits limits = options.limits;
   limits.source_size = *kind == SourceKind::folder ? 0 : source_record.size;
-  auto extraction = extract(**reader, content, file_name, limits);
-  if (!extraction) {
-    return std::move(extraction).error();
-  }
+  CUDNNENV_TRY_ASSIGN(extraction, extract(**reader, content, file_name, limits));
 
   // An archive whose single top folder carries the archive's own name is
   // the tree itself (cudnn-...-archive/bin); any other layout is kept as is
@@ -358,13 +335,8 @@ Result<InstallOutcome> Store::install(const fs::path& source_path, const Install
     strip = top[0] + "/";
   }
 
-  if (auto binaries = check_binaries(extraction->files, strip, options.platform); !binaries) {
-    return std::move(binaries).error();
-  }
-  auto layout = locate_layout(tree_root, options.platform.os);
-  if (!layout) {
-    return std::move(layout).error();
-  }
+  CUDNNENV_TRY(check_binaries(extraction->files, strip, options.platform));
+  CUDNNENV_TRY_ASSIGN(layout, locate_layout(tree_root, options.platform.os));
   const RequireImportLibs import_libs =
       options.platform.os == Os::windows && *kind == SourceKind::zip && !name.wheel ? RequireImportLibs::yes
                                                                                      : RequireImportLibs::no;
@@ -377,16 +349,11 @@ Result<InstallOutcome> Store::install(const fs::path& source_path, const Install
     apply_wheel_metadata(*extraction->wheel_metadata, name);
   }
   const fs::path library = tree_root / util::path_from_utf8(layout->main_library);
-  auto versions = read_versions(layout->version_header.empty() ? fs::path()
+  CUDNNENV_TRY_ASSIGN(versions, read_versions(layout->version_header.empty() ? fs::path()
                                                                 : tree_root / util::path_from_utf8(layout->version_header),
-                                library, name, options.platform == host_platform(), options.probe, options.warn);
-  if (!versions) {
-    return std::move(versions).error();
-  }
+                                library, name, options.platform == host_platform(), options.probe, options.warn));
 
-  if (auto settled = settle_provenance(); !settled) {
-    return std::move(settled).error();
-  }
+  CUDNNENV_TRY(settle_provenance());
 
   TreeRecord record;
   record.name = tree_name;
@@ -407,9 +374,7 @@ Result<InstallOutcome> Store::install(const fs::path& source_path, const Install
     record.files.push_back(std::move(entry));
   }
 
-  if (auto published = publish(tree_root, record, tree_dir); !published) {
-    return std::move(published).error();
-  }
+  CUDNNENV_TRY(publish(tree_root, record, tree_dir));
   record.root = tree_dir;
   return InstallOutcome{InstallStatus::installed, std::move(record)};
 }
@@ -421,10 +386,7 @@ Result<TreeRecord> Store::adopt(const fs::path& directory, const AdoptOptions& o
     return make_error("'" + util::to_utf8(directory) + "' is not a folder", "pass the folder that holds the cuDNN tree",
                       ExitCode::not_found);
   }
-  auto layout = locate_layout(location, options.platform.os);
-  if (!layout) {
-    return std::move(layout).error();
-  }
+  CUDNNENV_TRY_ASSIGN(layout, locate_layout(location, options.platform.os));
   const fs::path library_dir =
       layout->library_dir.empty() ? location : location / util::path_from_utf8(layout->library_dir);
   // System and pip layouts keep headers beside, not under, the library folder.
@@ -452,10 +414,7 @@ Result<TreeRecord> Store::adopt(const fs::path& directory, const AdoptOptions& o
       if (!wanted(name) || !entry.is_regular_file(ec)) {
         continue;
       }
-      auto hash = util::sha256_file(entry.path());
-      if (!hash) {
-        return std::move(hash).error();
-      }
+      CUDNNENV_TRY_ASSIGN(hash, util::sha256_file(entry.path()));
       ExtractedFile file;
       const fs::path relative = entry.path().lexically_relative(location);
       const bool inside = !relative.empty() && !util::starts_with(util::generic_utf8(relative), "..");
@@ -485,9 +444,7 @@ Result<TreeRecord> Store::adopt(const fs::path& directory, const AdoptOptions& o
       return std::move(added).error();
     }
   }
-  if (auto binaries = check_binaries(files, "", options.platform); !binaries) {
-    return std::move(binaries).error();
-  }
+  CUDNNENV_TRY(check_binaries(files, "", options.platform));
   TreeLayout checked = *layout;
   checked.include_dir = include_dir.empty() ? "include" : util::to_utf8(include_dir);
   if (auto missing = missing_files(location, checked, options.platform.os, RequireImportLibs::no); !missing.empty()) {
@@ -521,9 +478,7 @@ Result<TreeRecord> Store::adopt(const fs::path& directory, const AdoptOptions& o
                              (versions->cuda ? "cuda-" + versions->cuda->str() : util::to_utf8(telling.filename()));
   std::replace_if(default_name.begin(), default_name.end(), [](char c) { return c == ' ' || c == ':'; }, '_');
   record.name = options.name.value_or(default_name);
-  if (auto valid = check_tree_name(record.name); !valid) {
-    return std::move(valid).error();
-  }
+  CUDNNENV_TRY(check_tree_name(record.name));
   record.version = versions->version;
   record.version_from = versions->version_from;
   record.cuda = versions->cuda;
@@ -544,13 +499,8 @@ Result<TreeRecord> Store::adopt(const fs::path& directory, const AdoptOptions& o
     record.files.push_back(std::move(file.record));
   }
 
-  if (auto prepared = prepare(); !prepared) {
-    return std::move(prepared).error();
-  }
-  auto lock = util::FileLock::acquire(state_dir() / "locks" / (record.name + ".lock"));
-  if (!lock) {
-    return std::move(lock).error();
-  }
+  CUDNNENV_TRY(prepare());
+  CUDNNENV_TRY_ASSIGN(lock, util::FileLock::acquire(state_dir() / "locks" / (record.name + ".lock")));
   const fs::path tree_dir = m_root / util::path_from_utf8(record.name);
   if (fs::exists(fs::symlink_status(tree_dir, ec))) {
     return make_error("'" + record.name + "' is already in the store", "pick another name with --name");
@@ -558,9 +508,7 @@ Result<TreeRecord> Store::adopt(const fs::path& directory, const AdoptOptions& o
   const fs::path staging = state_dir() / "staging" / util::path_from_utf8(record.name);
   util::remove_tree(staging);
   ScopedRemoval cleanup(staging);
-  if (auto published = publish(staging, record, tree_dir); !published) {
-    return std::move(published).error();
-  }
+  CUDNNENV_TRY(publish(staging, record, tree_dir));
   record.root = location;
   return record;
 }
@@ -596,10 +544,7 @@ Listing Store::list(RecordPart part) const {
 
 Result<TreeRecord> Store::find(const std::string& spec) const {
   // The one matcher (spec.hpp), strict: remove must name exactly one tree.
-  auto parsed = parse_spec(spec);
-  if (!parsed) {
-    return std::move(parsed).error();
-  }
+  CUDNNENV_TRY_ASSIGN(parsed, parse_spec(spec));
   return select_tree(list().trees, *parsed, Match::strict);
 }
 
@@ -608,13 +553,8 @@ Result<TreeRecord> Store::full_record(const TreeRecord& tree) const {
 }
 
 Result<void> Store::remove(const TreeRecord& record) {
-  if (auto prepared = prepare(); !prepared) {
-    return std::move(prepared).error();
-  }
-  auto lock = util::FileLock::acquire(state_dir() / "locks" / (record.name + ".lock"));
-  if (!lock) {
-    return std::move(lock).error();
-  }
+  CUDNNENV_TRY(prepare());
+  CUDNNENV_TRY_ASSIGN(lock, util::FileLock::acquire(state_dir() / "locks" / (record.name + ".lock")));
   // Holding the lock: a remove that raced with ours and won has left nothing.
   std::error_code ec;
   if (!fs::exists(fs::symlink_status(m_root / util::path_from_utf8(record.name), ec))) {
@@ -627,9 +567,7 @@ Result<void> Store::remove(const TreeRecord& record) {
   const fs::path trash = state_dir() / "trash" /
                          util::path_from_utf8(record.name + "." + std::to_string(util::current_process_id()) + "." +
                                               std::to_string(random()));
-  if (auto moved = util::rename_directory(m_root / util::path_from_utf8(record.name), trash); !moved) {
-    return std::move(moved).error();
-  }
+  CUDNNENV_TRY(util::rename_directory(m_root / util::path_from_utf8(record.name), trash));
   if (!util::remove_tree(trash)) {
     return make_error("could not delete every file of '" + record.name + "' (left in '" + util::to_utf8(trash) + "')",
                       "a program may still have one of its libraries open: close it and delete the folder");

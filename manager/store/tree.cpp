@@ -85,10 +85,7 @@ std::string serialize(const TreeRecord& record) {
 }
 
 Result<TreeRecord> parse_record(std::string_view text, const fs::path& tree_dir, const fs::path& record_file) {
-  auto parsed = parse_toml(text, record_file, "the tree record is damaged: remove the tree and install it again");
-  if (!parsed) {
-    return std::move(parsed).error();
-  }
+  CUDNNENV_TRY_ASSIGN(parsed, parse_toml(text, record_file, "the tree record is damaged: remove the tree and install it again"));
   toml::table table = std::move(*parsed);
   auto bad = [&](const std::string& what) {
     return make_error("'" + util::to_utf8(record_file) + "' is not a valid tree record: " + what,

@@ -73,3 +73,22 @@ class [[nodiscard]] Result<void> {
 };
 
 }  // namespace cudnnenv
+
+// Propagating an error, for a function that returns a Result:
+//
+//   CUDNNENV_TRY(write_file_atomic(path, text));      // Result<void>, or a value not needed
+//   CUDNNENV_TRY_ASSIGN(record, read_record(folder)); // auto record = ...; *record after it
+//
+// On failure both return the Error from the enclosing function. (Macros: C++
+// has no early return from an expression; the names are prefixed so that
+// they cannot clash.)
+#define CUDNNENV_TRY(...)                                  \
+  do {                                                     \
+    if (auto cudnnenv_try_result_ = (__VA_ARGS__); !cudnnenv_try_result_) { \
+      return std::move(cudnnenv_try_result_).error();      \
+    }                                                      \
+  } while (false)
+
+#define CUDNNENV_TRY_ASSIGN(name, ...) \
+  auto name = (__VA_ARGS__);           \
+  if (!name) return std::move(name).error()
