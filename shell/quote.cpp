@@ -1,4 +1,4 @@
-#include "quote.hpp"
+#include "shell/quote.hpp"
 
 namespace cudnnenv::shell {
 
