@@ -15,6 +15,8 @@ packages=(
   bash zsh fish hyperfine
   # the fuzz preset (libFuzzer and the sanitizer runtimes come with clang's)
   clang libclang-rt-14-dev
+  # the format check (tests/lint/format.sh)
+  clang-format
 )
 missing=()
 for p in "${packages[@]}"; do

@@ -138,8 +138,11 @@ std::vector<Operation> deactivate(const util::Environment& environment, char lis
         if (!(record->kind == 'N' && rest.empty())) operation.value = rest;
         break;
       }
-      case 'S': operation.value = record->value; break;
-      case 'U': break;
+      case 'S':
+        operation.value = record->value;
+        break;
+      case 'U':
+        break;
     }
     apply(now, operation);
     operations.push_back(operation);

@@ -18,11 +18,20 @@ std::string replace_all(std::string text, const std::string& from, const std::st
 std::optional<std::string> init_script(Shell shell, const std::string& program, const std::string& shims) {
   std::string script;
   switch (shell) {
-    case Shell::bash: script = std::string(k_init_bash) + k_init_bash_prompt; break;
-    case Shell::zsh: script = std::string(k_init_bash) + k_init_zsh_prompt; break;
-    case Shell::fish: script = k_init_fish; break;
-    case Shell::powershell: script = k_init_powershell; break;
-    case Shell::cmd: return std::nullopt;
+    case Shell::bash:
+      script = std::string(k_init_bash) + k_init_bash_prompt;
+      break;
+    case Shell::zsh:
+      script = std::string(k_init_bash) + k_init_zsh_prompt;
+      break;
+    case Shell::fish:
+      script = k_init_fish;
+      break;
+    case Shell::powershell:
+      script = k_init_powershell;
+      break;
+    case Shell::cmd:
+      return std::nullopt;
   }
   script = replace_all(script, "@SHELL@", to_string(shell));
   script = replace_all(script, "@PROGRAM@", quote(shell, program));
@@ -31,11 +40,16 @@ std::optional<std::string> init_script(Shell shell, const std::string& program, 
 
 std::string init_line(Shell shell) {
   switch (shell) {
-    case Shell::bash: return "eval \"$(cudnnenv init bash)\"   # in ~/.bashrc";
-    case Shell::zsh: return "eval \"$(cudnnenv init zsh)\"   # in ~/.zshrc";
-    case Shell::fish: return "cudnnenv init fish | source   # in ~/.config/fish/config.fish";
-    case Shell::powershell: return "cudnnenv init powershell | Out-String | Invoke-Expression   # in $PROFILE";
-    case Shell::cmd: return "cudnnenv init cmd --autorun   # once; 'cudnnenv deinit cmd' undoes it";
+    case Shell::bash:
+      return "eval \"$(cudnnenv init bash)\"   # in ~/.bashrc";
+    case Shell::zsh:
+      return "eval \"$(cudnnenv init zsh)\"   # in ~/.zshrc";
+    case Shell::fish:
+      return "cudnnenv init fish | source   # in ~/.config/fish/config.fish";
+    case Shell::powershell:
+      return "cudnnenv init powershell | Out-String | Invoke-Expression   # in $PROFILE";
+    case Shell::cmd:
+      return "cudnnenv init cmd --autorun   # once; 'cudnnenv deinit cmd' undoes it";
   }
   return "";
 }

@@ -13,11 +13,16 @@ std::optional<Shell> parse_shell(std::string_view name) {
 
 std::string to_string(Shell shell) {
   switch (shell) {
-    case Shell::bash: return "bash";
-    case Shell::zsh: return "zsh";
-    case Shell::fish: return "fish";
-    case Shell::powershell: return "powershell";
-    case Shell::cmd: return "cmd";
+    case Shell::bash:
+      return "bash";
+    case Shell::zsh:
+      return "zsh";
+    case Shell::fish:
+      return "fish";
+    case Shell::powershell:
+      return "powershell";
+    case Shell::cmd:
+      return "cmd";
   }
   return "";
 }
@@ -92,10 +97,14 @@ std::string set_variable(Shell shell, std::string_view name, std::string_view va
   const std::string variable(name);
   switch (shell) {
     case Shell::bash:
-    case Shell::zsh: return "export " + variable + "=" + quote(shell, value);
-    case Shell::fish: return "set -gx " + variable + " " + quote(shell, value);
-    case Shell::powershell: return "$Env:" + variable + " = " + quote(shell, value);
-    case Shell::cmd: return "set \"" + variable + "=" + quote(shell, value) + "\"";
+    case Shell::zsh:
+      return "export " + variable + "=" + quote(shell, value);
+    case Shell::fish:
+      return "set -gx " + variable + " " + quote(shell, value);
+    case Shell::powershell:
+      return "$Env:" + variable + " = " + quote(shell, value);
+    case Shell::cmd:
+      return "set \"" + variable + "=" + quote(shell, value) + "\"";
   }
   return "";
 }
@@ -104,10 +113,14 @@ std::string unset_variable(Shell shell, std::string_view name) {
   const std::string variable(name);
   switch (shell) {
     case Shell::bash:
-    case Shell::zsh: return "unset " + variable;
-    case Shell::fish: return "set -e " + variable;
-    case Shell::powershell: return "Remove-Item -ErrorAction SilentlyContinue Env:" + variable;
-    case Shell::cmd: return "set \"" + variable + "=\"";
+    case Shell::zsh:
+      return "unset " + variable;
+    case Shell::fish:
+      return "set -e " + variable;
+    case Shell::powershell:
+      return "Remove-Item -ErrorAction SilentlyContinue Env:" + variable;
+    case Shell::cmd:
+      return "set \"" + variable + "=\"";
   }
   return "";
 }

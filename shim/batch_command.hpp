@@ -41,13 +41,19 @@ template <typename Char>
 const char* batch_argument_problem(std::basic_string_view<Char> argument) {
   for (const Char c : argument) {
     switch (c) {
-      case Char('"'): return "a double quote, which ends cmd's quoting";
-      case Char('%'): return "a '%', which cmd expands as a variable even inside quotes";
-      case Char('!'): return "a '!', which cmd expands with delayed expansion on";
+      case Char('"'):
+        return "a double quote, which ends cmd's quoting";
+      case Char('%'):
+        return "a '%', which cmd expands as a variable even inside quotes";
+      case Char('!'):
+        return "a '!', which cmd expands with delayed expansion on";
       case Char('\r'):
-      case Char('\n'): return "a line break, which ends cmd's command";
-      case Char('\0'): return "a NUL character";
-      default: break;
+      case Char('\n'):
+        return "a line break, which ends cmd's command";
+      case Char('\0'):
+        return "a NUL character";
+      default:
+        break;
     }
   }
   return nullptr;

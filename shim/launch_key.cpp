@@ -20,7 +20,9 @@ TextBuffer& TextBuffer::add(const char* text, std::size_t length) {
   return *this;
 }
 
-TextBuffer& TextBuffer::add(const char* text) { return add(text, std::strlen(text)); }
+TextBuffer& TextBuffer::add(const char* text) {
+  return add(text, std::strlen(text));
+}
 
 TextBuffer& TextBuffer::add_number(unsigned long long value, unsigned base, int min_digits) {
   char digits[64];

@@ -20,7 +20,9 @@ bool file_identity(const char* path, char* out, std::size_t out_size) {
   return text.ok();
 }
 
-bool working_directory(char* out, std::size_t out_size) { return ::getcwd(out, out_size) != nullptr; }
+bool working_directory(char* out, std::size_t out_size) {
+  return ::getcwd(out, out_size) != nullptr;
+}
 
 bool environment_value(const char* name, char* out, std::size_t out_size) {
   const char* value = std::getenv(name);

@@ -67,7 +67,8 @@ bool find_target(const char* name, const char* shims_dir, char* out, std::size_t
     const bool shims = length == shims_length && std::memcmp(p, shims_dir, length) == 0;
     if (length > 0 && !shims) {
       struct stat candidate;
-      if (TextBuffer(out, out_size).add(p, length).add('/').add(name).ok() && ::access(out, X_OK) == 0 && ::stat(out, &candidate) == 0 && S_ISREG(candidate.st_mode) &&
+      if (TextBuffer(out, out_size).add(p, length).add('/').add(name).ok() && ::access(out, X_OK) == 0 &&
+          ::stat(out, &candidate) == 0 && S_ISREG(candidate.st_mode) &&
           !(know_self && candidate.st_dev == self.st_dev && candidate.st_ino == self.st_ino)) {
         return true;
       }
@@ -102,7 +103,8 @@ int main(int argc, char** argv) {
     for (const char* p = std::getenv("PATH"); p && *p && !found;) {
       const char* colon = std::strchr(p, ':');
       const std::size_t length = colon ? static_cast<std::size_t>(colon - p) : std::strlen(p);
-      found = TextBuffer(invoked, sizeof invoked).add(p, length).add('/').add(name).ok() && ::access(invoked, X_OK) == 0;
+      found =
+          TextBuffer(invoked, sizeof invoked).add(p, length).add('/').add(name).ok() && ::access(invoked, X_OK) == 0;
       p = colon ? colon + 1 : nullptr;
     }
     if (!found) die("cannot find the launcher's own file for ", name);
@@ -152,7 +154,8 @@ int main(int argc, char** argv) {
         cudnnenv::shim::launch_cache_path(sidecar.root, key, cache_path, sizeof cache_path)) {
       cached_size = read_small(cache_path, cached, sizeof cached - 1);
     }
-    if (cached_size > 0 && cudnnenv::shim::read_decision(cached, static_cast<std::size_t>(cached_size), key, decision)) {
+    if (cached_size > 0 &&
+        cudnnenv::shim::read_decision(cached, static_cast<std::size_t>(cached_size), key, decision)) {
       library_dir = decision.library_dir;
     } else if (sidecar.cudnnenv[0] == '\0') {
       std::fprintf(stderr, "cudnnenv-shim: error: '%s' is not on PATH outside %s\n", name, shims_dir);

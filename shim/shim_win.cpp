@@ -131,7 +131,9 @@ void append_arguments(std::wstring& command_line, const char* sidecar_args, cons
   if (*rest) command_line += std::wstring(L" ") + rest;
 }
 
-BOOL WINAPI leave_to_child(DWORD) { return TRUE; }  // the child handles Ctrl-C
+BOOL WINAPI leave_to_child(DWORD) {
+  return TRUE;
+}  // the child handles Ctrl-C
 
 int run(const std::wstring& program, std::wstring& command_line) {
   HANDLE job = ::CreateJobObjectW(nullptr, nullptr);
@@ -201,7 +203,8 @@ int wmain() {
         cudnnenv::shim::launch_cache_path(sidecar.root, key, cache_path, sizeof cache_path)) {
       cached_size = read_small(widen(cache_path), cached, sizeof cached - 1);
     }
-    if (cached_size > 0 && cudnnenv::shim::read_decision(cached, static_cast<std::size_t>(cached_size), key, decision)) {
+    if (cached_size > 0 &&
+        cudnnenv::shim::read_decision(cached, static_cast<std::size_t>(cached_size), key, decision)) {
       library_dir = widen(decision.library_dir);
     } else if (sidecar.cudnnenv[0] == '\0') {
       return fail(L"not on PATH outside the shims folder: ", name);
@@ -223,7 +226,7 @@ int wmain() {
   const std::wstring pinned = path.empty() ? library_dir : library_dir + L";" + path;
   ::SetEnvironmentVariableW(L"PATH", pinned.c_str());  // inherited by the child: what Wine honours
   ::SetEnvironmentVariableW(L"CUDNNENV_PIN_DIR", library_dir.c_str());
-  ::SetDllDirectoryW(library_dir.c_str());             // inherited on real Windows, ahead of PATH
+  ::SetDllDirectoryW(library_dir.c_str());  // inherited on real Windows, ahead of PATH
 
   std::wstring command_line = quote(target);
   append_arguments(command_line, sidecar.args, rest);

@@ -50,8 +50,9 @@ bool parse_sidecar(char* text, std::size_t size, Sidecar& sidecar, char* error, 
       const struct {
         const char* name;
         char** field;
-      } keys[] = {{"path", &sidecar.path},         {"library_dir", &sidecar.library_dir}, {"args", &sidecar.args},
-                  {"cudnnenv", &sidecar.cudnnenv}, {"root", &sidecar.root},               {"audit", &sidecar.audit}};
+      } keys[] = {{"path", &sidecar.path}, {"library_dir", &sidecar.library_dir},
+                  {"args", &sidecar.args}, {"cudnnenv", &sidecar.cudnnenv},
+                  {"root", &sidecar.root}, {"audit", &sidecar.audit}};
       for (const auto& key : keys) {
         if (key_length == std::strlen(key.name) && std::memcmp(p, key.name, key_length) == 0) {
           target = key.field;

@@ -38,7 +38,7 @@ WarningSink Context::warner() const {
 }
 
 std::pair<std::vector<std::string>, std::vector<std::string>> split_passthrough(const CLI::App& app,
-                                                                               std::vector<std::string> arguments) {
+                                                                                std::vector<std::string> arguments) {
   // Options that take a value, globally and for exec, as registered.
   const auto found = app.get_subcommands([](const CLI::App* each) { return each->get_name() == "exec"; });
   const CLI::App* exec = found.empty() ? nullptr : found.front();

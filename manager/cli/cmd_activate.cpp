@@ -22,7 +22,8 @@ struct ActivateArguments {
 };
 
 Result<shell::Shell> shell_of(const ActivateArguments& arguments, const Context& context) {
-  const std::string name = !arguments.shell.empty() ? arguments.shell : context.environment.get("CUDNNENV_SHELL").value_or("");
+  const std::string name =
+      !arguments.shell.empty() ? arguments.shell : context.environment.get("CUDNNENV_SHELL").value_or("");
   if (name.empty()) {
     return make_error("which shell?", "pass --shell bash|zsh|fish|powershell|cmd", ExitCode::usage);
   }
@@ -82,8 +83,9 @@ shell::Activation activation_for(const TreeRecord& tree, const std::optional<Cud
   if (!tree.include_dir.empty()) {
     activation.set.emplace_back("CUDNN_INCLUDE_DIR", util::to_utf8(tree.resolve(tree.include_dir)));
   }
-  activation.set.emplace_back("CUDNN_LIB_DIR", util::to_utf8(tree.resolve(
-                                                   !tree.import_lib_dir.empty() ? tree.import_lib_dir : tree.library_dir)));
+  activation.set.emplace_back(
+      "CUDNN_LIB_DIR",
+      util::to_utf8(tree.resolve(!tree.import_lib_dir.empty() ? tree.import_lib_dir : tree.library_dir)));
   activation.set.emplace_back("CUDNNENV_ACTIVE", tree.name);
   for (const auto& [name, value] : extra) {
     activation.set.emplace_back(name, value);
@@ -128,17 +130,16 @@ enum class Manual { no, yes };
 
 // `manual`: by `cudnnenv activate`, which then holds in this shell (CUDNNENV_ACTIVATED
 // takes its place in the precedence) until deactivate; the hook's activations do not.
-Result<int> activate_selection(shell::Shell shell, const Selection& selection, const Context& context,
-                               Manual manual) {
+Result<int> activate_selection(shell::Shell shell, const Selection& selection, const Context& context, Manual manual) {
   shell::Activation activation = activation_of(selection, context.environment);
   if (manual == Manual::yes) {
     activation.set.emplace_back(k_activated_variable, selection.tree.name);
   }
   for (const auto& [list, entry] : activation.prepend) {
     if (entry.find(util::path_list_separator()) != std::string::npos) {
-      return make_error("'" + entry + "' has a '" + std::string(1, util::path_list_separator()) + "', which " + list +
-                            " cannot hold",
-                        "move the store (--root) to a path without one");
+      return make_error(
+          "'" + entry + "' has a '" + std::string(1, util::path_list_separator()) + "', which " + list + " cannot hold",
+          "move the store (--root) to a path without one");
     }
   }
   return print_script(shell, shell::activate(context.environment, activation, util::path_list_separator()));
@@ -201,25 +202,20 @@ void register_activate(CLI::App& app, Context& context) {
       "PowerShell: cudnnenv activate SPEC --shell powershell | Out-String | Invoke-Expression\n"
       "cmd: cudnnenv activate SPEC --shell cmd > %TEMP%\\a.bat && call %TEMP%\\a.bat\n"
       "Activating again replaces the earlier activation; 'cudnnenv deactivate' undoes it exactly.");
-  command->callback([arguments, &context] {
-    context.action = [arguments, &context] { return run_activate(*arguments, context); };
-  });
+  command->callback(
+      [arguments, &context] { context.action = [arguments, &context] { return run_activate(*arguments, context); }; });
 
   auto hook = std::make_shared<ActivateArguments>();
   CLI::App* hook_command = app.add_subcommand("hook", "(run by the shell integration before a prompt)");
   hook_command->group("");
   hook_command->add_option("--shell", hook->shell, "the shell");
-  hook_command->callback([hook, &context] {
-    context.action = [hook, &context] { return run_hook(*hook, context); };
-  });
+  hook_command->callback([hook, &context] { context.action = [hook, &context] { return run_hook(*hook, context); }; });
 
   auto off = std::make_shared<ActivateArguments>();
   CLI::App* deactivate = app.add_subcommand(
       "deactivate", "print a script that undoes the activation: the entries it added go, the variables it set return");
   deactivate->add_option("--shell", off->shell, "bash, zsh, fish, powershell or cmd (default: CUDNNENV_SHELL)");
-  deactivate->callback([off, &context] {
-    context.action = [off, &context] { return run_deactivate(*off, context); };
-  });
+  deactivate->callback([off, &context] { context.action = [off, &context] { return run_deactivate(*off, context); }; });
 }
 
 }  // namespace cudnnenv::cli

@@ -40,9 +40,8 @@ void register_adopt(CLI::App& app, Context& context) {
   command->add_option("directory", arguments->directory, "the folder holding the cuDNN libraries")->required();
   command->add_option("--name", arguments->name, "the name to list it under");
   command->add_flag("--json", arguments->json, "print the result as JSON");
-  command->callback([arguments, &context] {
-    context.action = [arguments, &context] { return run_adopt(*arguments, context); };
-  });
+  command->callback(
+      [arguments, &context] { context.action = [arguments, &context] { return run_adopt(*arguments, context); }; });
 }
 
 }  // namespace cudnnenv::cli

@@ -2,8 +2,8 @@
 
 #include "cli/context.hpp"
 #include "cli/output.hpp"
-#include "store/layout.hpp"
 #include "select/resolve.hpp"
+#include "store/layout.hpp"
 #include "util/text.hpp"
 
 namespace cudnnenv::cli {
@@ -33,11 +33,16 @@ Result<Selection> resolve_here(const SelectionArguments& arguments, const Contex
 
 std::string origin_name(Origin origin) {
   switch (origin) {
-    case Origin::command_line: return "command_line";
-    case Origin::environment: return "environment";
-    case Origin::activation: return "activation";
-    case Origin::project_file: return "project_file";
-    case Origin::global_default: return "global_default";
+    case Origin::command_line:
+      return "command_line";
+    case Origin::environment:
+      return "environment";
+    case Origin::activation:
+      return "activation";
+    case Origin::project_file:
+      return "project_file";
+    case Origin::global_default:
+      return "global_default";
   }
   return "";
 }
@@ -86,8 +91,7 @@ Result<int> run_which(const SelectionArguments& arguments, const Context& contex
   }
   // Every library file of the tree, from its full record.
   std::vector<std::string> libraries;
-  if (auto full = context.store().full_record(tree);
-      full && selection->origin != Origin::project_file) {
+  if (auto full = context.store().full_record(tree); full && selection->origin != Origin::project_file) {
     for (const auto& file : full->files) {
       if (is_cudnn_library_name(file.path.substr(file.path.rfind('/') + 1), tree.platform.os)) {
         libraries.push_back(util::to_utf8(full->resolve(file.path)));
@@ -119,9 +123,8 @@ void register_current(CLI::App& app, Context& context) {
   auto arguments = std::make_shared<SelectionArguments>();
   CLI::App* command = app.add_subcommand("current", "the selected cuDNN here, and what decided it");
   add_selection_options(command, *arguments);
-  command->callback([arguments, &context] {
-    context.action = [arguments, &context] { return run_current(*arguments, context); };
-  });
+  command->callback(
+      [arguments, &context] { context.action = [arguments, &context] { return run_current(*arguments, context); }; });
 }
 
 void register_which(CLI::App& app, Context& context) {
@@ -129,9 +132,8 @@ void register_which(CLI::App& app, Context& context) {
   CLI::App* command = app.add_subcommand("which", "the library file a pinned program would load (--all: every one)");
   add_selection_options(command, *arguments);
   command->add_flag("--all", arguments->all, "every cuDNN library file of the selected tree");
-  command->callback([arguments, &context] {
-    context.action = [arguments, &context] { return run_which(*arguments, context); };
-  });
+  command->callback(
+      [arguments, &context] { context.action = [arguments, &context] { return run_which(*arguments, context); }; });
 }
 
 }  // namespace cudnnenv::cli

@@ -72,9 +72,8 @@ void register_discover(CLI::App& app, Context& context) {
       "discover", "find every cuDNN copy on this machine, its real version, and which one loads by default");
   command->add_flag("--json", arguments->json, "print the copies as a JSON array");
   command->add_flag("--no-load", arguments->no_load, "read versions from headers only; never load a library");
-  command->callback([arguments, &context] {
-    context.action = [arguments, &context] { return run_discover(*arguments, context); };
-  });
+  command->callback(
+      [arguments, &context] { context.action = [arguments, &context] { return run_discover(*arguments, context); }; });
 }
 
 }  // namespace cudnnenv::cli

@@ -28,7 +28,9 @@ struct ExecArguments {
   std::vector<std::string> command;
 };
 
-void note(const std::string& text) { print_note("note: " + text); }
+void note(const std::string& text) {
+  print_note("note: " + text);
+}
 
 std::filesystem::path audit_module_beside(const fs::path& program) {
   return program.parent_path() / "libcudnnenv-audit.so";
@@ -47,9 +49,10 @@ Result<int> run_exec(const ExecArguments& arguments, const Context& context) {
   const Store store = context.store();
   CUDNNENV_TRY_ASSIGN(selection, context.selection(request));
 
-  CUDNNENV_TRY_ASSIGN(policy, choose_launch_policy(arguments.verify.empty() ? std::nullopt : std::optional(arguments.verify),
-                                     context.environment,
-                                     selection->project ? selection->project->verify_on_launch : std::nullopt));
+  CUDNNENV_TRY_ASSIGN(policy,
+                      choose_launch_policy(arguments.verify.empty() ? std::nullopt : std::optional(arguments.verify),
+                                           context.environment,
+                                           selection->project ? selection->project->verify_on_launch : std::nullopt));
   const fs::path self = util::current_executable();
   PinCheckOptions check;
   check.policy = *policy;
@@ -106,24 +109,26 @@ Result<int> run_exec(const ExecArguments& arguments, const Context& context) {
   std::string text = "cudnnenv: report: pinned to '" + tree.name + "' (cuDNN " + tree.version.str() + ", " +
                      util::to_utf8(plan->library_dir) + ")" +
                      (host_platform().os == Os::windows ? std::string(", PATH + SetDllDirectoryW")
-                                                        : ", mode " + pin_mode_name(launch_request.mode)) + "\n";
+                                                        : ", mode " + pin_mode_name(launch_request.mode)) +
+                     "\n";
   const std::size_t outside = report.outside_count();
   if (arguments.json) {
     // On stderr, one line: stdout is the program's.
     Json files = Json::array();
     for (const auto& file : report.files) {
-      files.push_back(Json{{"path", file.path}, {"pid", file.pid}, {"inside", file.inside}, {"why", or_null(file.why)}});
+      files.push_back(
+          Json{{"path", file.path}, {"pid", file.pid}, {"inside", file.inside}, {"why", or_null(file.why)}});
     }
-    print_diagnostic(Json{{"tree", tree.name},
-                          {"version", tree.version.str()},
-                          {"library_dir", util::to_utf8(plan->library_dir)},
-                          {"mode", host_platform().os == Os::windows ? "path+SetDllDirectoryW"
-                                                                      : pin_mode_name(launch_request.mode)},
-                          {"exit_code", *exit_code},
-                          {"files", std::move(files)},
-                          {"outside", outside}}
-                         .dump(-1, ' ', false, Json::error_handler_t::replace) +
-                     "\n");
+    print_diagnostic(
+        Json{{"tree", tree.name},
+             {"version", tree.version.str()},
+             {"library_dir", util::to_utf8(plan->library_dir)},
+             {"mode", host_platform().os == Os::windows ? "path+SetDllDirectoryW" : pin_mode_name(launch_request.mode)},
+             {"exit_code", *exit_code},
+             {"files", std::move(files)},
+             {"outside", outside}}
+            .dump(-1, ' ', false, Json::error_handler_t::replace) +
+        "\n");
   } else {
     if (report.files.empty()) {
       text += "  no cuDNN library was loaded\n";
@@ -151,24 +156,28 @@ void register_exec(CLI::App& app, Context& context) {
       "exec", "run a program with exactly one cuDNN: the selected tree's, pinned (cudnnenv exec -- python train.py)");
   command->add_option("--cudnn", arguments->cudnn, "the tree to pin (default: the current selection)");
   command->add_option("--cuda", arguments->cuda, "CUDA version the tree must be built for");
-  command->add_option("--mode", arguments->mode,
-                      "Linux: audit (default: LD_AUDIT module + LD_LIBRARY_PATH), preload (LD_PRELOAD + "
-                      "LD_LIBRARY_PATH), path (LD_LIBRARY_PATH only)")
+  command
+      ->add_option("--mode", arguments->mode,
+                   "Linux: audit (default: LD_AUDIT module + LD_LIBRARY_PATH), preload (LD_PRELOAD + "
+                   "LD_LIBRARY_PATH), path (LD_LIBRARY_PATH only)")
       ->check(CLI::IsMember({"audit", "preload", "path"}));
   command->add_flag("--report", arguments->report,
                     "after the program exits, list every cuDNN file it loaded and from where; exit 4 if one came "
                     "from outside the tree");
-  command->add_flag("--json", arguments->json,
-                    "with --report: the report as one line of JSON on stderr (stdout is the program's)")
+  command
+      ->add_flag("--json", arguments->json,
+                 "with --report: the report as one line of JSON on stderr (stdout is the program's)")
       ->needs("--report");
-  command->add_option("--verify", arguments->verify,
-                      "check before the start: none, load (default) or conv; else CUDNNENV_VERIFY, [verify] on_launch")
+  command
+      ->add_option("--verify", arguments->verify,
+                   "check before the start: none, load (default) or conv; else CUDNNENV_VERIFY, [verify] on_launch")
       ->check(CLI::IsMember({"none", "load", "conv"}));
   command->add_option("--device", arguments->device, "the GPU for --verify conv (default 0)");
   command->add_option("--shims-dir", arguments->shims_dir, "(used by shims) never start the program from this folder")
       ->group("");
-  command->footer("The program and its arguments follow '--' (or the first word that is not an option) and reach it\n"
-                  "untouched. Exit code: the program's; 4 when the check before the start or --report fails.");
+  command->footer(
+      "The program and its arguments follow '--' (or the first word that is not an option) and reach it\n"
+      "untouched. Exit code: the program's; 4 when the check before the start or --report fails.");
   command->callback([arguments, &context] {
     arguments->command = context.passthrough;
     context.action = [arguments, &context] { return run_exec(*arguments, context); };

@@ -30,7 +30,8 @@ Result<int> run_init_cmd(const InitArguments& arguments, const Context& context)
                                             util::to_utf8(store.state_directory() / "shims"));
   std::error_code ec;
   fs::create_directories(folder, ec);
-  for (const auto& [name, text] : {std::pair{"init.bat", files.init_bat}, std::pair{"cudnnenv.bat", files.cudnnenv_bat}}) {
+  for (const auto& [name, text] :
+       {std::pair{"init.bat", files.init_bat}, std::pair{"cudnnenv.bat", files.cudnnenv_bat}}) {
     CUDNNENV_TRY(util::write_file_atomic(folder / name, text));
   }
   const std::string init_bat = util::to_utf8(folder / "init.bat");
@@ -49,7 +50,6 @@ Result<int> run_init_cmd(const InitArguments& arguments, const Context& context)
   print("cmd's AutoRun runs " + init_bat + (updated == *autorun ? " (it already did)\n" : "\n"));
   return 0;
 }
-
 
 Result<int> run_deinit(const InitArguments& arguments, const Context& context) {
   if (arguments.shell != "cmd") {
@@ -104,24 +104,22 @@ Result<int> run_init(const InitArguments& arguments, const Context& context) {
 
 void register_init(CLI::App& app, Context& context) {
   auto arguments = std::make_shared<InitArguments>();
-  CLI::App* command = app.add_subcommand(
-      "init", "print the shell integration: 'use' changes the shell, the shims go first on PATH, and the "
-              "selection follows .cudnnenv.toml as you cd");
+  CLI::App* command =
+      app.add_subcommand("init",
+                         "print the shell integration: 'use' changes the shell, the shims go first on PATH, and the "
+                         "selection follows .cudnnenv.toml as you cd");
   command->add_option("shell", arguments->shell, "bash, zsh, fish, powershell or cmd")->required();
   command->add_flag("--autorun", arguments->autorun, "cmd: load the integration in every cmd (edits AutoRun, once)");
   command->footer("Add one line to your shell's profile:\n  " + shell::init_line(shell::Shell::bash) + "\n  " +
                   shell::init_line(shell::Shell::zsh) + "\n  " + shell::init_line(shell::Shell::fish) + "\n  " +
                   shell::init_line(shell::Shell::powershell) + "\n  " + shell::init_line(shell::Shell::cmd));
-  command->callback([arguments, &context] {
-    context.action = [arguments, &context] { return run_init(*arguments, context); };
-  });
+  command->callback(
+      [arguments, &context] { context.action = [arguments, &context] { return run_init(*arguments, context); }; });
 
   auto off = std::make_shared<InitArguments>();
   CLI::App* deinit = app.add_subcommand("deinit", "take out what 'init cmd --autorun' added to cmd's AutoRun, exactly");
   deinit->add_option("shell", off->shell, "cmd")->required();
-  deinit->callback([off, &context] {
-    context.action = [off, &context] { return run_deinit(*off, context); };
-  });
+  deinit->callback([off, &context] { context.action = [off, &context] { return run_deinit(*off, context); }; });
 }
 
 }  // namespace cudnnenv::cli

@@ -42,8 +42,9 @@ Result<int> run_install(const InstallArguments& arguments, const Context& contex
   print(std::string(fresh ? "installed" : "already installed") + " '" + record.name + "': " + summary(record) + "\n");
   print("  location: " + util::to_utf8(record.root) + "\n");
   print("  library:  " + util::to_utf8(record.library_path()) + "\n");
-  print("  source:   " + (record.source.official.empty() ? std::string("not a known official archive")
-                                                           : "official archive " + record.source.official) +
+  print("  source:   " +
+        (record.source.official.empty() ? std::string("not a known official archive")
+                                        : "official archive " + record.source.official) +
         "\n");
   return 0;
 }
@@ -59,14 +60,14 @@ void register_install(CLI::App& app, Context& context) {
   command->add_flag("--require-official", arguments->require_official,
                     "refuse archives whose SHA-256 is not a known official release");
   command->add_flag("--json", arguments->json, "print the result as JSON");
-  command->add_option("--max-unpacked", arguments->max_unpacked,
-                      "refuse an archive that unpacks to more than this (default 16GiB; 32G, 40000M, bytes)")
+  command
+      ->add_option("--max-unpacked", arguments->max_unpacked,
+                   "refuse an archive that unpacks to more than this (default 16GiB; 32G, 40000M, bytes)")
       ->transform(CLI::AsSizeValue(false));
   command->add_option("--max-ratio", arguments->max_ratio,
                       "refuse an archive that unpacks to more than N times its size (default 50; 0: no limit)");
-  command->callback([arguments, &context] {
-    context.action = [arguments, &context] { return run_install(*arguments, context); };
-  });
+  command->callback(
+      [arguments, &context] { context.action = [arguments, &context] { return run_install(*arguments, context); }; });
 }
 
 }  // namespace cudnnenv::cli

@@ -41,12 +41,15 @@ Result<int> run_list(const ListArguments& arguments, const Context& context) {
     std::vector<std::vector<std::string>> rows = {{"NAME", "VERSION", "CUDA", "PLATFORM", "SIZE", "LOCATION"}};
     for (const auto& tree : listing.trees) {
       const auto changed = changed_files(tree);
-      rows.push_back({tree.name, tree.version.str(), tree.cuda ? tree.cuda->str() : "?", describe(tree.platform),
-                      util::human_size(tree.total_size()),
-                      util::to_utf8(tree.root) + (tree.location ? " (adopted)" : "") +
-                          (changed.empty() ? "" : "  DAMAGED: '" + changed.front() + "'" +
-                                                      (changed.size() > 1 ? " and " + std::to_string(changed.size() - 1) + " more" : "") +
-                                                      " missing or changed")});
+      rows.push_back(
+          {tree.name, tree.version.str(), tree.cuda ? tree.cuda->str() : "?", describe(tree.platform),
+           util::human_size(tree.total_size()),
+           util::to_utf8(tree.root) + (tree.location ? " (adopted)" : "") +
+               (changed.empty()
+                    ? ""
+                    : "  DAMAGED: '" + changed.front() + "'" +
+                          (changed.size() > 1 ? " and " + std::to_string(changed.size() - 1) + " more" : "") +
+                          " missing or changed")});
     }
     std::vector<std::size_t> widths(rows.front().size(), 0);
     for (const auto& row : rows) {
@@ -76,9 +79,8 @@ void register_list(CLI::App& app, Context& context) {
   auto arguments = std::make_shared<ListArguments>();
   CLI::App* command = app.add_subcommand("list", "show installed and adopted cuDNN trees");
   command->add_flag("--json", arguments->json, "print the trees as a JSON array");
-  command->callback([arguments, &context] {
-    context.action = [arguments, &context] { return run_list(*arguments, context); };
-  });
+  command->callback(
+      [arguments, &context] { context.action = [arguments, &context] { return run_list(*arguments, context); }; });
 }
 
 }  // namespace cudnnenv::cli

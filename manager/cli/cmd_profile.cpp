@@ -18,19 +18,18 @@ struct ProfileArguments {
   bool json = false;
 };
 
-fs::path config_file(const Context& context) { return context.store().state_directory() / "config.toml"; }
+fs::path config_file(const Context& context) {
+  return context.store().state_directory() / "config.toml";
+}
 
 Json profile_json(const Profile& profile, const std::optional<TreeRecord>& tree) {
   Json env = Json::object();
   for (const auto& [name, value] : profile.env) {
     env[name] = value;
   }
-  return Json{{"name", profile.name},
-              {"framework", profile.framework},
-              {"cudnn", profile.cudnn},
-              {"cuda", profile.cuda},
-              {"env", std::move(env)},
-              {"tree", tree ? Json(tree->name) : Json(nullptr)},
+  return Json{{"name", profile.name},         {"framework", profile.framework},
+              {"cudnn", profile.cudnn},       {"cuda", profile.cuda},
+              {"env", std::move(env)},        {"tree", tree ? Json(tree->name) : Json(nullptr)},
               {"satisfied", tree.has_value()}};
 }
 
@@ -76,7 +75,9 @@ Result<int> run_show(const ProfileArguments& arguments, const Context& context) 
 // For PowerShell: cudnnenv's UTF-8 output decoded as UTF-8 (see shell/init.ps1).
 std::string ps_script(const std::string& program, const std::string& verb) {
   return "$encoding = [Console]::OutputEncoding\r\ntry {\r\n    [Console]::OutputEncoding = [Text.Encoding]::UTF8\r\n"
-         "    & " + program + " " + verb + " --shell powershell | Out-String | Invoke-Expression\r\n"
+         "    & " +
+         program + " " + verb +
+         " --shell powershell | Out-String | Invoke-Expression\r\n"
          "} finally {\r\n    [Console]::OutputEncoding = $encoding\r\n}\r\n";
 }
 
@@ -93,7 +94,8 @@ Result<int> run_generate(const ProfileArguments& arguments, const Context& conte
   const Store store = context.store();
   const auto trees = store.list(RecordPart::identity).trees;
   const std::string program = util::to_utf8(util::current_executable());
-  const std::string root = util::to_utf8(store.root());  // the scripts belong to this store, whatever CUDNNENV_ROOT says
+  const std::string root =
+      util::to_utf8(store.root());  // the scripts belong to this store, whatever CUDNNENV_ROOT says
   std::vector<Profile> profiles;
   if (arguments.name.empty()) {
     CUDNNENV_TRY_ASSIGN(all, all_profiles(host_platform().os, config_file(context)));
@@ -102,14 +104,14 @@ Result<int> run_generate(const ProfileArguments& arguments, const Context& conte
     CUDNNENV_TRY_ASSIGN(profile, find_profile(arguments.name, host_platform().os, config_file(context)));
     profiles.push_back(*profile);
   }
-  using shell::Shell;
   using shell::quote;
+  using shell::Shell;
   int written = 0;
   for (const auto& profile : profiles) {
     if (!satisfying_tree(profile, trees)) {
       if (!arguments.name.empty()) {
-        return make_error("no installed cuDNN runs " + profile.framework,
-                          "install cuDNN " + profile.cudnn + " first", ExitCode::not_found);
+        return make_error("no installed cuDNN runs " + profile.framework, "install cuDNN " + profile.cudnn + " first",
+                          ExitCode::not_found);
       }
       continue;
     }
@@ -121,10 +123,9 @@ Result<int> run_generate(const ProfileArguments& arguments, const Context& conte
     const std::string fish_program = quote(Shell::fish, program) + " --root " + quote(Shell::fish, root);
     const std::string ps_program = quote(Shell::powershell, program) + " --root " + quote(Shell::powershell, root);
     const std::pair<const char*, std::string> files[] = {
-        {"activate.sh", "# source this file: . activate.sh\neval \"$(" + sh_program + " activate " +
-                            profile.name + " --shell bash)\"\n"},  // zsh takes the same script
-        {"deactivate.sh", "eval \"$(" + sh_program +
-                              " deactivate --shell bash)\"\n"},
+        {"activate.sh", "# source this file: . activate.sh\neval \"$(" + sh_program + " activate " + profile.name +
+                            " --shell bash)\"\n"},  // zsh takes the same script
+        {"deactivate.sh", "eval \"$(" + sh_program + " deactivate --shell bash)\"\n"},
         {"activate.fish", fish_program + " activate " + profile.name + " --shell fish | source\n"},
         {"deactivate.fish", fish_program + " deactivate --shell fish | source\n"},
         {"activate.ps1", ps_script(ps_program, "activate " + profile.name)},
@@ -150,7 +151,8 @@ void register_profile(CLI::App& app, Context& context) {
   CLI::App* profile = app.add_subcommand("profile", "framework profiles: tf2.5 means cuDNN 8.1, CUDA 11.2, ...");
   profile->require_subcommand(1);
   auto list_arguments = std::make_shared<ProfileArguments>();
-  CLI::App* list = profile->add_subcommand("list", "each profile for this platform, and the installed tree that runs it");
+  CLI::App* list =
+      profile->add_subcommand("list", "each profile for this platform, and the installed tree that runs it");
   list->add_flag("--json", list_arguments->json, "print them as a JSON array");
   list->callback([list_arguments, &context] {
     context.action = [list_arguments, &context] { return run_list(*list_arguments, context); };

@@ -17,10 +17,10 @@ struct RemoveArguments {
 Result<int> run_remove(const RemoveArguments& arguments, const Context& context) {
   Store store = context.store();
   CUDNNENV_TRY_ASSIGN(tree, store.find(arguments.spec));
-  const std::string what = tree->location ? "forget adopted tree '" + tree->name + "' (its files in " +
-                                                util::to_utf8(tree->root) + " stay)"
-                                          : "delete '" + tree->name + "' (" + util::human_size(tree->total_size()) +
-                                                " in " + util::to_utf8(tree->root) + ")";
+  const std::string what =
+      tree->location ? "forget adopted tree '" + tree->name + "' (its files in " + util::to_utf8(tree->root) + " stay)"
+                     : "delete '" + tree->name + "' (" + util::human_size(tree->total_size()) + " in " +
+                           util::to_utf8(tree->root) + ")";
   if (!arguments.yes) {
     std::fprintf(stderr, "%s? [y/N] ", what.c_str());
     std::fflush(stderr);
@@ -42,13 +42,11 @@ Result<int> run_remove(const RemoveArguments& arguments, const Context& context)
 
 void register_remove(CLI::App& app, Context& context) {
   auto arguments = std::make_shared<RemoveArguments>();
-  CLI::App* command =
-      app.add_subcommand("remove", "delete a store tree, or forget an adopted one (its files stay)");
+  CLI::App* command = app.add_subcommand("remove", "delete a store tree, or forget an adopted one (its files stay)");
   command->add_option("spec", arguments->spec, "tree name or version (8, 8.1, 8.1.0.77)")->required();
   command->add_flag("-y,--yes", arguments->yes, "do not ask for confirmation");
-  command->callback([arguments, &context] {
-    context.action = [arguments, &context] { return run_remove(*arguments, context); };
-  });
+  command->callback(
+      [arguments, &context] { context.action = [arguments, &context] { return run_remove(*arguments, context); }; });
 }
 
 }  // namespace cudnnenv::cli

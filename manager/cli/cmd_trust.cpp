@@ -18,7 +18,8 @@ struct TrustArguments {
 
 Result<fs::path> project_file_in(const TrustArguments& arguments) {
   std::error_code ec;
-  const fs::path directory = arguments.directory.empty() ? fs::current_path(ec) : util::path_from_utf8(arguments.directory);
+  const fs::path directory =
+      arguments.directory.empty() ? fs::current_path(ec) : util::path_from_utf8(arguments.directory);
   const fs::path file = fs::absolute(directory, ec) / k_project_file_name;
   if (!fs::is_regular_file(file, ec)) {
     return make_error("no " + std::string(k_project_file_name) + " in '" + util::to_utf8(directory) + "'",
@@ -51,9 +52,8 @@ void register_trust_command(CLI::App& app, Context& context, const char* name, c
   auto arguments = std::make_shared<TrustArguments>();
   CLI::App* command = app.add_subcommand(name, description);
   command->add_option("directory", arguments->directory, "the folder holding .cudnnenv.toml (default: here)");
-  command->callback([arguments, &context, run] {
-    context.action = [arguments, &context, run] { return run(*arguments, context); };
-  });
+  command->callback(
+      [arguments, &context, run] { context.action = [arguments, &context, run] { return run(*arguments, context); }; });
 }
 
 }  // namespace

@@ -48,8 +48,9 @@ Result<int> run_use(const UseArguments& arguments, const Context& context) {
   }
   const Store store = context.store();
   // Refuse what matches nothing now, rather than at the next launch.
-  CUDNNENV_TRY_ASSIGN(choice, choose_tree(store, arguments.spec,
-                            arguments.cuda.empty() ? std::nullopt : std::optional<std::string>(arguments.cuda)));
+  CUDNNENV_TRY_ASSIGN(choice,
+                      choose_tree(store, arguments.spec,
+                                  arguments.cuda.empty() ? std::nullopt : std::optional<std::string>(arguments.cuda)));
   const TreeRecord* tree = &choice->tree;
   const std::string chosen = tree->name + " (cuDNN " + tree->version.str() + ")";
 
@@ -86,12 +87,11 @@ Result<int> run_use(const UseArguments& arguments, const Context& context) {
     }
   }
   const bool windows = host_platform().os == Os::windows;
-  const std::string line = windows ? shell::set_variable(shell::Shell::cmd, "CUDNNENV_VERSION", value) +
-                                         "   (PowerShell: " +
-                                         shell::set_variable(shell::Shell::powershell, "CUDNNENV_VERSION", value) + ")"
-                                   : shell::set_variable(shell::Shell::bash, "CUDNNENV_VERSION", value) +
-                                         "   (fish: " + shell::set_variable(shell::Shell::fish, "CUDNNENV_VERSION", value) +
-                                         ")";
+  const std::string line =
+      windows ? shell::set_variable(shell::Shell::cmd, "CUDNNENV_VERSION", value) +
+                    "   (PowerShell: " + shell::set_variable(shell::Shell::powershell, "CUDNNENV_VERSION", value) + ")"
+              : shell::set_variable(shell::Shell::bash, "CUDNNENV_VERSION", value) +
+                    "   (fish: " + shell::set_variable(shell::Shell::fish, "CUDNNENV_VERSION", value) + ")";
   return make_error("'cudnnenv use' changes this shell only through the shell integration, which is not loaded here",
                     "load it (" + std::string(windows ? "cudnnenv init cmd" : "eval \"$(cudnnenv init bash)\"") +
                         ", see 'cudnnenv init --help'), or run: " + line + "; or use --local / --global");
@@ -102,14 +102,15 @@ Result<int> run_use(const UseArguments& arguments, const Context& context) {
 void register_use(CLI::App& app, Context& context) {
   auto arguments = std::make_shared<UseArguments>();
   CLI::App* command = app.add_subcommand(
-      "use", "select a cuDNN for this shell (with 'cudnnenv init' loaded), this project (--local) or everywhere (--global)");
+      "use",
+      "select a cuDNN for this shell (with 'cudnnenv init' loaded), this project (--local) or everywhere (--global)");
   command->add_option("spec", arguments->spec, "8, 8.1, 8.1.0.77, 8.9.7+cuda11.8, or a tree name")->required();
   command->add_option("--cuda", arguments->cuda, "CUDA version the tree must be built for (11.8, 12)");
-  command->add_flag("--local", arguments->local, "write cudnn = \"SPEC\" into ./.cudnnenv.toml, keeping its other lines");
+  command->add_flag("--local", arguments->local,
+                    "write cudnn = \"SPEC\" into ./.cudnnenv.toml, keeping its other lines");
   command->add_flag("--global", arguments->global, "set the default in <root>/.cudnnenv/config.toml");
-  command->callback([arguments, &context] {
-    context.action = [arguments, &context] { return run_use(*arguments, context); };
-  });
+  command->callback(
+      [arguments, &context] { context.action = [arguments, &context] { return run_use(*arguments, context); }; });
 }
 
 }  // namespace cudnnenv::cli

@@ -95,7 +95,7 @@ Result<std::vector<TreeRecord>> trees_to_verify(const VerifyArguments& arguments
 Result<int> run_verify(const VerifyArguments& arguments, const Context& context) {
   CUDNNENV_TRY_ASSIGN(trees, trees_to_verify(arguments, context));
   VerifyOptions options;
-  options.level = arguments.level == "files" ? VerifyLevel::files
+  options.level = arguments.level == "files"  ? VerifyLevel::files
                   : arguments.level == "load" ? VerifyLevel::load
                                               : VerifyLevel::conv;
   options.device = arguments.device;
@@ -128,7 +128,9 @@ Result<int> run_verify(const VerifyArguments& arguments, const Context& context)
     }
     print("verify " + tree.name + " (cuDNN " + tree.version.str() + "): " + util::to_utf8(tree.library_path()) + "\n");
     for (const auto& check : report.checks) {
-      const char* mark = check.status == CheckStatus::ok ? "  ok    " : check.status == CheckStatus::failed ? "  FAIL  " : "  skip  ";
+      const char* mark = check.status == CheckStatus::ok       ? "  ok    "
+                         : check.status == CheckStatus::failed ? "  FAIL  "
+                                                               : "  skip  ";
       print(mark + check.name + ": " + check.detail + "\n");
     }
     for (const auto& [key, value] : report.gpu) {
@@ -141,7 +143,7 @@ Result<int> run_verify(const VerifyArguments& arguments, const Context& context)
       print("  the GPU step was skipped: verified up to 'load'\n");
     }
     // Asked for a convolution and got none: not "passed" (#11).
-    print(std::string(!report.passed()                         ? "FAILED"
+    print(std::string(!report.passed()                       ? "FAILED"
                       : report.gpu_unavailable && conv_asked ? "verified up to load; no GPU"
                                                              : "passed") +
           "\n");
@@ -159,14 +161,14 @@ void register_verify(CLI::App& app, Context& context) {
   CLI::App* command = app.add_subcommand(
       "verify", "prove a tree works: its files, loading it, and a convolution on the GPU against a CPU reference");
   command->add_option("target", arguments->target, "a spec, a tree name or a folder (default: the current selection)");
-  command->add_option("--level", arguments->level, "files, load, or conv (default: conv when a GPU is there, else load)")
+  command
+      ->add_option("--level", arguments->level, "files, load, or conv (default: conv when a GPU is there, else load)")
       ->check(CLI::IsMember({"files", "load", "conv"}));
   command->add_option("--device", arguments->device, "which GPU (default 0)");
   command->add_flag("--all", arguments->all, "every tree in the store");
   command->add_flag("--json", arguments->json, "print the results as a JSON array");
-  command->callback([arguments, &context] {
-    context.action = [arguments, &context] { return run_verify(*arguments, context); };
-  });
+  command->callback(
+      [arguments, &context] { context.action = [arguments, &context] { return run_verify(*arguments, context); }; });
 }
 
 }  // namespace cudnnenv::cli

@@ -11,16 +11,16 @@
 
 #include "probe/probe.hpp"
 #include "select/resolve.hpp"
-#include "util/result.hpp"
 #include "store/store.hpp"
 #include "util/environment.hpp"
+#include "util/result.hpp"
 
 namespace cudnnenv::cli {
 
 struct Context {
   util::Environment environment;
   std::string root_option;  // --root
-  int verbosity = 0;  // -v, -vv
+  int verbosity = 0;        // -v, -vv
   // What follows the options of a command that runs a program (exec): the
   // program and its arguments, kept away from the option parser.
   std::vector<std::string> passthrough;
@@ -63,7 +63,7 @@ void register_all(CLI::App& app, Context& context);
 // options take a value is read from `app`, as registered). Other command
 // lines are returned whole, with nothing passed through.
 std::pair<std::vector<std::string>, std::vector<std::string>> split_passthrough(const CLI::App& app,
-                                                                               std::vector<std::string> arguments);
+                                                                                std::vector<std::string> arguments);
 
 // Runs the CLI on UTF-8 arguments (argv[0] included); returns the exit code.
 int run(std::vector<std::string> arguments);

@@ -24,7 +24,7 @@ class DiagnosticSink final : public spdlog::sinks::base_sink<spdlog::details::nu
     const char* level = message.level >= spdlog::level::err    ? "error"
                         : message.level == spdlog::level::warn ? "warning"
                         : message.level == spdlog::level::info ? "info"
-                                                                : "debug";
+                                                               : "debug";
     print_diagnostic("cudnnenv: " + std::string(level) + ": " +
                      std::string(message.payload.data(), message.payload.size()) + "\n");
   }
@@ -32,9 +32,12 @@ class DiagnosticSink final : public spdlog::sinks::base_sink<spdlog::details::nu
 };
 
 std::optional<spdlog::level::level_enum> parse_level(std::string_view text) {
-  for (const auto& [name, level] : {std::pair{"trace", spdlog::level::trace}, {"debug", spdlog::level::debug},
-                                    {"info", spdlog::level::info}, {"warning", spdlog::level::warn},
-                                    {"warn", spdlog::level::warn}, {"error", spdlog::level::err},
+  for (const auto& [name, level] : {std::pair{"trace", spdlog::level::trace},
+                                    {"debug", spdlog::level::debug},
+                                    {"info", spdlog::level::info},
+                                    {"warning", spdlog::level::warn},
+                                    {"warn", spdlog::level::warn},
+                                    {"error", spdlog::level::err},
                                     {"off", spdlog::level::off}}) {
     if (text == name) return level;
   }
@@ -63,8 +66,12 @@ void init_logging(int verbosity, const std::optional<std::string>& variable) {
   }
 }
 
-void log_warning(std::string_view message) { spdlog::warn("{}", message); }
-void log_debug(std::string_view message) { spdlog::debug("{}", message); }
+void log_warning(std::string_view message) {
+  spdlog::warn("{}", message);
+}
+void log_debug(std::string_view message) {
+  spdlog::debug("{}", message);
+}
 
 void print_error(const Error& error) {
   std::fflush(stdout);
@@ -84,11 +91,17 @@ void print_diagnostic(std::string_view text) {
   util::write_utf8(stderr, out);
 }
 
-void print_note(std::string_view message) { print_diagnostic("cudnnenv: " + std::string(message) + "\n"); }
+void print_note(std::string_view message) {
+  print_diagnostic("cudnnenv: " + std::string(message) + "\n");
+}
 
-void print(std::string_view text) { util::write_utf8(stdout, text); }
+void print(std::string_view text) {
+  util::write_utf8(stdout, text);
+}
 
-Json or_null(const std::string& value) { return value.empty() ? Json(nullptr) : Json(value); }
+Json or_null(const std::string& value) {
+  return value.empty() ? Json(nullptr) : Json(value);
+}
 
 Json tree_to_json(const TreeRecord& record) {
   Json tree;
@@ -105,7 +118,8 @@ Json tree_to_json(const TreeRecord& record) {
   tree["location"] = util::to_utf8(record.root);
   tree["library"] = util::to_utf8(record.library_path());
   tree["library_dir"] = util::to_utf8(record.resolve(record.library_dir));
-  tree["include_dir"] = record.include_dir.empty() ? Json(nullptr) : Json(util::to_utf8(record.resolve(record.include_dir)));
+  tree["include_dir"] =
+      record.include_dir.empty() ? Json(nullptr) : Json(util::to_utf8(record.resolve(record.include_dir)));
   tree["adopted"] = record.location.has_value();
   tree["installed_at"] = or_null(record.installed_at);
   tree["source"] = Json{{"kind", or_null(record.source.kind)},
@@ -115,6 +129,8 @@ Json tree_to_json(const TreeRecord& record) {
   return tree;
 }
 
-void print_json(const Json& value) { print(value.dump(2, ' ', false, Json::error_handler_t::replace) + "\n"); }
+void print_json(const Json& value) {
+  print(value.dump(2, ' ', false, Json::error_handler_t::replace) + "\n");
+}
 
 }  // namespace cudnnenv::cli

@@ -8,8 +8,8 @@
 
 #include <nlohmann/json.hpp>
 
-#include "util/result.hpp"
 #include "store/tree.hpp"
+#include "util/result.hpp"
 
 namespace cudnnenv::cli {
 

@@ -113,8 +113,9 @@ std::vector<MissingDependency> find_missing_dependencies(const fs::path& library
       if (!found) {
         if (fs::path path = default_resolution(context, name); !path.empty()) {
           const std::string folder = util::to_lower(util::to_utf8(path.parent_path()));
-          const bool system = windows ? folder.find("\\windows\\") != std::string::npos || util::ends_with(folder, "\\windows")
-                                      : util::starts_with(folder, "/lib") || util::starts_with(folder, "/usr/lib");
+          const bool system =
+              windows ? folder.find("\\windows\\") != std::string::npos || util::ends_with(folder, "\\windows")
+                      : util::starts_with(folder, "/lib") || util::starts_with(folder, "/usr/lib");
           found = Found{path, system};
         }
       }

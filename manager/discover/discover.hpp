@@ -8,21 +8,21 @@
 #include <vector>
 
 #include "formats/platform.hpp"
+#include "formats/version.hpp"
 #include "probe/probe.hpp"
 #include "util/environment.hpp"
-#include "formats/version.hpp"
 
 namespace cudnnenv {
 
 struct FoundCopy {
-  std::filesystem::path library;     // the main library file (libcudnn.so.9, cudnn64_8.dll)
+  std::filesystem::path library;  // the main library file (libcudnn.so.9, cudnn64_8.dll)
   int major = 0;
   std::optional<Version> version;
-  std::string version_from;          // "header", "library", or empty when unknown
-  std::optional<CudaVersion> cuda;   // from the library, when it could be loaded
+  std::string version_from;         // "header", "library", or empty when unknown
+  std::optional<CudaVersion> cuda;  // from the library, when it could be loaded
   std::vector<std::string> found_via;
-  bool loaded_by_name = false;       // what a plain process gets for its name
-  std::string note;                  // a problem or a fact worth knowing
+  bool loaded_by_name = false;  // what a plain process gets for its name
+  std::string note;             // a problem or a fact worth knowing
 };
 
 struct DiscoverContext {

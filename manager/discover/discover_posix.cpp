@@ -56,8 +56,8 @@ std::vector<CacheEntry> read_ld_so_cache() {
 }
 
 const std::vector<fs::path>& trusted_directories() {
-  static const std::vector<fs::path> directories = {"/lib/x86_64-linux-gnu", "/usr/lib/x86_64-linux-gnu", "/lib64",
-                                                    "/usr/lib64", "/lib", "/usr/lib"};
+  static const std::vector<fs::path> directories = {
+      "/lib/x86_64-linux-gnu", "/usr/lib/x86_64-linux-gnu", "/lib64", "/usr/lib64", "/lib", "/usr/lib"};
   return directories;
 }
 
@@ -82,16 +82,16 @@ std::vector<SearchDirectory> candidate_directories(const DiscoverContext& contex
   for (const auto& directory : trusted_directories()) {
     add(directory, "system folder");
   }
-  for (const char* pattern : {"/usr/local/cuda*/lib", "/usr/local/cuda*/lib64", "/usr/local/cuda*/targets/*/lib",
-                              "/opt/nvidia/cudnn*/lib"}) {
+  for (const char* pattern :
+       {"/usr/local/cuda*/lib", "/usr/local/cuda*/lib64", "/usr/local/cuda*/targets/*/lib", "/opt/nvidia/cudnn*/lib"}) {
     for (const auto& directory : expand_glob(pattern)) {
       add(directory, "CUDA toolkit");
     }
   }
   const std::string home = context.environment.get("HOME").value_or("");
   std::vector<std::string> site_patterns = {
-      "/usr/lib/python3*/dist-packages", "/usr/local/lib/python3*/dist-packages",
-      "/usr/local/lib/python3*/site-packages", "/opt/*/lib/python3*/site-packages",
+      "/usr/lib/python3*/dist-packages",         "/usr/local/lib/python3*/dist-packages",
+      "/usr/local/lib/python3*/site-packages",   "/opt/*/lib/python3*/site-packages",
       "/opt/*/.venv/lib/python3*/site-packages", "/opt/*/*/lib/python3*/site-packages"};
   std::vector<std::string> conda_patterns = {"/opt/conda", "/opt/conda/envs/*"};
   if (!home.empty()) {

@@ -122,8 +122,9 @@ fs::path default_resolution(const DiscoverContext& context, const std::string& f
 std::string describe_default_search(const DiscoverContext& context) {
   const fs::path windows = windows_directory(context);
   const auto entries = util::split_path_list(context.environment.get("PATH").value_or(""));
-  return util::to_utf8(windows / "System32") + ", " + util::to_utf8(windows / "System") + ", " + util::to_utf8(windows) +
-         ", the current folder, PATH (" + std::to_string(entries.size()) + (entries.size() == 1 ? " folder)" : " folders)");
+  return util::to_utf8(windows / "System32") + ", " + util::to_utf8(windows / "System") + ", " +
+         util::to_utf8(windows) + ", the current folder, PATH (" + std::to_string(entries.size()) +
+         (entries.size() == 1 ? " folder)" : " folders)");
 }
 
 }  // namespace cudnnenv

@@ -50,9 +50,7 @@ class ZipSource final : public ArchiveSource {
     return true;
   }
 
-  Result<void> read_data(const DataSink& sink) override {
-    return m_reader.read(m_reader.entries()[m_index - 1], sink);
-  }
+  Result<void> read_data(const DataSink& sink) override { return m_reader.read(m_reader.entries()[m_index - 1], sink); }
 
  private:
   ZipReader m_reader;
@@ -169,8 +167,10 @@ Result<std::unique_ptr<ArchiveSource>> open_source(const fs::path& path, SourceK
       CUDNNENV_TRY_ASSIGN(reader, ZipReader::open(path));
       return std::unique_ptr<ArchiveSource>(std::make_unique<ZipSource>(std::move(*reader)));
     }
-    case SourceKind::tar: return open_tar_source(path);
-    case SourceKind::folder: return std::unique_ptr<ArchiveSource>(std::make_unique<FolderSource>(path));
+    case SourceKind::tar:
+      return open_tar_source(path);
+    case SourceKind::folder:
+      return std::unique_ptr<ArchiveSource>(std::make_unique<FolderSource>(path));
   }
   return make_error("unknown source kind");
 }

@@ -9,19 +9,19 @@
 #include <memory>
 #include <string>
 
-#include "util/result.hpp"
 #include "formats/zip.hpp"
+#include "util/result.hpp"
 
 namespace cudnnenv {
 
 enum class EntryType { file, directory, symlink, hardlink, special };
 
 struct ArchiveEntry {
-  std::string name;         // '/'-separated, as stored
+  std::string name;  // '/'-separated, as stored
   EntryType type = EntryType::file;
-  std::uint64_t size = 0;   // files only, as announced
-  std::string link_target;  // symlink text, or the hard link's entry name
-  std::string special_kind; // "character device", "fifo", ... for EntryType::special
+  std::uint64_t size = 0;    // files only, as announced
+  std::string link_target;   // symlink text, or the hard link's entry name
+  std::string special_kind;  // "character device", "fifo", ... for EntryType::special
 };
 
 class ArchiveSource {

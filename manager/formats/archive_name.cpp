@@ -47,8 +47,10 @@ ArchiveName parse_archive_name(std::string_view file_name) {
   const std::string& stem = name.stem;
   std::smatch match;
 
-  static const std::regex legacy(R"(^cudnn-(\d+\.\d+)-(linux|windows|windows10|windows7)-(x64|ppc64le|aarch64sbsa)-v(\d+\.\d+\.\d+(?:\.\d+)?)$)");
-  static const std::regex archive(R"(^cudnn-(linux|windows)-(x86_64|sbsa|ppc64le|aarch64|arm64)-(\d+\.\d+\.\d+\.\d+)_cuda(\d+(?:\.\d+)?)-archive$)");
+  static const std::regex legacy(
+      R"(^cudnn-(\d+\.\d+)-(linux|windows|windows10|windows7)-(x64|ppc64le|aarch64sbsa)-v(\d+\.\d+\.\d+(?:\.\d+)?)$)");
+  static const std::regex archive(
+      R"(^cudnn-(linux|windows)-(x86_64|sbsa|ppc64le|aarch64|arm64)-(\d+\.\d+\.\d+\.\d+)_cuda(\d+(?:\.\d+)?)-archive$)");
   static const std::regex wheel(R"(^nvidia_cudnn_cu(\d+)-(\d+\.\d+\.\d+(?:\.\d+)?)-[^-]+-[^-]+-(.+)$)");
 
   if (std::regex_match(stem, match, legacy)) {

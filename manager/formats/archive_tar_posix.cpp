@@ -47,16 +47,32 @@ class TarSource final : public ArchiveSource {
       return true;
     }
     switch (archive_entry_filetype(header)) {
-      case AE_IFREG: entry.type = EntryType::file; break;
-      case AE_IFDIR: entry.type = EntryType::directory; break;
+      case AE_IFREG:
+        entry.type = EntryType::file;
+        break;
+      case AE_IFDIR:
+        entry.type = EntryType::directory;
+        break;
       case AE_IFLNK:
         entry.type = EntryType::symlink;
         entry.link_target = archive_entry_symlink(header) ? archive_entry_symlink(header) : "";
         break;
-      case AE_IFCHR: entry.type = EntryType::special; entry.special_kind = "character device"; break;
-      case AE_IFBLK: entry.type = EntryType::special; entry.special_kind = "block device"; break;
-      case AE_IFIFO: entry.type = EntryType::special; entry.special_kind = "fifo"; break;
-      default: entry.type = EntryType::special; entry.special_kind = "special file"; break;
+      case AE_IFCHR:
+        entry.type = EntryType::special;
+        entry.special_kind = "character device";
+        break;
+      case AE_IFBLK:
+        entry.type = EntryType::special;
+        entry.special_kind = "block device";
+        break;
+      case AE_IFIFO:
+        entry.type = EntryType::special;
+        entry.special_kind = "fifo";
+        break;
+      default:
+        entry.type = EntryType::special;
+        entry.special_kind = "special file";
+        break;
     }
     return true;
   }

@@ -26,22 +26,33 @@ std::uint32_t read_u32(std::string_view data, std::size_t offset) {
 
 Arch elf_arch(unsigned machine, bool little_endian) {
   switch (machine) {
-    case 3: return Arch::x86;
-    case 62: return Arch::x86_64;
-    case 183: return Arch::arm64;
-    case 40: return Arch::arm;
-    case 21: return little_endian ? Arch::ppc64le : Arch::unknown;
-    default: return Arch::unknown;
+    case 3:
+      return Arch::x86;
+    case 62:
+      return Arch::x86_64;
+    case 183:
+      return Arch::arm64;
+    case 40:
+      return Arch::arm;
+    case 21:
+      return little_endian ? Arch::ppc64le : Arch::unknown;
+    default:
+      return Arch::unknown;
   }
 }
 
 Arch pe_arch(unsigned machine) {
   switch (machine) {
-    case 0x14c: return Arch::x86;
-    case 0x8664: return Arch::x86_64;
-    case 0xAA64: return Arch::arm64;
-    case 0x1c4: return Arch::arm;
-    default: return Arch::unknown;
+    case 0x14c:
+      return Arch::x86;
+    case 0x8664:
+      return Arch::x86_64;
+    case 0xAA64:
+      return Arch::arm64;
+    case 0x1c4:
+      return Arch::arm;
+    default:
+      return Arch::unknown;
   }
 }
 
@@ -56,14 +67,17 @@ std::string BinaryInfo::describe() const {
              (arch == Arch::unknown ? std::string(" (e_machine ") + std::to_string(machine) + ")" : "");
     case BinaryFormat::pe:
       return "PE " + std::to_string(bits) + "-bit " + to_string(arch) + " (Machine " + machine_text + ")";
-    case BinaryFormat::none: break;
+    case BinaryFormat::none:
+      break;
   }
   return "not a binary";
 }
 
 BinaryInfo identify_binary(std::string_view head) {
   BinaryInfo info;
-  if (head.size() >= 20 && head.substr(0, 4) == "\x7f" "ELF") {
+  if (head.size() >= 20 && head.substr(0, 4) ==
+                               "\x7f"
+                               "ELF") {
     const bool little = head[5] == 1;
     info.format = BinaryFormat::elf;
     info.bits = head[4] == 2 ? 64 : 32;
@@ -125,7 +139,8 @@ class FileReader {
 
   // A NUL-terminated string at `offset` (at most 4 KiB).
   std::optional<std::string> read_string(std::uint64_t offset) {
-    auto chunk = read(offset, static_cast<std::size_t>(std::min<std::uint64_t>(4096, m_size - std::min(offset, m_size))));
+    auto chunk =
+        read(offset, static_cast<std::size_t>(std::min<std::uint64_t>(4096, m_size - std::min(offset, m_size))));
     if (!chunk) {
       return std::nullopt;
     }
@@ -143,7 +158,8 @@ class FileReader {
 };
 
 std::uint64_t read_u64(std::string_view data, std::size_t offset) {
-  return static_cast<std::uint64_t>(read_u32(data, offset)) | (static_cast<std::uint64_t>(read_u32(data, offset + 4)) << 32);
+  return static_cast<std::uint64_t>(read_u32(data, offset)) |
+         (static_cast<std::uint64_t>(read_u32(data, offset + 4)) << 32);
 }
 
 std::vector<std::string> split_search_path(const std::string& value) {
@@ -179,8 +195,9 @@ Result<LinkInfo> read_elf_links(FileReader& file, LinkInfo info, const std::stri
   for (std::size_t i = 0; i < phnum; ++i) {
     const std::size_t at = i * phentsize;
     const std::uint32_t type = read_u32(*table, at);
-    const Segment segment = wide ? Segment{read_u64(*table, at + 8), read_u64(*table, at + 16), read_u64(*table, at + 32)}
-                                 : Segment{read_u32(*table, at + 4), read_u32(*table, at + 8), read_u32(*table, at + 16)};
+    const Segment segment =
+        wide ? Segment{read_u64(*table, at + 8), read_u64(*table, at + 16), read_u64(*table, at + 32)}
+             : Segment{read_u32(*table, at + 4), read_u32(*table, at + 8), read_u32(*table, at + 16)};
     if (type == 1) {  // PT_LOAD
       loads.push_back(segment);
     } else if (type == 2) {  // PT_DYNAMIC
@@ -321,9 +338,12 @@ Result<LinkInfo> read_link_info(const std::filesystem::path& path) {
   LinkInfo info;
   info.binary = identify_binary(head.value_or(""));
   switch (info.binary.format) {
-    case BinaryFormat::elf: return read_elf_links(file, std::move(info), name);
-    case BinaryFormat::pe: return read_pe_links(file, std::move(info), name);
-    case BinaryFormat::none: break;
+    case BinaryFormat::elf:
+      return read_elf_links(file, std::move(info), name);
+    case BinaryFormat::pe:
+      return read_pe_links(file, std::move(info), name);
+    case BinaryFormat::none:
+      break;
   }
   return make_error("'" + name + "' is not a shared library");
 }

@@ -22,16 +22,24 @@ Platform host_platform() {
   return {os, arch};
 }
 
-std::string to_string(Os os) { return os == Os::windows ? "windows" : "linux"; }
+std::string to_string(Os os) {
+  return os == Os::windows ? "windows" : "linux";
+}
 
 std::string to_string(Arch arch) {
   switch (arch) {
-    case Arch::x86: return "x86";
-    case Arch::x86_64: return "x86_64";
-    case Arch::arm64: return "arm64";
-    case Arch::arm: return "arm";
-    case Arch::ppc64le: return "ppc64le";
-    case Arch::unknown: break;
+    case Arch::x86:
+      return "x86";
+    case Arch::x86_64:
+      return "x86_64";
+    case Arch::arm64:
+      return "arm64";
+    case Arch::arm:
+      return "arm";
+    case Arch::ppc64le:
+      return "ppc64le";
+    case Arch::unknown:
+      break;
   }
   return "unknown";
 }

@@ -34,9 +34,9 @@ std::string escape(char32_t code) {
 std::variant<std::string, Refusal> to_ascii(std::string_view text) {
   enum class State { normal, comment, basic, literal, multi_basic, multi_literal };
   State state = State::normal;
-  bool line_start = true;  // outside strings: nothing but whitespace yet on this line
-  bool in_value = false;   // after a key's '=', until the value ends
-  std::string open;        // the '[' and '{' of a value that are still open, innermost last
+  bool line_start = true;     // outside strings: nothing but whitespace yet on this line
+  bool in_value = false;      // after a key's '=', until the value ends
+  std::string open;           // the '[' and '{' of a value that are still open, innermost last
   bool expect_value = false;  // after '=', or '[' / ',' in an array: a value comes next
   std::string out;
   out.reserve(text.size());
@@ -68,9 +68,14 @@ std::variant<std::string, Refusal> to_ascii(std::string_view text) {
         return Refusal{here, "the file is not UTF-8"};
       }
       switch (state) {
-        case State::normal: return Refusal{here, "a character outside ASCII outside a string or comment"};
-        case State::comment: out += '?'; break;
-        default: out += escape(code); break;
+        case State::normal:
+          return Refusal{here, "a character outside ASCII outside a string or comment"};
+        case State::comment:
+          out += '?';
+          break;
+        default:
+          out += escape(code);
+          break;
       }
       i += length;
       continue;
@@ -82,8 +87,8 @@ std::variant<std::string, Refusal> to_ascii(std::string_view text) {
           if (open.empty()) in_value = false;
         } else if (c == ' ' || c == '\t' || c == '\r') {
           // whitespace keeps line_start as it is
-        } else if (expect_value && c != '"' && c != '\'' && c != '[' && c != '{' && c != ']' && c != '#' &&
-                   c != ',' && c != '}') {
+        } else if (expect_value && c != '"' && c != '\'' && c != '[' && c != '{' && c != ']' && c != '#' && c != ',' &&
+                   c != '}') {
           // A bare value: toml++ 3.3 scans numbers and dates on assumptions a malformed one breaks
           // (`2026-12-01Tz0`, found by fuzz_toml); only well-formed scalars reach it.
           std::size_t end = i;
@@ -112,7 +117,8 @@ std::variant<std::string, Refusal> to_ascii(std::string_view text) {
           line_start = false;
           continue;
         } else {
-          if (c == '=' || (c == '[' && (in_value || !open.empty())) || (c == ',' && !open.empty() && open.back() == '[')) {
+          if (c == '=' || (c == '[' && (in_value || !open.empty())) ||
+              (c == ',' && !open.empty() && open.back() == '[')) {
             expect_value = true;
           } else if (c != '#') {
             expect_value = false;
@@ -148,7 +154,8 @@ std::variant<std::string, Refusal> to_ascii(std::string_view text) {
           out += '#';
         } else if (c == '"' || c == '\'') {
           const bool multi = run_of(i, static_cast<char>(c)) >= 3;
-          state = c == '"' ? (multi ? State::multi_basic : State::basic) : (multi ? State::multi_literal : State::literal);
+          state =
+              c == '"' ? (multi ? State::multi_basic : State::basic) : (multi ? State::multi_literal : State::literal);
           out += multi ? "\"\"\"" : "\"";  // a literal string becomes a basic one
           i += multi ? 3 : 1;
           place.column += multi ? 2 : 0;

@@ -19,7 +19,9 @@ constexpr std::uint32_t k_zip64_locator_signature = 0x07064b50;
 constexpr std::size_t k_end_record_size = 22;
 constexpr std::size_t k_chunk = 1 << 20;
 
-std::uint16_t u16(const unsigned char* p) { return static_cast<std::uint16_t>(p[0] | (p[1] << 8)); }
+std::uint16_t u16(const unsigned char* p) {
+  return static_cast<std::uint16_t>(p[0] | (p[1] << 8));
+}
 std::uint32_t u32(const unsigned char* p) {
   return static_cast<std::uint32_t>(p[0]) | (static_cast<std::uint32_t>(p[1]) << 8) |
          (static_cast<std::uint32_t>(p[2]) << 16) | (static_cast<std::uint32_t>(p[3]) << 24);
@@ -34,7 +36,9 @@ bool read_at(std::FILE* file, std::uint64_t offset, void* buffer, std::size_t si
 
 }  // namespace
 
-bool ZipEntry::is_directory() const { return !name.empty() && name.back() == '/'; }
+bool ZipEntry::is_directory() const {
+  return !name.empty() && name.back() == '/';
+}
 
 std::uint32_t ZipEntry::unix_file_type() const {
   return made_by_system == 3 ? (external_attributes >> 16) & 0170000 : 0;

@@ -11,8 +11,8 @@
 #include <string_view>
 #include <vector>
 
-#include "util/result.hpp"
 #include "util/fs.hpp"
+#include "util/result.hpp"
 
 namespace cudnnenv {
 

@@ -18,7 +18,9 @@ namespace fs = std::filesystem;
 
 namespace {
 
-bool windows_host() { return host_platform().os == Os::windows; }
+bool windows_host() {
+  return host_platform().os == Os::windows;
+}
 
 }  // namespace
 
@@ -119,8 +121,9 @@ std::vector<std::string> pin_notes(const fs::path& program, const util::Environm
         const fs::path torch_lib = prefix / "Lib" / "site-packages" / "torch" / "lib";
         for (const auto& entry : fs::directory_iterator(torch_lib, ec)) {
           if (is_cudnn_file(util::to_utf8(entry.path().filename()))) {
-            notes.push_back("PyTorch in '" + util::to_utf8(torch_lib) +
-                            "' loads its own cuDNN there by full path; no launcher can replace it (the report shows it)");
+            notes.push_back(
+                "PyTorch in '" + util::to_utf8(torch_lib) +
+                "' loads its own cuDNN there by full path; no launcher can replace it (the report shows it)");
             break;
           }
         }
@@ -148,9 +151,12 @@ std::vector<std::string> pin_notes(const fs::path& program, const util::Environm
 
 std::string pin_mode_name(PinMode mode) {
   switch (mode) {
-    case PinMode::audit: return "audit";
-    case PinMode::preload: return "preload";
-    case PinMode::path: return "path";
+    case PinMode::audit:
+      return "audit";
+    case PinMode::preload:
+      return "preload";
+    case PinMode::path:
+      return "path";
   }
   return "";
 }
@@ -174,7 +180,8 @@ Result<fs::path> find_program(const std::string& command, const util::Environmen
       if (!extension.empty()) suffixes.push_back(util::to_lower(extension));
     }
   }
-  const bool has_folder = command.find('/') != std::string::npos || (windows_host() && command.find('\\') != std::string::npos);
+  const bool has_folder =
+      command.find('/') != std::string::npos || (windows_host() && command.find('\\') != std::string::npos);
   std::vector<fs::path> folders;
   if (has_folder) {
     folders.push_back(fs::path());
@@ -186,8 +193,8 @@ Result<fs::path> find_program(const std::string& command, const util::Environmen
   bool skipped_one = false;
   for (const auto& folder : folders) {
     for (const auto& suffix : suffixes) {
-      const fs::path candidate = folder.empty() ? util::path_from_utf8(command + suffix)
-                                                : folder / util::path_from_utf8(command + suffix);
+      const fs::path candidate =
+          folder.empty() ? util::path_from_utf8(command + suffix) : folder / util::path_from_utf8(command + suffix);
       if (!fs::is_regular_file(candidate, ec)) {
         continue;
       }
@@ -232,8 +239,9 @@ Result<LaunchPlan> plan_launch(const LaunchRequest& request) {
     for (const auto& [what, text] : {std::pair{"the tree's library folder", library_dir},
                                      std::pair{"the audit module", util::to_utf8(request.audit_module)}}) {
       if (text.find(':') != std::string::npos) {
-        return make_error(std::string(what) + " '" + text + "' has a ':', which LD_LIBRARY_PATH and LD_AUDIT cannot hold",
-                          "move the store (--root) or cudnnenv to a path without ':'");
+        return make_error(
+            std::string(what) + " '" + text + "' has a ':', which LD_LIBRARY_PATH and LD_AUDIT cannot hold",
+            "move the store (--root) or cudnnenv to a path without ':'");
       }
     }
     environment.set("LD_LIBRARY_PATH", prepend_entry(library_dir, environment.get("LD_LIBRARY_PATH"), ':'));
@@ -254,7 +262,8 @@ Result<LaunchPlan> plan_launch(const LaunchRequest& request) {
       environment.unset("CUDNNENV_PIN_DIR");  // the audit module, if loaded for --report, only records
     }
     if (request.mode == PinMode::preload) {
-      environment.set("LD_PRELOAD", prepend_entry(util::to_utf8(request.tree.library_path()), environment.get("LD_PRELOAD"), ':'));
+      environment.set("LD_PRELOAD",
+                      prepend_entry(util::to_utf8(request.tree.library_path()), environment.get("LD_PRELOAD"), ':'));
     }
     if (!request.report_log.empty()) {
       environment.set("CUDNNENV_AUDIT_LOG", util::to_utf8(request.report_log));

@@ -13,9 +13,9 @@
 #include <string>
 #include <vector>
 
-#include "util/result.hpp"
 #include "store/tree.hpp"
 #include "util/environment.hpp"
+#include "util/result.hpp"
 
 namespace cudnnenv {
 
@@ -28,21 +28,21 @@ enum class PinMode {
 struct LaunchRequest {
   TreeRecord tree;
   PinMode mode = PinMode::audit;
-  std::string command;                        // a name looked up on PATH, or a path
-  std::vector<std::string> arguments;         // passed untouched
+  std::string command;                 // a name looked up on PATH, or a path
+  std::vector<std::string> arguments;  // passed untouched
   util::Environment environment;
-  std::filesystem::path audit_module;         // libcudnnenv-audit.so (Linux, audit mode)
-  std::vector<std::filesystem::path> skip;    // folders never to take the program from (the shims folder)
-  std::filesystem::path report_log;           // Linux: where the audit module records what maps; empty: no report
+  std::filesystem::path audit_module;       // libcudnnenv-audit.so (Linux, audit mode)
+  std::vector<std::filesystem::path> skip;  // folders never to take the program from (the shims folder)
+  std::filesystem::path report_log;         // Linux: where the audit module records what maps; empty: no report
 };
 
 struct LaunchPlan {
   std::filesystem::path program;
   std::vector<std::string> arguments;
   util::Environment environment;
-  std::filesystem::path library_dir;          // the tree's, first on the search path
+  std::filesystem::path library_dir;  // the tree's, first on the search path
   std::filesystem::path report_log;
-  std::vector<std::string> notes;             // where the pin cannot hold, said before the start
+  std::vector<std::string> notes;  // where the pin cannot hold, said before the start
 };
 
 // Fails (exit code 3) when the program is not found, and when the only
@@ -85,7 +85,7 @@ struct LoadedCudnnFile {
   std::string path;  // resolved (links and `..` followed)
   long pid = 0;      // the process that mapped it first
   bool inside = false;
-  std::string why;   // outside: why that copy won, when known
+  std::string why;  // outside: why that copy won, when known
 };
 
 struct PinReport {

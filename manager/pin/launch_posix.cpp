@@ -51,7 +51,8 @@ Result<int> launch_and_watch(const LaunchPlan& plan, std::vector<LoadedModule>& 
   Argv envp = make_envp(plan);
   // The terminal's Ctrl-C and Ctrl-\ reach the program (same process
   // group); this process only waits for it and reports.
-  struct sigaction ignore {}, old_int {}, old_quit {};
+  struct sigaction ignore {
+  }, old_int{}, old_quit{};
   ignore.sa_handler = SIG_IGN;
   ::sigaction(SIGINT, &ignore, &old_int);
   ::sigaction(SIGQUIT, &ignore, &old_quit);
@@ -65,8 +66,8 @@ Result<int> launch_and_watch(const LaunchPlan& plan, std::vector<LoadedModule>& 
   posix_spawnattr_setflags(&attributes, POSIX_SPAWN_SETSIGDEF);
   pid_t pid = 0;
   std::fflush(nullptr);
-  const int spawned = ::posix_spawn(&pid, argv.storage[0].c_str(), nullptr, &attributes, argv.pointers.data(),
-                                    envp.pointers.data());
+  const int spawned =
+      ::posix_spawn(&pid, argv.storage[0].c_str(), nullptr, &attributes, argv.pointers.data(), envp.pointers.data());
   posix_spawnattr_destroy(&attributes);
   int status = 0;
   if (spawned == 0) {

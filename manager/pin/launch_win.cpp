@@ -11,7 +11,9 @@ namespace cudnnenv {
 
 namespace {
 
-BOOL WINAPI leave_to_child(DWORD) { return TRUE; }  // Ctrl-C and Ctrl-Break are the program's to handle
+BOOL WINAPI leave_to_child(DWORD) {
+  return TRUE;
+}  // Ctrl-C and Ctrl-Break are the program's to handle
 
 // cmd.exe in the system folder, never one found on PATH or in the working folder.
 std::wstring system_cmd() {

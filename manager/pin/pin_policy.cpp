@@ -32,7 +32,8 @@ std::string identity(const fs::path& path) {
 std::string driver_identity() {
   DiscoverContext context;
   context.environment = util::Environment::current();
-  const fs::path driver = default_resolution(context, host_platform().os == Os::windows ? "nvcuda.dll" : "libcuda.so.1");
+  const fs::path driver =
+      default_resolution(context, host_platform().os == Os::windows ? "nvcuda.dll" : "libcuda.so.1");
   return driver.empty() ? "none" : util::to_utf8(driver) + "@" + identity(driver);
 }
 
@@ -145,10 +146,13 @@ std::string to_string(LaunchPolicy policy) {
   return policy == LaunchPolicy::none ? "none" : policy == LaunchPolicy::load ? "load" : "conv";
 }
 
-Result<LaunchPolicy> choose_launch_policy(const std::optional<std::string>& option, const util::Environment& environment,
+Result<LaunchPolicy> choose_launch_policy(const std::optional<std::string>& option,
+                                          const util::Environment& environment,
                                           const std::optional<std::string>& project_value) {
   const std::pair<std::optional<std::string>, const char*> sources[] = {
-      {option, "--verify"}, {environment.get("CUDNNENV_VERIFY"), "CUDNNENV_VERIFY"}, {project_value, "[verify] on_launch"}};
+      {option, "--verify"},
+      {environment.get("CUDNNENV_VERIFY"), "CUDNNENV_VERIFY"},
+      {project_value, "[verify] on_launch"}};
   for (const auto& [value, where] : sources) {
     if (value && !value->empty()) {
       if (auto policy = parse_launch_policy(*value)) {
@@ -170,8 +174,8 @@ Result<void> check_pin(const TreeRecord& tree, const PinCheckOptions& options) {
     if (auto text = util::read_file(options.cache_file)) {
       for (const auto& line : util::split(*text, '\n')) {
         if (line == key) {
-          spdlog::debug("pin check ({}) of '{}': passed before, no file changed since (cache)", to_string(options.policy),
-                        tree.name);
+          spdlog::debug("pin check ({}) of '{}': passed before, no file changed since (cache)",
+                        to_string(options.policy), tree.name);
           return {};
         }
       }
@@ -196,8 +200,9 @@ Result<void> check_pin(const TreeRecord& tree, const PinCheckOptions& options) {
                         ExitCode::verify_failed);
     }
     if (!loaded.same_release(tree.version)) {
-      return make_error("'" + util::to_utf8(library) + "' reports cuDNN " + loaded.str() + ", the tree is " +
-                            tree.version.str(), hint, ExitCode::verify_failed);
+      return make_error(
+          "'" + util::to_utf8(library) + "' reports cuDNN " + loaded.str() + ", the tree is " + tree.version.str(),
+          hint, ExitCode::verify_failed);
     }
   } else {
     VerifyOptions verify;

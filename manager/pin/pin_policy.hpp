@@ -12,9 +12,9 @@
 #include <optional>
 #include <string>
 
-#include "util/result.hpp"
 #include "store/tree.hpp"
 #include "util/environment.hpp"
+#include "util/result.hpp"
 
 namespace cudnnenv {
 
@@ -25,7 +25,8 @@ std::string to_string(LaunchPolicy policy);
 
 // First found wins: `option` (--verify), CUDNNENV_VERIFY, the project file's
 // [verify] on_launch, else `load`. An unknown value is an error.
-Result<LaunchPolicy> choose_launch_policy(const std::optional<std::string>& option, const util::Environment& environment,
+Result<LaunchPolicy> choose_launch_policy(const std::optional<std::string>& option,
+                                          const util::Environment& environment,
                                           const std::optional<std::string>& project_value);
 
 struct PinCheckOptions {

@@ -16,7 +16,9 @@ namespace fs = std::filesystem;
 
 namespace {
 
-bool windows_host() { return host_platform().os == Os::windows; }
+bool windows_host() {
+  return host_platform().os == Os::windows;
+}
 
 fs::path launcher_file(const ShimPaths& paths, const std::string& name) {
   return paths.shims_dir / util::path_from_utf8(windows_host() ? name + ".exe" : name);
@@ -71,7 +73,8 @@ void record_launch_decision(const std::string& root, const TreeRecord& tree) {
   const std::string library_dir = util::to_utf8(tree.resolve(tree.library_dir));
   const std::string library = util::to_utf8(tree.library_path());
   char identity[128];
-  if (!shim::launch_key(root.c_str(), key, sizeof key) || !shim::launch_cache_path(root.c_str(), key, path, sizeof path) ||
+  if (!shim::launch_key(root.c_str(), key, sizeof key) ||
+      !shim::launch_cache_path(root.c_str(), key, path, sizeof path) ||
       !shim::decision_identity(library.c_str(), library_dir.c_str(), identity, sizeof identity)) {
     return;
   }

@@ -31,10 +31,10 @@ struct ShimPaths {
 
 struct ShimInfo {
   std::string name;
-  std::filesystem::path file;       // the launcher in the shims folder
-  std::string target;               // the sidecar's path, or empty: NAME on PATH
+  std::filesystem::path file;  // the launcher in the shims folder
+  std::string target;          // the sidecar's path, or empty: NAME on PATH
   std::string args;
-  bool broken = false;              // sidecar missing or unreadable, or the launcher gone
+  bool broken = false;  // sidecar missing or unreadable, or the launcher gone
   std::string problem;
 };
 
@@ -54,6 +54,7 @@ Result<void> remove_shim(const std::string& name, const ShimPaths& paths);
 std::vector<ShimInfo> list_shims(const ShimPaths& paths);
 
 // The sidecar's text (also what tests compare against).
-std::string sidecar_text(const ShimSpec& spec, const ShimPaths& paths, const std::optional<std::filesystem::path>& target);
+std::string sidecar_text(const ShimSpec& spec, const ShimPaths& paths,
+                         const std::optional<std::filesystem::path>& target);
 
 }  // namespace cudnnenv

@@ -23,7 +23,7 @@ std::optional<ProbeReport> parse_probe_output(std::string_view text) {
     std::size_t parsed = 0;
     const auto [end, error] = std::from_chars(value.data(), value.data() + value.size(), parsed);
     return error == std::errc() && end == value.data() + value.size() && !value.empty() ? std::optional(parsed)
-                                                                                          : std::nullopt;
+                                                                                        : std::nullopt;
   };
   for (const auto& [name, value] : key::parse_key_values(text)) {
     if (name == key::cudnn_version || name == key::cudart_version) {

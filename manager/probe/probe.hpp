@@ -11,15 +11,15 @@
 #include <string>
 #include <vector>
 
-#include "util/result.hpp"
 #include "util/process.hpp"
+#include "util/result.hpp"
 
 namespace cudnnenv {
 
 struct ProbeReport {
-  std::size_t version_raw = 0;               // cudnnGetVersion()
-  std::optional<std::size_t> cudart_raw;     // cudnnGetCudartVersion(), when exported
-  std::string loaded_from;                   // the file the loader mapped
+  std::size_t version_raw = 0;            // cudnnGetVersion()
+  std::optional<std::size_t> cudart_raw;  // cudnnGetCudartVersion(), when exported
+  std::string loaded_from;                // the file the loader mapped
 };
 
 // Loads `library` and reads what it reports, in this process. The child's

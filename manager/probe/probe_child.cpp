@@ -17,8 +17,7 @@ Result<ProbeReport> probe_in_process(const fs::path& library) {
   using VersionFunction = std::size_t (*)();
   auto get_version = reinterpret_cast<VersionFunction>(loaded->symbol("cudnnGetVersion"));
   if (!get_version) {
-    return make_error("'" + util::to_utf8(library) + "' does not export cudnnGetVersion",
-                      "it is not a cuDNN library");
+    return make_error("'" + util::to_utf8(library) + "' does not export cudnnGetVersion", "it is not a cuDNN library");
   }
   ProbeReport report;
   report.version_raw = get_version();

@@ -68,16 +68,16 @@ struct Cudnn {
                          cudnnDescriptor, int, void*, std::size_t, const void*, cudnnDescriptor, void*);
 };
 
-constexpr int k_float = 0;               // CUDNN_DATA_FLOAT
-constexpr int k_nchw = 0;                // CUDNN_TENSOR_NCHW
-constexpr int k_cross_correlation = 1;   // CUDNN_CROSS_CORRELATION
-constexpr int k_fma_math = 3;            // CUDNN_FMA_MATH: no tensor cores, no down-conversion
+constexpr int k_float = 0;              // CUDNN_DATA_FLOAT
+constexpr int k_nchw = 0;               // CUDNN_TENSOR_NCHW
+constexpr int k_cross_correlation = 1;  // CUDNN_CROSS_CORRELATION
+constexpr int k_fma_math = 3;           // CUDNN_FMA_MATH: no tensor cores, no down-conversion
 // CUDNN_CONVOLUTION_FWD_ALGO_IMPLICIT_GEMM: every cuDNN and GPU has it and it
 // needs no workspace. Asking the heuristics instead (cudnnGetConvolution-
 // ForwardAlgorithm_v7) cost 130-200 ms more on the H200, in loading the
 // kernels of the algorithm they chose.
 constexpr int k_implicit_gemm = 0;
-constexpr int k_cc_major = 75;           // CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MAJOR
+constexpr int k_cc_major = 75;  // CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MAJOR
 constexpr int k_cc_minor = 76;
 
 // A double-precision result and the float32 GPU one may differ by rounding
@@ -116,7 +116,8 @@ void compute_reference(Case& item) {
                 const int h = p * shape.stride - shape.pad + r;
                 const int w = q * shape.stride - shape.pad + s;
                 if (h < 0 || h >= shape.h || w < 0 || w >= shape.w) continue;
-                sum += static_cast<double>(item.x[((static_cast<std::size_t>(n) * shape.c + c) * shape.h + h) * shape.w + w]) *
+                sum += static_cast<double>(
+                           item.x[((static_cast<std::size_t>(n) * shape.c + c) * shape.h + h) * shape.w + w]) *
                        item.w[((static_cast<std::size_t>(k) * shape.c + c) * shape.r + r) * shape.s + s];
               }
           item.reference[((static_cast<std::size_t>(n) * shape.k + k) * oh + p) * ow + q] = sum;
@@ -218,7 +219,8 @@ int run_conv_probe(const std::filesystem::path& library, int device_index) {
   cu.cuDeviceGetCount(&count);
   say(key::driver_cuda, std::to_string(driver_version / 1000) + "." + std::to_string(driver_version % 1000 / 10));
   if (count == 0 || device_index >= count) {
-    say(key::gpu_error, count == 0 ? "no GPU" : "no GPU " + std::to_string(device_index) + " (" + std::to_string(count) + " present)");
+    say(key::gpu_error,
+        count == 0 ? "no GPU" : "no GPU " + std::to_string(device_index) + " (" + std::to_string(count) + " present)");
     return static_cast<int>(ProbeExit::no_gpu);
   }
   CUdevice device = 0;
@@ -340,15 +342,17 @@ int run_conv_probe(const std::filesystem::path& library, int device_index) {
       copied(cu.cuMemcpyHtoD(dx, x.data(), x.size() * 4), "cuMemcpyHtoD");
       copied(cu.cuMemcpyHtoD(dw, w.data(), w.size() * 4), "cuMemcpyHtoD");
       const float alpha = 1.0f, beta = 0.0f;
-      check(dnn.forward(handle, &alpha, x_desc, reinterpret_cast<void*>(dx), w_desc, reinterpret_cast<void*>(dw), conv,
-                        algo, reinterpret_cast<void*>(dws), workspace_bytes, &beta, y_desc, reinterpret_cast<void*>(dy)),
-            "cudnnConvolutionForward");
+      check(
+          dnn.forward(handle, &alpha, x_desc, reinterpret_cast<void*>(dx), w_desc, reinterpret_cast<void*>(dw), conv,
+                      algo, reinterpret_cast<void*>(dws), workspace_bytes, &beta, y_desc, reinterpret_cast<void*>(dy)),
+          "cudnnConvolutionForward");
       if (CUresult code = cu.cuCtxSynchronize(); code != 0 && step.empty()) {
         step = "cuCtxSynchronize: " + cu_error(code);
       }
       copied(cu.cuMemcpyDtoH(y.data(), dy, y.size() * 4), "cuMemcpyDtoH");
     }
-    const double gpu_ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - shape_start).count();
+    const double gpu_ms =
+        std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - shape_start).count();
     for (CUdeviceptr pointer : {dx, dw, dy, dws}) {
       if (pointer) cu.cuMemFree(pointer);
     }
@@ -383,8 +387,9 @@ int run_conv_probe(const std::filesystem::path& library, int device_index) {
     const double relative = largest > 0 ? worst_difference / largest : worst_difference;
     worst = std::max(worst, relative);
     char line[256];
-    std::snprintf(line, sizeof line, "%s: algo %d, %dx%dx%dx%d, max relative error %.2e, %.1f ms on the GPU", shape.name,
-                  k_implicit_gemm, shape.n, shape.k, shape.out_h(), shape.out_w(), relative, gpu_times[index]);
+    std::snprintf(line, sizeof line, "%s: algo %d, %dx%dx%dx%d, max relative error %.2e, %.1f ms on the GPU",
+                  shape.name, k_implicit_gemm, shape.n, shape.k, shape.out_h(), shape.out_w(), relative,
+                  gpu_times[index]);
     say(key::conv, line);
     if (!(relative <= k_relative_error_bound)) {
       ++failed;

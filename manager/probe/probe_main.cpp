@@ -75,5 +75,7 @@ int wmain(int argc, wchar_t** argv) {
   return probe_main(arguments);
 }
 #else
-int main(int argc, char** argv) { return probe_main(std::vector<std::string>(argv, argv + argc)); }
+int main(int argc, char** argv) {
+  return probe_main(std::vector<std::string>(argv, argv + argc));
+}
 #endif

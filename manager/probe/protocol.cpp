@@ -11,7 +11,8 @@ std::vector<std::pair<std::string, std::string>> parse_key_values(std::string_vi
     if (equals == std::string::npos) {
       continue;
     }
-    pairs.emplace_back(std::string(util::trim(line.substr(0, equals))), std::string(util::trim(line.substr(equals + 1))));
+    pairs.emplace_back(std::string(util::trim(line.substr(0, equals))),
+                       std::string(util::trim(line.substr(equals + 1))));
   }
   return pairs;
 }

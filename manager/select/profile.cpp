@@ -1,15 +1,15 @@
 #include "select/profile.hpp"
 
-#include "select/project.hpp"
 #include "formats/toml_text.hpp"
+#include "select/project.hpp"
 
 #include <algorithm>
 
 #include <toml++/toml.h>
 
+#include "formats/version.hpp"
 #include "util/fs.hpp"
 #include "util/text.hpp"
-#include "formats/version.hpp"
 
 #include "profiles.inc"
 
@@ -115,10 +115,10 @@ Result<Profile> find_profile(const std::string& name, Os os, const fs::path& con
       closest = profile.name;
     }
   }
-  return make_error("there is no profile '" + name + "' for " + std::string(os == Os::windows ? "Windows" : "Linux"),
-                    closest.empty() ? std::string("'cudnnenv profile list' shows them")
-                                    : "did you mean '" + closest + "'?",
-                    ExitCode::not_found);
+  return make_error(
+      "there is no profile '" + name + "' for " + std::string(os == Os::windows ? "Windows" : "Linux"),
+      closest.empty() ? std::string("'cudnnenv profile list' shows them") : "did you mean '" + closest + "'?",
+      ExitCode::not_found);
 }
 
 std::optional<TreeRecord> satisfying_tree(const Profile& profile, const std::vector<TreeRecord>& trees) {

@@ -9,8 +9,8 @@
 #include <vector>
 
 #include "formats/platform.hpp"
-#include "util/result.hpp"
 #include "store/tree.hpp"
+#include "util/result.hpp"
 
 namespace cudnnenv {
 
@@ -18,8 +18,8 @@ struct Profile {
   std::string name;       // "tf2.5"
   std::string framework;  // "TensorFlow 2.5"
   std::vector<Os> platforms;
-  std::string cudnn;      // a spec: "8.1"
-  std::string cuda;       // "11.2"
+  std::string cudnn;  // a spec: "8.1"
+  std::string cuda;   // "11.2"
   std::vector<std::pair<std::string, std::string>> env;
 };
 

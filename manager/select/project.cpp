@@ -4,8 +4,8 @@
 
 #include <toml++/toml.h>
 
-#include "shell/quote.hpp"
 #include "formats/toml_text.hpp"
+#include "shell/quote.hpp"
 #include "util/fs.hpp"
 #include "util/text.hpp"
 
@@ -15,7 +15,9 @@ namespace fs = std::filesystem;
 
 namespace {
 
-std::string at(const fs::path& file, const toml::source_region& source) { return toml_place(file, source); }
+std::string at(const fs::path& file, const toml::source_region& source) {
+  return toml_place(file, source);
+}
 
 Result<toml::table> parse_toml(std::string_view text, const fs::path& file) {
   return cudnnenv::parse_toml(text, file, "fix the TOML syntax at that place");
@@ -59,12 +61,15 @@ Result<ProjectFile> parse_project_file(std::string_view text, const fs::path& fi
     const std::string name(key.str());
     if (name == "cudnn" || name == "cuda" || name == "profile" || name == "path") {
       CUDNNENV_TRY_ASSIGN(value, string_value(file, key, node));
-      (name == "cudnn" ? project.cudnn : name == "cuda" ? project.cuda : name == "profile" ? project.profile
-                                                                                            : project.path) = *value;
+      (name == "cudnn"     ? project.cudnn
+       : name == "cuda"    ? project.cuda
+       : name == "profile" ? project.profile
+                           : project.path) = *value;
     } else if (name == "env") {
       const toml::table* table = node.as_table();
       if (!table) {
-        return make_error(at(file, node.source()) + ": 'env' must be a table", "write it as [env] with NAME = \"value\" lines");
+        return make_error(at(file, node.source()) + ": 'env' must be a table",
+                          "write it as [env] with NAME = \"value\" lines");
       }
       for (const auto& [variable, value_node] : *table) {
         CUDNNENV_TRY(check_variable_name(file, variable));
@@ -74,7 +79,8 @@ Result<ProjectFile> parse_project_file(std::string_view text, const fs::path& fi
     } else if (name == "verify") {
       const toml::table* table = node.as_table();
       if (!table) {
-        return make_error(at(file, node.source()) + ": 'verify' must be a table", "write it as [verify] on_launch = \"load\"");
+        return make_error(at(file, node.source()) + ": 'verify' must be a table",
+                          "write it as [verify] on_launch = \"load\"");
       }
       for (const auto& [verify_key, value_node] : *table) {
         if (verify_key.str() != "on_launch") {
@@ -84,9 +90,9 @@ Result<ProjectFile> parse_project_file(std::string_view text, const fs::path& fi
         }
         CUDNNENV_TRY_ASSIGN(value, string_value(file, verify_key, value_node));
         if (*value != "none" && *value != "load" && *value != "conv") {
-          return make_error(at(file, value_node.source()) + ": on_launch must be none, load or conv, not '" +
-                                *value + "'",
-                            "none: no check; load: load the library and read its version; conv: run a convolution");
+          return make_error(
+              at(file, value_node.source()) + ": on_launch must be none, load or conv, not '" + *value + "'",
+              "none: no check; load: load the library and read its version; conv: run a convolution");
         }
         project.verify_on_launch = *value;
       }
@@ -149,11 +155,21 @@ std::string toml_quote(std::string_view value) {
   std::string out = "\"";
   for (const char c : value) {
     switch (c) {
-      case '"': out += "\\\""; break;
-      case '\\': out += "\\\\"; break;
-      case '\n': out += "\\n"; break;
-      case '\t': out += "\\t"; break;
-      case '\r': out += "\\r"; break;
+      case '"':
+        out += "\\\"";
+        break;
+      case '\\':
+        out += "\\\\";
+        break;
+      case '\n':
+        out += "\\n";
+        break;
+      case '\t':
+        out += "\\t";
+        break;
+      case '\r':
+        out += "\\r";
+        break;
       default:
         if (static_cast<unsigned char>(c) < 0x20) {
           char escaped[8];

@@ -4,9 +4,9 @@
 
 #include <system_error>
 
+#include "select/trust.hpp"
 #include "store/layout.hpp"
 #include "store/spec.hpp"
-#include "select/trust.hpp"
 #include "util/fs.hpp"
 #include "util/text.hpp"
 
@@ -148,18 +148,17 @@ Result<Selection> resolve_selection(const Store& store, const SelectionRequest& 
     const std::optional<std::string> cuda = request.cuda ? request.cuda : project->cuda;
     if (project->path) {
       std::error_code ec;
-      const fs::path folder =
-          fs::weakly_canonical(file->parent_path() / util::path_from_utf8(*project->path), ec);
+      const fs::path folder = fs::weakly_canonical(file->parent_path() / util::path_from_utf8(*project->path), ec);
       selection.spec = *project->path;
       if (!inside(folder, fs::weakly_canonical(store.root(), ec))) {
         const TrustStatus status = TrustStore(store.state_directory()).status(*file, project->content);
         if (status != TrustStatus::trusted) {
           const std::string quoted = "'" + util::to_utf8(*file) + "'";
-          return make_error(quoted + " points outside the store (path = '" + *project->path + "') and " +
-                                describe(status),
-                            status == TrustStatus::symbolic_link
-                                ? "a project file that changes what loads must be a file of its own folder"
-                                : "read it, then run 'cudnnenv trust' in '" + util::to_utf8(file->parent_path()) + "'");
+          return make_error(
+              quoted + " points outside the store (path = '" + *project->path + "') and " + describe(status),
+              status == TrustStatus::symbolic_link
+                  ? "a project file that changes what loads must be a file of its own folder"
+                  : "read it, then run 'cudnnenv trust' in '" + util::to_utf8(file->parent_path()) + "'");
         }
       }
       return finish(tree_from_folder(folder));
@@ -202,11 +201,16 @@ Result<Selection> resolve_selection(const Store& store, const SelectionRequest& 
 
 std::string describe_origin(const Selection& selection) {
   switch (selection.origin) {
-    case Origin::command_line: return "set by --cudnn";
-    case Origin::environment: return "set by CUDNNENV_VERSION";
-    case Origin::activation: return "set by 'cudnnenv activate' in this shell";
-    case Origin::project_file: return "set by " + selection.decided_by;
-    case Origin::global_default: return "set by " + selection.decided_by + ", the global default";
+    case Origin::command_line:
+      return "set by --cudnn";
+    case Origin::environment:
+      return "set by CUDNNENV_VERSION";
+    case Origin::activation:
+      return "set by 'cudnnenv activate' in this shell";
+    case Origin::project_file:
+      return "set by " + selection.decided_by;
+    case Origin::global_default:
+      return "set by " + selection.decided_by + ", the global default";
   }
   return "";
 }

@@ -13,10 +13,10 @@
 
 #include "select/profile.hpp"
 #include "select/project.hpp"
-#include "util/result.hpp"
 #include "store/store.hpp"
 #include "store/tree.hpp"
 #include "util/environment.hpp"
+#include "util/result.hpp"
 
 namespace cudnnenv {
 

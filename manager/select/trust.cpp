@@ -36,10 +36,14 @@ bool is_link(const fs::path& file) {
 
 std::string describe(TrustStatus status) {
   switch (status) {
-    case TrustStatus::untrusted: return "is not trusted";
-    case TrustStatus::trusted: return "is trusted";
-    case TrustStatus::changed_since_trusted: return "changed since it was trusted";
-    case TrustStatus::symbolic_link: return "is a symbolic link, which is never trusted";
+    case TrustStatus::untrusted:
+      return "is not trusted";
+    case TrustStatus::trusted:
+      return "is trusted";
+    case TrustStatus::changed_since_trusted:
+      return "changed since it was trusted";
+    case TrustStatus::symbolic_link:
+      return "is a symbolic link, which is never trusted";
   }
   return "";
 }

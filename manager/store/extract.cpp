@@ -23,8 +23,8 @@ bool is_reserved_windows_name(std::string_view component) {
   if (reserved.count(stem)) {
     return true;
   }
-  return stem.size() == 4 && (util::starts_with(stem, "com") || util::starts_with(stem, "lpt")) &&
-         stem[3] >= '1' && stem[3] <= '9';
+  return stem.size() == 4 && (util::starts_with(stem, "com") || util::starts_with(stem, "lpt")) && stem[3] >= '1' &&
+         stem[3] <= '9';
 }
 
 std::vector<std::string> normalize(std::string_view base_dir, std::string_view relative, bool* escaped) {
@@ -149,10 +149,10 @@ Result<Extraction> extract(ArchiveSource& source, const fs::path& destination, c
   auto account = [&](std::uint64_t bytes) -> Result<void> {
     total += bytes;
     if (total > limits.max_bytes) {
-      return make_error("'" + label + "' unpacks to more than " + binary_size(limits.max_bytes) +
-                            ", the limit for one tree",
-                        "official cuDNN archives unpack to a few GB; if you trust this one, raise the limit with "
-                        "--max-unpacked SIZE");
+      return make_error(
+          "'" + label + "' unpacks to more than " + binary_size(limits.max_bytes) + ", the limit for one tree",
+          "official cuDNN archives unpack to a few GB; if you trust this one, raise the limit with "
+          "--max-unpacked SIZE");
     }
     if (limits.source_size > 0 && limits.max_ratio > 0 && total > limits.ratio_floor &&
         total / limits.max_ratio > limits.source_size) {
@@ -186,8 +186,8 @@ Result<Extraction> extract(ArchiveSource& source, const fs::path& destination, c
       std::error_code ec;
       fs::create_directories(destination / util::path_from_utf8(path), ec);
       if (ec) {
-        return make_error("cannot create '" + util::to_utf8(destination / util::path_from_utf8(path)) + "': " +
-                          ec.message());
+        return make_error("cannot create '" + util::to_utf8(destination / util::path_from_utf8(path)) +
+                          "': " + ec.message());
       }
       continue;
     }
@@ -267,9 +267,9 @@ Result<Extraction> extract(ArchiveSource& source, const fs::path& destination, c
     std::vector<PendingLink> waiting;
     for (auto& link : links) {
       if (directories.count(link.target) && !link.hard) {
-        return make_error("the link '" + link.path + "' points at a folder ('" + link.target +
-                              "'), which cudnnenv does not install",
-                          k_escape_hint);
+        return make_error(
+            "the link '" + link.path + "' points at a folder ('" + link.target + "'), which cudnnenv does not install",
+            k_escape_hint);
       }
       const auto found = file_index.find(link.target);
       if (found == file_index.end()) {

@@ -12,8 +12,8 @@
 
 #include "formats/archive.hpp"
 #include "formats/binfmt.hpp"
-#include "util/result.hpp"
 #include "store/tree.hpp"
+#include "util/result.hpp"
 
 namespace cudnnenv {
 
@@ -23,7 +23,7 @@ struct ExtractedFile {
 };
 
 struct Extraction {
-  std::vector<ExtractedFile> files;  // regular files and links, in archive order
+  std::vector<ExtractedFile> files;           // regular files and links, in archive order
   std::optional<std::string> wheel_metadata;  // *.dist-info/METADATA, when present
 };
 
@@ -51,7 +51,7 @@ struct ExtractLimits {
   // for its size, and small archives of repetitive files (test trees,
   // headers only) compress far better than cuDNN's libraries.
   std::uint64_t ratio_floor = k_default_ratio_floor;
-  std::uint64_t source_size = 0;                  // the archive's size; 0 (a folder): no ratio
+  std::uint64_t source_size = 0;  // the archive's size; 0 (a folder): no ratio
 };
 
 // Extracts all of `source` under `destination`, an existing empty folder.

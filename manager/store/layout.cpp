@@ -15,21 +15,28 @@ namespace fs = std::filesystem;
 
 namespace {
 
-const std::vector<std::string> k_bases_8 = {"cudnn",          "cudnn_ops_infer", "cudnn_ops_train",
-                                            "cudnn_cnn_infer", "cudnn_cnn_train", "cudnn_adv_infer",
-                                            "cudnn_adv_train"};
-const std::vector<std::string> k_bases_9 = {"cudnn",           "cudnn_graph",
-                                            "cudnn_ops",       "cudnn_cnn",
-                                            "cudnn_adv",       "cudnn_heuristic",
-                                            "cudnn_engines_precompiled", "cudnn_engines_runtime_compiled"};
+const std::vector<std::string> k_bases_8 = {"cudnn",           "cudnn_ops_infer", "cudnn_ops_train", "cudnn_cnn_infer",
+                                            "cudnn_cnn_train", "cudnn_adv_infer", "cudnn_adv_train"};
+const std::vector<std::string> k_bases_9 = {"cudnn",
+                                            "cudnn_graph",
+                                            "cudnn_ops",
+                                            "cudnn_cnn",
+                                            "cudnn_adv",
+                                            "cudnn_heuristic",
+                                            "cudnn_engines_precompiled",
+                                            "cudnn_engines_runtime_compiled"};
 
 const std::vector<std::string>& bases_for(int major) {
   static const std::vector<std::string> single = {"cudnn"};
   return major >= 9 ? k_bases_9 : major == 8 ? k_bases_8 : single;
 }
 
-std::string dll_name(const std::string& base, int major) { return base + "64_" + std::to_string(major) + ".dll"; }
-std::string so_name(const std::string& base, int major) { return "lib" + base + ".so." + std::to_string(major); }
+std::string dll_name(const std::string& base, int major) {
+  return base + "64_" + std::to_string(major) + ".dll";
+}
+std::string so_name(const std::string& base, int major) {
+  return "lib" + base + ".so." + std::to_string(major);
+}
 
 bool file_exists(const fs::path& path) {
   std::error_code ec;
@@ -61,8 +68,8 @@ ExpectedSet expected_set(int major, Os os) {
     }
   }
   if (major >= 9) {
-    set.headers = {"cudnn.h", "cudnn_version.h", "cudnn_graph.h", "cudnn_ops.h",
-                   "cudnn_cnn.h", "cudnn_adv.h", "cudnn_backend.h"};
+    set.headers = {"cudnn.h",     "cudnn_version.h", "cudnn_graph.h",  "cudnn_ops.h",
+                   "cudnn_cnn.h", "cudnn_adv.h",     "cudnn_backend.h"};
   } else if (major == 8) {
     set.headers = {"cudnn.h",           "cudnn_version.h",   "cudnn_ops_infer.h",
                    "cudnn_ops_train.h", "cudnn_cnn_infer.h", "cudnn_cnn_train.h",
@@ -127,10 +134,10 @@ Result<TreeLayout> locate_layout(const fs::path& root, Os os) {
     }
   }
   if (majors.empty()) {
-    return make_error("no cuDNN library in '" + util::to_utf8(root) + "' (looked for " +
-                          (os == Os::windows ? std::string("cudnn64_N.dll") : std::string("libcudnn.so.N")) + ")",
-                      std::string("pass a cuDNN archive, wheel or folder for ") +
-                          (os == Os::windows ? "Windows" : "Linux"));
+    return make_error(
+        "no cuDNN library in '" + util::to_utf8(root) + "' (looked for " +
+            (os == Os::windows ? std::string("cudnn64_N.dll") : std::string("libcudnn.so.N")) + ")",
+        std::string("pass a cuDNN archive, wheel or folder for ") + (os == Os::windows ? "Windows" : "Linux"));
   }
   if (majors.size() > 1) {
     return make_error("'" + util::to_utf8(root) + "' holds cuDNN libraries of several major versions",
@@ -151,16 +158,16 @@ Result<TreeLayout> locate_layout(const fs::path& root, Os os) {
     return false;
   });
   if (library_dirs.size() > 1) {
-    return make_error("'" + util::to_utf8(root) + "' holds two copies of " +
-                          main_library_name(*majors.begin(), os) + ": '" +
-                          relative_dir(root, library_dirs[0]) + "' and '" + relative_dir(root, library_dirs[1]) + "'",
+    return make_error("'" + util::to_utf8(root) + "' holds two copies of " + main_library_name(*majors.begin(), os) +
+                          ": '" + relative_dir(root, library_dirs[0]) + "' and '" +
+                          relative_dir(root, library_dirs[1]) + "'",
                       "install each copy from its own folder");
   }
   TreeLayout layout;
   layout.major = *majors.begin();
   layout.library_dir = relative_dir(root, library_dirs.front());
-  layout.main_library = util::generic_utf8(join(root, layout.library_dir).lexically_relative(root) /
-                                           main_library_name(layout.major, os));
+  layout.main_library =
+      util::generic_utf8(join(root, layout.library_dir).lexically_relative(root) / main_library_name(layout.major, os));
   if (util::starts_with(layout.main_library, "./")) {
     layout.main_library = layout.main_library.substr(2);
   }
@@ -169,8 +176,8 @@ Result<TreeLayout> locate_layout(const fs::path& root, Os os) {
     const bool has_version_header = file_exists(dir / "cudnn_version.h");
     if (layout.include_dir.empty() || has_version_header) {
       layout.include_dir = relative_dir(root, dir);
-      layout.version_header = util::generic_utf8((dir / (has_version_header ? "cudnn_version.h" : "cudnn.h"))
-                                                     .lexically_relative(root));
+      layout.version_header =
+          util::generic_utf8((dir / (has_version_header ? "cudnn_version.h" : "cudnn.h")).lexically_relative(root));
       if (has_version_header) {
         break;
       }
@@ -187,8 +194,8 @@ fs::path find_version_header_near(const fs::path& library_dir, int major) {
   const fs::path folder = library_dir.has_filename() ? library_dir : library_dir.parent_path();
   const fs::path parent = folder.parent_path();
   const std::string versioned = "cudnn_version_v" + std::to_string(major) + ".h";
-  for (const fs::path& dir : {parent / "include", parent.parent_path() / "include",
-                              parent.parent_path() / "include" / folder.filename()}) {
+  for (const fs::path& dir :
+       {parent / "include", parent.parent_path() / "include", parent.parent_path() / "include" / folder.filename()}) {
     for (const std::string& header : {std::string("cudnn_version.h"), versioned, std::string("cudnn.h")}) {
       if (fs::is_regular_file(dir / header, ec)) {
         return dir / header;

@@ -13,7 +13,7 @@
 namespace cudnnenv {
 
 struct ExpectedSet {
-  std::vector<std::string> libraries;    // DLLs (Windows) or .so.N names (Linux)
+  std::vector<std::string> libraries;  // DLLs (Windows) or .so.N names (Linux)
   std::vector<std::string> headers;
   std::vector<std::string> import_libs;  // Windows .lib files of the official zips
 };

@@ -11,7 +11,9 @@ constexpr OfficialArchive k_archives[] = {
 
 }  // namespace
 
-std::span<const OfficialArchive> official_archives() { return k_archives; }
+std::span<const OfficialArchive> official_archives() {
+  return k_archives;
+}
 
 const OfficialArchive* find_official_by_sha256(std::string_view sha256) {
   for (const auto& archive : k_archives) {

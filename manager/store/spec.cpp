@@ -3,8 +3,8 @@
 #include <algorithm>
 #include <set>
 
-#include "store/official.hpp"
 #include "formats/platform.hpp"
+#include "store/official.hpp"
 #include "util/text.hpp"
 
 namespace cudnnenv {
@@ -32,9 +32,8 @@ std::string official_suggestion(const Spec& spec) {
     }
     TreeRecord probe;
     probe.version = *version;
-    if (auto cuda = parse_cuda_version(util::starts_with(archive.cuda_variant, "cuda")
-                                           ? archive.cuda_variant.substr(4)
-                                           : archive.cuda_variant)) {
+    if (auto cuda = parse_cuda_version(util::starts_with(archive.cuda_variant, "cuda") ? archive.cuda_variant.substr(4)
+                                                                                       : archive.cuda_variant)) {
       probe.cuda = cuda;
     }
     // The newest release that fits, and of its builds the one for the newest CUDA.
@@ -57,8 +56,7 @@ Result<Spec> parse_spec(std::string_view text, std::optional<std::string_view> c
   Spec spec;
   spec.text = std::string(text);
   if (text.empty()) {
-    return make_error("an empty version spec", "give a version such as 8.1 or 9.1.0, or a tree name",
-                      ExitCode::usage);
+    return make_error("an empty version spec", "give a version such as 8.1 or 9.1.0, or a tree name", ExitCode::usage);
   }
   std::string_view version_part = text;
   if (const auto plus = text.find("+cuda"); plus != std::string_view::npos) {
@@ -72,16 +70,14 @@ Result<Spec> parse_spec(std::string_view text, std::optional<std::string_view> c
   const auto parts = util::split(version_part, '.');
   bool numeric = !parts.empty() && parts.size() <= 4;
   for (const auto& part : parts) {
-    numeric = numeric && !part.empty() && part.find_first_not_of("0123456789") == std::string::npos &&
-              part.size() < 9;
+    numeric = numeric && !part.empty() && part.find_first_not_of("0123456789") == std::string::npos && part.size() < 9;
   }
   if (numeric) {
     for (const auto& part : parts) {
       spec.components.push_back(std::stoi(part));
     }
   } else if (spec.cuda) {
-    return make_error("'" + std::string(text) + "' is not a version", "write it as 8.9.7+cuda11.8",
-                      ExitCode::usage);
+    return make_error("'" + std::string(text) + "' is not a version", "write it as 8.9.7+cuda11.8", ExitCode::usage);
   }
   if (cuda && !cuda->empty()) {
     const auto flag = parse_cuda_version(*cuda);
@@ -90,8 +86,8 @@ Result<Spec> parse_spec(std::string_view text, std::optional<std::string_view> c
                         ExitCode::usage);
     }
     if (spec.cuda && !(*spec.cuda == *flag)) {
-      return make_error("'" + std::string(text) + "' asks for CUDA " + spec.cuda->str() + " but CUDA " +
-                            flag->str() + " was given too",
+      return make_error("'" + std::string(text) + "' asks for CUDA " + spec.cuda->str() + " but CUDA " + flag->str() +
+                            " was given too",
                         "give the CUDA version once", ExitCode::usage);
     }
     spec.cuda = flag;
@@ -168,11 +164,11 @@ Result<TreeRecord> select_tree(const std::vector<TreeRecord>& trees, const Spec&
     for (const auto& name : names) {
       listed += (listed.empty() ? "" : " and ") + name;
     }
-    return make_error("'" + spec.text + "' fits trees for " + std::to_string(cuda_majors.size()) +
-                          " CUDA versions: " + listed,
-                      "say which: '" + spec.text + "+cuda" + std::to_string(*cuda_majors.rbegin()) +
-                          "' (or --cuda " + std::to_string(*cuda_majors.rbegin()) + ")",
-                      ExitCode::usage);
+    return make_error(
+        "'" + spec.text + "' fits trees for " + std::to_string(cuda_majors.size()) + " CUDA versions: " + listed,
+        "say which: '" + spec.text + "+cuda" + std::to_string(*cuda_majors.rbegin()) + "' (or --cuda " +
+            std::to_string(*cuda_majors.rbegin()) + ")",
+        ExitCode::usage);
   }
   if (match == Match::strict && fitting.size() > 1) {
     std::string listed;

@@ -8,15 +8,15 @@
 #include <string_view>
 #include <vector>
 
-#include "util/result.hpp"
-#include "store/tree.hpp"
 #include "formats/version.hpp"
+#include "store/tree.hpp"
+#include "util/result.hpp"
 
 namespace cudnnenv {
 
 struct Spec {
-  std::string text;              // as given
-  std::vector<int> components;   // 1 to 4 numbers; empty when the spec can only be a name
+  std::string text;             // as given
+  std::vector<int> components;  // 1 to 4 numbers; empty when the spec can only be a name
   std::optional<CudaVersion> cuda;
 };
 

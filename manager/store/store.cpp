@@ -62,9 +62,9 @@ std::string list_some(const std::vector<std::string>& items, std::size_t shown =
 }
 
 std::string platform_hint(Platform platform) {
-  return platform.os == Os::windows ? "use the Windows x64 archive (cudnn-windows-x86_64-*-archive.zip)"
-                                    : "use the Linux archive for this machine (cudnn-linux-" +
-                                          to_string(platform.arch) + "-*-archive.tar.xz)";
+  return platform.os == Os::windows
+             ? "use the Windows x64 archive (cudnn-windows-x86_64-*-archive.zip)"
+             : "use the Linux archive for this machine (cudnn-linux-" + to_string(platform.arch) + "-*-archive.tar.xz)";
 }
 
 // Every library file must be built for the tree's platform: a 32-bit DLL
@@ -138,7 +138,8 @@ Result<VersionFacts> read_versions(const fs::path& header, const fs::path& libra
     if (probed) {
       report = *probed;
     } else {
-      warn(warn_sink, "could not load '" + util::to_utf8(library) + "' to read its versions: " + probed.error().message);
+      warn(warn_sink,
+           "could not load '" + util::to_utf8(library) + "' to read its versions: " + probed.error().message);
     }
   }
   if (header_version) {
@@ -157,8 +158,9 @@ Result<VersionFacts> read_versions(const fs::path& header, const fs::path& libra
     facts.version_from = "library";
     warn(warn_sink, "no cudnn_version.h found: version " + facts.version.str() + " read from the library");
   } else {
-    return make_error("cannot tell the cuDNN version: no cudnn_version.h or cudnn.h, and the library cannot be loaded here",
-                      "install from an archive or folder that includes the headers");
+    return make_error(
+        "cannot tell the cuDNN version: no cudnn_version.h or cudnn.h, and the library cannot be loaded here",
+        "install from an archive or folder that includes the headers");
   }
   if (name.version) {
     if (name.version->same_release(facts.version)) {
@@ -241,9 +243,10 @@ Result<InstallOutcome> Store::install(const fs::path& source_path, const Install
   CUDNNENV_TRY_ASSIGN(kind, detect_source_kind(source_path));
   std::error_code ec;
   const fs::path source = fs::absolute(source_path, ec).lexically_normal();
-  const std::string file_name = util::to_utf8(source.has_filename() ? source.filename() : source.parent_path().filename());
-  ArchiveName name = *kind == SourceKind::folder ? ArchiveName{file_name, {}, {}, {}, false}
-                                                 : parse_archive_name(file_name);
+  const std::string file_name =
+      util::to_utf8(source.has_filename() ? source.filename() : source.parent_path().filename());
+  ArchiveName name =
+      *kind == SourceKind::folder ? ArchiveName{file_name, {}, {}, {}, false} : parse_archive_name(file_name);
   const std::string tree_name = options.name.value_or(name.stem);
   CUDNNENV_TRY(check_tree_name(tree_name));
   if (name.platform && name.platform->os != options.platform.os) {
@@ -253,9 +256,10 @@ Result<InstallOutcome> Store::install(const fs::path& source_path, const Install
   }
 
   SourceRecord source_record;
-  source_record.kind = *kind == SourceKind::folder ? "folder" : name.wheel ? "wheel"
-                       : *kind == SourceKind::zip                    ? "zip"
-                                                                     : "tar";
+  source_record.kind = *kind == SourceKind::folder ? "folder"
+                       : name.wheel                ? "wheel"
+                       : *kind == SourceKind::zip  ? "zip"
+                                                   : "tar";
   source_record.path = util::to_utf8(source);
   // The archive's SHA-256 is computed on a second core while it unpacks;
   // it is awaited only where a decision needs it.
@@ -329,17 +333,17 @@ Result<InstallOutcome> Store::install(const fs::path& source_path, const Install
   // (cudnn-11.2-windows-x64-v8.1.0.77/cuda/bin).
   fs::path tree_root = content;
   std::string strip;
-  if (const auto top = top_level_names(content); top.size() == 1 && top[0] == name.stem &&
-                                                 fs::is_directory(content / util::path_from_utf8(top[0]), ec)) {
+  if (const auto top = top_level_names(content);
+      top.size() == 1 && top[0] == name.stem && fs::is_directory(content / util::path_from_utf8(top[0]), ec)) {
     tree_root = content / util::path_from_utf8(top[0]);
     strip = top[0] + "/";
   }
 
   CUDNNENV_TRY(check_binaries(extraction->files, strip, options.platform));
   CUDNNENV_TRY_ASSIGN(layout, locate_layout(tree_root, options.platform.os));
-  const RequireImportLibs import_libs =
-      options.platform.os == Os::windows && *kind == SourceKind::zip && !name.wheel ? RequireImportLibs::yes
-                                                                                     : RequireImportLibs::no;
+  const RequireImportLibs import_libs = options.platform.os == Os::windows && *kind == SourceKind::zip && !name.wheel
+                                            ? RequireImportLibs::yes
+                                            : RequireImportLibs::no;
   if (const auto missing = missing_files(tree_root, *layout, options.platform.os, import_libs); !missing.empty()) {
     return make_error("incomplete cuDNN " + std::to_string(layout->major) + " set for " + describe(options.platform) +
                           ": missing " + list_some(missing),
@@ -349,9 +353,10 @@ Result<InstallOutcome> Store::install(const fs::path& source_path, const Install
     apply_wheel_metadata(*extraction->wheel_metadata, name);
   }
   const fs::path library = tree_root / util::path_from_utf8(layout->main_library);
-  CUDNNENV_TRY_ASSIGN(versions, read_versions(layout->version_header.empty() ? fs::path()
-                                                                : tree_root / util::path_from_utf8(layout->version_header),
-                                library, name, options.platform == host_platform(), options.probe, options.warn));
+  CUDNNENV_TRY_ASSIGN(
+      versions, read_versions(layout->version_header.empty() ? fs::path()
+                                                             : tree_root / util::path_from_utf8(layout->version_header),
+                              library, name, options.platform == host_platform(), options.probe, options.warn));
 
   CUDNNENV_TRY(settle_provenance());
 
@@ -390,8 +395,10 @@ Result<TreeRecord> Store::adopt(const fs::path& directory, const AdoptOptions& o
   const fs::path library_dir =
       layout->library_dir.empty() ? location : location / util::path_from_utf8(layout->library_dir);
   // System and pip layouts keep headers beside, not under, the library folder.
-  fs::path include_dir = layout->include_dir.empty() ? fs::path() : location / util::path_from_utf8(layout->include_dir);
-  fs::path version_header = layout->version_header.empty() ? fs::path() : location / util::path_from_utf8(layout->version_header);
+  fs::path include_dir =
+      layout->include_dir.empty() ? fs::path() : location / util::path_from_utf8(layout->include_dir);
+  fs::path version_header =
+      layout->version_header.empty() ? fs::path() : location / util::path_from_utf8(layout->version_header);
   if (include_dir.empty()) {
     version_header = find_version_header_near(library_dir, layout->major);
     include_dir = version_header.parent_path();
@@ -430,16 +437,15 @@ Result<TreeRecord> Store::adopt(const fs::path& directory, const AdoptOptions& o
     }
     return {};
   };
-  if (auto added = add_files(library_dir, [&](const std::string& name) {
-        return is_cudnn_library_name(name, options.platform.os);
-      });
+  if (auto added = add_files(library_dir,
+                             [&](const std::string& name) { return is_cudnn_library_name(name, options.platform.os); });
       !added) {
     return std::move(added).error();
   }
   if (!include_dir.empty()) {
-    if (auto added = add_files(include_dir, [](const std::string& name) {
-          return util::starts_with(name, "cudnn") && util::ends_with(name, ".h");
-        });
+    if (auto added = add_files(
+            include_dir,
+            [](const std::string& name) { return util::starts_with(name, "cudnn") && util::ends_with(name, ".h"); });
         !added) {
       return std::move(added).error();
     }
@@ -476,7 +482,8 @@ Result<TreeRecord> Store::adopt(const fs::path& directory, const AdoptOptions& o
   }
   std::string default_name = "cudnn-" + versions->version.str() + "-" +
                              (versions->cuda ? "cuda-" + versions->cuda->str() : util::to_utf8(telling.filename()));
-  std::replace_if(default_name.begin(), default_name.end(), [](char c) { return c == ' ' || c == ':'; }, '_');
+  std::replace_if(
+      default_name.begin(), default_name.end(), [](char c) { return c == ' ' || c == ':'; }, '_');
   record.name = options.name.value_or(default_name);
   CUDNNENV_TRY(check_tree_name(record.name));
   record.version = versions->version;

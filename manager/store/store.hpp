@@ -13,9 +13,9 @@
 #include "formats/platform.hpp"
 #include "probe/probe.hpp"
 #include "store/extract.hpp"
-#include "util/result.hpp"
 #include "store/tree.hpp"
 #include "util/environment.hpp"
+#include "util/result.hpp"
 
 namespace cudnnenv {
 
@@ -47,9 +47,9 @@ struct AdoptOptions {
 };
 
 struct Listing {
-  std::vector<TreeRecord> trees;      // newest version first
-  std::vector<Error> damaged;         // folders with a record that cannot be read
-  std::vector<std::string> unmanaged; // folders without a record
+  std::vector<TreeRecord> trees;       // newest version first
+  std::vector<Error> damaged;          // folders with a record that cannot be read
+  std::vector<std::string> unmanaged;  // folders without a record
 };
 
 class Store {

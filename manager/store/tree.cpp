@@ -32,7 +32,9 @@ fs::path TreeRecord::resolve(const std::string& relative) const {
   return (root / path).lexically_normal();
 }
 
-fs::path record_path(const fs::path& tree_dir) { return tree_dir / ".cudnnenv" / "tree.toml"; }
+fs::path record_path(const fs::path& tree_dir) {
+  return tree_dir / ".cudnnenv" / "tree.toml";
+}
 
 std::string serialize(const TreeRecord& record) {
   toml::table table;
@@ -85,7 +87,8 @@ std::string serialize(const TreeRecord& record) {
 }
 
 Result<TreeRecord> parse_record(std::string_view text, const fs::path& tree_dir, const fs::path& record_file) {
-  CUDNNENV_TRY_ASSIGN(parsed, parse_toml(text, record_file, "the tree record is damaged: remove the tree and install it again"));
+  CUDNNENV_TRY_ASSIGN(
+      parsed, parse_toml(text, record_file, "the tree record is damaged: remove the tree and install it again"));
   toml::table table = std::move(*parsed);
   auto bad = [&](const std::string& what) {
     return make_error("'" + util::to_utf8(record_file) + "' is not a valid tree record: " + what,

@@ -9,8 +9,8 @@
 #include <vector>
 
 #include "formats/platform.hpp"
-#include "util/result.hpp"
 #include "formats/version.hpp"
+#include "util/result.hpp"
 
 namespace cudnnenv {
 
@@ -22,9 +22,9 @@ struct FileRecord {
 };
 
 struct SourceRecord {
-  std::string kind;      // "zip", "tar", "wheel", "folder", "adopted"
-  std::string path;      // absolute, as given
-  std::string sha256;    // of the archive; empty for folders
+  std::string kind;    // "zip", "tar", "wheel", "folder", "adopted"
+  std::string path;    // absolute, as given
+  std::string sha256;  // of the archive; empty for folders
   std::uint64_t size = 0;
   std::string official;  // the official archive's file name when the hash is a known one
 };
@@ -32,8 +32,8 @@ struct SourceRecord {
 struct TreeRecord {
   static constexpr int k_format = 1;
 
-  std::string name;  // the store folder's name
-  Version version;   // build number from the archive name, when known
+  std::string name;          // the store folder's name
+  Version version;           // build number from the archive name, when known
   std::string version_from;  // "header" or "library"
   std::optional<CudaVersion> cuda;
   std::string cuda_from;  // "name", "metadata", "library", or empty when unknown

@@ -2,7 +2,9 @@
 
 namespace cudnnenv::util {
 
-void write_utf8(std::FILE* stream, std::string_view text) { std::fwrite(text.data(), 1, text.size(), stream); }
+void write_utf8(std::FILE* stream, std::string_view text) {
+  std::fwrite(text.data(), 1, text.size(), stream);
+}
 
 std::optional<std::string> encode_for_console(std::string_view utf8) {
   for (const char c : utf8) {
@@ -13,7 +15,9 @@ std::optional<std::string> encode_for_console(std::string_view utf8) {
   return std::string(utf8);
 }
 
-std::optional<ExecutionPolicy> powershell_execution_policy() { return std::nullopt; }
+std::optional<ExecutionPolicy> powershell_execution_policy() {
+  return std::nullopt;
+}
 
 Result<std::string> read_cmd_autorun() {
   return make_error("cmd's AutoRun is a Windows setting", "run this on Windows", ExitCode::usage);

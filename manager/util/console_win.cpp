@@ -1,6 +1,6 @@
+#include <windows.h>
 #include <fcntl.h>
 #include <io.h>
-#include <windows.h>
 
 #include "util/console.hpp"
 #include "util/win.hpp"
@@ -60,8 +60,9 @@ const wchar_t* const k_command_processor = L"Software\\Microsoft\\Command Proces
 Result<std::string> read_cmd_autorun() {
   std::wstring value(32768, L'\0');
   DWORD size = static_cast<DWORD>(value.size() * sizeof(wchar_t));
-  const LSTATUS status = ::RegGetValueW(HKEY_CURRENT_USER, k_command_processor, L"AutoRun",
-                                        RRF_RT_REG_SZ | RRF_RT_REG_EXPAND_SZ | RRF_NOEXPAND, nullptr, value.data(), &size);
+  const LSTATUS status =
+      ::RegGetValueW(HKEY_CURRENT_USER, k_command_processor, L"AutoRun",
+                     RRF_RT_REG_SZ | RRF_RT_REG_EXPAND_SZ | RRF_NOEXPAND, nullptr, value.data(), &size);
   if (status == ERROR_FILE_NOT_FOUND) {
     return std::string();
   }

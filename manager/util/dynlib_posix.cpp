@@ -27,7 +27,9 @@ DynamicLibrary::~DynamicLibrary() {
   }
 }
 
-void* DynamicLibrary::symbol(const char* name) const { return ::dlsym(m_handle, name); }
+void* DynamicLibrary::symbol(const char* name) const {
+  return ::dlsym(m_handle, name);
+}
 
 std::filesystem::path DynamicLibrary::loaded_path() const {
   link_map* map = nullptr;

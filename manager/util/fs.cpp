@@ -55,16 +55,14 @@ Result<void> write_file_atomic(const fs::path& path, std::string_view content) {
   sweep_stale_temporaries(path);
   std::random_device random;
   const fs::path temporary =
-      path.parent_path() / (path.filename().string() + ".tmp" + std::to_string(current_process_id()) +
-                            "-" + std::to_string(random()));
+      path.parent_path() /
+      (path.filename().string() + ".tmp" + std::to_string(current_process_id()) + "-" + std::to_string(random()));
   {
     FilePtr file = open_file(temporary, "wb");
     if (!file) {
-      return make_error("cannot write '" + to_utf8(temporary) + "'",
-                        "check that the folder exists and is writable");
+      return make_error("cannot write '" + to_utf8(temporary) + "'", "check that the folder exists and is writable");
     }
-    if (std::fwrite(content.data(), 1, content.size(), file.get()) != content.size() ||
-        std::fflush(file.get()) != 0) {
+    if (std::fwrite(content.data(), 1, content.size(), file.get()) != content.size() || std::fflush(file.get()) != 0) {
       file.reset();
       std::error_code ec;
       fs::remove(temporary, ec);

@@ -54,8 +54,8 @@ bool remove_tree(const std::filesystem::path& path);
 
 // Makes `path` a symbolic link to `target`; on Windows, where creating links
 // needs a privilege, copies the target file instead.
-Result<void> create_link_or_copy(const std::filesystem::path& target_in_tree,
-                                 const std::string& link_text, const std::filesystem::path& path);
+Result<void> create_link_or_copy(const std::filesystem::path& target_in_tree, const std::string& link_text,
+                                 const std::filesystem::path& path);
 
 // An exclusive lock held on a lock file for the object's lifetime
 // (flock on POSIX, LockFileEx on Windows). The OS drops it when the process

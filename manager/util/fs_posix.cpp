@@ -28,12 +28,13 @@ std::uint64_t file_size(std::FILE* file) {
   return ::fstat(::fileno(file), &info) == 0 ? static_cast<std::uint64_t>(info.st_size) : 0;
 }
 
-void sync_file(std::FILE* file) { ::fsync(::fileno(file)); }
+void sync_file(std::FILE* file) {
+  ::fsync(::fileno(file));
+}
 
 Result<void> replace_file(const fs::path& from, const fs::path& to) {
   if (::rename(from.c_str(), to.c_str()) != 0) {
-    return make_error("cannot rename '" + to_utf8(from) + "' to '" + to_utf8(to) +
-                      "': " + std::strerror(errno));
+    return make_error("cannot rename '" + to_utf8(from) + "' to '" + to_utf8(to) + "': " + std::strerror(errno));
   }
   return {};
 }
@@ -46,8 +47,7 @@ Result<void> rename_directory(const fs::path& from, const fs::path& to) {
     return make_error("'" + to_utf8(to) + "' already exists");
   }
   if (::rename(from.c_str(), to.c_str()) != 0) {
-    return make_error("cannot move '" + to_utf8(from) + "' to '" + to_utf8(to) +
-                      "': " + std::strerror(errno));
+    return make_error("cannot move '" + to_utf8(from) + "' to '" + to_utf8(to) + "': " + std::strerror(errno));
   }
   return {};
 }
@@ -91,7 +91,9 @@ std::optional<FileLock> FileLock::try_acquire(const fs::path& path) {
   return lock;
 }
 
-FileLock::FileLock(FileLock&& other) noexcept : m_handle(other.m_handle) { other.m_handle = -1; }
+FileLock::FileLock(FileLock&& other) noexcept : m_handle(other.m_handle) {
+  other.m_handle = -1;
+}
 
 FileLock::~FileLock() {
   if (m_handle >= 0) {
@@ -108,6 +110,8 @@ fs::path current_executable() {
   return fs::path(std::string(buffer, static_cast<std::size_t>(length)));
 }
 
-unsigned long current_process_id() { return static_cast<unsigned long>(::getpid()); }
+unsigned long current_process_id() {
+  return static_cast<unsigned long>(::getpid());
+}
 
 }  // namespace cudnnenv::util

@@ -30,12 +30,13 @@ std::uint64_t file_size(std::FILE* file) {
              : 0;
 }
 
-void sync_file(std::FILE* file) { ::FlushFileBuffers(reinterpret_cast<HANDLE>(::_get_osfhandle(::_fileno(file)))); }
+void sync_file(std::FILE* file) {
+  ::FlushFileBuffers(reinterpret_cast<HANDLE>(::_get_osfhandle(::_fileno(file))));
+}
 
 Result<void> replace_file(const fs::path& from, const fs::path& to) {
   if (!::MoveFileExW(from.c_str(), to.c_str(), MOVEFILE_REPLACE_EXISTING | MOVEFILE_WRITE_THROUGH)) {
-    return make_error("cannot rename '" + to_utf8(from) + "' to '" + to_utf8(to) +
-                      "': " + last_error_message());
+    return make_error("cannot rename '" + to_utf8(from) + "' to '" + to_utf8(to) + "': " + last_error_message());
   }
   return {};
 }
@@ -53,8 +54,7 @@ Result<void> rename_directory(const fs::path& from, const fs::path& to) {
       return make_error("'" + to_utf8(to) + "' already exists");
     }
     if (attempt >= 20 || (code != ERROR_ACCESS_DENIED && code != ERROR_SHARING_VIOLATION)) {
-      return make_error("cannot move '" + to_utf8(from) + "' to '" + to_utf8(to) +
-                        "': " + last_error_message(code));
+      return make_error("cannot move '" + to_utf8(from) + "' to '" + to_utf8(to) + "': " + last_error_message(code));
     }
     std::this_thread::sleep_for(std::chrono::milliseconds(100));
   }
@@ -71,16 +71,15 @@ Result<void> create_link_or_copy(const fs::path& target_in_tree, const std::stri
   }
   fs::copy_file(target_in_tree, path, fs::copy_options::overwrite_existing, ec);
   if (ec) {
-    return make_error("cannot copy '" + to_utf8(target_in_tree) + "' to '" + to_utf8(path) +
-                      "': " + ec.message());
+    return make_error("cannot copy '" + to_utf8(target_in_tree) + "' to '" + to_utf8(path) + "': " + ec.message());
   }
   return {};
 }
 
 Result<FileLock> FileLock::acquire(const fs::path& path) {
-  HANDLE handle = ::CreateFileW(path.c_str(), GENERIC_READ | GENERIC_WRITE,
-                                FILE_SHARE_READ | FILE_SHARE_WRITE | FILE_SHARE_DELETE, nullptr,
-                                OPEN_ALWAYS, FILE_ATTRIBUTE_NORMAL, nullptr);
+  HANDLE handle =
+      ::CreateFileW(path.c_str(), GENERIC_READ | GENERIC_WRITE, FILE_SHARE_READ | FILE_SHARE_WRITE | FILE_SHARE_DELETE,
+                    nullptr, OPEN_ALWAYS, FILE_ATTRIBUTE_NORMAL, nullptr);
   if (handle == INVALID_HANDLE_VALUE) {
     return make_error("cannot open lock file '" + to_utf8(path) + "': " + last_error_message(),
                       "check that the store folder is writable");
@@ -97,9 +96,9 @@ Result<FileLock> FileLock::acquire(const fs::path& path) {
 }
 
 std::optional<FileLock> FileLock::try_acquire(const fs::path& path) {
-  HANDLE handle = ::CreateFileW(path.c_str(), GENERIC_READ | GENERIC_WRITE,
-                                FILE_SHARE_READ | FILE_SHARE_WRITE | FILE_SHARE_DELETE, nullptr,
-                                OPEN_ALWAYS, FILE_ATTRIBUTE_NORMAL, nullptr);
+  HANDLE handle =
+      ::CreateFileW(path.c_str(), GENERIC_READ | GENERIC_WRITE, FILE_SHARE_READ | FILE_SHARE_WRITE | FILE_SHARE_DELETE,
+                    nullptr, OPEN_ALWAYS, FILE_ATTRIBUTE_NORMAL, nullptr);
   if (handle == INVALID_HANDLE_VALUE) {
     return std::nullopt;
   }
@@ -113,7 +112,9 @@ std::optional<FileLock> FileLock::try_acquire(const fs::path& path) {
   return lock;
 }
 
-FileLock::FileLock(FileLock&& other) noexcept : m_handle(other.m_handle) { other.m_handle = -1; }
+FileLock::FileLock(FileLock&& other) noexcept : m_handle(other.m_handle) {
+  other.m_handle = -1;
+}
 
 FileLock::~FileLock() {
   if (m_handle != -1) {
@@ -133,6 +134,8 @@ fs::path current_executable() {
   }
 }
 
-unsigned long current_process_id() { return ::GetCurrentProcessId(); }
+unsigned long current_process_id() {
+  return ::GetCurrentProcessId();
+}
 
 }  // namespace cudnnenv::util

@@ -8,8 +8,8 @@
 #include <string>
 #include <vector>
 
-#include "util/result.hpp"
 #include "util/environment.hpp"
+#include "util/result.hpp"
 
 namespace cudnnenv::util {
 
@@ -21,11 +21,11 @@ struct ProcessSpec {
 };
 
 struct ProcessOutcome {
-  int exit_code = -1;        // the child's exit code, or -1 when killed
-  int signal = 0;            // POSIX: the signal that ended it
+  int exit_code = -1;  // the child's exit code, or -1 when killed
+  int signal = 0;      // POSIX: the signal that ended it
   bool timed_out = false;
-  std::string out;           // stdout
-  std::string err;           // stderr
+  std::string out;  // stdout
+  std::string err;  // stderr
 };
 
 // Fails only when the child cannot be started at all.

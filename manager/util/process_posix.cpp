@@ -71,7 +71,8 @@ Result<ProcessOutcome> run_process(const ProcessSpec& spec) {
   int open_pipes = 2;
   char buffer[16384];
   while (open_pipes > 0) {
-    const auto left = std::chrono::duration_cast<std::chrono::milliseconds>(deadline - std::chrono::steady_clock::now());
+    const auto left =
+        std::chrono::duration_cast<std::chrono::milliseconds>(deadline - std::chrono::steady_clock::now());
     if (left.count() <= 0) {
       outcome.timed_out = true;
       ::kill(pid, SIGKILL);

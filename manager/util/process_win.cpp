@@ -49,8 +49,8 @@ Result<ProcessOutcome> run_process(const ProcessSpec& spec) {
   startup.hStdError = err_write;
   PROCESS_INFORMATION process{};
   const BOOL started = ::CreateProcessW(spec.program.c_str(), command_line.data(), nullptr, nullptr, TRUE,
-                                        CREATE_UNICODE_ENVIRONMENT | CREATE_NO_WINDOW,
-                                        environment_block.data(), nullptr, &startup, &process);
+                                        CREATE_UNICODE_ENVIRONMENT | CREATE_NO_WINDOW, environment_block.data(),
+                                        nullptr, &startup, &process);
   const std::string start_error = started ? std::string() : last_error_message();
   ::CloseHandle(out_write);
   ::CloseHandle(err_write);

@@ -18,10 +18,10 @@ enum class ExitCode : int {
   ok = 0,
   failure = 1,
   usage = 2,
-  not_found = 3,        // nothing selected, no such tree
-  verify_failed = 4,    // a check failed; `which`: its file is missing
-  no_gpu = 5,           // verify --level conv found no GPU: verified up to load
-  no_program = 127,     // exec: the program was not found (as shells say it)
+  not_found = 3,      // nothing selected, no such tree
+  verify_failed = 4,  // a check failed; `which`: its file is missing
+  no_gpu = 5,         // verify --level conv found no GPU: verified up to load
+  no_program = 127,   // exec: the program was not found (as shells say it)
 };
 
 struct Error {
@@ -30,8 +30,7 @@ struct Error {
   ExitCode code = ExitCode::failure;
 };
 
-inline Error make_error(std::string message, std::string hint = {},
-                        ExitCode code = ExitCode::failure) {
+inline Error make_error(std::string message, std::string hint = {}, ExitCode code = ExitCode::failure) {
   return Error{std::move(message), std::move(hint), code};
 }
 
@@ -82,11 +81,11 @@ class [[nodiscard]] Result<void> {
 // On failure both return the Error from the enclosing function. (Macros: C++
 // has no early return from an expression; the names are prefixed so that
 // they cannot clash.)
-#define CUDNNENV_TRY(...)                                  \
-  do {                                                     \
+#define CUDNNENV_TRY(...)                                                   \
+  do {                                                                      \
     if (auto cudnnenv_try_result_ = (__VA_ARGS__); !cudnnenv_try_result_) { \
-      return std::move(cudnnenv_try_result_).error();      \
-    }                                                      \
+      return std::move(cudnnenv_try_result_).error();                       \
+    }                                                                       \
   } while (false)
 
 #define CUDNNENV_TRY_ASSIGN(name, ...) \

@@ -21,9 +21,8 @@ std::string generic_utf8(const std::filesystem::path& path) {
 
 std::string to_lower(std::string_view text) {
   std::string out(text);
-  std::transform(out.begin(), out.end(), out.begin(), [](unsigned char c) {
-    return static_cast<char>(c >= 'A' && c <= 'Z' ? c - 'A' + 'a' : c);
-  });
+  std::transform(out.begin(), out.end(), out.begin(),
+                 [](unsigned char c) { return static_cast<char>(c >= 'A' && c <= 'Z' ? c - 'A' + 'a' : c); });
   return out;
 }
 
@@ -137,7 +136,11 @@ bool is_valid_utf8(std::string_view text) {
 
 std::pair<char32_t, std::size_t> decode_utf8(std::string_view text, std::size_t at) {
   const auto c = static_cast<unsigned char>(text[at]);
-  const std::size_t length = c < 0x80 ? 1 : (c & 0xE0) == 0xC0 ? 2 : (c & 0xF0) == 0xE0 ? 3 : (c & 0xF8) == 0xF0 ? 4 : 0;
+  const std::size_t length = c < 0x80             ? 1
+                             : (c & 0xE0) == 0xC0 ? 2
+                             : (c & 0xF0) == 0xE0 ? 3
+                             : (c & 0xF8) == 0xF0 ? 4
+                                                  : 0;
   if (length == 0 || at + length > text.size() || !is_valid_utf8(text.substr(at, length))) {
     return {0, 0};
   }

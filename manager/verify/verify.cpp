@@ -4,11 +4,11 @@
 #include <future>
 #include <system_error>
 
-#include "formats/binfmt.hpp"
 #include "discover/dependencies.hpp"
-#include "store/layout.hpp"
+#include "formats/binfmt.hpp"
 #include "probe/probe.hpp"
 #include "probe/protocol.hpp"
+#include "store/layout.hpp"
 #include "util/environment.hpp"
 #include "util/fs.hpp"
 #include "util/process.hpp"
@@ -45,8 +45,8 @@ void check_files(const TreeRecord& tree, VerifyReport& report) {
   layout.include_dir = tree.include_dir;
   layout.import_lib_dir = tree.import_lib_dir;
   const bool import_libs = tree.platform.os == Os::windows && tree.source.kind == "zip";
-  auto missing = missing_files(tree.root, layout, tree.platform.os,
-                               import_libs ? RequireImportLibs::yes : RequireImportLibs::no);
+  auto missing =
+      missing_files(tree.root, layout, tree.platform.os, import_libs ? RequireImportLibs::yes : RequireImportLibs::no);
   if (tree.include_dir.empty() || fs::path(util::path_from_utf8(tree.include_dir)).is_absolute()) {
     std::erase_if(missing, [](const std::string& path) { return util::ends_with(path, ".h"); });
   }
@@ -70,7 +70,8 @@ void check_files(const TreeRecord& tree, VerifyReport& report) {
                (size < file.size ? " (truncated?)" : "");
       }
       auto hash = util::sha256_file(path);
-      return hash && *hash == file.sha256 ? std::string() : "'" + file.path + "' changed since it was installed (SHA-256 differs)";
+      return hash && *hash == file.sha256 ? std::string()
+                                          : "'" + file.path + "' changed since it was installed (SHA-256 differs)";
     }));
   }
   std::vector<std::string> problems;
@@ -84,9 +85,9 @@ void check_files(const TreeRecord& tree, VerifyReport& report) {
   if (tree.files.empty()) {
     report.checks.push_back({"files", CheckStatus::skipped, "no install manifest (a tree given by path)"});
   } else {
-    report.checks.push_back({"files", problems.empty() ? CheckStatus::ok : CheckStatus::failed,
-                             problems.empty() ? std::to_string(hashed) + " files match the install manifest"
-                                              : join_some(problems)});
+    report.checks.push_back(
+        {"files", problems.empty() ? CheckStatus::ok : CheckStatus::failed,
+         problems.empty() ? std::to_string(hashed) + " files match the install manifest" : join_some(problems)});
   }
 
   // The libraries the manifest lists (an adopted system folder lists only
@@ -99,7 +100,8 @@ void check_files(const TreeRecord& tree, VerifyReport& report) {
   }
   if (tree.files.empty()) {
     for (const auto& entry : fs::directory_iterator(tree.resolve(tree.library_dir), ec)) {
-      if (is_cudnn_library_name(util::to_utf8(entry.path().filename()), tree.platform.os) && entry.is_regular_file(ec)) {
+      if (is_cudnn_library_name(util::to_utf8(entry.path().filename()), tree.platform.os) &&
+          entry.is_regular_file(ec)) {
         libraries.push_back(entry.path());
       }
     }
@@ -109,7 +111,8 @@ void check_files(const TreeRecord& tree, VerifyReport& report) {
   for (const auto& path : libraries) {
     auto binary = identify_binary_file(path);
     if (!binary || !matches(*binary, tree.platform)) {
-      foreign.push_back("'" + util::to_utf8(path.filename()) + "' is " + (binary ? binary->describe() : std::string("unreadable")));
+      foreign.push_back("'" + util::to_utf8(path.filename()) + "' is " +
+                        (binary ? binary->describe() : std::string("unreadable")));
     } else if (described.empty()) {
       described = binary->describe();
     }
@@ -161,14 +164,15 @@ void check_load(const TreeRecord& tree, const VerifyOptions& options, VerifyRepo
   const bool same = loaded.same_release(tree.version);
   report.checks.push_back({"load", same ? CheckStatus::ok : CheckStatus::failed,
                            "cudnnGetVersion() = " + std::to_string(probed->version_raw) + " (" + loaded.str() + ")" +
-                               (same ? "" : ", the tree says " + tree.version.str()) + ", from " + probed->loaded_from});
+                               (same ? "" : ", the tree says " + tree.version.str()) + ", from " +
+                               probed->loaded_from});
   if (probed->cudart_raw) {
     const CudaVersion cudart = decode_cudart_version(*probed->cudart_raw);
     const bool fits = !tree.cuda || tree.cuda->major == cudart.major;
-    report.checks.push_back({"cudart", fits ? CheckStatus::ok : CheckStatus::failed,
-                             "built against CUDA " + cudart.str() +
-                                 (tree.cuda ? (fits ? ", as the tree says" : ", the tree says " + tree.cuda->str())
-                                            : std::string())});
+    report.checks.push_back(
+        {"cudart", fits ? CheckStatus::ok : CheckStatus::failed,
+         "built against CUDA " + cudart.str() +
+             (tree.cuda ? (fits ? ", as the tree says" : ", the tree says " + tree.cuda->str()) : std::string())});
   }
   // Each sub-library by absolute path, in parallel children: a missing
   // dependency names itself here.
@@ -207,9 +211,9 @@ void check_load(const TreeRecord& tree, const VerifyOptions& options, VerifyRepo
       failures.push_back(std::move(failure));
     }
   }
-  report.checks.push_back({"sub-libraries", failures.empty() ? CheckStatus::ok : CheckStatus::failed,
-                           failures.empty() ? std::to_string(loaded_count) + " load by absolute path"
-                                            : join_some(failures, 2)});
+  report.checks.push_back(
+      {"sub-libraries", failures.empty() ? CheckStatus::ok : CheckStatus::failed,
+       failures.empty() ? std::to_string(loaded_count) + " load by absolute path" : join_some(failures, 2)});
 
   // What cuDNN opens by name only later, at its first real work: a load
   // passes without it and the first convolution fails.
@@ -222,9 +226,9 @@ void check_load(const TreeRecord& tree, const VerifyOptions& options, VerifyRepo
 }
 
 void check_conv(const TreeRecord& tree, const VerifyOptions& options, VerifyReport& report) {
-  auto outcome = util::run_process(
-      probe_process(options.probe_program, tree.library_path(), {"--conv", "--device", std::to_string(options.device)},
-                    options.timeout));
+  auto outcome =
+      util::run_process(probe_process(options.probe_program, tree.library_path(),
+                                      {"--conv", "--device", std::to_string(options.device)}, options.timeout));
   if (!outcome) {
     report.checks.push_back({"conv", CheckStatus::failed, outcome.error().message});
     return;
@@ -270,8 +274,9 @@ void check_conv(const TreeRecord& tree, const VerifyOptions& options, VerifyRepo
   } else {
     report.checks.push_back({"conv", CheckStatus::failed,
                              !error.empty() ? error
-                             : outcome->signal ? "the GPU check crashed (signal " + std::to_string(outcome->signal) + ")"
-                                               : join_some(shapes, 5)});
+                             : outcome->signal
+                                 ? "the GPU check crashed (signal " + std::to_string(outcome->signal) + ")"
+                                 : join_some(shapes, 5)});
   }
 }
 

@@ -31,7 +31,7 @@ struct VerifyCheck {
 struct VerifyReport {
   std::vector<VerifyCheck> checks;
   std::vector<std::pair<std::string, std::string>> gpu;  // what the GPU check reported (gpu, driver, algo, error...)
-  bool gpu_unavailable = false;  // the conv level was skipped: no GPU or driver
+  bool gpu_unavailable = false;                          // the conv level was skipped: no GPU or driver
 
   bool passed() const;
 };

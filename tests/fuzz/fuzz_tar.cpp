@@ -1,8 +1,8 @@
 // The tar path (official Linux archives through libarchive and TarSource):
 // headers, links, sparse maps. The sink stands in for extract's bounds.
 #include "formats/archive.hpp"
-#include "store/extract.hpp"
 #include "fuzz_support.hpp"
+#include "store/extract.hpp"
 
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
   const auto path = cudnnenv::fuzz::scratch_file(data, size, ".tar");

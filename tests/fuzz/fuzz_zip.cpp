@@ -2,9 +2,9 @@
 // list, stream every entry with the extractor's name checks. A crafted zip
 // must end in an error value, within a bounded amount of output.
 #include "formats/archive.hpp"
-#include "store/extract.hpp"
-#include "fuzz_support.hpp"
 #include "formats/zip.hpp"
+#include "fuzz_support.hpp"
+#include "store/extract.hpp"
 
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
   const auto path = cudnnenv::fuzz::scratch_file(data, size, ".zip");

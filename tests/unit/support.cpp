@@ -28,9 +28,13 @@ fs::path fixture(const std::string& name) {
   return path;
 }
 
-fs::path golden(const std::string& name) { return util::path_from_utf8(CUDNNENV_GOLDEN_DIR) / name; }
+fs::path golden(const std::string& name) {
+  return util::path_from_utf8(CUDNNENV_GOLDEN_DIR) / name;
+}
 
-fs::path cudnnenv_program() { return util::path_from_utf8(CUDNNENV_PROGRAM); }
+fs::path cudnnenv_program() {
+  return util::path_from_utf8(CUDNNENV_PROGRAM);
+}
 
 ProbeFunction child_probe() {
   return [](const fs::path& library) { return probe_in_child(probe_program_beside(cudnnenv_program()), library); };
@@ -102,8 +106,8 @@ FileMap fake_tree(const FakeTree& spec) {
     }
   }
   for (const auto& name : set.headers) {
-    files[include + name] = Item{name == "cudnn_version.h" ? version_header(spec.header_version)
-                                                            : "/* " + name + " (test fixture) */\n"};
+    files[include + name] =
+        Item{name == "cudnn_version.h" ? version_header(spec.header_version) : "/* " + name + " (test fixture) */\n"};
   }
   if (spec.style != TreeStyle::wheel) {
     for (const auto& name : set.import_libs) {
@@ -174,8 +178,8 @@ void write_zip(const fs::path& path, const FileMap& files, ZipOptions options) {
     const std::string content = item.link.empty() ? item.data : item.link;
     const bool deflated = options.deflate && item.link.empty();
     const std::string stored = deflated ? raw_deflate(content) : content;
-    const auto crc = static_cast<std::uint32_t>(crc32(0, reinterpret_cast<const Bytef*>(content.data()),
-                                                      static_cast<uInt>(content.size())));
+    const auto crc = static_cast<std::uint32_t>(
+        crc32(0, reinterpret_cast<const Bytef*>(content.data()), static_cast<uInt>(content.size())));
     const std::uint64_t offset = body.size();
     const std::uint32_t size32 = options.zip64 ? 0xFFFFFFFF : static_cast<std::uint32_t>(content.size());
     const std::uint32_t csize32 = options.zip64 ? 0xFFFFFFFF : static_cast<std::uint32_t>(stored.size());

@@ -52,13 +52,13 @@ enum class TreeStyle {
 struct FakeTree {
   Os os = Os::windows;
   int major = 8;
-  std::string header_version = "8.1.0";  // what cudnn_version.h says
-  std::string library;                   // fixture copied under every library name
+  std::string header_version = "8.1.0";                  // what cudnn_version.h says
+  std::string library;                                   // fixture copied under every library name
   std::map<std::string, std::string> library_overrides;  // another fixture for some names ("cudnn_ops64_9.dll")
   TreeStyle style = TreeStyle::legacy;
-  std::string prefix;                    // top folder for TreeStyle::archive (may be empty)
-  std::string wheel_metadata_name;       // e.g. "nvidia-cudnn-cu12" (wheel style)
-  std::string wheel_version;             // e.g. "9.1.0.70"
+  std::string prefix;               // top folder for TreeStyle::archive (may be empty)
+  std::string wheel_metadata_name;  // e.g. "nvidia-cudnn-cu12" (wheel style)
+  std::string wheel_version;        // e.g. "9.1.0.70"
 };
 
 // The files of a complete fake release, by relative path.

@@ -22,7 +22,9 @@ fs::path g_original;
 
 }  // namespace
 
-fs::path test_dir() { return g_current; }
+fs::path test_dir() {
+  return g_current;
+}
 
 struct FreshFolder : doctest::IReporter {
   explicit FreshFolder(const doctest::ContextOptions&) {}

@@ -9,18 +9,18 @@
 
 #include "batch_command.hpp"
 #include "formats/binfmt.hpp"
-#include "store/extract.hpp"
+#include "formats/toml_text.hpp"
+#include "formats/version.hpp"
+#include "formats/zip.hpp"
 #include "pin/launch.hpp"
 #include "select/project.hpp"
 #include "shell/activation.hpp"
 #include "shell/quote.hpp"
+#include "store/extract.hpp"
 #include "store/store.hpp"
-#include "formats/toml_text.hpp"
 #include "support.hpp"
 #include "util/process.hpp"
 #include "util/text.hpp"
-#include "formats/version.hpp"
-#include "formats/zip.hpp"
 
 namespace cudnnenv {
 
@@ -130,8 +130,9 @@ TEST_SUITE("security") {
   TEST_CASE("a version header cut after '#define CUDNN_MAJOR ' has no version") {
     CHECK_FALSE(parse_version_header("#define CUDNN_MAJOR "));
     CHECK_FALSE(parse_version_header("#define CUDNN_MAJOR 9\n#define CUDNN_MINOR 1\n#define CUDNN_PATCHLEVEL "));
-    CHECK_FALSE(parse_version_header("#define CUDNN_MAJOR 99999999999999\n#define CUDNN_MINOR 1\n"
-                                     "#define CUDNN_PATCHLEVEL 0\n"));
+    CHECK_FALSE(
+        parse_version_header("#define CUDNN_MAJOR 99999999999999\n#define CUDNN_MINOR 1\n"
+                             "#define CUDNN_PATCHLEVEL 0\n"));
   }
 
   TEST_CASE("under 256 MiB the ratio is not enforced: small archives of repetitive files install") {
@@ -195,8 +196,10 @@ TEST_SUITE("security") {
   TEST_CASE("names shown on a terminal: controls, C1 and bidi overrides escaped, letters kept") {
     CHECK(util::printable("a\x1b[2Jb\x07") == "a\\x1b[2Jb\\x07");
     CHECK(util::printable("C:\\libs\\中文 é") == "C:\\libs\\中文 é");
-    CHECK(util::printable("x\xC2\x9B" "31m") == "x\\u{9b}31m");             // C1 CSI
-    CHECK(util::printable("evil\xE2\x80\xAE" "lld.exe") == "evil\\u{202e}lld.exe");  // right-to-left override
+    CHECK(util::printable("x\xC2\x9B"
+                          "31m") == "x\\u{9b}31m");  // C1 CSI
+    CHECK(util::printable("evil\xE2\x80\xAE"
+                          "lld.exe") == "evil\\u{202e}lld.exe");  // right-to-left override
     CHECK(util::printable("bad\xFF\xC3") == "bad\\xff\\xc3");
   }
 
@@ -213,32 +216,36 @@ TEST_SUITE("security") {
     // Found by fuzz_toml: U+FEFB at the start of a document, U+02D4 while toml++ scans ahead
     // in an invalid value; tomlplusplus #190: after a line-ending backslash in a multi-line string.
     const std::string outside = ": a character outside ASCII outside a string or comment";
-    for (const auto& [text, expected] : {std::pair<std::string, std::string>{"\xEF\xBB\xBB", "1:1" + outside},
-                                         {"a = 1\n  \xC2\xA7 = 2\n", "2:3" + outside},
-                                         {"z=-[.1.2\xCB\x94", "1:3: '-[.1.2\xCB\x94' is not a TOML value"},
-                                         {"k = \"\xFF\"", "1:6: the file is not UTF-8"},
-                                         {"cudnn = \"t91\"\n[\x19" "env]\n", "2:1: a table header without a key"},
-                                         {"a = \"x\x19\" \"", "1:7: a control character (U+0019)"},
-                                         {"l = [[1,\n }", "2:2: a '}' that closes a '['"},
-                                         {"a = 1\n  [[ &", "2:3: a table header without a key"},
-                                         {"a = 1 # x = 2\n[= 1", "2:1: a table header without a key"},
-                                         {"d = 2026-12-01Tz0:00:00Z", "1:5: '2026-12-01Tz0:00:00Z' is not a TOML value"},
-                                         {"n = [1, 007]", "1:9: '007' is not a TOML value"}}) {
+    for (const auto& [text, expected] :
+         {std::pair<std::string, std::string>{"\xEF\xBB\xBB", "1:1" + outside},
+          {"a = 1\n  \xC2\xA7 = 2\n", "2:3" + outside},
+          {"z=-[.1.2\xCB\x94", "1:3: '-[.1.2\xCB\x94' is not a TOML value"},
+          {"k = \"\xFF\"", "1:6: the file is not UTF-8"},
+          {"cudnn = \"t91\"\n[\x19"
+           "env]\n",
+           "2:1: a table header without a key"},
+          {"a = \"x\x19\" \"", "1:7: a control character (U+0019)"},
+          {"l = [[1,\n }", "2:2: a '}' that closes a '['"},
+          {"a = 1\n  [[ &", "2:3: a table header without a key"},
+          {"a = 1 # x = 2\n[= 1", "2:1: a table header without a key"},
+          {"d = 2026-12-01Tz0:00:00Z", "1:5: '2026-12-01Tz0:00:00Z' is not a TOML value"},
+          {"n = [1, 007]", "1:9: '007' is not a TOML value"}}) {
       auto parsed = parse_toml(text, "x.toml", "fix it");
       REQUIRE_FALSE(parsed);
       CHECK(parsed.error().message == "x.toml:" + expected);
     }
-    const std::string text = "a = \"é\" # é\n"
-                             "b = 'C:\\Users\\José \"q\"'\n"
-                             "c = '''中\n文 '' '''\n"
-                             "d = \"\"\"\\\n  \xC2\xA7\"\"\"\n"
-                             "e = \"\\\"ü\\\\\"\n"
-                             "'ключ' = \"\xEF\xBB\xBB\"\n"
-                             "f = '''x'''''\n"
-                             "g = [\n  [ { x = 1 } ],\n  [+1],\n]\n"
-                             "[t]\r\nh = { i = [ { j = 2 } ] }\n"
-                             "k = [ 1979-05-27 07:32:00Z, 1979-05-27T00:32:00.999-07:00, 07:32:00, 1979-05-27,\n"
-                             "  0xDEAD_beef, 0o755, 0b1101, +1_000, -3.14e-2, inf, -nan, true, false ] # done\n";
+    const std::string text =
+        "a = \"é\" # é\n"
+        "b = 'C:\\Users\\José \"q\"'\n"
+        "c = '''中\n文 '' '''\n"
+        "d = \"\"\"\\\n  \xC2\xA7\"\"\"\n"
+        "e = \"\\\"ü\\\\\"\n"
+        "'ключ' = \"\xEF\xBB\xBB\"\n"
+        "f = '''x'''''\n"
+        "g = [\n  [ { x = 1 } ],\n  [+1],\n]\n"
+        "[t]\r\nh = { i = [ { j = 2 } ] }\n"
+        "k = [ 1979-05-27 07:32:00Z, 1979-05-27T00:32:00.999-07:00, 07:32:00, 1979-05-27,\n"
+        "  0xDEAD_beef, 0o755, 0b1101, +1_000, -3.14e-2, inf, -nan, true, false ] # done\n";
     auto parsed = parse_toml(text, "x.toml", "fix it");
     REQUIRE_MESSAGE(parsed, (parsed ? "" : parsed.error().message));
     CHECK((*parsed)["a"].value<std::string>() == "é");
@@ -266,8 +273,8 @@ TEST_SUITE("security") {
     util::Environment environment;
     environment.set(shell::k_state_variable, "1;SX;touch PWNED=%zz;UY$(id)");
     const auto operations = shell::deactivate(environment, ':');
-    for (auto each : {shell::Shell::bash, shell::Shell::zsh, shell::Shell::fish, shell::Shell::powershell,
-                      shell::Shell::cmd}) {
+    for (auto each :
+         {shell::Shell::bash, shell::Shell::zsh, shell::Shell::fish, shell::Shell::powershell, shell::Shell::cmd}) {
       CHECK(shell::unsafe_value(each, operations) ==
             "'Y$(id)' is not a variable name (letters, digits and '_', not starting with a digit)");
     }
@@ -317,8 +324,8 @@ TEST_SUITE("batch_command") {
 
   TEST_CASE("property: whatever the C runtime quoting makes of random arguments, splitting gives them back") {
     std::mt19937 random(10);
-    const std::vector<std::string> pieces = {"a", "b", " ", "\t", "\"", "\\", "&", "|", "%", "!", "^", "(", ")",
-                                             "<", ">", ";", ",", "=", "中"};
+    const std::vector<std::string> pieces = {"a", "b", " ", "\t", "\"", "\\", "&", "|", "%", "!",
+                                             "^", "(", ")", "<",  ">",  ";",  ",", "=", "中"};
     for (int round = 0; round < 500; ++round) {
       std::vector<std::string> words(random() % 4 + 1);
       std::string line;

@@ -23,11 +23,13 @@ TEST_SUITE("version") {
   }
 
   TEST_CASE("header macros give the version, for 7.x cudnn.h and 8.x/9.x cudnn_version.h") {
-    const char* seven = "#define CUDNN_MAJOR 7\n#define CUDNN_MINOR 6\n#define CUDNN_PATCHLEVEL 5\n"
-                        "#define CUDNN_VERSION (CUDNN_MAJOR * 1000 + CUDNN_MINOR * 100 + CUDNN_PATCHLEVEL)\n";
+    const char* seven =
+        "#define CUDNN_MAJOR 7\n#define CUDNN_MINOR 6\n#define CUDNN_PATCHLEVEL 5\n"
+        "#define CUDNN_VERSION (CUDNN_MAJOR * 1000 + CUDNN_MINOR * 100 + CUDNN_PATCHLEVEL)\n";
     CHECK(parse_version_header(seven)->str() == "7.6.5");
-    const char* nine = "#ifndef CUDNN_VERSION_H\n#define CUDNN_MAJOR_FAKE 1\n#define  CUDNN_MAJOR\t9\n"
-                       "#define CUDNN_MINOR 10\n#define CUDNN_PATCHLEVEL 2\n";
+    const char* nine =
+        "#ifndef CUDNN_VERSION_H\n#define CUDNN_MAJOR_FAKE 1\n#define  CUDNN_MAJOR\t9\n"
+        "#define CUDNN_MINOR 10\n#define CUDNN_PATCHLEVEL 2\n";
     CHECK(parse_version_header(nine)->str() == "9.10.2");
     CHECK_FALSE(parse_version_header("#define CUDNN_MAJOR 9\n#define CUDNN_MINOR 1\n"));
   }
@@ -85,8 +87,7 @@ TEST_SUITE("archive_name") {
     CHECK(name.stem == "my-cudnn-copy");
     CHECK_FALSE(name.version);
     CHECK_FALSE(name.cuda);
-    apply_wheel_metadata("Metadata-Version: 2.1\nName: nvidia-cudnn-cu13\nVersion: 9.13.0.50\n\nName: ignored\n",
-                         name);
+    apply_wheel_metadata("Metadata-Version: 2.1\nName: nvidia-cudnn-cu13\nVersion: 9.13.0.50\n\nName: ignored\n", name);
     CHECK(name.cuda->str() == "13");
     CHECK(name.version->str() == "9.13.0.50");
   }

@@ -4,11 +4,11 @@
 #include <cstdlib>
 #include <map>
 
+#include "formats/zip.hpp"
 #include "support.hpp"
 #include "util/fs.hpp"
 #include "util/sha256.hpp"
 #include "util/text.hpp"
-#include "formats/zip.hpp"
 
 #ifndef _WIN32
 #include <archive.h>
@@ -65,8 +65,8 @@ TEST_SUITE("zip") {
       const char* name;
       test::ZipOptions options;
     };
-    for (const Variant& variant : {Variant{"stored", {false, false}}, Variant{"deflate", {true, false}},
-                                   Variant{"zip64", {true, true}}}) {
+    for (const Variant& variant :
+         {Variant{"stored", {false, false}}, Variant{"deflate", {true, false}}, Variant{"zip64", {true, true}}}) {
       CAPTURE(variant.name);
       const std::filesystem::path path = std::string(variant.name) + ".zip";
       test::write_zip(path, files, variant.options);
@@ -128,11 +128,13 @@ TEST_SUITE("zip") {
     const FileMap files = sample_files();
     test::write_folder("tree", files);
     std::filesystem::create_symlink("cudnn64_8.dll", "tree/cuda/bin/link.dll");
-    REQUIRE(std::system("cd tree && zip -q -r -y -0 ../infozip-stored.zip . && zip -q -r -y -9 ../infozip-deflate.zip . "
-                        "&& zip -q -r -y -fz ../infozip-zip64.zip .") == 0);
+    REQUIRE(
+        std::system("cd tree && zip -q -r -y -0 ../infozip-stored.zip . && zip -q -r -y -9 ../infozip-deflate.zip . "
+                    "&& zip -q -r -y -fz ../infozip-zip64.zip .") == 0);
     test::write_zip("ours-zip64.zip", files, {true, true});
 
-    for (const std::string name : {"infozip-stored.zip", "infozip-deflate.zip", "infozip-zip64.zip", "ours-zip64.zip"}) {
+    for (const std::string name :
+         {"infozip-stored.zip", "infozip-deflate.zip", "infozip-zip64.zip", "ours-zip64.zip"}) {
       CAPTURE(name);
       const auto ours = read_with_ours(name);
       std::map<std::string, std::string> theirs;

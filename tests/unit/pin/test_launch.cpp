@@ -5,8 +5,8 @@
 
 #include <cstring>
 
-#include "pin/launch.hpp"
 #include "launch_key.hpp"
+#include "pin/launch.hpp"
 #include "pin/pin_policy.hpp"
 #include "sidecar.hpp"
 #include "support.hpp"
@@ -19,7 +19,9 @@ namespace fs = std::filesystem;
 
 namespace {
 
-bool windows() { return host_platform().os == Os::windows; }
+bool windows() {
+  return host_platform().os == Os::windows;
+}
 
 // An executable file named `name` (name.exe on Windows) in `folder`.
 fs::path make_program(const fs::path& folder, const std::string& name) {
@@ -100,8 +102,8 @@ TEST_SUITE("launch") {
     request.environment = path_of({"bin"});
     request.audit_module = fs::absolute("audit.so");
     const std::string variable = windows() ? "PATH" : "LD_LIBRARY_PATH";
-    request.environment.set(variable, request.environment.get(variable).value_or("") +
-                                          util::path_list_separator() + "/other");
+    request.environment.set(variable,
+                            request.environment.get(variable).value_or("") + util::path_list_separator() + "/other");
     auto plan = plan_launch(request);
     REQUIRE(plan);
     const std::string first = plan->environment.get(variable).value_or("");
@@ -120,7 +122,8 @@ TEST_SUITE("launch") {
       request.mode = PinMode::preload;
       auto preload = plan_launch(request);
       REQUIRE(preload);
-      CHECK(util::starts_with(preload->environment.get("LD_PRELOAD").value_or(""), util::to_utf8(lib / "libcudnn.so.9")));
+      CHECK(
+          util::starts_with(preload->environment.get("LD_PRELOAD").value_or(""), util::to_utf8(lib / "libcudnn.so.9")));
       CHECK_FALSE(preload->environment.get("CUDNNENV_PIN_DIR"));
     }
   }

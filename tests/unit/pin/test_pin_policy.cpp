@@ -25,8 +25,9 @@ PinCheckOptions load_check(const Store& store) {
 // The manifest path of the host's ops sub-library: the file itself, not a link to it.
 std::string ops_entry(const TreeRecord& tree) {
   for (const auto& file : tree.files) {
-    if (file.link.empty() && file.path.find(host_platform().os == Os::windows ? "/cudnn_ops64_9.dll"
-                                                                               : "/libcudnn_ops.so.9") != std::string::npos) {
+    if (file.link.empty() &&
+        file.path.find(host_platform().os == Os::windows ? "/cudnn_ops64_9.dll" : "/libcudnn_ops.so.9") !=
+            std::string::npos) {
       return file.path;
     }
   }

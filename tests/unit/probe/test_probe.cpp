@@ -7,13 +7,15 @@ namespace cudnnenv {
 
 TEST_SUITE("probe protocol") {
   TEST_CASE("key=value lines: in order, repeated keys kept, values trimmed, other lines skipped") {
-    const auto pairs = probe_protocol::parse_key_values("gpu=NVIDIA H200\nnoise\nconv=a ok \r\nconv=b ok\n=x\nempty=\n");
+    const auto pairs =
+        probe_protocol::parse_key_values("gpu=NVIDIA H200\nnoise\nconv=a ok \r\nconv=b ok\n=x\nempty=\n");
     using Pairs = std::vector<std::pair<std::string, std::string>>;
     CHECK(pairs == Pairs{{"gpu", "NVIDIA H200"}, {"conv", "a ok"}, {"conv", "b ok"}, {"", "x"}, {"empty", ""}});
   }
 
   TEST_CASE("the load probe's report: version, CUDA runtime, the file mapped") {
-    const auto report = parse_probe_output("cudnn_version=91900\ncudart_version=13000\nloaded_from=/opt/x/libcudnn.so.9\n");
+    const auto report =
+        parse_probe_output("cudnn_version=91900\ncudart_version=13000\nloaded_from=/opt/x/libcudnn.so.9\n");
     REQUIRE(report);
     CHECK(report->version_raw == 91900);
     REQUIRE(report->cudart_raw);

@@ -4,10 +4,10 @@
 
 #include "select/project.hpp"
 #include "select/resolve.hpp"
+#include "select/trust.hpp"
 #include "store/spec.hpp"
 #include "store/store.hpp"
 #include "support.hpp"
-#include "select/trust.hpp"
 #include "util/fs.hpp"
 #include "util/text.hpp"
 
@@ -201,10 +201,11 @@ TEST_SUITE("selection") {
       const char* text;
       std::string message;
     };
-    for (const Case& c : {Case{"cudnn = 8.1\n", where + ":1:9: 'cudnn' must be a string"},
-                          Case{"[verify]\non_launch = \"always\"\n",
-                               where + ":2:13: on_launch must be none, load or conv, not 'always'"},
-                          Case{"cudnn = \"8.1\"\nprofile = \"tf2.5\"\n", where + ": both 'cudnn' and 'profile' are set"}}) {
+    for (const Case& c :
+         {Case{"cudnn = 8.1\n", where + ":1:9: 'cudnn' must be a string"},
+          Case{"[verify]\non_launch = \"always\"\n",
+               where + ":2:13: on_launch must be none, load or conv, not 'always'"},
+          Case{"cudnn = \"8.1\"\nprofile = \"tf2.5\"\n", where + ": both 'cudnn' and 'profile' are set"}}) {
       CAPTURE(c.text);
       auto parsed = parse_project_file(c.text, file);
       REQUIRE_FALSE(parsed);
@@ -214,9 +215,10 @@ TEST_SUITE("selection") {
     auto typo = parse_project_file("cudnn = \"8.1\"\ncdunn_typo = \"x\"\n[verify]\nwhen = \"load\"\n", file);
     REQUIRE(typo);
     CHECK(typo->cudnn == "8.1");
-    CHECK(typo->warnings == std::vector<std::string>{
-                                where + ":2:1: unknown key 'cdunn_typo' (valid keys: cudnn, cuda, profile, path, [env], [verify])",
-                                where + ":4:1: unknown key 'when' in [verify] (valid keys: on_launch)"});
+    CHECK(typo->warnings ==
+          std::vector<std::string>{
+              where + ":2:1: unknown key 'cdunn_typo' (valid keys: cudnn, cuda, profile, path, [env], [verify])",
+              where + ":4:1: unknown key 'when' in [verify] (valid keys: on_launch)"});
     auto syntax = parse_project_file("cudnn = \"8.1\n", file);
     REQUIRE_FALSE(syntax);
     CHECK(syntax.error().message.rfind(where + ":1:", 0) == 0);
@@ -249,8 +251,8 @@ TEST_SUITE("selection") {
 
     auto refused = resolve_selection(store, request_in(project));
     REQUIRE_FALSE(refused);
-    CHECK(refused.error().message == "'" + util::to_utf8(file) +
-                                         "' points outside the store (path = '../vendored cudnn') and is not trusted");
+    CHECK(refused.error().message ==
+          "'" + util::to_utf8(file) + "' points outside the store (path = '../vendored cudnn') and is not trusted");
     CHECK(refused.error().hint == "read it, then run 'cudnnenv trust' in '" + util::to_utf8(project) + "'");
 
     REQUIRE(trust.trust(file));
@@ -279,8 +281,9 @@ TEST_SUITE("selection") {
   TEST_CASE("a path inside the store needs no trust") {
     Store store = make_store();
     const fs::path project = test::test_dir() / "p";
-    write_text(project / k_project_file_name,
-               "path = " + toml_quote(util::to_utf8(store.root() / "cudnn-linux-x86_64-9.1.0.70_cuda12-archive")) + "\n");
+    write_text(
+        project / k_project_file_name,
+        "path = " + toml_quote(util::to_utf8(store.root() / "cudnn-linux-x86_64-9.1.0.70_cuda12-archive")) + "\n");
     if (host_platform().os == Os::linux) {
       auto selection = resolve_selection(store, request_in(project));
       REQUIRE_MESSAGE(selection, (selection ? "" : selection.error().message));
@@ -336,8 +339,9 @@ TEST_SUITE("profiles") {
   }
 
   TEST_CASE("the user's profiles in config.toml, one replacing a built-in; a broken one is an error with its place") {
-    test::write_binary("config.toml", "default = \"9\"\n[profiles.mine]\ncudnn = \"9.1\"\ncuda = \"12.2\"\n"
-                                      "[profiles.mine.env]\nX = \"1\"\n[profiles.\"tf2.5\"]\ncudnn = \"8.9\"\n");
+    test::write_binary("config.toml",
+                       "default = \"9\"\n[profiles.mine]\ncudnn = \"9.1\"\ncuda = \"12.2\"\n"
+                       "[profiles.mine.env]\nX = \"1\"\n[profiles.\"tf2.5\"]\ncudnn = \"8.9\"\n");
     REQUIRE(read_config("config.toml"));  // the config's own reader leaves [profiles] alone
     auto mine = find_profile("mine", host_platform().os, "config.toml");
     REQUIRE(mine);

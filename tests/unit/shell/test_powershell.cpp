@@ -104,16 +104,15 @@ std::vector<Operation> parse_script(const std::string& script) {
 
 TEST_SUITE("powershell") {
   TEST_CASE("every value comes back from the parsed script as it went in") {
-    const std::vector<std::string> values = {
-        "C:\\Program Files\\NVIDIA\\CUDNN\\v9.1\\bin",
-        "it's",
-        "''",
-        "$Env:PATH; Remove-Item C:\\ -Recurse",
-        "`n `$(whoami) \"double\"",
-        "\xE2\x80\x98typographic\xE2\x80\x99 \xE2\x80\x9A\xE2\x80\x9B quotes",
-        "中文 & | ; ( ) { } @ # %",
-        "trailing quote'",
-        ""};
+    const std::vector<std::string> values = {"C:\\Program Files\\NVIDIA\\CUDNN\\v9.1\\bin",
+                                             "it's",
+                                             "''",
+                                             "$Env:PATH; Remove-Item C:\\ -Recurse",
+                                             "`n `$(whoami) \"double\"",
+                                             "\xE2\x80\x98typographic\xE2\x80\x99 \xE2\x80\x9A\xE2\x80\x9B quotes",
+                                             "中文 & | ; ( ) { } @ # %",
+                                             "trailing quote'",
+                                             ""};
     std::vector<Operation> operations;
     for (std::size_t i = 0; i < values.size(); ++i) {
       operations.push_back({"V" + std::to_string(i), values[i]});
@@ -134,10 +133,40 @@ TEST_SUITE("powershell") {
     // statement parses back, by the language's quoting rules, to exactly the
     // intended name and value, with nothing after the string.
     std::mt19937 random(10);
-    const std::vector<std::string> pieces = {
-        "'", "\"", "\\", "$Env:PATH", "$(Remove-Item C:\\ -Recurse)", "`", "`n", ";", "&", "|", "%PATH%", "!", "^",
-        "(", ")", "{", "}", "@", "#", " ", "\t", "\n", "\r", "中文", "é", "\xE2\x80\x98", "\xE2\x80\x99",
-        "\xE2\x80\x9A", "\xE2\x80\x9B", "\xE2\x80\x9C", "''", "a", "0", "\x1b[31m"};
+    const std::vector<std::string> pieces = {"'",
+                                             "\"",
+                                             "\\",
+                                             "$Env:PATH",
+                                             "$(Remove-Item C:\\ -Recurse)",
+                                             "`",
+                                             "`n",
+                                             ";",
+                                             "&",
+                                             "|",
+                                             "%PATH%",
+                                             "!",
+                                             "^",
+                                             "(",
+                                             ")",
+                                             "{",
+                                             "}",
+                                             "@",
+                                             "#",
+                                             " ",
+                                             "\t",
+                                             "\n",
+                                             "\r",
+                                             "中文",
+                                             "é",
+                                             "\xE2\x80\x98",
+                                             "\xE2\x80\x99",
+                                             "\xE2\x80\x9A",
+                                             "\xE2\x80\x9B",
+                                             "\xE2\x80\x9C",
+                                             "''",
+                                             "a",
+                                             "0",
+                                             "\x1b[31m"};
     const std::vector<std::string> bad_names = {"X;calc;#", "A B", "1A", "A-B", "$(calc)", "É", "A=B", "", "Env:X"};
     int checked = 0;
     int refused = 0;

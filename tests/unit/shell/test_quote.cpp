@@ -92,7 +92,8 @@ TEST_SUITE("activation") {
     CHECK_FALSE(unsafe_value(Shell::bash, {{"A", std::string("a\"b\nc")}}).has_value());
     CHECK(render(Shell::powershell, {{"A", std::string("it's")}, {"B", std::nullopt}}) ==
           "$Env:A = 'it''s'\nRemove-Item -ErrorAction SilentlyContinue Env:B\n");
-    CHECK(render(Shell::fish, {{"A", std::string("a'b\\c")}, {"B", std::nullopt}}) == "set -gx A 'a\\'b\\\\c'\nset -e B\n");
+    CHECK(render(Shell::fish, {{"A", std::string("a'b\\c")}, {"B", std::nullopt}}) ==
+          "set -gx A 'a\\'b\\\\c'\nset -e B\n");
   }
 }
 
@@ -104,7 +105,8 @@ namespace cudnnenv::shell {
 
 TEST_SUITE("activation") {
   TEST_CASE("cmd's AutoRun as a list: ours added once, at the end; removed with its own separator") {
-    const std::string ours = "if exist \"C:\\libs\\.cudnnenv\\cmd\\init.bat\" call \"C:\\libs\\.cudnnenv\\cmd\\init.bat\"";
+    const std::string ours =
+        "if exist \"C:\\libs\\.cudnnenv\\cmd\\init.bat\" call \"C:\\libs\\.cudnnenv\\cmd\\init.bat\"";
     CHECK(autorun_with("", ours) == ours);
     CHECK(autorun_with("echo a & echo b", ours) == "echo a & echo b & " + ours);
     CHECK(autorun_with("echo a & " + ours, ours) == "echo a & " + ours);

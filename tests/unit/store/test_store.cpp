@@ -37,7 +37,9 @@ struct Warnings {
 };
 
 // A store whose root has spaces and Chinese characters, as users' do.
-Store make_store() { return Store(test::test_dir() / "store root 库"); }
+Store make_store() {
+  return Store(test::test_dir() / "store root 库");
+}
 
 InstallOptions options_for(Platform platform, Warnings* warnings = nullptr) {
   InstallOptions options;
@@ -200,7 +202,8 @@ TEST_SUITE("store") {
       auto outcome = store.install("cu11-copy.whl", options_for(host_platform(), &warnings));
       REQUIRE_MESSAGE(outcome, (outcome ? "" : outcome.error().message));
       CHECK(outcome->record.cuda->str() == "12.2");
-      CHECK(warnings.any_contains("the wheel's metadata says CUDA 11 but the library was built with CUDA 12.2: keeping 12.2"));
+      CHECK(warnings.any_contains(
+          "the wheel's metadata says CUDA 11 but the library was built with CUDA 12.2: keeping 12.2"));
     }
     SUBCASE("an adopted folder named cuda-11.8 is named from its library") {
       Store store = make_store();
@@ -311,8 +314,9 @@ TEST_SUITE("store") {
     test::write_zip("cudnn-windows-x86_64-9.1.0.70_cuda12-archive.zip", windows_8_1());
     const std::string message =
         error_of(store.install("cudnn-windows-x86_64-9.1.0.70_cuda12-archive.zip", options_for(k_linux)));
-    CHECK(message == "'cudnn-windows-x86_64-9.1.0.70_cuda12-archive.zip' is a Windows x64 archive; this store holds "
-                     "Linux x86_64 trees");
+    CHECK(message ==
+          "'cudnn-windows-x86_64-9.1.0.70_cuda12-archive.zip' is a Windows x64 archive; this store holds "
+          "Linux x86_64 trees");
   }
 
   TEST_CASE("--require-official refuses an archive whose hash is unknown") {
@@ -473,9 +477,9 @@ TEST_SUITE("store") {
     // The same miss as 'use 9.1' says (one matcher): what is installed, and an archive that would fit.
     CHECK(missing.error().message == "no installed cuDNN matches '9.1'");
     const std::string archive = host_platform().os == Os::windows ? "cudnn-windows-x86_64-9.1.1.17_cuda12-archive.zip"
-                                                                   : "cudnn-linux-x86_64-9.1.1.17_cuda12-archive.tar.xz";
-    CHECK(missing.error().hint == "installed: 8.10.0, 8.1.0; download " + archive + " from NVIDIA, then 'cudnnenv install " +
-                                      archive + "'");
+                                                                  : "cudnn-linux-x86_64-9.1.1.17_cuda12-archive.tar.xz";
+    CHECK(missing.error().hint ==
+          "installed: 8.10.0, 8.1.0; download " + archive + " from NVIDIA, then 'cudnnenv install " + archive + "'");
     auto typo = store.find("v8.1.O");
     REQUIRE_FALSE(typo);
     CHECK(typo.error().hint == "did you mean 'v8.1.0'?");

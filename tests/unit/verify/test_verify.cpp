@@ -113,7 +113,8 @@ TEST_SUITE("verify") {
   }
 
   TEST_CASE("known GPU failures in plain words") {
-    CHECK(plain_cause("cudnnCreate failed: CUDNN_STATUS_ARCH_MISMATCH").find("this cuDNN build has no code for this GPU") == 0);
+    CHECK(plain_cause("cudnnCreate failed: CUDNN_STATUS_ARCH_MISMATCH")
+              .find("this cuDNN build has no code for this GPU") == 0);
     CHECK(plain_cause("3x3 pad 1: cuCtxSynchronize: no kernel image is available for execution on the device (209)")
               .find("this cuDNN build has no code for this GPU") == 0);
     CHECK(plain_cause("cudnnCreate failed: CUDNN_STATUS_NOT_SUPPORTED_INCOMPATIBLE_CUDA_DRIVER")
