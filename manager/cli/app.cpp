@@ -15,6 +15,16 @@ Store Context::store() const {
                                    : util::path_from_utf8(root_option));
 }
 
+SelectionRequest Context::request(const std::string& cudnn, const std::string& cuda) const {
+  SelectionRequest request;
+  if (!cudnn.empty()) request.cudnn = cudnn;
+  if (!cuda.empty()) request.cuda = cuda;
+  request.environment = environment;
+  std::error_code ec;
+  request.working_directory = std::filesystem::current_path(ec);
+  return request;
+}
+
 Result<Selection> Context::selection(SelectionRequest request) const {
   std::error_code ec;
   if (request.working_directory.empty()) request.working_directory = std::filesystem::current_path(ec);

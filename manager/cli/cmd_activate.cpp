@@ -2,6 +2,7 @@
 
 #include "cli/context.hpp"
 #include "cli/output.hpp"
+#include "select/activation.hpp"
 #include "select/profile.hpp"
 #include "select/resolve.hpp"
 #include "shell/activation.hpp"
@@ -35,64 +36,6 @@ Result<shell::Shell> shell_of(const ActivateArguments& arguments, const Context&
   return *shell;
 }
 
-// The CUDA toolkit of `cuda` on this machine, if installed where its
-// installer puts it (or where CUDA_PATH_VX_Y says).
-std::optional<fs::path> find_toolkit(const CudaVersion& cuda, const util::Environment& environment) {
-  std::error_code ec;
-  if (!cuda.minor) {
-    return std::nullopt;  // "cuda 12" names no one toolkit folder
-  }
-  const std::string dotted = std::to_string(cuda.major) + "." + std::to_string(*cuda.minor);
-  std::vector<fs::path> candidates;
-  if (auto variable = environment.get("CUDA_PATH_V" + std::to_string(cuda.major) + "_" + std::to_string(*cuda.minor))) {
-    candidates.push_back(util::path_from_utf8(*variable));
-  }
-  if (host_platform().os == Os::windows) {
-    const std::string program_files = environment.get("ProgramFiles").value_or("C:\\Program Files");
-    candidates.push_back(util::path_from_utf8(program_files) / "NVIDIA GPU Computing Toolkit" / "CUDA" /
-                         util::path_from_utf8("v" + dotted));
-  } else {
-    candidates.push_back("/usr/local/cuda-" + dotted);
-  }
-  for (const auto& candidate : candidates) {
-    if (fs::is_directory(candidate / "bin", ec)) {
-      return candidate;
-    }
-  }
-  return std::nullopt;
-}
-
-// What activating `tree` changes (issue text: the library folder first on
-// the loader's list, the toolkit's bin when found, CUDA_PATH, the CUDNN_*
-// variables, CUDNNENV_ACTIVE, the project's [env]).
-shell::Activation activation_for(const TreeRecord& tree, const std::optional<CudaVersion>& cuda,
-                                 const std::vector<std::pair<std::string, std::string>>& extra,
-                                 const util::Environment& environment) {
-  const bool windows = host_platform().os == Os::windows;
-  shell::Activation activation;
-  const std::string library_dir = util::to_utf8(tree.resolve(tree.library_dir));
-  if (auto toolkit = cuda ? find_toolkit(*cuda, environment) : std::nullopt) {
-    if (windows) {
-      activation.prepend.emplace_back("PATH", util::to_utf8(*toolkit / "libnvvp"));
-    }
-    activation.prepend.emplace_back("PATH", util::to_utf8(*toolkit / "bin"));
-    activation.set.emplace_back("CUDA_PATH", util::to_utf8(*toolkit));
-  }
-  activation.prepend.emplace_back(windows ? "PATH" : "LD_LIBRARY_PATH", library_dir);
-  activation.set.emplace_back("CUDNN_PATH", util::to_utf8(tree.root));
-  if (!tree.include_dir.empty()) {
-    activation.set.emplace_back("CUDNN_INCLUDE_DIR", util::to_utf8(tree.resolve(tree.include_dir)));
-  }
-  activation.set.emplace_back(
-      "CUDNN_LIB_DIR",
-      util::to_utf8(tree.resolve(!tree.import_lib_dir.empty() ? tree.import_lib_dir : tree.library_dir)));
-  activation.set.emplace_back("CUDNNENV_ACTIVE", tree.name);
-  for (const auto& [name, value] : extra) {
-    activation.set.emplace_back(name, value);
-  }
-  return activation;
-}
-
 Result<int> print_script(shell::Shell shell, const std::vector<shell::Operation>& operations) {
   if (auto unsafe = shell::unsafe_value(shell, operations)) {
     return make_error(*unsafe, "activate in another shell, or move the store (--root) to a plain path");
@@ -109,21 +52,6 @@ Result<int> print_script(shell::Shell shell, const std::vector<shell::Operation>
   }
   print(script);
   return 0;
-}
-
-// The activation of what `selection` chose, with the profile's CUDA and
-// variables and the project's [env].
-shell::Activation activation_of(const Selection& selection, const util::Environment& environment) {
-  std::optional<CudaVersion> cuda = selection.tree.cuda;
-  std::vector<std::pair<std::string, std::string>> extra;
-  if (selection.profile) {
-    if (auto profile_cuda = parse_cuda_version(selection.profile->cuda)) cuda = profile_cuda;
-    extra = selection.profile->env;
-  }
-  if (selection.project) {
-    extra.insert(extra.end(), selection.project->env.begin(), selection.project->env.end());
-  }
-  return activation_for(selection.tree, cuda, extra, environment);
 }
 
 enum class Manual { no, yes };
@@ -147,11 +75,7 @@ Result<int> activate_selection(shell::Shell shell, const Selection& selection, c
 
 Result<int> run_activate(const ActivateArguments& arguments, const Context& context) {
   CUDNNENV_TRY_ASSIGN(shell, shell_of(arguments, context));
-  SelectionRequest request;
-  if (!arguments.spec.empty()) request.cudnn = arguments.spec;
-  request.environment = context.environment;
-  std::error_code ec;
-  request.working_directory = fs::current_path(ec);
+  SelectionRequest request = context.request(arguments.spec);
   // The shell's own selections would decide nothing new: they name the tree active now.
   request.environment.unset("CUDNNENV_VERSION");
   request.environment.unset(k_activated_variable);
@@ -165,10 +89,7 @@ Result<int> run_activate(const ActivateArguments& arguments, const Context& cont
 // reported and leaves the shell as it is; a prompt never fails.
 Result<int> run_hook(const ActivateArguments& arguments, const Context& context) {
   CUDNNENV_TRY_ASSIGN(shell, shell_of(arguments, context));
-  SelectionRequest request;
-  request.environment = context.environment;
-  std::error_code ec;
-  request.working_directory = fs::current_path(ec);
+  SelectionRequest request = context.request();
   auto selection = context.selection(request);
   if (!selection) {
     if (selection.error().code != ExitCode::not_found) {

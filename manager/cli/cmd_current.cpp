@@ -18,17 +18,7 @@ struct SelectionArguments {
 };
 
 Result<Selection> resolve_here(const SelectionArguments& arguments, const Context& context) {
-  SelectionRequest request;
-  if (!arguments.cudnn.empty()) {
-    request.cudnn = arguments.cudnn;
-  }
-  if (!arguments.cuda.empty()) {
-    request.cuda = arguments.cuda;
-  }
-  request.environment = context.environment;
-  std::error_code ec;
-  request.working_directory = std::filesystem::current_path(ec);
-  return context.selection(request);
+  return context.selection(context.request(arguments.cudnn, arguments.cuda));
 }
 
 std::string origin_name(Origin origin) {

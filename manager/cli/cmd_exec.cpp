@@ -40,12 +40,8 @@ Result<int> run_exec(const ExecArguments& arguments, const Context& context) {
   if (arguments.command.empty()) {
     return make_error("no program to start", "put it after '--': cudnnenv exec -- python train.py", ExitCode::usage);
   }
-  SelectionRequest request;
-  if (!arguments.cudnn.empty()) request.cudnn = arguments.cudnn;
-  if (!arguments.cuda.empty()) request.cuda = arguments.cuda;
-  request.environment = context.environment;
+  const SelectionRequest request = context.request(arguments.cudnn, arguments.cuda);
   std::error_code ec;
-  request.working_directory = fs::current_path(ec);
   const Store store = context.store();
   CUDNNENV_TRY_ASSIGN(selection, context.selection(request));
 

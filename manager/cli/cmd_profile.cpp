@@ -3,6 +3,7 @@
 #include "cli/context.hpp"
 #include "cli/output.hpp"
 #include "select/profile.hpp"
+#include "select/resolve.hpp"
 #include "shell/quote.hpp"
 #include "util/fs.hpp"
 #include "util/text.hpp"
@@ -66,8 +67,12 @@ Result<int> run_show(const ProfileArguments& arguments, const Context& context) 
   for (const auto& [name, value] : profile->env) {
     text += "  " + name + "=" + value + "\n";
   }
-  text += tree ? "  runs on the installed tree '" + tree->name + "' (cuDNN " + tree->version.str() + ")\n"
-               : std::string("  no installed tree runs it: cudnnenv install <cuDNN ") + profile->cudnn + " archive>\n";
+  if (tree) {
+    text += "  runs on the installed tree '" + tree->name + "' (cuDNN " + tree->version.str() + ")\n";
+  } else {
+    const Error none = no_tree_for(*profile);
+    text += "  " + none.message + "\n  " + none.hint + "\n";
+  }
   print(text);
   return 0;
 }
@@ -110,8 +115,7 @@ Result<int> run_generate(const ProfileArguments& arguments, const Context& conte
   for (const auto& profile : profiles) {
     if (!satisfying_tree(profile, trees)) {
       if (!arguments.name.empty()) {
-        return make_error("no installed cuDNN runs " + profile.framework, "install cuDNN " + profile.cudnn + " first",
-                          ExitCode::not_found);
+        return no_tree_for(profile);
       }
       continue;
     }

@@ -22,26 +22,6 @@ struct UseArguments {
   bool global = false;
 };
 
-// Writes `key = "value"` settings into a TOML file, keeping its other
-// lines, after checking that the result still parses with `parse` (the
-// parser the resolver will use on it).
-template <typename Parse>
-Result<void> edit_file(const fs::path& file, const std::vector<std::pair<std::string, std::string>>& settings,
-                       Parse parse) {
-  std::error_code ec;
-  std::string text;
-  if (fs::exists(file, ec)) {
-    CUDNNENV_TRY_ASSIGN(existing, util::read_file(file));
-    text = *existing;
-  }
-  for (const auto& [key, value] : settings) {
-    text = set_top_level_string(text, key, value);
-  }
-  CUDNNENV_TRY(parse(text, file));
-  fs::create_directories(file.parent_path(), ec);
-  return util::write_file_atomic(file, text);
-}
-
 Result<int> run_use(const UseArguments& arguments, const Context& context) {
   if (arguments.local && arguments.global) {
     return make_error("--local and --global exclude each other", "pick one", ExitCode::usage);
@@ -60,7 +40,7 @@ Result<int> run_use(const UseArguments& arguments, const Context& context) {
     if (!arguments.cuda.empty()) {
       settings[0].second = arguments.spec + "+cuda" + arguments.cuda;
     }
-    CUDNNENV_TRY_ASSIGN(written, edit_file(file, settings, parse_config));
+    CUDNNENV_TRY(write_settings(file, settings, TomlFileKind::config));
     // On stderr: with the shell integration loaded, stdout is evaluated.
     print_note("global default: " + settings[0].second + " -> " + chosen);
     return 0;
@@ -72,7 +52,7 @@ Result<int> run_use(const UseArguments& arguments, const Context& context) {
     if (!arguments.cuda.empty()) {
       settings.emplace_back("cuda", arguments.cuda);
     }
-    CUDNNENV_TRY_ASSIGN(written, edit_file(file, settings, parse_project_file));
+    CUDNNENV_TRY(write_settings(file, settings, TomlFileKind::project));
     print_note("wrote " + util::to_utf8(file) + ": cudnn = " + toml_quote(arguments.spec) + " -> " + chosen);
     return 0;
   }

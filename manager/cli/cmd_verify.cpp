@@ -61,11 +61,7 @@ Result<std::vector<TreeRecord>> trees_to_verify(const VerifyArguments& arguments
     return trees;
   }
   if (arguments.target.empty()) {
-    SelectionRequest request;
-    request.environment = context.environment;
-    std::error_code ec;
-    request.working_directory = fs::current_path(ec);
-    CUDNNENV_TRY_ASSIGN(selection, context.selection(request));
+    CUDNNENV_TRY_ASSIGN(selection, context.selection(context.request()));
     auto full = store.full_record(selection->tree);
     return std::vector<TreeRecord>{full ? *full : selection->tree};
   }

@@ -29,6 +29,9 @@ struct Context {
   std::function<Result<int>()> action;
 
   Store store() const;
+  // A request for the selection here: this context's environment and the
+  // working folder, with --cudnn and --cuda when given (empty: not given).
+  SelectionRequest request(const std::string& cudnn = {}, const std::string& cuda = {}) const;
   // The selection here (resolve_selection with this context's environment and
   // working folder), its warnings said on stderr.
   Result<Selection> selection(SelectionRequest request) const;

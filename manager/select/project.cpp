@@ -220,4 +220,24 @@ std::string set_top_level_string(std::string_view text, std::string_view key, st
   return out;
 }
 
+Result<void> write_settings(const fs::path& file, const std::vector<std::pair<std::string, std::string>>& settings,
+                            TomlFileKind kind) {
+  std::error_code ec;
+  std::string text;
+  if (fs::exists(file, ec)) {
+    CUDNNENV_TRY_ASSIGN(existing, util::read_file(file));
+    text = *existing;
+  }
+  for (const auto& [key, value] : settings) {
+    text = set_top_level_string(text, key, value);
+  }
+  if (kind == TomlFileKind::config) {
+    CUDNNENV_TRY(parse_config(text, file));
+  } else {
+    CUDNNENV_TRY(parse_project_file(text, file));
+  }
+  fs::create_directories(file.parent_path(), ec);
+  return util::write_file_atomic(file, text);
+}
+
 }  // namespace cudnnenv

@@ -67,6 +67,14 @@ Result<Config> read_config(const std::filesystem::path& file);
 // other line and comment stays as it was.
 std::string set_top_level_string(std::string_view text, std::string_view key, std::string_view value);
 
+enum class TomlFileKind { project, config };
+
+// Writes `key = "value"` settings into `file` (a .cudnnenv.toml or
+// config.toml), keeping its other lines, after checking that the result
+// still parses as that kind of file (with the parser the resolver uses).
+Result<void> write_settings(const std::filesystem::path& file,
+                            const std::vector<std::pair<std::string, std::string>>& settings, TomlFileKind kind);
+
 // A TOML basic string: quotes, backslashes and control characters escaped.
 std::string toml_quote(std::string_view value);
 

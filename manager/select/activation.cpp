@@ -1,0 +1,78 @@
+#include "select/activation.hpp"
+
+#include <system_error>
+
+#include "util/fs.hpp"
+#include "util/text.hpp"
+
+namespace cudnnenv {
+
+namespace fs = std::filesystem;
+
+std::optional<fs::path> find_toolkit(const CudaVersion& cuda, const util::Environment& environment) {
+  std::error_code ec;
+  if (!cuda.minor) {
+    return std::nullopt;  // "cuda 12" names no one toolkit folder
+  }
+  const std::string dotted = std::to_string(cuda.major) + "." + std::to_string(*cuda.minor);
+  std::vector<fs::path> candidates;
+  if (auto variable = environment.get("CUDA_PATH_V" + std::to_string(cuda.major) + "_" + std::to_string(*cuda.minor))) {
+    candidates.push_back(util::path_from_utf8(*variable));
+  }
+  if (host_platform().os == Os::windows) {
+    const std::string program_files = environment.get("ProgramFiles").value_or("C:\\Program Files");
+    candidates.push_back(util::path_from_utf8(program_files) / "NVIDIA GPU Computing Toolkit" / "CUDA" /
+                         util::path_from_utf8("v" + dotted));
+  } else {
+    candidates.push_back("/usr/local/cuda-" + dotted);
+  }
+  for (const auto& candidate : candidates) {
+    if (fs::is_directory(candidate / "bin", ec)) {
+      return candidate;
+    }
+  }
+  return std::nullopt;
+}
+
+shell::Activation activation_for(const TreeRecord& tree, const std::optional<CudaVersion>& cuda,
+                                 const std::vector<std::pair<std::string, std::string>>& extra,
+                                 const util::Environment& environment) {
+  const bool windows = host_platform().os == Os::windows;
+  shell::Activation activation;
+  const std::string library_dir = util::to_utf8(tree.resolve(tree.library_dir));
+  if (auto toolkit = cuda ? find_toolkit(*cuda, environment) : std::nullopt) {
+    if (windows) {
+      activation.prepend.emplace_back("PATH", util::to_utf8(*toolkit / "libnvvp"));
+    }
+    activation.prepend.emplace_back("PATH", util::to_utf8(*toolkit / "bin"));
+    activation.set.emplace_back("CUDA_PATH", util::to_utf8(*toolkit));
+  }
+  activation.prepend.emplace_back(windows ? "PATH" : "LD_LIBRARY_PATH", library_dir);
+  activation.set.emplace_back("CUDNN_PATH", util::to_utf8(tree.root));
+  if (!tree.include_dir.empty()) {
+    activation.set.emplace_back("CUDNN_INCLUDE_DIR", util::to_utf8(tree.resolve(tree.include_dir)));
+  }
+  activation.set.emplace_back(
+      "CUDNN_LIB_DIR",
+      util::to_utf8(tree.resolve(!tree.import_lib_dir.empty() ? tree.import_lib_dir : tree.library_dir)));
+  activation.set.emplace_back("CUDNNENV_ACTIVE", tree.name);
+  for (const auto& [name, value] : extra) {
+    activation.set.emplace_back(name, value);
+  }
+  return activation;
+}
+
+shell::Activation activation_of(const Selection& selection, const util::Environment& environment) {
+  std::optional<CudaVersion> cuda = selection.tree.cuda;
+  std::vector<std::pair<std::string, std::string>> extra;
+  if (selection.profile) {
+    if (auto profile_cuda = parse_cuda_version(selection.profile->cuda)) cuda = profile_cuda;
+    extra = selection.profile->env;
+  }
+  if (selection.project) {
+    extra.insert(extra.end(), selection.project->env.begin(), selection.project->env.end());
+  }
+  return activation_for(selection.tree, cuda, extra, environment);
+}
+
+}  // namespace cudnnenv

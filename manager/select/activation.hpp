@@ -1,0 +1,34 @@
+// What activating a selection sets: the tree's library folder first on the
+// loader's list, the CUDA toolkit's bin when found, CUDA_PATH, the CUDNN_*
+// variables, CUDNNENV_ACTIVE, a profile's and the project's variables; as
+// data (shell::Activation), rendered per shell by shell/.
+#pragma once
+
+#include <filesystem>
+#include <optional>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "formats/version.hpp"
+#include "select/resolve.hpp"
+#include "shell/activation.hpp"
+#include "store/tree.hpp"
+#include "util/environment.hpp"
+
+namespace cudnnenv {
+
+// The CUDA toolkit of `cuda` on this machine, if installed where its
+// installer puts it (or where CUDA_PATH_VX_Y says).
+std::optional<std::filesystem::path> find_toolkit(const CudaVersion& cuda, const util::Environment& environment);
+
+// What activating `tree` with `cuda`'s toolkit and the `extra` variables changes.
+shell::Activation activation_for(const TreeRecord& tree, const std::optional<CudaVersion>& cuda,
+                                 const std::vector<std::pair<std::string, std::string>>& extra,
+                                 const util::Environment& environment);
+
+// The activation of what `selection` chose, with the profile's CUDA and
+// variables and the project's [env].
+shell::Activation activation_of(const Selection& selection, const util::Environment& environment);
+
+}  // namespace cudnnenv
