@@ -125,7 +125,7 @@ Json tree_to_json(const TreeRecord& record) {
   tree["source"] = Json{{"kind", or_null(record.source.kind)},
                         {"path", or_null(record.source.path)},
                         {"sha256", or_null(record.source.sha256)},
-                        {"official", record.source.official}};
+                        {"official", or_null(record.source.official)}};
   return tree;
 }
 
