@@ -50,5 +50,22 @@ check "shim with CUDNNENV_VERSION=system-9.14: 91400" 'grep -q "version 91400" o
 echo "== verify --all --level conv"
 "$bin/cudnnenv" verify --all --level conv; rc=$?
 check "verify --all passes (rc=$rc)" '[ $rc = 0 ]'
-"$bin/cudnnenv" verify torch-9.19 --level conv --json | grep '_ms"'
+"$bin/cudnnenv" verify torch-9.19 --level conv --json > verify.json; cat verify.json | grep '_ms"'
+check "verify --json: the timings and the error are numbers, the GPU named" \
+  '[ "$("$python" -c "import json; g = json.load(open(\"verify.json\"))[0][\"gpu\"]; print(type(g[\"conv_ms\"]).__name__, type(g[\"max_relative_error\"]).__name__, g[\"gpu\"][:6])")" = "float float NVIDIA" ]'
+
+echo "== exec --report --json (the report: the last line of stderr)"
+"$bin/cudnnenv" exec --cudnn torch-9.19 --report --json -- "$python" -c "$line" > out 2> err; rc=$?
+tail -1 err | cut -c1-400
+check "exec --report --json: every cuDNN file inside the tree, pids named (rc=$rc)" \
+  '[ "$(tail -1 err | "$python" -c "import json, sys; r = json.load(sys.stdin); print(r[\"outside\"], len(r[\"files\"]) > 0, all(f[\"inside\"] and f[\"pid\"] > 0 for f in r[\"files\"]))")" = "0 True True" ]'
+
+echo "== a sub-library of the adopted 9.19 hidden: exec refuses before the start"
+lib="$site/nvidia/cudnn/lib"
+mv "$lib/libcudnn_ops.so.9" "$lib/libcudnn_ops.so.9.hidden"
+"$bin/cudnnenv" exec --cudnn torch-9.19 -- "$python" -c "$line" > out 2> err; rc=$?
+mv "$lib/libcudnn_ops.so.9.hidden" "$lib/libcudnn_ops.so.9"
+cat err
+check "exec of torch-9.19 without libcudnn_ops.so.9: exit 4, nothing started (rc=$rc)" \
+  '[ $rc = 4 ] && [ ! -s out ] && grep -q "is incomplete" err'
 exit $failed
