@@ -1,10 +1,12 @@
 // The GPU half of the probe: a float32 forward convolution through cuDNN on
 // the CUDA driver API, both loaded at run time (no CUDA headers or libraries
 // at build time), compared with a double-precision CPU reference.
+#include <algorithm>
 #include <chrono>
 #include <cmath>
 #include <cstdio>
 #include <cstring>
+#include <optional>
 #include <random>
 #include <string>
 #include <thread>
@@ -137,20 +139,29 @@ void say(std::string_view name, const std::string& value) {
   std::printf("%.*s=%s\n", static_cast<int>(name.size()), name.data(), value.c_str());
 }
 
-}  // namespace
-
-int run_conv_probe(const std::filesystem::path& library, int device_index) {
-  // Where the time goes, per phase, for the report (and for making it faster).
-  auto phase_start = std::chrono::steady_clock::now();
-  auto phase = [&phase_start](std::string_view name) {
+// Where the time goes, per phase, for the report (and for making it faster).
+class Phases {
+ public:
+  void end(std::string_view name) {
     const auto now = std::chrono::steady_clock::now();
     char text[32];
-    std::snprintf(text, sizeof text, "%.1f", std::chrono::duration<double, std::milli>(now - phase_start).count());
+    std::snprintf(text, sizeof text, "%.1f", std::chrono::duration<double, std::milli>(now - m_start).count());
     say(name, text);
-    phase_start = now;
-  };
-  // The inputs, fresh and random, and their reference results, on a second
-  // thread while the driver starts.
+    m_start = now;
+  }
+
+ private:
+  std::chrono::steady_clock::time_point m_start = std::chrono::steady_clock::now();
+};
+
+std::string cu_error(const Driver& cu, CUresult code) {
+  const char* text = nullptr;
+  cu.cuGetErrorString(code, &text);
+  return std::string(text ? text : "unknown") + " (" + std::to_string(code) + ")";
+}
+
+// The three shapes: 3x3 with padding 1, a strided one, a 1x1; fresh random input.
+std::vector<Case> make_cases() {
   std::vector<Case> cases = {{{"3x3 pad 1", 2, 16, 24, 24, 32, 3, 3, 1, 1}, {}, {}, {}},
                              {{"3x3 stride 2", 2, 8, 33, 31, 16, 3, 3, 1, 2}, {}, {}, {}},
                              {{"1x1", 4, 32, 16, 16, 64, 1, 1, 0, 1}, {}, {}, {}}};
@@ -163,56 +174,39 @@ int run_conv_probe(const std::filesystem::path& library, int device_index) {
     for (auto& v : item.x) v = uniform(random);
     for (auto& v : item.w) v = uniform(random);
   }
-  std::thread references([&cases] {
-    for (auto& item : cases) compute_reference(item);
-  });
-  struct Joiner {  // every return below waits for the thread
-    std::thread& thread;
-    ~Joiner() {
-      if (thread.joinable()) thread.join();
-    }
-  } joiner{references};
+  return cases;
+}
 
-  // 1. The driver. Without one there is no GPU to test: exit code 3.
-#ifdef _WIN32
-  auto driver_library = util::DynamicLibrary::open("nvcuda.dll");
-#else
-  auto driver_library = util::DynamicLibrary::open("libcuda.so.1");
-#endif
-  if (!driver_library) {
-    say(key::gpu_error, "no NVIDIA driver: " + driver_library.error().message);
-    return static_cast<int>(ProbeExit::no_gpu);
-  }
-  Driver cu{};
+// 1. The driver: bound and initialised, else why not (exit 3: no GPU to test).
+std::optional<ProbeExit> start_driver(const util::DynamicLibrary& library, Driver& cu) {
   std::string missing;
-  bind_symbol(*driver_library, cu.cuInit, "cuInit", missing);
-  bind_symbol(*driver_library, cu.cuDriverGetVersion, "cuDriverGetVersion", missing);
-  bind_symbol(*driver_library, cu.cuDeviceGetCount, "cuDeviceGetCount", missing);
-  bind_symbol(*driver_library, cu.cuDeviceGet, "cuDeviceGet", missing);
-  bind_symbol(*driver_library, cu.cuDeviceGetName, "cuDeviceGetName", missing);
-  bind_symbol(*driver_library, cu.cuDeviceGetAttribute, "cuDeviceGetAttribute", missing);
-  bind_symbol(*driver_library, cu.cuDevicePrimaryCtxRetain, "cuDevicePrimaryCtxRetain", missing);
-  bind_symbol(*driver_library, cu.cuCtxSetCurrent, "cuCtxSetCurrent", missing);
-  bind_symbol(*driver_library, cu.cuCtxSynchronize, "cuCtxSynchronize", missing);
-  bind_symbol(*driver_library, cu.cuMemAlloc, "cuMemAlloc_v2", missing);
-  bind_symbol(*driver_library, cu.cuMemFree, "cuMemFree_v2", missing);
-  bind_symbol(*driver_library, cu.cuMemcpyHtoD, "cuMemcpyHtoD_v2", missing);
-  bind_symbol(*driver_library, cu.cuMemcpyDtoH, "cuMemcpyDtoH_v2", missing);
-  bind_symbol(*driver_library, cu.cuGetErrorString, "cuGetErrorString", missing);
+  bind_symbol(library, cu.cuInit, "cuInit", missing);
+  bind_symbol(library, cu.cuDriverGetVersion, "cuDriverGetVersion", missing);
+  bind_symbol(library, cu.cuDeviceGetCount, "cuDeviceGetCount", missing);
+  bind_symbol(library, cu.cuDeviceGet, "cuDeviceGet", missing);
+  bind_symbol(library, cu.cuDeviceGetName, "cuDeviceGetName", missing);
+  bind_symbol(library, cu.cuDeviceGetAttribute, "cuDeviceGetAttribute", missing);
+  bind_symbol(library, cu.cuDevicePrimaryCtxRetain, "cuDevicePrimaryCtxRetain", missing);
+  bind_symbol(library, cu.cuCtxSetCurrent, "cuCtxSetCurrent", missing);
+  bind_symbol(library, cu.cuCtxSynchronize, "cuCtxSynchronize", missing);
+  bind_symbol(library, cu.cuMemAlloc, "cuMemAlloc_v2", missing);
+  bind_symbol(library, cu.cuMemFree, "cuMemFree_v2", missing);
+  bind_symbol(library, cu.cuMemcpyHtoD, "cuMemcpyHtoD_v2", missing);
+  bind_symbol(library, cu.cuMemcpyDtoH, "cuMemcpyDtoH_v2", missing);
+  bind_symbol(library, cu.cuGetErrorString, "cuGetErrorString", missing);
   if (!missing.empty()) {
     say(key::gpu_error, "the NVIDIA driver lacks " + missing + ": it is too old");
-    return static_cast<int>(ProbeExit::no_gpu);
+    return ProbeExit::no_gpu;
   }
-  auto cu_error = [&](CUresult code) {
-    const char* text = nullptr;
-    cu.cuGetErrorString(code, &text);
-    return std::string(text ? text : "unknown") + " (" + std::to_string(code) + ")";
-  };
   if (CUresult code = cu.cuInit(0); code != 0) {
-    say(key::gpu_error, "cuInit failed: " + cu_error(code) + (code == 100 ? ": no CUDA-capable GPU" : ""));
-    return static_cast<int>(ProbeExit::no_gpu);
+    say(key::gpu_error, "cuInit failed: " + cu_error(cu, code) + (code == 100 ? ": no CUDA-capable GPU" : ""));
+    return ProbeExit::no_gpu;
   }
-  phase(key::driver_init_ms);
+  return std::nullopt;
+}
+
+// 2. The device: named, with its compute capability, and made current.
+std::optional<ProbeExit> open_device(const Driver& cu, int device_index) {
   int driver_version = 0;
   int count = 0;
   cu.cuDriverGetVersion(&driver_version);
@@ -221,7 +215,7 @@ int run_conv_probe(const std::filesystem::path& library, int device_index) {
   if (count == 0 || device_index >= count) {
     say(key::gpu_error,
         count == 0 ? "no GPU" : "no GPU " + std::to_string(device_index) + " (" + std::to_string(count) + " present)");
-    return static_cast<int>(ProbeExit::no_gpu);
+    return ProbeExit::no_gpu;
   }
   CUdevice device = 0;
   cu.cuDeviceGet(&device, device_index);
@@ -235,156 +229,200 @@ int run_conv_probe(const std::filesystem::path& library, int device_index) {
   say(key::compute_capability, std::to_string(cc_major) + "." + std::to_string(cc_minor));
   CUcontext context = nullptr;
   if (CUresult code = cu.cuDevicePrimaryCtxRetain(&context, device); code != 0) {
-    say(key::error, "cannot create a context: " + cu_error(code));
-    return static_cast<int>(ProbeExit::failed);
+    say(key::error, "cannot create a context: " + cu_error(cu, code));
+    return ProbeExit::failed;
   }
   cu.cuCtxSetCurrent(context);
-  phase(key::context_ms);
+  return std::nullopt;
+}
 
-  // 2. cuDNN, by absolute path.
+// 3. cuDNN, loaded by absolute path: bound, its versions and file said.
+std::optional<ProbeExit> bind_cudnn(const util::DynamicLibrary& library, const std::filesystem::path& path,
+                                    Cudnn& dnn) {
+  std::string missing;
+  bind_symbol(library, dnn.create, "cudnnCreate", missing);
+  bind_symbol(library, dnn.error_string, "cudnnGetErrorString", missing);
+  bind_symbol(library, dnn.create_tensor, "cudnnCreateTensorDescriptor", missing);
+  bind_symbol(library, dnn.set_tensor, "cudnnSetTensor4dDescriptor", missing);
+  bind_symbol(library, dnn.destroy_tensor, "cudnnDestroyTensorDescriptor", missing);
+  bind_symbol(library, dnn.create_filter, "cudnnCreateFilterDescriptor", missing);
+  bind_symbol(library, dnn.set_filter, "cudnnSetFilter4dDescriptor", missing);
+  bind_symbol(library, dnn.destroy_filter, "cudnnDestroyFilterDescriptor", missing);
+  bind_symbol(library, dnn.create_conv, "cudnnCreateConvolutionDescriptor", missing);
+  bind_symbol(library, dnn.set_conv, "cudnnSetConvolution2dDescriptor", missing);
+  bind_symbol(library, dnn.set_math, "cudnnSetConvolutionMathType", missing);
+  bind_symbol(library, dnn.destroy_conv, "cudnnDestroyConvolutionDescriptor", missing);
+  bind_symbol(library, dnn.output_dim, "cudnnGetConvolution2dForwardOutputDim", missing);
+  bind_symbol(library, dnn.workspace_size, "cudnnGetConvolutionForwardWorkspaceSize", missing);
+  bind_symbol(library, dnn.forward, "cudnnConvolutionForward", missing);
+  if (!missing.empty()) {
+    say(key::error, util::to_utf8(path.filename()) + " does not export " + missing);
+    return ProbeExit::failed;
+  }
+  using VersionFunction = std::size_t (*)();
+  if (auto get_version = reinterpret_cast<VersionFunction>(library.symbol("cudnnGetVersion"))) {
+    say(key::cudnn_version, std::to_string(get_version()));
+  }
+  if (auto get_cudart = reinterpret_cast<VersionFunction>(library.symbol("cudnnGetCudartVersion"))) {
+    say(key::cudart_version, std::to_string(get_cudart()));
+  }
+  say(key::loaded_from, util::to_utf8(library.loaded_path()));
+  return std::nullopt;
+}
+
+// 4. One case on the GPU: the result into `y` and the time it took, or the
+// first step that failed.
+std::string run_case(const Driver& cu, const Cudnn& dnn, cudnnHandle handle, const Case& item, std::vector<float>& y,
+                     double& gpu_ms) {
+  const Shape& shape = item.shape;
+  const auto shape_start = std::chrono::steady_clock::now();
+  cudnnDescriptor x_desc = nullptr, y_desc = nullptr, w_desc = nullptr, conv = nullptr;
+  dnn.create_tensor(&x_desc);
+  dnn.create_tensor(&y_desc);
+  dnn.create_filter(&w_desc);
+  dnn.create_conv(&conv);
+  std::string step;
+  auto check = [&](cudnnStatus status, const char* what) {
+    if (status != 0 && step.empty()) {
+      step = std::string(what) + ": " + dnn.error_string(status);
+    }
+  };
+  int on = 0, ok_ = 0, oh = 0, ow = 0;
+  check(dnn.set_tensor(x_desc, k_nchw, k_float, shape.n, shape.c, shape.h, shape.w), "cudnnSetTensor4dDescriptor");
+  check(dnn.set_filter(w_desc, k_float, k_nchw, shape.k, shape.c, shape.r, shape.s), "cudnnSetFilter4dDescriptor");
+  check(dnn.set_conv(conv, shape.pad, shape.pad, shape.stride, shape.stride, 1, 1, k_cross_correlation, k_float),
+        "cudnnSetConvolution2dDescriptor");
+  check(dnn.set_math(conv, k_fma_math), "cudnnSetConvolutionMathType");
+  check(dnn.output_dim(conv, x_desc, w_desc, &on, &ok_, &oh, &ow), "cudnnGetConvolution2dForwardOutputDim");
+  check(dnn.set_tensor(y_desc, k_nchw, k_float, on, ok_, oh, ow), "cudnnSetTensor4dDescriptor");
+  if (step.empty() && (on != shape.n || ok_ != shape.k || oh != shape.out_h() || ow != shape.out_w())) {
+    step = "cudnnGetConvolution2dForwardOutputDim gave " + std::to_string(on) + "x" + std::to_string(ok_) + "x" +
+           std::to_string(oh) + "x" + std::to_string(ow) + ", not the reference's shape";
+  }
+  const int algo = k_implicit_gemm;
+  std::size_t workspace_bytes = 0;
+  check(dnn.workspace_size(handle, x_desc, w_desc, conv, y_desc, algo, &workspace_bytes),
+        "cudnnGetConvolutionForwardWorkspaceSize");
+  y.assign(static_cast<std::size_t>(shape.n) * shape.k * shape.out_h() * shape.out_w(), 0.0f);
+  CUdeviceptr dx = 0, dw = 0, dy = 0, dws = 0;
+  std::string memory_error;
+  for (auto [pointer, bytes] : {std::pair{&dx, item.x.size() * 4}, std::pair{&dw, item.w.size() * 4},
+                                std::pair{&dy, y.size() * 4}, std::pair{&dws, workspace_bytes + 16}}) {
+    if (CUresult code = cu.cuMemAlloc(pointer, bytes); code != 0 && memory_error.empty()) {
+      memory_error = "cuMemAlloc: " + cu_error(cu, code);  // plain words for known causes: verify.cpp
+    }
+  }
+  auto copied = [&](CUresult code, const char* what) {
+    if (code != 0 && step.empty()) {
+      step = std::string(what) + ": " + cu_error(cu, code);
+    }
+  };
+  if (memory_error.empty()) {
+    copied(cu.cuMemcpyHtoD(dx, item.x.data(), item.x.size() * 4), "cuMemcpyHtoD");
+    copied(cu.cuMemcpyHtoD(dw, item.w.data(), item.w.size() * 4), "cuMemcpyHtoD");
+    const float alpha = 1.0f, beta = 0.0f;
+    check(dnn.forward(handle, &alpha, x_desc, reinterpret_cast<void*>(dx), w_desc, reinterpret_cast<void*>(dw), conv,
+                      algo, reinterpret_cast<void*>(dws), workspace_bytes, &beta, y_desc, reinterpret_cast<void*>(dy)),
+          "cudnnConvolutionForward");
+    if (CUresult code = cu.cuCtxSynchronize(); code != 0 && step.empty()) {
+      step = "cuCtxSynchronize: " + cu_error(cu, code);
+    }
+    copied(cu.cuMemcpyDtoH(y.data(), dy, y.size() * 4), "cuMemcpyDtoH");
+  }
+  gpu_ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - shape_start).count();
+  for (CUdeviceptr pointer : {dx, dw, dy, dws}) {
+    if (pointer) cu.cuMemFree(pointer);
+  }
+  dnn.destroy_tensor(x_desc);
+  dnn.destroy_tensor(y_desc);
+  dnn.destroy_filter(w_desc);
+  dnn.destroy_conv(conv);
+  return memory_error.empty() ? step : memory_error;
+}
+
+// 5. The comparison: the largest difference relative to the largest magnitude.
+double relative_error(const std::vector<float>& y, const std::vector<double>& reference) {
+  double largest = 0.0, worst_difference = 0.0;
+  for (std::size_t i = 0; i < y.size(); ++i) {
+    largest = std::max(largest, std::fabs(reference[i]));
+    worst_difference = std::max(worst_difference, std::fabs(static_cast<double>(y[i]) - reference[i]));
+  }
+  return largest > 0 ? worst_difference / largest : worst_difference;
+}
+
+}  // namespace
+
+int run_conv_probe(const std::filesystem::path& library, int device_index) {
+  Phases phases;
+  // The inputs and their reference results, on a second thread while the driver starts.
+  std::vector<Case> cases = make_cases();
+  std::thread references([&cases] {
+    for (auto& item : cases) compute_reference(item);
+  });
+  struct Joiner {  // every return below waits for the thread
+    std::thread& thread;
+    ~Joiner() {
+      if (thread.joinable()) thread.join();
+    }
+  } joiner{references};
+
+#ifdef _WIN32
+  auto driver_library = util::DynamicLibrary::open("nvcuda.dll");
+#else
+  auto driver_library = util::DynamicLibrary::open("libcuda.so.1");
+#endif
+  if (!driver_library) {
+    say(key::gpu_error, "no NVIDIA driver: " + driver_library.error().message);
+    return static_cast<int>(ProbeExit::no_gpu);
+  }
+  Driver cu{};
+  if (auto stop = start_driver(*driver_library, cu)) {
+    return static_cast<int>(*stop);
+  }
+  phases.end(key::driver_init_ms);
+  if (auto stop = open_device(cu, device_index)) {
+    return static_cast<int>(*stop);
+  }
+  phases.end(key::context_ms);
   auto cudnn_library = util::DynamicLibrary::open(library);
   if (!cudnn_library) {
     say(key::error, cudnn_library.error().message);
     return static_cast<int>(ProbeExit::failed);
   }
   Cudnn dnn{};
-  bind_symbol(*cudnn_library, dnn.create, "cudnnCreate", missing);
-  bind_symbol(*cudnn_library, dnn.error_string, "cudnnGetErrorString", missing);
-  bind_symbol(*cudnn_library, dnn.create_tensor, "cudnnCreateTensorDescriptor", missing);
-  bind_symbol(*cudnn_library, dnn.set_tensor, "cudnnSetTensor4dDescriptor", missing);
-  bind_symbol(*cudnn_library, dnn.destroy_tensor, "cudnnDestroyTensorDescriptor", missing);
-  bind_symbol(*cudnn_library, dnn.create_filter, "cudnnCreateFilterDescriptor", missing);
-  bind_symbol(*cudnn_library, dnn.set_filter, "cudnnSetFilter4dDescriptor", missing);
-  bind_symbol(*cudnn_library, dnn.destroy_filter, "cudnnDestroyFilterDescriptor", missing);
-  bind_symbol(*cudnn_library, dnn.create_conv, "cudnnCreateConvolutionDescriptor", missing);
-  bind_symbol(*cudnn_library, dnn.set_conv, "cudnnSetConvolution2dDescriptor", missing);
-  bind_symbol(*cudnn_library, dnn.set_math, "cudnnSetConvolutionMathType", missing);
-  bind_symbol(*cudnn_library, dnn.destroy_conv, "cudnnDestroyConvolutionDescriptor", missing);
-  bind_symbol(*cudnn_library, dnn.output_dim, "cudnnGetConvolution2dForwardOutputDim", missing);
-  bind_symbol(*cudnn_library, dnn.workspace_size, "cudnnGetConvolutionForwardWorkspaceSize", missing);
-  bind_symbol(*cudnn_library, dnn.forward, "cudnnConvolutionForward", missing);
-  if (!missing.empty()) {
-    say(key::error, util::to_utf8(library.filename()) + " does not export " + missing);
-    return static_cast<int>(ProbeExit::failed);
+  if (auto stop = bind_cudnn(*cudnn_library, library, dnn)) {
+    return static_cast<int>(*stop);
   }
-  using VersionFunction = std::size_t (*)();
-  if (auto get_version = reinterpret_cast<VersionFunction>(cudnn_library->symbol("cudnnGetVersion"))) {
-    say(key::cudnn_version, std::to_string(get_version()));
-  }
-  if (auto get_cudart = reinterpret_cast<VersionFunction>(cudnn_library->symbol("cudnnGetCudartVersion"))) {
-    say(key::cudart_version, std::to_string(get_cudart()));
-  }
-  say(key::loaded_from, util::to_utf8(cudnn_library->loaded_path()));
-  phase(key::cudnn_load_ms);
-
+  phases.end(key::cudnn_load_ms);
   cudnnHandle handle = nullptr;
   if (cudnnStatus status = dnn.create(&handle); status != 0) {
     say(key::error, std::string("cudnnCreate failed: ") + dnn.error_string(status));
-    return status == 1001 ? 3 : 1;  // NOT_INITIALIZED: the driver is too old for this build, or no GPU
+    // NOT_INITIALIZED (1001): the driver is too old for this build, or no GPU.
+    return static_cast<int>(status == 1001 ? ProbeExit::no_gpu : ProbeExit::failed);
   }
-  phase(key::cudnn_create_ms);
+  phases.end(key::cudnn_create_ms);
 
-  // 3. The shapes: 3x3 with padding 1, a strided one, a 1x1; fresh random input.
-  double worst = 0.0;
   int failed = 0;
   const auto start = std::chrono::steady_clock::now();
   std::vector<std::vector<float>> results(cases.size());
   std::vector<double> gpu_times(cases.size(), 0.0);
   for (std::size_t index = 0; index < cases.size(); ++index) {
-    const Shape& shape = cases[index].shape;
-    const std::vector<float>& x = cases[index].x;
-    const std::vector<float>& w = cases[index].w;
-    const auto shape_start = std::chrono::steady_clock::now();
-    cudnnDescriptor x_desc = nullptr, y_desc = nullptr, w_desc = nullptr, conv = nullptr;
-    dnn.create_tensor(&x_desc);
-    dnn.create_tensor(&y_desc);
-    dnn.create_filter(&w_desc);
-    dnn.create_conv(&conv);
-    std::string step;
-    auto check = [&](cudnnStatus status, const char* what) {
-      if (status != 0 && step.empty()) {
-        step = std::string(what) + ": " + dnn.error_string(status);
-      }
-      return status == 0;
-    };
-    int on = 0, ok_ = 0, oh = 0, ow = 0;
-    check(dnn.set_tensor(x_desc, k_nchw, k_float, shape.n, shape.c, shape.h, shape.w), "cudnnSetTensor4dDescriptor");
-    check(dnn.set_filter(w_desc, k_float, k_nchw, shape.k, shape.c, shape.r, shape.s), "cudnnSetFilter4dDescriptor");
-    check(dnn.set_conv(conv, shape.pad, shape.pad, shape.stride, shape.stride, 1, 1, k_cross_correlation, k_float),
-          "cudnnSetConvolution2dDescriptor");
-    check(dnn.set_math(conv, k_fma_math), "cudnnSetConvolutionMathType");
-    check(dnn.output_dim(conv, x_desc, w_desc, &on, &ok_, &oh, &ow), "cudnnGetConvolution2dForwardOutputDim");
-    check(dnn.set_tensor(y_desc, k_nchw, k_float, on, ok_, oh, ow), "cudnnSetTensor4dDescriptor");
-    if (step.empty() && (on != shape.n || ok_ != shape.k || oh != shape.out_h() || ow != shape.out_w())) {
-      step = "cudnnGetConvolution2dForwardOutputDim gave " + std::to_string(on) + "x" + std::to_string(ok_) + "x" +
-             std::to_string(oh) + "x" + std::to_string(ow) + ", not the reference's shape";
-    }
-    const int algo = k_implicit_gemm;
-    std::size_t workspace_bytes = 0;
-    check(dnn.workspace_size(handle, x_desc, w_desc, conv, y_desc, algo, &workspace_bytes),
-          "cudnnGetConvolutionForwardWorkspaceSize");
-    std::vector<float>& y = results[index];
-    y.assign(static_cast<std::size_t>(shape.n) * shape.k * shape.out_h() * shape.out_w(), 0.0f);
-    CUdeviceptr dx = 0, dw = 0, dy = 0, dws = 0;
-    std::string memory_error;
-    for (auto [pointer, bytes] : {std::pair{&dx, x.size() * 4}, std::pair{&dw, w.size() * 4},
-                                  std::pair{&dy, y.size() * 4}, std::pair{&dws, workspace_bytes + 16}}) {
-      if (CUresult code = cu.cuMemAlloc(pointer, bytes); code != 0 && memory_error.empty()) {
-        memory_error = "cuMemAlloc: " + cu_error(code);  // plain words for known causes: verify.cpp
-      }
-    }
-    auto copied = [&](CUresult code, const char* what) {
-      if (code != 0 && step.empty()) {
-        step = std::string(what) + ": " + cu_error(code);
-      }
-    };
-    if (memory_error.empty()) {
-      copied(cu.cuMemcpyHtoD(dx, x.data(), x.size() * 4), "cuMemcpyHtoD");
-      copied(cu.cuMemcpyHtoD(dw, w.data(), w.size() * 4), "cuMemcpyHtoD");
-      const float alpha = 1.0f, beta = 0.0f;
-      check(
-          dnn.forward(handle, &alpha, x_desc, reinterpret_cast<void*>(dx), w_desc, reinterpret_cast<void*>(dw), conv,
-                      algo, reinterpret_cast<void*>(dws), workspace_bytes, &beta, y_desc, reinterpret_cast<void*>(dy)),
-          "cudnnConvolutionForward");
-      if (CUresult code = cu.cuCtxSynchronize(); code != 0 && step.empty()) {
-        step = "cuCtxSynchronize: " + cu_error(code);
-      }
-      copied(cu.cuMemcpyDtoH(y.data(), dy, y.size() * 4), "cuMemcpyDtoH");
-    }
-    const double gpu_ms =
-        std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - shape_start).count();
-    for (CUdeviceptr pointer : {dx, dw, dy, dws}) {
-      if (pointer) cu.cuMemFree(pointer);
-    }
-    dnn.destroy_tensor(x_desc);
-    dnn.destroy_tensor(y_desc);
-    dnn.destroy_filter(w_desc);
-    dnn.destroy_conv(conv);
-    if (!memory_error.empty() || !step.empty()) {
-      say(key::conv_error, std::string(shape.name) + ": " + (memory_error.empty() ? step : memory_error));
+    if (std::string step = run_case(cu, dnn, handle, cases[index], results[index], gpu_times[index]); !step.empty()) {
+      say(key::conv_error, std::string(cases[index].shape.name) + ": " + step);
       ++failed;
       results[index].clear();
-      continue;
     }
-    gpu_times[index] = gpu_ms;
   }
-  const double gpu_elapsed_ms =
-      std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
+  const double elapsed_ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
 
-  // Each result against its reference, relative to the largest magnitude.
   references.join();
+  double worst = 0.0;
   for (std::size_t index = 0; index < cases.size(); ++index) {
-    const Shape& shape = cases[index].shape;
-    const std::vector<float>& y = results[index];
-    if (y.empty()) {
+    if (results[index].empty()) {
       continue;
     }
-    double largest = 0.0, worst_difference = 0.0;
-    for (std::size_t i = 0; i < y.size(); ++i) {
-      largest = std::max(largest, std::fabs(cases[index].reference[i]));
-      worst_difference = std::max(worst_difference, std::fabs(static_cast<double>(y[i]) - cases[index].reference[i]));
-    }
-    const double relative = largest > 0 ? worst_difference / largest : worst_difference;
+    const Shape& shape = cases[index].shape;
+    const double relative = relative_error(results[index], cases[index].reference);
     worst = std::max(worst, relative);
     char line[256];
     std::snprintf(line, sizeof line, "%s: algo %d, %dx%dx%dx%d, max relative error %.2e, %.1f ms on the GPU",
@@ -395,7 +433,6 @@ int run_conv_probe(const std::filesystem::path& library, int device_index) {
       ++failed;
     }
   }
-  const double elapsed_ms = gpu_elapsed_ms;
   char summary[128];
   std::snprintf(summary, sizeof summary, "%.2e", worst);
   say(key::max_relative_error, summary);
