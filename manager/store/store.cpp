@@ -188,6 +188,24 @@ Result<VersionFacts> read_versions(const fs::path& header, const fs::path& libra
   return facts;
 }
 
+// A new tree's record: its name, where its files are in `layout`, the
+// versions read, the platform, the time; the caller adds source and files.
+TreeRecord new_record(std::string name, const TreeLayout& layout, const VersionFacts& versions, Platform platform) {
+  TreeRecord record;
+  record.name = std::move(name);
+  record.version = versions.version;
+  record.version_from = versions.version_from;
+  record.cuda = versions.cuda;
+  record.cuda_from = versions.cuda_from;
+  record.platform = platform;
+  record.library_dir = layout.library_dir;
+  record.main_library = layout.main_library;
+  record.include_dir = layout.include_dir;
+  record.import_lib_dir = layout.import_lib_dir;
+  record.installed_at = utc_timestamp();
+  return record;
+}
+
 }  // namespace
 
 Result<void> check_tree_name(const std::string& name) {
@@ -360,18 +378,7 @@ Result<InstallOutcome> Store::install(const fs::path& source_path, const Install
 
   CUDNNENV_TRY(settle_provenance());
 
-  TreeRecord record;
-  record.name = tree_name;
-  record.version = versions->version;
-  record.version_from = versions->version_from;
-  record.cuda = versions->cuda;
-  record.cuda_from = versions->cuda_from;
-  record.platform = options.platform;
-  record.library_dir = layout->library_dir;
-  record.main_library = layout->main_library;
-  record.include_dir = layout->include_dir;
-  record.import_lib_dir = layout->import_lib_dir;
-  record.installed_at = utc_timestamp();
+  TreeRecord record = new_record(tree_name, *layout, *versions, options.platform);
   record.source = source_record;
   for (const auto& file : extraction->files) {
     FileRecord entry = file.record;
@@ -484,21 +491,13 @@ Result<TreeRecord> Store::adopt(const fs::path& directory, const AdoptOptions& o
                              (versions->cuda ? "cuda-" + versions->cuda->str() : util::to_utf8(telling.filename()));
   std::replace_if(
       default_name.begin(), default_name.end(), [](char c) { return c == ' ' || c == ':'; }, '_');
-  record.name = options.name.value_or(default_name);
+  record = new_record(options.name.value_or(default_name), *layout, *versions, options.platform);
   CUDNNENV_TRY(check_tree_name(record.name));
-  record.version = versions->version;
-  record.version_from = versions->version_from;
-  record.cuda = versions->cuda;
-  record.cuda_from = versions->cuda_from;
-  record.platform = options.platform;
-  record.library_dir = layout->library_dir;
-  record.main_library = layout->main_library;
   const fs::path include_relative = include_dir.lexically_relative(location);
   record.include_dir = include_dir.empty() ? std::string()
                        : !include_relative.empty() && !util::starts_with(util::generic_utf8(include_relative), "..")
                            ? util::generic_utf8(include_relative)
                            : util::to_utf8(include_dir);
-  record.installed_at = utc_timestamp();
   record.location = util::to_utf8(location);
   record.source.kind = "adopted";
   record.source.path = util::to_utf8(location);
