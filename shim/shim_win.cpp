@@ -18,6 +18,8 @@
 #include "batch_command.hpp"
 #include "launch_key.hpp"
 #include "sidecar.hpp"
+#include "util/windows_quote.hpp"
+#include "win_launch.hpp"
 
 namespace {
 
@@ -38,22 +40,7 @@ int fail(const wchar_t* what, const std::wstring& detail) {
 
 // One argument quoted by the rules the MSVC runtime splits command lines with.
 std::wstring quote(const std::wstring& argument) {
-  if (!argument.empty() && argument.find_first_of(L" \t\n\v\"") == std::wstring::npos) {
-    return argument;
-  }
-  std::wstring quoted = L"\"";
-  std::size_t backslashes = 0;
-  for (wchar_t c : argument) {
-    if (c == L'\\') {
-      ++backslashes;
-      continue;
-    }
-    quoted.append(c == L'"' ? backslashes * 2 + 1 : backslashes, L'\\');
-    backslashes = 0;
-    quoted += c;
-  }
-  quoted.append(backslashes * 2, L'\\');
-  return quoted + L"\"";
+  return cudnnenv::util::quote_windows_argument_as<wchar_t>(argument);
 }
 
 // The part of the command line after argv[0], by the rules the MSVC runtime
@@ -131,31 +118,12 @@ void append_arguments(std::wstring& command_line, const char* sidecar_args, cons
   if (*rest) command_line += std::wstring(L" ") + rest;
 }
 
-BOOL WINAPI leave_to_child(DWORD) {
-  return TRUE;
-}  // the child handles Ctrl-C
-
 int run(const std::wstring& program, std::wstring& command_line) {
-  HANDLE job = ::CreateJobObjectW(nullptr, nullptr);
-  JOBOBJECT_EXTENDED_LIMIT_INFORMATION limits{};
-  limits.BasicLimitInformation.LimitFlags = JOB_OBJECT_LIMIT_KILL_ON_JOB_CLOSE;
-  ::SetInformationJobObject(job, JobObjectExtendedLimitInformation, &limits, sizeof limits);
-  // Before the start: a Ctrl-C in between would end this launcher and, through
-  // the job, the child (scoop's shim does the same).
-  ::SetConsoleCtrlHandler(leave_to_child, TRUE);
-  STARTUPINFOW startup{};
-  startup.cb = sizeof startup;
-  PROCESS_INFORMATION process{};
-  if (!::CreateProcessW(program.c_str(), command_line.data(), nullptr, nullptr, TRUE, CREATE_SUSPENDED, nullptr,
-                        nullptr, &startup, &process)) {
+  cudnnenv::shim::WinChild child;
+  if (!cudnnenv::shim::start_in_job(program.c_str(), command_line, nullptr, CREATE_SUSPENDED, child)) {
     return fail(L"cannot start ", program);
   }
-  ::AssignProcessToJobObject(job, process.hProcess);
-  ::ResumeThread(process.hThread);
-  ::WaitForSingleObject(process.hProcess, INFINITE);
-  DWORD code = 0;
-  ::GetExitCodeProcess(process.hProcess, &code);
-  return static_cast<int>(code);
+  return cudnnenv::shim::resume_and_wait(child);
 }
 
 }  // namespace

@@ -6,14 +6,12 @@
 #include "util/process.hpp"
 #include "util/text.hpp"
 #include "util/win.hpp"
+#include "util/windows_quote.hpp"
+#include "win_launch.hpp"
 
 namespace cudnnenv {
 
 namespace {
-
-BOOL WINAPI leave_to_child(DWORD) {
-  return TRUE;
-}  // Ctrl-C and Ctrl-Break are the program's to handle
 
 // cmd.exe in the system folder, never one found on PATH or in the working folder.
 std::wstring system_cmd() {
@@ -22,10 +20,7 @@ std::wstring system_cmd() {
   return std::wstring(folder, length < MAX_PATH ? length : 0) + L"\\cmd.exe";
 }
 
-struct Started {
-  PROCESS_INFORMATION process{};
-  HANDLE job = nullptr;
-};
+using Started = shim::WinChild;
 
 // The command line rebuilt by the rules the program's runtime splits it
 // with, the environment block, the tree's bin for SetDllDirectoryW.
@@ -39,10 +34,10 @@ Result<Started> start(const LaunchPlan& plan, DWORD flags) {
     command_line = shim::batch_command_line(std::wstring_view(application), arguments);
     application = system_cmd();
   } else {
-    command_line = util::widen(util::quote_windows_argument(util::to_utf8(plan.program)));
+    command_line = util::quote_windows_argument_as<wchar_t>(plan.program.native());
     for (const auto& argument : plan.arguments) {
       command_line += L' ';
-      command_line += util::widen(util::quote_windows_argument(argument));
+      command_line += util::quote_windows_argument_as<wchar_t>(util::widen(argument));
     }
   }
   std::wstring environment_block;
@@ -57,34 +52,10 @@ Result<Started> start(const LaunchPlan& plan, DWORD flags) {
   // (loader-facts.md section 2).
   ::SetDllDirectoryW(plan.library_dir.c_str());
   Started started;
-  started.job = ::CreateJobObjectW(nullptr, nullptr);
-  JOBOBJECT_EXTENDED_LIMIT_INFORMATION limits{};
-  limits.BasicLimitInformation.LimitFlags = JOB_OBJECT_LIMIT_KILL_ON_JOB_CLOSE;
-  ::SetInformationJobObject(started.job, JobObjectExtendedLimitInformation, &limits, sizeof limits);
-  // Before the start: a Ctrl-C in between would end this process and, through
-  // the job, the program (scoop's shim does the same).
-  ::SetConsoleCtrlHandler(leave_to_child, TRUE);
-  STARTUPINFOW startup{};
-  startup.cb = sizeof startup;
-  if (!::CreateProcessW(application.c_str(), command_line.data(), nullptr, nullptr, TRUE,
-                        flags | CREATE_UNICODE_ENVIRONMENT, environment_block.data(), nullptr, &startup,
-                        &started.process)) {
-    const std::string reason = util::last_error_message();
-    ::CloseHandle(started.job);
-    return make_error("cannot start '" + util::to_utf8(plan.program) + "': " + reason);
+  if (!shim::start_in_job(application.c_str(), command_line, environment_block.data(), flags, started)) {
+    return make_error("cannot start '" + util::to_utf8(plan.program) + "': " + util::last_error_message());
   }
-  // Joined before it runs, so that its own children are in the job too.
-  ::AssignProcessToJobObject(started.job, started.process.hProcess);
   return started;
-}
-
-int finish(Started& started) {
-  DWORD code = 0;
-  ::GetExitCodeProcess(started.process.hProcess, &code);
-  ::CloseHandle(started.process.hThread);
-  ::CloseHandle(started.process.hProcess);
-  ::CloseHandle(started.job);
-  return static_cast<int>(code);
 }
 
 std::string path_of(HANDLE file) {
@@ -107,9 +78,7 @@ std::string path_of(HANDLE file) {
 
 Result<int> launch(const LaunchPlan& plan) {
   CUDNNENV_TRY_ASSIGN(started, start(plan, CREATE_SUSPENDED));
-  ::ResumeThread(started->process.hThread);
-  ::WaitForSingleObject(started->process.hProcess, INFINITE);
-  return finish(*started);
+  return shim::resume_and_wait(*started);
 }
 
 Result<int> launch_and_watch(const LaunchPlan& plan, std::vector<LoadedModule>& loaded) {
@@ -151,7 +120,7 @@ Result<int> launch_and_watch(const LaunchPlan& plan, std::vector<LoadedModule>& 
     }
   }
   ::WaitForSingleObject(started->process.hProcess, INFINITE);
-  return finish(*started);
+  return shim::close_child(*started);
 }
 
 }  // namespace cudnnenv

@@ -8,14 +8,15 @@ import sys
 
 ROOT = pathlib.Path(__file__).resolve().parents[2]
 ORDER = ["util", "formats", "probe", "store", "discover", "select", "verify", "pin", "cli"]
-SHIM_HEADERS = {"launch_key.hpp", "sidecar.hpp", "batch_command.hpp"}
+SHIM_HEADERS = {"launch_key.hpp", "sidecar.hpp", "batch_command.hpp", "win_launch.hpp"}
 INCLUDE = re.compile(r'^\s*#\s*include\s+"([^"]+)"', re.M)
 
 
 def allowed(folder: str, target: str) -> bool:
     top = target.split("/")[0] if "/" in target else None
-    if folder == "shim":
-        return "/" not in target and target in SHIM_HEADERS
+    if folder == "shim":  # its own headers, and the one header-only quoting rule of util/
+        return ("/" not in target and (target in SHIM_HEADERS or target == "win_launch.hpp")) or \
+            target == "util/windows_quote.hpp"
     if folder == "shell":
         return top in ("util", "shell") or target.endswith(".inc")
     if top is None:  # generated (.inc, version_info.hpp) or a shim header
