@@ -206,6 +206,140 @@ TreeRecord new_record(std::string name, const TreeLayout& layout, const VersionF
   return record;
 }
 
+// An install's source, classified: what it is, its names, its record.
+struct InstallSource {
+  SourceKind kind = SourceKind::folder;
+  fs::path path;          // absolute
+  std::string file_name;  // the archive's or folder's own name
+  ArchiveName name;       // what the name says (version, CUDA, platform)
+  std::string tree_name;
+  SourceRecord record;
+};
+
+Result<InstallSource> classify_source(const fs::path& source_path, const InstallOptions& options) {
+  InstallSource source;
+  CUDNNENV_TRY_ASSIGN(kind, detect_source_kind(source_path));
+  source.kind = *kind;
+  std::error_code ec;
+  source.path = fs::absolute(source_path, ec).lexically_normal();
+  source.file_name =
+      util::to_utf8(source.path.has_filename() ? source.path.filename() : source.path.parent_path().filename());
+  source.name = source.kind == SourceKind::folder ? ArchiveName{source.file_name, {}, {}, {}, false}
+                                                  : parse_archive_name(source.file_name);
+  source.tree_name = options.name.value_or(source.name.stem);
+  CUDNNENV_TRY(check_tree_name(source.tree_name));
+  if (source.name.platform && source.name.platform->os != options.platform.os) {
+    return make_error("'" + source.file_name + "' is a " + describe(*source.name.platform) +
+                          " archive; this store holds " + describe(options.platform) + " trees",
+                      platform_hint(options.platform), ExitCode::usage);
+  }
+  if (source.kind == SourceKind::folder && options.require_official == RequireOfficial::yes) {
+    return make_error("a folder cannot be checked against the official archives",
+                      "install the official archive itself, or drop --require-official", ExitCode::usage);
+  }
+  source.record.kind = source.kind == SourceKind::folder ? "folder"
+                       : source.name.wheel               ? "wheel"
+                       : source.kind == SourceKind::zip  ? "zip"
+                                                         : "tar";
+  source.record.path = util::to_utf8(source.path);
+  if (source.kind != SourceKind::folder) {
+    source.record.size = fs::file_size(source.path, ec);
+  }
+  return source;
+}
+
+// Where an archive comes from: its SHA-256, computed on a second core while
+// it unpacks and awaited only where a decision needs it, against the
+// official list.
+class Provenance {
+ public:
+  Provenance(const InstallSource& source, const InstallOptions& options) : m_options(options) {
+    m_file_name = source.file_name;
+    if (source.kind != SourceKind::folder) {
+      m_hash = std::async(std::launch::async, [path = source.path] { return util::sha256_file(path); });
+    }
+  }
+
+  // Fills `record`'s sha256 and official name, warns about an unknown or
+  // altered archive, refuses one under --require-official. Once.
+  Result<void> settle(SourceRecord& record) {
+    if (m_settled || !m_hash.valid()) {
+      return {};
+    }
+    m_settled = true;
+    CUDNNENV_TRY_ASSIGN(hash, m_hash.get());
+    record.sha256 = *hash;
+    if (const OfficialArchive* official = find_official_by_sha256(*hash)) {
+      record.official = std::string(official->file_name);
+    } else if (const OfficialArchive* same_name = find_official_by_name(m_file_name)) {
+      warn(m_options.warn, "'" + m_file_name + "' has the name of an official archive but not its SHA-256 (expected " +
+                               std::string(same_name->sha256.substr(0, 16)) + "..., got " + hash->substr(0, 16) +
+                               "...): it was modified, re-packed or damaged");
+    } else {
+      warn(m_options.warn, "'" + m_file_name + "' is not a known official cuDNN archive (SHA-256 " +
+                               hash->substr(0, 16) + "...); mirrors and re-zipped copies are common");
+    }
+    if (record.official.empty() && m_options.require_official == RequireOfficial::yes) {
+      return make_error("'" + m_file_name + "' is not a known official cuDNN archive",
+                        "download it from NVIDIA, or install without --require-official");
+    }
+    return {};
+  }
+
+ private:
+  const InstallOptions& m_options;
+  std::string m_file_name;
+  std::future<Result<std::string>> m_hash;
+  bool m_settled = false;
+};
+
+// The source unpacked (or copied) into `staging`/content, checked entry by
+// entry; the tree's root inside it.
+struct Staged {
+  Extraction extraction;
+  fs::path tree_root;
+  std::string strip;  // the top folder taken off the entries' paths, with its '/'
+};
+
+Result<Staged> stage(const InstallSource& source, const fs::path& staging, ExtractLimits limits) {
+  util::remove_tree(staging);
+  const fs::path content = staging / "content";
+  std::error_code ec;
+  fs::create_directories(content, ec);
+  if (ec) {
+    return make_error("cannot create '" + util::to_utf8(content) + "': " + ec.message());
+  }
+  CUDNNENV_TRY_ASSIGN(reader, open_source(source.path, source.kind));
+  limits.source_size = source.kind == SourceKind::folder ? 0 : source.record.size;
+  CUDNNENV_TRY_ASSIGN(extraction, extract(**reader, content, source.file_name, limits));
+  Staged staged{std::move(*extraction), content, {}};
+  // An archive whose single top folder carries the archive's own name is
+  // the tree itself (cudnn-...-archive/bin); any other layout is kept as is
+  // (cudnn-11.2-windows-x64-v8.1.0.77/cuda/bin).
+  if (const auto top = top_level_names(content);
+      top.size() == 1 && top[0] == source.name.stem && fs::is_directory(content / util::path_from_utf8(top[0]), ec)) {
+    staged.tree_root = content / util::path_from_utf8(top[0]);
+    staged.strip = top[0] + "/";
+  }
+  return staged;
+}
+
+// A complete release for the platform: every binary built for it, the
+// layout found, every file its major version ships present.
+Result<TreeLayout> check_release(const Staged& staged, const InstallSource& source, Platform platform) {
+  CUDNNENV_TRY(check_binaries(staged.extraction.files, staged.strip, platform));
+  CUDNNENV_TRY_ASSIGN(layout, locate_layout(staged.tree_root, platform.os));
+  const RequireImportLibs import_libs =
+      platform.os == Os::windows && source.kind == SourceKind::zip && !source.name.wheel ? RequireImportLibs::yes
+                                                                                         : RequireImportLibs::no;
+  if (const auto missing = missing_files(staged.tree_root, *layout, platform.os, import_libs); !missing.empty()) {
+    return make_error("incomplete cuDNN " + std::to_string(layout->major) + " set for " + describe(platform) +
+                          ": missing " + list_some(missing),
+                      "the archive is damaged or not a complete cuDNN release: download it again");
+  }
+  return std::move(*layout);
+}
+
 }  // namespace
 
 Result<void> check_tree_name(const std::string& name) {
@@ -258,135 +392,51 @@ Result<void> Store::prepare() const {
 }
 
 Result<InstallOutcome> Store::install(const fs::path& source_path, const InstallOptions& options) {
-  CUDNNENV_TRY_ASSIGN(kind, detect_source_kind(source_path));
-  std::error_code ec;
-  const fs::path source = fs::absolute(source_path, ec).lexically_normal();
-  const std::string file_name =
-      util::to_utf8(source.has_filename() ? source.filename() : source.parent_path().filename());
-  ArchiveName name =
-      *kind == SourceKind::folder ? ArchiveName{file_name, {}, {}, {}, false} : parse_archive_name(file_name);
-  const std::string tree_name = options.name.value_or(name.stem);
-  CUDNNENV_TRY(check_tree_name(tree_name));
-  if (name.platform && name.platform->os != options.platform.os) {
-    return make_error("'" + file_name + "' is a " + describe(*name.platform) + " archive; this store holds " +
-                          describe(options.platform) + " trees",
-                      platform_hint(options.platform), ExitCode::usage);
-  }
-
-  SourceRecord source_record;
-  source_record.kind = *kind == SourceKind::folder ? "folder"
-                       : name.wheel                ? "wheel"
-                       : *kind == SourceKind::zip  ? "zip"
-                                                   : "tar";
-  source_record.path = util::to_utf8(source);
-  // The archive's SHA-256 is computed on a second core while it unpacks;
-  // it is awaited only where a decision needs it.
-  std::future<Result<std::string>> pending_hash;
-  if (*kind != SourceKind::folder) {
-    source_record.size = fs::file_size(source, ec);
-    pending_hash = std::async(std::launch::async, [source] { return util::sha256_file(source); });
-  } else if (options.require_official == RequireOfficial::yes) {
-    return make_error("a folder cannot be checked against the official archives",
-                      "install the official archive itself, or drop --require-official", ExitCode::usage);
-  }
-  bool provenance_known = false;
-  auto settle_provenance = [&]() -> Result<void> {
-    if (provenance_known || !pending_hash.valid()) {
-      return {};
-    }
-    provenance_known = true;
-    CUDNNENV_TRY_ASSIGN(hash, pending_hash.get());
-    source_record.sha256 = *hash;
-    if (const OfficialArchive* official = find_official_by_sha256(*hash)) {
-      source_record.official = std::string(official->file_name);
-    } else if (const OfficialArchive* same_name = find_official_by_name(file_name)) {
-      warn(options.warn, "'" + file_name + "' has the name of an official archive but not its SHA-256 (expected " +
-                             std::string(same_name->sha256.substr(0, 16)) + "..., got " + hash->substr(0, 16) +
-                             "...): it was modified, re-packed or damaged");
-    } else {
-      warn(options.warn, "'" + file_name + "' is not a known official cuDNN archive (SHA-256 " + hash->substr(0, 16) +
-                             "...); mirrors and re-zipped copies are common");
-    }
-    if (source_record.official.empty() && options.require_official == RequireOfficial::yes) {
-      return make_error("'" + file_name + "' is not a known official cuDNN archive",
-                        "download it from NVIDIA, or install without --require-official");
-    }
-    return {};
-  };
+  CUDNNENV_TRY_ASSIGN(source, classify_source(source_path, options));
+  Provenance provenance(*source, options);
   if (options.require_official == RequireOfficial::yes) {
-    CUDNNENV_TRY(settle_provenance());
+    CUDNNENV_TRY(provenance.settle(source->record));
   }
 
   CUDNNENV_TRY(prepare());
-  CUDNNENV_TRY_ASSIGN(lock, util::FileLock::acquire(state_dir() / "locks" / (tree_name + ".lock")));
-  const fs::path tree_dir = m_root / util::path_from_utf8(tree_name);
+  CUDNNENV_TRY_ASSIGN(lock, util::FileLock::acquire(state_dir() / "locks" / (source->tree_name + ".lock")));
+  std::error_code ec;
+  const fs::path tree_dir = m_root / util::path_from_utf8(source->tree_name);
   if (fs::exists(fs::symlink_status(tree_dir, ec))) {
-    CUDNNENV_TRY(settle_provenance());
+    CUDNNENV_TRY(provenance.settle(source->record));
     auto existing = read_record(tree_dir);
-    if (existing && !source_record.sha256.empty() && existing->source.sha256 == source_record.sha256) {
+    if (existing && !source->record.sha256.empty() && existing->source.sha256 == source->record.sha256) {
       return InstallOutcome{InstallStatus::already_installed, std::move(*existing)};
     }
-    return make_error("'" + tree_name + "' is already in the store" +
+    return make_error("'" + source->tree_name + "' is already in the store" +
                           (existing ? " (from '" + existing->source.path + "')" : std::string()),
-                      "remove it first ('cudnnenv remove " + tree_name + "') or pick another name with --name");
+                      "remove it first ('cudnnenv remove " + source->tree_name + "') or pick another name with --name");
   }
 
   // Holding the lock, any staging folder of this name is a killed install's.
-  const fs::path staging = state_dir() / "staging" / util::path_from_utf8(tree_name);
-  util::remove_tree(staging);
-  const fs::path content = staging / "content";
-  fs::create_directories(content, ec);
-  if (ec) {
-    return make_error("cannot create '" + util::to_utf8(content) + "': " + ec.message());
-  }
+  const fs::path staging = state_dir() / "staging" / util::path_from_utf8(source->tree_name);
   ScopedRemoval cleanup(staging);
-
-  CUDNNENV_TRY_ASSIGN(reader, open_source(source, *kind));
-  ExtractLimits limits = options.limits;
-  limits.source_size = *kind == SourceKind::folder ? 0 : source_record.size;
-  CUDNNENV_TRY_ASSIGN(extraction, extract(**reader, content, file_name, limits));
-
-  // An archive whose single top folder carries the archive's own name is
-  // the tree itself (cudnn-...-archive/bin); any other layout is kept as is
-  // (cudnn-11.2-windows-x64-v8.1.0.77/cuda/bin).
-  fs::path tree_root = content;
-  std::string strip;
-  if (const auto top = top_level_names(content);
-      top.size() == 1 && top[0] == name.stem && fs::is_directory(content / util::path_from_utf8(top[0]), ec)) {
-    tree_root = content / util::path_from_utf8(top[0]);
-    strip = top[0] + "/";
+  CUDNNENV_TRY_ASSIGN(staged, stage(*source, staging, options.limits));
+  CUDNNENV_TRY_ASSIGN(layout, check_release(*staged, *source, options.platform));
+  if (staged->extraction.wheel_metadata) {
+    apply_wheel_metadata(*staged->extraction.wheel_metadata, source->name);
   }
-
-  CUDNNENV_TRY(check_binaries(extraction->files, strip, options.platform));
-  CUDNNENV_TRY_ASSIGN(layout, locate_layout(tree_root, options.platform.os));
-  const RequireImportLibs import_libs = options.platform.os == Os::windows && *kind == SourceKind::zip && !name.wheel
-                                            ? RequireImportLibs::yes
-                                            : RequireImportLibs::no;
-  if (const auto missing = missing_files(tree_root, *layout, options.platform.os, import_libs); !missing.empty()) {
-    return make_error("incomplete cuDNN " + std::to_string(layout->major) + " set for " + describe(options.platform) +
-                          ": missing " + list_some(missing),
-                      "the archive is damaged or not a complete cuDNN release: download it again");
-  }
-  if (extraction->wheel_metadata) {
-    apply_wheel_metadata(*extraction->wheel_metadata, name);
-  }
-  const fs::path library = tree_root / util::path_from_utf8(layout->main_library);
   CUDNNENV_TRY_ASSIGN(
-      versions, read_versions(layout->version_header.empty() ? fs::path()
-                                                             : tree_root / util::path_from_utf8(layout->version_header),
-                              library, name, options.platform == host_platform(), options.probe, options.warn));
+      versions,
+      read_versions(layout->version_header.empty() ? fs::path()
+                                                   : staged->tree_root / util::path_from_utf8(layout->version_header),
+                    staged->tree_root / util::path_from_utf8(layout->main_library), source->name,
+                    options.platform == host_platform(), options.probe, options.warn));
+  CUDNNENV_TRY(provenance.settle(source->record));
 
-  CUDNNENV_TRY(settle_provenance());
-
-  TreeRecord record = new_record(tree_name, *layout, *versions, options.platform);
-  record.source = source_record;
-  for (const auto& file : extraction->files) {
+  TreeRecord record = new_record(source->tree_name, *layout, *versions, options.platform);
+  record.source = source->record;
+  for (const auto& file : staged->extraction.files) {
     FileRecord entry = file.record;
-    entry.path = entry.path.substr(strip.size());
+    entry.path = entry.path.substr(staged->strip.size());
     record.files.push_back(std::move(entry));
   }
-
-  CUDNNENV_TRY(publish(tree_root, record, tree_dir));
+  CUDNNENV_TRY(publish(staged->tree_root, record, tree_dir));
   record.root = tree_dir;
   return InstallOutcome{InstallStatus::installed, std::move(record)};
 }
