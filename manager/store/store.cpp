@@ -340,6 +340,108 @@ Result<TreeLayout> check_release(const Staged& staged, const InstallSource& sour
   return std::move(*layout);
 }
 
+// A folder to adopt: where its library and headers are.
+struct AdoptedFolders {
+  fs::path location;  // canonical
+  TreeLayout layout;
+  fs::path library_dir;
+  fs::path include_dir;     // empty: no headers found
+  fs::path version_header;  // empty: none
+};
+
+Result<AdoptedFolders> locate_adopted(const fs::path& directory, Os os) {
+  std::error_code ec;
+  AdoptedFolders found;
+  found.location = fs::canonical(directory, ec);
+  if (ec || !fs::is_directory(found.location, ec)) {
+    return make_error("'" + util::to_utf8(directory) + "' is not a folder", "pass the folder that holds the cuDNN tree",
+                      ExitCode::not_found);
+  }
+  CUDNNENV_TRY_ASSIGN(layout, locate_layout(found.location, os));
+  found.layout = *layout;
+  const fs::path& location = found.location;
+  found.library_dir = layout->library_dir.empty() ? location : location / util::path_from_utf8(layout->library_dir);
+  // System and pip layouts keep headers beside, not under, the library folder.
+  found.include_dir = layout->include_dir.empty() ? fs::path() : location / util::path_from_utf8(layout->include_dir);
+  found.version_header =
+      layout->version_header.empty() ? fs::path() : location / util::path_from_utf8(layout->version_header);
+  if (found.include_dir.empty()) {
+    found.version_header = find_version_header_near(found.library_dir, layout->major);
+    found.include_dir = found.version_header.parent_path();
+  }
+  return found;
+}
+
+// The cuDNN files only, hashed (the folder may be a whole system library
+// folder): the libraries, and the cudnn*.h headers when found.
+Result<std::vector<ExtractedFile>> hash_adopted_files(const AdoptedFolders& found, Os os) {
+  std::vector<ExtractedFile> files;
+  std::error_code ec;
+  auto add_files = [&](const fs::path& folder, auto&& wanted) -> Result<void> {
+    for (const auto& entry : fs::directory_iterator(folder, ec)) {
+      const std::string name = util::to_utf8(entry.path().filename());
+      if (!wanted(name) || !entry.is_regular_file(ec)) {
+        continue;
+      }
+      CUDNNENV_TRY_ASSIGN(hash, util::sha256_file(entry.path()));
+      ExtractedFile file;
+      const fs::path relative = entry.path().lexically_relative(found.location);
+      const bool inside = !relative.empty() && !util::starts_with(util::generic_utf8(relative), "..");
+      file.record.path = inside ? util::generic_utf8(relative) : util::to_utf8(entry.path());
+      file.record.size = entry.file_size(ec);
+      file.record.sha256 = *hash;
+      if (fs::is_symlink(entry.symlink_status(ec))) {
+        file.record.link = util::generic_utf8(fs::read_symlink(entry.path(), ec));
+      }
+      auto binary = identify_binary_file(entry.path());
+      file.binary = binary ? *binary : BinaryInfo{};
+      files.push_back(std::move(file));
+    }
+    return {};
+  };
+  CUDNNENV_TRY(add_files(found.library_dir, [os](const std::string& name) { return is_cudnn_library_name(name, os); }));
+  if (!found.include_dir.empty()) {
+    CUDNNENV_TRY(add_files(found.include_dir, [](const std::string& name) {
+      return util::starts_with(name, "cudnn") && util::ends_with(name, ".h");
+    }));
+  }
+  return files;
+}
+
+// Every binary built for the platform, every library of the release there.
+Result<void> check_adopted_set(const AdoptedFolders& found, const std::vector<ExtractedFile>& files,
+                               Platform platform) {
+  CUDNNENV_TRY(check_binaries(files, "", platform));
+  TreeLayout checked = found.layout;
+  checked.include_dir = found.include_dir.empty() ? "include" : util::to_utf8(found.include_dir);
+  if (auto missing = missing_files(found.location, checked, platform.os, RequireImportLibs::no); !missing.empty()) {
+    std::erase_if(missing, [](const std::string& path) { return util::ends_with(path, ".h"); });
+    if (!missing.empty()) {
+      return make_error("incomplete cuDNN " + std::to_string(found.layout.major) + " set in '" +
+                            util::to_utf8(found.location) + "': missing " + list_some(missing),
+                        "a tree needs every cuDNN library of its release in one folder");
+    }
+  }
+  return {};
+}
+
+// Named from what was read: "cudnn-9.19.0-cuda-13.0" when the library says
+// its CUDA, else after the first telling folder (/opt/x/cudnn-copy/lib gives
+// "cudnn-9.19.0-cudnn-copy"), never after a folder's claim of a CUDA.
+std::string adopted_name(const fs::path& location, const VersionFacts& versions) {
+  fs::path telling = location;
+  while (telling.has_parent_path() && telling.parent_path() != telling &&
+         std::set<std::string>{"lib", "lib64", "bin", "x64", "cudnn", "nvidia", "Library"}.count(
+             util::to_utf8(telling.filename()))) {
+    telling = telling.parent_path();
+  }
+  std::string name = "cudnn-" + versions.version.str() + "-" +
+                     (versions.cuda ? "cuda-" + versions.cuda->str() : util::to_utf8(telling.filename()));
+  std::replace_if(
+      name.begin(), name.end(), [](char c) { return c == ' ' || c == ':'; }, '_');
+  return name;
+}
+
 }  // namespace
 
 Result<void> check_tree_name(const std::string& name) {
@@ -442,116 +544,38 @@ Result<InstallOutcome> Store::install(const fs::path& source_path, const Install
 }
 
 Result<TreeRecord> Store::adopt(const fs::path& directory, const AdoptOptions& options) {
-  std::error_code ec;
-  const fs::path location = fs::canonical(directory, ec);
-  if (ec || !fs::is_directory(location, ec)) {
-    return make_error("'" + util::to_utf8(directory) + "' is not a folder", "pass the folder that holds the cuDNN tree",
-                      ExitCode::not_found);
-  }
-  CUDNNENV_TRY_ASSIGN(layout, locate_layout(location, options.platform.os));
-  const fs::path library_dir =
-      layout->library_dir.empty() ? location : location / util::path_from_utf8(layout->library_dir);
-  // System and pip layouts keep headers beside, not under, the library folder.
-  fs::path include_dir =
-      layout->include_dir.empty() ? fs::path() : location / util::path_from_utf8(layout->include_dir);
-  fs::path version_header =
-      layout->version_header.empty() ? fs::path() : location / util::path_from_utf8(layout->version_header);
-  if (include_dir.empty()) {
-    version_header = find_version_header_near(library_dir, layout->major);
-    include_dir = version_header.parent_path();
-  }
+  CUDNNENV_TRY_ASSIGN(found, locate_adopted(directory, options.platform.os));
   // The same copy adopted through another folder (lib vs. the toolkit root) is still the same copy.
-  const fs::path real_library = fs::weakly_canonical(location / util::path_from_utf8(layout->main_library), ec);
+  std::error_code ec;
+  const fs::path real_library =
+      fs::weakly_canonical(found->location / util::path_from_utf8(found->layout.main_library), ec);
   for (const auto& existing : list().trees) {
     if (existing.location && fs::weakly_canonical(existing.library_path(), ec) == real_library) {
       return make_error("'" + util::to_utf8(real_library) + "' is already adopted as '" + existing.name + "'",
                         "'cudnnenv list' shows it; 'cudnnenv remove " + existing.name + "' forgets it");
     }
   }
+  CUDNNENV_TRY_ASSIGN(files, hash_adopted_files(*found, options.platform.os));
+  CUDNNENV_TRY(check_adopted_set(*found, *files, options.platform));
+  if (found->include_dir.empty()) {
+    warn(options.warn, "no cuDNN headers found for '" + util::to_utf8(found->location) + "'");
+  }
+  CUDNNENV_TRY_ASSIGN(
+      versions, read_versions(found->version_header, found->location / util::path_from_utf8(found->layout.main_library),
+                              ArchiveName{}, options.platform == host_platform(), options.probe, options.warn));
 
-  // Hash the cuDNN files only: the folder may be a whole system library folder.
-  TreeRecord record;
-  std::vector<ExtractedFile> files;
-  auto add_files = [&](const fs::path& folder, auto&& wanted) -> Result<void> {
-    for (const auto& entry : fs::directory_iterator(folder, ec)) {
-      const std::string name = util::to_utf8(entry.path().filename());
-      if (!wanted(name) || !entry.is_regular_file(ec)) {
-        continue;
-      }
-      CUDNNENV_TRY_ASSIGN(hash, util::sha256_file(entry.path()));
-      ExtractedFile file;
-      const fs::path relative = entry.path().lexically_relative(location);
-      const bool inside = !relative.empty() && !util::starts_with(util::generic_utf8(relative), "..");
-      file.record.path = inside ? util::generic_utf8(relative) : util::to_utf8(entry.path());
-      file.record.size = entry.file_size(ec);
-      file.record.sha256 = *hash;
-      if (fs::is_symlink(entry.symlink_status(ec))) {
-        file.record.link = util::generic_utf8(fs::read_symlink(entry.path(), ec));
-      }
-      auto binary = identify_binary_file(entry.path());
-      file.binary = binary ? *binary : BinaryInfo{};
-      files.push_back(std::move(file));
-    }
-    return {};
-  };
-  if (auto added = add_files(library_dir,
-                             [&](const std::string& name) { return is_cudnn_library_name(name, options.platform.os); });
-      !added) {
-    return std::move(added).error();
-  }
-  if (!include_dir.empty()) {
-    if (auto added = add_files(
-            include_dir,
-            [](const std::string& name) { return util::starts_with(name, "cudnn") && util::ends_with(name, ".h"); });
-        !added) {
-      return std::move(added).error();
-    }
-  }
-  CUDNNENV_TRY(check_binaries(files, "", options.platform));
-  TreeLayout checked = *layout;
-  checked.include_dir = include_dir.empty() ? "include" : util::to_utf8(include_dir);
-  if (auto missing = missing_files(location, checked, options.platform.os, RequireImportLibs::no); !missing.empty()) {
-    std::erase_if(missing, [](const std::string& path) { return util::ends_with(path, ".h"); });
-    if (!missing.empty()) {
-      return make_error("incomplete cuDNN " + std::to_string(layout->major) + " set in '" + util::to_utf8(location) +
-                            "': missing " + list_some(missing),
-                        "a tree needs every cuDNN library of its release in one folder");
-    }
-  }
-  if (include_dir.empty()) {
-    warn(options.warn, "no cuDNN headers found for '" + util::to_utf8(location) + "'");
-  }
-  const fs::path library = location / util::path_from_utf8(layout->main_library);
-  auto versions = read_versions(version_header, library, ArchiveName{}, options.platform == host_platform(),
-                                options.probe, options.warn);
-  if (!versions) {
-    return std::move(versions).error();
-  }
-
-  // Named from what was read: "cudnn-9.19.0-cuda-13.0" when the library
-  // says its CUDA, else after the first telling folder (/opt/x/cudnn-copy/lib
-  // gives "cudnn-9.19.0-cudnn-copy"), never after a folder's claim of a CUDA.
-  fs::path telling = location;
-  while (telling.has_parent_path() && telling.parent_path() != telling &&
-         std::set<std::string>{"lib", "lib64", "bin", "x64", "cudnn", "nvidia", "Library"}.count(
-             util::to_utf8(telling.filename()))) {
-    telling = telling.parent_path();
-  }
-  std::string default_name = "cudnn-" + versions->version.str() + "-" +
-                             (versions->cuda ? "cuda-" + versions->cuda->str() : util::to_utf8(telling.filename()));
-  std::replace_if(
-      default_name.begin(), default_name.end(), [](char c) { return c == ' ' || c == ':'; }, '_');
-  record = new_record(options.name.value_or(default_name), *layout, *versions, options.platform);
+  TreeRecord record = new_record(options.name.value_or(adopted_name(found->location, *versions)), found->layout,
+                                 *versions, options.platform);
   CUDNNENV_TRY(check_tree_name(record.name));
-  const fs::path include_relative = include_dir.lexically_relative(location);
-  record.include_dir = include_dir.empty() ? std::string()
+  const fs::path include_relative = found->include_dir.lexically_relative(found->location);
+  record.include_dir = found->include_dir.empty() ? std::string()
                        : !include_relative.empty() && !util::starts_with(util::generic_utf8(include_relative), "..")
                            ? util::generic_utf8(include_relative)
-                           : util::to_utf8(include_dir);
-  record.location = util::to_utf8(location);
+                           : util::to_utf8(found->include_dir);
+  record.location = util::to_utf8(found->location);
   record.source.kind = "adopted";
-  record.source.path = util::to_utf8(location);
-  for (auto& file : files) {
+  record.source.path = util::to_utf8(found->location);
+  for (auto& file : *files) {
     record.files.push_back(std::move(file.record));
   }
 
@@ -565,7 +589,7 @@ Result<TreeRecord> Store::adopt(const fs::path& directory, const AdoptOptions& o
   util::remove_tree(staging);
   ScopedRemoval cleanup(staging);
   CUDNNENV_TRY(publish(staging, record, tree_dir));
-  record.root = location;
+  record.root = found->location;
   return record;
 }
 
