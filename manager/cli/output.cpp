@@ -117,9 +117,10 @@ Json tree_to_json(const TreeRecord& record) {
   tree["files"] = record.files.size();
   tree["location"] = util::to_utf8(record.root);
   tree["library"] = util::to_utf8(record.library_path());
-  tree["library_dir"] = util::to_utf8(record.resolve(record.library_dir));
-  tree["include_dir"] =
-      record.include_dir.empty() ? Json(nullptr) : Json(util::to_utf8(record.resolve(record.include_dir)));
+  tree["library_dir"] = util::to_utf8(record.resolve(record.layout.library_dir));
+  tree["include_dir"] = record.layout.include_dir.empty()
+                            ? Json(nullptr)
+                            : Json(util::to_utf8(record.resolve(record.layout.include_dir)));
   tree["adopted"] = record.location.has_value();
   tree["installed_at"] = or_null(record.installed_at);
   tree["source"] = Json{{"kind", or_null(record.source.kind)},

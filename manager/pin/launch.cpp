@@ -228,7 +228,7 @@ Result<LaunchPlan> plan_launch(const LaunchRequest& request) {
   plan.program = *program;
   plan.arguments = request.arguments;
   plan.environment = request.environment;
-  plan.library_dir = request.tree.resolve(request.tree.library_dir);
+  plan.library_dir = request.tree.resolve(request.tree.layout.library_dir);
   plan.report_log = request.report_log;
   const std::string library_dir = util::to_utf8(plan.library_dir);
   auto& environment = plan.environment;

@@ -47,7 +47,7 @@ std::vector<fs::path> file_set(const TreeRecord& tree) {
     }
   } else {
     for (const auto& name : expected_set(tree.version.major, tree.platform.os).libraries) {
-      files.push_back(tree.resolve(tree.library_dir) / name);
+      files.push_back(tree.resolve(tree.layout.library_dir) / name);
     }
   }
   return files;

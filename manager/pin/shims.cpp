@@ -70,7 +70,7 @@ void record_launch_decision(const std::string& root, const TreeRecord& tree) {
   static char key[shim::k_key_max];
   static char path[shim::k_path_max + 64];
   static char text[shim::k_key_max + 3 * shim::k_path_max];
-  const std::string library_dir = util::to_utf8(tree.resolve(tree.library_dir));
+  const std::string library_dir = util::to_utf8(tree.resolve(tree.layout.library_dir));
   const std::string library = util::to_utf8(tree.library_path());
   char identity[128];
   if (!shim::launch_key(root.c_str(), key, sizeof key) ||

@@ -39,7 +39,7 @@ shell::Activation activation_for(const TreeRecord& tree, const std::optional<Cud
                                  const util::Environment& environment) {
   const bool windows = host_platform().os == Os::windows;
   shell::Activation activation;
-  const std::string library_dir = util::to_utf8(tree.resolve(tree.library_dir));
+  const std::string library_dir = util::to_utf8(tree.resolve(tree.layout.library_dir));
   if (auto toolkit = cuda ? find_toolkit(*cuda, environment) : std::nullopt) {
     if (windows) {
       activation.prepend.emplace_back("PATH", util::to_utf8(*toolkit / "libnvvp"));
@@ -49,12 +49,12 @@ shell::Activation activation_for(const TreeRecord& tree, const std::optional<Cud
   }
   activation.prepend.emplace_back(windows ? "PATH" : "LD_LIBRARY_PATH", library_dir);
   activation.set.emplace_back("CUDNN_PATH", util::to_utf8(tree.root));
-  if (!tree.include_dir.empty()) {
-    activation.set.emplace_back("CUDNN_INCLUDE_DIR", util::to_utf8(tree.resolve(tree.include_dir)));
+  if (!tree.layout.include_dir.empty()) {
+    activation.set.emplace_back("CUDNN_INCLUDE_DIR", util::to_utf8(tree.resolve(tree.layout.include_dir)));
   }
   activation.set.emplace_back(
-      "CUDNN_LIB_DIR",
-      util::to_utf8(tree.resolve(!tree.import_lib_dir.empty() ? tree.import_lib_dir : tree.library_dir)));
+      "CUDNN_LIB_DIR", util::to_utf8(tree.resolve(!tree.layout.import_lib_dir.empty() ? tree.layout.import_lib_dir
+                                                                                      : tree.layout.library_dir)));
   activation.set.emplace_back("CUDNNENV_ACTIVE", tree.name);
   for (const auto& [name, value] : extra) {
     activation.set.emplace_back(name, value);

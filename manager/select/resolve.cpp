@@ -67,13 +67,11 @@ Result<TreeRecord> tree_from_folder(const fs::path& folder) {
   tree.root = folder;
   tree.location = util::to_utf8(folder);
   tree.platform = host_platform();
-  tree.library_dir = layout->library_dir;
-  tree.main_library = layout->main_library;
-  tree.include_dir = layout->include_dir;
+  tree.layout = *layout;
   fs::path header = layout->version_header.empty() ? fs::path() : folder / util::path_from_utf8(layout->version_header);
   if (header.empty()) {
-    header = find_version_header_near(tree.resolve(tree.library_dir), layout->major);
-    tree.include_dir = header.empty() ? std::string() : util::to_utf8(header.parent_path());
+    header = find_version_header_near(tree.resolve(tree.layout.library_dir), layout->major);
+    tree.layout.include_dir = header.empty() ? std::string() : util::to_utf8(header.parent_path());
   }
   std::optional<Version> version;
   if (auto text = header.empty() ? Result<std::string>(make_error("")) : util::read_file(header)) {

@@ -198,10 +198,7 @@ TreeRecord new_record(std::string name, const TreeLayout& layout, const VersionF
   record.cuda = versions.cuda;
   record.cuda_from = versions.cuda_from;
   record.platform = platform;
-  record.library_dir = layout.library_dir;
-  record.main_library = layout.main_library;
-  record.include_dir = layout.include_dir;
-  record.import_lib_dir = layout.import_lib_dir;
+  record.layout = layout;
   record.installed_at = utc_timestamp();
   return record;
 }
@@ -568,10 +565,11 @@ Result<TreeRecord> Store::adopt(const fs::path& directory, const AdoptOptions& o
                                  *versions, options.platform);
   CUDNNENV_TRY(check_tree_name(record.name));
   const fs::path include_relative = found->include_dir.lexically_relative(found->location);
-  record.include_dir = found->include_dir.empty() ? std::string()
-                       : !include_relative.empty() && !util::starts_with(util::generic_utf8(include_relative), "..")
-                           ? util::generic_utf8(include_relative)
-                           : util::to_utf8(found->include_dir);
+  record.layout.include_dir =
+      found->include_dir.empty() ? std::string()
+      : !include_relative.empty() && !util::starts_with(util::generic_utf8(include_relative), "..")
+          ? util::generic_utf8(include_relative)
+          : util::to_utf8(found->include_dir);
   record.location = util::to_utf8(found->location);
   record.source.kind = "adopted";
   record.source.path = util::to_utf8(found->location);

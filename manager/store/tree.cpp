@@ -48,11 +48,11 @@ std::string serialize(const TreeRecord& record) {
   }
   table.insert("os", to_string(record.platform.os));
   table.insert("arch", to_string(record.platform.arch));
-  table.insert("library_dir", record.library_dir);
-  table.insert("main_library", record.main_library);
-  table.insert("include_dir", record.include_dir);
-  if (!record.import_lib_dir.empty()) {
-    table.insert("import_lib_dir", record.import_lib_dir);
+  table.insert("library_dir", record.layout.library_dir);
+  table.insert("main_library", record.layout.main_library);
+  table.insert("include_dir", record.layout.include_dir);
+  if (!record.layout.import_lib_dir.empty()) {
+    table.insert("import_lib_dir", record.layout.import_lib_dir);
   }
   table.insert("installed_at", record.installed_at);
   if (record.location) {
@@ -112,10 +112,10 @@ Result<TreeRecord> parse_record(std::string_view text, const fs::path& tree_dir,
     record.cuda_from = table["cuda_from"].value_or(std::string());
   }
   record.platform = Platform{*os, *arch};
-  record.library_dir = table["library_dir"].value_or(std::string());
-  record.main_library = table["main_library"].value_or(std::string());
-  record.include_dir = table["include_dir"].value_or(std::string());
-  record.import_lib_dir = table["import_lib_dir"].value_or(std::string());
+  record.layout.library_dir = table["library_dir"].value_or(std::string());
+  record.layout.main_library = table["main_library"].value_or(std::string());
+  record.layout.include_dir = table["include_dir"].value_or(std::string());
+  record.layout.import_lib_dir = table["import_lib_dir"].value_or(std::string());
   record.installed_at = table["installed_at"].value_or(std::string());
   if (auto location = table["location"].value<std::string>()) {
     record.location = *location;
@@ -139,7 +139,7 @@ Result<TreeRecord> parse_record(std::string_view text, const fs::path& tree_dir,
       record.files.push_back(std::move(file));
     }
   }
-  if (record.main_library.empty()) {
+  if (record.layout.main_library.empty()) {
     return bad("main_library missing");
   }
   record.root = record.location ? util::path_from_utf8(*record.location) : tree_dir;

@@ -10,6 +10,7 @@
 
 #include "formats/platform.hpp"
 #include "formats/version.hpp"
+#include "store/layout.hpp"
 #include "util/result.hpp"
 
 namespace cudnnenv {
@@ -38,10 +39,11 @@ struct TreeRecord {
   std::optional<CudaVersion> cuda;
   std::string cuda_from;  // "name", "metadata", "library", or empty when unknown
   Platform platform;
-  std::string library_dir;
-  std::string main_library;
-  std::string include_dir;
-  std::string import_lib_dir;
+  // Where its files are, relative to `root` (include_dir may be absolute for
+  // an adopted tree's headers elsewhere). Of the layout, `major` and
+  // `version_header` are what install found; the record file keeps the four
+  // folders and the main library.
+  TreeLayout layout;
   std::string installed_at;  // UTC, ISO 8601
   // Adopted trees stay where they are: their files live under `location`.
   std::optional<std::string> location;
@@ -53,7 +55,7 @@ struct TreeRecord {
 
   std::uint64_t total_size() const;
   std::filesystem::path resolve(const std::string& relative) const;
-  std::filesystem::path library_path() const { return resolve(main_library); }
+  std::filesystem::path library_path() const { return resolve(layout.main_library); }
 };
 
 // The record file of the tree stored at `tree_dir`.

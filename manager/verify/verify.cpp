@@ -40,14 +40,14 @@ bool is_library(const std::string& path) {
 void check_files(const TreeRecord& tree, VerifyReport& report) {
   TreeLayout layout;
   layout.major = tree.version.major;
-  layout.library_dir = tree.library_dir;
-  layout.main_library = tree.main_library;
-  layout.include_dir = tree.include_dir;
-  layout.import_lib_dir = tree.import_lib_dir;
+  layout.library_dir = tree.layout.library_dir;
+  layout.main_library = tree.layout.main_library;
+  layout.include_dir = tree.layout.include_dir;
+  layout.import_lib_dir = tree.layout.import_lib_dir;
   const bool import_libs = tree.platform.os == Os::windows && tree.source.kind == "zip";
   auto missing =
       missing_files(tree.root, layout, tree.platform.os, import_libs ? RequireImportLibs::yes : RequireImportLibs::no);
-  if (tree.include_dir.empty() || fs::path(util::path_from_utf8(tree.include_dir)).is_absolute()) {
+  if (tree.layout.include_dir.empty() || fs::path(util::path_from_utf8(tree.layout.include_dir)).is_absolute()) {
     std::erase_if(missing, [](const std::string& path) { return util::ends_with(path, ".h"); });
   }
   report.checks.push_back({"file set", missing.empty() ? CheckStatus::ok : CheckStatus::failed,
@@ -99,7 +99,7 @@ void check_files(const TreeRecord& tree, VerifyReport& report) {
     }
   }
   if (tree.files.empty()) {
-    for (const auto& entry : fs::directory_iterator(tree.resolve(tree.library_dir), ec)) {
+    for (const auto& entry : fs::directory_iterator(tree.resolve(tree.layout.library_dir), ec)) {
       if (is_cudnn_library_name(util::to_utf8(entry.path().filename()), tree.platform.os) &&
           entry.is_regular_file(ec)) {
         libraries.push_back(entry.path());
@@ -121,8 +121,8 @@ void check_files(const TreeRecord& tree, VerifyReport& report) {
                            foreign.empty() ? described + ", as " + describe(tree.platform) + " needs"
                                            : join_some(foreign) + ", not " + describe(tree.platform)});
 
-  if (!tree.include_dir.empty()) {
-    const fs::path include = tree.resolve(tree.include_dir);
+  if (!tree.layout.include_dir.empty()) {
+    const fs::path include = tree.resolve(tree.layout.include_dir);
     std::optional<Version> header;
     for (const char* name : {"cudnn_version.h", "cudnn.h"}) {
       if (auto text = util::read_file(include / name)) {
@@ -178,7 +178,7 @@ void check_load(const TreeRecord& tree, const VerifyOptions& options, VerifyRepo
   // dependency names itself here.
   std::vector<std::future<std::string>> loads;
   for (const auto& name : expected_set(tree.version.major, tree.platform.os).libraries) {
-    const fs::path path = tree.resolve(tree.library_dir) / name;
+    const fs::path path = tree.resolve(tree.layout.library_dir) / name;
     if (path == library) {
       continue;
     }

@@ -96,8 +96,8 @@ TEST_SUITE("launch") {
     test::write_binary("audit.so", "");
     LaunchRequest request;
     request.tree.root = fs::absolute("tree");
-    request.tree.library_dir = windows() ? "bin" : "lib";
-    request.tree.main_library = windows() ? "bin/cudnn64_9.dll" : "lib/libcudnn.so.9";  // relative to the root
+    request.tree.layout.library_dir = windows() ? "bin" : "lib";
+    request.tree.layout.main_library = windows() ? "bin/cudnn64_9.dll" : "lib/libcudnn.so.9";  // relative to the root
     request.command = "tool";
     request.environment = path_of({"bin"});
     request.audit_module = fs::absolute("audit.so");

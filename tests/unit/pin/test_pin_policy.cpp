@@ -92,7 +92,7 @@ TEST_SUITE("pin check") {
     TreeRecord tree = test::install_host_tree(store);
     tree.files.clear();
     const std::string cnn = host_platform().os == Os::windows ? "cudnn_cnn64_9.dll" : "libcudnn_cnn.so.9";
-    fs::remove(tree.resolve(tree.library_dir) / cnn);
+    fs::remove(tree.resolve(tree.layout.library_dir) / cnn);
     auto checked = check_pin(tree, load_check(store));
     REQUIRE_FALSE(checked);
     CHECK(checked.error().message == "the tree '" + tree.name + "' is incomplete: '" + cnn + "' missing");

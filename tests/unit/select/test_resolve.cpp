@@ -259,8 +259,8 @@ TEST_SUITE("selection") {
     auto trusted = resolve_selection(store, request_in(project));
     REQUIRE_MESSAGE(trusted, (trusted ? "" : trusted.error().message));
     CHECK(trusted->tree.version.str() == "9.1.0");
-    CHECK(trusted->tree.library_path() ==
-          fs::weakly_canonical(test::test_dir() / "vendored cudnn") / util::path_from_utf8(trusted->tree.main_library));
+    CHECK(trusted->tree.library_path() == fs::weakly_canonical(test::test_dir() / "vendored cudnn") /
+                                              util::path_from_utf8(trusted->tree.layout.main_library));
 
     write_text(file, "path = \"../vendored cudnn\"\n# edited after trust\n");
     auto edited = resolve_selection(store, request_in(project));

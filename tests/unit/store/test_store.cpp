@@ -94,7 +94,7 @@ TEST_SUITE("store") {
     // The library is asked where it can load (a Windows host): it says 11.2 too.
     CHECK(record.cuda_from == (host_platform() == k_windows ? "library" : "name"));
     CHECK(record.platform == k_windows);
-    CHECK(record.main_library == "cuda/bin/cudnn64_8.dll");
+    CHECK(record.layout.main_library == "cuda/bin/cudnn64_8.dll");
     CHECK(record.files.size() == files.size());
     // Named like the official 8.1.0.77 zip, but these bytes are a test's own.
     CHECK(warnings.any_contains("has the name of an official archive but not its SHA-256"));
@@ -147,7 +147,7 @@ TEST_SUITE("store") {
     test::write_zip(spec.prefix + ".zip", test::fake_tree(spec));
     auto outcome = store.install(spec.prefix + ".zip", options_for(k_windows));
     REQUIRE_MESSAGE(outcome, (outcome ? "" : outcome.error().message));
-    CHECK(outcome->record.main_library == "bin/cudnn64_9.dll");
+    CHECK(outcome->record.layout.main_library == "bin/cudnn64_9.dll");
     // The name says 12; a Windows host asks the library, which says 12.2.
     CHECK(outcome->record.cuda->str() == (host_platform() == k_windows ? "12.2" : "12"));
     CHECK(fs::is_regular_file(store.root() / spec.prefix / "bin" / "cudnn64_9.dll"));
@@ -169,7 +169,7 @@ TEST_SUITE("store") {
     auto outcome = store.install("renamed-copy.whl", options);
     REQUIRE_MESSAGE(outcome, (outcome ? "" : outcome.error().message));
     CHECK(outcome->record.source.kind == "wheel");
-    CHECK(outcome->record.main_library == "nvidia/cudnn/lib/libcudnn.so.9");
+    CHECK(outcome->record.layout.main_library == "nvidia/cudnn/lib/libcudnn.so.9");
     CHECK(outcome->record.version.str() == "9.1.0.70");
     CHECK(outcome->record.cuda->str() == "12");
     CHECK(outcome->record.cuda_from == "metadata");
@@ -342,7 +342,7 @@ TEST_SUITE("store") {
     auto outcome = store.install(spec.prefix + ".tar.xz", options_for(k_linux));
     REQUIRE_MESSAGE(outcome, (outcome ? "" : outcome.error().message));
     CHECK(outcome->record.source.kind == "tar");
-    CHECK(outcome->record.main_library == "lib/libcudnn.so.9");
+    CHECK(outcome->record.layout.main_library == "lib/libcudnn.so.9");
     CHECK(outcome->record.version.str() == "9.1.0.70");
     const fs::path tree = store.root() / spec.prefix;
     CHECK(fs::is_symlink(tree / "lib" / "libcudnn.so.9"));
@@ -406,7 +406,7 @@ TEST_SUITE("store") {
     CHECK(record->location.has_value());
     CHECK(record->version.str() == "9.1.0");
     CHECK(record->cuda->str() == "12.2");
-    CHECK(record->library_path() == fs::canonical("elsewhere") / util::path_from_utf8(record->main_library));
+    CHECK(record->library_path() == fs::canonical("elsewhere") / util::path_from_utf8(record->layout.main_library));
     REQUIRE(store.list().trees.size() == 1);
     CHECK(store.list().trees[0].root == fs::canonical("elsewhere"));
 
@@ -416,7 +416,7 @@ TEST_SUITE("store") {
 
     REQUIRE(store.remove(*record));
     CHECK(store.list().trees.empty());
-    CHECK(fs::is_regular_file(test::test_dir() / "elsewhere" / util::path_from_utf8(record->main_library)));
+    CHECK(fs::is_regular_file(test::test_dir() / "elsewhere" / util::path_from_utf8(record->layout.main_library)));
   }
 
   TEST_CASE("what killed installs left in staging and trash is cleared by the next install") {

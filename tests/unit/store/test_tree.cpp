@@ -20,10 +20,10 @@ TreeRecord full_example() {
   record.cuda = CudaVersion{11, 2};
   record.cuda_from = "name";
   record.platform = Platform{Os::windows, Arch::x86_64};
-  record.library_dir = "cuda/bin";
-  record.main_library = "cuda/bin/cudnn64_8.dll";
-  record.include_dir = "cuda/include";
-  record.import_lib_dir = "cuda/lib/x64";
+  record.layout.library_dir = "cuda/bin";
+  record.layout.main_library = "cuda/bin/cudnn64_8.dll";
+  record.layout.include_dir = "cuda/include";
+  record.layout.import_lib_dir = "cuda/lib/x64";
   record.installed_at = "2026-12-01T05:00:00Z";
   record.location = "C:\\Users\\李雷\\My \"cuDNN\" 8.1";
   record.source = SourceRecord{"zip", "C:\\Downloads\\cudnn 'x' é.zip", std::string(64, 'a'), 123456789012ull,
@@ -41,10 +41,10 @@ void check_same(const TreeRecord& read, const TreeRecord& written, bool with_fil
   CHECK(read.cuda == written.cuda);
   CHECK(read.cuda_from == written.cuda_from);
   CHECK(read.platform == written.platform);
-  CHECK(read.library_dir == written.library_dir);
-  CHECK(read.main_library == written.main_library);
-  CHECK(read.include_dir == written.include_dir);
-  CHECK(read.import_lib_dir == written.import_lib_dir);
+  CHECK(read.layout.library_dir == written.layout.library_dir);
+  CHECK(read.layout.main_library == written.layout.main_library);
+  CHECK(read.layout.include_dir == written.layout.include_dir);
+  CHECK(read.layout.import_lib_dir == written.layout.import_lib_dir);
   CHECK(read.installed_at == written.installed_at);
   CHECK(read.location == written.location);
   CHECK(read.source.kind == written.source.kind);
@@ -83,7 +83,7 @@ TEST_SUITE("tree record") {
     written.cuda_from.clear();
     written.location.reset();
     written.source.official.clear();
-    written.import_lib_dir.clear();
+    written.layout.import_lib_dir.clear();
     auto read = parse_record(serialize(written), "store/tree", "store/tree/.cudnnenv/tree.toml");
     REQUIRE_MESSAGE(read, (read ? "" : read.error().message));
     check_same(*read, written, true);

@@ -48,7 +48,7 @@ TEST_SUITE("verify") {
   TEST_CASE("a truncated, a vanished and a replaced file are each named") {
     Store store(test::test_dir() / "store");
     const TreeRecord tree = test::install_host_tree(store);
-    const fs::path lib = tree.resolve(tree.library_dir);
+    const fs::path lib = tree.resolve(tree.layout.library_dir);
     const std::string ops = host_platform().os == Os::windows ? "cudnn_ops64_9.dll" : "libcudnn_ops.so.9";
     const std::string cnn = host_platform().os == Os::windows ? "cudnn_cnn64_9.dll" : "libcudnn_cnn.so.9";
     fs::resize_file(lib / ops, 1000);
@@ -56,9 +56,9 @@ TEST_SUITE("verify") {
     const VerifyReport report = verify_tree(tree, options_at(VerifyLevel::load));
     CHECK_FALSE(report.passed());
     const std::string files = check_named(report, "files").detail;
-    CHECK(files.find("'" + tree.library_dir + "/" + ops + "' is 1000 bytes, was ") != std::string::npos);
+    CHECK(files.find("'" + tree.layout.library_dir + "/" + ops + "' is 1000 bytes, was ") != std::string::npos);
     CHECK(files.find("(truncated?)") != std::string::npos);
-    CHECK(files.find("'" + tree.library_dir + "/" + cnn + "' is gone") != std::string::npos);
+    CHECK(files.find("'" + tree.layout.library_dir + "/" + cnn + "' is gone") != std::string::npos);
     CHECK(check_named(report, "file set").detail.find("missing") == 0);
     CHECK(report.checks.back().name != "load");  // nothing is loaded from a damaged tree
   }
@@ -77,7 +77,7 @@ TEST_SUITE("verify") {
     const bool windows = host_platform().os == Os::windows;
     const std::string adv = windows ? "cudnn_adv64_9.dll" : "libcudnn_adv.so.9";
     fs::copy_file(test::fixture(windows ? "fake-pe32-9.1.0.dll" : "fake-elf32-9.1.0.so"),
-                  tree.resolve(tree.library_dir) / adv, fs::copy_options::overwrite_existing);
+                  tree.resolve(tree.layout.library_dir) / adv, fs::copy_options::overwrite_existing);
     const VerifyReport report = verify_tree(tree, options_at(VerifyLevel::files));
     CHECK_FALSE(report.passed());
     // On Linux the .so.9 name is a link: the file it names is the one reported.
@@ -107,7 +107,7 @@ TEST_SUITE("verify") {
     SUBCASE("found once its folder is on the search path") {
       const std::string folder = util::to_utf8(test::fixture("link-only"));
       options.environment.set(windows ? "PATH" : "LD_LIBRARY_PATH", folder);
-      CHECK(find_missing_dependencies(tree.resolve(tree.library_dir) / ops, DiscoverContext{options.environment})
+      CHECK(find_missing_dependencies(tree.resolve(tree.layout.library_dir) / ops, DiscoverContext{options.environment})
                 .empty());
     }
   }
