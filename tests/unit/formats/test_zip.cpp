@@ -98,8 +98,9 @@ TEST_SUITE("zip") {
       }
       auto reader = ZipReader::open("cut.zip");
       REQUIRE_FALSE(reader);
-      CHECK(reader.error().message.find("is not a valid zip archive") != std::string::npos);
-      CHECK(reader.error().hint.find("truncated or damaged") != std::string::npos);
+      CHECK(reader.error().message.rfind("'cut.zip' is not a valid zip archive: ", 0) ==
+            0);  // the why varies with the cut
+      CHECK(reader.error().hint == "the file is truncated or damaged: download it again and compare its SHA-256");
     }
   }
 
@@ -117,7 +118,7 @@ TEST_SUITE("zip") {
     REQUIRE(reader);
     auto read = reader->read(reader->entries().front(), [](std::string_view) -> Result<void> { return {}; });
     REQUIRE_FALSE(read);
-    CHECK(read.error().message.find("CRC-32 of 'a.txt' does not match") != std::string::npos);
+    CHECK(read.error().message == "'flipped.zip' is not a valid zip archive: CRC-32 of 'a.txt' does not match");
   }
 
 #ifndef _WIN32
