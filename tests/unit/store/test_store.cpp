@@ -69,6 +69,19 @@ FakeTree host_tree_9_1() {
   return spec;
 }
 
+// The pip wheel nvidia-cudnn-cu12 9.1.0.70, for Linux x86_64.
+FakeTree linux_wheel_9_1() {
+  FakeTree spec;
+  spec.os = Os::linux;
+  spec.major = 9;
+  spec.header_version = "9.1.0";
+  spec.library = "fake-elf64-9.1.0.so";
+  spec.style = TreeStyle::wheel;
+  spec.wheel_metadata_name = "nvidia-cudnn-cu12";
+  spec.wheel_version = "9.1.0.70";
+  return spec;
+}
+
 std::string error_of(const Result<InstallOutcome>& result) {
   REQUIRE_FALSE(result);
   CHECK(result.error().message.find('\n') == std::string::npos);  // one line
@@ -157,14 +170,7 @@ TEST_SUITE("store") {
 
   TEST_CASE("a wheel whose file name says nothing takes version and CUDA from its metadata") {
     Store store = make_store();
-    FakeTree spec;
-    spec.os = Os::linux;
-    spec.major = 9;
-    spec.header_version = "9.1.0";
-    spec.library = "fake-elf64-9.1.0.so";
-    spec.style = TreeStyle::wheel;
-    spec.wheel_metadata_name = "nvidia-cudnn-cu12";
-    spec.wheel_version = "9.1.0.70";
+    const FakeTree spec = linux_wheel_9_1();
     test::write_zip("renamed-copy.whl", test::fake_tree(spec));
     InstallOptions options = options_for(k_linux);
     options.probe = {};  // a library that cannot be asked (another platform's)
@@ -288,15 +294,7 @@ TEST_SUITE("store") {
     }
     SUBCASE("a Linux tree offered to a Windows store") {
       platform = k_windows;
-      FakeTree spec;
-      spec.os = Os::linux;
-      spec.major = 9;
-      spec.header_version = "9.1.0";
-      spec.library = "fake-elf64-9.1.0.so";
-      spec.style = TreeStyle::wheel;
-      spec.wheel_metadata_name = "nvidia-cudnn-cu12";
-      spec.wheel_version = "9.1.0.70";
-      files = test::fake_tree(spec);
+      files = test::fake_tree(linux_wheel_9_1());
       expected = "'nvidia/cudnn/lib/libcudnn.so.9' is ELF 64-bit x86_64, not Windows x64";
     }
 
