@@ -19,10 +19,10 @@ if ! "$cudnnenv" discover; then
   exit 0
 fi
 # The copy marked as loaded by name, else the first one.
-library=$("$cudnnenv" discover --json | tr -d '\r' | awk -F'"' '
-  /"library" :/ { lib = $4; if (first == "") first = lib }
-  /"loaded_by_name" : true/ { chosen = lib }
-  END { print (chosen != "" ? chosen : first) }')
+library=$("$cudnnenv" discover --json | python3 -c '
+import json, sys
+copies = json.load(sys.stdin)
+print(next((c["library"] for c in copies if c["loaded_by_name"]), copies[0]["library"]))')
 folder=$(dirname "$library")
 
 echo
@@ -33,8 +33,8 @@ echo "\$ cudnnenv list"
 "$cudnnenv" list
 echo
 echo "A program pinned to this tree loads exactly:"
-"$cudnnenv" list --json | tr -d '\r' | awk -F'"' '/"library" :/ { print "  " $4; exit }'
-tree=$("$cudnnenv" list --json | tr -d '\r' | awk -F'"' '/"name" :/ { print $4; exit }')
+"$cudnnenv" list --json | python3 -c 'import json, sys; print("  " + json.load(sys.stdin)[0]["library"])'
+tree=$("$cudnnenv" list --json | python3 -c 'import json, sys; print(json.load(sys.stdin)[0]["name"])')
 echo
 echo "\$ cudnnenv verify $tree"
 "$cudnnenv" verify "$tree"
