@@ -212,4 +212,19 @@ touch -d '2 hours ago' "$old_tmp"; touch "$new_tmp"
 [ ! -e "$old_tmp" ] || fail "a config.toml.tmp left by a killed writer two hours ago is still there"
 [ -e "$new_tmp" ] || fail "a config.toml.tmp a live writer may own was removed"
 pass "8: names shown escaped, './' tarballs install, stale config.toml.tmp files are cleared"
+
+# 9. JSON and logs carry names from the file system and the environment: a
+# folder whose name is not UTF-8 comes out as valid JSON (U+FFFD), never an
+# abort; a CUDNNENV_LOG with a control byte is shown escaped.
+bad=$'not utf8 \xff\xfe'
+mkdir -p "$bad"
+cp "$FIXTURES/fake-elf64-9.1.0.so" "$bad/libcudnn.so.9"
+LD_LIBRARY_PATH="$WORK/$bad" run discover --no-load --json
+expect_eq "$rc" "0" "discover --json with a folder name that is not UTF-8 ($(cat err))"
+expect_eq "$(python3 -c 'import json, sys; print([c["library"].endswith("not utf8 \ufffd\ufffd/libcudnn.so.9") for c in json.load(sys.stdin) if "not utf8" in c["library"]])' < out)" \
+  "[True]" "the folder's name in the JSON"
+CUDNNENV_LOG=$'x\e[31m' run list
+expect_eq "$(head -1 err)" "cudnnenv: warning: CUDNNENV_LOG is 'x\x1b[31m': use trace, debug, info, warning, error or off" \
+  "an escape sequence in CUDNNENV_LOG"
+pass "9: a non-UTF-8 folder name in JSON, an escape sequence in CUDNNENV_LOG: valid JSON, shown escaped"
 no_marker "the whole run"
