@@ -31,19 +31,6 @@ class DiagnosticSink final : public spdlog::sinks::base_sink<spdlog::details::nu
   void flush_() override { std::fflush(stderr); }
 };
 
-std::optional<spdlog::level::level_enum> parse_level(std::string_view text) {
-  for (const auto& [name, level] : {std::pair{"trace", spdlog::level::trace},
-                                    {"debug", spdlog::level::debug},
-                                    {"info", spdlog::level::info},
-                                    {"warning", spdlog::level::warn},
-                                    {"warn", spdlog::level::warn},
-                                    {"error", spdlog::level::err},
-                                    {"off", spdlog::level::off}}) {
-    if (text == name) return level;
-  }
-  return std::nullopt;
-}
-
 }  // namespace
 
 void init_logging(int verbosity, const std::optional<std::string>& variable) {
@@ -53,8 +40,11 @@ void init_logging(int verbosity, const std::optional<std::string>& variable) {
   auto level = verbosity >= 2 ? spdlog::level::trace : verbosity == 1 ? spdlog::level::debug : spdlog::level::warn;
   std::string bad;
   if (variable && !variable->empty()) {
-    if (auto named = parse_level(*variable)) {
-      level = *named;
+    // spdlog's own names (trace, debug, info, warning, error, critical, off; warn, err); it
+    // answers `off` for a name it does not know.
+    const auto named = spdlog::level::from_str(*variable);
+    if (named != spdlog::level::off || *variable == "off") {
+      level = named;
     } else {
       bad = *variable;
     }
