@@ -23,15 +23,15 @@ fs::path config_file(const Context& context) {
   return context.store().state_directory() / "config.toml";
 }
 
-Json profile_json(const Profile& profile, const std::optional<TreeRecord>& tree) {
+Json profile_json(const Profile& profile, const std::optional<ProfileFit>& fit) {
   Json env = Json::object();
   for (const auto& [name, value] : profile.env) {
     env[name] = value;
   }
   return Json{{"name", profile.name},         {"framework", profile.framework},
               {"cudnn", profile.cudnn},       {"cuda", profile.cuda},
-              {"env", std::move(env)},        {"tree", tree ? Json(tree->name) : Json(nullptr)},
-              {"satisfied", tree.has_value()}};
+              {"env", std::move(env)},        {"tree", fit ? Json(fit->tree.name) : Json(nullptr)},
+              {"satisfied", fit.has_value()}, {"tested_pair", fit ? Json(fit->tested) : Json(nullptr)}};
 }
 
 Result<int> run_list(const ProfileArguments& arguments, const Context& context) {
@@ -39,15 +39,17 @@ Result<int> run_list(const ProfileArguments& arguments, const Context& context) 
   CUDNNENV_TRY_ASSIGN(profiles, all_profiles(host_platform().os, config_file(context)));
   Json array = Json::array();
   for (const auto& profile : *profiles) {
-    const auto tree = satisfying_tree(profile, trees);
+    const auto fit = satisfying_tree(profile, trees);
     if (arguments.json) {
-      array.push_back(profile_json(profile, tree));
+      array.push_back(profile_json(profile, fit));
       continue;
     }
-    print(profile.name + std::string(8 - std::min<std::size_t>(7, profile.name.size()), ' ') + "cuDNN " +
-          profile.cudnn + "  CUDA " + profile.cuda + "  " +
-          (tree ? "-> " + tree->name + " (" + tree->version.str() + ")" : std::string("(no installed tree runs it)")) +
-          "\n");
+    print(
+        profile.name + std::string(8 - std::min<std::size_t>(7, profile.name.size()), ' ') + "cuDNN " + profile.cudnn +
+        "  CUDA " + profile.cuda + "  " +
+        (fit ? "-> " + fit->tree.name + " (" + fit->tree.version.str() + (fit->tested ? ")" : ", not the tested pair)")
+             : std::string("(no installed tree runs it)")) +
+        "\n");
   }
   if (arguments.json) {
     print_json(array);
@@ -57,9 +59,9 @@ Result<int> run_list(const ProfileArguments& arguments, const Context& context) 
 
 Result<int> run_show(const ProfileArguments& arguments, const Context& context) {
   CUDNNENV_TRY_ASSIGN(profile, find_profile(arguments.name, host_platform().os, config_file(context)));
-  const auto tree = satisfying_tree(*profile, context.store().list(RecordPart::identity).trees);
+  const auto fit = satisfying_tree(*profile, context.store().list(RecordPart::identity).trees);
   if (arguments.json) {
-    print_json(profile_json(*profile, tree));
+    print_json(profile_json(*profile, fit));
     return 0;
   }
   std::string text = profile->name + ": " + profile->framework + "\n  cuDNN " + profile->cudnn +
@@ -67,8 +69,9 @@ Result<int> run_show(const ProfileArguments& arguments, const Context& context) 
   for (const auto& [name, value] : profile->env) {
     text += "  " + name + "=" + value + "\n";
   }
-  if (tree) {
-    text += "  runs on the installed tree '" + tree->name + "' (cuDNN " + tree->version.str() + ")\n";
+  if (fit) {
+    text += "  runs on the installed tree '" + fit->tree.name + "' (cuDNN " + fit->tree.version.str() +
+            (fit->tested ? ", the tested pair)\n" : "; not the tested pair)\n");
   } else {
     const Error none = no_tree_for(*profile);
     text += "  " + none.message + "\n  " + none.hint + "\n";

@@ -31,6 +31,7 @@ Result<int> run_use(const UseArguments& arguments, const Context& context) {
   CUDNNENV_TRY_ASSIGN(choice,
                       choose_tree(store, arguments.spec,
                                   arguments.cuda.empty() ? std::nullopt : std::optional<std::string>(arguments.cuda)));
+  for (const auto& warning : choice->warnings) log_warning(warning);
   const TreeRecord* tree = &choice->tree;
   const std::string chosen = tree->name + " (cuDNN " + tree->version.str() + ")";
 

@@ -85,6 +85,7 @@ Result<std::vector<TreeRecord>> trees_to_verify(const VerifyArguments& arguments
     return std::vector<TreeRecord>{*tree};
   }
   CUDNNENV_TRY_ASSIGN(choice, choose_tree(store, arguments.target, std::nullopt, RecordPart::everything));
+  for (const auto& warning : choice->warnings) log_warning(warning);
   return std::vector<TreeRecord>{choice->tree};
 }
 

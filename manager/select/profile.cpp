@@ -2,8 +2,10 @@
 
 #include "formats/toml_text.hpp"
 #include "select/project.hpp"
+#include "store/spec.hpp"
 
 #include <algorithm>
+#include <tuple>
 
 #include <toml++/toml.h>
 
@@ -121,22 +123,37 @@ Result<Profile> find_profile(const std::string& name, Os os, const fs::path& con
       ExitCode::not_found);
 }
 
-std::optional<TreeRecord> satisfying_tree(const Profile& profile, const std::vector<TreeRecord>& trees) {
+std::optional<ProfileFit> satisfying_tree(const Profile& profile, const std::vector<TreeRecord>& trees) {
   const auto wanted = parse_version(profile.cudnn);
   const auto cuda = parse_cuda_version(profile.cuda);
   if (!wanted) {
     return std::nullopt;
   }
-  std::optional<TreeRecord> best;
+  const auto spec = parse_spec(profile.cudnn);  // the one matcher: whole components
+  const auto same_cudnn = [&](const TreeRecord& tree) { return spec && fits(*spec, tree); };
+  // A tree that does not say its CUDA minor ("cuda12" archives) is taken at its word for the major.
+  const auto same_cuda = [&](const TreeRecord& tree) {
+    return !cuda || !tree.cuda || !cuda->minor || !tree.cuda->minor || tree.cuda->minor == cuda->minor;
+  };
+  std::optional<ProfileFit> best;
+  auto rank = [&](const TreeRecord& tree) { return std::tuple{same_cudnn(tree), same_cuda(tree), tree.version}; };
   for (const auto& tree : trees) {
     const bool same_major = tree.version.major == wanted->major;
     const bool minor_ok = tree.version.minor >= wanted->minor;
     const bool cuda_ok = !cuda || !tree.cuda || tree.cuda->major == cuda->major;
-    if (same_major && minor_ok && cuda_ok && (!best || best->version < tree.version)) {
-      best = tree;
+    if (same_major && minor_ok && cuda_ok && (!best || rank(best->tree) < rank(tree))) {
+      best = ProfileFit{tree, same_cudnn(tree) && same_cuda(tree)};
     }
   }
   return best;
+}
+
+std::string untested_warning(const Profile& profile, const ProfileFit& fit) {
+  return profile.name + " (" + profile.framework + ") was tested with cuDNN " + profile.cudnn + " and CUDA " +
+         profile.cuda + ", which is not installed; using '" + fit.tree.name + "' (cuDNN " + fit.tree.version.str() +
+         (fit.tree.cuda ? ", CUDA " + fit.tree.cuda->str() : std::string()) +
+         "), which it accepts (hint: install the tested pair: cudnnenv install <cuDNN " + profile.cudnn +
+         " archive for CUDA " + profile.cuda + ">)";
 }
 
 }  // namespace cudnnenv

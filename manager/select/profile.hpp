@@ -36,9 +36,22 @@ Result<std::vector<Profile>> all_profiles(Os os, const std::filesystem::path& co
 // Profile `name` among those; an error with the closest name when there is none.
 Result<Profile> find_profile(const std::string& name, Os os, const std::filesystem::path& config_file);
 
-// The tree that runs what `profile` was built for: the newest installed one
-// of the same major cuDNN version and the same or a higher minor (what
-// TensorFlow accepts), built for the profile's CUDA major when it says.
-std::optional<TreeRecord> satisfying_tree(const Profile& profile, const std::vector<TreeRecord>& trees);
+// An installed tree that runs what a profile was built for.
+struct ProfileFit {
+  TreeRecord tree;
+  // The pair the framework was tested with: the profile's cuDNN version
+  // (whole components) and its CUDA version (major.minor, when the tree says).
+  bool tested = false;
+};
+
+// The tree that runs what `profile` was built for: the tested pair when it is
+// installed; else the newest of the same major cuDNN version and the same or
+// a higher minor (what TensorFlow accepts), built for the profile's CUDA major
+// when it says. Among fits, the profile's cuDNN version before a newer minor,
+// then its CUDA minor, then the newest.
+std::optional<ProfileFit> satisfying_tree(const Profile& profile, const std::vector<TreeRecord>& trees);
+
+// The warning when `fit` is not the tested pair, naming it.
+std::string untested_warning(const Profile& profile, const ProfileFit& fit);
 
 }  // namespace cudnnenv

@@ -20,6 +20,7 @@ Result<TreeRecord> select(const Store& store, const std::string& text, std::opti
                           Selection& selection) {
   CUDNNENV_TRY_ASSIGN(choice, choose_tree(store, text, cuda));
   selection.profile = std::move(choice->profile);
+  selection.warnings.insert(selection.warnings.end(), choice->warnings.begin(), choice->warnings.end());
   return std::move(choice->tree);
 }
 
@@ -45,7 +46,7 @@ Result<Choice> choose_tree(const Store& store, const std::string& text, const st
   const auto trees = store.list(part).trees;
   auto tree = select_tree(trees, *spec);
   if (tree) {
-    return Choice{std::move(*tree), std::nullopt};
+    return Choice{std::move(*tree), std::nullopt, {}};
   }
   // Not a version and no tree of that name: a profile's name, if there is one.
   if (tree.error().code == ExitCode::not_found && !parse_version(text) && text.find("+cuda") == std::string::npos) {
@@ -54,7 +55,9 @@ Result<Choice> choose_tree(const Store& store, const std::string& text, const st
       if (!fit) {
         return no_tree_for(*profile);
       }
-      return Choice{std::move(*fit), std::move(*profile)};
+      std::vector<std::string> warnings;
+      if (!fit->tested) warnings.push_back(untested_warning(*profile, *fit));
+      return Choice{std::move(fit->tree), std::move(*profile), std::move(warnings)};
     }
   }
   return std::move(tree).error();
@@ -175,7 +178,8 @@ Result<Selection> resolve_selection(const Store& store, const SelectionRequest& 
         error.message += ", which " + selection.decided_by + " asks for";
         return error;
       }
-      return finish(std::move(*tree));
+      if (!tree->tested) selection.warnings.push_back(untested_warning(*profile, *tree));
+      return finish(std::move(tree->tree));
     }
     if (project->cudnn) {
       selection.spec = *project->cudnn;

@@ -56,6 +56,7 @@ struct SelectionRequest {
 struct Choice {
   TreeRecord tree;
   std::optional<Profile> profile;
+  std::vector<std::string> warnings;  // a profile run by a tree other than its tested pair
 };
 Result<Choice> choose_tree(const Store& store, const std::string& text, const std::optional<std::string>& cuda,
                            RecordPart part = RecordPart::identity);

@@ -29,3 +29,22 @@ set +e; "$WINE" "$CUDNNENV" --root "$(winpath "$WORK/C libs 库")" use 8.1 > out
 expect_eq "$rc" "1" "use without the shell hook"
 grep -q 'hint: load it (cudnnenv init cmd, see .cudnnenv init --help.), or run: set "CUDNNENV_VERSION=8.1"' err || fail "hint: $(cat err)"
 pass "use without the hook names the cmd line to run"
+
+# Issue 12.5: a profile prefers the pair it was tested with. tf2.5 was tested
+# with cuDNN 8.1 and CUDA 11.2; 8.2.0.53 for CUDA 11.3 runs it too (a newer
+# minor), with a warning naming the tested pair, until 8.1.0.77 is installed.
+cd "$WORK"
+pair_root=$(winpath "$WORK/tf store")
+make_windows_tree tree82 "$FIXTURES/fake-pe64-8.2.0.dll" 8.2.0
+(cd tree82 && zip -q -r ../cudnn-11.3-windows-x64-v8.2.0.53.zip cuda)
+"$WINE" "$CUDNNENV" --root "$pair_root" install "$(winpath "$WORK/cudnn-11.3-windows-x64-v8.2.0.53.zip")" > /dev/null
+"$WINE" "$CUDNNENV" --root "$pair_root" current --cudnn tf2.5 > out 2> err
+expect_eq "$(tr -d '\r' < out)" "8.2.0.53  cudnn-11.3-windows-x64-v8.2.0.53  (set by --cudnn)" "tf2.5 with 8.2 alone"
+expect_eq "$(tr -d '\r' < err)" "cudnnenv: warning: tf2.5 (TensorFlow 2.5) was tested with cuDNN 8.1 and CUDA 11.2, which is not installed; using 'cudnn-11.3-windows-x64-v8.2.0.53' (cuDNN 8.2.0.53, CUDA 11.3), which it accepts (hint: install the tested pair: cudnnenv install <cuDNN 8.1 archive for CUDA 11.2>)" "the warning names the tested pair"
+"$WINE" "$CUDNNENV" --root "$pair_root" install "$(winpath "$WORK/cudnn-11.2-windows-x64-v8.1.0.77.zip")" > /dev/null
+"$WINE" "$CUDNNENV" --root "$pair_root" current --cudnn tf2.5 > out 2> err
+expect_eq "$(tr -d '\r' < out)" "8.1.0.77  cudnn-11.2-windows-x64-v8.1.0.77  (set by --cudnn)" "tf2.5 beside 8.2.0.53"
+expect_eq "$(cat err)" "" "the tested pair: no warning"
+"$WINE" "$CUDNNENV" --root "$pair_root" profile list > out
+expect_eq "$(tr -d '\r' < out | grep '^tf2.5 ')" "tf2.5   cuDNN 8.1  CUDA 11.2  -> cudnn-11.2-windows-x64-v8.1.0.77 (8.1.0.77)" "profile list"
+pass "12.5: tf2.5 picks the tested 8.1.0.77 beside 8.2.0.53; 8.2.0.53 alone runs it with a warning naming the pair"

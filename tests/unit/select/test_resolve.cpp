@@ -366,10 +366,11 @@ namespace cudnnenv {
 TEST_SUITE("selection") {
   TEST_CASE("one matcher: a profile's name works wherever a spec does; remove is the strict mode") {
     const Store store = make_store();
-    // tf2.5 wants cuDNN 8.1 with CUDA 11.2 (profiles/tensorflow.toml): the newest 8.x for CUDA 11 runs it.
+    // tf2.5 wants cuDNN 8.1 with CUDA 11.2 (profiles/tensorflow.toml): the tested pair is installed.
     auto profile = choose_tree(store, "tf2.5", std::nullopt);
     REQUIRE_MESSAGE(profile, (profile ? "" : profile.error().message));
-    CHECK(profile->tree.name == "cudnn-linux-x86_64-8.9.7.29_cuda11-archive");
+    CHECK(profile->tree.name == "cudnn-11.2-linux-x64-v8.1.0.77");
+    CHECK(profile->warnings.empty());
     REQUIRE(profile->profile);
     CHECK(profile->profile->name == "tf2.5");
     auto spec = choose_tree(store, "9", std::nullopt);
@@ -394,6 +395,37 @@ TEST_SUITE("selection") {
     auto with_cuda = store.find("8.9.7+cuda11");  // the strict matcher honours +cuda too
     REQUIRE(with_cuda);
     CHECK(with_cuda->name == "cudnn-linux-x86_64-8.9.7.29_cuda11-archive");
+  }
+
+  TEST_CASE("a profile prefers its tested pair; a newer minor runs it with a warning naming the pair") {
+    Store store(test::test_dir() / "store");
+    install_fake(store, "cudnn-11.3-linux-x64-v8.2.0.53.zip", "8.2.0", 8);
+    auto newer = choose_tree(store, "tf2.5", std::nullopt);
+    REQUIRE_MESSAGE(newer, (newer ? "" : newer.error().message));
+    CHECK(newer->tree.name == "cudnn-11.3-linux-x64-v8.2.0.53");
+    CHECK(newer->warnings == std::vector<std::string>{
+                                 "tf2.5 (TensorFlow 2.5) was tested with cuDNN 8.1 and CUDA 11.2, which is not "
+                                 "installed; using 'cudnn-11.3-linux-x64-v8.2.0.53' (cuDNN 8.2.0.53, CUDA 11.3), which "
+                                 "it accepts (hint: install the tested pair: cudnnenv install <cuDNN 8.1 archive for "
+                                 "CUDA 11.2>)"});
+    // The same through a project file: every command shows the warning.
+    write_text(test::test_dir() / "p" / k_project_file_name, "profile = \"tf2.5\"\n");
+    auto project = resolve_selection(store, request_in(test::test_dir() / "p"));
+    REQUIRE(project);
+    CHECK(project->warnings == newer->warnings);
+
+    install_fake(store, "cudnn-11.2-linux-x64-v8.1.0.77.zip", "8.1.0", 8);  // older, but the tested pair
+    auto tested = choose_tree(store, "tf2.5", std::nullopt);
+    REQUIRE(tested);
+    CHECK(tested->tree.name == "cudnn-11.2-linux-x64-v8.1.0.77");
+    CHECK(tested->warnings.empty());
+    auto fit = satisfying_tree(*tested->profile, store.list(RecordPart::identity).trees);
+    REQUIRE(fit);
+    CHECK(fit->tested);
+    project = resolve_selection(store, request_in(test::test_dir() / "p"));
+    REQUIRE(project);
+    CHECK(project->tree.name == "cudnn-11.2-linux-x64-v8.1.0.77");
+    CHECK(project->warnings.empty());
   }
 
   TEST_CASE("an activation in this shell takes its place: after CUDNNENV_VERSION, before the project file") {
