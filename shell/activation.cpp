@@ -1,5 +1,7 @@
 #include "shell/activation.hpp"
 
+#include <algorithm>
+
 #include <map>
 
 #include "util/text.hpp"
@@ -191,30 +193,148 @@ std::optional<std::string> unsafe_value(Shell shell, const std::vector<Operation
   return std::nullopt;
 }
 
-std::string render(Shell shell, const std::vector<Operation>& operations) {
+namespace {
+
+using Variables = std::vector<std::pair<std::string, std::string>>;
+
+bool is_ascii(std::string_view text) {
+  return std::all_of(text.begin(), text.end(), [](unsigned char c) { return c < 0x80; });
+}
+
+// cmd counts a variable's characters in UTF-16 units (%NAME:~start,length%).
+std::size_t utf16_length(std::string_view utf8) {
+  std::size_t units = 0;
+  for (const unsigned char c : utf8) {
+    if ((c & 0xC0) != 0x80) units += c >= 0xF0 ? 2 : 1;
+  }
+  return units;
+}
+
+// Text cmd would read differently once expanded: a line holding '!' has its
+// expansions processed again with delayed expansion on.
+bool expands_plainly(std::string_view text) {
+  return text.find_first_of("!^\"\r\n") == std::string_view::npos;
+}
+
+// `text` inside set "NAME=...": '%' doubled; in the branch for delayed
+// expansion on, '^' and '!' escaped by a caret.
+std::string cmd_literal(std::string_view text, bool delayed) {
+  std::string out;
+  for (const char c : text) {
+    if (c == '%') {
+      out += "%%";
+    } else if (delayed && (c == '^' || c == '!')) {
+      out += '^';
+      out += c;
+    } else {
+      out += c;
+    }
+  }
+  return out;
+}
+
+// A reference that expands to `entry` when the script runs: a source's whole
+// value (%NAME%), or one entry of a source's list (%NAME:~start,length%).
+std::optional<std::string> reference_to(std::string_view entry, const Variables& sources) {
+  if (entry.empty() || !expands_plainly(entry)) return std::nullopt;
+  for (const auto& [name, value] : sources) {
+    if (value == entry) return "%" + name + "%";
+  }
+  for (const auto& [name, value] : sources) {
+    for (std::size_t at = value.find(entry); at != std::string::npos; at = value.find(entry, at + 1)) {
+      const std::size_t end = at + entry.size();
+      if ((at == 0 || value[at - 1] == ';') && (end == value.size() || value[end] == ';')) {
+        return "%" + name + ":~" + std::to_string(utf16_length(std::string_view(value).substr(0, at))) + "," +
+               std::to_string(utf16_length(entry)) + "%";
+      }
+    }
+  }
+  return std::nullopt;
+}
+
+// `value` for set "NAME=...", in ASCII where the sources allow: each ';'
+// entry with letters outside ASCII as a reference to where it comes from
+// (the old list, the store's folder), else a source's value inside it.
+std::string cmd_value(std::string_view value, const Variables& sources, bool delayed) {
+  std::string out;
+  std::size_t begin = 0;
+  while (true) {
+    const std::size_t end = std::min(value.find(';', begin), value.size());
+    const std::string_view entry = value.substr(begin, end - begin);
+    std::optional<std::string> reference = is_ascii(entry) ? std::nullopt : reference_to(entry, sources);
+    if (reference) {
+      out += *reference;
+    } else {
+      // A source's whole value inside the entry (the store's folder in a tree's path).
+      std::size_t done = 0;
+      while (done < entry.size()) {
+        std::size_t best_at = std::string_view::npos;
+        const std::pair<std::string, std::string>* best = nullptr;
+        for (const auto& source : sources) {
+          if (source.second.empty() || is_ascii(source.second) || !expands_plainly(source.second)) continue;
+          const std::size_t at = entry.find(source.second, done);
+          if (at != std::string_view::npos &&
+              (at < best_at || (at == best_at && source.second.size() > best->second.size()))) {
+            best_at = at;
+            best = &source;
+          }
+        }
+        if (!best) break;
+        out += cmd_literal(entry.substr(done, best_at - done), delayed) + "%" + best->first + "%";
+        done = best_at + best->second.size();
+      }
+      out += cmd_literal(entry.substr(done), delayed);
+    }
+    if (end == value.size()) break;
+    out += ';';
+    begin = end + 1;
+  }
+  return out;
+}
+
+std::string render_cmd(const std::vector<Operation>& operations, Variables sources) {
+  std::erase_if(sources, [](const auto& source) {
+    return !is_valid_variable_name(source.first) || source.second.find_first_of("\"\r\n") != std::string::npos;
+  });
   std::string script;
-  const char* end = shell == Shell::cmd ? "\r\n" : "\n";
   bool bang = false;
   for (const auto& operation : operations) {
     bang = bang || (operation.value && operation.value->find('!') != std::string::npos);
   }
-  if (shell == Shell::cmd && bang) {
+  if (bang) {
     // Defined only while delayed expansion is off: on, the lone '!' is removed.
-    script += std::string("@set \"_CUDNNENV_DX=!\"") + end;
+    script += "@set \"_CUDNNENV_DX=!\"\r\n";
   }
   for (const auto& operation : operations) {
-    if (shell == Shell::cmd && operation.value && operation.value->find('!') != std::string::npos) {
-      script += "@if defined _CUDNNENV_DX (" + set_variable(shell, operation.name, *operation.value) + ") else (" +
-                set_variable_delayed(operation.name, *operation.value) + ")" + end;
-      continue;
+    const std::string set = "set \"" + operation.name + "=";
+    if (!operation.value) {
+      script += "@" + unset_variable(Shell::cmd, operation.name) + "\r\n";
+    } else if (operation.value->find('!') != std::string::npos) {
+      script += "@if defined _CUDNNENV_DX (" + set + cmd_value(*operation.value, sources, false) + "\") else (" + set +
+                cmd_value(*operation.value, sources, true) + "\")\r\n";
+    } else {
+      script += "@" + set + cmd_value(*operation.value, sources, false) + "\"\r\n";
     }
-    script += (shell == Shell::cmd ? "@" : "") +
-              (operation.value ? set_variable(shell, operation.name, *operation.value)
-                               : unset_variable(shell, operation.name)) +
-              end;
+    // Its old value is gone for the lines after this one.
+    std::erase_if(sources, [&](const auto& source) { return util::iequals(source.first, operation.name); });
   }
-  if (shell == Shell::cmd && bang) {
-    script += std::string("@set \"_CUDNNENV_DX=\"") + end;
+  if (bang) {
+    script += "@set \"_CUDNNENV_DX=\"\r\n";
+  }
+  return script;
+}
+
+}  // namespace
+
+std::string render(Shell shell, const std::vector<Operation>& operations, Variables sources) {
+  if (shell == Shell::cmd) {
+    return render_cmd(operations, std::move(sources));
+  }
+  std::string script;
+  for (const auto& operation : operations) {
+    script += (operation.value ? set_variable(shell, operation.name, *operation.value)
+                               : unset_variable(shell, operation.name)) +
+              "\n";
   }
   return script;
 }

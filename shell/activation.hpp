@@ -48,8 +48,16 @@ std::optional<std::string> unsafe_value(Shell shell, const std::vector<Operation
 
 // `operations` as a script for `shell`. cmd: CRLF lines, '@' on each, and a
 // value with '!' set by a branch that is right whether delayed expansion is
-// on or off (on, carets are processed in lines holding a '!').
-std::string render(Shell shell, const std::vector<Operation>& operations);
+// on or off (on, carets are processed in lines holding a '!'). Also for cmd,
+// which reads a batch file in the console's code page: `sources` are
+// variables of the cmd that runs the script, with their values then (PATH,
+// _CUDNNENV_ROOT...). A value's ';' entry with letters outside ASCII is
+// written as a reference to where it comes from (%NAME:~start,length%, an
+// entry of the old list; %NAME%, a whole value, also inside an entry), so the
+// script is ASCII wherever its text comes from those. A variable stops being
+// a source after the line that sets it.
+std::string render(Shell shell, const std::vector<Operation>& operations,
+                   std::vector<std::pair<std::string, std::string>> sources = {});
 
 // `list` without one occurrence of the element `entry` (the first), and the
 // separator that went with it; every other byte as it was.

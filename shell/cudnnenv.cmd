@@ -2,15 +2,36 @@
 @rem change this cmd session (cudnnenv prints a batch file, this calls it);
 @rem everything else is cudnnenv itself. cmd has no prompt hook: after `use`
 @rem and `deactivate`, what is selected then is activated at once.
-@if /i "%~1"=="use" goto shell
-@if /i "%~1"=="activate" goto shell
-@if /i "%~1"=="deactivate" goto shell
-@"@PROGRAM_CMD@" %*
-@exit /b %errorlevel%
-:shell
+@rem Only ASCII here: cmd reads a batch file in the console's code page, so
+@rem what may hold other letters is found when this runs: the store is this
+@rem file's folder (%~dp0), cudnnenv as the next line says. Exit code 1 when
+@rem cudnnenv failed, and the session is left as it was.
+@PROGRAM_LINE@
+@if /i "%~1"=="use" goto cudnnenv_shell
+@if /i "%~1"=="activate" goto cudnnenv_shell
+@if /i "%~1"=="deactivate" goto cudnnenv_shell
+@"%_CUDNNENV_EXE%" %*
+@set "_CUDNNENV_EXE=" & exit /b %errorlevel%
+:cudnnenv_shell
 @set "_CUDNNENV_SCRIPT=%TEMP%\cudnnenv-%RANDOM%%RANDOM%.bat"
-@if /i "%~1"=="use" ("@PROGRAM_CMD@" %* > "%_CUDNNENV_SCRIPT%") else ("@PROGRAM_CMD@" %* --shell cmd > "%_CUDNNENV_SCRIPT%")
-@if errorlevel 1 (del "%_CUDNNENV_SCRIPT%" 2>nul & set "_CUDNNENV_SCRIPT=" & exit /b 1)
+@rem cudnnenv writes the store's path as %_CUDNNENV_ROOT% in what it prints.
+@for %%i in ("%~dp0..\..") do @set "_CUDNNENV_ROOT=%%~fi"
+@if /i "%~1"=="use" goto cudnnenv_use
+@"%_CUDNNENV_EXE%" %* --shell cmd > "%_CUDNNENV_SCRIPT%"
+@if errorlevel 1 goto cudnnenv_failed
+@goto cudnnenv_apply
+:cudnnenv_use
+@"%_CUDNNENV_EXE%" %* > "%_CUDNNENV_SCRIPT%"
+@if errorlevel 1 goto cudnnenv_failed
+:cudnnenv_apply
 @call "%_CUDNNENV_SCRIPT%"
-@if /i not "%~1"=="activate" "@PROGRAM_CMD@" hook --shell cmd > "%_CUDNNENV_SCRIPT%" && call "%_CUDNNENV_SCRIPT%"
-@del "%_CUDNNENV_SCRIPT%" 2>nul & set "_CUDNNENV_SCRIPT="
+@if /i "%~1"=="activate" goto cudnnenv_done
+@"%_CUDNNENV_EXE%" hook --shell cmd > "%_CUDNNENV_SCRIPT%"
+@if errorlevel 1 goto cudnnenv_failed
+@call "%_CUDNNENV_SCRIPT%"
+:cudnnenv_done
+@del "%_CUDNNENV_SCRIPT%" 2>nul & set "_CUDNNENV_SCRIPT=" & set "_CUDNNENV_ROOT=" & set "_CUDNNENV_EXE="
+@exit /b 0
+:cudnnenv_failed
+@del "%_CUDNNENV_SCRIPT%" 2>nul & set "_CUDNNENV_SCRIPT=" & set "_CUDNNENV_ROOT=" & set "_CUDNNENV_EXE="
+@exit /b 1

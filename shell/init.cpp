@@ -1,6 +1,10 @@
 #include "shell/init.hpp"
 
+#include <algorithm>
+
 #include "shell/init_scripts.inc"
+#include "util/fs.hpp"
+#include "util/text.hpp"
 
 namespace cudnnenv::shell {
 
@@ -54,8 +58,6 @@ std::string init_line(Shell shell) {
   return "";
 }
 
-namespace {
-
 std::string crlf(const std::string& text) {
   std::string out;
   for (const char c : text) {
@@ -65,11 +67,79 @@ std::string crlf(const std::string& text) {
   return out;
 }
 
+namespace {
+
+// Text a batch file can hold whatever the code page, and whether delayed
+// expansion is on: printable ASCII without '"' (ends the quoting) or '!'.
+bool batch_safe(std::string_view text) {
+  return std::all_of(text.begin(), text.end(),
+                     [](unsigned char c) { return c >= 0x20 && c < 0x7f && c != '"' && c != '!'; });
+}
+
+// Inside a batch file's double quotes only '%' needs doubling.
+std::string batch_literal(std::string_view text) {
+  return replace_all(std::string(text), "%", "%%");
+}
+
+std::string windows_text(const std::filesystem::path& path) {
+  std::string text = util::to_utf8(path);
+  std::replace(text.begin(), text.end(), '/', '\\');
+  return text;
+}
+
+bool starts_with_folder(const std::string& path, std::string folder) {
+  while (!folder.empty() && folder.back() == '\\') folder.pop_back();
+  if (folder.empty() || path.size() <= folder.size() || path[folder.size()] != '\\') return false;
+  return util::to_lower(path.substr(0, folder.size())) == util::to_lower(folder);
+}
+
 }  // namespace
 
-CmdIntegration cmd_integration(const std::string& program, const std::string& shims) {
-  return {crlf(replace_all(k_init_cmd, "@SHIMS_CMD@", quote(Shell::cmd, shims))),
-          crlf(replace_all(k_cudnnenv_cmd, "@PROGRAM_CMD@", quote(Shell::cmd, program)))};
+Result<std::string> batch_path_line(const BatchPathFacts& facts, const std::string& variable) {
+  const std::string target = windows_text(facts.target);
+  const std::string set = "@set \"" + variable + "=";
+  if (batch_safe(target)) {
+    return set + batch_literal(target) + "\"";
+  }
+  auto variables = facts.variables;
+  std::stable_sort(variables.begin(), variables.end(),
+                   [](const auto& a, const auto& b) { return a.second.size() > b.second.size(); });
+  for (const auto& [name, value] : variables) {
+    if (is_valid_variable_name(name) && starts_with_folder(target, value)) {
+      const std::string rest = target.substr(value.size() - (value.back() == '\\' ? 1 : 0));
+      if (batch_safe(rest)) {
+        return set + "%" + name + "%" + batch_literal(rest) + "\"";
+      }
+    }
+  }
+  const std::string relative = windows_text(facts.target.lexically_relative(facts.folder));
+  if (!relative.empty() && batch_safe(relative)) {
+    return set + "%~dp0" + batch_literal(relative) + "\"";  // %~dp0 ends with a backslash
+  }
+  const std::string name = util::to_utf8(facts.target.filename());
+  if (facts.on_path && batch_safe(name) && name.find_first_of(" ;,=()&^%") == std::string::npos) {
+    return "@for %%p in (" + name + ") do @set \"" + variable + "=%%~$PATH:p\"\n@if not defined " + variable +
+           " (echo cudnnenv: error: " + name +
+           " is not on PATH, where it was when this file was written 1>&2 & exit /b 1)";
+  }
+  if (facts.short_path && batch_safe(*facts.short_path)) {
+    return set + batch_literal(*facts.short_path) + "\"";
+  }
+  return make_error("'" + target +
+                        "' cannot be named in a batch file: cmd reads batch files in the console's code page, and this "
+                        "path has letters outside ASCII with no ASCII way to it (no variable such as USERPROFILE holds "
+                        "its folder, it is not on PATH, it has no short name)",
+                    "put its folder on PATH, or move it to a folder whose path is ASCII; then run this again");
+}
+
+CmdIntegration cmd_integration(const std::string& program_line) {
+  return {crlf(k_init_cmd), crlf(replace_all(k_cudnnenv_cmd, "@PROGRAM_LINE@", program_line))};
+}
+
+std::string profile_batch(const std::string& program_line, const std::string& verb) {
+  std::string text = replace_all(k_profile_cmd, "@PROGRAM_LINE@", program_line);
+  text = replace_all(text, "@VERB@", verb == "activate" ? "Activate" : "Deactivate");
+  return crlf(replace_all(text, "@COMMAND@", verb == "activate" ? "activate \"%_CUDNNENV_PROFILE%\"" : verb));
 }
 
 std::string autorun_with(const std::string& autorun, const std::string& part) {

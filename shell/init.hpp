@@ -2,10 +2,14 @@
 // scripts are the files shell/init.*, embedded at build time).
 #pragma once
 
+#include <filesystem>
 #include <optional>
 #include <string>
+#include <utility>
+#include <vector>
 
 #include "shell/quote.hpp"
+#include "util/result.hpp"
 
 namespace cudnnenv::shell {
 
@@ -16,14 +20,43 @@ std::optional<std::string> init_script(Shell shell, const std::string& program, 
 // The one line to add to the shell's profile.
 std::string init_line(Shell shell);
 
-// For cmd, two batch files (CRLF): init.bat, run at each cmd start, which
-// defines the `cudnnenv` doskey macro and puts the shims on PATH; and
-// cudnnenv.bat, what the macro runs.
+// cmd reads a batch file in the console's code page (437, 850, 936, 65001,
+// whatever it is when the file runs), so the batch files cudnnenv writes hold
+// only ASCII, and a path with other letters is found when the file runs.
+// What is known about such a path when the file is written:
+struct BatchPathFacts {
+  std::filesystem::path target;  // absolute
+  std::filesystem::path folder;  // the batch file's own folder: %~dp0 when it runs
+  // Variables every cmd of this user has (USERPROFILE, LOCALAPPDATA...), with their values now.
+  std::vector<std::pair<std::string, std::string>> variables;
+  bool on_path = false;                   // PATH, searched for target's file name, finds target first
+  std::optional<std::string> short_path;  // its 8.3 name, when the volume makes them
+};
+
+// The line (or two) that sets `variable` to `facts.target` in a batch file, in
+// ASCII: the path itself when it is ASCII; else a variable's value and the
+// rest of the path; else the path from the batch file's folder (%~dp0); else
+// a search of PATH at run time (the program's folder on PATH); else its short
+// name. When none is ASCII: an error naming the path, with what to do.
+Result<std::string> batch_path_line(const BatchPathFacts& facts, const std::string& variable);
+
+// For cmd, two batch files (CRLF, ASCII): init.bat, run at each cmd start,
+// which defines the `cudnnenv` doskey macro and puts the shims (beside it)
+// on PATH; and cudnnenv.bat, what the macro runs. `program_line` sets
+// _CUDNNENV_EXE (batch_path_line).
 struct CmdIntegration {
   std::string init_bat;
   std::string cudnnenv_bat;
 };
-CmdIntegration cmd_integration(const std::string& program, const std::string& shims);
+CmdIntegration cmd_integration(const std::string& program_line);
+
+// A profile's activate.bat or deactivate.bat (`verb`: "activate" or
+// "deactivate"), ASCII: the store and the profile's name are this file's
+// folders (<root>\.cudnnenv\profiles\<name>), found when it runs.
+std::string profile_batch(const std::string& program_line, const std::string& verb);
+
+// CRLF line ends, as cmd wants them.
+std::string crlf(const std::string& text);
 
 // AutoRun (HKCU\Software\Microsoft\Command Processor) is one command line
 // for every cmd start, a list joined by " & ": `part` added once at the end,

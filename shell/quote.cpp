@@ -125,19 +125,4 @@ std::string unset_variable(Shell shell, std::string_view name) {
   return "";
 }
 
-std::string set_variable_delayed(std::string_view name, std::string_view value) {
-  std::string escaped;
-  for (const char c : value) {
-    if (c == '%') {
-      escaped += "%%";
-    } else if (c == '^' || c == '!') {
-      escaped += '^';
-      escaped += c;
-    } else {
-      escaped += c;
-    }
-  }
-  return "set \"" + std::string(name) + "=" + escaped + "\"";
-}
-
 }  // namespace cudnnenv::shell

@@ -29,9 +29,4 @@ std::string set_variable(Shell shell, std::string_view name, std::string_view va
 // when it is not set.
 std::string unset_variable(Shell shell, std::string_view name);
 
-// cmd, for a batch file run with delayed expansion on: `set "NAME=value"`
-// with '%' doubled and, since the line holds a '!', '^' and '!' escaped by a
-// caret (the delayed-expansion phase removes one caret before each).
-std::string set_variable_delayed(std::string_view name, std::string_view value);
-
 }  // namespace cudnnenv::shell

@@ -4,6 +4,7 @@
 #include "cli/context.hpp"
 #include "cli/output.hpp"
 #include "probe/probe.hpp"
+#include "shell/init.hpp"
 #include "util/fs.hpp"
 #include "util/text.hpp"
 #include "version_info.hpp"
@@ -45,6 +46,27 @@ ProbeFunction Context::probe() const {
 
 WarningSink Context::warner() const {
   return [](const std::string& message) { log_warning(message); };
+}
+
+Result<std::string> Context::program_batch_line(const std::filesystem::path& folder,
+                                                const std::string& variable) const {
+  shell::BatchPathFacts facts;
+  facts.target = util::current_executable();
+  facts.folder = folder;
+  for (const char* name : {"USERPROFILE", "LOCALAPPDATA", "APPDATA"}) {
+    if (auto value = environment.get(name)) facts.variables.emplace_back(name, *value);
+  }
+  // On PATH: the first folder of PATH that holds a file of the program's name holds this program.
+  std::error_code ec;
+  for (const auto& entry : util::split_path_list(environment.get("PATH").value_or(""))) {
+    const auto candidate = util::path_from_utf8(entry) / facts.target.filename();
+    if (!entry.empty() && std::filesystem::is_regular_file(candidate, ec)) {
+      facts.on_path = std::filesystem::equivalent(candidate, facts.target, ec);
+      break;
+    }
+  }
+  facts.short_path = util::short_path(facts.target);
+  return shell::batch_path_line(facts, variable);
 }
 
 std::pair<std::vector<std::string>, std::vector<std::string>> split_passthrough(const CLI::App& app,

@@ -36,11 +36,27 @@ Result<shell::Shell> shell_of(const ActivateArguments& arguments, const Context&
   return *shell;
 }
 
-Result<int> print_script(shell::Shell shell, const std::vector<shell::Operation>& operations) {
+// What a cmd script may spell paths from (shell::render): the old values of
+// the variables it changes (PATH's entries), _CUDNNENV_ROOT (the store's
+// folder, set by cudnnenv.bat and the profiles' batch files), and variables
+// every cmd of this user has.
+std::vector<std::pair<std::string, std::string>> cmd_sources(const util::Environment& environment,
+                                                             const std::vector<shell::Operation>& operations) {
+  std::vector<std::string> names = {"_CUDNNENV_ROOT", "CUDNNENV_ROOT", "USERPROFILE", "LOCALAPPDATA", "APPDATA"};
+  for (const auto& operation : operations) names.push_back(operation.name);
+  std::vector<std::pair<std::string, std::string>> sources;
+  for (const auto& name : names) {
+    if (auto value = environment.get(name)) sources.emplace_back(name, *value);
+  }
+  return sources;
+}
+
+Result<int> print_script(shell::Shell shell, const std::vector<shell::Operation>& operations,
+                         const util::Environment& environment) {
   if (auto unsafe = shell::unsafe_value(shell, operations)) {
     return make_error(*unsafe, "activate in another shell, or move the store (--root) to a plain path");
   }
-  std::string script = shell::render(shell, operations);
+  std::string script = shell::render(shell, operations, cmd_sources(environment, operations));
   if (shell == shell::Shell::cmd) {
     // cmd reads a batch file in the console's code page.
     if (auto encoded = util::encode_for_console(script)) {
@@ -70,7 +86,8 @@ Result<int> activate_selection(shell::Shell shell, const Selection& selection, c
           "move the store (--root) to a path without one");
     }
   }
-  return print_script(shell, shell::activate(context.environment, activation, util::path_list_separator()));
+  return print_script(shell, shell::activate(context.environment, activation, util::path_list_separator()),
+                      context.environment);
 }
 
 Result<int> run_activate(const ActivateArguments& arguments, const Context& context) {
@@ -96,7 +113,8 @@ Result<int> run_hook(const ActivateArguments& arguments, const Context& context)
       print_error(selection.error());
       return 0;
     }
-    return print_script(*shell, shell::deactivate(context.environment, util::path_list_separator()));
+    return print_script(*shell, shell::deactivate(context.environment, util::path_list_separator()),
+                        context.environment);
   }
   if (context.environment.get("CUDNNENV_ACTIVE") == selection->tree.name &&
       context.environment.get(shell::k_state_variable)) {
@@ -107,7 +125,7 @@ Result<int> run_hook(const ActivateArguments& arguments, const Context& context)
 
 Result<int> run_deactivate(const ActivateArguments& arguments, const Context& context) {
   CUDNNENV_TRY_ASSIGN(shell, shell_of(arguments, context));
-  return print_script(*shell, shell::deactivate(context.environment, util::path_list_separator()));
+  return print_script(*shell, shell::deactivate(context.environment, util::path_list_separator()), context.environment);
 }
 
 }  // namespace

@@ -26,8 +26,8 @@ std::string autorun_part(const std::string& init_bat) {
 Result<int> run_init_cmd(const InitArguments& arguments, const Context& context) {
   const Store store = context.store();
   const fs::path folder = store.state_directory() / "cmd";
-  const auto files = shell::cmd_integration(util::to_utf8(util::current_executable()),
-                                            util::to_utf8(store.state_directory() / "shims"));
+  CUDNNENV_TRY_ASSIGN(program_line, context.program_batch_line(folder, "_CUDNNENV_EXE"));
+  const auto files = shell::cmd_integration(*program_line);
   std::error_code ec;
   fs::create_directories(folder, ec);
   for (const auto& [name, text] :

@@ -4,6 +4,7 @@
 #include "cli/output.hpp"
 #include "select/profile.hpp"
 #include "select/resolve.hpp"
+#include "shell/init.hpp"
 #include "shell/quote.hpp"
 #include "util/fs.hpp"
 #include "util/text.hpp"
@@ -89,13 +90,6 @@ std::string ps_script(const std::string& program, const std::string& verb) {
          "} finally {\r\n    [Console]::OutputEncoding = $encoding\r\n}\r\n";
 }
 
-// For cmd: run cudnnenv into a temporary batch file, call it, delete it.
-std::string cmd_script(const std::string& program, const std::string& verb) {
-  return "@set \"_CUDNNENV_SCRIPT=%TEMP%\\cudnnenv-%RANDOM%%RANDOM%.bat\"\r\n@" + program + " " + verb +
-         " --shell cmd > \"%_CUDNNENV_SCRIPT%\" && call \"%_CUDNNENV_SCRIPT%\"\r\n"
-         "@del \"%_CUDNNENV_SCRIPT%\" 2>nul & set \"_CUDNNENV_SCRIPT=\"\r\n";
-}
-
 // Static scripts that call cudnnenv by its full path, so that a plain
 // shell with no integration can activate: `call ...\tf2.5\activate.bat`.
 Result<int> run_generate(const ProfileArguments& arguments, const Context& context) {
@@ -125,7 +119,7 @@ Result<int> run_generate(const ProfileArguments& arguments, const Context& conte
     const fs::path folder = store.state_directory() / "profiles" / util::path_from_utf8(profile.name);
     std::error_code ec;
     fs::create_directories(folder, ec);
-    const std::string cmd_program = "\"" + quote(Shell::cmd, program) + "\" --root \"" + quote(Shell::cmd, root) + "\"";
+    CUDNNENV_TRY_ASSIGN(program_line, context.program_batch_line(folder, "_CUDNNENV_EXE"));
     const std::string sh_program = quote(Shell::bash, program) + " --root " + quote(Shell::bash, root);
     const std::string fish_program = quote(Shell::fish, program) + " --root " + quote(Shell::fish, root);
     const std::string ps_program = quote(Shell::powershell, program) + " --root " + quote(Shell::powershell, root);
@@ -137,8 +131,8 @@ Result<int> run_generate(const ProfileArguments& arguments, const Context& conte
         {"deactivate.fish", fish_program + " deactivate --shell fish | source\n"},
         {"activate.ps1", ps_script(ps_program, "activate " + profile.name)},
         {"deactivate.ps1", ps_script(ps_program, "deactivate")},
-        {"activate.bat", cmd_script(cmd_program, "activate " + profile.name)},
-        {"deactivate.bat", cmd_script(cmd_program, "deactivate")},
+        {"activate.bat", shell::profile_batch(*program_line, "activate")},
+        {"deactivate.bat", shell::profile_batch(*program_line, "deactivate")},
     };
     for (const auto& [name, text] : files) {
       CUDNNENV_TRY(util::write_file_atomic(folder / name, text));

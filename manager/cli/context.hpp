@@ -2,6 +2,7 @@
 // switches, and the one place that turns errors into output.
 #pragma once
 
+#include <filesystem>
 #include <functional>
 #include <optional>
 #include <string>
@@ -37,6 +38,9 @@ struct Context {
   Result<Selection> selection(SelectionRequest request) const;
   ProbeFunction probe() const;
   WarningSink warner() const;
+  // The line of a batch file in `folder` that sets `variable` to this
+  // program's path, in ASCII (shell::batch_path_line, with this machine's facts).
+  Result<std::string> program_batch_line(const std::filesystem::path& folder, const std::string& variable) const;
 };
 
 // Registered per file (cmd_*.cpp), each with the one-line description --help shows.

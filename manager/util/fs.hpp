@@ -77,6 +77,10 @@ class FileLock {
 // The running program's own file.
 std::filesystem::path current_executable();
 
+// The 8.3 short form of an existing path (Windows, on a volume that makes
+// short names; UTF-8), or nothing.
+std::optional<std::string> short_path(const std::filesystem::path& path);
+
 // Process id, for unique temporary names.
 unsigned long current_process_id();
 

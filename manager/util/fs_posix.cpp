@@ -110,6 +110,10 @@ fs::path current_executable() {
   return fs::path(std::string(buffer, static_cast<std::size_t>(length)));
 }
 
+std::optional<std::string> short_path(const fs::path&) {
+  return std::nullopt;
+}
+
 unsigned long current_process_id() {
   return static_cast<unsigned long>(::getpid());
 }

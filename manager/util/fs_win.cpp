@@ -134,6 +134,16 @@ fs::path current_executable() {
   }
 }
 
+std::optional<std::string> short_path(const fs::path& path) {
+  const DWORD size = ::GetShortPathNameW(path.c_str(), nullptr, 0);
+  if (size == 0) return std::nullopt;
+  std::wstring buffer(size, L'\0');
+  const DWORD length = ::GetShortPathNameW(path.c_str(), buffer.data(), size);
+  if (length == 0 || length >= size) return std::nullopt;
+  buffer.resize(length);
+  return to_utf8(fs::path(buffer));
+}
+
 unsigned long current_process_id() {
   return ::GetCurrentProcessId();
 }

@@ -9,7 +9,7 @@ fixtures=${2:+$(cd "$2" && pwd)}
 here=$(cd "$(dirname "$0")" && pwd)
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
-for target in zip tar binfmt version toml spec sidecar; do mkdir -p "$out/$target"; done
+for target in zip tar binfmt version toml spec sidecar cmd_script; do mkdir -p "$out/$target"; done
 
 # A small tree: headers, a library stand-in, a link.
 tree=$work/tree
@@ -80,6 +80,9 @@ size = 7
 sha256 = "00"
 TOML
 
+# cmd_script: NAME=VALUE lines, the sources, an empty line, the operations.
+printf '_CUDNNENV_ROOT=Z:\\libs \xc3\xa9\nPATH=C:\\bin \xe4\xb8\xad;C:\\W\n\nPATH=Z:\\libs \xc3\xa9\\t\\bin;C:\\bin \xe4\xb8\xad;C:\\W\nCUDNN_PATH=Z:\\libs \xc3\xa9\\t\n' > "$out/cmd_script/activate"
+printf 'PATH=a!b;\xf0\x9f\x98\x80 x;100%%\n\nPATH=\xf0\x9f\x98\x80 x;100%%\nX=a!b\n' > "$out/cmd_script/bang"
 # spec: the spec on the first line, --cuda after it.
 printf '8.1' > "$out/spec/minor"
 printf '8.9.7.29+cuda11.8' > "$out/spec/qualified"
