@@ -118,10 +118,22 @@ void append_arguments(std::wstring& command_line, const char* sidecar_args, cons
   if (*rest) command_line += std::wstring(L" ") + rest;
 }
 
-int run(const std::wstring& program, std::wstring& command_line) {
+// `dll_folder`, when given, is added to the DLL search inside the program
+// before it runs (AddDllDirectory there: what Python 3.8+ searches); a
+// failure is said, and the program runs pinned by PATH and SetDllDirectoryW.
+int run(const std::wstring& program, std::wstring& command_line, const std::wstring& dll_folder = {}) {
   cudnnenv::shim::WinChild child;
   if (!cudnnenv::shim::start_in_job(program.c_str(), command_line, nullptr, CREATE_SUSPENDED, child)) {
     return fail(L"cannot start ", program);
+  }
+  if (!dll_folder.empty()) {
+    const DWORD error = cudnnenv::shim::add_dll_directory_in(child, dll_folder);
+    if (error != 0 && error != ERROR_NOT_SUPPORTED) {  // not supported: a 32-bit program, which loads no 64-bit cuDNN
+      std::fwprintf(stderr,
+                    L"cudnnenv-shim: warning: could not add %ls to the DLL search inside %ls (error %lu): what it "
+                    L"loads with LOAD_LIBRARY_SEARCH_DEFAULT_DIRS (Python 3.8+) will not find the tree\n",
+                    dll_folder.c_str(), program.c_str(), error);
+    }
   }
   return cudnnenv::shim::resume_and_wait(child);
 }
@@ -192,8 +204,13 @@ int wmain() {
   std::wstring path(32767, L'\0');
   path.resize(::GetEnvironmentVariableW(L"PATH", path.data(), static_cast<DWORD>(path.size())));
   const std::wstring pinned = path.empty() ? library_dir : library_dir + L";" + path;
-  ::SetEnvironmentVariableW(L"PATH", pinned.c_str());  // inherited by the child: what Wine honours
-  ::SetEnvironmentVariableW(L"CUDNNENV_PIN_DIR", library_dir.c_str());
+  // Inherited by the child: what Wine honours. A variable holds 32,767 characters at most.
+  if (pinned.size() > 32766 || !::SetEnvironmentVariableW(L"PATH", pinned.c_str()) ||
+      !::SetEnvironmentVariableW(L"CUDNNENV_PIN_DIR", library_dir.c_str())) {
+    return fail(L"cannot put the tree first on PATH (PATH would hold ",
+                std::to_wstring(pinned.size()) + L" characters; Windows allows 32,767): shorten PATH, or " +
+                    L"move the store to a shorter folder: " + library_dir);
+  }
   ::SetDllDirectoryW(library_dir.c_str());  // inherited on real Windows, ahead of PATH
 
   std::wstring command_line = quote(target);
@@ -216,5 +233,5 @@ int wmain() {
     const UINT length = ::GetSystemDirectoryW(folder, MAX_PATH);
     return run(std::wstring(folder, length < MAX_PATH ? length : 0) + L"\\cmd.exe", batch_line);
   }
-  return run(target, command_line);
+  return run(target, command_line, library_dir);
 }

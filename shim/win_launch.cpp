@@ -46,6 +46,61 @@ bool start_in_job(const wchar_t* application, std::wstring& command_line, wchar_
   return true;
 }
 
+DWORD begin_add_dll_directory(const WinChild& child, const std::wstring& folder, RemoteCall& call) {
+  BOOL ours = FALSE, theirs = FALSE;
+  if (!::IsWow64Process(::GetCurrentProcess(), &ours) || !::IsWow64Process(child.process.hProcess, &theirs)) {
+    return ::GetLastError();
+  }
+  if (ours != theirs) {
+    return ERROR_NOT_SUPPORTED;
+  }
+  const HMODULE kernel32 = ::GetModuleHandleW(L"kernel32.dll");
+  const FARPROC add = kernel32 ? ::GetProcAddress(kernel32, "AddDllDirectory") : nullptr;
+  if (!add) {
+    return ERROR_PROC_NOT_FOUND;
+  }
+  const SIZE_T bytes = (folder.size() + 1) * sizeof(wchar_t);
+  call.memory = ::VirtualAllocEx(child.process.hProcess, nullptr, bytes, MEM_COMMIT | MEM_RESERVE, PAGE_READWRITE);
+  if (!call.memory) {
+    return ::GetLastError();
+  }
+  if (!::WriteProcessMemory(child.process.hProcess, call.memory, folder.c_str(), bytes, nullptr)) {
+    const DWORD error = ::GetLastError();
+    ::VirtualFreeEx(child.process.hProcess, call.memory, 0, MEM_RELEASE);
+    call.memory = nullptr;
+    return error;
+  }
+  // AddDllDirectory(PCWSTR) as a thread's start: one pointer in, one out.
+  call.thread = ::CreateRemoteThread(child.process.hProcess, nullptr, 0,
+                                     reinterpret_cast<LPTHREAD_START_ROUTINE>(reinterpret_cast<void*>(add)),
+                                     call.memory, 0, nullptr);
+  if (!call.thread) {
+    const DWORD error = ::GetLastError();
+    ::VirtualFreeEx(child.process.hProcess, call.memory, 0, MEM_RELEASE);
+    call.memory = nullptr;
+    return error;
+  }
+  return 0;
+}
+
+DWORD end_add_dll_directory(const WinChild& child, RemoteCall& call) {
+  DWORD cookie = 0;  // the low half of AddDllDirectory's cookie: 0 when it failed
+  const BOOL ended = ::GetExitCodeThread(call.thread, &cookie) && cookie != STILL_ACTIVE;
+  ::CloseHandle(call.thread);
+  if (ended) ::VirtualFreeEx(child.process.hProcess, call.memory, 0, MEM_RELEASE);  // else still in use: left
+  call = RemoteCall{};
+  return !ended ? ERROR_TIMEOUT : cookie == 0 ? ERROR_GEN_FAILURE : 0;
+}
+
+DWORD add_dll_directory_in(const WinChild& child, const std::wstring& folder) {
+  RemoteCall call;
+  if (const DWORD error = begin_add_dll_directory(child, folder, call)) {
+    return error;
+  }
+  ::WaitForSingleObject(call.thread, 10000);
+  return end_add_dll_directory(child, call);
+}
+
 int close_child(WinChild& child) {
   DWORD code = 0;
   ::GetExitCodeProcess(child.process.hProcess, &code);

@@ -25,6 +25,27 @@ struct WinChild {
 bool start_in_job(const wchar_t* application, std::wstring& command_line, wchar_t* environment, DWORD flags,
                   WinChild& child);
 
+// AddDllDirectory(folder) run inside a child started suspended, before any
+// of its own code: Python 3.8+ (ctypes, extension modules) loads with
+// LOAD_LIBRARY_SEARCH_DEFAULT_DIRS, which searches the program's folder, the
+// AddDllDirectory folders and System32, never PATH, and the folders a process
+// added are its own (not inherited). A thread of ours in the child calls it
+// (kernel32 is mapped at the same address in every process of one bitness
+// in a session; the thread's start runs the child's loader first, then
+// AddDllDirectory). A child of the other bitness (a 32-bit program: it
+// cannot load a 64-bit cuDNN anyway) is left alone: ERROR_NOT_SUPPORTED.
+// begin starts the call, end collects it once the thread has ended (a
+// debugger must keep handling the child's events in between); 0 on success,
+// else an error code.
+struct RemoteCall {
+  HANDLE thread = nullptr;
+  void* memory = nullptr;
+};
+DWORD begin_add_dll_directory(const WinChild& child, const std::wstring& folder, RemoteCall& call);
+DWORD end_add_dll_directory(const WinChild& child, RemoteCall& call);
+// Both, waiting up to 10 s for the thread.
+DWORD add_dll_directory_in(const WinChild& child, const std::wstring& folder);
+
 // Resumes a child started suspended, waits for it, closes its handles and
 // returns its exit code.
 int resume_and_wait(WinChild& child);

@@ -94,7 +94,8 @@ Result<int> run_exec(const ExecArguments& arguments, const Context& context) {
   }
 
   std::vector<LoadedModule> loaded;
-  auto exit_code = launch_and_watch(*plan, loaded);
+  long program_pid = 0;
+  auto exit_code = launch_and_watch(*plan, loaded, program_pid);
   if (!launch_request.report_log.empty()) {
     fs::remove(launch_request.report_log, ec);
   }
@@ -102,11 +103,12 @@ Result<int> run_exec(const ExecArguments& arguments, const Context& context) {
     return std::move(exit_code).error();
   }
   const PinReport report = classify_loaded(tree, plan->program, loaded);
-  std::string text = "cudnnenv: report: pinned to '" + tree.name + "' (cuDNN " + tree.version.str() + ", " +
-                     util::to_utf8(plan->library_dir) + ")" +
-                     (host_platform().os == Os::windows ? std::string(", PATH + SetDllDirectoryW")
-                                                        : ", mode " + pin_mode_name(launch_request.mode)) +
-                     "\n";
+  std::string text =
+      "cudnnenv: report: pinned to '" + tree.name + "' (cuDNN " + tree.version.str() + ", " +
+      util::to_utf8(plan->library_dir) + ")" +
+      (host_platform().os == Os::windows ? std::string(", PATH + SetDllDirectoryW + AddDllDirectory in the program")
+                                         : ", mode " + pin_mode_name(launch_request.mode)) +
+      "\n";
   const std::size_t outside = report.outside_count();
   if (arguments.json) {
     // On stderr, one line: stdout is the program's.
@@ -115,23 +117,33 @@ Result<int> run_exec(const ExecArguments& arguments, const Context& context) {
       files.push_back(
           Json{{"path", file.path}, {"pid", file.pid}, {"inside", file.inside}, {"why", or_null(file.why)}});
     }
-    print_diagnostic(
-        Json{{"tree", tree.name},
-             {"version", tree.version.str()},
-             {"library_dir", util::to_utf8(plan->library_dir)},
-             {"mode", host_platform().os == Os::windows ? "path+SetDllDirectoryW" : pin_mode_name(launch_request.mode)},
-             {"exit_code", *exit_code},
-             {"files", std::move(files)},
-             {"outside", outside}}
-            .dump(-1, ' ', false, Json::error_handler_t::replace) +
-        "\n");
+    print_diagnostic(Json{{"tree", tree.name},
+                          {"version", tree.version.str()},
+                          {"library_dir", util::to_utf8(plan->library_dir)},
+                          {"mode", host_platform().os == Os::windows ? "path+SetDllDirectoryW+AddDllDirectory"
+                                                                     : pin_mode_name(launch_request.mode)},
+                          {"pid", program_pid},
+                          {"exit_code", *exit_code},
+                          {"files", std::move(files)},
+                          {"outside", outside}}
+                         .dump(-1, ' ', false, Json::error_handler_t::replace) +
+                     "\n");
   } else {
     if (report.files.empty()) {
       text += "  no cuDNN library was loaded\n";
+      if (host_platform().os == Os::windows) {
+        text +=
+            "  hint: a program that loads cuDNN with its own list of folders can add the tree's: in Python, "
+            "os.add_dll_directory(os.environ[\"CUDNNENV_PIN_DIR\"]) before the import\n";
+      }
     }
     for (const auto& file : report.files) {
       text += (file.inside ? "  in the tree  " : "  OUTSIDE      ") + file.path +
-              (file.why.empty() ? "" : " (" + file.why + ")") + "\n";
+              (file.why.empty() ? "" : " (" + file.why + ")") +
+              (file.pid != 0 && file.pid != program_pid
+                   ? " [pid " + std::to_string(file.pid) + ", a process the program started]"
+                   : std::string()) +
+              "\n";
     }
     if (outside != 0) {
       text += "cudnnenv: report: " + std::to_string(outside) + " cuDNN file(s) came from outside the tree\n";

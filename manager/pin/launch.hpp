@@ -72,9 +72,10 @@ struct LoadedModule {
 };
 
 // Runs the program, waits for it, and lists every module its processes
-// mapped (POSIX: the audit module's log, children included; Windows: the
-// debug API's DLL load events). The exit code is the program's.
-Result<int> launch_and_watch(const LaunchPlan& plan, std::vector<LoadedModule>& loaded);
+// mapped (POSIX: the audit module's log; Windows: the debug API's DLL load
+// events), its children's and grandchildren's included. The exit code is
+// the program's; `program_pid`, its process id.
+Result<int> launch_and_watch(const LaunchPlan& plan, std::vector<LoadedModule>& loaded, long& program_pid);
 
 // A file named like any cuDNN library of any version (libcudnn*.so*,
 // cudnn*.dll), by its last path component.

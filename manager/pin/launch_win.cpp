@@ -1,5 +1,10 @@
 #include <windows.h>
 
+#include <set>
+#include <utility>
+
+#include <spdlog/spdlog.h>
+
 #include "pin/launch.hpp"
 
 #include "batch_command.hpp"
@@ -74,21 +79,48 @@ std::string path_of(HANDLE file) {
   return util::narrow(path);
 }
 
+void warn_not_added(const LaunchPlan& plan, DWORD error) {
+  if (error == ERROR_NOT_SUPPORTED) {
+    spdlog::debug("'{}' is not a program of cudnnenv's bitness: no AddDllDirectory inside it",
+                  util::to_utf8(plan.program));
+    return;
+  }
+  ::SetLastError(error);
+  spdlog::warn(
+      "could not add '{}' to the DLL search inside '{}' (AddDllDirectory: {}): what it loads with "
+      "LOAD_LIBRARY_SEARCH_DEFAULT_DIRS (Python 3.8+) will not find the tree; PATH and SetDllDirectoryW pin the rest",
+      util::to_utf8(plan.library_dir), util::to_utf8(plan.program), util::last_error_message());
+}
+
 }  // namespace
 
 Result<int> launch(const LaunchPlan& plan) {
   CUDNNENV_TRY_ASSIGN(started, start(plan, CREATE_SUSPENDED));
+  if (const DWORD error = shim::add_dll_directory_in(*started, plan.library_dir.native())) {
+    warn_not_added(plan, error);
+  }
   return shim::resume_and_wait(*started);
 }
 
-Result<int> launch_and_watch(const LaunchPlan& plan, std::vector<LoadedModule>& loaded) {
-  // Under the debug API: every DLL load is an event with a handle to the
-  // file, so the report names the file the loader really mapped. The
-  // program otherwise runs as it would: exceptions other than the initial
-  // breakpoint go back to it unhandled.
-  CUDNNENV_TRY_ASSIGN(started, start(plan, DEBUG_ONLY_THIS_PROCESS));
+Result<int> launch_and_watch(const LaunchPlan& plan, std::vector<LoadedModule>& loaded, long& program_pid) {
+  // Under the debug API, the program and every process it starts (cmd /c,
+  // wrapper scripts, multiprocessing workers): every DLL load is an event
+  // with a handle to the file, so the report names the file the loader
+  // really mapped, and the process that mapped it. The programs otherwise run
+  // as they would: exceptions other than each process's initial breakpoints
+  // (two for a 32-bit one under WOW64) go back to them unhandled.
+  CUDNNENV_TRY_ASSIGN(started, start(plan, DEBUG_PROCESS | CREATE_SUSPENDED));
   const DWORD pid = started->process.dwProcessId;
-  bool initial_breakpoint = true;
+  program_pid = static_cast<long>(pid);
+  shim::RemoteCall call;
+  DWORD call_thread = 0;
+  if (const DWORD error = shim::begin_add_dll_directory(*started, plan.library_dir.native(), call)) {
+    warn_not_added(plan, error);
+    ::ResumeThread(started->process.hThread);
+  } else {
+    call_thread = ::GetThreadId(call.thread);
+  }
+  std::set<std::pair<DWORD, DWORD>> breakpoints_seen;  // (process, exception code)
   for (;;) {
     DEBUG_EVENT event{};
     if (!::WaitForDebugEvent(&event, INFINITE)) {
@@ -103,13 +135,22 @@ Result<int> launch_and_watch(const LaunchPlan& plan, std::vector<LoadedModule>& 
         loaded.push_back({static_cast<long>(event.dwProcessId), path_of(event.u.LoadDll.hFile)});
         if (event.u.LoadDll.hFile) ::CloseHandle(event.u.LoadDll.hFile);
         break;
-      case EXCEPTION_DEBUG_EVENT:
-        if (initial_breakpoint && event.u.Exception.ExceptionRecord.ExceptionCode == EXCEPTION_BREAKPOINT) {
-          initial_breakpoint = false;
-        } else {
-          status = DBG_EXCEPTION_NOT_HANDLED;
+      case EXIT_THREAD_DEBUG_EVENT:
+        if (call_thread != 0 && event.dwProcessId == pid && event.dwThreadId == call_thread) {
+          // AddDllDirectory ran in the program: now its own code may start.
+          call_thread = 0;
+          if (const DWORD error = shim::end_add_dll_directory(*started, call)) warn_not_added(plan, error);
+          ::ResumeThread(started->process.hThread);
         }
         break;
+      case EXCEPTION_DEBUG_EVENT: {
+        const DWORD code = event.u.Exception.ExceptionRecord.ExceptionCode;
+        constexpr DWORD wow64_breakpoint = 0x4000001F;  // STATUS_WX86_BREAKPOINT
+        const bool first = (code == EXCEPTION_BREAKPOINT || code == wow64_breakpoint) &&
+                           breakpoints_seen.insert({event.dwProcessId, code}).second;
+        if (!first) status = DBG_EXCEPTION_NOT_HANDLED;
+        break;
+      }
       default:
         break;
     }
@@ -119,6 +160,7 @@ Result<int> launch_and_watch(const LaunchPlan& plan, std::vector<LoadedModule>& 
       break;
     }
   }
+  // What the program started and left running ends with the job (close_child), as without --report.
   ::WaitForSingleObject(started->process.hProcess, INFINITE);
   return shim::close_child(*started);
 }

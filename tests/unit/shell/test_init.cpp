@@ -6,6 +6,7 @@
 
 #include "shell/activation.hpp"
 #include "shell/init.hpp"
+#include "util/text.hpp"
 
 namespace cudnnenv::shell {
 
@@ -15,20 +16,20 @@ TEST_SUITE("batch files") {
   TEST_CASE(
       "batch_path_line: the path, a variable and the rest, the file's folder, PATH, the short name, else refused") {
     BatchPathFacts facts;
-    facts.folder = "C:/libs é/.cudnnenv/cmd";
-    facts.target = "C:/tools/50% off/cudnnenv.exe";
+    facts.folder = util::path_from_utf8("C:/libs é/.cudnnenv/cmd");
+    facts.target = util::path_from_utf8("C:/tools/50% off/cudnnenv.exe");
     CHECK(batch_path_line(facts, "_CUDNNENV_EXE").value() ==
           "@set \"_CUDNNENV_EXE=C:\\tools\\50%% off\\cudnnenv.exe\"");
 
-    facts.target = "C:/Users/张三/AppData/Local/cudnnenv/cudnnenv.exe";
+    facts.target = util::path_from_utf8("C:/Users/张三/AppData/Local/cudnnenv/cudnnenv.exe");
     facts.variables = {{"USERPROFILE", "C:\\Users\\张三"}, {"LOCALAPPDATA", "C:\\Users\\张三\\AppData\\Local"}};
     CHECK(batch_path_line(facts, "_CUDNNENV_EXE").value() ==
           "@set \"_CUDNNENV_EXE=%LOCALAPPDATA%\\cudnnenv\\cudnnenv.exe\"");  // the longest value first
 
-    facts.target = "C:/libs é/bin/cudnnenv.exe";
+    facts.target = util::path_from_utf8("C:/libs é/bin/cudnnenv.exe");
     CHECK(batch_path_line(facts, "_CUDNNENV_EXE").value() == "@set \"_CUDNNENV_EXE=%~dp0..\\..\\bin\\cudnnenv.exe\"");
 
-    facts.target = "D:/工具/cudnnenv.exe";
+    facts.target = util::path_from_utf8("D:/工具/cudnnenv.exe");
     facts.on_path = true;
     CHECK(batch_path_line(facts, "_CUDNNENV_EXE").value() ==
           "@for %%p in (cudnnenv.exe) do @set \"_CUDNNENV_EXE=%%~$PATH:p\"\n@if not defined _CUDNNENV_EXE (echo "
@@ -48,8 +49,9 @@ TEST_SUITE("batch files") {
     CHECK(refused.error().hint ==
           "put its folder on PATH, or move it to a folder whose path is ASCII; then run this again");
 
-    facts.target = "C:/a!b/cudnnenv.exe";  // '!' is eaten with delayed expansion on: not written as is
-    facts.folder = "D:/store";
+    facts.target =
+        util::path_from_utf8("C:/a!b/cudnnenv.exe");  // '!' is eaten with delayed expansion on: not written as is
+    facts.folder = util::path_from_utf8("D:/store");
     facts.short_path = "C:\\AB~1\\cudnnenv.exe";
     CHECK(batch_path_line(facts, "_CUDNNENV_EXE").value() == "@set \"_CUDNNENV_EXE=C:\\AB~1\\cudnnenv.exe\"");
   }

@@ -1,0 +1,78 @@
+#!/usr/bin/env bash
+# Issue 12, items 4 and 2, under Wine.
+#  4. A program that loads with LOAD_LIBRARY_SEARCH_DEFAULT_DIRS (as Python
+#     3.8+ loads ctypes libraries and extension modules: the program's folder,
+#     AddDllDirectory folders, System32, never PATH) gets the tree through
+#     exec and through a shim, with decoys in System32 and on PATH: cudnnenv
+#     runs AddDllDirectory(tree) inside the program before its code runs.
+#     Without cudnnenv the System32 decoy wins.
+#  2. --report follows the whole process tree: a decoy loaded by a grandchild
+#     (exec -> cmd /c -> the program) is reported OUTSIDE, with the process
+#     that loaded it, exit 4. A pinned program that loads nothing is told so,
+#     with the hint for programs that keep their own folder list.
+# What Wine cannot show: whether security software on a Windows machine lets
+# a thread be started in the program (CreateRemoteThread); the warning that
+# says so when it does not is unit-tested only by its text here.
+CUDNNENV=$1   # build/mingw/bin/cudnnenv.exe
+FIXTURES=$2
+source "$(dirname "$0")/lib.sh"
+export LC_ALL=C.UTF-8 WINEDEBUG=-all
+
+root="$WORK/C libs 库"
+cud() { "$WINE" "$CUDNNENV" --root "$(winpath "$root")" "$@"; }
+make_windows_tree t81 "$FIXTURES/fake-pe64-8.1.0.dll" 8.1.0
+cud install "$(winpath "$WORK/t81/cuda")" --name t81 > /dev/null
+mkdir -p prog decoy
+cp "$FIXTURES/load-cudnn.exe" prog/
+cp "$FIXTURES/fake-pe64-8.9.7.dll" decoy/cudnn64_8.dll
+program=$(winpath "$WORK/prog/load-cudnn.exe")
+system32=$("$WINE" winepath -u 'C:\windows\system32' 2> /dev/null | tr -d '\r')
+[ -d "$system32" ] || fail "System32 of the Wine prefix: '$system32'"
+[ ! -e "$system32/cudnn64_8.dll" ] || fail "the Wine prefix already has a cudnn64_8.dll in System32"
+cp "$FIXTURES/fake-pe64-8.9.7.dll" "$system32/cudnn64_8.dll"
+trap 'rm -f "$system32/cudnn64_8.dll"' EXIT
+export WINEPATH="$(winpath "$WORK/decoy")"
+
+run_program "$WINE" prog/load-cudnn.exe --default-dirs
+expect_eq "$(cat out)" "8907" "LOAD_LIBRARY_SEARCH_DEFAULT_DIRS without cudnnenv: the System32 decoy ($(cat err))"
+run_program cud exec --cudnn t81 -- "$program" --default-dirs
+expect_eq "$(cat out)" "8100" "through exec ($(cat err))"
+expect_eq "$(cat err)" "" "exec says nothing"
+run_program cud exec --cudnn t81 --report -- "$program" --default-dirs
+expect_eq "$rc" "0" "exec --report exit code ($(cat err))"
+expect_eq "$(cat out)" "8100" "through exec --report"
+expect_eq "$(tr -d '\r' < err)" "cudnnenv: report: pinned to 't81' (cuDNN 8.1.0, $(winpath "$root/t81/bin")), PATH + SetDllDirectoryW + AddDllDirectory in the program
+  in the tree  $(winpath "$root/t81/bin/cudnn64_8.dll")" "the report"
+cud use --global t81 > /dev/null 2>&1
+cud shim add load-cudnn > /dev/null
+shims="$root/.cudnnenv/shims"
+export WINEPATH="$(winpath "$shims");$(winpath "$WORK/prog");$(winpath "$WORK/decoy")"
+for start in first second; do  # the slow path (through exec), then the recorded decision
+  run_program "$WINE" "$shims/load-cudnn.exe" --default-dirs
+  expect_eq "$(cat out)" "8100" "through the shim, $start start ($(cat err))"
+done
+pass "4: LOAD_LIBRARY_SEARCH_DEFAULT_DIRS gets the tree through exec and a shim (System32 and PATH decoys; 8907 without cudnnenv)"
+
+export WINEPATH="$(winpath "$WORK/decoy")"
+decoy=$(winpath "$WORK/decoy/cudnn64_8.dll")
+# `call`: with two quoted words after /c, cmd would strip the first and last quote.
+run_program cud exec --cudnn t81 --report -- cmd /c call "$program" "$decoy"
+expect_eq "$(cat out)" "8907" "the grandchild loaded the decoy"
+expect_eq "$rc" "4" "exit code with a grandchild's decoy ($(cat err))"
+pid=$(tr -d '\r' < err | sed -n 's/.*cudnn64_8.dll \[pid \([0-9]*\), a process the program started\]$/\1/p')
+[ -n "$pid" ] || fail "no pid in the report: $(cat err)"
+expect_eq "$(tr -d '\r' < err | tail -2)" "  OUTSIDE      $decoy [pid $pid, a process the program started]
+cudnnenv: report: 1 cuDNN file(s) came from outside the tree" "the grandchild's decoy, named with its process"
+run_program cud exec --cudnn t81 --report --json -- cmd /c call "$program" "$decoy"
+json=$(grep '^{' err)
+expect_eq "$(json_field files.inside <<< "$json")" "false" "--json: the grandchild's file"
+[ "$(json_field files.pid <<< "$json")" -gt 0 ] && [ "$(json_field files.pid <<< "$json")" != "$(json_field pid <<< "$json")" ] ||
+  fail "--json: the grandchild's pid, not the program's: $json"
+pass "2: a decoy loaded by a grandchild (exec -> cmd /c -> program) is reported OUTSIDE with its pid, exit 4"
+
+run_program cud exec --cudnn t81 --report -- "$program" --exit 0
+expect_eq "$rc" "0" "a program that loads nothing"
+expect_eq "$(tr -d '\r' < err)" "cudnnenv: report: pinned to 't81' (cuDNN 8.1.0, $(winpath "$root/t81/bin")), PATH + SetDllDirectoryW + AddDllDirectory in the program
+  no cuDNN library was loaded
+  hint: a program that loads cuDNN with its own list of folders can add the tree's: in Python, os.add_dll_directory(os.environ[\"CUDNNENV_PIN_DIR\"]) before the import" "the report"
+pass "a pinned program that loaded no cuDNN: said, with the os.add_dll_directory hint"
