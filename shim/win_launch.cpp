@@ -42,7 +42,7 @@ bool start_in_job(const wchar_t* application, std::wstring& command_line, wchar_
   // Joined before it runs. A failure (a job that forbids nesting, before
   // Windows 8) leaves the program running outside the job: it then outlives
   // a killed launcher, which is all the job is for.
-  ::AssignProcessToJobObject(child.job, child.process.hProcess);
+  child.job_error = ::AssignProcessToJobObject(child.job, child.process.hProcess) ? 0 : ::GetLastError();
   return true;
 }
 

@@ -16,6 +16,9 @@ namespace cudnnenv::shim {
 struct WinChild {
   PROCESS_INFORMATION process{};
   HANDLE job = nullptr;
+  // 0, or why the program could not join the job (a job that forbids
+  // nesting, before Windows 8): it then outlives a killed launcher.
+  DWORD job_error = 0;
 };
 
 // Starts `application` with `command_line` (modified in place, as

@@ -276,7 +276,9 @@ Result<LaunchPlan> plan_launch(const LaunchRequest& request) {
 PinReport classify_loaded(const TreeRecord& tree, const fs::path& program, const std::vector<LoadedModule>& loaded) {
   PinReport report;
   std::error_code ec;
-  const fs::path root = fs::weakly_canonical(tree.root, ec);
+  // Both sides as the file system resolves them: a tree reached through a
+  // subst or mapped drive is named by the debug API with the drive's target.
+  const fs::path root = util::final_path(tree.root);
   const fs::path program_folder = fs::weakly_canonical(program.parent_path(), ec);
   const fs::path working_folder = fs::current_path(ec);
   std::vector<std::string> seen;
@@ -285,7 +287,7 @@ PinReport classify_loaded(const TreeRecord& tree, const fs::path& program, const
     if (!is_cudnn_file(module.path)) {
       continue;
     }
-    const fs::path file = fs::weakly_canonical(util::path_from_utf8(module.path), ec);
+    const fs::path file = util::final_path(util::path_from_utf8(module.path));
     const std::string shown = util::to_utf8(file);
     if (std::find(seen.begin(), seen.end(), shown) != seen.end()) {
       continue;

@@ -1,5 +1,6 @@
 #include <windows.h>
 
+#include <cwchar>
 #include <set>
 #include <utility>
 
@@ -27,6 +28,35 @@ std::wstring system_cmd() {
 
 using Started = shim::WinChild;
 
+// The child's environment block: cmd's per-drive folders ("=C:=C:\\work",
+// which no variable API lists and a program's relative "D:file" needs) as
+// they are here, then the plan's variables. A value over 32,767 characters
+// is refused (Windows would cut or refuse it, and a pinned PATH is the
+// likely one).
+Result<std::wstring> environment_block_of(const util::Environment& environment) {
+  std::wstring block;
+  wchar_t* current = ::GetEnvironmentStringsW();
+  for (const wchar_t* entry = current; entry && *entry; entry += std::wcslen(entry) + 1) {
+    if (entry[0] == L'=') {
+      block += entry;
+      block += L'\0';
+    }
+  }
+  ::FreeEnvironmentStringsW(current);
+  for (const auto& [name, value] : environment.variables()) {
+    const std::wstring wide = util::widen(value);
+    if (wide.size() > 32767) {
+      return make_error(
+          name + " would hold " + std::to_string(wide.size()) + " characters, more than the 32,767 Windows allows",
+          name == "PATH" ? "shorten PATH, or move the store (--root) to a shorter folder" : "shorten " + name);
+    }
+    block += util::widen(name) + L'=' + wide;
+    block += L'\0';
+  }
+  block += L'\0';
+  return block;
+}
+
 // The command line rebuilt by the rules the program's runtime splits it
 // with, the environment block, the tree's bin for SetDllDirectoryW.
 Result<Started> start(const LaunchPlan& plan, DWORD flags) {
@@ -45,38 +75,26 @@ Result<Started> start(const LaunchPlan& plan, DWORD flags) {
       command_line += util::quote_windows_argument_as<wchar_t>(util::widen(argument));
     }
   }
-  std::wstring environment_block;
-  for (const auto& [name, value] : plan.environment.variables()) {
-    environment_block += util::widen(name) + L'=' + util::widen(value);
-    environment_block += L'\0';
-  }
-  environment_block += L'\0';
+  CUDNNENV_TRY_ASSIGN(environment_block, environment_block_of(plan.environment));
 
   // PATH (in the block above) is what Wine honours; SetDllDirectoryW is
   // inherited by the child on real Windows and searched before PATH
   // (loader-facts.md section 2).
   ::SetDllDirectoryW(plan.library_dir.c_str());
   Started started;
-  if (!shim::start_in_job(application.c_str(), command_line, environment_block.data(), flags, started)) {
+  if (!shim::start_in_job(application.c_str(), command_line, environment_block->data(), flags, started)) {
     return make_error("cannot start '" + util::to_utf8(plan.program) + "': " + util::last_error_message());
+  }
+  if (started.job_error != 0) {
+    ::SetLastError(started.job_error);
+    spdlog::debug("'{}' runs outside cudnnenv's job ({}): it outlives a killed cudnnenv", util::to_utf8(plan.program),
+                  util::last_error_message());
   }
   return started;
 }
 
 std::string path_of(HANDLE file) {
-  if (!file) {
-    return {};
-  }
-  std::wstring path(32768, L'\0');
-  const DWORD length = ::GetFinalPathNameByHandleW(file, path.data(), static_cast<DWORD>(path.size()),
-                                                   FILE_NAME_NORMALIZED | VOLUME_NAME_DOS);
-  path.resize(length < path.size() ? length : 0);
-  if (path.rfind(L"\\\\?\\UNC\\", 0) == 0) {
-    path = L"\\\\" + path.substr(8);
-  } else if (path.rfind(L"\\\\?\\", 0) == 0) {
-    path = path.substr(4);
-  }
-  return util::narrow(path);
+  return file ? util::narrow(util::final_path_of(file)) : std::string();
 }
 
 void warn_not_added(const LaunchPlan& plan, DWORD error) {

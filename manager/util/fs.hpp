@@ -77,6 +77,12 @@ class FileLock {
 // The running program's own file.
 std::filesystem::path current_executable();
 
+// The path the file system resolves `path` to, as loaders and the debug API
+// name loaded files: links followed; on Windows also junctions, subst and
+// mapped drives (GetFinalPathNameByHandleW). weakly_canonical when it cannot
+// be opened.
+std::filesystem::path final_path(const std::filesystem::path& path);
+
 // The 8.3 short form of an existing path (Windows, on a volume that makes
 // short names; UTF-8), or nothing.
 std::optional<std::string> short_path(const std::filesystem::path& path);

@@ -110,6 +110,11 @@ fs::path current_executable() {
   return fs::path(std::string(buffer, static_cast<std::size_t>(length)));
 }
 
+fs::path final_path(const fs::path& path) {
+  std::error_code ec;
+  return fs::weakly_canonical(path, ec);
+}
+
 std::optional<std::string> short_path(const fs::path&) {
   return std::nullopt;
 }

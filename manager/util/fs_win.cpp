@@ -1,6 +1,7 @@
 #include <windows.h>
 #include <io.h>
 
+#include <algorithm>
 #include <cstring>
 
 #include <system_error>
@@ -132,6 +133,18 @@ fs::path current_executable() {
     }
     buffer.resize(buffer.size() * 2);
   }
+}
+
+fs::path final_path(const fs::path& path) {
+  HANDLE file = ::CreateFileW(path.c_str(), 0, FILE_SHARE_READ | FILE_SHARE_WRITE | FILE_SHARE_DELETE, nullptr,
+                              OPEN_EXISTING, FILE_FLAG_BACKUP_SEMANTICS, nullptr);
+  if (file != INVALID_HANDLE_VALUE) {
+    std::wstring resolved = final_path_of(file);
+    ::CloseHandle(file);
+    if (!resolved.empty()) return fs::path(resolved);
+  }
+  std::error_code ec;
+  return fs::weakly_canonical(path, ec);
 }
 
 std::optional<std::string> short_path(const fs::path& path) {

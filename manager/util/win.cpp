@@ -40,4 +40,17 @@ std::string last_error_message(DWORD code) {
   return message + " (" + std::to_string(code) + ")";
 }
 
+std::wstring final_path_of(HANDLE file) {
+  std::wstring path(32768, L'\0');
+  const DWORD length = ::GetFinalPathNameByHandleW(file, path.data(), static_cast<DWORD>(path.size()),
+                                                   FILE_NAME_NORMALIZED | VOLUME_NAME_DOS);
+  path.resize(length < path.size() ? length : 0);
+  if (path.rfind(L"\\\\?\\UNC\\", 0) == 0) {
+    path = L"\\\\" + path.substr(8);
+  } else if (path.rfind(L"\\\\?\\", 0) == 0) {
+    path = path.substr(4);
+  }
+  return path;
+}
+
 }  // namespace cudnnenv::util

@@ -76,3 +76,51 @@ expect_eq "$(tr -d '\r' < err)" "cudnnenv: report: pinned to 't81' (cuDNN 8.1.0,
   no cuDNN library was loaded
   hint: a program that loads cuDNN with its own list of folders can add the tree's: in Python, os.add_dll_directory(os.environ[\"CUDNNENV_PIN_DIR\"]) before the import" "the report"
 pass "a pinned program that loaded no cuDNN: said, with the os.add_dll_directory hint"
+
+# 3. Paths the report compares. A store reached through a drive letter of its
+# own (Wine maps drives by links in dosdevices, where Windows has subst and
+# net use). On Windows the debug API names a loaded file by its final path
+# (the subst drive's target), so the tree's side is resolved the same way
+# (util::final_path) or the tree's own DLL would be "OUTSIDE". Not shown
+# under Wine: its GetFinalPathNameByHandleW keeps the drive letter the file
+# was opened through, so here this checks that a store on such a drive
+# works, not that the two sides were resolved.
+dosdevices=$(dirname "$("$WINE" winepath -u 'C:\' 2> /dev/null | tr -d '\r')")  # .../dosdevices/c:/
+letter=
+for candidate in s t u v w x y; do [ -e "$dosdevices/$candidate:" ] || { letter=$candidate; break; }; done
+[ -n "$letter" ] || fail "no free drive letter in $dosdevices"
+mkdir -p "$WORK/mapped"
+ln -s "$WORK/mapped" "$dosdevices/$letter:"
+trap 'rm -f "$system32/cudnn64_8.dll" "$dosdevices/$letter:"' EXIT
+drive=$(echo "$letter" | tr a-z A-Z):
+"$WINE" "$CUDNNENV" --root "$drive\\store" install "$(winpath "$WORK/t81/cuda")" --name t81 > /dev/null
+export WINEPATH="$(winpath "$WORK/decoy")"
+run_program "$WINE" "$CUDNNENV" --root "$drive\\store" exec --cudnn t81 --report -- "$program" --default-dirs
+expect_eq "$(cat out)" "8100" "through a mapped drive ($(cat err))"
+expect_eq "$rc" "0" "exec --report through a mapped drive: exit code ($(cat err))"
+expect_eq "$(tr -d '\r' < err | grep -c OUTSIDE)" "0" "the tree's DLL is in the tree ($(cat err))"
+pass "3: a store on a drive letter of its own: pinned, the tree's DLL reported in the tree"
+
+# cmd's per-drive folders ("=Z:") reach the program, as cmd would pass them.
+crlf() { sed 's/$/\r/'; }
+crlf > drive.bat <<BATCH
+@echo off
+cd /d "$(winpath "$WORK/decoy")"
+"$(winpath "$CUDNNENV")" --root "%TEST_ROOT%" exec --cudnn t81 -- "$program" --env =Z: > "$(winpath "$WORK/drive.txt")"
+BATCH
+# (The store's path comes in through the environment: the batch file is read in code page 437.)
+TEST_ROOT=$(winpath "$root") "$WINE" cmd /c drive.bat > drive.out 2>&1 || fail "drive.bat: $(cat drive.out)"
+expect_eq "$(tr -d '\r' < drive.txt)" "[$(winpath "$WORK/decoy")]" "the program's =Z: entry"
+pass "3: the per-drive folder entries (=Z:) reach the program through exec"
+
+# PATH near its limit: the tree first would pass the 32,767 characters
+# Windows allows a variable; refused with the reason, nothing started.
+long_path=$(for i in $(seq 1 400); do printf 'C:\\folder-%04d-of-eighty-characters-long-xxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxx;' "$i"; done)
+export WINEPATH="${long_path:0:32700}"
+run_program "$WINE" "$CUDNNENV" --root "$(winpath "$root")" exec --cudnn t81 -- "$program" --exit 0
+expect_eq "$rc" "1" "exec with PATH near 32,767 characters ($(cat err))"
+path_length=$(grep -o 'PATH would hold [0-9]*' err | grep -o '[0-9]*$')
+expect_eq "$(tr -d '\r' < err)" "cudnnenv: error: PATH would hold $path_length characters, more than the 32,767 Windows allows
+  hint: shorten PATH, or move the store (--root) to a shorter folder" "the refusal"
+[ "$path_length" -gt 32767 ] || fail "the length said: $path_length"
+pass "3: a PATH that the tree would push past 32,767 characters: refused, with the reason"
