@@ -101,6 +101,15 @@ expect_eq "$rc" "0" "exec --report through a mapped drive: exit code ($(cat err)
 expect_eq "$(tr -d '\r' < err | grep -c OUTSIDE)" "0" "the tree's DLL is in the tree ($(cat err))"
 pass "3: a store on a drive letter of its own: pinned, the tree's DLL reported in the tree"
 
+# Paths past 260 characters: the three programs declare longPathAware in
+# their manifest (Windows honours it where LongPathsEnabled is set). Not
+# shown under Wine: a store over 260 characters deep fails here in the C
+# runtime's directory listing (Wine's msvcrt), whatever the manifest says.
+for exe in cudnnenv.exe cudnnenv-shim.exe cudnnenv-probe.exe; do
+  grep -q '<ws2:longPathAware>true</ws2:longPathAware>' "$(dirname "$CUDNNENV")/$exe" || fail "$exe: no longPathAware manifest"
+done
+pass "3: cudnnenv, the shim and the probe declare longPathAware"
+
 # cmd's per-drive folders ("=Z:") reach the program, as cmd would pass them.
 crlf() { sed 's/$/\r/'; }
 crlf > drive.bat <<BATCH
