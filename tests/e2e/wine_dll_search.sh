@@ -11,8 +11,9 @@
 #     that loaded it, exit 4. A pinned program that loads nothing is told so,
 #     with the hint for programs that keep their own folder list.
 # What Wine cannot show: whether security software on a Windows machine lets
-# a thread be started in the program (CreateRemoteThread); the warning that
-# says so when it does not is unit-tested only by its text here.
+# a thread be started in the program (CreateRemoteThread), and so the warning
+# cudnnenv gives when it does not (no test reaches it); a 32-bit program
+# under --report (this Wine runs 64-bit programs only).
 CUDNNENV=$1   # build/mingw/bin/cudnnenv.exe
 FIXTURES=$2
 source "$(dirname "$0")/lib.sh"
