@@ -2,6 +2,8 @@
 
 #include "cli/context.hpp"
 #include "cli/output.hpp"
+#include "store/official.hpp"
+#include "store/spec.hpp"
 #include "util/text.hpp"
 
 namespace cudnnenv::cli {
@@ -10,13 +12,115 @@ namespace {
 
 struct ListArguments {
   bool json = false;
+  bool available = false;
+  std::string spec;
+  std::string cuda;
 };
 
 std::string pad(const std::string& text, std::size_t width) {
   return text.size() >= width ? text + "  " : text + std::string(width - text.size() + 2, ' ');
 }
 
+// The installed tree an official archive became: by its recorded source,
+// else by the same version and CUDA major.
+const TreeRecord* installed_from(const OfficialArchive& archive, const std::vector<TreeRecord>& trees) {
+  const TreeRecord wanted = as_record(archive);
+  for (const auto& tree : trees) {
+    if (tree.source.official == archive.file_name) return &tree;
+  }
+  for (const auto& tree : trees) {
+    const bool same_version =
+        tree.version.same_release(wanted.version) &&
+        (!tree.version.build || !wanted.version.build || tree.version.build == wanted.version.build);
+    if (same_version && tree.cuda && wanted.cuda && tree.cuda->major == wanted.cuda->major &&
+        tree.platform == host_platform()) {
+      return &tree;
+    }
+  }
+  return nullptr;
+}
+
+void print_table(const std::vector<std::vector<std::string>>& rows) {
+  std::vector<std::size_t> widths(rows.front().size(), 0);
+  for (const auto& row : rows) {
+    for (std::size_t i = 0; i < row.size(); ++i) {
+      widths[i] = std::max(widths[i], row[i].size());
+    }
+  }
+  for (const auto& row : rows) {
+    std::string line;
+    for (std::size_t i = 0; i < row.size(); ++i) {
+      line += i + 1 == row.size() ? row[i] : pad(row[i], widths[i]);
+    }
+    print(line + "\n");
+  }
+}
+
+Result<int> run_available(const ListArguments& arguments, const Context& context) {
+  const Platform platform = host_platform();
+  const std::string name = official_platform(platform);
+  if (name.empty()) {
+    return make_error("NVIDIA ships no cuDNN archive for " + describe(platform),
+                      "install a wheel or a folder you have: cudnnenv install <path>", ExitCode::not_found);
+  }
+  std::optional<Spec> spec;
+  if (!arguments.spec.empty()) {
+    CUDNNENV_TRY_ASSIGN(parsed, parse_spec(arguments.spec));
+    spec = *parsed;
+  }
+  std::optional<CudaVersion> cuda;
+  if (!arguments.cuda.empty()) {
+    cuda = parse_cuda_version(arguments.cuda);
+    if (!cuda) {
+      return make_error("'" + arguments.cuda + "' is not a CUDA version", "write it as 11.2 or 12", ExitCode::usage);
+    }
+  }
+  const auto archives = available_archives(platform, spec ? &*spec : nullptr, cuda);
+  if (archives.empty()) {
+    const std::size_t all = available_archives(platform, nullptr, std::nullopt).size();
+    return make_error("no official cuDNN archive for " + name + " matches '" + arguments.spec +
+                          (cuda ? "' with CUDA " + cuda->str() : std::string("'")),
+                      "'cudnnenv list --available' lists all " + std::to_string(all) + " for " + name,
+                      ExitCode::not_found);
+  }
+  const auto trees = context.store().list().trees;
+  if (arguments.json) {
+    Json array = Json::array();
+    for (const auto* archive : archives) {
+      const TreeRecord record = as_record(*archive);
+      const TreeRecord* tree = installed_from(*archive, trees);
+      array.push_back(
+          Json{{"version", std::string(archive->version)},
+               {"cuda", record.cuda ? Json(record.cuda->str()) : Json(nullptr)},
+               {"platform", std::string(archive->platform)},
+               {"file_name", std::string(archive->file_name)},
+               {"size", archive->size ? Json(archive->size) : Json(nullptr)},
+               {"sha256", archive->sha256.size() == 64 ? Json(std::string(archive->sha256)) : Json(nullptr)},
+               {"installed", tree ? Json(tree->name) : Json(nullptr)}});
+    }
+    print_json(array);
+    return 0;
+  }
+  std::vector<std::vector<std::string>> rows = {{"VERSION", "CUDA", "SIZE", "INSTALLED", "ARCHIVE"}};
+  for (const auto* archive : archives) {
+    const TreeRecord record = as_record(*archive);
+    const TreeRecord* tree = installed_from(*archive, trees);
+    rows.push_back({std::string(archive->version), record.cuda ? record.cuda->str() : "?",
+                    archive->size ? util::human_size(archive->size) : "?", tree ? tree->name : "-",
+                    std::string(archive->file_name)});
+  }
+  print_table(rows);
+  return 0;
+}
+
 Result<int> run_list(const ListArguments& arguments, const Context& context) {
+  if (arguments.available) {
+    return run_available(arguments, context);
+  }
+  if (!arguments.spec.empty() || !arguments.cuda.empty()) {
+    return make_error("a spec and --cuda go with --available", "cudnnenv list --available " + arguments.spec,
+                      ExitCode::usage);
+  }
   const Store store = context.store();
   const Listing listing = store.list();
   for (const auto& damaged : listing.damaged) {
@@ -51,19 +155,7 @@ Result<int> run_list(const ListArguments& arguments, const Context& context) {
                           (changed.size() > 1 ? " and " + std::to_string(changed.size() - 1) + " more" : "") +
                           " missing or changed")});
     }
-    std::vector<std::size_t> widths(rows.front().size(), 0);
-    for (const auto& row : rows) {
-      for (std::size_t i = 0; i < row.size(); ++i) {
-        widths[i] = std::max(widths[i], row[i].size());
-      }
-    }
-    for (const auto& row : rows) {
-      std::string line;
-      for (std::size_t i = 0; i < row.size(); ++i) {
-        line += i + 1 == row.size() ? row[i] : pad(row[i], widths[i]);
-      }
-      print(line + "\n");
-    }
+    print_table(rows);
   }
   if (!listing.unmanaged.empty()) {
     print_diagnostic("note: " + std::to_string(listing.unmanaged.size()) +
@@ -77,8 +169,16 @@ Result<int> run_list(const ListArguments& arguments, const Context& context) {
 
 void register_list(CLI::App& app, Context& context) {
   auto arguments = std::make_shared<ListArguments>();
-  CLI::App* command = app.add_subcommand("list", "show installed and adopted cuDNN trees");
-  command->add_flag("--json", arguments->json, "print the trees as a JSON array");
+  CLI::App* command = app.add_subcommand("list", "show installed and adopted cuDNN trees, or what can be installed");
+  command->add_flag("--json", arguments->json, "print them as a JSON array");
+  command->add_flag("--available", arguments->available,
+                    "the official archives for this platform, newest first, with their CUDA variant, size and the "
+                    "tree each became here");
+  command->add_option("spec", arguments->spec, "with --available: only versions that fit (8.1 never lists 8.10)");
+  command->add_option("--cuda", arguments->cuda, "with --available: only archives built for this CUDA version");
+  command->footer(
+      "Examples:\n  cudnnenv list\n  cudnnenv list --available 8.1\n  cudnnenv list --available 9 --cuda 12 "
+      "--json");
   command->callback(
       [arguments, &context] { context.action = [arguments, &context] { return run_list(*arguments, context); }; });
 }

@@ -1,5 +1,8 @@
 #include "store/official.hpp"
 
+#include <algorithm>
+#include <tuple>
+
 namespace cudnnenv {
 
 namespace {
@@ -13,6 +16,48 @@ constexpr OfficialArchive k_archives[] = {
 
 std::span<const OfficialArchive> official_archives() {
   return k_archives;
+}
+
+std::string official_platform(const Platform& platform) {
+  if (platform.os == Os::windows && platform.arch == Arch::x86_64) return "windows-x86_64";
+  if (platform.os == Os::linux && platform.arch == Arch::x86_64) return "linux-x86_64";
+  if (platform.os == Os::linux && platform.arch == Arch::arm64) return "linux-sbsa";
+  return {};
+}
+
+TreeRecord as_record(const OfficialArchive& archive) {
+  TreeRecord record;
+  record.name = std::string(archive.file_name);
+  if (auto version = parse_version(archive.version)) record.version = *version;
+  std::string_view variant = archive.cuda_variant;
+  if (variant.substr(0, 4) == "cuda") variant.remove_prefix(4);
+  record.cuda = parse_cuda_version(variant);
+  return record;
+}
+
+std::vector<const OfficialArchive*> available_archives(const Platform& platform, const Spec* spec,
+                                                       const std::optional<CudaVersion>& cuda) {
+  const std::string wanted = official_platform(platform);
+  std::vector<std::pair<const OfficialArchive*, TreeRecord>> found;
+  for (const auto& archive : k_archives) {
+    if (archive.platform != wanted) continue;
+    TreeRecord record = as_record(archive);
+    if (spec && !fits(*spec, record)) continue;
+    if (cuda && (!record.cuda || record.cuda->major != cuda->major ||
+                 (cuda->minor && record.cuda->minor && *cuda->minor != *record.cuda->minor))) {
+      continue;
+    }
+    found.emplace_back(&archive, std::move(record));
+  }
+  std::stable_sort(found.begin(), found.end(), [](const auto& a, const auto& b) {
+    const auto key = [](const TreeRecord& r) {
+      return std::tuple{r.version, r.cuda ? r.cuda->major : 0, r.cuda && r.cuda->minor ? *r.cuda->minor : -1};
+    };
+    return key(b.second) < key(a.second);
+  });
+  std::vector<const OfficialArchive*> archives;
+  for (const auto& [archive, record] : found) archives.push_back(archive);
+  return archives;
 }
 
 const OfficialArchive* find_official_by_sha256(std::string_view sha256) {

@@ -3,8 +3,14 @@
 #pragma once
 
 #include <cstdint>
+#include <optional>
 #include <span>
+#include <string>
 #include <string_view>
+#include <vector>
+
+#include "formats/platform.hpp"
+#include "store/spec.hpp"
 
 namespace cudnnenv {
 
@@ -18,6 +24,19 @@ struct OfficialArchive {
 };
 
 std::span<const OfficialArchive> official_archives();
+
+// The official list's name for `platform`: "windows-x86_64", "linux-x86_64",
+// "linux-sbsa" (Arm64 servers); empty where NVIDIA ships no archive.
+std::string official_platform(const Platform& platform);
+
+// The archives for `platform` that fit `spec` (the one matcher: whole
+// components, +cuda), and `cuda` when given, newest first (by version, then
+// CUDA). No spec: all of them.
+std::vector<const OfficialArchive*> available_archives(const Platform& platform, const Spec* spec,
+                                                       const std::optional<CudaVersion>& cuda);
+
+// The archive's version and CUDA variant, as a spec compares them.
+TreeRecord as_record(const OfficialArchive& archive);
 
 const OfficialArchive* find_official_by_sha256(std::string_view sha256);
 const OfficialArchive* find_official_by_name(std::string_view file_name);

@@ -94,3 +94,29 @@ CUDNNENV_LOG=loud run current --cudnn logged
 expect_eq "$(head -1 err)" "cudnnenv: warning: CUDNNENV_LOG is 'loud': use trace, debug, info, warning, error or off" \
   "an unknown CUDNNENV_LOG"
 pass "-v, -vv and CUDNNENV_LOG"
+
+# Issue 14, first part: what could be installed here, from the embedded
+# official list, compared with data/cudnn-archives.tsv read by the test.
+run list --available 8.1 --json
+expect_eq "$rc" "0" "list --available 8.1 --json ($(cat err))"
+expect_eq "$(python3 -c '
+import json, sys
+for a in json.load(sys.stdin):
+    print(a["version"], a["cuda"], a["file_name"])' < out)" "$(official_list linux-x86_64 8.1)" "list --available 8.1: the embedded list's 8.1 archives for Linux, newest first"
+run list --available 8.1
+expect_eq "$(head -1 out | tr -s ' ')" "VERSION CUDA SIZE INSTALLED ARCHIVE" "the table's header"
+expect_eq "$(tail -n +2 out | awk '{print $1, $2, $NF}')" "$(official_list linux-x86_64 8.1)" "the table's rows"
+# 'logged' (cuDNN 9.1.0 for CUDA 12, from its library) is what the CUDA 12 archive of 9.1.0 would give.
+run list --available 9.1.0 --json
+expect_eq "$(python3 -c '
+import json, sys
+for a in json.load(sys.stdin):
+    print(a["file_name"], a["installed"])' < out)" "$(official_list linux-x86_64 9.1.0 | awk '{print $3, ($2 ~ /^12/ ? "logged" : "None")}')" "installed: the tree each archive became"
+run list --available 9.1.0 --cuda 11 --json
+expect_eq "$(python3 -c 'import json, sys; print(" ".join(a["cuda"] for a in json.load(sys.stdin)))' < out)" \
+  "$(official_list linux-x86_64 9.1.0 | awk '$2 ~ /^11/ {print $2}' | paste -sd' ')" "--cuda 11"
+run list --available 8.77
+expect_eq "$rc" "3" "list --available of a version NVIDIA never shipped"
+expect_eq "$(cat err)" "cudnnenv: error: no official cuDNN archive for linux-x86_64 matches '8.77'
+  hint: 'cudnnenv list --available' lists all $(official_list linux-x86_64 "" | wc -l) for linux-x86_64" "its message"
+pass "list --available: the embedded official list for this platform, newest first, whole components, --cuda, installed"

@@ -52,3 +52,27 @@ WINE=${WINE:-/usr/lib/wine/wine64}
 winpath() { printf 'Z:%s' "$1" | tr / '\\'; }
 
 source "$E2E_DIR/trees.sh"
+# The official archives for PLATFORM whose version starts with the whole
+# components of VERSION_PREFIX, newest first (version, then CUDA), as
+# "version cuda file_name" lines, read from data/cudnn-archives.tsv itself:
+# what `list --available` must print.
+official_list() {
+  python3 - "$1" "$2" "$(dirname "${BASH_SOURCE[0]}")/../../data/cudnn-archives.tsv" <<'PY'
+import csv, sys
+platform, tsv = sys.argv[1], sys.argv[3]
+prefix = sys.argv[2].split(".") if sys.argv[2] else []
+def numbers(text):
+    return tuple(int(part) for part in text.split("."))
+rows = []
+with open(tsv, newline="") as f:
+    for row in csv.DictReader(f, delimiter="\t"):
+        version = row["cudnn_version"].split(".")
+        if row["platform"] == platform and version[:len(prefix)] == prefix:
+            cuda = row["cuda_variant"].removeprefix("cuda")
+            cuda_key = tuple(int(p) for p in cuda.split(".")) + ((-1,) if "." not in cuda else ())
+            rows.append((numbers(row["cudnn_version"]), cuda_key, row["cudnn_version"], cuda, row["filename"]))
+rows.sort(key=lambda r: (r[0], r[1]), reverse=True)
+for r in rows:
+    print(r[2], r[3], r[4])
+PY
+}

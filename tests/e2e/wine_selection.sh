@@ -48,3 +48,15 @@ expect_eq "$(cat err)" "" "the tested pair: no warning"
 "$WINE" "$CUDNNENV" --root "$pair_root" profile list > out
 expect_eq "$(tr -d '\r' < out | grep '^tf2.5 ')" "tf2.5   cuDNN 8.1  CUDA 11.2  -> cudnn-11.2-windows-x64-v8.1.0.77 (8.1.0.77)" "profile list"
 pass "12.5: tf2.5 picks the tested 8.1.0.77 beside 8.2.0.53; 8.2.0.53 alone runs it with a warning naming the pair"
+
+# Issue 14, first part: what could be installed here, on Windows: the
+# embedded official list, compared with data/cudnn-archives.tsv; the tree
+# installed from an archive named like the official 8.1.0.77 one is marked.
+"$WINE" "$CUDNNENV" --root "$pair_root" list --available 8.1 --json > out 2> err
+expect_eq "$(python3 -c '
+import json, sys
+for a in json.load(sys.stdin):
+    print(a["version"], a["cuda"], a["file_name"], a["installed"])' < out)" \
+  "$(official_list windows-x86_64 8.1 | awk '{print $0, ($3 == "cudnn-11.2-windows-x64-v8.1.0.77.zip" ? "cudnn-11.2-windows-x64-v8.1.0.77" : "None")}')" \
+  "list --available 8.1 --json ($(cat err))"
+pass "list --available 8.1: the embedded list's Windows archives, newest first; the installed one named"
