@@ -42,6 +42,21 @@ std::optional<std::string> init_script(Shell shell, const std::string& program, 
   return replace_all(script, "@SHIMS@", quote(shell, shims));
 }
 
+std::optional<std::string> completion_script(Shell shell, const std::string& program) {
+  switch (shell) {
+    case Shell::bash:
+      return replace_all(k_completion_bash, "@PROGRAM@", quote(shell, program));
+    case Shell::zsh:
+      return replace_all(k_completion_zsh, "@PROGRAM@", quote(shell, program));
+    case Shell::fish:
+      return replace_all(k_completion_fish, "@PROGRAM@", quote(shell, program));
+    case Shell::powershell:
+    case Shell::cmd:
+      return std::nullopt;
+  }
+  return std::nullopt;
+}
+
 std::string init_line(Shell shell) {
   switch (shell) {
     case Shell::bash:

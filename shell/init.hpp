@@ -17,6 +17,10 @@ namespace cudnnenv::shell {
 // folder quoted for it; nothing for a shell without one yet.
 std::optional<std::string> init_script(Shell shell, const std::string& program, const std::string& shims);
 
+// Tab completion for `shell` (bash, zsh, fish), asking `program` (quoted
+// for the shell) for the candidates; nothing for the others.
+std::optional<std::string> completion_script(Shell shell, const std::string& program);
+
 // The one line to add to the shell's profile.
 std::string init_line(Shell shell);
 

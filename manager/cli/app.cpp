@@ -131,6 +131,7 @@ void register_all(CLI::App& app, Context& context) {
   register_activate(app, context);
   register_init(app, context);
   register_profile(app, context);
+  register_completion(app, context);
 }
 
 namespace {
@@ -141,6 +142,9 @@ int run_unguarded(std::vector<std::string> arguments) {
   CLI::App app{"cudnnenv: keep several cuDNN versions side by side and know which one loads"};
   init_logging(0, std::nullopt);  // warnings while parsing; CUDNNENV_LOG is read once parsed
   register_all(app, context);
+  if (arguments.size() > 1 && arguments[1] == "__complete") {
+    return complete_command_line(app, context, {arguments.begin() + 2, arguments.end()});
+  }
   std::tie(arguments, context.passthrough) = split_passthrough(app, std::move(arguments));
 
   std::vector<const char*> argv;

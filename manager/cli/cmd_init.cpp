@@ -96,7 +96,8 @@ Result<int> run_init(const InitArguments& arguments, const Context& context) {
                   "Set-ExecutionPolicy -Scope CurrentUser RemoteSigned");
     }
   }
-  print(*script);
+  // Tab completion comes with the integration (no second process at each shell start).
+  print(*script + shell::completion_script(*shell, util::to_utf8(util::current_executable())).value_or(""));
   return 0;
 }
 

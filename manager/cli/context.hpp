@@ -60,6 +60,7 @@ void register_shim(CLI::App& app, Context& context);
 void register_activate(CLI::App& app, Context& context);
 void register_init(CLI::App& app, Context& context);
 void register_profile(CLI::App& app, Context& context);
+void register_completion(CLI::App& app, Context& context);
 
 // Every option and subcommand on `app`, bound to `context`.
 void register_all(CLI::App& app, Context& context);
@@ -71,6 +72,12 @@ void register_all(CLI::App& app, Context& context);
 // lines are returned whole, with nothing passed through.
 std::pair<std::vector<std::string>, std::vector<std::string>> split_passthrough(const CLI::App& app,
                                                                                 std::vector<std::string> arguments);
+
+// `cudnnenv __complete [--current=WORD] [--] WORDS...` (what the completion
+// scripts ask, `arguments` after "__complete"): the candidates for WORD after
+// WORDS, one per line, read from `app`'s commands and options and the store.
+// Parsed by hand: WORDS are a half-typed command line, not cudnnenv's options.
+int complete_command_line(const CLI::App& app, Context& context, const std::vector<std::string>& arguments);
 
 // Runs the CLI on UTF-8 arguments (argv[0] included); returns the exit code.
 int run(std::vector<std::string> arguments);
