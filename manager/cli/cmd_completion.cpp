@@ -144,8 +144,9 @@ Result<int> run_complete(const CLI::App& app, const CompleteArguments& arguments
   std::set<std::string> seen;
   for (const auto& candidate : candidates(app, context, arguments)) {
     if (util::starts_with(candidate, arguments.current) && seen.insert(candidate).second) {
-      // One per line: a name holding a line break would be two candidates; leave it out.
-      if (candidate.find_first_of("\r\n") == std::string::npos) print(candidate + "\n");
+      // One per line, and shown by the shell: a name with a control byte (a line break, an escape
+      // sequence) cannot be typed anyway; leave it out.
+      if (util::printable(candidate) == candidate) print(candidate + "\n");
     }
   }
   return 0;

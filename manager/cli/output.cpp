@@ -86,7 +86,21 @@ void print_note(std::string_view message) {
 }
 
 void print(std::string_view text) {
-  util::write_utf8(stdout, text);
+  if (!util::is_terminal(stdout)) {
+    util::write_utf8(stdout, text);  // data for a pipe or a file, as it is
+    return;
+  }
+  // On a terminal, as on stderr: a name from a folder or a file cannot drive
+  // it (control bytes escaped; line ends kept, CRLF too).
+  std::string out;
+  const auto lines = util::split(text, '\n');
+  for (std::size_t i = 0; i < lines.size(); ++i) {
+    std::string_view line = lines[i];
+    const bool cr = !line.empty() && line.back() == '\r';
+    if (cr) line.remove_suffix(1);
+    out += util::printable(line) + (cr ? "\r" : "") + (i + 1 < lines.size() ? "\n" : "");
+  }
+  util::write_utf8(stdout, out);
 }
 
 Json or_null(const std::string& value) {

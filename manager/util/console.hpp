@@ -16,6 +16,9 @@ namespace cudnnenv::util {
 // shell's too), elsewhere as the bytes given, with no newline translation.
 void write_utf8(std::FILE* stream, std::string_view text);
 
+// Whether `stream` is a terminal (POSIX) or a console (Windows).
+bool is_terminal(std::FILE* stream);
+
 // `utf8` in the console's code page (what cmd reads batch files in), or
 // nothing when a character has no place in it. Plain ASCII passes as is;
 // on POSIX, where there is no such console, anything else is nothing.

@@ -1,9 +1,15 @@
+#include <unistd.h>
+
 #include "util/console.hpp"
 
 namespace cudnnenv::util {
 
 void write_utf8(std::FILE* stream, std::string_view text) {
   std::fwrite(text.data(), 1, text.size(), stream);
+}
+
+bool is_terminal(std::FILE* stream) {
+  return ::isatty(::fileno(stream)) == 1;
 }
 
 std::optional<std::string> encode_for_console(std::string_view utf8) {

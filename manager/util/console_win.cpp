@@ -24,6 +24,12 @@ void write_utf8(std::FILE* stream, std::string_view text) {
   ::_setmode(::_fileno(stream), old_mode);
 }
 
+bool is_terminal(std::FILE* stream) {
+  HANDLE handle = reinterpret_cast<HANDLE>(::_get_osfhandle(::_fileno(stream)));
+  DWORD mode = 0;
+  return handle != INVALID_HANDLE_VALUE && ::GetConsoleMode(handle, &mode);
+}
+
 std::optional<std::string> encode_for_console(std::string_view utf8) {
   bool ascii = true;
   for (const char c : utf8) {
