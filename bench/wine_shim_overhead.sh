@@ -41,6 +41,9 @@ measure() {
 }
 measure "this build"
 if [ -n "${OLD_SHIM:-}" ]; then
+  # `shim add` hard-links the shim to build/mingw/bin/cudnnenv-shim.exe: unlink first, or the copy
+  # would write the old shim into the build.
+  rm -f "$shims/load-cudnn.exe"
   cp "$OLD_SHIM" "$shims/load-cudnn.exe"
   measure "OLD_SHIM"
 fi
