@@ -29,7 +29,10 @@ fi
 # recognize" for a program it had just run; CreateProcess's
 # ERROR_INTERNAL_ERROR). The cause is not known; a server going away while
 # another starts is one candidate this takes out.
-/usr/lib/wine/wineserver -p
+# (-p fails on a server already running, as wineboot's still is: end that one first.)
+/usr/lib/wine/wineserver -k 2> /dev/null || true
+/usr/lib/wine/wineserver -w 2> /dev/null || true
+/usr/lib/wine/wineserver -p || echo "note: no persistent Wine server; the Wine tests start their own" >&2
 trap '/usr/lib/wine/wineserver -k 2> /dev/null || true' EXIT
 
 status=0
