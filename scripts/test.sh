@@ -23,17 +23,6 @@ export WINEPREFIX="${WINEPREFIX:-$PWD/build/wineprefix}" WINEDEBUG=-all
 if [ ! -f "$WINEPREFIX/system.reg" ]; then
   /usr/lib/wine/wine64 wineboot -i > /dev/null 2>&1 || true
 fi
-# One Wine server for the whole run, too: left alone, it exits 3 s after the
-# last Wine process and the next one starts another. Three runs here failed
-# once each, in different tests, in a process start under Wine (cmd's "Can't
-# recognize" for a program it had just run; CreateProcess's
-# ERROR_INTERNAL_ERROR). The cause is not known; a server going away while
-# another starts is one candidate this takes out.
-# (-p fails on a server already running, as wineboot's still is: end that one first.)
-/usr/lib/wine/wineserver -k 2> /dev/null || true
-/usr/lib/wine/wineserver -w 2> /dev/null || true
-/usr/lib/wine/wineserver -p || echo "note: no persistent Wine server; the Wine tests start their own" >&2
-trap '/usr/lib/wine/wineserver -k 2> /dev/null || true' EXIT
 
 status=0
 ctest --preset release || status=1
