@@ -6,11 +6,13 @@ packages=(
   # native build
   cmake ninja-build g++ pkg-config
   libtomlplusplus-dev libcli11-dev libspdlog-dev libfmt-dev doctest-dev nlohmann-json3-dev
-  libarchive-dev zlib1g-dev libssl-dev
+  libarchive-dev zlib1g-dev libssl-dev libcurl4-openssl-dev
   # Windows cross-build and its tests
   g++-mingw-w64-x86-64-posix gcc-mingw-w64-i686 libz-mingw-w64-dev wine64
   # test fixtures: 32-bit ELF libraries, archives
   gcc-multilib zip unzip libarchive-tools xz-utils tar python3
+  # the download tests' test CA and terminal (openssl, script), the download bench's curl
+  openssl bsdutils curl
   # shells and benches
   bash zsh fish hyperfine
   # the fuzz preset (libFuzzer and the sanitizer runtimes come with clang's)

@@ -1,10 +1,13 @@
 #include <filesystem>
 #include <tuple>
 
+#include <spdlog/spdlog.h>
+
 #include "cli/context.hpp"
 #include "cli/output.hpp"
 #include "probe/probe.hpp"
 #include "shell/init.hpp"
+#include "store/official.hpp"
 #include "util/fs.hpp"
 #include "util/text.hpp"
 #include "version_info.hpp"
@@ -132,6 +135,7 @@ void register_all(CLI::App& app, Context& context) {
   register_init(app, context);
   register_profile(app, context);
   register_completion(app, context);
+  register_cache(app, context);
 }
 
 namespace {
@@ -183,6 +187,14 @@ int run_unguarded(std::vector<std::string> arguments) {
   init_logging(context.verbosity, context.environment.get("CUDNNENV_LOG"));
   if (!context.action) {
     return static_cast<int>(ExitCode::ok);
+  }
+  if (const auto index = context.environment.get("CUDNNENV_INDEX"); index && !index->empty()) {
+    // A list of archives in place of the embedded one (tests, a site's own copy).
+    if (auto used = use_index_file(util::path_from_utf8(*index)); !used) {
+      print_error(used.error());
+      return static_cast<int>(used.error().code);
+    }
+    spdlog::debug("official archives: the list in '{}' (CUDNNENV_INDEX)", *index);
   }
   const Result<int> outcome = context.action();
   if (!outcome) {

@@ -1,5 +1,13 @@
+#include <chrono>
+
+#include <fmt/format.h>
+
 #include "cli/context.hpp"
 #include "cli/output.hpp"
+#include "download/download.hpp"
+#include "select/activation.hpp"
+#include "select/project.hpp"
+#include "util/fs.hpp"
 #include "util/text.hpp"
 
 namespace cudnnenv::cli {
@@ -13,7 +21,154 @@ struct InstallArguments {
   bool json = false;
   std::uint64_t max_unpacked = ExtractLimits::k_default_max_bytes;
   std::uint64_t max_ratio = ExtractLimits::k_default_max_ratio;
+  // install by version
+  std::string cuda;
+  std::string mirror;
+  std::string cacert;
+  bool allow_unverified = false;
+  bool quiet = false;
+  int retries = 3;
+  int stall_seconds = 60;
 };
+
+bool is_url(std::string_view text) {
+  return util::starts_with(text, "https://") || util::starts_with(text, "http://");
+}
+
+// Progress on stderr: redrawn in place on a terminal, at most ten times a
+// second; a line at the start, each quarter and the end otherwise.
+class ProgressPrinter {
+ public:
+  ProgressPrinter(std::string name, bool quiet) : m_name(std::move(name)), m_quiet(quiet) {}
+
+  void operator()(const DownloadProgress& progress) {
+    if (m_quiet) return;
+    const double seconds = std::chrono::duration<double>(progress.elapsed).count();
+    const double rate = seconds > 0 ? static_cast<double>(progress.received - progress.resumed_from) / seconds : 0;
+    const std::string amount =
+        util::human_size(progress.received) + (progress.total ? " of " + util::human_size(progress.total) : "");
+    const int percent = progress.total ? static_cast<int>(100 * progress.received / progress.total) : -1;
+    if (m_terminal) {
+      const auto now = std::chrono::steady_clock::now();
+      if (!progress.done && now - m_last < std::chrono::milliseconds(100)) return;
+      m_last = now;
+      std::string line = "downloading " + m_name + ": " + amount;
+      if (percent >= 0) line += fmt::format(" ({}%)", percent);
+      if (rate > 0) line += ", " + util::human_size(static_cast<std::uint64_t>(rate)) + "/s";
+      if (!progress.done && rate > 0 && progress.total > progress.received) {
+        const auto left = static_cast<long>(static_cast<double>(progress.total - progress.received) / rate);
+        line += fmt::format(", {}:{:02} left", left / 60, left % 60);
+      }
+      print_progress(line, progress.done);
+      return;
+    }
+    if (!m_started) {
+      m_started = true;
+      print_note("downloading " + m_name + (progress.total ? " (" + util::human_size(progress.total) + ")" : "") +
+                 (progress.resumed_from ? ", resuming at " + util::human_size(progress.resumed_from) : ""));
+    }
+    const int quarter = percent >= 0 ? percent / 25 : 0;
+    if (progress.done) {
+      print_note("downloaded " + util::human_size(progress.received) +
+                 (rate > 0 ? ", " + util::human_size(static_cast<std::uint64_t>(rate)) + "/s" : ""));
+    } else if (quarter > m_quarter && quarter < 4) {
+      m_quarter = quarter;
+      print_note(fmt::format("  {}%, {}", quarter * 25, amount) +
+                 (rate > 0 ? ", " + util::human_size(static_cast<std::uint64_t>(rate)) + "/s" : ""));
+    }
+  }
+
+ private:
+  std::string m_name;
+  bool m_quiet;
+  bool m_terminal = stderr_is_terminal();
+  bool m_started = false;
+  int m_quarter = 0;
+  std::chrono::steady_clock::time_point m_last{};
+};
+
+DownloadOptions download_options(const InstallArguments& arguments, const Context& context, const Store& store) {
+  DownloadOptions options;
+  options.folder = store.state_directory() / "downloads";
+  options.helper = fetch_program_beside(util::current_executable());
+  options.ca_file = util::path_from_utf8(arguments.cacert);
+  options.retries = arguments.retries;
+  options.stall_time = std::chrono::seconds(arguments.stall_seconds);
+  options.allow_unverified = arguments.allow_unverified;
+  // --mirror, else CUDNNENV_MIRROR, else [download] mirror in config.toml.
+  options.mirror = arguments.mirror;
+  if (options.mirror.empty()) options.mirror = context.environment.get("CUDNNENV_MIRROR").value_or("");
+  if (options.mirror.empty()) {
+    if (auto config = read_config(store.state_directory() / "config.toml"); config && config->download_mirror) {
+      options.mirror = *config->download_mirror;
+    }
+  }
+  if (!arguments.quiet) {
+    options.note = [](const std::string& message) { print_note(message); };
+  }
+  return options;
+}
+
+// The archive for `install SPEC` or `install URL`, fetched and checked, or
+// the tree it already became (then nothing is fetched).
+struct Fetched {
+  std::filesystem::path file;
+  std::optional<TreeRecord> installed;
+};
+
+Result<Fetched> fetch_for_install(const InstallArguments& arguments, const Context& context, const Store& store) {
+  // A URL given by hand: no official hash to check it against.
+  std::string url_name;
+  OfficialArchive by_hand{};
+  const OfficialArchive* archive = nullptr;
+  if (is_url(arguments.source)) {
+    if (!arguments.allow_unverified) {
+      return make_error("'" + arguments.source + "' is a URL, and nothing says what its bytes should be",
+                        "install by version ('cudnnenv install 9.1') to get the official archive checked, or pass "
+                        "--allow-unverified to take this file as it comes (its SHA-256 is recorded in the tree)",
+                        ExitCode::usage);
+    }
+    std::string_view path = arguments.source;
+    path = path.substr(0, path.find_first_of("?#"));
+    url_name = std::string(path.substr(path.rfind('/') + 1));
+    if (url_name.empty() || url_name == "." || url_name == ".." || url_name.find('\\') != std::string::npos) {
+      return make_error("'" + arguments.source + "' does not end in a file name", "give the archive's own URL",
+                        ExitCode::usage);
+    }
+    by_hand.file_name = url_name;
+    by_hand.url = arguments.source;
+    archive = &by_hand;
+  } else {
+    CUDNNENV_TRY_ASSIGN(
+        spec, parse_spec(arguments.source,
+                         arguments.cuda.empty() ? std::nullopt : std::optional<std::string_view>(arguments.cuda)));
+    if (spec->components.empty()) {
+      return make_error("'" + arguments.source + "' is neither a file nor a version",
+                        "give an archive, a wheel or a folder that exists, or a version: 'cudnnenv install 8.1 --cuda "
+                        "11.2' ('cudnnenv list --available' lists them)",
+                        ExitCode::not_found);
+    }
+    const auto has_toolkit = [&](const CudaVersion& cuda) {
+      return find_toolkit(cuda, context.environment).has_value();
+    };
+    CUDNNENV_TRY_ASSIGN(chosen, choose_archive(host_platform(), *spec, spec->cuda, has_toolkit));
+    archive = *chosen;
+    for (auto& tree : store.list().trees) {
+      if (tree.source.official == archive->file_name ||
+          (!archive->sha256.empty() && tree.source.sha256 == archive->sha256)) {
+        return Fetched{{}, std::move(tree)};
+      }
+    }
+  }
+  DownloadOptions options = download_options(arguments, context, store);
+  ProgressPrinter printer(std::string(archive->file_name), arguments.quiet);
+  options.progress = [&printer](const DownloadProgress& progress) { printer(progress); };
+  CUDNNENV_TRY_ASSIGN(downloaded, fetch_archive(*archive, options));
+  if (!arguments.quiet && downloaded->url.empty()) {
+    print_note("using " + std::string(archive->file_name) + " from the downloads folder (checked)");
+  }
+  return Fetched{downloaded->file, std::nullopt};
+}
 
 std::string summary(const TreeRecord& record) {
   std::string text = "cuDNN " + record.version.str();
@@ -32,7 +187,32 @@ Result<int> run_install(const InstallArguments& arguments, const Context& contex
   options.warn = context.warner();
   options.limits.max_bytes = arguments.max_unpacked;
   options.limits.max_ratio = arguments.max_ratio;
-  CUDNNENV_TRY_ASSIGN(outcome, context.store().install(util::path_from_utf8(arguments.source), options));
+  Store store = context.store();
+  std::filesystem::path source = util::path_from_utf8(arguments.source);
+  std::error_code ec;
+  std::optional<InstallOutcome> outcome;
+  // A version when it is no file here and does not look like one (a path
+  // with a separator, or an archive's name: then "does not exist" says more).
+  const bool looks_like_path = arguments.source.find_first_of("/\\") != std::string::npos ||
+                               util::ends_with(arguments.source, ".zip") || util::ends_with(arguments.source, ".whl") ||
+                               util::ends_with(arguments.source, ".tar.xz") ||
+                               util::ends_with(arguments.source, ".tgz");
+  if (is_url(arguments.source) || (!looks_like_path && !std::filesystem::exists(source, ec))) {
+    CUDNNENV_TRY_ASSIGN(fetched, fetch_for_install(arguments, context, store));
+    if (fetched->installed) {
+      outcome = InstallOutcome{InstallStatus::already_installed, std::move(*fetched->installed)};
+    } else {
+      source = fetched->file;
+    }
+  } else if (!arguments.cuda.empty() || !arguments.mirror.empty() || arguments.allow_unverified) {
+    return make_error("--cuda, --mirror and --allow-unverified go with a version or a URL, and '" + arguments.source +
+                          "' is a file here",
+                      "drop them to install this file", ExitCode::usage);
+  }
+  if (!outcome) {
+    CUDNNENV_TRY_ASSIGN(installed, store.install(source, options));
+    outcome = std::move(*installed);
+  }
   const TreeRecord& record = outcome->record;
   const bool fresh = outcome->status == InstallStatus::installed;
   if (arguments.json) {
@@ -54,8 +234,23 @@ Result<int> run_install(const InstallArguments& arguments, const Context& contex
 void register_install(CLI::App& app, Context& context) {
   auto arguments = std::make_shared<InstallArguments>();
   CLI::App* command = app.add_subcommand(
-      "install", "import an official archive (.zip, .tar.xz), a pip wheel (nvidia_cudnn_cu*.whl) or a folder");
-  command->add_option("source", arguments->source, "archive, wheel or folder")->required();
+      "install", "install a cuDNN version (fetched from NVIDIA, checked), or an archive, wheel or folder you have");
+  command->add_option("source", arguments->source, "a version (8.1, 9.1.0), or an archive, wheel or folder")
+      ->required();
+  command->add_option("--cuda", arguments->cuda, "the CUDA version of the archive to fetch (11.2, 12)");
+  command->add_option("--mirror", arguments->mirror,
+                      "fetch from this base URL instead of developer.download.nvidia.com (also CUDNNENV_MIRROR, "
+                      "[download] mirror in config.toml); the SHA-256 is still the official list's");
+  command->add_option("--cacert", arguments->cacert, "trust the certificates in this file (Linux; also SSL_CERT_FILE)");
+  command->add_flag("--allow-unverified", arguments->allow_unverified,
+                    "install a URL given by hand, or an archive the list has no SHA-256 for");
+  command->add_flag("-q,--quiet", arguments->quiet, "no progress on stderr");
+  command->add_option("--retries", arguments->retries, "tries again after a broken connection or a stall (default 3)")
+      ->check(CLI::Range(0, 20));
+  command
+      ->add_option("--stall-timeout", arguments->stall_seconds,
+                   "give up a try after this many seconds under 1 KiB/s (default 60)")
+      ->check(CLI::Range(1, 3600));
   command->add_option("--name", arguments->name, "the tree's folder name (default: the archive's name)");
   command->add_flag("--require-official", arguments->require_official,
                     "refuse archives whose SHA-256 is not a known official release");
@@ -66,6 +261,13 @@ void register_install(CLI::App& app, Context& context) {
       ->transform(CLI::AsSizeValue(false));
   command->add_option("--max-ratio", arguments->max_ratio,
                       "refuse an archive that unpacks to more than N times its size (default 50; 0: no limit)");
+  command->footer(
+      "Examples:\n"
+      "  cudnnenv install 8.1 --cuda 11.2      fetch the newest 8.1 for CUDA 11.2 from NVIDIA, check, install\n"
+      "  cudnnenv install 9                    the newest 9.x (the CUDA toolkit found here picks the variant)\n"
+      "  cudnnenv install ~/Downloads/cudnn-windows-x86_64-8.9.7.29_cuda12-archive.zip\n"
+      "  cudnnenv install /usr/local/cuda-12.2 --name cuda12-copy\n"
+      "  cudnnenv list --available 8           what could be installed here");
   command->callback(
       [arguments, &context] { context.action = [arguments, &context] { return run_install(*arguments, context); }; });
 }

@@ -61,6 +61,7 @@ void register_activate(CLI::App& app, Context& context);
 void register_init(CLI::App& app, Context& context);
 void register_profile(CLI::App& app, Context& context);
 void register_completion(CLI::App& app, Context& context);
+void register_cache(CLI::App& app, Context& context);
 
 // Every option and subcommand on `app`, bound to `context`.
 void register_all(CLI::App& app, Context& context);

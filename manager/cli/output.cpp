@@ -81,6 +81,22 @@ void print_diagnostic(std::string_view text) {
   util::write_utf8(stderr, out);
 }
 
+bool stderr_is_terminal() {
+  return util::is_terminal(stderr);
+}
+
+void print_progress(std::string_view line, bool last) {
+  // \r to the line's start, the text, then blanks over what a longer line left.
+  static std::size_t previous = 0;
+  std::string out = "\r" + util::printable(line);
+  const std::size_t width = out.size();
+  if (width < previous) out += std::string(previous - width, ' ');
+  previous = last ? 0 : width;
+  if (last) out += "\n";
+  util::write_utf8(stderr, out);
+  std::fflush(stderr);
+}
+
 void print_note(std::string_view message) {
   print_diagnostic("cudnnenv: " + std::string(message) + "\n");
 }

@@ -34,6 +34,13 @@ void print_note(std::string_view message);
 // here, print_note or print_error.
 void print_diagnostic(std::string_view text);
 
+// Whether stderr is a terminal (progress redrawn in place) or not (a few lines).
+bool stderr_is_terminal();
+
+// One line of progress on a terminal's stderr, redrawn in place ("\r");
+// `last` ends it with a newline.
+void print_progress(std::string_view line, bool last);
+
 // Writes `text` to stdout as is (UTF-8).
 void print(std::string_view text);
 

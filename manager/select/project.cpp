@@ -133,8 +133,18 @@ Result<Config> parse_config(std::string_view text, const fs::path& file) {
     if (key.str() == "profiles" && node.is_table()) {
       continue;  // the user's profiles: read by profile.cpp
     }
+    if (key.str() == "download" && node.is_table()) {
+      for (const auto& [sub, value_node] : *node.as_table()) {
+        if (sub.str() != "mirror") {
+          return bad_key(file, sub, " in [download]", "mirror");
+        }
+        CUDNNENV_TRY_ASSIGN(value, string_value(file, sub, value_node));
+        config.download_mirror = *value;
+      }
+      continue;
+    }
     if (key.str() != "default") {
-      return bad_key(file, key, "", "default, [profiles.NAME]");
+      return bad_key(file, key, "", "default, [download], [profiles.NAME]");
     }
     CUDNNENV_TRY_ASSIGN(value, string_value(file, key, node));
     config.default_spec = *value;
@@ -145,7 +155,7 @@ Result<Config> parse_config(std::string_view text, const fs::path& file) {
 Result<Config> read_config(const fs::path& file) {
   std::error_code ec;
   if (!fs::exists(file, ec)) {
-    return Config{file, std::nullopt};
+    return Config{file, std::nullopt, std::nullopt};
   }
   CUDNNENV_TRY_ASSIGN(text, util::read_file(file));
   return parse_config(*text, file);

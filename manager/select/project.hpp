@@ -52,10 +52,11 @@ Result<ProjectFile> read_project_file(const std::filesystem::path& file);
 // lookup per level, nothing read.
 std::optional<std::filesystem::path> find_project_file(const std::filesystem::path& start);
 
-// <root>/.cudnnenv/config.toml:  default = "8.1"
+// <root>/.cudnnenv/config.toml:  default = "8.1", [download] mirror = "https://..."
 struct Config {
   std::filesystem::path file;
   std::optional<std::string> default_spec;
+  std::optional<std::string> download_mirror;
 };
 
 Result<Config> parse_config(std::string_view text, const std::filesystem::path& file);

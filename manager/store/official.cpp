@@ -1,7 +1,11 @@
 #include "store/official.hpp"
 
 #include <algorithm>
+#include <charconv>
 #include <tuple>
+
+#include "util/fs.hpp"
+#include "util/text.hpp"
 
 namespace cudnnenv {
 
@@ -12,10 +16,90 @@ constexpr OfficialArchive k_archives[] = {
 #include "official_archives.inc"
 };
 
+// What use_index_file() read: the file's text, which the entries point into.
+struct LoadedIndex {
+  std::string text;
+  std::vector<OfficialArchive> archives;
+};
+LoadedIndex* g_index = nullptr;
+
+bool is_hex_digest(std::string_view text) {
+  return text.size() == 64 && text.find_first_not_of("0123456789abcdef") == std::string_view::npos;
+}
+
 }  // namespace
 
 std::span<const OfficialArchive> official_archives() {
+  if (g_index) return g_index->archives;
   return k_archives;
+}
+
+Result<std::vector<OfficialArchive>> parse_index(std::string_view text, const std::string& origin) {
+  std::vector<OfficialArchive> archives;
+  std::size_t line_number = 0;
+  bool header = true;
+  while (!text.empty()) {
+    const std::size_t end = text.find('\n');
+    std::string_view line = text.substr(0, end);
+    text.remove_prefix(end == std::string_view::npos ? text.size() : end + 1);
+    ++line_number;
+    if (!line.empty() && line.back() == '\r') line.remove_suffix(1);
+    if (header || line.empty() || line.front() == '#') {
+      header = false;
+      continue;
+    }
+    std::vector<std::string_view> fields;
+    for (std::size_t start = 0;;) {
+      const std::size_t tab = line.find('\t', start);
+      fields.push_back(line.substr(start, tab == std::string_view::npos ? std::string_view::npos : tab - start));
+      if (tab == std::string_view::npos) break;
+      start = tab + 1;
+    }
+    const auto bad = [&](const std::string& what) {
+      return make_error(origin + ":" + std::to_string(line_number) + ": " + what,
+                        "each line: version, platform, CUDA variant, file name, SHA-256, size, URL, separated by tabs",
+                        ExitCode::usage);
+    };
+    if (fields.size() < 7) return bad("7 columns expected, found " + std::to_string(fields.size()));
+    OfficialArchive archive{fields[0], fields[1], fields[2], fields[3], fields[4], 0, fields[6]};
+    if (!parse_version(archive.version)) return bad("'" + std::string(archive.version) + "' is not a version");
+    if (archive.platform.empty() || archive.file_name.empty()) return bad("a platform and a file name are needed");
+    if (archive.file_name.find_first_of("/\\:") != std::string_view::npos || archive.file_name == "." ||
+        archive.file_name == "..") {
+      return bad("the file name '" + std::string(archive.file_name) + "' is not a plain file name");
+    }
+    if (!archive.sha256.empty() && !is_hex_digest(archive.sha256)) {
+      return bad("the SHA-256 must be 64 lower-case hex digits or empty");
+    }
+    if (fields[5] != "?" && !fields[5].empty()) {
+      const auto [end_size, error] =
+          std::from_chars(fields[5].data(), fields[5].data() + fields[5].size(), archive.size);
+      if (error != std::errc() || end_size != fields[5].data() + fields[5].size()) {
+        return bad("the size '" + std::string(fields[5]) + "' is not a number of bytes");
+      }
+    }
+    if (!util::starts_with(archive.url, "https://") && !util::starts_with(archive.url, "http://")) {
+      return bad("the URL must start with https:// or http://");
+    }
+    if (archive.url.find_first_of(" \"\\") != std::string_view::npos ||
+        std::any_of(archive.url.begin(), archive.url.end(),
+                    [](char c) { return static_cast<unsigned char>(c) < 0x20; })) {
+      return bad("the URL holds a space, a quote, a backslash or a control character");
+    }
+    archives.push_back(archive);
+  }
+  return archives;
+}
+
+Result<void> use_index_file(const std::filesystem::path& file) {
+  auto index = std::make_unique<LoadedIndex>();
+  CUDNNENV_TRY_ASSIGN(text, util::read_file(file));
+  index->text = std::move(*text);
+  CUDNNENV_TRY_ASSIGN(archives, parse_index(index->text, util::to_utf8(file)));
+  index->archives = std::move(*archives);
+  delete g_index;
+  g_index = index.release();
+  return {};
 }
 
 std::string official_platform(const Platform& platform) {
@@ -39,7 +123,7 @@ std::vector<const OfficialArchive*> available_archives(const Platform& platform,
                                                        const std::optional<CudaVersion>& cuda) {
   const std::string wanted = official_platform(platform);
   std::vector<std::pair<const OfficialArchive*, TreeRecord>> found;
-  for (const auto& archive : k_archives) {
+  for (const auto& archive : official_archives()) {
     if (archive.platform != wanted) continue;
     TreeRecord record = as_record(archive);
     if (spec && !fits(*spec, record)) continue;
@@ -61,8 +145,8 @@ std::vector<const OfficialArchive*> available_archives(const Platform& platform,
 }
 
 const OfficialArchive* find_official_by_sha256(std::string_view sha256) {
-  for (const auto& archive : k_archives) {
-    if (archive.sha256 == sha256) {
+  for (const auto& archive : official_archives()) {
+    if (!sha256.empty() && archive.sha256 == sha256) {
       return &archive;
     }
   }
@@ -70,7 +154,7 @@ const OfficialArchive* find_official_by_sha256(std::string_view sha256) {
 }
 
 const OfficialArchive* find_official_by_name(std::string_view file_name) {
-  for (const auto& archive : k_archives) {
+  for (const auto& archive : official_archives()) {
     if (archive.file_name == file_name) {
       return &archive;
     }

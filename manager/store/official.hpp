@@ -1,8 +1,10 @@
-// Official cuDNN archives and their SHA-256, from data/cudnn-archives.tsv
-// (compiled in at build time).
+// Official cuDNN archives, their URLs and SHA-256, from data/cudnn-archives.tsv
+// (compiled in at build time), or from a file of the same format named by
+// CUDNNENV_INDEX (tests, and sites with an internal copy of the archives).
 #pragma once
 
 #include <cstdint>
+#include <filesystem>
 #include <optional>
 #include <span>
 #include <string>
@@ -11,6 +13,7 @@
 
 #include "formats/platform.hpp"
 #include "store/spec.hpp"
+#include "util/result.hpp"
 
 namespace cudnnenv {
 
@@ -21,9 +24,19 @@ struct OfficialArchive {
   std::string_view file_name;
   std::string_view sha256;
   std::uint64_t size;  // 0 when the source did not record it
+  std::string_view url;
 };
 
+// The embedded list, or the one use_index_file() read.
 std::span<const OfficialArchive> official_archives();
+
+// Reads a list in the TSV format of data/cudnn-archives.tsv (a header row,
+// then version, platform, CUDA variant, file name, SHA-256 (64 hex digits, or
+// empty: an archive only --allow-unverified installs), size in bytes or '?',
+// URL (http or https), and any further columns, ignored). Errors name the
+// file and line. Not thread-safe: called once, before any other function here.
+Result<void> use_index_file(const std::filesystem::path& file);
+Result<std::vector<OfficialArchive>> parse_index(std::string_view text, const std::string& origin);
 
 // The official list's name for `platform`: "windows-x86_64", "linux-x86_64",
 // "linux-sbsa" (Arm64 servers); empty where NVIDIA ships no archive.

@@ -5,7 +5,9 @@
 
 #include <chrono>
 #include <filesystem>
+#include <functional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "util/environment.hpp"
@@ -18,14 +20,18 @@ struct ProcessSpec {
   std::vector<std::string> arguments;  // UTF-8, not including the program
   Environment environment;
   std::chrono::milliseconds timeout{std::chrono::seconds(30)};
+  // When set, stdout goes here piece by piece as it arrives (not into
+  // ProcessOutcome::out); returning false kills the child. POSIX only.
+  std::function<bool(std::string_view)> on_out;
 };
 
 struct ProcessOutcome {
   int exit_code = -1;  // the child's exit code, or -1 when killed
   int signal = 0;      // POSIX: the signal that ended it
   bool timed_out = false;
-  std::string out;  // stdout
-  std::string err;  // stderr
+  bool stopped = false;  // on_out returned false
+  std::string out;       // stdout
+  std::string err;       // stderr
 };
 
 // Fails only when the child cannot be started at all.

@@ -69,8 +69,8 @@ Result<ProcessOutcome> run_process(const ProcessSpec& spec) {
   pollfd fds[2] = {{out_pipe[0], POLLIN, 0}, {err_pipe[0], POLLIN, 0}};
   std::string* sinks[2] = {&outcome.out, &outcome.err};
   int open_pipes = 2;
-  char buffer[16384];
-  while (open_pipes > 0) {
+  std::vector<char> buffer(spec.on_out ? 256 * 1024 : 16384);
+  while (open_pipes > 0 && !outcome.stopped) {
     const auto left =
         std::chrono::duration_cast<std::chrono::milliseconds>(deadline - std::chrono::steady_clock::now());
     if (left.count() <= 0) {
@@ -84,9 +84,15 @@ Result<ProcessOutcome> run_process(const ProcessSpec& spec) {
     }
     for (int i = 0; i < 2; ++i) {
       if (fds[i].fd >= 0 && (fds[i].revents & (POLLIN | POLLHUP | POLLERR))) {
-        const ssize_t got = ::read(fds[i].fd, buffer, sizeof buffer);
-        if (got > 0) {
-          sinks[i]->append(buffer, static_cast<std::size_t>(got));
+        const ssize_t got = ::read(fds[i].fd, buffer.data(), buffer.size());
+        if (got > 0 && i == 0 && spec.on_out) {
+          if (!spec.on_out(std::string_view(buffer.data(), static_cast<std::size_t>(got)))) {
+            outcome.stopped = true;
+            ::kill(pid, SIGKILL);
+            break;
+          }
+        } else if (got > 0) {
+          sinks[i]->append(buffer.data(), static_cast<std::size_t>(got));
         } else if (got == 0 || errno != EINTR) {
           ::close(fds[i].fd);
           fds[i].fd = -1;

@@ -9,7 +9,7 @@ fixtures=${2:+$(cd "$2" && pwd)}
 here=$(cd "$(dirname "$0")" && pwd)
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
-for target in zip tar binfmt version toml spec sidecar cmd_script; do mkdir -p "$out/$target"; done
+for target in zip tar binfmt version toml spec sidecar cmd_script download; do mkdir -p "$out/$target"; done
 
 # A small tree: headers, a library stand-in, a link.
 tree=$work/tree
@@ -94,4 +94,10 @@ printf '9+cuda' > "$out/spec/bad"
 printf 'cudnnenv = /opt/cudnnenv/bin/cudnnenv\nroot = /home/me/.local/share/cudnnenv\naudit = /opt/cudnnenv/bin/libcudnnenv-audit.so\npath = /usr/bin/python3\nargs = -X utf8\n' > "$out/sidecar/python.shim"
 printf '# comment\nlibrary_dir = /store/tree/lib\nunknown = x\n' > "$out/sidecar/unknown.shim"
 printf 'key = k\nlibrary_dir = /store/tree/lib\nlibrary = /store/tree/lib/libcudnn.so.9\nlibrary_id = 1:2:3\n' > "$out/sidecar/decision"
+
+# download: a mirror line, then an archive list; the helper's lines.
+printf 'http://127.0.0.1:8000/m\ncudnn_version\tplatform\tcuda_variant\tfilename\tsha256\tsize_bytes\turl\n9.1.0.70\tlinux-x86_64\tcuda12\ta.tar.xz\t%s\t42\thttps://developer.download.nvidia.com/compute/a.tar.xz\n' \
+  "$(printf '%064d' 0 | tr 0 a)" > "$out/download/list"
+printf 'cudnnenv-fetch status=206 offset=100 length=900\n' > "$out/download/start"
+printf 'failure=http status=404 url=http://x/y detail=The requested URL returned error: 404\n' > "$out/download/outcome"
 echo "seed corpus in $out: $(find "$out" -type f | wc -l) files"

@@ -1,0 +1,449 @@
+#include "download/download.hpp"
+
+#include <algorithm>
+#include <cerrno>
+#include <cstring>
+#include <system_error>
+#include <thread>
+
+#include <spdlog/spdlog.h>
+
+#include "util/fs.hpp"
+#include "util/sha256.hpp"
+#include "util/text.hpp"
+
+namespace fs = std::filesystem;
+
+namespace cudnnenv {
+
+namespace {
+
+bool is_http_url(std::string_view url) {
+  return util::starts_with(url, "https://") || util::starts_with(url, "http://");
+}
+
+// "https://host:port/path" -> "host:port".
+std::string host_of(std::string_view url) {
+  const std::size_t scheme = url.find("://");
+  if (scheme == std::string_view::npos) return std::string(url);
+  url.remove_prefix(scheme + 3);
+  return std::string(url.substr(0, url.find('/')));
+}
+
+constexpr std::string_view k_mirror_hint =
+    "set a mirror with --mirror URL, CUDNNENV_MIRROR or [download] mirror in config.toml (the SHA-256 is still "
+    "the official list's)";
+
+bool transient(const TransferOutcome& outcome) {
+  switch (outcome.failure) {
+    case TransferFailure::cut:
+    case TransferFailure::too_slow:
+    case TransferFailure::connect:
+      return true;
+    case TransferFailure::http:
+      return outcome.status >= 500 || outcome.status == 408 || outcome.status == 429;
+    default:
+      return false;
+  }
+}
+
+std::string tries(int count) {
+  return count == 1 ? "1 try" : std::to_string(count) + " tries";
+}
+
+// The failure of the last try, in plain words.
+Error failure_error(const TransferOutcome& outcome, const std::string& url, int attempts,
+                    std::chrono::seconds stall_time) {
+  const std::string host = host_of(url);
+  const std::string detail = outcome.detail.empty() ? std::string() : " (" + outcome.detail + ")";
+  switch (outcome.failure) {
+    case TransferFailure::resolve:
+      return make_error(
+          "cannot find the server '" + host + "': its name does not resolve" + detail,
+          "check the network connection and DNS; behind a proxy, set HTTPS_PROXY; or " + std::string(k_mirror_hint));
+    case TransferFailure::connect:
+      return make_error(
+          "cannot connect to '" + host + "' after " + tries(attempts) + detail,
+          "check the network connection or the proxy (HTTPS_PROXY, NO_PROXY); or " + std::string(k_mirror_hint));
+    case TransferFailure::tls:
+      return make_error("the secure connection to '" + host + "' failed" + detail,
+                        "the server's certificate is not trusted here: a proxy that inspects TLS needs its CA, "
+                        "given with --cacert FILE or SSL_CERT_FILE");
+    case TransferFailure::http:
+      if (outcome.status == 403 || outcome.status == 404 || outcome.status == 410) {
+        return make_error("'" + url + "' answered HTTP " + std::to_string(outcome.status) +
+                              ": the archive is not there (NVIDIA may have moved it, or the mirror lacks it)",
+                          std::string(k_mirror_hint), ExitCode::not_found);
+      }
+      return make_error(
+          "'" + url + "' answered HTTP " + std::to_string(outcome.status) + " after " + tries(attempts),
+          "the server has a problem: try again later (the download resumes), or " + std::string(k_mirror_hint));
+    case TransferFailure::too_slow:
+      return make_error("the download from '" + url + "' stalled: less than 1 KiB/s for " +
+                            std::to_string(stall_time.count()) + " s, " + tries(attempts),
+                        "check the network; run the same command again to resume, or " + std::string(k_mirror_hint));
+    case TransferFailure::cut:
+      return make_error("the connection to '" + host + "' broke off before the end, " + tries(attempts) + detail,
+                        "run the same command again: it resumes where it stopped");
+    default:
+      return make_error("cannot download '" + url + "'" + detail,
+                        "run with -v for details, or " + std::string(k_mirror_hint));
+  }
+}
+
+// The part file and the hash of what it holds, kept in step.
+class PartFile {
+ public:
+  explicit PartFile(fs::path path) : m_path(std::move(path)) {}
+
+  // Opens the part for appending, hashing what it already holds unless the
+  // hash is in step with it.
+  Result<void> open(std::uint64_t limit) {
+    std::error_code ec;
+    std::uint64_t size = fs::exists(m_path, ec) ? fs::file_size(m_path, ec) : 0;
+    if (ec || (limit && size > limit)) {
+      reset();
+      size = 0;
+    }
+    if (size != m_hashed) {
+      m_hasher = std::make_unique<util::Sha256>();
+      m_hashed = 0;
+      if (size > 0) {
+        util::FilePtr in = util::open_file(m_path, "rb");
+        std::vector<char> buffer(1 << 20);
+        std::size_t got = 0;
+        while (in && (got = std::fread(buffer.data(), 1, buffer.size(), in.get())) > 0) {
+          m_hasher->update(buffer.data(), got);
+          m_hashed += got;
+        }
+      }
+    }
+    m_file = util::open_file(m_path, m_hashed > 0 ? "ab" : "wb");
+    if (!m_file) {
+      return make_error("cannot write '" + util::to_utf8(m_path) + "': " + std::strerror(errno),
+                        "the store's .cudnnenv/downloads folder must be writable");
+    }
+    return {};
+  }
+
+  bool append(std::string_view data) {
+    if (std::fwrite(data.data(), 1, data.size(), m_file.get()) != data.size()) {
+      m_errno = errno;
+      return false;
+    }
+    m_hasher->update(data.data(), data.size());
+    m_hashed += data.size();
+    return true;
+  }
+
+  // Back to nothing (a server that sent the whole file again).
+  void reset() {
+    m_file.reset();
+    std::error_code ec;
+    fs::remove(m_path, ec);
+    m_hasher = std::make_unique<util::Sha256>();
+    m_hashed = 0;
+  }
+
+  Result<void> close() {
+    if (m_file && std::fflush(m_file.get()) != 0) m_errno = errno;
+    if (m_file) util::sync_file(m_file.get());
+    m_file.reset();
+    if (m_errno) return write_error();
+    return {};
+  }
+
+  Error write_error() const {
+    bool full = m_errno == ENOSPC || m_errno == EFBIG;
+#ifdef EDQUOT
+    full = full || m_errno == EDQUOT;  // over quota: full for this user
+#endif
+    return make_error(std::string(full ? "the disk is full" : "cannot write") + " while downloading to '" +
+                          util::to_utf8(m_path) + "': " + std::strerror(m_errno) + "; the partial file is deleted",
+                      full ? "free some space (cudnnenv cache clean frees old downloads) and run the command again"
+                           : "the store's .cudnnenv/downloads folder must be writable");
+  }
+
+  int write_errno() const {
+    return m_errno;
+  }
+  std::uint64_t size() const {
+    return m_hashed;
+  }
+  std::string digest() {
+    return m_hasher->hex_digest();
+  }
+  const fs::path& path() const {
+    return m_path;
+  }
+
+ private:
+  fs::path m_path;
+  util::FilePtr m_file;
+  std::unique_ptr<util::Sha256> m_hasher = std::make_unique<util::Sha256>();
+  std::uint64_t m_hashed = 0;
+  int m_errno = 0;
+};
+
+Result<void> check_digest(const OfficialArchive& archive, const std::string& digest, const std::string& url) {
+  if (archive.sha256.empty() || digest == archive.sha256) return {};
+  return make_error("the file served by '" + url + "' is not the official " + std::string(archive.file_name) +
+                        ": its SHA-256 is " + digest + ", the official list says " + std::string(archive.sha256) +
+                        "; it was deleted and nothing was installed",
+                    "the server (or the mirror) sent other bytes; try again, or another mirror");
+}
+
+}  // namespace
+
+Result<std::string> archive_url(const OfficialArchive& archive, const std::string& mirror) {
+  if (mirror.empty()) return std::string(archive.url);
+  if (!is_http_url(mirror) || mirror.find_first_of(" \"\\\r\n\t") != std::string::npos) {
+    return make_error("the mirror '" + mirror + "' is not an http:// or https:// URL",
+                      "give the mirror's base URL, e.g. --mirror https://mirror.example.org/nvidia", ExitCode::usage);
+  }
+  std::string_view url = archive.url;
+  if (!util::starts_with(url, k_official_host) ||
+      (url.size() > k_official_host.size() && url[k_official_host.size()] != '/')) {
+    return std::string(url);  // another host: a site's own list
+  }
+  std::string base = mirror;
+  while (!base.empty() && base.back() == '/') base.pop_back();
+  return base + std::string(url.substr(k_official_host.size()));
+}
+
+Result<Downloaded> fetch_archive(const OfficialArchive& archive, const DownloadOptions& options) {
+  if (archive.sha256.empty() && !options.allow_unverified) {
+    return make_error(
+        "the list has no SHA-256 for " + std::string(archive.file_name) + ": what a server sends could not be checked",
+        "pass --allow-unverified to install it anyway (its hash is recorded in the tree)");
+  }
+  CUDNNENV_TRY_ASSIGN(url, archive_url(archive, options.mirror));
+  std::error_code ec;
+  fs::create_directories(options.folder, ec);
+  if (ec) {
+    return make_error("cannot create '" + util::to_utf8(options.folder) + "': " + ec.message(),
+                      "choose a writable store root with CUDNNENV_ROOT or --root");
+  }
+  const std::string name(archive.file_name);
+  CUDNNENV_TRY_ASSIGN(lock, util::FileLock::acquire(options.folder / util::path_from_utf8("." + name + ".lock")));
+  const fs::path final_file = options.folder / util::path_from_utf8(name);
+  Downloaded result;
+  result.file = final_file;
+
+  // Already here from an earlier install (or another store sharing the folder).
+  if (fs::is_regular_file(final_file, ec)) {
+    const std::uint64_t size = fs::file_size(final_file, ec);
+    if (!ec && (archive.size == 0 || size == archive.size)) {
+      CUDNNENV_TRY_ASSIGN(digest, util::sha256_file(final_file));
+      if (archive.sha256.empty() || *digest == archive.sha256) {
+        spdlog::debug("download: '{}' is already in '{}', checked", name, util::to_utf8(options.folder));
+        result.sha256 = *digest;
+        return result;
+      }
+    }
+    spdlog::debug("download: '{}' in the downloads folder is not the official file; fetching it again", name);
+    fs::remove(final_file, ec);
+  }
+
+  PartFile part(options.folder / util::path_from_utf8(name + ".part"));
+  bool restarted = false;  // a server without ranges: start over, once
+  int attempt = 0;
+  auto delay = options.first_delay;
+  for (;;) {
+    ++attempt;
+    CUDNNENV_TRY(part.open(archive.size));
+    const std::uint64_t offset = part.size();
+    if (offset > 0) result.resumed = true;
+    if (archive.size && offset == archive.size) {  // complete, killed before the rename
+      CUDNNENV_TRY(part.close());
+      break;
+    }
+
+    TransferRequest request;
+    request.url = *url;
+    request.offset = offset;
+    request.ca_file = options.ca_file;
+    request.helper = options.helper;
+    request.low_speed_time = options.stall_time;
+    spdlog::debug("download: GET {} from byte {} (try {})", *url, offset, attempt);
+
+    std::optional<Error> refusal;
+    const auto began = std::chrono::steady_clock::now();
+    std::uint64_t total = archive.size;
+    const auto report = [&](bool done) {
+      if (options.progress) {
+        options.progress({part.size(), total, offset, std::chrono::steady_clock::now() - began, done});
+      }
+    };
+    TransferSink sink;
+    sink.start = [&](const TransferStart& start) {
+      if (start.offset != part.size()) {  // the whole file again, not the rest
+        if (restarted) {
+          refusal = make_error("'" + *url + "' ignored the range request twice", "run the command again");
+          return false;
+        }
+        restarted = true;
+        if (options.note) options.note("the server does not resume downloads: starting over");
+        part.reset();
+        if (auto reopened = part.open(archive.size); !reopened) {
+          refusal = reopened.error();
+          return false;
+        }
+      }
+      if (start.length && archive.size && start.offset + *start.length != archive.size) {
+        refusal =
+            make_error("'" + *url + "' offers " + std::to_string(start.offset + *start.length) + " bytes for " + name +
+                           ", the official list says " + std::to_string(archive.size) + "; nothing was installed",
+                       "the server (or the mirror) has another file under this name");
+        return false;
+      }
+      if (!archive.size && start.length) total = start.offset + *start.length;
+      report(false);
+      return true;
+    };
+    sink.data = [&](std::string_view data) {
+      if (archive.size && part.size() + data.size() > archive.size) {
+        refusal = make_error("'" + *url + "' sent more than the " + std::to_string(archive.size) + " bytes of " + name +
+                                 "; it was deleted and nothing was installed",
+                             "the server (or the mirror) has another file under this name");
+        return false;
+      }
+      if (!part.append(data)) {
+        refusal = part.write_error();
+        return false;
+      }
+      result.bytes_fetched += data.size();
+      report(false);
+      return true;
+    };
+    const TransferOutcome outcome = transfer(request, sink);
+    const auto closed = part.close();
+    if (refusal || !closed) {
+      part.reset();
+      return refusal ? *refusal : closed.error();
+    }
+    if (outcome.failure == TransferFailure::none) {
+      report(true);
+      if (!outcome.url.empty()) result.url = outcome.url;
+      break;
+    }
+    spdlog::debug("download: try {} failed: {} (HTTP {})", attempt, outcome.detail, outcome.status);
+    if ((outcome.failure == TransferFailure::no_range ||
+         (outcome.failure == TransferFailure::http && outcome.status == 416)) &&
+        !restarted) {
+      restarted = true;
+      if (options.note) options.note("the server does not resume downloads: starting over");
+      part.reset();
+      continue;
+    }
+    if (!transient(outcome) || attempt > options.retries) {
+      // What arrived stays for the next run to resume, unless nothing did
+      // or the server said the file is not there.
+      if (part.size() == 0 || (outcome.failure == TransferFailure::http && outcome.status < 500)) part.reset();
+      return failure_error(outcome, *url, attempt, options.stall_time);
+    }
+    if (options.note) {
+      options.note(failure_error(outcome, *url, attempt, options.stall_time).message + "; trying again in " +
+                   fmt::format("{:.1f}", delay.count() / 1000.0) + " s");
+    }
+    std::this_thread::sleep_for(delay);
+    delay *= 2;
+  }
+
+  if (result.url.empty()) result.url = *url;
+  if (archive.size && part.size() != archive.size) {
+    const std::uint64_t got = part.size();
+    part.reset();
+    return make_error("'" + result.url + "' sent " + std::to_string(got) + " bytes of " + name +
+                          ", the official list says " + std::to_string(archive.size) + "; it was deleted",
+                      "the server (or the mirror) has another file under this name");
+  }
+  result.sha256 = part.digest();
+  if (auto checked = check_digest(archive, result.sha256, result.url); !checked) {
+    part.reset();
+    return checked.error();
+  }
+  CUDNNENV_TRY(util::replace_file(part.path(), final_file));
+  spdlog::debug("download: '{}' verified ({} bytes fetched, SHA-256 {})", name, result.bytes_fetched, result.sha256);
+  return result;
+}
+
+Result<const OfficialArchive*> choose_archive(const Platform& platform, const Spec& spec,
+                                              const std::optional<CudaVersion>& cuda,
+                                              const std::function<bool(const CudaVersion&)>& has_toolkit) {
+  const std::string platform_name = official_platform(platform);
+  if (platform_name.empty()) {
+    return make_error("NVIDIA ships no cuDNN archive for " + describe(platform),
+                      "install a wheel or a folder you have: cudnnenv install <path>", ExitCode::not_found);
+  }
+  const auto archives = available_archives(platform, &spec, cuda);
+  if (archives.empty()) {
+    return make_error("no official cuDNN archive for " + platform_name + " matches '" + spec.text + "'" +
+                          (cuda ? " with CUDA " + cuda->str() : std::string()),
+                      "'cudnnenv list --available' shows what there is", ExitCode::not_found);
+  }
+  // The newest release that fits, in each of its CUDA variants.
+  std::vector<const OfficialArchive*> newest;
+  for (const auto* archive : archives) {
+    if (archive->version == archives.front()->version) newest.push_back(archive);
+  }
+  if (newest.size() == 1) return newest.front();
+  std::vector<const OfficialArchive*> with_toolkit;
+  for (const auto* archive : newest) {
+    const auto record = as_record(*archive);
+    if (record.cuda && has_toolkit && has_toolkit(*record.cuda)) with_toolkit.push_back(archive);
+  }
+  if (with_toolkit.size() == 1) {
+    spdlog::debug("download: {} of {} builds of cuDNN {}: the CUDA toolkit found here",
+                  with_toolkit.front()->cuda_variant, newest.size(), with_toolkit.front()->version);
+    return with_toolkit.front();
+  }
+  std::string variants;
+  std::string commands;
+  for (const auto* archive : newest) {
+    const auto record = as_record(*archive);
+    const std::string variant = record.cuda ? record.cuda->str() : std::string(archive->cuda_variant);
+    variants += (variants.empty() ? "" : ", ") + variant;
+    commands +=
+        (commands.empty() ? "" : ", ") + std::string("'cudnnenv install ") + spec.text + " --cuda " + variant + "'";
+  }
+  return make_error("cuDNN " + std::string(newest.front()->version) + " comes for CUDA " + variants + ", and " +
+                        (with_toolkit.empty() ? std::string("no CUDA toolkit of these is installed here")
+                                              : std::to_string(with_toolkit.size()) + " of their toolkits are here") +
+                        ": say which",
+                    "add --cuda with the CUDA version your framework was built for: " + commands, ExitCode::not_found);
+}
+
+std::vector<CachedFile> cached_downloads(const fs::path& folder) {
+  std::vector<CachedFile> files;
+  std::error_code ec;
+  for (const auto& entry : fs::directory_iterator(folder, ec)) {
+    const std::string name = util::to_utf8(entry.path().filename());
+    if (name.empty() || name.front() == '.' || !entry.is_regular_file(ec)) continue;
+    CachedFile file;
+    file.file = entry.path();
+    file.size = entry.file_size(ec);
+    file.partial = util::ends_with(name, ".part");
+    file.archive = find_official_by_name(file.partial ? name.substr(0, name.size() - 5) : name);
+    files.push_back(std::move(file));
+  }
+  std::sort(files.begin(), files.end(), [](const CachedFile& a, const CachedFile& b) { return a.file < b.file; });
+  return files;
+}
+
+std::vector<CachedFile> clean_downloads(const fs::path& folder) {
+  std::vector<CachedFile> removed;
+  for (auto& file : cached_downloads(folder)) {
+    std::string name = util::to_utf8(file.file.filename());
+    if (file.partial) name.resize(name.size() - 5);
+    const fs::path lock_file = folder / util::path_from_utf8("." + name + ".lock");
+    auto lock = util::FileLock::try_acquire(lock_file);
+    if (!lock) continue;  // being fetched now
+    std::error_code ec;
+    if (fs::remove(file.file, ec)) removed.push_back(std::move(file));
+    fs::remove(lock_file, ec);
+  }
+  return removed;
+}
+
+}  // namespace cudnnenv

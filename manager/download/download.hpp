@@ -1,0 +1,89 @@
+// Fetching an official archive into a downloads folder: resumed from a
+// NAME.part file with range requests, hashed while it arrives, kept only when
+// its size and SHA-256 are the official list's; a mirror changes where the
+// bytes come from, never which bytes are accepted.
+#pragma once
+
+#include <chrono>
+#include <cstdint>
+#include <filesystem>
+#include <functional>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "download/transfer.hpp"
+#include "store/official.hpp"
+#include "util/result.hpp"
+
+namespace cudnnenv {
+
+inline constexpr std::string_view k_official_host = "https://developer.download.nvidia.com";
+
+// Where `archive` is fetched from: its URL, or with `mirror` (a base URL)
+// the mirror's base followed by the URL's path on NVIDIA's host
+// (https://developer.download.nvidia.com/compute/... becomes
+// MIRROR/compute/...). A URL of another host (a site's own list) is used as
+// it is. Errors: a mirror that is not an http(s) URL.
+Result<std::string> archive_url(const OfficialArchive& archive, const std::string& mirror);
+
+struct DownloadProgress {
+  std::uint64_t received = 0;                     // bytes in the part file, resumed ones included
+  std::uint64_t total = 0;                        // 0 when unknown
+  std::uint64_t resumed_from = 0;                 // bytes already there when this transfer began
+  std::chrono::steady_clock::duration elapsed{};  // of this transfer
+  bool done = false;
+};
+
+struct DownloadOptions {
+  std::filesystem::path folder;  // <root>/.cudnnenv/downloads
+  std::string mirror;            // empty: the official host
+  std::filesystem::path ca_file;
+  std::filesystem::path helper;  // Linux: cudnnenv-fetch
+  int retries = 3;               // after a transient failure (a cut, a stall, 5xx), each from where it stopped
+  std::chrono::milliseconds first_delay{1000};  // doubled after each retry
+  std::chrono::seconds stall_time{60};          // under 1 KiB/s for this long: a stall
+  bool allow_unverified = false;                // an archive without a SHA-256 in the list
+  std::function<void(const DownloadProgress&)> progress;
+  std::function<void(const std::string&)> note;  // retries, a restart without ranges
+};
+
+struct Downloaded {
+  std::filesystem::path file;  // verified, in options.folder
+  std::string url;             // what served it (after redirects); empty when it was already there
+  std::string sha256;
+  std::uint64_t bytes_fetched = 0;  // by this call
+  bool resumed = false;             // a part file was continued
+};
+
+// The verified archive in options.folder: the one already there (checked
+// again, by size and hash), or fetched. Errors in plain words with a hint:
+// DNS, refused, TLS, 403/404 (moved: the mirror setting), 5xx after the
+// retries, a stall, a full disk (nothing half-written left), a size or
+// SHA-256 other than the list's (the part file deleted, the URL named).
+Result<Downloaded> fetch_archive(const OfficialArchive& archive, const DownloadOptions& options);
+
+// The archive `spec` names for `platform`: the newest release that fits
+// (whole components: 8.1 never picks 8.10), with `cuda` when given. When
+// that release comes for several CUDA versions, the one whose toolkit
+// `has_toolkit` finds here, if exactly one; else an error listing them with
+// the --cuda to add (exit 3). No fit: an error naming the newest releases
+// there are (exit 3).
+Result<const OfficialArchive*> choose_archive(const Platform& platform, const Spec& spec,
+                                              const std::optional<CudaVersion>& cuda,
+                                              const std::function<bool(const CudaVersion&)>& has_toolkit);
+
+// What the downloads folder holds: verified archives and part files.
+struct CachedFile {
+  std::filesystem::path file;
+  std::uint64_t size = 0;
+  bool partial = false;                      // a .part file
+  const OfficialArchive* archive = nullptr;  // by file name, when the list knows it
+};
+std::vector<CachedFile> cached_downloads(const std::filesystem::path& folder);
+
+// Deletes what cached_downloads lists, but for a file a running install is
+// fetching (its lock held); returns what was deleted.
+std::vector<CachedFile> clean_downloads(const std::filesystem::path& folder);
+
+}  // namespace cudnnenv

@@ -1,0 +1,56 @@
+# Shared by download.sh and wine_download.sh: the test archives, an index
+# naming them (CUDNNENV_INDEX) and the test HTTP server (http_server.py).
+
+# make_download_archives PLATFORM_DIR: the served archives in srv/ and
+# index.tsv. Linux: a fake cuDNN 9.1.0 tree as
+# cudnn-linux-x86_64-9.1.0.70_cuda12-archive.tar.xz, with 8 MB of random
+# bytes (so that a slow download can be killed halfway). Windows: a fake
+# 8.1.0 tree as cudnn-11.2-windows-x64-v8.1.0.77.zip. Each index names a
+# second CUDA variant of the same release (never served) and the official
+# URL, so that the tests reach the server as a mirror.
+make_download_archives() {
+  local platform=$1
+  mkdir -p srv
+  if [ "$platform" = linux-x86_64 ]; then
+    ARCHIVE=cudnn-linux-x86_64-9.1.0.70_cuda12-archive.tar.xz
+    local top=${ARCHIVE%.tar.xz}
+    make_linux_tree "$top" 9.1.0 "$FIXTURES/fake-elf64-9.1.0.so"
+    head -c 8000000 /dev/urandom > "$top/include/padding.bin"
+    tar -cJf "srv/$ARCHIVE" "$top"
+    rm -rf "$top"
+    TREE=$top VERSION=9.1.0.70 CUDA=12 OTHER_CUDA=11
+    OTHER=cudnn-linux-x86_64-9.1.0.70_cuda11-archive.tar.xz
+    URL_DIR=https://developer.download.nvidia.com/compute/cudnn/redist/cudnn/linux-x86_64
+  else
+    ARCHIVE=cudnn-11.2-windows-x64-v8.1.0.77.zip
+    make_windows_tree w "$FIXTURES/fake-pe64-8.1.0.dll" 8.1.0
+    head -c 8000000 /dev/urandom > w/cuda/include/padding.bin
+    (cd w && zip -q -r "../srv/$ARCHIVE" cuda)
+    rm -rf w
+    TREE=${ARCHIVE%.zip} VERSION=8.1.0.77 CUDA=11.2 OTHER_CUDA=11.3
+    OTHER=cudnn-11.3-windows-x64-v8.1.0.77.zip
+    URL_DIR=https://developer.download.nvidia.com/compute/redist/cudnn/v8.1.0
+  fi
+  SHA=$(sha256sum "srv/$ARCHIVE" | cut -d' ' -f1)
+  SIZE=$(stat -c %s "srv/$ARCHIVE")
+  {
+    printf 'cudnn_version\tplatform\tcuda_variant\tfilename\tsha256\tsize_bytes\turl\n'
+    printf '%s\t%s\tcuda%s\t%s\t%s\t%s\t%s/%s\n' "$VERSION" "$platform" "$CUDA" "$ARCHIVE" "$SHA" "$SIZE" "$URL_DIR" "$ARCHIVE"
+    printf '%s\t%s\tcuda%s\t%s\t%s\t%s\t%s/%s\n' "$VERSION" "$platform" "$OTHER_CUDA" "$OTHER" "$SHA" "$SIZE" "$URL_DIR" "$OTHER"
+  } > index.tsv
+}
+
+# start_server NAME [--tls CERT KEY]: http_server.py serving srv/, its log in
+# NAME.log, its port in $PORT; stopped when the test ends.
+SERVER_PIDS=()
+stop_servers() { for pid in "${SERVER_PIDS[@]}"; do kill "$pid" 2> /dev/null || true; done; }
+start_server() {
+  local name=$1; shift
+  python3 "$E2E_DIR/http_server.py" --root srv --log "$name.log" --port-file "$name.port" "$@" &
+  SERVER_PIDS+=($!)
+  for _ in $(seq 100); do [ -s "$name.port" ] && break; sleep 0.05; done
+  [ -s "$name.port" ] || fail "the test server did not start"
+  : >> "$name.log"
+  PORT=$(cat "$name.port")
+}
+trap 'stop_servers; cleanup' EXIT
