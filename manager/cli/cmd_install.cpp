@@ -87,6 +87,40 @@ class ProgressPrinter {
   std::chrono::steady_clock::time_point m_last{};
 };
 
+// Unpacking on stderr: on a terminal redrawn in place once it has taken a
+// second; otherwise a line before and after for archives over 100 MB.
+class UnpackPrinter {
+ public:
+  UnpackPrinter(std::string name, std::uint64_t archive_size, bool quiet)
+      : m_name(std::move(name)), m_large(archive_size > 100'000'000), m_quiet(quiet) {}
+
+  void operator()(std::uint64_t unpacked, bool done) {
+    if (m_quiet) return;
+    const auto now = std::chrono::steady_clock::now();
+    if (m_terminal) {
+      if (now - m_began < std::chrono::seconds(1) || (!done && now - m_last < std::chrono::milliseconds(100))) return;
+      m_last = now;
+      print_progress((done ? "unpacked " : "unpacking ") + m_name + ": " + util::human_size(unpacked), done);
+      return;
+    }
+    if (!m_large) return;
+    if (!m_started) {
+      m_started = true;
+      print_note("unpacking " + m_name);
+    }
+    if (done) print_note("unpacked " + util::human_size(unpacked));
+  }
+
+ private:
+  std::string m_name;
+  bool m_large;
+  bool m_quiet;
+  bool m_terminal = stderr_is_terminal();
+  bool m_started = false;
+  std::chrono::steady_clock::time_point m_began = std::chrono::steady_clock::now();
+  std::chrono::steady_clock::time_point m_last{};
+};
+
 DownloadOptions download_options(const InstallArguments& arguments, const Context& context, const Store& store) {
   DownloadOptions options;
   options.folder = store.state_directory() / "downloads";
@@ -210,6 +244,10 @@ Result<int> run_install(const InstallArguments& arguments, const Context& contex
                       "drop them to install this file", ExitCode::usage);
   }
   if (!outcome) {
+    const std::uint64_t size =
+        std::filesystem::is_regular_file(source, ec) ? std::filesystem::file_size(source, ec) : 0;
+    auto printer = std::make_shared<UnpackPrinter>(util::to_utf8(source.filename()), size, arguments.quiet);
+    options.unpack_progress = [printer](std::uint64_t unpacked, bool done) { (*printer)(unpacked, done); };
     CUDNNENV_TRY_ASSIGN(installed, store.install(source, options));
     outcome = std::move(*installed);
   }

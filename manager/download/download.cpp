@@ -106,7 +106,7 @@ class PartFile {
       size = 0;
     }
     if (size != m_hashed) {
-      m_hasher = std::make_unique<util::Sha256>();
+      m_hasher = std::make_unique<util::Sha256Stream>();
       m_hashed = 0;
       if (size > 0) {
         util::FilePtr in = util::open_file(m_path, "rb");
@@ -141,13 +141,14 @@ class PartFile {
     m_file.reset();
     std::error_code ec;
     fs::remove(m_path, ec);
-    m_hasher = std::make_unique<util::Sha256>();
+    m_hasher = std::make_unique<util::Sha256Stream>();
     m_hashed = 0;
   }
 
+  // No fsync: a kept archive is hashed again before every use, so a file a
+  // crash left short is fetched again, not trusted.
   Result<void> close() {
     if (m_file && std::fflush(m_file.get()) != 0) m_errno = errno;
-    if (m_file) util::sync_file(m_file.get());
     m_file.reset();
     if (m_errno) return write_error();
     return {};
@@ -180,7 +181,7 @@ class PartFile {
  private:
   fs::path m_path;
   util::FilePtr m_file;
-  std::unique_ptr<util::Sha256> m_hasher = std::make_unique<util::Sha256>();
+  std::unique_ptr<util::Sha256Stream> m_hasher = std::make_unique<util::Sha256Stream>();
   std::uint64_t m_hashed = 0;
   int m_errno = 0;
 };

@@ -112,7 +112,7 @@ long seconds(const char* text) {
 
 int main(int argc, char** argv) {
   std::signal(SIGPIPE, SIG_IGN);  // the parent stopped reading: a write error, not a silent death
-  static char buffer[1 << 18];
+  static char buffer[1 << 20];
   std::setvbuf(stdout, buffer, _IOFBF, sizeof buffer);
   if (argc < 2) {
     std::fputs(
@@ -165,7 +165,7 @@ int main(int argc, char** argv) {
   curl_easy_setopt(curl, CURLOPT_LOW_SPEED_LIMIT, low_speed);
   curl_easy_setopt(curl, CURLOPT_LOW_SPEED_TIME, low_speed_time);
   curl_easy_setopt(curl, CURLOPT_USERAGENT, "cudnnenv");
-  curl_easy_setopt(curl, CURLOPT_BUFFERSIZE, 256L * 1024L);
+  curl_easy_setopt(curl, CURLOPT_BUFFERSIZE, 512L * 1024L);
   curl_easy_setopt(curl, CURLOPT_WRITEFUNCTION, on_data);
   curl_easy_setopt(curl, CURLOPT_WRITEDATA, &state);
   if (state.offset > 0) curl_easy_setopt(curl, CURLOPT_RESUME_FROM_LARGE, static_cast<curl_off_t>(state.offset));

@@ -142,12 +142,13 @@ Result<std::string> resolve_link_target(std::string_view link_path, std::string_
 }
 
 Result<Extraction> extract(ArchiveSource& source, const fs::path& destination, const std::string& label,
-                           const ExtractLimits& limits) {
+                           const ExtractLimits& limits, const UnpackProgress& progress) {
   Extraction extraction;
   // Bytes written so far, against both bounds; checked before each write.
   std::uint64_t total = 0;
   auto account = [&](std::uint64_t bytes) -> Result<void> {
     total += bytes;
+    if (progress) progress(total, false);
     if (total > limits.max_bytes) {
       return make_error(
           "'" + label + "' unpacks to more than " + binary_size(limits.max_bytes) + ", the limit for one tree",
@@ -305,6 +306,7 @@ Result<Extraction> extract(ArchiveSource& source, const fs::path& destination, c
     }
     links = std::move(waiting);
   }
+  if (progress) progress(total, true);
   return extraction;
 }
 

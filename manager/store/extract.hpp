@@ -5,6 +5,7 @@
 
 #include <cstdint>
 #include <filesystem>
+#include <functional>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -54,10 +55,13 @@ struct ExtractLimits {
   std::uint64_t source_size = 0;  // the archive's size; 0 (a folder): no ratio
 };
 
+// Bytes unpacked so far, for a progress display; `done` once, at the end.
+using UnpackProgress = std::function<void(std::uint64_t unpacked, bool done)>;
+
 // Extracts all of `source` under `destination`, an existing empty folder.
 // `label` names the source in messages. Fails as soon as the bytes written
-// pass a bound of `limits`.
+// pass a bound of `limits`. `progress` (may be empty) hears of each write.
 Result<Extraction> extract(ArchiveSource& source, const std::filesystem::path& destination, const std::string& label,
-                           const ExtractLimits& limits = {});
+                           const ExtractLimits& limits = {}, const UnpackProgress& progress = {});
 
 }  // namespace cudnnenv

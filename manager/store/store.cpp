@@ -298,7 +298,8 @@ struct Staged {
   std::string strip;  // the top folder taken off the entries' paths, with its '/'
 };
 
-Result<Staged> stage(const InstallSource& source, const fs::path& staging, ExtractLimits limits) {
+Result<Staged> stage(const InstallSource& source, const fs::path& staging, ExtractLimits limits,
+                     const UnpackProgress& progress) {
   util::remove_tree(staging);
   const fs::path content = staging / "content";
   std::error_code ec;
@@ -308,7 +309,7 @@ Result<Staged> stage(const InstallSource& source, const fs::path& staging, Extra
   }
   CUDNNENV_TRY_ASSIGN(reader, open_source(source.path, source.kind));
   limits.source_size = source.kind == SourceKind::folder ? 0 : source.record.size;
-  CUDNNENV_TRY_ASSIGN(extraction, extract(**reader, content, source.file_name, limits));
+  CUDNNENV_TRY_ASSIGN(extraction, extract(**reader, content, source.file_name, limits, progress));
   Staged staged{std::move(*extraction), content, {}};
   // An archive whose single top folder carries the archive's own name is
   // the tree itself (cudnn-...-archive/bin); any other layout is kept as is
@@ -515,7 +516,7 @@ Result<InstallOutcome> Store::install(const fs::path& source_path, const Install
   // Holding the lock, any staging folder of this name is a killed install's.
   const fs::path staging = state_dir() / "staging" / util::path_from_utf8(source->tree_name);
   ScopedRemoval cleanup(staging);
-  CUDNNENV_TRY_ASSIGN(staged, stage(*source, staging, options.limits));
+  CUDNNENV_TRY_ASSIGN(staged, stage(*source, staging, options.limits, options.unpack_progress));
   CUDNNENV_TRY_ASSIGN(layout, check_release(*staged, *source, options.platform));
   if (staged->extraction.wheel_metadata) {
     apply_wheel_metadata(*staged->extraction.wheel_metadata, source->name);

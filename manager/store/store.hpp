@@ -30,6 +30,7 @@ struct InstallOptions {
   ProbeFunction probe;                  // reads a library's version; empty: never load anything
   WarningSink warn;                     // may be empty
   ExtractLimits limits;                 // source_size is filled in by install
+  UnpackProgress unpack_progress;       // may be empty
 };
 
 enum class InstallStatus { installed, already_installed };

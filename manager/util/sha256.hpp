@@ -27,6 +27,25 @@ class Sha256 {
   std::unique_ptr<Impl> m_impl;
 };
 
+// A Sha256 fed on a thread of its own: update() copies the bytes into a
+// bounded queue and returns (waiting only when the queue is full), so hashing
+// overlaps with whatever produces the bytes (a download).
+class Sha256Stream {
+ public:
+  Sha256Stream();
+  ~Sha256Stream();
+  Sha256Stream(const Sha256Stream&) = delete;
+  Sha256Stream& operator=(const Sha256Stream&) = delete;
+
+  void update(const void* data, std::size_t size);
+  // Waits for the queue to drain; the object must not be updated afterwards.
+  std::string hex_digest();
+
+ private:
+  struct Impl;
+  std::unique_ptr<Impl> m_impl;
+};
+
 // Hash of the whole file at `path`; fails when it cannot be read.
 Result<std::string> sha256_file(const std::filesystem::path& path);
 

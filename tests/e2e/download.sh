@@ -219,3 +219,15 @@ pass "config.toml's mirror and a URL by hand"
 )
 expect_eq "$(ls -A "$downloads" | grep -v '^\.' || true)" "" "nothing half-written left"
 pass "a full disk"
+
+# 14. Proxies as libcurl reads them: http_proxy, and NO_PROXY past a dead one.
+: > plain.log
+http_proxy=$MIRROR run install 9.1 --cuda 12 --mirror "http://mirror.invalid" --quiet
+expect_eq "$rc" "0" "through a proxy: $(cat err)"
+expect_eq "$(cat plain.log)" "GET http://mirror.invalid$path range=- 200" "the request went through the proxy"
+run remove "$TREE" --yes && run cache clean
+: > plain.log
+http_proxy=http://127.0.0.1:1 NO_PROXY=127.0.0.1 run install 9.1 --cuda 12 --mirror "$MIRROR" --quiet
+expect_eq "$rc" "0" "NO_PROXY: $(cat err)"
+expect_eq "$(cat plain.log)" "GET $path range=- 200" "NO_PROXY went around the proxy"
+pass "proxies"

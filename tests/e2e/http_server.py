@@ -14,6 +14,8 @@ of the path, the rest naming the file:
   /norange/FILE         200 and the whole file whatever was asked
   /slow/FILE            the file at about 2 MB/s (a download to kill halfway)
 
+Asked as an HTTP proxy (`GET http://host/PATH`), it answers for PATH.
+
 Each request is logged as one line to --log: `GET PATH range=VALUE|- STATUS`.
 With --tls CERT KEY it speaks HTTPS. The port it listens on is written to
 --port-file once it is ready. Usage:
@@ -57,7 +59,10 @@ class Handler(http.server.BaseHTTPRequestHandler):
         self.wfile.write(body)
 
     def do_GET(self):
-        parts = self.path.lstrip("/").split("/", 1)
+        path = self.path
+        if path.startswith("http://"):  # asked as a proxy: the URL's path names the file
+            path = "/" + path.split("/", 3)[3]
+        parts = path.lstrip("/").split("/", 1)
         fault, name = (parts[0], parts[1]) if len(parts) == 2 else ("", parts[0])
         file = os.path.join(self.server.root, os.path.basename(name))
         if fault in ("404", "403"):
