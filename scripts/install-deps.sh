@@ -13,8 +13,8 @@ packages=(
   gcc-multilib zip unzip libarchive-tools xz-utils tar python3
   # the download tests' test CA and terminal (openssl, script), the download bench's curl
   openssl bsdutils curl
-  # shells and benches
-  bash zsh fish hyperfine
+  # shells, Lmod (export modulefile's test) and benches
+  bash zsh fish lmod hyperfine
   # the fuzz preset (libFuzzer and the sanitizer runtimes come with clang's)
   clang libclang-rt-14-dev
   # the format check (tests/lint/format.sh)

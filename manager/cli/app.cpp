@@ -136,6 +136,7 @@ void register_all(CLI::App& app, Context& context) {
   register_profile(app, context);
   register_completion(app, context);
   register_cache(app, context);
+  register_export(app, context);
 }
 
 namespace {

@@ -182,9 +182,7 @@ Result<Fetched> fetch_for_install(const InstallArguments& arguments, const Conte
                         "11.2' ('cudnnenv list --available' lists them)",
                         ExitCode::not_found);
     }
-    const auto has_toolkit = [&](const CudaVersion& cuda) {
-      return find_toolkit(cuda, context.environment).has_value();
-    };
+    const auto has_toolkit = [&](const CudaVersion& cuda) { return toolkit_installed(cuda, context.environment); };
     CUDNNENV_TRY_ASSIGN(chosen, choose_archive(host_platform(), *spec, spec->cuda, has_toolkit));
     archive = *chosen;
     for (auto& tree : store.list().trees) {

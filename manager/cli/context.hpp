@@ -62,6 +62,7 @@ void register_init(CLI::App& app, Context& context);
 void register_profile(CLI::App& app, Context& context);
 void register_completion(CLI::App& app, Context& context);
 void register_cache(CLI::App& app, Context& context);
+void register_export(CLI::App& app, Context& context);
 
 // Every option and subcommand on `app`, bound to `context`.
 void register_all(CLI::App& app, Context& context);

@@ -64,6 +64,7 @@ std::string format_transfer_start(const TransferStart& start) {
 }
 
 std::optional<TransferStart> parse_transfer_start(std::string_view line) {
+  while (!line.empty() && (line.back() == '\n' || line.back() == '\r')) line.remove_suffix(1);
   if (line.substr(0, 15) != "cudnnenv-fetch ") return std::nullopt;
   TransferStart start;
   const auto status = number<int>(field(line, "status"));

@@ -34,6 +34,14 @@ std::optional<fs::path> find_toolkit(const CudaVersion& cuda, const util::Enviro
   return std::nullopt;
 }
 
+bool toolkit_installed(const CudaVersion& cuda, const util::Environment& environment) {
+  if (cuda.minor) return find_toolkit(cuda, environment).has_value();
+  for (int minor = 0; minor <= 9; ++minor) {
+    if (find_toolkit(CudaVersion{cuda.major, minor}, environment)) return true;
+  }
+  return false;
+}
+
 shell::Activation activation_for(const TreeRecord& tree, const std::optional<CudaVersion>& cuda,
                                  const std::vector<std::pair<std::string, std::string>>& extra,
                                  const util::Environment& environment) {
@@ -73,6 +81,41 @@ shell::Activation activation_of(const Selection& selection, const util::Environm
     extra.insert(extra.end(), selection.project->env.begin(), selection.project->env.end());
   }
   return activation_for(selection.tree, cuda, extra, environment);
+}
+
+Result<std::string> modulefile_for(const TreeRecord& tree, shell::ModuleFormat format,
+                                   const util::Environment& environment) {
+  const shell::Activation activation = activation_for(tree, std::nullopt, {}, environment);
+  if (auto problem = shell::modulefile_problem(format, activation)) {
+    return make_error("cannot write a modulefile for '" + tree.name + "': " + *problem,
+                      "install the tree into a store whose path has no such byte");
+  }
+  const std::string cuda = tree.cuda ? "CUDA " + tree.cuda->str() : std::string("an unknown CUDA");
+  shell::ModuleDescription description;
+  description.family = "cudnn";
+  description.version = tree.version.str();
+  description.whatis =
+      "NVIDIA cuDNN " + tree.version.str() + " for " + cuda + " (the cudnnenv tree '" + tree.name + "')";
+  description.help = "NVIDIA cuDNN " + tree.version.str() + " for " + cuda + ", from the cudnnenv store.\n" +
+                     "Library folder: " + util::to_utf8(tree.resolve(tree.layout.library_dir)) + "\n" +
+                     "Sets CUDNN_PATH, CUDNN_INCLUDE_DIR, CUDNN_LIB_DIR and CUDNNENV_ACTIVE, and puts the library "
+                     "folder first on " +
+                     (host_platform().os == Os::windows ? "PATH" : "LD_LIBRARY_PATH") +
+                     ". One cudnn module at a time.\n"
+                     "To run a program with exactly this cuDNN whatever else is on the path:\n"
+                     "  cudnnenv exec --cudnn " +
+                     tree.name + " -- python train.py";
+  return shell::render_modulefile(format, description, activation);
+}
+
+std::string module_version(const TreeRecord& tree, const std::vector<TreeRecord>& trees) {
+  const std::string version = tree.version.str();
+  for (const auto& other : trees) {
+    if (other.name != tree.name && other.version.str() == version) {
+      return version + "-cuda" + (tree.cuda ? tree.cuda->str() : std::string("unknown"));
+    }
+  }
+  return version;
 }
 
 }  // namespace cudnnenv

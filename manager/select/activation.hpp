@@ -13,6 +13,7 @@
 #include "formats/version.hpp"
 #include "select/resolve.hpp"
 #include "shell/activation.hpp"
+#include "shell/modulefile.hpp"
 #include "store/tree.hpp"
 #include "util/environment.hpp"
 
@@ -22,6 +23,10 @@ namespace cudnnenv {
 // installer puts it (or where CUDA_PATH_VX_Y says).
 std::optional<std::filesystem::path> find_toolkit(const CudaVersion& cuda, const util::Environment& environment);
 
+// Whether a toolkit of `cuda` is installed here: that one, or for a major
+// version alone ("12", the variant of newer archives) any of its minors.
+bool toolkit_installed(const CudaVersion& cuda, const util::Environment& environment);
+
 // What activating `tree` with `cuda`'s toolkit and the `extra` variables changes.
 shell::Activation activation_for(const TreeRecord& tree, const std::optional<CudaVersion>& cuda,
                                  const std::vector<std::pair<std::string, std::string>>& extra,
@@ -30,5 +35,15 @@ shell::Activation activation_for(const TreeRecord& tree, const std::optional<Cud
 // The activation of what `selection` chose, with the profile's CUDA and
 // variables and the project's [env].
 shell::Activation activation_of(const Selection& selection, const util::Environment& environment);
+
+// A modulefile (Lmod Lua or Tcl) that does what activating `tree` does,
+// family "cudnn", with whatis and help text. Errors: a value no modulefile
+// can hold.
+Result<std::string> modulefile_for(const TreeRecord& tree, shell::ModuleFormat format,
+                                   const util::Environment& environment);
+
+// The module's version, `cudnn/<this>`: the tree's cuDNN version, with its
+// CUDA ("8.9.7.29-cuda12") when another of `trees` has the same version.
+std::string module_version(const TreeRecord& tree, const std::vector<TreeRecord>& trees);
 
 }  // namespace cudnnenv

@@ -129,6 +129,15 @@ bool is_valid_utf8(std::string_view text) {
         return false;
       }
     }
+    // Unicode's table 3-7: no overlong three- or four-byte forms, no
+    // surrogates (ED A0-BF: found by fuzz_modulefile), nothing past U+10FFFF.
+    if (extra >= 2) {
+      const auto second = static_cast<unsigned char>(text[i + 1]);
+      if ((c == 0xE0 && second < 0xA0) || (c == 0xED && second > 0x9F) || (c == 0xF0 && second < 0x90) ||
+          (c == 0xF4 && second > 0x8F)) {
+        return false;
+      }
+    }
     i += extra + 1;
   }
   return true;

@@ -35,6 +35,13 @@ expect_eq "$rc" "3" "a version the list does not have"
 expect_eq "$(cat err)" "cudnnenv: error: no official cuDNN archive for linux-x86_64 matches '9.2'
   hint: 'cudnnenv list --available' shows what there is" "no such version"
 expect_eq "$(cat plain.log)" "" "nothing asked of the server"
+# A CUDA 12 toolkit here (CUDA_PATH_V12_4, as its installer sets it on Windows): the cuda12 variant.
+mkdir -p cuda-12.4/bin
+CUDA_PATH_V12_4=$WORK/cuda-12.4 run install 9.1 --mirror "$MIRROR" --quiet
+expect_eq "$rc" "0" "the variant of the toolkit found: $(cat err)"
+expect_eq "$(sed -n 1p out)" "installed '$TREE': cuDNN 9.1.0.70, CUDA 12.2, Linux x86_64, 8.1 MB" "the cuda12 archive"
+run remove "$TREE" --yes && run cache clean
+: > plain.log
 pass "choosing the archive"
 
 # 2. Fetched, checked, installed, verified; plain progress lines when stderr is not a terminal.

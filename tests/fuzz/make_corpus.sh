@@ -9,7 +9,7 @@ fixtures=${2:+$(cd "$2" && pwd)}
 here=$(cd "$(dirname "$0")" && pwd)
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
-for target in zip tar binfmt version toml spec sidecar cmd_script download; do mkdir -p "$out/$target"; done
+for target in zip tar binfmt version toml spec sidecar cmd_script download modulefile; do mkdir -p "$out/$target"; done
 
 # A small tree: headers, a library stand-in, a link.
 tree=$work/tree
@@ -100,4 +100,7 @@ printf 'http://127.0.0.1:8000/m\ncudnn_version\tplatform\tcuda_variant\tfilename
   "$(printf '%064d' 0 | tr 0 a)" > "$out/download/list"
 printf 'cudnnenv-fetch status=206 offset=100 length=900\n' > "$out/download/start"
 printf 'failure=http status=404 url=http://x/y detail=The requested URL returned error: 404\n' > "$out/download/outcome"
+# modulefile: a value (a store path) to quote for Lua and Tcl.
+printf '/opt/store "q" $x [y] {z} \xc3\xa9; \xf0\x9f\x98\x80\n\\' > "$out/modulefile/path"
+printf '/opt/\xff\xfe bad utf-8' > "$out/modulefile/bytes"
 echo "seed corpus in $out: $(find "$out" -type f | wc -l) files"

@@ -201,6 +201,11 @@ TEST_SUITE("security") {
     CHECK(util::printable("evil\xE2\x80\xAE"
                           "lld.exe") == "evil\\u{202e}lld.exe");  // right-to-left override
     CHECK(util::printable("bad\xFF\xC3") == "bad\\xff\\xc3");
+    // Not UTF-8 either: a surrogate, an overlong form, past U+10FFFF (each byte escaped).
+    CHECK(util::printable("s\xED\xBF\x9A") == "s\\xed\\xbf\\x9a");
+    CHECK(util::printable("o\xE0\x80\xAF") == "o\\xe0\\x80\\xaf");
+    CHECK(util::printable("p\xF4\x90\x80\x80") == "p\\xf4\\x90\\x80\\x80");
+    CHECK(util::is_valid_utf8("\xF0\x9F\x98\x80\xEF\xBF\xBD\xE0\xA0\x80"));
   }
 
   TEST_CASE("variable names: only letters, digits and '_', never starting with a digit") {

@@ -72,6 +72,7 @@ TEST_CASE("the helper's lines read back") {
   CHECK(again->status == 206);
   CHECK(again->offset == 1000);
   CHECK(again->length == 9000u);
+  CHECK(parse_transfer_start(format_transfer_start(start))->length == 9000u);  // its own line, newline and all
   CHECK(!parse_transfer_start("cudnnenv-fetch status=200 offset=x"));
   CHECK(!parse_transfer_start("HTTP/1.1 200 OK"));
   CHECK(!parse_transfer_start("cudnnenv-fetch status=200 offset=0 length="));

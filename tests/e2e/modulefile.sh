@@ -1,0 +1,74 @@
+#!/usr/bin/env bash
+# export modulefile (#15) through real Lmod (Debian's lmod): for a store whose
+# path holds spaces, quotes, '$', brackets, braces and é, `module load
+# cudnn/<version>` sets exactly what `cudnnenv activate` sets, a second load
+# of the family swaps, `module unload` gives the environment back, and
+# whatis/help say which tree it is. The Tcl format through Lmod too (its
+# tcl2lua mangles a double quote in a value, so that store has none, and
+# cannot run a Tcl modulefile whose own path has a space, so those are
+# written outside this test's folder; Tcl modulefiles are written ASCII,
+# non-ASCII letters as \u escapes).
+CUDNNENV=$1
+FIXTURES=$2
+source "$(dirname "$0")/lib.sh"
+lmod_init=/usr/share/lmod/lmod/init/bash
+[ -r "$lmod_init" ] || { echo "skip: no Lmod ($lmod_init)"; exit 77; }
+export LC_ALL=C.UTF-8
+unset CUDNNENV_VERSION CUDNNENV_ACTIVATED _CUDNNENV_STATE CUDNNENV_ACTIVE LOADEDMODULES _LMFILES_ MODULEPATH
+make_linux_tree t1 9.1.0 "$FIXTURES/fake-elf64-9.1.0.so"
+make_linux_tree t2 9.2.0 "$FIXTURES/fake-elf64-9.2.0.so"
+
+# What a shell has after `module load` (or `eval "$(cudnnenv activate ...)"`): the variables activation sets.
+views() { printf '%s|' "$LD_LIBRARY_PATH" "${CUDNN_PATH-unset}" "${CUDNN_INCLUDE_DIR-unset}" "${CUDNN_LIB_DIR-unset}" "${CUDNNENV_ACTIVE-unset}"; }
+export -f views
+
+check_format() {  # FORMAT ROOT
+  local format=$1
+  export CUDNNENV_ROOT=$2
+  run install t1 --name "tree one" && expect_eq "$rc" "0" "install t1"
+  run install t2 --name "tree two" && expect_eq "$rc" "0" "install t2"
+  mods=$PWD/mods-$format
+  if [ "$format" = tcl ]; then
+    mods=$(mktemp -d "${TMPDIR:-/tmp}/cudnnenv-modules-XXXXXX")
+    trap 'rm -rf "$mods"; cleanup' EXIT
+  fi
+  run export modulefile --all --format "$format" -o "$mods"
+  expect_eq "$rc" "0" "export --all ($format): $(cat err)"
+  local ext=; [ "$format" = lua ] && ext=.lua
+  expect_eq "$(sort out)" "wrote $mods/cudnn/9.1.0$ext (module load cudnn/9.1.0: 'tree one')
+wrote $mods/cudnn/9.2.0$ext (module load cudnn/9.2.0: 'tree two')" "what export wrote ($format)"
+  if [ "$format" = tcl ]; then
+    LC_ALL=C grep -q $'[\x80-\xff]' "$mods/cudnn/9.1.0" && fail "a Tcl modulefile with bytes outside ASCII"
+  fi
+  local expected_one expected_two before
+  expected_one=$(LD_LIBRARY_PATH=/opt/user/lib bash -c 'eval "$("$0" activate "tree one" --shell bash)"; views' "$CUDNNENV")
+  expected_two=$(LD_LIBRARY_PATH=/opt/user/lib bash -c 'eval "$("$0" activate "tree two" --shell bash)"; views' "$CUDNNENV")
+  before=$(LD_LIBRARY_PATH=/opt/user/lib bash -c 'views')
+  LD_LIBRARY_PATH=/opt/user/lib bash -c '
+    source "$0" > /dev/null 2>&1
+    module use "$1"
+    module load cudnn/9.1.0 2> load.err; views > one.txt
+    module load cudnn/9.2.0 2> swap.err; views > two.txt
+    module unload cudnn; views > after.txt
+    module whatis cudnn/9.1.0 > whatis.txt 2>&1
+    module help cudnn/9.1.0 > help.txt 2>&1' "$lmod_init" "$mods"
+  expect_eq "$(cat load.err)" "" "module load said nothing ($format)"
+  expect_eq "$(cat one.txt)" "$expected_one" "module load cudnn/9.1.0 sets what activate sets ($format)"
+  expect_eq "$(cat two.txt)" "$expected_two" "a second cudnn module replaces the first ($format)"
+  expect_eq "$(cat after.txt)" "$before" "module unload gives the environment back ($format)"
+  grep -q "NVIDIA cuDNN 9.1.0 for CUDA 12.2 (the cudnnenv tree 'tree one')" whatis.txt || fail "whatis ($format): $(cat whatis.txt)"
+  grep -q "cudnnenv exec --cudnn tree one -- python train.py" help.txt || fail "help ($format): $(cat help.txt)"
+}
+
+check_format lua "$WORK/store \"q\" \$x [y] {z} é"
+pass "Lua modulefiles through Lmod"
+check_format tcl "$WORK/tcl store \$x [y] {z} é; a"
+pass "Tcl modulefiles through Lmod"
+
+run export modulefile
+expect_eq "$rc" "2" "neither a spec nor --all"
+expect_eq "$(cat err)" "cudnnenv: error: give one tree (a spec) or --all
+  hint: cudnnenv export modulefile 8.1 -o DIR, or --all -o DIR" "the usage error"
+run export modulefile 9.1 -o one
+expect_eq "$(cat out)" "wrote one/cudnn/9.1.0.lua (module load cudnn/9.1.0: 'tree one')" "one tree by spec"
+pass "export modulefile's arguments"
