@@ -151,10 +151,75 @@ CmdIntegration cmd_integration(const std::string& program_line) {
   return {crlf(k_init_cmd), crlf(replace_all(k_cudnnenv_cmd, "@PROGRAM_LINE@", program_line))};
 }
 
-std::string profile_batch(const std::string& program_line, const std::string& verb) {
-  std::string text = replace_all(k_profile_cmd, "@PROGRAM_LINE@", program_line);
-  text = replace_all(text, "@VERB@", verb == "activate" ? "Activate" : "Deactivate");
+namespace {
+
+std::string activation_batch(const std::string& about, const std::string& program_line, const std::string& find_lines,
+                             const std::string& verb) {
+  std::string text = replace_all(k_profile_cmd, "@ABOUT@", about);
+  text = replace_all(text, "@PROGRAM_LINE@", program_line);
+  text = replace_all(text, "@FIND_LINES@", find_lines);
   return crlf(replace_all(text, "@COMMAND@", verb == "activate" ? "activate \"%_CUDNNENV_PROFILE%\"" : verb));
+}
+
+}  // namespace
+
+std::string profile_batch(const std::string& program_line, const std::string& verb) {
+  const std::string about = "@rem " + std::string(verb == "activate" ? "Activates" : "Deactivates") +
+                            " the cudnnenv profile named by this file's folder, in this cmd\n"
+                            "@rem (`call` this file), with no integration loaded; written by `cudnnenv\n"
+                            "@rem profile generate`. The store (ROOT\\.cudnnenv\\profiles\\NAME) and the\n"
+                            "@rem profile's name are this file's folders, found when it runs.";
+  return activation_batch(about, program_line,
+                          "@for %%i in (\"%~dp0..\\..\\..\") do @set \"_CUDNNENV_ROOT=%%~fi\"\n"
+                          "@for %%i in (\"%~dp0.\") do @set \"_CUDNNENV_PROFILE=%%~nxi\"",
+                          verb);
+}
+
+std::string conda_batch(const std::string& program_line, const std::string& root, const std::string& spec,
+                        const std::string& verb) {
+  const std::string about = "@rem " + std::string(k_conda_marker) + "\n@rem " +
+                            (verb == "activate" ? "Activates" : "Deactivates") +
+                            " the cudnnenv tree of this conda env when conda activates it.";
+  return activation_batch(about, program_line,
+                          "@set \"_CUDNNENV_ROOT=" + root + "\"\n@set \"_CUDNNENV_PROFILE=" + spec + "\"", verb);
+}
+
+std::vector<HookFile> conda_hooks(const std::string& program, const std::string& root, const std::string& spec,
+                                  const std::optional<std::string>& batch_program_line) {
+  const std::string marker = std::string("# ") + k_conda_marker + "\n";
+  std::vector<HookFile> files;
+  for (const auto& [shell, extension] :
+       {std::pair{Shell::bash, ".sh"}, std::pair{Shell::fish, ".fish"}, std::pair{Shell::powershell, ".ps1"}}) {
+    const std::string head = shell == Shell::powershell ? crlf(marker) : marker;
+    files.push_back({std::string("activate.d/cudnnenv-activate") + extension,
+                     head + apply_command(shell, program, root, "activate " + quote(shell, spec))});
+    files.push_back({std::string("deactivate.d/cudnnenv-deactivate") + extension,
+                     head + apply_command(shell, program, root, "deactivate")});
+  }
+  if (batch_program_line) {
+    files.push_back({"activate.d/cudnnenv-activate.bat", conda_batch(*batch_program_line, root, spec, "activate")});
+    files.push_back(
+        {"deactivate.d/cudnnenv-deactivate.bat", conda_batch(*batch_program_line, root, spec, "deactivate")});
+  }
+  return files;
+}
+
+std::string apply_command(Shell shell, const std::string& program, const std::string& root,
+                          const std::string& arguments) {
+  const std::string command = quote(shell, program) + " --root " + quote(shell, root) + " " + arguments;
+  switch (shell) {
+    case Shell::fish:
+      return command + " --shell fish | source\n";
+    case Shell::powershell:
+      // cudnnenv's UTF-8 output decoded as UTF-8 (see shell/init.ps1).
+      return "$encoding = [Console]::OutputEncoding\r\ntry {\r\n    [Console]::OutputEncoding = "
+             "[Text.Encoding]::UTF8\r\n    & " +
+             command +
+             " --shell powershell | Out-String | Invoke-Expression\r\n} finally {\r\n"
+             "    [Console]::OutputEncoding = $encoding\r\n}\r\n";
+    default:
+      return "eval \"$(" + command + " --shell bash)\"\n";  // zsh takes the same script
+  }
 }
 
 std::string autorun_with(const std::string& autorun, const std::string& part) {

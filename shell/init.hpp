@@ -59,6 +59,34 @@ CmdIntegration cmd_integration(const std::string& program_line);
 // folders (<root>\.cudnnenv\profiles\<name>), found when it runs.
 std::string profile_batch(const std::string& program_line, const std::string& verb);
 
+// The first line of every hook `cudnnenv export conda` writes (what --remove looks for).
+inline constexpr const char* k_conda_marker =
+    "written by 'cudnnenv export conda'; 'cudnnenv export conda --remove' deletes it";
+
+// A conda env's activate.d / deactivate.d batch file: like profile_batch, with
+// the store `root` and the tree's `spec` written in (both ASCII, neither holding
+// '"', '%' or '!': the caller checks).
+std::string conda_batch(const std::string& program_line, const std::string& root, const std::string& spec,
+                        const std::string& verb);
+
+// The hooks `cudnnenv export conda` writes into PREFIX/etc/conda: the
+// relative path and text of each, for sh (bash, zsh), fish, PowerShell, and
+// cmd when `batch_program_line` is given (Windows). Each activates `spec`
+// from the store `root` by name, so it survives the store's upgrades.
+struct HookFile {
+  std::string path;  // "activate.d/cudnnenv-activate.sh"
+  std::string text;
+};
+std::vector<HookFile> conda_hooks(const std::string& program, const std::string& root, const std::string& spec,
+                                  const std::optional<std::string>& batch_program_line);
+
+// A script for `shell` (bash, zsh, fish, powershell) that runs `program
+// --root ROOT ARGUMENTS --shell SHELL` and applies what it prints: a profile's
+// or a conda env's activate/deactivate in a shell with no integration.
+// `arguments` are quoted for the shell by the caller.
+std::string apply_command(Shell shell, const std::string& program, const std::string& root,
+                          const std::string& arguments);
+
 // CRLF line ends, as cmd wants them.
 std::string crlf(const std::string& text);
 

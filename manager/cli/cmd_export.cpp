@@ -5,6 +5,7 @@
 #include "cli/context.hpp"
 #include "cli/output.hpp"
 #include "select/activation.hpp"
+#include "shell/init.hpp"
 #include "util/fs.hpp"
 #include "util/text.hpp"
 
@@ -56,6 +57,83 @@ Result<int> run_modulefile(const ModulefileArguments& arguments, const Context& 
   return 0;
 }
 
+struct CondaArguments {
+  std::string spec;
+  std::string prefix;
+  bool remove = false;
+};
+
+bool plain_for_batch(const std::string& text) {
+  for (const char c : text) {
+    const auto byte = static_cast<unsigned char>(c);
+    if (byte < 0x20 || byte >= 0x80 || c == '"' || c == '%' || c == '!' || c == '^' || c == '&' || c == '|' ||
+        c == '<' || c == '>') {
+      return false;
+    }
+  }
+  return true;
+}
+
+Result<int> run_conda(const CondaArguments& arguments, const Context& context) {
+  const std::string prefix_text =
+      !arguments.prefix.empty() ? arguments.prefix : context.environment.get("CONDA_PREFIX").value_or("");
+  if (prefix_text.empty()) {
+    return make_error("no conda env named: CONDA_PREFIX is not set", "activate the env first, or give --prefix PATH",
+                      ExitCode::usage);
+  }
+  const fs::path prefix = util::path_from_utf8(prefix_text);
+  std::error_code ec;
+  if (!fs::is_directory(prefix / "conda-meta", ec)) {
+    return make_error("'" + prefix_text + "' is not a conda env (it has no conda-meta folder)",
+                      "give the env's folder: conda env list shows them", ExitCode::not_found);
+  }
+  const fs::path hooks = prefix / "etc" / "conda";
+  const Store store = context.store();
+  const std::string program = util::to_utf8(util::current_executable());
+  const std::string root = util::to_utf8(store.root());
+  const bool windows = host_platform().os == Os::windows;
+  if (arguments.remove) {
+    int removed = 0;
+    // Every name a hook of ours can have, deleted only when it says it is ours.
+    for (const auto& file : shell::conda_hooks(program, root, "x", std::string())) {
+      const fs::path path = hooks / util::path_from_utf8(file.path);
+      auto text = util::read_file(path);
+      if (!text || text->find(shell::k_conda_marker) == std::string::npos) continue;
+      if (fs::remove(path, ec)) {
+        print("removed " + util::to_utf8(path) + "\n");
+        ++removed;
+      }
+    }
+    if (removed == 0) print_note("no hook of cudnnenv in " + util::to_utf8(hooks));
+    return 0;
+  }
+  if (arguments.spec.empty()) {
+    return make_error("which tree should the env activate?",
+                      "cudnnenv export conda 8.1 (a version, a tree or a profile)", ExitCode::usage);
+  }
+  // The spec must name a tree now; the hooks keep the spec, so a newer tree that fits takes over.
+  CUDNNENV_TRY_ASSIGN(selection, context.selection(context.request(arguments.spec)));
+  std::optional<std::string> batch_line;
+  if (windows) {
+    if (!plain_for_batch(root) || !plain_for_batch(arguments.spec)) {
+      print_note("no cmd hook: the store '" + root + "' or the spec '" + arguments.spec +
+                 "' holds a letter a batch file cannot carry in every code page; the other shells' hooks are written");
+    } else {
+      CUDNNENV_TRY_ASSIGN(line, context.program_batch_line(hooks / "activate.d", "_CUDNNENV_EXE"));
+      batch_line = *line;
+    }
+  }
+  for (const auto& file : shell::conda_hooks(program, root, arguments.spec, batch_line)) {
+    const fs::path path = hooks / util::path_from_utf8(file.path);
+    fs::create_directories(path.parent_path(), ec);
+    CUDNNENV_TRY(util::write_file_atomic(path, file.text));
+    print("wrote " + util::to_utf8(path) + "\n");
+  }
+  print_note("'conda activate' of this env now activates '" + arguments.spec + "' (today the tree '" +
+             selection->tree.name + "'); 'conda deactivate' takes it out");
+  return 0;
+}
+
 }  // namespace
 
 void register_export(CLI::App& app, Context& context) {
@@ -79,6 +157,20 @@ void register_export(CLI::App& app, Context& context) {
   sub->callback([modulefile, &context] {
     context.action = [modulefile, &context] { return run_modulefile(*modulefile, context); };
   });
+
+  auto conda = std::make_shared<CondaArguments>();
+  CLI::App* conda_command = command->add_subcommand(
+      "conda", "hooks in a conda env (etc/conda/activate.d, deactivate.d) that activate a tree with the env");
+  conda_command->add_option("spec", conda->spec, "the tree: a version, a tree's name or a profile (tf2.5)");
+  conda_command->add_option("--prefix", conda->prefix, "the env's folder (default: CONDA_PREFIX, the active env)");
+  conda_command->add_flag("--remove", conda->remove, "delete the hooks cudnnenv wrote there, and nothing else");
+  conda_command->footer(
+      "Examples:\n"
+      "  conda activate tf25 && cudnnenv export conda tf2.5    conda activate tf25 brings TensorFlow 2.5's cuDNN\n"
+      "  cudnnenv export conda 8.9 --prefix ~/miniconda3/envs/torch\n"
+      "  cudnnenv export conda --remove --prefix ~/miniconda3/envs/torch");
+  conda_command->callback(
+      [conda, &context] { context.action = [conda, &context] { return run_conda(*conda, context); }; });
 }
 
 }  // namespace cudnnenv::cli

@@ -81,15 +81,6 @@ Result<int> run_show(const ProfileArguments& arguments, const Context& context) 
   return 0;
 }
 
-// For PowerShell: cudnnenv's UTF-8 output decoded as UTF-8 (see shell/init.ps1).
-std::string ps_script(const std::string& program, const std::string& verb) {
-  return "$encoding = [Console]::OutputEncoding\r\ntry {\r\n    [Console]::OutputEncoding = [Text.Encoding]::UTF8\r\n"
-         "    & " +
-         program + " " + verb +
-         " --shell powershell | Out-String | Invoke-Expression\r\n"
-         "} finally {\r\n    [Console]::OutputEncoding = $encoding\r\n}\r\n";
-}
-
 // Static scripts that call cudnnenv by its full path, so that a plain
 // shell with no integration can activate: `call ...\tf2.5\activate.bat`.
 Result<int> run_generate(const ProfileArguments& arguments, const Context& context) {
@@ -120,17 +111,17 @@ Result<int> run_generate(const ProfileArguments& arguments, const Context& conte
     std::error_code ec;
     fs::create_directories(folder, ec);
     CUDNNENV_TRY_ASSIGN(program_line, context.program_batch_line(folder, "_CUDNNENV_EXE"));
-    const std::string sh_program = quote(Shell::bash, program) + " --root " + quote(Shell::bash, root);
-    const std::string fish_program = quote(Shell::fish, program) + " --root " + quote(Shell::fish, root);
-    const std::string ps_program = quote(Shell::powershell, program) + " --root " + quote(Shell::powershell, root);
+    const auto apply = [&](Shell shell, const std::string& arguments) {
+      return shell::apply_command(shell, program, root, arguments);
+    };
     const std::pair<const char*, std::string> files[] = {
-        {"activate.sh", "# source this file: . activate.sh\neval \"$(" + sh_program + " activate " + profile.name +
-                            " --shell bash)\"\n"},  // zsh takes the same script
-        {"deactivate.sh", "eval \"$(" + sh_program + " deactivate --shell bash)\"\n"},
-        {"activate.fish", fish_program + " activate " + profile.name + " --shell fish | source\n"},
-        {"deactivate.fish", fish_program + " deactivate --shell fish | source\n"},
-        {"activate.ps1", ps_script(ps_program, "activate " + profile.name)},
-        {"deactivate.ps1", ps_script(ps_program, "deactivate")},
+        {"activate.sh",
+         "# source this file: . activate.sh\n" + apply(Shell::bash, "activate " + quote(Shell::bash, profile.name))},
+        {"deactivate.sh", apply(Shell::bash, "deactivate")},
+        {"activate.fish", apply(Shell::fish, "activate " + quote(Shell::fish, profile.name))},
+        {"deactivate.fish", apply(Shell::fish, "deactivate")},
+        {"activate.ps1", apply(Shell::powershell, "activate " + quote(Shell::powershell, profile.name))},
+        {"deactivate.ps1", apply(Shell::powershell, "deactivate")},
         {"activate.bat", shell::profile_batch(*program_line, "activate")},
         {"deactivate.bat", shell::profile_batch(*program_line, "deactivate")},
     };
