@@ -19,6 +19,8 @@ packages=(
   clang libclang-rt-14-dev
   # the format check (tests/lint/format.sh)
   clang-format
+  # packaging: the man page (help2man) and its test (man-db)
+  help2man man-db
 )
 missing=()
 for p in "${packages[@]}"; do

@@ -152,9 +152,10 @@ Result<int> run_complete(const CLI::App& app, const CompleteArguments& arguments
   return 0;
 }
 
-Result<int> run_completion(const std::string& name) {
+Result<int> run_completion(const std::string& name, const std::string& command) {
   auto shell = shell::parse_shell(name);
-  auto script = shell ? shell::completion_script(*shell, util::to_utf8(util::current_executable())) : std::nullopt;
+  const std::string program = command.empty() ? util::to_utf8(util::current_executable()) : command;
+  auto script = shell ? shell::completion_script(*shell, program) : std::nullopt;
   if (!script) {
     return make_error("no completion for '" + name + "'", "use bash, zsh or fish", ExitCode::usage);
   }
@@ -182,13 +183,17 @@ int complete_command_line(const CLI::App& app, Context& context, const std::vect
 
 void register_completion(CLI::App& app, Context& context) {
   auto shell = std::make_shared<std::string>();
+  auto program = std::make_shared<std::string>();
   CLI::App* command = app.add_subcommand("completion", "print the tab completion script for bash, zsh or fish");
   command->add_option("shell", *shell, "bash, zsh or fish")->required();
+  command->add_option("--command", *program,
+                      "ask NAME, found on PATH, instead of this program by its path (the files a package installs)");
   command->footer(
       "'cudnnenv init SHELL' loads it already. By hand:\n  eval \"$(cudnnenv completion bash)\"      # ~/.bashrc\n"
       "  source <(cudnnenv completion zsh)       # ~/.zshrc, after compinit\n"
       "  cudnnenv completion fish | source       # config.fish");
-  command->callback([shell, &context] { context.action = [shell] { return run_completion(*shell); }; });
+  command->callback(
+      [shell, program, &context] { context.action = [shell, program] { return run_completion(*shell, *program); }; });
 }
 
 }  // namespace cudnnenv::cli

@@ -1,0 +1,78 @@
+# `cmake --install` and CPack.
+#
+# Linux: the programs find their helpers beside themselves (the probe, the
+# download helper, the shim launcher, the LD_AUDIT modules), so all of them
+# go into lib/cudnnenv/, and bin/cudnnenv is a link to the one there (the
+# program resolves its own path through the link). The completions (asking
+# `cudnnenv` on PATH) and the man page (help2man, when installed) are made
+# from the built program. `cpack -G DEB` makes the .deb.
+# Windows: one folder with the three programs and the README, as the .zip
+# (`cpack -G ZIP` in the mingw build).
+include(GNUInstallDirs)
+set(CPACK_PACKAGE_NAME cudnnenv)
+set(CPACK_PACKAGE_VENDOR "cudnnenv")
+set(CPACK_PACKAGE_CONTACT "cudnnenv maintainers")
+set(CPACK_PACKAGE_DESCRIPTION_SUMMARY "keep several cuDNN versions side by side and know which one loads")
+set(CPACK_PACKAGE_VERSION ${PROJECT_VERSION})
+set(CPACK_RESOURCE_FILE_README ${PROJECT_SOURCE_DIR}/README.md)
+
+if(WIN32)
+  install(TARGETS cudnnenv cudnnenv-shim cudnnenv-probe RUNTIME DESTINATION .)
+  install(FILES ${PROJECT_SOURCE_DIR}/README.md DESTINATION .)
+  set(CPACK_GENERATOR ZIP)
+  set(CPACK_PACKAGE_FILE_NAME cudnnenv-${PROJECT_VERSION}-windows-x86_64)
+  set(CPACK_INCLUDE_TOPLEVEL_DIRECTORY OFF)
+else()
+  set(helpers ${CMAKE_INSTALL_LIBDIR}/cudnnenv)
+  install(TARGETS cudnnenv cudnnenv-shim cudnnenv-probe cudnnenv-fetch RUNTIME DESTINATION ${helpers})
+  if(TARGET cudnnenv-audit)
+    install(TARGETS cudnnenv-audit cudnnenv-audit-report LIBRARY DESTINATION ${helpers})
+  endif()
+  install(CODE "
+    file(MAKE_DIRECTORY \"\$ENV{DESTDIR}\${CMAKE_INSTALL_PREFIX}/${CMAKE_INSTALL_BINDIR}\")
+    file(CREATE_LINK \"../${helpers}/cudnnenv\" \"\$ENV{DESTDIR}\${CMAKE_INSTALL_PREFIX}/${CMAKE_INSTALL_BINDIR}/cudnnenv\" SYMBOLIC)")
+  install(FILES ${PROJECT_SOURCE_DIR}/README.md ${PROJECT_SOURCE_DIR}/ARCHITECTURE.md
+          DESTINATION ${CMAKE_INSTALL_DOCDIR})
+
+  if(NOT CMAKE_CROSSCOMPILING)
+    set(generated ${CMAKE_BINARY_DIR}/generated/install)
+    set(completions ${generated}/cudnnenv.bash ${generated}/_cudnnenv ${generated}/cudnnenv.fish)
+    add_custom_command(
+      OUTPUT ${completions}
+      COMMAND ${CMAKE_COMMAND} -E make_directory ${generated}
+      COMMAND $<TARGET_FILE:cudnnenv> completion bash --command cudnnenv > ${generated}/cudnnenv.bash
+      COMMAND $<TARGET_FILE:cudnnenv> completion zsh --command cudnnenv > ${generated}/_cudnnenv
+      COMMAND $<TARGET_FILE:cudnnenv> completion fish --command cudnnenv > ${generated}/cudnnenv.fish
+      DEPENDS cudnnenv
+      COMMENT "Writing the completion scripts")  # not VERBATIM: '>' is the build shell's
+    set(install_outputs ${completions})
+    find_program(HELP2MAN help2man)
+    if(HELP2MAN)
+      add_custom_command(
+        OUTPUT ${generated}/cudnnenv.1
+        COMMAND ${CMAKE_COMMAND} -E make_directory ${generated}
+        COMMAND ${HELP2MAN} --no-info --no-discard-stderr --section 1
+                --name "keep several cuDNN versions side by side and know which one loads"
+                --output ${generated}/cudnnenv.1 $<TARGET_FILE:cudnnenv>
+        DEPENDS cudnnenv
+        COMMENT "Writing the man page (help2man)")
+      list(APPEND install_outputs ${generated}/cudnnenv.1)
+      install(FILES ${generated}/cudnnenv.1 DESTINATION ${CMAKE_INSTALL_MANDIR}/man1)
+    else()
+      message(STATUS "help2man not found: no man page (scripts/install-deps.sh installs it)")
+    endif()
+    add_custom_target(cudnnenv_install_files ALL DEPENDS ${install_outputs})
+    install(FILES ${generated}/cudnnenv.bash DESTINATION ${CMAKE_INSTALL_DATADIR}/bash-completion/completions
+            RENAME cudnnenv)
+    install(FILES ${generated}/_cudnnenv DESTINATION ${CMAKE_INSTALL_DATADIR}/zsh/vendor-completions)
+    install(FILES ${generated}/cudnnenv.fish DESTINATION ${CMAKE_INSTALL_DATADIR}/fish/vendor_completions.d)
+  endif()
+
+  set(CPACK_GENERATOR DEB)
+  set(CPACK_DEBIAN_FILE_NAME DEB-DEFAULT)
+  set(CPACK_DEBIAN_PACKAGE_SECTION utils)
+  # cudnnenv is static; cudnnenv-fetch needs libcurl, the probe glibc and libstdc++'s runtime only.
+  set(CPACK_DEBIAN_PACKAGE_DEPENDS "libc6 (>= 2.36), libcurl4 (>= 7.88)")
+  set(CPACK_PACKAGING_INSTALL_PREFIX /usr)
+endif()
+include(CPack)

@@ -1,0 +1,80 @@
+#!/usr/bin/env bash
+# Packaging (#15), from the build folder the test runs in. Linux: `cmake
+# --install` (into a DESTDIR) puts the programs and the audit modules in
+# lib/cudnnenv with bin/cudnnenv a link to it, the completions where bash,
+# zsh and fish look, and the man page; the installed cudnnenv installs a
+# tree, pins a program with the installed audit module (exec --report), and
+# its bash completion answers; `cpack -G DEB` makes a .deb holding the same.
+# Windows (the mingw build): `cpack -G ZIP` makes a .zip of the three
+# programs and the README.
+CUDNNENV=$1
+FIXTURES=$2
+source "$(dirname "$0")/lib.sh"
+build=$(cd "$(dirname "$CUDNNENV")/.." && pwd)
+
+if [[ $CUDNNENV == *.exe ]]; then
+  cpack --config "$build/CPackConfig.cmake" -B "$WORK/pkg" > cpack.out 2>&1 || fail "cpack: $(cat cpack.out)"
+  zip=$WORK/pkg/cudnnenv-$("$WINE" "$CUDNNENV" --version 2> /dev/null | tr -d '\r' | cut -d' ' -f2)-windows-x86_64.zip
+  [ -f "$zip" ] || fail "no $zip: $(ls "$WORK/pkg")"
+  expect_eq "$(unzip -Z1 "$zip" | sort)" "README.md
+cudnnenv-probe.exe
+cudnnenv-shim.exe
+cudnnenv.exe" "the Windows .zip"
+  pass "the Windows .zip"
+  exit 0
+fi
+
+DESTDIR=$WORK/root cmake --install "$build" --prefix /usr > install.out || fail "cmake --install: $(cat install.out)"
+usr=$WORK/root/usr
+expect_eq "$(cd "$usr" && find . -type f -o -type l | sort)" "./bin/cudnnenv
+./lib/cudnnenv/cudnnenv
+./lib/cudnnenv/cudnnenv-fetch
+./lib/cudnnenv/cudnnenv-probe
+./lib/cudnnenv/cudnnenv-shim
+./lib/cudnnenv/libcudnnenv-audit-report.so
+./lib/cudnnenv/libcudnnenv-audit.so
+./share/bash-completion/completions/cudnnenv
+./share/doc/cudnnenv/ARCHITECTURE.md
+./share/doc/cudnnenv/README.md
+./share/fish/vendor_completions.d/cudnnenv.fish
+./share/man/man1/cudnnenv.1
+./share/zsh/vendor-completions/_cudnnenv" "what cmake --install puts where"
+expect_eq "$(readlink "$usr/bin/cudnnenv")" "../lib/cudnnenv/cudnnenv" "bin/cudnnenv links to the program beside its helpers"
+pass "cmake --install"
+
+# The installed program, through its link, finds its helpers.
+export PATH="$usr/bin:$PATH" CUDNNENV_ROOT="$WORK/store"
+make_linux_tree tree 9.1.0 "$FIXTURES/fake-elf64-9.1.0.so"
+cudnnenv install tree --name t > /dev/null || fail "the installed cudnnenv cannot install"
+set +e
+cudnnenv exec --cudnn t --report -- /bin/true > report.out 2> report.err
+rc=$?
+set -e
+expect_eq "$rc" "0" "exec --report with the installed audit module: $(cat report.err)"
+expect_eq "$(cat report.err)" "cudnnenv: report: pinned to 't' (cuDNN 9.1.0, $CUDNNENV_ROOT/t/lib), mode audit
+  no cuDNN library was loaded" "exec --report of the installed program"
+bash -c 'source "$0"; COMP_WORDS=(cudnnenv us); COMP_CWORD=1; _cudnnenv_complete; printf "%s\n" "${COMPREPLY[@]}"' \
+  "$usr/share/bash-completion/completions/cudnnenv" > complete.out
+expect_eq "$(cat complete.out)" "use" "the installed bash completion asks cudnnenv on PATH"
+man -l "$usr/share/man/man1/cudnnenv.1" 2> /dev/null | grep -q "keep several cuDNN versions side by side" ||
+  fail "the man page: $(man -l "$usr/share/man/man1/cudnnenv.1" 2>&1 | head -5)"
+pass "the installed program, its completion and man page"
+
+cpack --config "$build/CPackConfig.cmake" -B "$WORK/pkg" > cpack.out 2>&1 || fail "cpack: $(cat cpack.out)"
+deb=$(ls "$WORK"/pkg/*.deb)
+expect_eq "$(dpkg-deb -f "$deb" Package Depends)" "Package: cudnnenv
+Depends: libc6 (>= 2.36), libcurl4 (>= 7.88)" "the .deb's control"
+expect_eq "$(dpkg-deb -c "$deb" | awk '{print $6}' | grep -v '/$' | sort)" "./usr/bin/cudnnenv
+./usr/lib/cudnnenv/cudnnenv
+./usr/lib/cudnnenv/cudnnenv-fetch
+./usr/lib/cudnnenv/cudnnenv-probe
+./usr/lib/cudnnenv/cudnnenv-shim
+./usr/lib/cudnnenv/libcudnnenv-audit-report.so
+./usr/lib/cudnnenv/libcudnnenv-audit.so
+./usr/share/bash-completion/completions/cudnnenv
+./usr/share/doc/cudnnenv/ARCHITECTURE.md
+./usr/share/doc/cudnnenv/README.md
+./usr/share/fish/vendor_completions.d/cudnnenv.fish
+./usr/share/man/man1/cudnnenv.1
+./usr/share/zsh/vendor-completions/_cudnnenv" "what the .deb holds"
+pass "the .deb"
