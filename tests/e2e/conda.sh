@@ -16,7 +16,7 @@ make_linux_tree t1 9.1.0 "$FIXTURES/fake-elf64-9.1.0.so"
 run install t1 --name "tree one"
 env="$WORK/envs/tf 25"
 mkdir -p "$env/conda-meta" "$env/etc/conda/activate.d"
-printf '# a hook of another package\nexport OTHER_PACKAGE=1\n' > "$env/etc/conda/activate.d/other.sh"
+printf '# a hook of another package (it changes nothing here)\n: other\n' > "$env/etc/conda/activate.d/other.sh"
 
 run export conda 9.1 --prefix "$env"
 expect_eq "$rc" "0" "export conda: $(cat err)"
@@ -33,26 +33,36 @@ expected=$(LD_LIBRARY_PATH=/opt/user/lib bash -c 'eval "$("$0" activate 9.1 --sh
 before="/opt/user/lib|unset|unset|unset|"
 for sh in bash zsh; do
   command -v $sh > /dev/null || continue
+  # The whole environment, byte for byte (env -0, sorted; `_` is the shell's last argument).
   LD_LIBRARY_PATH=/opt/user/lib PATH="$(dirname "$CUDNNENV"):$PATH" $sh -c '
     env=$1 views=$2
+    snapshot() { env -0 | tr "\0" "\1" | tr "\n" "\2" | tr "\1" "\n" | grep -v "^_=" | sort; }
+    snapshot > env-before.txt
+    eval "$(cudnnenv activate 9.1 --shell bash)"; snapshot > env-activate.txt
+    eval "$(cudnnenv deactivate --shell bash)"
     for f in "$env"/etc/conda/activate.d/*.sh; do . "$f"; done
-    eval "$views" > active.txt; cudnnenv current > current.txt
+    eval "$views" > active.txt; cudnnenv current > current.txt; snapshot > env-active.txt
     for f in "$env"/etc/conda/deactivate.d/*.sh; do . "$f"; done
-    eval "$views" > after.txt' "$sh" "$env" "$views"
+    eval "$views" > after.txt; snapshot > env-after.txt' "$sh" "$env" "$views"
   expect_eq "$(cat active.txt)" "$expected" "$sh: the env brings what activate brings"
+  cmp -s env-active.txt env-activate.txt || fail "$sh: the env's environment differs from activate's: $(diff env-activate.txt env-active.txt)"
   expect_eq "$(cat current.txt)" "9.1.0  tree one  (set by 'cudnnenv activate' in this shell)" "$sh: current"
   expect_eq "$(cat after.txt)" "$before" "$sh: leaving the env gives the environment back"
+  cmp -s env-after.txt env-before.txt || fail "$sh: the environment after leaving differs: $(diff env-before.txt env-after.txt)"
   pass "conda hooks in $sh"
 done
 if command -v fish > /dev/null; then
   LD_LIBRARY_PATH=/opt/user/lib fish -c '
     set env $argv[1]
+    env -0 | tr "\0" "\1" | tr "\n" "\2" | tr "\1" "\n" | grep -v "^_=" | sort > env-before.txt
     for f in $env/etc/conda/activate.d/*.fish; source $f; end
     printf "%s|" "$LD_LIBRARY_PATH" "$CUDNN_PATH" "$CUDNNENV_ACTIVE" "$CUDNNENV_ACTIVATED" > active.txt
     for f in $env/etc/conda/deactivate.d/*.fish; source $f; end
-    printf "%s|" "$LD_LIBRARY_PATH" (set -q CUDNN_PATH; and echo $CUDNN_PATH; or echo unset) > after.txt' "$env"
+    printf "%s|" "$LD_LIBRARY_PATH" (set -q CUDNN_PATH; and echo $CUDNN_PATH; or echo unset) > after.txt
+    env -0 | tr "\0" "\1" | tr "\n" "\2" | tr "\1" "\n" | grep -v "^_=" | sort > env-after.txt' "$env"
   expect_eq "$(cat active.txt)" "$expected" "fish: the env brings what activate brings"
   expect_eq "$(cat after.txt)" "/opt/user/lib|unset|" "fish: leaving the env gives the environment back"
+  cmp -s env-after.txt env-before.txt || fail "fish: the environment after leaving differs: $(diff env-before.txt env-after.txt)"
   pass "conda hooks in fish"
 fi
 

@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # export modulefile (#15) through real Lmod (Debian's lmod): for a store whose
 # path holds spaces, quotes, '$', brackets, braces and é, `module load
-# cudnn/<version>` sets exactly what `cudnnenv activate` sets, a second load
+# cudnn/<version>` sets exactly what `cudnnenv activate` sets and a program
+# started then loads that tree's library, a second load
 # of the family swaps, `module unload` gives the environment back, and
 # whatis/help say which tree it is. The Tcl format through Lmod too (its
 # tcl2lua mangles a double quote in a value, so that store has none, and
@@ -19,7 +20,9 @@ make_linux_tree t1 9.1.0 "$FIXTURES/fake-elf64-9.1.0.so"
 make_linux_tree t2 9.2.0 "$FIXTURES/fake-elf64-9.2.0.so"
 
 # What a shell has after `module load` (or `eval "$(cudnnenv activate ...)"`): the variables activation sets.
-views() { printf '%s|' "$LD_LIBRARY_PATH" "${CUDNN_PATH-unset}" "${CUDNN_INCLUDE_DIR-unset}" "${CUDNN_LIB_DIR-unset}" "${CUDNNENV_ACTIVE-unset}"; }
+# load-cudnn prints the cudnnGetVersion() of the libcudnn.so.9 it loads by name: a program started there.
+views() { printf '%s|' "$LD_LIBRARY_PATH" "${CUDNN_PATH-unset}" "${CUDNN_INCLUDE_DIR-unset}" "${CUDNN_LIB_DIR-unset}" "${CUDNNENV_ACTIVE-unset}" "$("$LOAD_CUDNN" 2>&1)"; }
+export LOAD_CUDNN=$FIXTURES/load-cudnn
 export -f views
 
 check_format() {  # FORMAT ROOT

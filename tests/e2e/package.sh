@@ -20,6 +20,9 @@ if [[ $CUDNNENV == *.exe ]]; then
 cudnnenv-probe.exe
 cudnnenv-shim.exe
 cudnnenv.exe" "the Windows .zip"
+  mkdir unzipped && (cd unzipped && unzip -q "$zip")
+  expect_eq "$(WINEDEBUG=-all "$WINE" unzipped/cudnnenv.exe --version 2> /dev/null | tr -d '\r')" \
+    "$(WINEDEBUG=-all "$WINE" "$CUDNNENV" --version 2> /dev/null | tr -d '\r')" "--version of the unpacked cudnnenv.exe under Wine"
   pass "the Windows .zip"
   exit 0
 fi
@@ -77,4 +80,12 @@ expect_eq "$(dpkg-deb -c "$deb" | awk '{print $6}' | grep -v '/$' | sort)" "./us
 ./usr/share/fish/vendor_completions.d/cudnnenv.fish
 ./usr/share/man/man1/cudnnenv.1
 ./usr/share/zsh/vendor-completions/_cudnnenv" "what the .deb holds"
+# Installed by dpkg into a root of its own (its dependencies are the host's: --force-depends).
+chroot_dir=$WORK/dpkg-root
+mkdir -p "$chroot_dir/var/lib/dpkg/info" "$chroot_dir/var/lib/dpkg/updates"
+touch "$chroot_dir/var/lib/dpkg/status"
+dpkg --root="$chroot_dir" --force-depends --force-not-root --force-script-chrootless -i "$deb" > dpkg.out 2>&1 ||
+  fail "dpkg -i: $(cat dpkg.out)"
+expect_eq "$(dpkg --root="$chroot_dir" -s cudnnenv 2> /dev/null | grep '^Status:')" "Status: install ok installed" "dpkg's record"
+expect_eq "$("$chroot_dir/usr/bin/cudnnenv" --version)" "$("$CUDNNENV" --version)" "--version of the cudnnenv dpkg installed"
 pass "the .deb"
