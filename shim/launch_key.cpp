@@ -79,12 +79,12 @@ char* line_value(char* text, std::size_t size, const char* name) {
 
 }  // namespace
 
-bool launch_key(const char* root, char* out, std::size_t out_size) {
+bool launch_key(const char* root, const char* state, char* out, std::size_t out_size) {
   TextBuffer key(out, out_size);
   char value[k_path_max];
   char identity[64];
   char path_text[k_path_max + 64];
-  key.add("v=2\n");
+  key.add("v=3\n");
   const char* const variables[] = {"CUDNNENV_VERSION", "CUDNNENV_ACTIVATED", "CUDNNENV_VERIFY"};
   for (const char* name : variables) {
     if (!environment_value(name, value, sizeof value)) value[0] = '\0';
@@ -123,21 +123,32 @@ bool launch_key(const char* root, char* out, std::size_t out_size) {
     key.add('-');
   }
   key.add('\n');
+  // This user's config and trust (the state folder), the store's own config
+  // (a shared store's default), the store itself.
   const struct {
     const char* name;
+    const char* base;
     const char* relative;
-  } state[] = {{"config", "/.cudnnenv/config.toml"}, {"trusted", "/.cudnnenv/trusted"}, {"root", ""}};
-  for (const auto& item : state) {
+  } files[] = {{"config", state, "/config.toml"},
+               {"store_config", root, "/.cudnnenv/config.toml"},
+               {"trusted", state, "/trusted"},
+               {"root", root, ""}};
+  for (const auto& item : files) {
     TextBuffer path(path_text, sizeof path_text);
-    path.add(root).add(item.relative);
+    path.add(item.base).add(item.relative);
     identity_or_dash(path_text, identity, sizeof identity);
     key.add(item.name).add('=').add(identity).add('\n');
   }
   return key.ok();
 }
 
-bool launch_cache_path(const char* root, const char* key, char* out, std::size_t out_size) {
-  return TextBuffer(out, out_size).add(root).add("/.cudnnenv/cache/launch/").add_number(fnv1a(key), 16, 16).ok();
+bool launch_cache_path(const char* state, const char* key, char* out, std::size_t out_size) {
+  return TextBuffer(out, out_size).add(state).add("/cache/launch/").add_number(fnv1a(key), 16, 16).ok();
+}
+
+bool state_folder(const char* sidecar_state, const char* root, char* out, std::size_t out_size) {
+  if (sidecar_state && sidecar_state[0]) return TextBuffer(out, out_size).add(sidecar_state).ok();
+  return TextBuffer(out, out_size).add(root).add("/.cudnnenv").ok();
 }
 
 bool decision_identity(const char* library, const char* library_dir, char* out, std::size_t out_size) {

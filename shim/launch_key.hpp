@@ -4,9 +4,10 @@
 //
 // The key holds everything resolution reads (resolve.hpp): CUDNNENV_VERSION, CUDNNENV_ACTIVATED,
 // CUDNNENV_VERIFY, the nearest .cudnnenv.toml by path, size and modification
-// time, the same of config.toml, of the trust folder and of the store root
-// (a tree installed or removed changes the root's time). The decision is
-// kept in <root>/.cudnnenv/cache/launch/<hash of key>, beside the key:
+// time, the same of the user's config.toml and trust folder (in the state
+// folder), of the store's own config.toml and of the store root (a tree
+// installed or removed changes the root's time). The decision is kept in
+// <state>/cache/launch/<hash of key>, beside the key:
 //
 //   key = <the key, with newlines as '\x1f'>
 //   library_dir = /store/tree/lib
@@ -61,11 +62,16 @@ bool working_directory(char* out, std::size_t out_size);
 // An environment variable's value as UTF-8 into `out`; false when unset.
 bool environment_value(const char* name, char* out, std::size_t out_size);
 
-// The key for a launch with store root `root` from the working folder.
-bool launch_key(const char* root, char* out, std::size_t out_size);
+// The key for a launch with store root `root` and this user's state folder
+// `state` (where config.toml, trusted/ and the caches are) from the working folder.
+bool launch_key(const char* root, const char* state, char* out, std::size_t out_size);
 
-// <root>/.cudnnenv/cache/launch/<16 hex digits of the key's FNV-1a hash>.
-bool launch_cache_path(const char* root, const char* key, char* out, std::size_t out_size);
+// <state>/cache/launch/<16 hex digits of the key's FNV-1a hash>.
+bool launch_cache_path(const char* state, const char* key, char* out, std::size_t out_size);
+
+// The state folder a sidecar names (`state = ...`), else <root>/.cudnnenv
+// (a sidecar written before there was a state folder).
+bool state_folder(const char* sidecar_state, const char* root, char* out, std::size_t out_size);
 
 // The values point into the text they were read from (or, when writing, to
 // the caller's strings).

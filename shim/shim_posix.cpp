@@ -148,10 +148,12 @@ int main(int argc, char** argv) {
   if (library_dir[0] == '\0' || !have_target) {
     static char key[k_key_max];
     static char cache_path[k_path_max + 64];
+    static char state[k_path_max];
     static char cached[k_key_max + 3 * k_path_max];
     ssize_t cached_size = -1;
-    if (have_target && cudnnenv::shim::launch_key(sidecar.root, key, sizeof key) &&
-        cudnnenv::shim::launch_cache_path(sidecar.root, key, cache_path, sizeof cache_path)) {
+    if (have_target && cudnnenv::shim::state_folder(sidecar.state, sidecar.root, state, sizeof state) &&
+        cudnnenv::shim::launch_key(sidecar.root, state, key, sizeof key) &&
+        cudnnenv::shim::launch_cache_path(state, key, cache_path, sizeof cache_path)) {
       cached_size = read_small(cache_path, cached, sizeof cached - 1);
     }
     if (cached_size > 0 &&

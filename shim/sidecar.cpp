@@ -26,7 +26,7 @@ const char* trim_end(const char* begin, const char* end) {
 }  // namespace
 
 bool parse_sidecar(char* text, std::size_t size, Sidecar& sidecar, char* error, std::size_t error_size) {
-  sidecar = Sidecar{g_empty, g_empty, g_empty, g_empty, g_empty, g_empty};
+  sidecar = Sidecar{g_empty, g_empty, g_empty, g_empty, g_empty, g_empty, g_empty};
   char* const end = text + size;
   int line_number = 0;
   for (char* line = text; line < end;) {
@@ -50,9 +50,10 @@ bool parse_sidecar(char* text, std::size_t size, Sidecar& sidecar, char* error, 
       const struct {
         const char* name;
         char** field;
-      } keys[] = {{"path", &sidecar.path}, {"library_dir", &sidecar.library_dir},
-                  {"args", &sidecar.args}, {"cudnnenv", &sidecar.cudnnenv},
-                  {"root", &sidecar.root}, {"audit", &sidecar.audit}};
+      } keys[] = {{"path", &sidecar.path},  {"library_dir", &sidecar.library_dir},
+                  {"args", &sidecar.args},  {"cudnnenv", &sidecar.cudnnenv},
+                  {"root", &sidecar.root},  {"audit", &sidecar.audit},
+                  {"state", &sidecar.state}};
       for (const auto& key : keys) {
         if (key_length == std::strlen(key.name) && std::memcmp(p, key.name, key_length) == 0) {
           target = key.field;
@@ -60,7 +61,7 @@ bool parse_sidecar(char* text, std::size_t size, Sidecar& sidecar, char* error, 
       }
       if (!target) {
         std::snprintf(error, error_size,
-                      "line %d: unknown key '%.*s' (known: cudnnenv, root, audit, path, args, library_dir)",
+                      "line %d: unknown key '%.*s' (known: cudnnenv, root, state, audit, path, args, library_dir)",
                       line_number, static_cast<int>(key_length), p);
         return false;
       }

@@ -25,6 +25,7 @@ struct Sidecar {
   char* cudnnenv;
   char* root;
   char* audit;
+  char* state;  // this user's state folder; "" in sidecars written before it (then <root>/.cudnnenv)
 };
 
 // Parses `text` (`size` bytes, UTF-8) in place: each value is cut out with a

@@ -15,8 +15,30 @@
 namespace cudnnenv::cli {
 
 Store Context::store() const {
-  return Store(root_option.empty() ? Store::default_root(environment, host_platform().os)
-                                   : util::path_from_utf8(root_option));
+  const std::filesystem::path root =
+      root_option.empty() ? Store::default_root(environment, host_platform().os) : util::path_from_utf8(root_option);
+  return Store(root, state_directory_for(root));
+}
+
+std::filesystem::path Context::state_directory_for(const std::filesystem::path& root) const {
+  if (auto chosen = environment.get("CUDNNENV_STATE_DIR"); chosen && !chosen->empty()) {
+    return util::path_from_utf8(*chosen);
+  }
+  const std::filesystem::path own = root / ".cudnnenv";
+  std::error_code ec;
+  const bool exists = std::filesystem::exists(own, ec);
+  if ((exists && util::is_writable_directory(own)) || (!exists && !std::filesystem::exists(root, ec)) ||
+      (!exists && util::is_writable_directory(root))) {
+    return own;
+  }
+  // A store this user cannot write (a shared one): this user's own folder.
+  if (host_platform().os == Os::windows) {
+    return util::path_from_utf8(environment.get("LOCALAPPDATA").value_or(".")) / "cudnnenv";
+  }
+  if (auto state = environment.get("XDG_STATE_HOME"); state && !state->empty()) {
+    return util::path_from_utf8(*state) / "cudnnenv";
+  }
+  return util::path_from_utf8(environment.get("HOME").value_or(".")) / ".local" / "state" / "cudnnenv";
 }
 
 SelectionRequest Context::request(const std::string& cudnn, const std::string& cuda) const {

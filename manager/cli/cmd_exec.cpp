@@ -87,7 +87,8 @@ Result<int> run_exec(const ExecArguments& arguments, const Context& context) {
   }
   if (!arguments.shims_dir.empty()) {
     // A shim's slow path: the decision, for the shim's next start in the same situation.
-    record_launch_decision(context.root_option.empty() ? util::to_utf8(store.root()) : context.root_option, tree);
+    record_launch_decision(context.root_option.empty() ? util::to_utf8(store.root()) : context.root_option,
+                           util::to_utf8(store.state_directory()), tree);
   }
   if (!arguments.report) {
     return launch(*plan);

@@ -17,6 +17,7 @@ ShimPaths shim_paths(const Context& context) {
   ShimPaths paths;
   paths.shims_dir = store.state_directory() / "shims";
   paths.root = store.root();
+  paths.state = store.state_directory();
   paths.program = util::current_executable();
   paths.launcher = paths.program.parent_path() / (windows ? "cudnnenv-shim.exe" : "cudnnenv-shim");
   if (!windows) {

@@ -29,7 +29,12 @@ struct Context {
   // returns the exit code, or the error to print.
   std::function<Result<int>()> action;
 
+  // The store of --root / CUDNNENV_ROOT / the default, with this user's state
+  // folder: CUDNNENV_STATE_DIR, else <root>/.cudnnenv when this user can write
+  // it, else the user's own ($XDG_STATE_HOME/cudnnenv, ~/.local/state/cudnnenv;
+  // %LOCALAPPDATA%\cudnnenv).
   Store store() const;
+  std::filesystem::path state_directory_for(const std::filesystem::path& root) const;
   // A request for the selection here: this context's environment and the
   // working folder, with --cudnn and --cuda when given (empty: not given).
   SelectionRequest request(const std::string& cudnn = {}, const std::string& cuda = {}) const;

@@ -54,6 +54,9 @@ std::string sidecar_text(const ShimSpec& spec, const ShimPaths& paths, const std
   std::string text = "# written by 'cudnnenv shim add " + spec.name + "'; see 'cudnnenv shim --help'\n";
   text += "cudnnenv = " + util::to_utf8(paths.program) + "\n";
   text += "root = " + util::to_utf8(paths.root) + "\n";
+  if (!paths.state.empty()) {
+    text += "state = " + util::to_utf8(paths.state) + "\n";
+  }
   if (!paths.audit_module.empty()) {
     text += "audit = " + util::to_utf8(paths.audit_module) + "\n";
   }
@@ -66,15 +69,15 @@ std::string sidecar_text(const ShimSpec& spec, const ShimPaths& paths, const std
   return text;
 }
 
-void record_launch_decision(const std::string& root, const TreeRecord& tree) {
+void record_launch_decision(const std::string& root, const std::string& state, const TreeRecord& tree) {
   static char key[shim::k_key_max];
   static char path[shim::k_path_max + 64];
   static char text[shim::k_key_max + 3 * shim::k_path_max];
   const std::string library_dir = util::to_utf8(tree.resolve(tree.layout.library_dir));
   const std::string library = util::to_utf8(tree.library_path());
   char identity[128];
-  if (!shim::launch_key(root.c_str(), key, sizeof key) ||
-      !shim::launch_cache_path(root.c_str(), key, path, sizeof path) ||
+  if (!shim::launch_key(root.c_str(), state.c_str(), key, sizeof key) ||
+      !shim::launch_cache_path(state.c_str(), key, path, sizeof path) ||
       !shim::decision_identity(library.c_str(), library_dir.c_str(), identity, sizeof identity)) {
     return;
   }
@@ -104,7 +107,7 @@ Result<ShimInfo> add_shim(const ShimSpec& spec, const ShimPaths& paths) {
                         "give the real program's path", ExitCode::usage);
     }
   }
-  for (const std::string& value : {util::to_utf8(paths.program), util::to_utf8(paths.root),
+  for (const std::string& value : {util::to_utf8(paths.program), util::to_utf8(paths.root), util::to_utf8(paths.state),
                                    target ? util::to_utf8(*target) : std::string(), spec.args}) {
     if (value.find_first_of("\r\n") != std::string::npos) {
       return make_error("a line break in '" + value + "' cannot go into a shim file", "use a path without one",

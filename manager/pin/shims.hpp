@@ -22,8 +22,9 @@ struct ShimSpec {
 };
 
 struct ShimPaths {
-  std::filesystem::path shims_dir;     // <root>/.cudnnenv/shims
+  std::filesystem::path shims_dir;     // <state>/shims
   std::filesystem::path root;          // the store root, as the shim passes it back to cudnnenv
+  std::filesystem::path state;         // this user's state folder (Store::state_directory)
   std::filesystem::path program;       // cudnnenv
   std::filesystem::path launcher;      // cudnnenv-shim(.exe)
   std::filesystem::path audit_module;  // Linux: libcudnnenv-audit.so; empty on Windows
@@ -44,7 +45,7 @@ struct ShimInfo {
 // for the store `root` (as the shim names it), pins `tree`: the decision the
 // shims' fast path reads (shim/launch_key.hpp). A cache: failing to write it
 // costs the next start the slow path.
-void record_launch_decision(const std::string& root, const TreeRecord& tree);
+void record_launch_decision(const std::string& root, const std::string& state, const TreeRecord& tree);
 
 Result<ShimInfo> add_shim(const ShimSpec& spec, const ShimPaths& paths);
 

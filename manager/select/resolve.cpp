@@ -187,8 +187,14 @@ Result<Selection> resolve_selection(const Store& store, const SelectionRequest& 
     }
     // A project file that names no tree (only [env], say) leaves the choice to the default.
   }
-  const fs::path config_file = store.state_directory() / "config.toml";
+  // This user's default, else (a shared store this user cannot write) the store's own.
+  fs::path config_file = store.state_directory() / "config.toml";
   CUDNNENV_TRY_ASSIGN(config, read_config(config_file));
+  if (!config->default_spec && store.own_directory() != store.state_directory()) {
+    config_file = store.own_directory() / "config.toml";
+    CUDNNENV_TRY_ASSIGN(shared, read_config(config_file));
+    config = std::move(shared);
+  }
   if (config->default_spec) {
     selection.origin = Origin::global_default;
     selection.decided_by = util::to_utf8(config_file);

@@ -453,7 +453,8 @@ Result<void> check_tree_name(const std::string& name) {
   return {};
 }
 
-Store::Store(fs::path root) : m_root(std::move(root)) {}
+Store::Store(fs::path root, std::optional<fs::path> state)
+    : m_root(std::move(root)), m_state(state ? std::move(*state) : m_root / ".cudnnenv") {}
 
 fs::path Store::default_root(const util::Environment& environment, Os os) {
   if (auto root = environment.get("CUDNNENV_ROOT"); root && !root->empty()) {

@@ -55,7 +55,8 @@ struct Listing {
 
 class Store {
  public:
-  explicit Store(std::filesystem::path root);
+  // `state`: this user's state folder (state_directory); default <root>/.cudnnenv.
+  explicit Store(std::filesystem::path root, std::optional<std::filesystem::path> state = std::nullopt);
 
   // CUDNNENV_ROOT, else C:\libs on Windows, else $XDG_DATA_HOME/cudnnenv,
   // else ~/.local/share/cudnnenv.
@@ -71,8 +72,15 @@ class Store {
 
   Listing list(RecordPart part = RecordPart::everything) const;
 
-  // <root>/.cudnnenv: config.toml, trusted/, locks, staging.
-  std::filesystem::path state_directory() const { return state_dir(); }
+  // Where this user's state lives: config.toml (use --global), trusted/,
+  // caches, shims, downloads, the cmd and profile scripts. <root>/.cudnnenv,
+  // or, for a store this user cannot write (a shared one on a cluster), a
+  // folder of the user's own (cli::Context decides).
+  std::filesystem::path state_directory() const { return m_state; }
+
+  // <root>/.cudnnenv, the store's own: its config.toml (a shared store's
+  // default for every user), staging, locks, trash.
+  std::filesystem::path own_directory() const { return state_dir(); }
 
   // A tree by folder name, or by version prefix matched on whole components
   // ("8.1" matches 8.1.0.77, never 8.10.0); errors list what is installed.
@@ -92,6 +100,7 @@ class Store {
   Result<void> prepare() const;
 
   std::filesystem::path m_root;
+  std::filesystem::path m_state;
 };
 
 // Whether `name` can be a tree folder's name on every OS.

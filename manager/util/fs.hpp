@@ -74,6 +74,11 @@ class FileLock {
   std::intptr_t m_handle = -1;
 };
 
+// Whether this process may create files in the folder `path` (access(2)
+// W_OK, which also says no on a read-only mount; on Windows the read-only
+// attribute only). False when it does not exist.
+bool is_writable_directory(const std::filesystem::path& path);
+
 // The running program's own file.
 std::filesystem::path current_executable();
 

@@ -119,6 +119,10 @@ std::optional<std::string> short_path(const fs::path&) {
   return std::nullopt;
 }
 
+bool is_writable_directory(const fs::path& path) {
+  return ::access(path.c_str(), W_OK | X_OK) == 0;
+}
+
 unsigned long current_process_id() {
   return static_cast<unsigned long>(::getpid());
 }

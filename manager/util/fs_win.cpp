@@ -161,4 +161,8 @@ unsigned long current_process_id() {
   return ::GetCurrentProcessId();
 }
 
+bool is_writable_directory(const std::filesystem::path& path) {
+  return ::_waccess(path.c_str(), 2) == 0;
+}
+
 }  // namespace cudnnenv::util

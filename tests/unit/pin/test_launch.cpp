@@ -185,7 +185,8 @@ TEST_SUITE("shim") {
     shim::Sidecar sidecar;
     char unknown[] = "path = /bin/true\ncolour = red\n\0";
     CHECK_FALSE(shim::parse_sidecar(unknown, std::strlen(unknown), sidecar, error, sizeof error));
-    CHECK(std::string(error) == "line 2: unknown key 'colour' (known: cudnnenv, root, audit, path, args, library_dir)");
+    CHECK(std::string(error) ==
+          "line 2: unknown key 'colour' (known: cudnnenv, root, state, audit, path, args, library_dir)");
     char no_tree[] = "path = /bin/true\n\0";
     CHECK_FALSE(shim::parse_sidecar(no_tree, std::strlen(no_tree), sidecar, error, sizeof error));
     CHECK(std::string(error) == "no 'library_dir = ...', and no 'cudnnenv = ...' and 'root = ...' to select one");
@@ -193,6 +194,7 @@ TEST_SUITE("shim") {
 
   TEST_CASE("a cached launch decision holds while nothing resolution reads has changed") {
     const std::string root = util::to_utf8(fs::absolute("store"));
+    const std::string state = root + "/.cudnnenv";
     fs::create_directories("store/.cudnnenv");
     fs::create_directories("store/tree/lib");
     test::write_binary("store/tree/lib/lib.so", "library");
@@ -200,7 +202,7 @@ TEST_SUITE("shim") {
     const std::string library = util::to_utf8(fs::absolute("store/tree/lib/lib.so"));
     const std::string library_dir = util::to_utf8(fs::absolute("store/tree/lib"));
     char key[shim::k_key_max];
-    REQUIRE(shim::launch_key(root.c_str(), key, sizeof key));
+    REQUIRE(shim::launch_key(root.c_str(), state.c_str(), key, sizeof key));
     char text[shim::k_key_max + 3 * shim::k_path_max];
     std::string written;
     auto record = [&] {  // what exec's slow path writes for this key
@@ -224,7 +226,7 @@ TEST_SUITE("shim") {
     SUBCASE("a project file appears in the working folder: another key") {
       test::write_binary(".cudnnenv.toml", "cudnn = \"8\"\n");
       char other[shim::k_key_max];
-      REQUIRE(shim::launch_key(root.c_str(), other, sizeof other));
+      REQUIRE(shim::launch_key(root.c_str(), state.c_str(), other, sizeof other));
       CHECK(std::string(other) != std::string(key));
       CHECK(std::string(other).find(util::to_utf8(fs::absolute(".cudnnenv.toml"))) != std::string::npos);
       CHECK_FALSE(accepted(other));
@@ -232,8 +234,24 @@ TEST_SUITE("shim") {
     SUBCASE("the global default is written: another key") {
       test::write_binary("store/.cudnnenv/config.toml", "default = \"9\"\n");
       char other[shim::k_key_max];
-      REQUIRE(shim::launch_key(root.c_str(), other, sizeof other));
+      REQUIRE(shim::launch_key(root.c_str(), state.c_str(), other, sizeof other));
       CHECK_FALSE(accepted(other));
+    }
+    SUBCASE("a shared store's own default is written (this user's state folder elsewhere): another key") {
+      fs::create_directories("home-state");
+      const std::string user_state = util::to_utf8(fs::absolute("home-state"));
+      char before[shim::k_key_max];
+      REQUIRE(shim::launch_key(root.c_str(), user_state.c_str(), before, sizeof before));
+      test::write_binary("store/.cudnnenv/config.toml", "default = \"9\"\n");
+      char after[shim::k_key_max];
+      REQUIRE(shim::launch_key(root.c_str(), user_state.c_str(), after, sizeof after));
+      CHECK(std::string(after) != std::string(before));
+      test::write_binary("home-state/config.toml", "default = \"8\"\n");
+      REQUIRE(shim::launch_key(root.c_str(), user_state.c_str(), before, sizeof before));
+      CHECK(std::string(after) != std::string(before));
+      char path[shim::k_path_max];
+      REQUIRE(shim::launch_cache_path(user_state.c_str(), before, path, sizeof path));
+      CHECK(std::string(path).rfind(user_state + "/cache/launch/", 0) == 0);
     }
     SUBCASE("the library changed since the check: refused") {
       test::write_binary("store/tree/lib/lib.so", "another library, longer");

@@ -1,0 +1,81 @@
+#!/usr/bin/env bash
+# A store this user cannot write (#15: a cluster's shared store, installed by
+# an admin): as an unprivileged user (setpriv to nobody) with a writable home
+# folder, `list`, `current`, `which`, `exec`, a shim and `verify --level
+# load` work, and what the user writes (the pin-check cache, shims and their
+# recorded decisions, `use --global`, trust) goes to the user's own state
+# folder (~/.local/state/cudnnenv, or CUDNNENV_STATE_DIR), never the store.
+# The store's own config.toml is the default for every user until the user
+# sets one. Needs root, to run the rest as another user (exit 77 otherwise).
+CUDNNENV=$1
+FIXTURES=$2
+source "$(dirname "$0")/lib.sh"
+[ "$(id -u)" = 0 ] && command -v setpriv > /dev/null || { echo "skip: needs root and setpriv"; exit 77; }
+unset CUDNNENV_VERSION CUDNNENV_ACTIVATED _CUDNNENV_STATE CUDNNENV_ACTIVE CUDNNENV_STATE_DIR XDG_STATE_HOME
+# Everything the unprivileged user runs lives in a folder it can read.
+shared=$(mktemp -d /tmp/cudnnenv-shared-XXXXXX)
+trap 'rm -rf "$shared"; cleanup' EXIT
+mkdir -p "$shared/bin" "$shared/home" "$shared/project/sub"
+cp "$(dirname "$CUDNNENV")"/cudnnenv* "$(dirname "$CUDNNENV")"/libcudnnenv-audit*.so "$shared/bin/" 2> /dev/null || true
+cp "$FIXTURES/load-cudnn" "$shared/bin/"
+rm -f "$shared/bin/cudnnenv_tests"
+store=$shared/store
+make_linux_tree t91 9.1.0 "$FIXTURES/fake-elf64-9.1.0.so"
+make_linux_tree t92 9.2.0 "$FIXTURES/fake-elf64-9.2.0.so"
+# The admin's part, as root: two trees and the store's default.
+CUDNNENV_ROOT=$store "$shared/bin/cudnnenv" install t91 --name t91 > /dev/null
+CUDNNENV_ROOT=$store "$shared/bin/cudnnenv" install t92 --name t92 > /dev/null
+CUDNNENV_ROOT=$store "$shared/bin/cudnnenv" use --global t91 > /dev/null 2>&1
+chmod -R a+rX,go-w "$shared"
+chown nobody "$shared/home" "$shared/project" "$shared/project/sub"
+printf 'cudnn = "9.2"\n' > "$shared/project/sub/.cudnnenv.toml" && chown nobody "$shared/project/sub/.cudnnenv.toml"
+before=$(cd "$store" && find . -printf '%p %s %T@\n' | sort)
+
+# as_user CMD...: as nobody, in the project folder, HOME the writable folder; out, err and rc as `run` sets them.
+as_user() {
+  run_program setpriv --reuid=nobody --regid=nogroup --clear-groups \
+    env -i PATH=/usr/bin:/bin HOME="$shared/home" CUDNNENV_ROOT="$store" ${USER_ENV:-} \
+    sh -c 'cd "$0" && exec "$@"' "${WORKDIR:-$shared/project}" "$@"
+}
+state=$shared/home/.local/state/cudnnenv
+
+as_user "$shared/bin/cudnnenv" list
+expect_eq "$rc" "0" "list: $(cat err)"
+expect_eq "$(awk 'NR > 1 {print $1}' out)" "t92
+t91" "list"
+as_user "$shared/bin/cudnnenv" current
+expect_eq "$(cat out)" "9.1.0  t91  (set by $store/.cudnnenv/config.toml, the global default)" "current: the store's default"
+as_user "$shared/bin/cudnnenv" which
+expect_eq "$(cat out)" "$store/t91/lib/libcudnn.so.9" "which"
+as_user "$shared/bin/cudnnenv" verify t91 --level load
+expect_eq "$rc" "0" "verify --level load: $(cat err)"
+as_user "$shared/bin/cudnnenv" -v exec -- "$shared/bin/load-cudnn"
+expect_eq "$rc" "0" "exec: $(cat err)"
+expect_eq "$(cat out)" "90100" "exec pins the store's tree"
+[ -f "$state/cache/pin-checks" ] || fail "the pin-check cache is not in the user's state folder: $(find "$shared/home")"
+as_user "$shared/bin/cudnnenv" -v exec -- "$shared/bin/load-cudnn"
+grep -qx "cudnnenv: debug: pin check (load) of 't91': passed before, no file changed since (cache)" err ||
+  fail "the second exec did not use the cached check: $(cat err)"
+pass "list, current, which, verify and exec on a store this user cannot write"
+
+# A shim: in the user's state folder; its first start records the decision there, the next uses it.
+as_user "$shared/bin/cudnnenv" shim add load-cudnn --target "$shared/bin/load-cudnn"
+expect_eq "$rc" "0" "shim add: $(cat err)"
+[ -x "$state/shims/load-cudnn" ] || fail "the shim is not in the user's state folder"
+WORKDIR=$shared/project/sub as_user "$state/shims/load-cudnn"
+expect_eq "$(cat out)" "90200" "the shim pins the project's tree"
+expect_eq "$(ls "$state/cache/launch" | wc -l)" "1" "the decision recorded in the user's state folder"
+WORKDIR=$shared/project/sub USER_ENV="CUDNNENV_LOG=debug" as_user "$state/shims/load-cudnn"
+expect_eq "$(cat out)" "90200" "the shim's second start"
+expect_eq "$(cat err)" "" "the second start takes the fast path (cudnnenv, which would log, never ran)"
+pass "a shim on a store this user cannot write"
+
+# use --global: the user's own default, in the state folder; it wins over the store's.
+as_user "$shared/bin/cudnnenv" use --global t92
+expect_eq "$rc" "0" "use --global: $(cat err)"
+as_user "$shared/bin/cudnnenv" current
+expect_eq "$(cat out)" "9.2.0  t92  (set by $state/config.toml, the global default)" "the user's default"
+USER_ENV="CUDNNENV_STATE_DIR=$shared/home/elsewhere" as_user "$shared/bin/cudnnenv" current
+expect_eq "$(cat out)" "9.1.0  t91  (set by $store/.cudnnenv/config.toml, the global default)" "CUDNNENV_STATE_DIR names another state folder"
+expect_eq "$(cd "$store" && find . -printf '%p %s %T@\n' | sort)" "$before" "the store untouched"
+pass "the user's state beside a shared store"
