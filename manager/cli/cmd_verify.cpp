@@ -128,7 +128,10 @@ Result<int> run_verify(const VerifyArguments& arguments, const Context& context)
       const char* mark = check.status == CheckStatus::ok       ? "  ok    "
                          : check.status == CheckStatus::failed ? "  FAIL  "
                                                                : "  skip  ";
-      print(mark + check.name + ": " + check.detail + "\n");
+      print_marked(check.status == CheckStatus::ok       ? Paint::ok
+                   : check.status == CheckStatus::failed ? Paint::fail
+                                                         : Paint::warn,
+                   mark, check.name + ": " + check.detail + "\n");
     }
     for (const auto& [key, value] : report.gpu) {
       if (key == "gpu" || key == "compute_capability" || key == "driver_cuda" || key == "conv_ms" ||
@@ -140,10 +143,13 @@ Result<int> run_verify(const VerifyArguments& arguments, const Context& context)
       print("  the GPU step was skipped: verified up to 'load'\n");
     }
     // Asked for a convolution and got none: not "passed" (#11).
-    print(std::string(!report.passed()                       ? "FAILED"
-                      : report.gpu_unavailable && conv_asked ? "verified up to load; no GPU"
-                                                             : "passed") +
-          "\n");
+    print_marked(!report.passed()                       ? Paint::fail
+                 : report.gpu_unavailable && conv_asked ? Paint::warn
+                                                        : Paint::ok,
+                 !report.passed()                       ? "FAILED"
+                 : report.gpu_unavailable && conv_asked ? "verified up to load; no GPU"
+                                                        : "passed",
+                 "\n");
   }
   if (arguments.json) {
     print_json(results);

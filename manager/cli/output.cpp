@@ -1,5 +1,8 @@
 #include "cli/output.hpp"
 
+#include <cstdlib>
+#include <cstring>
+
 #include "util/console.hpp"
 
 #include <cstdio>
@@ -14,6 +17,24 @@ namespace cudnnenv::cli {
 
 namespace {
 
+// Colours on `stream` (stdout or stderr): a terminal that shows them, and no
+// NO_COLOR (https://no-color.org: set and not empty). Decided once per stream.
+bool colours_on(std::FILE* stream) {
+  static const bool no_colour = [] {
+    const char* value = std::getenv("NO_COLOR");
+    return value && *value;
+  }();
+  static const bool out = !no_colour && util::enable_colours(stdout);
+  static const bool err = !no_colour && util::enable_colours(stderr);
+  return stream == stdout ? out : err;
+}
+
+// `text` in SGR `code` ("1;31": bold red) when colours are on for `stream`.
+std::string painted(std::FILE* stream, const char* code, std::string_view text) {
+  if (!colours_on(stream)) return std::string(text);
+  return std::string("\x1b[") + code + "m" + std::string(text) + "\x1b[0m";
+}
+
 // spdlog's default logger writes to stdout, which is for what the user asked
 // for (and what shells eval). This one writes "cudnnenv: <level>: <message>"
 // through print_diagnostic: every control byte escaped (messages carry names
@@ -25,8 +46,23 @@ class DiagnosticSink final : public spdlog::sinks::base_sink<spdlog::details::nu
                         : message.level == spdlog::level::warn ? "warning"
                         : message.level == spdlog::level::info ? "info"
                                                                : "debug";
-    print_diagnostic("cudnnenv: " + std::string(level) + ": " +
-                     std::string(message.payload.data(), message.payload.size()) + "\n");
+    const std::string text =
+        "cudnnenv: " + std::string(level) + ": " + std::string(message.payload.data(), message.payload.size()) + "\n";
+    if (message.level < spdlog::level::warn || !colours_on(stderr)) {
+      print_diagnostic(text);
+      return;
+    }
+    // The level word painted, after the text was made printable.
+    std::fflush(stdout);
+    const std::string word = std::string(level) + ":";
+    std::string out;
+    for (const auto& line : util::split(text.substr(std::strlen("cudnnenv: ")), '\n')) {
+      if (!out.empty()) out += "\n";
+      out += util::printable(line);
+    }
+    util::write_utf8(stderr,
+                     "cudnnenv: " + painted(stderr, message.level >= spdlog::level::err ? "1;31" : "1;33", word) +
+                         out.substr(word.size()));
   }
   void flush_() override { std::fflush(stderr); }
 };
@@ -65,7 +101,8 @@ void log_debug(std::string_view message) {
 
 void print_error(const Error& error) {
   std::fflush(stdout);
-  util::write_utf8(stderr, "cudnnenv: error: " + util::printable(error.message) + "\n" +
+  util::write_utf8(stderr, "cudnnenv: " + painted(stderr, "1;31", "error:") + " " + util::printable(error.message) +
+                               "\n" +
                                (error.hint.empty() ? std::string() : "  hint: " + util::printable(error.hint) + "\n"));
 }
 
@@ -99,6 +136,20 @@ void print_progress(std::string_view line, bool last) {
 
 void print_note(std::string_view message) {
   print_diagnostic("cudnnenv: " + std::string(message) + "\n");
+}
+
+void print_marked(Paint paint, std::string_view mark, std::string_view rest) {
+  if (!colours_on(stdout)) {
+    print(std::string(mark) + std::string(rest));
+    return;
+  }
+  std::fflush(stdout);
+  util::write_utf8(stdout, painted(stdout,
+                                   paint == Paint::ok     ? "32"
+                                   : paint == Paint::warn ? "33"
+                                                          : "1;31",
+                                   util::printable(mark)));
+  print(rest);
 }
 
 void print(std::string_view text) {

@@ -41,6 +41,12 @@ bool stderr_is_terminal();
 // `last` ends it with a newline.
 void print_progress(std::string_view line, bool last);
 
+// A check's mark on stdout ("  ok    ", "  FAIL  "...) in green, yellow or red
+// on a terminal that shows colours, unless NO_COLOR is set; then `rest` as
+// print() writes it.
+enum class Paint { ok, warn, fail };
+void print_marked(Paint paint, std::string_view mark, std::string_view rest);
+
 // Writes `text` to stdout as is (UTF-8).
 void print(std::string_view text);
 

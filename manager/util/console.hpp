@@ -19,6 +19,11 @@ void write_utf8(std::FILE* stream, std::string_view text);
 // Whether `stream` is a terminal (POSIX) or a console (Windows).
 bool is_terminal(std::FILE* stream);
 
+// Whether `stream` is a terminal that shows colours (ANSI SGR sequences): on
+// Windows a console that accepts ENABLE_VIRTUAL_TERMINAL_PROCESSING (Windows
+// 10 and later; turned on here), on POSIX a terminal whose TERM is not "dumb".
+bool enable_colours(std::FILE* stream);
+
 // `utf8` in the console's code page (what cmd reads batch files in), or
 // nothing when a character has no place in it. Plain ASCII passes as is;
 // on POSIX, where there is no such console, anything else is nothing.

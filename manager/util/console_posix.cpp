@@ -1,5 +1,7 @@
 #include <unistd.h>
 
+#include <cstdlib>
+
 #include "util/console.hpp"
 
 namespace cudnnenv::util {
@@ -10,6 +12,11 @@ void write_utf8(std::FILE* stream, std::string_view text) {
 
 bool is_terminal(std::FILE* stream) {
   return ::isatty(::fileno(stream)) == 1;
+}
+
+bool enable_colours(std::FILE* stream) {
+  const char* term = std::getenv("TERM");
+  return is_terminal(stream) && !(term && std::string_view(term) == "dumb");
 }
 
 std::optional<std::string> encode_for_console(std::string_view utf8) {

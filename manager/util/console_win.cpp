@@ -30,6 +30,14 @@ bool is_terminal(std::FILE* stream) {
   return handle != INVALID_HANDLE_VALUE && ::GetConsoleMode(handle, &mode);
 }
 
+bool enable_colours(std::FILE* stream) {
+  HANDLE handle = reinterpret_cast<HANDLE>(::_get_osfhandle(::_fileno(stream)));
+  DWORD mode = 0;
+  if (handle == INVALID_HANDLE_VALUE || !::GetConsoleMode(handle, &mode)) return false;
+  return (mode & ENABLE_VIRTUAL_TERMINAL_PROCESSING) != 0 ||
+         ::SetConsoleMode(handle, mode | ENABLE_VIRTUAL_TERMINAL_PROCESSING) != 0;
+}
+
 std::optional<std::string> encode_for_console(std::string_view utf8) {
   bool ascii = true;
   for (const char c : utf8) {
