@@ -125,11 +125,11 @@ pass "list --available: the embedded official list for this platform, newest fir
 # NO_COLOR, none when piped, none in --json.
 make_linux_tree colour-tree 9.1.0 "$FIXTURES/fake-elf64-9.1.0.so"
 "$CUDNNENV" install colour-tree --name colour > /dev/null
-script -qec "'$CUDNNENV' verify colour --level files; '$CUDNNENV' remove no-such-tree" /dev/null < /dev/null | tr -d '\r' > tty.txt
+script -qec "'$CUDNNENV' verify colour --level files; '$CUDNNENV' remove no-such-tree; true" /dev/null < /dev/null | tr -d '\r' > tty.txt
 expect_eq "$(grep -c $'^\e\\[32m  ok    \e\\[0m' tty.txt)" "4" "green check marks on a terminal"
 expect_eq "$(grep -c $'^\e\\[32mpassed\e\\[0m$' tty.txt)" "1" "a green 'passed'"
 expect_eq "$(grep -c $'^cudnnenv: \e\\[1;31merror:\e\\[0m no installed cuDNN matches' tty.txt)" "1" "a red 'error:'"
-NO_COLOR=1 script -qec "'$CUDNNENV' verify colour --level files; '$CUDNNENV' remove no-such-tree" /dev/null < /dev/null > tty.txt
+NO_COLOR=1 script -qec "'$CUDNNENV' verify colour --level files; '$CUDNNENV' remove no-such-tree; true" /dev/null < /dev/null > tty.txt
 expect_eq "$(grep -c $'\e\\[' tty.txt || true)" "0" "NO_COLOR: no colour"
 script -qec "'$CUDNNENV' verify colour --level files --json" /dev/null < /dev/null > tty.txt
 expect_eq "$(grep -c $'\e\\[' tty.txt || true)" "0" "--json: no colour"
