@@ -3,6 +3,7 @@
 #include "cli/context.hpp"
 #include "cli/output.hpp"
 #include "download/download.hpp"
+#include "util/fs.hpp"
 #include "util/text.hpp"
 
 namespace cudnnenv::cli {
@@ -48,14 +49,19 @@ Result<int> run_clean(const CacheArguments& arguments, const Context& context) {
   const auto removed = clean_downloads(downloads_folder(context));
   std::uint64_t total = 0;
   for (const auto& file : removed) total += file.size;
+  // What killed runs left in the store (staging, trash), where this user may write it.
+  const Store store = context.store();
+  const std::uint64_t leftovers =
+      util::is_writable_directory(store.own_directory()) ? store.clean_leftovers() : std::uint64_t{0};
   if (arguments.json) {
     Json array = Json::array();
     for (const auto& file : removed) array.push_back(file_json(file));
-    print_json(Json{{"removed", array}, {"freed", total}});
+    print_json(Json{{"removed", array}, {"freed", total}, {"leftovers_freed", leftovers}});
     return 0;
   }
   print("freed " + util::human_size(total) + " (" + std::to_string(removed.size()) +
-        (removed.size() == 1 ? " file" : " files") + ") in " + util::to_utf8(downloads_folder(context)) + "\n");
+        (removed.size() == 1 ? " file" : " files") + ") in " + util::to_utf8(downloads_folder(context)) +
+        (leftovers ? ", and " + util::human_size(leftovers) + " that killed installs left in the store" : "") + "\n");
   return 0;
 }
 
@@ -66,7 +72,9 @@ void register_cache(CLI::App& app, Context& context) {
   cache->require_subcommand(1);
   for (const auto& [name, description, run] :
        {std::tuple{"list", "the kept archives and partial downloads, with their sizes", &run_list},
-        std::tuple{"clean", "delete them (not one an install is fetching now)", &run_clean}}) {
+        std::tuple{"clean",
+                   "delete them (not one an install is fetching now), and what killed installs left in the store",
+                   &run_clean}}) {
     auto arguments = std::make_shared<CacheArguments>();
     CLI::App* command = cache->add_subcommand(name, description);
     command->add_flag("--json", arguments->json, "print the result as JSON");

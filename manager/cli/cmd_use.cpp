@@ -90,6 +90,13 @@ void register_use(CLI::App& app, Context& context) {
   command->add_flag("--local", arguments->local,
                     "write cudnn = \"SPEC\" into ./.cudnnenv.toml, keeping its other lines");
   command->add_flag("--global", arguments->global, "set the default in <root>/.cudnnenv/config.toml");
+  command->footer(
+      "Examples:\n"
+      "  cudnnenv use 8.9                 this shell (with 'cudnnenv init' loaded; else it prints the line to run)\n"
+      "  cudnnenv use 8.1 --local         this project: writes .cudnnenv.toml here\n"
+      "  cudnnenv use tf2.5 --local       the tree TensorFlow 2.5 was tested with\n"
+      "  cudnnenv use 9 --global          the default everywhere else\n"
+      "  cudnnenv current                 what is selected here, and what decided it");
   command->callback(
       [arguments, &context] { context.action = [arguments, &context] { return run_use(*arguments, context); }; });
 }

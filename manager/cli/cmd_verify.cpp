@@ -170,6 +170,12 @@ void register_verify(CLI::App& app, Context& context) {
   command->add_option("--device", arguments->device, "which GPU (default 0)");
   command->add_flag("--all", arguments->all, "every tree in the store");
   command->add_flag("--json", arguments->json, "print the results as a JSON array");
+  command->footer(
+      "Examples:\n"
+      "  cudnnenv verify                  the selected tree: files, then loading every library\n"
+      "  cudnnenv verify 8.9 --level conv a convolution on the GPU against a CPU reference\n"
+      "  cudnnenv verify --all --json     every tree, for a script\n"
+      "  cudnnenv verify /usr/local/cuda-12.2   a folder that is not in the store");
   command->callback(
       [arguments, &context] { context.action = [arguments, &context] { return run_verify(*arguments, context); }; });
 }

@@ -478,18 +478,35 @@ Result<void> Store::prepare() const {
                         "choose a writable store root with CUDNNENV_ROOT or --root");
     }
   }
+  clean_leftovers();
+  return {};
+}
+
+std::uint64_t Store::clean_leftovers() const {
   // What killed installs and removes left behind: a staging folder whose
   // tree lock nobody holds, and anything in the trash.
+  std::error_code ec;
+  std::uint64_t freed = 0;
+  const auto size_of = [](const fs::path& folder) {
+    std::uint64_t bytes = 0;
+    std::error_code walk;
+    for (const auto& entry : fs::recursive_directory_iterator(folder, walk)) {
+      if (entry.is_regular_file(walk)) bytes += entry.file_size(walk);
+    }
+    return bytes;
+  };
   for (const auto& entry : fs::directory_iterator(state_dir() / "staging", ec)) {
     const fs::path lock_file = state_dir() / "locks" / (entry.path().filename().native() + fs::path(".lock").native());
     if (auto lock = util::FileLock::try_acquire(lock_file)) {
-      util::remove_tree(entry.path());
+      const std::uint64_t bytes = size_of(entry.path());
+      if (util::remove_tree(entry.path())) freed += bytes;
     }
   }
   for (const auto& entry : fs::directory_iterator(state_dir() / "trash", ec)) {
-    util::remove_tree(entry.path());
+    const std::uint64_t bytes = size_of(entry.path());
+    if (util::remove_tree(entry.path())) freed += bytes;
   }
-  return {};
+  return freed;
 }
 
 Result<InstallOutcome> Store::install(const fs::path& source_path, const InstallOptions& options) {

@@ -92,6 +92,10 @@ class Store {
   // that is not in the store (a trusted `path = ...`).
   Result<TreeRecord> full_record(const TreeRecord& tree) const;
 
+  // Deletes what killed installs and removes left in the store (a staging
+  // folder no install holds, the trash); returns the bytes freed.
+  std::uint64_t clean_leftovers() const;
+
   // Deletes a store tree, or forgets an adopted one (its files stay).
   Result<void> remove(const TreeRecord& record);
 

@@ -75,9 +75,14 @@ expect_eq "$(cat out)" "8.0 MB  $ARCHIVE" "cache list"
 expect_eq "$(cat err)" "cudnnenv: 1 file, 8.0 MB in $downloads; 'cudnnenv cache clean' frees it" "cache list's note"
 run cache list --json
 expect_eq "$(json_field size < out) $(json_field partial < out) $(json_field version < out)" "$SIZE false 9.1.0.70" "cache list --json"
+# What a killed install and a killed remove leave in the store goes too (the gc of #15).
+mkdir -p "$CUDNNENV_ROOT/.cudnnenv/staging/killed/lib" "$CUDNNENV_ROOT/.cudnnenv/trash/old"
+head -c 1000 /dev/zero > "$CUDNNENV_ROOT/.cudnnenv/staging/killed/lib/part"
+head -c 500 /dev/zero > "$CUDNNENV_ROOT/.cudnnenv/trash/old/file"
 run cache clean
-expect_eq "$(cat out)" "freed 8.0 MB (1 file) in $downloads" "cache clean"
+expect_eq "$(cat out)" "freed 8.0 MB (1 file) in $downloads, and 1.5 kB that killed installs left in the store" "cache clean"
 [ ! -e "$downloads/$ARCHIVE" ] || fail "cache clean left the archive"
+expect_eq "$(ls -A "$CUDNNENV_ROOT/.cudnnenv/staging" "$CUDNNENV_ROOT/.cudnnenv/trash" | grep -v ':$' | grep -v '^$' || true)" "" "staging and trash emptied"
 run remove "$TREE" --yes
 pass "cache list and clean"
 
