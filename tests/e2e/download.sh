@@ -101,16 +101,7 @@ pass "a cut connection resumed"
 
 # 6. A run killed halfway, then the same command again: it resumes.
 start_server slow
-"$CUDNNENV" install 9.1 --cuda 12 --mirror "http://127.0.0.1:$PORT/slow" > /dev/null 2>&1 &
-pid=$!
-for _ in $(seq 200); do
-  size=$(stat -c %s "$downloads/$ARCHIVE.part" 2> /dev/null || echo 0)
-  [ "$size" -gt 1000000 ] && break
-  sleep 0.05
-done
-kill -9 $pid; wait $pid 2> /dev/null || true
-part=$(stat -c %s "$downloads/$ARCHIVE.part")
-[ "$part" -gt 0 ] && [ "$part" -lt "$SIZE" ] || fail "not killed halfway: $part of $SIZE bytes"
+kill_halfway "$downloads/$ARCHIVE.part" "$CUDNNENV" install 9.1 --cuda 12 --mirror "http://127.0.0.1:$PORT/slow"
 : > plain.log
 run install 9.1 --cuda 12 --mirror "$MIRROR"
 expect_eq "$rc" "0" "the same command again: $(cat err)"

@@ -54,3 +54,21 @@ start_server() {
   PORT=$(cat "$name.port")
 }
 trap 'stop_servers; cleanup' EXIT
+
+# kill_halfway PART CMD...: starts CMD (a download from the /slow/ server),
+# kills it (SIGKILL) once PART holds over 1 MB, and sets $part to PART's size
+# then; fails unless that is part of the archive ($SIZE bytes).
+kill_halfway() {
+  local file=$1; shift
+  "$@" > /dev/null 2>&1 &
+  local pid=$! size
+  for _ in $(seq 400); do
+    size=$(stat -c %s "$file" 2> /dev/null || echo 0)
+    [ "$size" -gt 1000000 ] && break
+    sleep 0.05
+  done
+  kill -9 $pid; wait $pid 2> /dev/null || true
+  sleep 0.5  # Wine: its server closes the file after the process is gone
+  part=$(stat -c %s "$file")
+  [ "$part" -gt 0 ] && [ "$part" -lt "$SIZE" ] || fail "not killed halfway: $part of $SIZE bytes"
+}

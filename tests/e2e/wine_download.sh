@@ -58,17 +58,7 @@ pass "the downloads cache"
 
 # 3. Killed halfway, then the same command again: it resumes with a range request.
 start_server slow
-"$WINE" "$CUDNNENV" install 8.1 --cuda 11.2 --mirror "http://127.0.0.1:$PORT/slow" > /dev/null 2>&1 &
-pid=$!
-for _ in $(seq 400); do
-  size=$(stat -c %s "$downloads/$ARCHIVE.part" 2> /dev/null || echo 0)
-  [ "$size" -gt 1000000 ] && break
-  sleep 0.05
-done
-kill -9 $pid; wait $pid 2> /dev/null || true
-sleep 0.5
-part=$(stat -c %s "$downloads/$ARCHIVE.part")
-[ "$part" -gt 0 ] && [ "$part" -lt "$SIZE" ] || fail "not killed halfway: $part of $SIZE bytes"
+kill_halfway "$downloads/$ARCHIVE.part" "$WINE" "$CUDNNENV" install 8.1 --cuda 11.2 --mirror "http://127.0.0.1:$PORT/slow"
 : > plain.log
 run install 8.1 --cuda 11.2 --mirror "$MIRROR" --quiet
 expect_eq "$rc" "0" "the same command again: $(cat err)"
