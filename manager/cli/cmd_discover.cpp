@@ -43,7 +43,7 @@ Result<int> run_discover(const DiscoverArguments& arguments, const Context& cont
     return 0;
   }
   if (copies.empty()) {
-    print_diagnostic("no cuDNN library found on this machine\n  hint: 'cudnnenv install <archive>' adds one\n");
+    print_diagnostic("no cuDNN library found on this machine\n  hint: 'cudnnenv install <version>' fetches one\n");
     return static_cast<int>(ExitCode::not_found);
   }
   for (const auto& copy : copies) {

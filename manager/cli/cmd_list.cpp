@@ -139,8 +139,9 @@ Result<int> run_list(const ListArguments& arguments, const Context& context) {
     return 0;
   }
   if (listing.trees.empty()) {
-    print_diagnostic("no cuDNN trees in " + util::to_utf8(store.root()) +
-                     "\n  hint: 'cudnnenv install <archive>' or 'cudnnenv adopt <folder>'\n");
+    print_diagnostic(
+        "no cuDNN trees in " + util::to_utf8(store.root()) +
+        "\n  hint: 'cudnnenv install <version>' fetches one, 'cudnnenv adopt <folder>' takes one you have\n");
   } else {
     std::vector<std::vector<std::string>> rows = {{"NAME", "VERSION", "CUDA", "PLATFORM", "SIZE", "LOCATION"}};
     for (const auto& tree : listing.trees) {

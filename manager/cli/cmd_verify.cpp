@@ -56,7 +56,7 @@ Result<std::vector<TreeRecord>> trees_to_verify(const VerifyArguments& arguments
   if (arguments.all) {
     auto trees = store.list().trees;
     if (trees.empty()) {
-      return make_error("the store is empty", "'cudnnenv install <archive>' adds a tree", ExitCode::not_found);
+      return make_error("the store is empty", "'cudnnenv install <version>' fetches one", ExitCode::not_found);
     }
     return trees;
   }

@@ -45,9 +45,8 @@ std::string official_suggestion(const Spec& spec) {
       best_cuda = probe.cuda;
     }
   }
-  return best ? "download " + std::string(best->file_name) + " from NVIDIA, then 'cudnnenv install " +
-                    std::string(best->file_name) + "'"
-              : "'cudnnenv install <archive>' adds a tree";
+  return best ? "'cudnnenv install " + spec.text + "' fetches " + std::string(best->file_name) + " from NVIDIA"
+              : "'cudnnenv install <version>' fetches one from NVIDIA ('cudnnenv list --available')";
 }
 
 }  // namespace

@@ -157,8 +157,11 @@ expect_eq "$(cat err)" "cudnnenv: error: the download from 'http://127.0.0.1:$PO
 run install 9.1 --cuda 12 --mirror "http://127.0.0.1:1" --quiet --retries 0
 expect_eq "$rc" "1" "nothing listening"
 expect_eq "$(sed -n 1p err | sed 's/ (.*)$//')" "cudnnenv: error: cannot connect to '127.0.0.1:1' after 1 try" "refused connection"
+run install 9.1 --cuda 12 --mirror "http://cudnnenv-test.invalid" --quiet --retries 0
+expect_eq "$rc" "1" "a name that does not resolve"
+expect_eq "$(sed -n 1p err | sed 's/ (.*)$//')" "cudnnenv: error: cannot find the server 'cudnnenv-test.invalid': its name does not resolve" "no such host"
 expect_eq "$(ls -A "$downloads" | grep -v '^\.' || true)" "" "nothing left after the failures"
-pass "404, 500, a stall and a refused connection"
+pass "404, 500, a stall, a refused connection and a name that does not resolve"
 
 # 10. HTTPS with a test CA: trusted through --cacert or SSL_CERT_FILE, refused without.
 openssl req -x509 -newkey rsa:2048 -nodes -keyout ca.key -out ca.pem -days 2 -subj "/CN=cudnnenv test CA" 2> /dev/null

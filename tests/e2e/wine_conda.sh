@@ -2,7 +2,8 @@
 # export conda (#15) with the Windows build under Wine: the cmd hook
 # (activate.d\cudnnenv-activate.bat, what conda's cmd activation calls)
 # brings the tree into the cmd that runs it and deactivate.d's takes it out,
-# errorlevel 0 both; every hook file is ASCII; a store whose path a batch
+# errorlevel 0 both, every variable of the session as it was (`set`, byte
+# for byte); every hook file is ASCII; a store whose path a batch
 # file cannot carry in every code page gets no cmd hook, and says so. No
 # conda here: the driver calls the hooks as conda's activate.bat does.
 CUDNNENV=$1   # build/mingw/bin/cudnnenv.exe
@@ -28,6 +29,7 @@ done
 
 crlf > driver.bat <<'BATCH'
 @echo off
+set > "%OUT%.before"
 call "%ENV_DIR%\etc\conda\activate.d\cudnnenv-activate.bat"
 > "%OUT%" echo activate: %errorlevel%
 "%SHOW%" --env CUDNNENV_ACTIVE >> "%OUT%"
@@ -35,6 +37,7 @@ call "%ENV_DIR%\etc\conda\activate.d\cudnnenv-activate.bat"
 call "%ENV_DIR%\etc\conda\deactivate.d\cudnnenv-deactivate.bat"
 >> "%OUT%" echo deactivate: %errorlevel%
 "%SHOW%" --env CUDNNENV_ACTIVE >> "%OUT%"
+set > "%OUT%.after"
 BATCH
 ENV_DIR=$(winpath "$env") SHOW=$(winpath "$WORK/show.exe") OUT=$(winpath "$WORK/out.txt") \
   "$WINE" cmd /c driver.bat > driver.out 2>&1 < /dev/null || fail "driver: $(cat driver.out)"
@@ -43,6 +46,7 @@ expect_eq "$(tr -d '\r' < out.txt)" "activate: 0
 8100
 deactivate: 0
 <unset>" "conda's cmd activation brings the tree and takes it out"
+cmp -s out.txt.before out.txt.after || fail "the cmd session's variables after deactivation differ: $(diff out.txt.before out.txt.after)"
 pass "the cmd hook of a conda env"
 
 # A store with other letters: no cmd hook (the batch file would name it), the rest written.

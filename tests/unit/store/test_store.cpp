@@ -483,7 +483,7 @@ TEST_SUITE("store") {
     const std::string archive = host_platform().os == Os::windows ? "cudnn-windows-x86_64-9.1.1.17_cuda12-archive.zip"
                                                                   : "cudnn-linux-x86_64-9.1.1.17_cuda12-archive.tar.xz";
     CHECK(missing.error().hint ==
-          "installed: 8.10.0, 8.1.0; download " + archive + " from NVIDIA, then 'cudnnenv install " + archive + "'");
+          "installed: 8.10.0, 8.1.0; 'cudnnenv install 9.1' fetches " + archive + " from NVIDIA");
     auto typo = store.find("v8.1.O");
     REQUIRE_FALSE(typo);
     CHECK(typo.error().hint == "did you mean 'v8.1.0'?");
