@@ -152,8 +152,8 @@ std::string untested_warning(const Profile& profile, const ProfileFit& fit) {
   return profile.name + " (" + profile.framework + ") was tested with cuDNN " + profile.cudnn + " and CUDA " +
          profile.cuda + ", which is not installed; using '" + fit.tree.name + "' (cuDNN " + fit.tree.version.str() +
          (fit.tree.cuda ? ", CUDA " + fit.tree.cuda->str() : std::string()) +
-         "), which it accepts (hint: install the tested pair: cudnnenv install <cuDNN " + profile.cudnn +
-         " archive for CUDA " + profile.cuda + ">)";
+         "), which it accepts (hint: install the tested pair: cudnnenv install " + profile.cudnn + " --cuda " +
+         profile.cuda + ")";
 }
 
 }  // namespace cudnnenv

@@ -35,9 +35,7 @@ Error no_tree_for(const Profile& profile) {
   const std::string major = profile.cudnn.substr(0, profile.cudnn.find('.'));
   return make_error("no installed cuDNN runs " + profile.framework + " (cuDNN " + profile.cudnn + " or a newer " +
                         major + ".x, CUDA " + profile.cuda + ")",
-                    "install one: cudnnenv install <cuDNN " + profile.cudnn + " archive for CUDA " +
-                        profile.cuda.substr(0, profile.cuda.find('.')) + ">",
-                    ExitCode::not_found);
+                    "install one: cudnnenv install " + profile.cudnn + " --cuda " + profile.cuda, ExitCode::not_found);
 }
 
 Result<Choice> choose_tree(const Store& store, const std::string& text, const std::optional<std::string>& cuda,

@@ -123,7 +123,7 @@ call "%CMD_DIR%\cudnnenv.bat" activate t81
 BATCH
 PROFILE_DIR=$(winpath "$root/.cudnnenv/profiles/tf2.5") CMD_DIR=$(winpath "$root/.cudnnenv/cmd") \
   SHOW=$(winpath "$WORK/show.exe") OUT=$(winpath "$WORK/out.txt") WINEPATH=$(winpath "$WORK/bin é") \
-  CUDNNENV_ROOT=$(winpath "$root") script -qec "$WINE cmd /c failed.bat" /dev/null > failed.out 2>&1 < /dev/null || true
+  CUDNNENV_ROOT=$(winpath "$root") NO_COLOR=1 script -qec "$WINE cmd /c failed.bat" /dev/null > failed.out 2>&1 < /dev/null || true
 expect_eq "$(tr -d '\r' < out.txt)" "profile: 1
 <unset>
 activate: 1" "a failed activation's errorlevel ($(cat failed.out))"

@@ -40,7 +40,7 @@ make_windows_tree tree82 "$FIXTURES/fake-pe64-8.2.0.dll" 8.2.0
 "$WINE" "$CUDNNENV" --root "$pair_root" install "$(winpath "$WORK/cudnn-11.3-windows-x64-v8.2.0.53.zip")" > /dev/null
 "$WINE" "$CUDNNENV" --root "$pair_root" current --cudnn tf2.5 > out 2> err
 expect_eq "$(tr -d '\r' < out)" "8.2.0.53  cudnn-11.3-windows-x64-v8.2.0.53  (set by --cudnn)" "tf2.5 with 8.2 alone"
-expect_eq "$(tr -d '\r' < err)" "cudnnenv: warning: tf2.5 (TensorFlow 2.5) was tested with cuDNN 8.1 and CUDA 11.2, which is not installed; using 'cudnn-11.3-windows-x64-v8.2.0.53' (cuDNN 8.2.0.53, CUDA 11.3), which it accepts (hint: install the tested pair: cudnnenv install <cuDNN 8.1 archive for CUDA 11.2>)" "the warning names the tested pair"
+expect_eq "$(tr -d '\r' < err)" "cudnnenv: warning: tf2.5 (TensorFlow 2.5) was tested with cuDNN 8.1 and CUDA 11.2, which is not installed; using 'cudnn-11.3-windows-x64-v8.2.0.53' (cuDNN 8.2.0.53, CUDA 11.3), which it accepts (hint: install the tested pair: cudnnenv install 8.1 --cuda 11.2)" "the warning names the tested pair"
 "$WINE" "$CUDNNENV" --root "$pair_root" install "$(winpath "$WORK/cudnn-11.2-windows-x64-v8.1.0.77.zip")" > /dev/null
 "$WINE" "$CUDNNENV" --root "$pair_root" current --cudnn tf2.5 > out 2> err
 expect_eq "$(tr -d '\r' < out)" "8.1.0.77  cudnn-11.2-windows-x64-v8.1.0.77  (set by --cudnn)" "tf2.5 beside 8.2.0.53"

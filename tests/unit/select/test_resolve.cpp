@@ -102,7 +102,7 @@ TEST_SUITE("selection") {
     CHECK(missing.error().code == ExitCode::not_found);
     CHECK(missing.error().message == "no installed cuDNN matches '7.6'");
     CHECK(missing.error().hint.find("installed: 9.1.0.70 (CUDA 12), 8.10.0.5 (CUDA 12)") == 0);
-    CHECK(missing.error().hint.find("then 'cudnnenv install cudnn-") != std::string::npos);
+    CHECK(missing.error().hint.find("; 'cudnnenv install 7.6' fetches cudnn-") != std::string::npos);
     CHECK(missing.error().hint.find("-v7.6.5.32.") != std::string::npos);  // an official 7.6.5 archive
     auto typo = pick(store, "cudnn-11.2-linux-x64-v8.1.0.7");
     REQUIRE_FALSE(typo);
@@ -406,8 +406,7 @@ TEST_SUITE("selection") {
     CHECK(newer->warnings == std::vector<std::string>{
                                  "tf2.5 (TensorFlow 2.5) was tested with cuDNN 8.1 and CUDA 11.2, which is not "
                                  "installed; using 'cudnn-11.3-linux-x64-v8.2.0.53' (cuDNN 8.2.0.53, CUDA 11.3), which "
-                                 "it accepts (hint: install the tested pair: cudnnenv install <cuDNN 8.1 archive for "
-                                 "CUDA 11.2>)"});
+                                 "it accepts (hint: install the tested pair: cudnnenv install 8.1 --cuda 11.2)"});
     // The same through a project file: every command shows the warning.
     write_text(test::test_dir() / "p" / k_project_file_name, "profile = \"tf2.5\"\n");
     auto project = resolve_selection(store, request_in(test::test_dir() / "p"));
