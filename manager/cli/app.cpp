@@ -159,6 +159,8 @@ void register_all(CLI::App& app, Context& context) {
   register_completion(app, context);
   register_cache(app, context);
   register_export(app, context);
+  register_doctor(app, context);
+  register_snapshot(app, context);
 }
 
 namespace {

@@ -68,6 +68,8 @@ void register_profile(CLI::App& app, Context& context);
 void register_completion(CLI::App& app, Context& context);
 void register_cache(CLI::App& app, Context& context);
 void register_export(CLI::App& app, Context& context);
+void register_doctor(CLI::App& app, Context& context);
+void register_snapshot(CLI::App& app, Context& context);
 
 // Every option and subcommand on `app`, bound to `context`.
 void register_all(CLI::App& app, Context& context);

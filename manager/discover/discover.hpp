@@ -50,6 +50,22 @@ std::string describe_default_search(const DiscoverContext& context);
 
 std::vector<FoundCopy> discover(const DiscoverContext& context);
 
+struct LoaderCandidate {
+  std::filesystem::path file;
+  std::string via;  // "DT_RUNPATH of python3", "LD_LIBRARY_PATH", "System32", "PATH", ...
+};
+
+// Every file named `file_name` that `program` would consider when it loads
+// that name, in the loader's order: the first is what it loads, the rest are
+// skipped. Linux: the program's DT_RPATH (when it has no DT_RUNPATH),
+// LD_LIBRARY_PATH, its DT_RUNPATH, the ld.so cache, the default folders.
+// Windows (safe search mode): the program's folder, System32, the 16-bit
+// System folder, the Windows folder, the working folder, PATH. An empty
+// `program` is a process without a search path of its own (default_resolution).
+// The program's file is read, never started.
+std::vector<LoaderCandidate> loader_candidates(const DiscoverContext& context, const std::filesystem::path& program,
+                                               const std::string& file_name);
+
 // Expands '*' in any component of `pattern` against the file system.
 std::vector<std::filesystem::path> expand_glob(const std::filesystem::path& pattern);
 

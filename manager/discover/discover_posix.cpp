@@ -2,6 +2,7 @@
 #include <system_error>
 
 #include "discover/discover.hpp"
+#include "formats/binfmt.hpp"
 #include "store/layout.hpp"
 #include "util/fs.hpp"
 #include "util/text.hpp"
@@ -156,6 +157,61 @@ std::string describe_default_search(const DiscoverContext& context) {
     text += ", " + directory.string();
   }
   return text;
+}
+
+std::vector<LoaderCandidate> loader_candidates(const DiscoverContext& context, const fs::path& program,
+                                               const std::string& file_name) {
+  std::vector<LoaderCandidate> candidates;
+  std::error_code ec;
+  auto consider = [&](const fs::path& file, const std::string& via) {
+    if (!fs::is_regular_file(file, ec)) {
+      return;
+    }
+    for (const auto& seen : candidates) {
+      if (fs::equivalent(seen.file, file, ec)) {
+        return;
+      }
+    }
+    candidates.push_back({file, via});
+  };
+  std::vector<std::string> rpath;
+  std::vector<std::string> runpath;
+  const std::string program_name = util::to_utf8(program.filename());
+  if (!program.empty()) {
+    if (auto info = read_link_info(program)) {
+      rpath = info->rpath;
+      runpath = info->runpath;
+    }
+  }
+  auto expand = [&](const std::string& entry) {
+    std::string text = entry;
+    for (const char* origin : {"$ORIGIN", "${ORIGIN}"}) {
+      if (auto at = text.find(origin); at != std::string::npos) {
+        text.replace(at, std::string(origin).size(), util::to_utf8(program.parent_path()));
+      }
+    }
+    return fs::path(text);
+  };
+  if (runpath.empty()) {
+    for (const auto& entry : rpath) {
+      consider(expand(entry) / file_name, "DT_RPATH of " + program_name);
+    }
+  }
+  for (const auto& entry : util::split_path_list(context.environment.get("LD_LIBRARY_PATH").value_or(""))) {
+    consider(fs::path(entry) / file_name, "LD_LIBRARY_PATH");
+  }
+  for (const auto& entry : runpath) {
+    consider(expand(entry) / file_name, "DT_RUNPATH of " + program_name);
+  }
+  for (const auto& entry : read_ld_so_cache()) {
+    if (entry.name == file_name) {
+      consider(entry.path, "ld.so cache");
+    }
+  }
+  for (const auto& directory : trusted_directories()) {
+    consider(directory / file_name, "default folder");
+  }
+  return candidates;
 }
 
 }  // namespace cudnnenv

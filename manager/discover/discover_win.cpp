@@ -127,4 +127,35 @@ std::string describe_default_search(const DiscoverContext& context) {
          (entries.size() == 1 ? " folder)" : " folders)");
 }
 
+std::vector<LoaderCandidate> loader_candidates(const DiscoverContext& context, const fs::path& program,
+                                               const std::string& file_name) {
+  std::vector<LoaderCandidate> candidates;
+  std::error_code ec;
+  const fs::path name = util::path_from_utf8(file_name);
+  auto consider = [&](const fs::path& directory, const std::string& via) {
+    const fs::path file = directory / name;
+    if (directory.empty() || !fs::is_regular_file(file, ec)) {
+      return;
+    }
+    for (const auto& seen : candidates) {
+      if (fs::equivalent(seen.file, file, ec)) {
+        return;
+      }
+    }
+    candidates.push_back({file, via});
+  };
+  const fs::path windows = windows_directory(context);
+  if (!program.empty()) {
+    consider(program.parent_path(), "the program's folder");
+  }
+  consider(windows / "System32", "System32");
+  consider(windows / "System", "the 16-bit System folder");
+  consider(windows, "the Windows folder");
+  consider(fs::current_path(ec), "the working folder");
+  for (const auto& entry : util::split_path_list(context.environment.get("PATH").value_or(""))) {
+    consider(util::path_from_utf8(entry), "PATH");
+  }
+  return candidates;
+}
+
 }  // namespace cudnnenv

@@ -35,6 +35,11 @@ int run_probe_child(const std::filesystem::path& library);
 // 3 no usable GPU or driver, 1 other failures.
 int run_conv_probe(const std::filesystem::path& library, int device);
 
+// The driver and its GPUs (`cudnnenv-probe --gpus`): NVML's driver version
+// when present, the driver's CUDA version, one `device` line per GPU. Exit
+// code: 0, or 3 without a driver or a GPU.
+int run_gpu_probe();
+
 // Parses what run_probe_child printed.
 std::optional<ProbeReport> parse_probe_output(std::string_view text);
 

@@ -352,6 +352,66 @@ double relative_error(const std::vector<float>& y, const std::vector<double>& re
 
 }  // namespace
 
+int run_gpu_probe() {
+  // The driver's version string, from NVML when it is there (it needs no GPU context).
+#ifdef _WIN32
+  auto nvml = util::DynamicLibrary::open("nvml.dll");
+#else
+  auto nvml = util::DynamicLibrary::open("libnvidia-ml.so.1");
+#endif
+  if (nvml) {
+    int (*init)() = nullptr;
+    int (*driver_version)(char*, unsigned) = nullptr;
+    int (*shutdown)() = nullptr;
+    std::string missing;
+    bind_symbol(*nvml, init, "nvmlInit_v2", missing);
+    bind_symbol(*nvml, driver_version, "nvmlSystemGetDriverVersion", missing);
+    bind_symbol(*nvml, shutdown, "nvmlShutdown", missing);
+    char text[96] = {};
+    if (missing.empty() && init() == 0) {
+      if (driver_version(text, sizeof text) == 0) {
+        say(key::driver_version, text);
+      }
+      shutdown();
+    }
+  }
+#ifdef _WIN32
+  auto driver_library = util::DynamicLibrary::open("nvcuda.dll");
+#else
+  auto driver_library = util::DynamicLibrary::open("libcuda.so.1");
+#endif
+  if (!driver_library) {
+    say(key::gpu_error, "no NVIDIA driver: " + driver_library.error().message);
+    return static_cast<int>(ProbeExit::no_gpu);
+  }
+  Driver cu{};
+  if (auto stop = start_driver(*driver_library, cu)) {
+    return static_cast<int>(*stop);
+  }
+  int driver_cuda = 0;
+  int count = 0;
+  cu.cuDriverGetVersion(&driver_cuda);
+  cu.cuDeviceGetCount(&count);
+  say(key::driver_cuda, std::to_string(driver_cuda / 1000) + "." + std::to_string(driver_cuda % 1000 / 10));
+  for (int index = 0; index < count; ++index) {
+    CUdevice device = 0;
+    cu.cuDeviceGet(&device, index);
+    char name[256] = {};
+    cu.cuDeviceGetName(name, sizeof name, device);
+    int cc_major = 0;
+    int cc_minor = 0;
+    cu.cuDeviceGetAttribute(&cc_major, k_cc_major, device);
+    cu.cuDeviceGetAttribute(&cc_minor, k_cc_minor, device);
+    say(key::device,
+        std::to_string(index) + " " + std::to_string(cc_major) + "." + std::to_string(cc_minor) + " " + name);
+  }
+  if (count == 0) {
+    say(key::gpu_error, "no GPU");
+    return static_cast<int>(ProbeExit::no_gpu);
+  }
+  return static_cast<int>(ProbeExit::ok);
+}
+
 int run_conv_probe(const std::filesystem::path& library, int device_index) {
   Phases phases;
   // The inputs and their reference results, on a second thread while the driver starts.

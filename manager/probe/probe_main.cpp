@@ -1,3 +1,4 @@
+// cudnnenv-probe --gpus: the driver and its GPUs (doctor, snapshot).
 // cudnnenv-probe [--load-only | --conv [--device N]] LIBRARY: loads one library by
 // absolute path and prints what it reports (cudnnGetVersion,
 // cudnnGetCudartVersion, the mapped file) as key=value lines; with --conv,
@@ -23,6 +24,11 @@ int probe_main(const std::vector<std::string>& arguments) {
   bool load_only = false;
   int device = 0;
   std::string library;
+  if (arguments.size() == 2 && arguments[1] == "--gpus") {
+    const int code = cudnnenv::run_gpu_probe();
+    std::fflush(nullptr);
+    std::_Exit(code);
+  }
   for (std::size_t i = 1; i < arguments.size(); ++i) {
     if (arguments[i] == "--conv") {
       conv = true;
@@ -38,7 +44,7 @@ int probe_main(const std::vector<std::string>& arguments) {
     }
   }
   if (library.empty()) {
-    std::fprintf(stderr, "usage: cudnnenv-probe [--load-only | --conv [--device N]] LIBRARY\n");
+    std::fprintf(stderr, "usage: cudnnenv-probe --gpus | [--load-only | --conv [--device N]] LIBRARY\n");
     return static_cast<int>(ProbeExit::usage);
   }
   const auto path = cudnnenv::util::path_from_utf8(library);

@@ -26,6 +26,10 @@ inline constexpr std::string_view cudnn_version = "cudnn_version";    // cudnnGe
 inline constexpr std::string_view cudart_version = "cudart_version";  // cudnnGetCudartVersion(), raw
 inline constexpr std::string_view loaded_from = "loaded_from";        // the file the loader mapped
 
+// Keys of the GPU list (`cudnnenv-probe --gpus`): driver_cuda, gpu_error, and
+inline constexpr std::string_view driver_version = "driver_version";  // NVML's, "580.95.05"
+inline constexpr std::string_view device = "device";                  // "INDEX CC NAME", one line per GPU
+
 // Keys the conv probe adds (`cudnnenv-probe --conv [--device N] LIBRARY`).
 inline constexpr std::string_view driver_cuda = "driver_cuda";  // the driver's CUDA version, "13.0"
 inline constexpr std::string_view gpu = "gpu";                  // the device's name

@@ -1,0 +1,908 @@
+#include "doctor/doctor.hpp"
+
+#include <algorithm>
+#include <set>
+#include <system_error>
+
+#include "discover/dependencies.hpp"
+#include "store/layout.hpp"
+#include "util/text.hpp"
+
+namespace cudnnenv {
+
+namespace fs = std::filesystem;
+
+std::string to_string(DoctorStatus status) {
+  switch (status) {
+    case DoctorStatus::ok:
+      return "ok";
+    case DoctorStatus::warn:
+      return "warn";
+    case DoctorStatus::fail:
+      return "fail";
+    case DoctorStatus::skip:
+      return "skip";
+  }
+  return "?";
+}
+
+namespace {
+
+struct MinimumRow {
+  int major;
+  int minor;
+  const char* linux;
+  const char* windows;
+};
+
+// cudnn-facts.md 6.1, the GA release of each CUDA minor.
+constexpr MinimumRow k_minimums[] = {
+    {13, 2, "595.45.04", ""},       {13, 1, "590.44.01", ""},       {13, 0, "580.65.06", ""},
+    {12, 9, "575.51.03", "576.02"}, {12, 8, "570.26", "570.65"},    {12, 6, "560.28.03", "560.76"},
+    {12, 5, "555.42.02", "555.85"}, {12, 4, "550.54.14", "551.61"}, {12, 3, "545.23.06", "545.84"},
+    {12, 2, "535.54.03", "536.25"}, {12, 1, "530.30.02", "531.14"}, {12, 0, "525.60.13", "527.41"},
+    {11, 8, "520.61.05", "520.06"}, {11, 7, "515.43.04", "516.01"}, {11, 6, "510.39.01", "511.23"},
+    {11, 5, "495.29.05", "496.04"}, {11, 4, "470.42.01", "471.11"}, {11, 3, "465.19.01", "465.89"},
+    {11, 2, "460.27.03", "460.82"}, {11, 1, "455.23", "456.38"},    {11, 0, "450.51.05", "451.48"},
+    {10, 2, "440.33", "441.22"},    {10, 1, "418.39", "418.96"},    {10, 0, "410.48", "411.31"},
+};
+
+DoctorCheck check(std::string id, DoctorStatus status, std::string summary) {
+  DoctorCheck result;
+  result.id = std::move(id);
+  result.status = status;
+  result.summary = std::move(summary);
+  return result;
+}
+
+DoctorCheck problem(std::string id, DoctorStatus status, std::string summary, std::string symptom, std::string cause,
+                    std::string fix) {
+  DoctorCheck result = check(std::move(id), status, std::move(summary));
+  result.symptom = std::move(symptom);
+  result.cause = std::move(cause);
+  result.fix = std::move(fix);
+  return result;
+}
+
+std::string quoted(const fs::path& path) {
+  return "'" + util::to_utf8(path) + "'";
+}
+
+bool same_file(const fs::path& a, const fs::path& b) {
+  std::error_code ec;
+  return !a.empty() && !b.empty() && fs::equivalent(a, b, ec);
+}
+
+const FoundCopy* copy_of(const Facts& facts, const fs::path& library) {
+  for (const auto& copy : facts.copies) {
+    if (same_file(copy.library, library)) {
+      return &copy;
+    }
+  }
+  return nullptr;
+}
+
+std::string version_of(const Facts& facts, const fs::path& library) {
+  if (facts.selection && same_file(facts.selection->tree.library_path(), library)) {
+    return facts.selection->tree.version.str();
+  }
+  const FoundCopy* copy = copy_of(facts, library);
+  return copy != nullptr && copy->version ? copy->version->str() : std::string("version unknown");
+}
+
+std::string tree_words(const TreeRecord& tree) {
+  return "'" + tree.name + "' (cuDNN " + tree.version.str() + (tree.cuda ? ", CUDA " + tree.cuda->str() : "") + ")";
+}
+
+DoctorCheck skipped_without_selection(const std::string& id) {
+  return check(id, DoctorStatus::skip, "nothing selected");
+}
+
+// The cuDNN main library names the program would load: the selected tree's,
+// else those of every copy found.
+std::vector<std::string> library_names(const Facts& facts) {
+  std::vector<std::string> names;
+  if (facts.selection) {
+    names.push_back(util::to_utf8(facts.selection->tree.library_path().filename()));
+    return names;
+  }
+  for (const auto& copy : facts.copies) {
+    const std::string name = util::to_utf8(copy.library.filename());
+    if (std::find(names.begin(), names.end(), name) == names.end()) {
+      names.push_back(name);
+    }
+  }
+  return names;
+}
+
+std::vector<LoaderCandidate> candidates_for(const Facts& facts, const std::string& name) {
+  DiscoverContext context;
+  context.environment = facts.environment;
+  context.os = facts.platform.os;
+  return loader_candidates(context, facts.program.target, name);
+}
+
+std::string program_name(const Facts& facts) {
+  return facts.program.path.empty() ? facts.program.requested : util::to_utf8(facts.program.path.filename());
+}
+
+// ---- the checks, in the order they are shown ----
+
+DoctorCheck check_selection(const Facts& facts) {
+  if (facts.selection) {
+    return check("selection", DoctorStatus::ok,
+                 tree_words(facts.selection->tree) + ", " + describe_origin(*facts.selection));
+  }
+  const Error& error = facts.selection_error ? *facts.selection_error : Error{};
+  return problem("selection", DoctorStatus::warn, "nothing selected: " + error.message,
+                 "'cudnnenv exec' and the shims stop with exit code 3; plain programs load whatever copy comes first",
+                 error.message, error.hint.empty() ? "cudnnenv use --global <version>" : error.hint);
+}
+
+DoctorCheck check_driver(const Facts& facts) {
+  const DriverInfo& driver = facts.driver;
+  const Os os = facts.platform.os;
+  if (!driver.found()) {
+    std::string why = driver.error;
+    if (util::starts_with(why, "no NVIDIA driver: ")) {
+      why = why.substr(18);  // the probe's words, without repeating ours
+    }
+    return problem("driver", DoctorStatus::fail, "no NVIDIA driver found" + (why.empty() ? "" : ": " + why),
+                   os == Os::windows ? "torch.cuda.is_available() is False; TensorFlow logs 'Could not load dynamic "
+                                       "library nvcuda.dll'"
+                                     : "torch.cuda.is_available() is False; TensorFlow logs 'Could not load dynamic "
+                                       "library libcuda.so.1'",
+                   "the CUDA driver library (" + std::string(os == Os::windows ? "nvcuda.dll" : "libcuda.so.1") +
+                       ") is not installed or cannot start",
+                   "install the NVIDIA driver for your GPU (nvidia.com/drivers); check with nvidia-smi");
+  }
+  std::string summary = driver.version.empty() ? "version unknown" : driver.version;
+  if (driver.cuda) {
+    summary += " (runs CUDA " + driver.cuda->str() + " and older)";
+  }
+  DoctorCheck result = check("driver", DoctorStatus::ok, summary);
+  if (!driver.version_from.empty()) {
+    result.details.push_back("version from " + driver.version_from);
+  }
+  if (!facts.selection || !facts.selection->tree.cuda) {
+    return result;
+  }
+  const TreeRecord& tree = facts.selection->tree;
+  const CudaVersion cuda = *tree.cuda;
+  const DriverMinimum minimum = minimum_driver(cuda, os);
+  const std::string tree_text = tree_words(tree);
+  const bool below_major =
+      (!driver.version.empty() && !minimum.major.empty() && compare_dotted(driver.version, minimum.major) < 0) ||
+      (driver.cuda && driver.cuda->major < cuda.major);
+  if (below_major) {
+    return problem("driver", DoctorStatus::fail, summary + ": too old for CUDA " + cuda.str(),
+                   "'CUDA driver version is insufficient for CUDA runtime version' (cudaErrorInsufficientDriver, "
+                   "error 35); cudnnCreate fails with CUDNN_STATUS_NOT_INITIALIZED",
+                   "the selected tree " + tree_text + " needs a driver of " +
+                       (minimum.major.empty() ? "CUDA " + std::to_string(cuda.major) : minimum.major) +
+                       " or newer; this one is " + summary,
+                   "update the driver (" +
+                       (minimum.major.empty() ? std::string("newer") : minimum.major + " or newer") +
+                       "), or select a tree built for an older CUDA: cudnnenv list");
+  }
+  const bool below_minor =
+      (!driver.version.empty() && !minimum.exact.empty() && compare_dotted(driver.version, minimum.exact) < 0) ||
+      (driver.cuda && cuda.minor && driver.cuda->major == cuda.major && driver.cuda->minor &&
+       *driver.cuda->minor < *cuda.minor);
+  if (below_minor) {
+    return problem("driver", DoctorStatus::warn, summary + ": older than CUDA " + cuda.str() + "'s own driver",
+                   "programs run, but PTX compiled for CUDA " + cuda.str() +
+                       " fails to load ('the provided PTX was compiled with an unsupported toolchain')",
+                   "CUDA " + cuda.str() + " ships with driver " + minimum.exact +
+                       "; older drivers of the same major run it "
+                       "through minor-version compatibility, without newer features",
+                   "update the driver to " + minimum.exact + " or newer");
+  }
+  return result;
+}
+
+// A GPU the selected build has no code for, or that it dropped (cudnn-facts.md, section 7).
+std::optional<DoctorCheck> gpu_problem(const GpuInfo& gpu, const TreeRecord& tree) {
+  const Version& v = tree.version;
+  const int cuda_major = tree.cuda ? tree.cuda->major : 0;
+  const std::string who = gpu.name + " (compute capability " + gpu.compute_capability() + ")";
+  auto too_new = [&](const std::string& need) {
+    return problem("gpu", DoctorStatus::fail, who + ": not supported by cuDNN " + v.str(),
+                   "CUDNN_STATUS_ARCH_MISMATCH, or 'no kernel image is available for execution on the device'",
+                   "cuDNN " + v.str() + (tree.cuda ? " for CUDA " + tree.cuda->str() : "") +
+                       " has no code for this GPU's architecture",
+                   "install " + need + ": cudnnenv list --available");
+  };
+  if (gpu.cc_major >= 10 && (v < Version{9, 7, 0, std::nullopt} || (cuda_major != 0 && cuda_major < 12))) {
+    return too_new("cuDNN 9.7 or newer for CUDA 12.8 or newer");
+  }
+  if (gpu.cc_major == 9 && v < Version{8, 6, 0, std::nullopt}) {
+    return too_new("cuDNN 8.6 or newer");
+  }
+  if (gpu.cc_major == 8 && (v < Version{8, 0, 0, std::nullopt} || (cuda_major != 0 && cuda_major < 11))) {
+    return too_new("cuDNN 8.0 or newer for CUDA 11");
+  }
+  const int cc = gpu.cc_major * 10 + gpu.cc_minor;
+  if ((cc < 35 && cuda_major >= 11) || (cc < 50 && v >= Version{8, 8, 0, std::nullopt})) {
+    return problem("gpu", DoctorStatus::fail, who + ": too old for cuDNN " + v.str(),
+                   "CUDNN_STATUS_ARCH_MISMATCH, or 'no kernel image is available for execution on the device'",
+                   "cuDNN " + v.str() +
+                       " dropped this GPU's architecture (8.8 starts at compute capability 5.0; "
+                       "CUDA 11 builds at 3.5)",
+                   "select an older cuDNN that still supports it, e.g. 8.7 for CUDA 11: cudnnenv list");
+  }
+  if (cc < 75 && v >= Version{9, 11, 0, std::nullopt}) {
+    return problem("gpu", DoctorStatus::warn, who + ": probably not supported by cuDNN " + v.str(),
+                   "CUDNN_STATUS_ARCH_MISMATCH, or 'no kernel image is available for execution on the device'",
+                   "cuDNN releases after 9.10 dropped Maxwell, Pascal and Volta (the 9.17 support matrix starts at "
+                   "compute capability 7.5; the exact release is not documented)",
+                   "select cuDNN 9.10 or older if it fails: cudnnenv list");
+  }
+  return std::nullopt;
+}
+
+DoctorCheck check_gpu(const Facts& facts) {
+  const DriverInfo& driver = facts.driver;
+  if (!driver.found()) {
+    return check("gpu", DoctorStatus::skip, "no driver");
+  }
+  if (driver.gpus.empty()) {
+    return problem("gpu", DoctorStatus::fail, "no GPU visible" + (driver.error.empty() ? "" : ": " + driver.error),
+                   "torch.cuda.device_count() is 0; TensorFlow lists no GPU devices",
+                   driver.error.empty() ? "the driver reports no GPU" : "the driver says: " + driver.error,
+                   "check CUDA_VISIBLE_DEVICES (now '" + facts.environment.get("CUDA_VISIBLE_DEVICES").value_or("") +
+                       "'), the container's GPU access (--gpus all), and nvidia-smi");
+  }
+  std::string summary;
+  for (const auto& gpu : driver.gpus) {
+    summary += (summary.empty() ? "" : ", ") + gpu.name + " (compute capability " + gpu.compute_capability() + ")";
+  }
+  if (facts.selection) {
+    for (const auto& gpu : driver.gpus) {
+      if (auto found = gpu_problem(gpu, facts.selection->tree)) {
+        return *found;
+      }
+    }
+  }
+  return check("gpu", DoctorStatus::ok, summary);
+}
+
+DoctorCheck check_toolkit(const Facts& facts) {
+  if (facts.toolkits.empty()) {
+    return check("toolkit", DoctorStatus::ok,
+                 "no CUDA toolkit found (needed to build CUDA code; the runtime can come from elsewhere: the "
+                 "dependencies check says)");
+  }
+  const ToolkitInfo& first = facts.toolkits.front();
+  DoctorCheck result = check("toolkit", DoctorStatus::ok,
+                             "CUDA " + (first.version_text.empty() ? std::string("?") : first.version_text) + " in " +
+                                 quoted(first.root) + " (" + first.via + ")");
+  for (const auto& toolkit : facts.toolkits) {
+    result.details.push_back("CUDA " + (toolkit.version_text.empty() ? std::string("?") : toolkit.version_text) + "  " +
+                             util::to_utf8(toolkit.root) + "  (" + toolkit.via + ")");
+  }
+  if (!facts.selection || !facts.selection->tree.cuda || !first.version) {
+    return result;
+  }
+  const TreeRecord& tree = facts.selection->tree;
+  if (first.version->major != tree.cuda->major) {
+    bool any = false;
+    for (const auto& toolkit : facts.toolkits) {
+      any = any || (toolkit.version && toolkit.version->major == tree.cuda->major);
+    }
+    DoctorCheck found = problem(
+        "toolkit", any ? DoctorStatus::warn : DoctorStatus::warn,
+        "CUDA " + first.version_text + " comes first; the selected tree is built for CUDA " + tree.cuda->str(),
+        "code built with nvcc " + first.version_text + " against cuDNN " + tree.version.str() +
+            " fails to link or to load (a CUDA " + std::to_string(first.version->major) + " runtime beside a CUDA " +
+            std::to_string(tree.cuda->major) + " cuDNN)",
+        "the first toolkit (" + first.via + ") is CUDA " + std::to_string(first.version->major) + ".x",
+        any ? "point CUDA_PATH / CUDA_HOME at the CUDA " + std::to_string(tree.cuda->major) + " toolkit listed below"
+            : "install CUDA " + tree.cuda->str() + ", or select a cuDNN built for CUDA " +
+                  std::to_string(first.version->major) + ": cudnnenv install <version> --cuda " +
+                  std::to_string(first.version->major));
+    found.details = result.details;
+    return found;
+  }
+  return result;
+}
+
+DoctorCheck check_dependencies(const Facts& facts) {
+  if (!facts.selection) {
+    return skipped_without_selection("dependencies");
+  }
+  const TreeRecord& tree = facts.selection->tree;
+  if (tree.platform != facts.platform) {
+    return check("dependencies", DoctorStatus::skip, "the selected tree is built for " + describe(tree.platform));
+  }
+  DiscoverContext context;
+  context.environment = facts.environment;
+  context.os = facts.platform.os;
+  const auto missing =
+      find_missing_dependencies(tree.library_path(), context, loaded_at_run_time(tree.version, facts.platform.os));
+  if (missing.empty()) {
+    return check("dependencies", DoctorStatus::ok, "every library " + tree.name + " needs is found");
+  }
+  DoctorCheck result;
+  std::string names;
+  std::string hints;
+  for (const auto& item : missing) {
+    names += (names.empty() ? "" : ", ") + item.name;
+    if (!item.hint.empty() && hints.find(item.hint) == std::string::npos) {
+      hints += (hints.empty() ? "" : "; ") + item.hint;
+    }
+  }
+  const bool windows = facts.platform.os == Os::windows;
+  result = problem("dependencies", DoctorStatus::fail, "missing: " + names,
+                   windows ? "'Could not load library cudnn_cnn_infer64_8.dll. Error code 126' or 'DLL load failed "
+                             "while importing ...: The specified module could not be found'"
+                           : "'libcudnn_cnn_infer.so.8: cannot open shared object file' or 'Could not load library "
+                             "libcudnn_...'",
+                   missing.front().describe(),
+                   hints.empty() ? "install what provides " + names + " and put its folder on " +
+                                       (windows ? "PATH" : "LD_LIBRARY_PATH")
+                                 : hints);
+  for (const auto& item : missing) {
+    result.details.push_back(item.describe());
+  }
+  return result;
+}
+
+struct Winner {
+  std::string name;
+  std::vector<LoaderCandidate> candidates;
+};
+
+std::vector<Winner> winners(const Facts& facts) {
+  std::vector<Winner> result;
+  for (const auto& name : library_names(facts)) {
+    result.push_back({name, candidates_for(facts, name)});
+  }
+  return result;
+}
+
+DoctorCheck check_copy_wins(const Facts& facts) {
+  if (facts.program.path.empty()) {
+    return check("copy-wins", DoctorStatus::skip, "no '" + facts.program.requested + "' on PATH");
+  }
+  const std::string program = program_name(facts);
+  const auto all = winners(facts);
+  if (all.empty()) {
+    return check("copy-wins", DoctorStatus::skip, "no cuDNN copy found");
+  }
+  DoctorCheck result;
+  std::vector<std::string> details;
+  for (const auto& winner : all) {
+    int rank = 0;
+    for (const auto& candidate : winner.candidates) {
+      details.push_back(std::string(rank == 0 ? "loads  " : "skips  ") + util::to_utf8(candidate.file) + "  (" +
+                        version_of(facts, candidate.file) + ", " + candidate.via + ")");
+      ++rank;
+    }
+  }
+  if (facts.program.is_shim) {
+    result = check("copy-wins", DoctorStatus::ok,
+                   program + " on PATH is a cudnnenv shim (" + quoted(facts.program.path) + "): it loads the " +
+                       (facts.selection ? "selected tree " + tree_words(facts.selection->tree) : "selected tree") +
+                       "; without it, it would load what is listed below");
+    result.details = details;
+    return result;
+  }
+  const Winner& first = all.front();
+  if (!facts.selection) {
+    if (first.candidates.empty()) {
+      result = check("copy-wins", DoctorStatus::ok, program + " finds no " + first.name);
+    } else {
+      result = check("copy-wins", DoctorStatus::ok,
+                     program + " loads " + quoted(first.candidates.front().file) + " (" +
+                         version_of(facts, first.candidates.front().file) + ")");
+    }
+    result.details = details;
+    return result;
+  }
+  const TreeRecord& tree = facts.selection->tree;
+  const std::string fix = "run it pinned: 'cudnnenv shim add " + facts.program.requested + "' (then " +
+                          facts.program.requested + " on PATH loads the selected tree), or 'cudnnenv exec -- " +
+                          facts.program.requested + " ...'";
+  if (first.candidates.empty()) {
+    result = problem("copy-wins", DoctorStatus::warn,
+                     program + " alone finds no " + first.name + "; the selected tree is " + tree_words(tree),
+                     facts.platform.os == Os::windows
+                         ? "'Could not load dynamic library '" + first.name + "'' or 'DLL load failed'"
+                         : "'Could not load dynamic library '" + first.name + "'' or 'cannot open shared object file'",
+                     first.name + " is in none of the folders " + program + "'s loader searches", fix);
+    result.details = details;
+    return result;
+  }
+  const LoaderCandidate& winner = first.candidates.front();
+  if (same_file(winner.file, tree.library_path())) {
+    result = check("copy-wins", DoctorStatus::ok,
+                   program + " loads " + quoted(winner.file) + " (the selected tree, via " + winner.via + ")");
+    result.details = details;
+    return result;
+  }
+  const std::string version = version_of(facts, winner.file);
+  result = problem("copy-wins", DoctorStatus::warn,
+                   program + " loads " + quoted(winner.file) + " (" + version + "), not the selected tree",
+                   "a plain '" + facts.program.requested + "' gets cuDNN " + version + " from " + quoted(winner.file) +
+                       " (TensorFlow logs 'Loaded cuDNN version ...'; torch.backends.cudnn.version())",
+                   quoted(winner.file.parent_path()) + " (" + winner.via + ") comes before the selected tree " +
+                       tree_words(tree) + " in " + program + "'s search order",
+                   fix + "; or remove the copy " + quoted(winner.file) + " if it was copied there by hand");
+  result.details = details;
+  return result;
+}
+
+DoctorCheck check_stray_copies(const Facts& facts) {
+  if (facts.platform.os != Os::windows) {
+    return check("stray-copies", DoctorStatus::skip, "Windows only (System32, SysWOW64)");
+  }
+  std::vector<const FoundCopy*> strays;
+  for (const auto& copy : facts.copies) {
+    for (const auto& via : copy.found_via) {
+      if (via == "System32" || via == "SysWOW64") {
+        strays.push_back(&copy);
+        break;
+      }
+    }
+  }
+  if (strays.empty()) {
+    return check("stray-copies", DoctorStatus::ok, "no cuDNN in System32 or SysWOW64");
+  }
+  DoctorCheck result =
+      problem("stray-copies", DoctorStatus::warn, "cuDNN in a system folder: " + quoted(strays.front()->library),
+              "every program that loads " + util::to_utf8(strays.front()->library.filename()) +
+                  " by name gets this copy, whatever PATH says",
+              "System32 and SysWOW64 come before PATH in the DLL search order; guides that say 'copy the DLLs into "
+              "System32' leave such copies",
+              "delete " + quoted(strays.front()->library) +
+                  " (and its sibling cudnn_*.dll files); keep versions in the store "
+                  "and select one: cudnnenv use <version>");
+  for (const auto* copy : strays) {
+    result.details.push_back(util::to_utf8(copy->library) + "  (" +
+                             (copy->version ? copy->version->str() : std::string("version unknown")) + ")");
+  }
+  return result;
+}
+
+DoctorCheck check_bundled_copies(const Facts& facts) {
+  std::vector<std::string> details;
+  std::optional<DoctorCheck> windows_torch;
+  std::string summary;
+  for (const auto& framework : facts.frameworks) {
+    for (const auto& library : framework.own_copies) {
+      const std::string version = version_of(facts, library);
+      details.push_back(framework.name + " " + framework.version + ": " + util::to_utf8(library) + "  (" + version +
+                        ")");
+      if (summary.empty()) {
+        summary = framework.name + " " + framework.version + " carries cuDNN " + version + " in " +
+                  quoted(library.parent_path());
+      }
+      if (facts.platform.os == Os::windows &&
+          util::to_lower(util::to_utf8(library)).find("torch") != std::string::npos && !windows_torch) {
+        windows_torch =
+            problem("bundled-copies", DoctorStatus::warn,
+                    framework.name + " loads its own cuDNN " + version + " from " + quoted(library.parent_path()),
+                    "torch.backends.cudnn.version() shows " + version + " whatever tree is selected",
+                    "PyTorch on Windows loads torch\\lib's DLLs by full path: no launcher, PATH or SetDllDirectory can "
+                    "replace them",
+                    "to run PyTorch with another cuDNN, install the PyTorch build made with it (pip install torch "
+                    "--index-url https://download.pytorch.org/whl/cuXXX); cudnnenv pins the other programs");
+      }
+    }
+  }
+  for (const auto& copy : facts.copies) {
+    for (const auto& via : copy.found_via) {
+      if (via == "conda environment") {
+        details.push_back("conda: " + util::to_utf8(copy.library) + "  (" +
+                          (copy.version ? copy.version->str() : std::string("version unknown")) + ")");
+        break;
+      }
+    }
+  }
+  if (windows_torch) {
+    windows_torch->details = details;
+    return *windows_torch;
+  }
+  if (details.empty()) {
+    return check("bundled-copies", DoctorStatus::ok, "no framework or conda environment carries its own cuDNN");
+  }
+  DoctorCheck result = check(
+      "bundled-copies", DoctorStatus::ok,
+      (summary.empty() ? "conda environments carry their own cuDNN" : summary) +
+          (facts.platform.os == Os::linux
+               ? "; it loads that copy through its RPATH when run plainly; 'cudnnenv exec' and the shims replace it "
+                 "with the selected tree (LD_AUDIT)"
+               : ""));
+  result.details = details;
+  return result;
+}
+
+DoctorCheck check_architecture(const Facts& facts) {
+  if (!facts.program.binary) {
+    return check("architecture", DoctorStatus::skip,
+                 facts.program.path.empty() ? "no '" + facts.program.requested + "' on PATH"
+                                            : quoted(facts.program.target) + " is not a program file");
+  }
+  const BinaryInfo& program = *facts.program.binary;
+  const std::string name = program_name(facts);
+  auto mismatch = [&](const fs::path& library, const BinaryInfo& info, DoctorStatus status, const std::string& role) {
+    const bool windows = facts.platform.os == Os::windows;
+    return problem("architecture", status,
+                   quoted(library) + " is " + info.describe() + "; " + name + " is " + program.describe(),
+                   windows ? "'DLL load failed: %1 is not a valid Win32 application' (error 193)"
+                           : "'wrong ELF class: ELFCLASS" + std::to_string(info.bits) + "' when it loads",
+                   "a process loads only libraries of its own architecture; " + role,
+                   "use a " + std::to_string(program.bits) + "-bit " + to_string(program.arch) + " cuDNN (" +
+                       (program.bits == 32 ? "cuDNN has no 32-bit build: install a 64-bit " + name
+                                           : "cudnnenv install <version>") +
+                       "), and delete " + quoted(library) + " if it was copied there by hand");
+  };
+  auto differs = [&](const BinaryInfo& info) {
+    return info.format != BinaryFormat::none && (info.arch != program.arch || info.bits != program.bits);
+  };
+  if (facts.selection) {
+    const fs::path library = facts.selection->tree.library_path();
+    if (auto info = identify_binary_file(library); info && differs(*info)) {
+      return mismatch(library, *info, DoctorStatus::fail, "this is the selected tree's library");
+    }
+  }
+  DoctorCheck result = check("architecture", DoctorStatus::ok, name + " is " + program.describe());
+  for (const auto& winner : winners(facts)) {
+    int rank = 0;
+    for (const auto& candidate : winner.candidates) {
+      if (auto info = identify_binary_file(candidate.file); info && differs(*info)) {
+        if (rank == 0 && !facts.program.is_shim) {
+          return mismatch(candidate.file, *info, DoctorStatus::fail,
+                          "this is the copy " + name + " loads first (" + candidate.via + ")");
+        }
+        result.details.push_back(util::to_utf8(candidate.file) + " is " + info->describe() + " (skipped)");
+      }
+      ++rank;
+    }
+  }
+  return result;
+}
+
+DoctorCheck check_headers(const Facts& facts) {
+  if (facts.headers.empty()) {
+    return check("headers", DoctorStatus::ok, "no cudnn_version.h found (needed only to build against cuDNN)");
+  }
+  const HeaderInfo& first = facts.headers.front();
+  const std::string version = first.version ? first.version->str() : std::string("version unknown");
+  DoctorCheck result =
+      check("headers", DoctorStatus::ok, quoted(first.file) + " says " + version + " (" + first.via + ")");
+  for (const auto& header : facts.headers) {
+    result.details.push_back(util::to_utf8(header.file) + "  (" +
+                             (header.version ? header.version->str() : std::string("?")) + ", " + header.via + ")");
+  }
+  if (!facts.selection || !first.version) {
+    return result;
+  }
+  const TreeRecord& tree = facts.selection->tree;
+  if (first.version->same_release(tree.version)) {
+    return result;
+  }
+  const bool major = first.version->major != tree.version.major;
+  DoctorCheck found = problem(
+      "headers", major ? DoctorStatus::fail : DoctorStatus::warn,
+      quoted(first.file) + " says " + version + "; the selected library is " + tree.version.str(),
+      "code builds against the headers of " + version + ", then " +
+          (major ? "fails to load or crashes with " + tree.version.str()
+                 : "runs with " + tree.version.str() + " (cudnnGetVersion() differs from CUDNN_VERSION)"),
+      "the first cudnn_version.h a build finds (" + first.via + ") is not the selected tree's",
+      "build with the tree's headers: point CUDNN_INCLUDE_DIR at " + quoted(tree.resolve(tree.layout.include_dir)) +
+          " ('cudnnenv activate' sets it), or remove " + quoted(first.file));
+  found.details = result.details;
+  return found;
+}
+
+DoctorCheck check_vc_runtime(const Facts& facts) {
+  if (facts.platform.os != Os::windows) {
+    return check("vc-runtime", DoctorStatus::skip, "Windows only");
+  }
+  std::vector<std::string> missing;
+  for (const char* name : {"msvcp140.dll", "vcruntime140.dll", "vcruntime140_1.dll"}) {
+    const bool found = std::any_of(facts.vc_runtime.begin(), facts.vc_runtime.end(), [&](const RuntimeFile& file) {
+      return util::iequals(util::to_utf8(file.file.filename()), name);
+    });
+    if (!found) missing.push_back(name);
+  }
+  DoctorCheck result;
+  if (missing.empty()) {
+    std::string versions;
+    for (const auto& file : facts.vc_runtime) {
+      versions += (versions.empty() ? "" : ", ") + util::to_utf8(file.file.filename()) + " " +
+                  (file.version.empty() ? std::string("(no version)") : file.version);
+    }
+    result = check("vc-runtime", DoctorStatus::ok, versions);
+  } else {
+    std::string names;
+    for (const auto& name : missing) names += (names.empty() ? "" : ", ") + name;
+    result = problem("vc-runtime", DoctorStatus::fail, "missing in System32: " + names,
+                     "'The code execution cannot proceed because " + missing.front() +
+                         " was not found', or 'DLL load failed' when TensorFlow or PyTorch starts",
+                     "the Microsoft Visual C++ 2015-2022 runtime is not installed",
+                     "install the Visual C++ Redistributable (x64): https://aka.ms/vs/17/release/vc_redist.x64.exe");
+  }
+  for (const auto& file : facts.vc_runtime) {
+    result.details.push_back(util::to_utf8(file.file) + "  " + file.version);
+  }
+  return result;
+}
+
+DoctorCheck check_cpu(const Facts& facts) {
+  if (!facts.cpu_avx) {
+    return check("cpu-avx", DoctorStatus::skip, "not an x86 CPU");
+  }
+  if (*facts.cpu_avx) {
+    return check("cpu-avx", DoctorStatus::ok, "the CPU has AVX");
+  }
+  return problem("cpu-avx", DoctorStatus::warn, "the CPU has no AVX",
+                 "'Illegal instruction (core dumped)' on 'import tensorflow', or a crash with no message on Windows",
+                 "TensorFlow's binaries since 1.6 use AVX instructions",
+                 "use a CPU with AVX, or a TensorFlow built without it (from source)");
+}
+
+DoctorCheck check_integrity(const Facts& facts, const DoctorOptions& options) {
+  if (facts.trees.empty() && facts.damaged_trees.empty()) {
+    return check("integrity", DoctorStatus::skip, "no tree installed");
+  }
+  std::vector<std::string> details;
+  std::string first_tree;
+  for (const auto& tree : facts.trees) {
+    std::vector<std::string> problems;
+    if (options.deep && options.deep_check) {
+      problems = options.deep_check(tree);
+    } else {
+      for (const auto& file : changed_files(tree)) {
+        problems.push_back(file + ": missing or another size than installed");
+      }
+    }
+    for (const auto& item : problems) {
+      details.push_back(tree.name + ": " + item);
+    }
+    if (!problems.empty() && first_tree.empty()) {
+      first_tree = tree.name;
+    }
+  }
+  for (const auto& error : facts.damaged_trees) {
+    details.push_back(error.message);
+    if (first_tree.empty()) first_tree = "?";
+  }
+  const std::string how = options.deep ? "every file hashed" : "sizes compared; --deep hashes every file";
+  if (details.empty()) {
+    return check("integrity", DoctorStatus::ok,
+                 std::to_string(facts.trees.size()) + (facts.trees.size() == 1 ? " tree" : " trees") +
+                     " as installed (" + how + ")");
+  }
+  const bool windows = facts.platform.os == Os::windows;
+  DoctorCheck result = problem(
+      "integrity", DoctorStatus::fail,
+      std::to_string(details.size()) + (details.size() == 1 ? " file differs" : " files differ") +
+          " from the manifest (" + how + ")",
+      "a load fails or crashes midway ('" + std::string(windows ? "DLL load failed" : "file too short") +
+          "', CUDNN_STATUS_INTERNAL_ERROR)",
+      "a file of tree '" + first_tree + "' was deleted, truncated or replaced after install" +
+          (windows ? " (antivirus quarantine does this to DLLs)" : ""),
+      "see each file: cudnnenv verify " + first_tree + " --level files; then reinstall: cudnnenv remove " + first_tree +
+          " && cudnnenv install <version>" +
+          (windows ? "; restore quarantined files and exclude " + quoted(facts.store_root) + " from scanning" : ""));
+  result.details = details;
+  return result;
+}
+
+std::string normalised_folder(std::string entry, Os os) {
+  while (entry.size() > 1 && (entry.back() == '\\' || entry.back() == '/')) {
+    entry.pop_back();
+  }
+  return os == Os::windows ? util::to_lower(entry) : entry;
+}
+
+DoctorCheck check_path_stale(const Facts& facts) {
+  if (facts.platform.os != Os::windows) {
+    return check("path-stale", DoctorStatus::skip, "Windows only (the registry's PATH)");
+  }
+  if (!facts.registry_path) {
+    return check("path-stale", DoctorStatus::skip, "the registry's PATH cannot be read");
+  }
+  std::set<std::string> here;
+  for (const auto& entry : util::split_path_list(facts.environment.get("PATH").value_or(""))) {
+    here.insert(normalised_folder(entry, Os::windows));
+  }
+  std::vector<std::string> missing;
+  for (const auto& entry : *facts.registry_path) {
+    if (!here.count(normalised_folder(entry, Os::windows))) {
+      missing.push_back(entry);
+    }
+  }
+  if (missing.empty()) {
+    return check("path-stale", DoctorStatus::ok, "this terminal's PATH has every entry of the registry's");
+  }
+  DoctorCheck result = problem(
+      "path-stale", DoctorStatus::warn,
+      std::to_string(missing.size()) + " registry PATH " + (missing.size() == 1 ? "entry is" : "entries are") +
+          " not in this terminal's PATH: '" + missing.front() + "'",
+      "a DLL you just put on PATH (setx, the System dialog, an installer) is still 'not found' in this terminal",
+      "this terminal was started before PATH changed: a process copies the environment once, at its start",
+      "open a new terminal (close VS Code or the IDE entirely, it starts terminals with its own old copy)");
+  result.details = missing;
+  return result;
+}
+
+DoctorCheck check_path_entries(const Facts& facts) {
+  const bool windows = facts.platform.os == Os::windows;
+  std::vector<std::string> missing;
+  std::error_code ec;
+  std::vector<const char*> variables = {"PATH"};
+  if (!windows) variables.push_back("LD_LIBRARY_PATH");
+  for (const char* variable : variables) {
+    for (const auto& entry : util::split_path_list(facts.environment.get(variable).value_or(""))) {
+      if (!fs::is_directory(util::path_from_utf8(entry), ec)) {
+        missing.push_back(std::string(variable) + ": " + entry);
+      }
+    }
+  }
+  const std::size_t length = facts.environment.get("PATH").value_or("").size();
+  if (windows && length > 8191) {
+    DoctorCheck result =
+        problem("path-entries", length > 32767 ? DoctorStatus::fail : DoctorStatus::warn,
+                "PATH is " + std::to_string(length) + " characters long",
+                "cmd says 'The input line is too long'; entries at the end are not searched by some programs",
+                "cmd lines are limited to 8191 characters and an environment variable to 32767",
+                "remove folders that no longer exist or are not needed from PATH; 'cudnnenv use' selects cuDNN without "
+                "adding one folder per version");
+    result.details = missing;
+    return result;
+  }
+  if (missing.empty()) {
+    return check("path-entries", DoctorStatus::ok,
+                 "every folder on PATH" + std::string(windows ? "" : " and LD_LIBRARY_PATH") + " exists");
+  }
+  DoctorCheck result =
+      problem("path-entries", DoctorStatus::warn,
+              std::to_string(missing.size()) + (missing.size() == 1 ? " folder" : " folders") +
+                  " on the search path do" + (missing.size() == 1 ? "es" : "") + " not exist: " + missing.front(),
+              "nothing by itself; a sign of a removed CUDA or cuDNN the search path still names",
+              "a folder was deleted or renamed, or mistyped, after it was added",
+              "remove it from " + std::string(windows ? "PATH (System Properties > Environment Variables)"
+                                                      : "your shell's start-up file"));
+  result.details = missing;
+  return result;
+}
+
+std::optional<Profile> profile_for_tensorflow(const Facts& facts, const std::string& version) {
+  const auto fields = util::split(version, '.');
+  if (fields.size() < 2) {
+    return std::nullopt;
+  }
+  const std::string name = "tf" + fields[0] + "." + fields[1];
+  for (const auto& profile : facts.profiles) {
+    if (profile.name == name &&
+        (profile.platforms.empty() ||
+         std::find(profile.platforms.begin(), profile.platforms.end(), facts.platform.os) != profile.platforms.end())) {
+      return profile;
+    }
+  }
+  return std::nullopt;
+}
+
+DoctorCheck check_frameworks(const Facts& facts) {
+  if (facts.frameworks.empty()) {
+    return check("frameworks", DoctorStatus::skip,
+                 facts.site_packages.empty() ? "no site-packages found for '" + facts.program.requested + "'"
+                                             : "no TensorFlow or PyTorch in " + quoted(facts.site_packages.front()));
+  }
+  std::vector<std::string> details;
+  std::optional<DoctorCheck> worst;
+  auto keep = [&](DoctorCheck found) {
+    if (!worst || (found.status == DoctorStatus::fail && worst->status != DoctorStatus::fail)) {
+      worst = std::move(found);
+    }
+  };
+  for (const auto& framework : facts.frameworks) {
+    std::string line = framework.name + " " + (framework.version.empty() ? "?" : framework.version) + " in " +
+                       util::to_utf8(framework.location);
+    if (!framework.cuda.empty()) line += ", built for CUDA " + framework.cuda;
+    if (!framework.cudnn.empty()) line += ", cuDNN " + framework.cudnn;
+    details.push_back(line);
+    if (!facts.selection) {
+      continue;
+    }
+    const TreeRecord& tree = facts.selection->tree;
+    if (framework.name == "TensorFlow") {
+      if (auto profile = profile_for_tensorflow(facts, framework.version)) {
+        const auto fit = satisfying_tree(*profile, {tree});
+        if (!fit) {
+          keep(problem("frameworks", DoctorStatus::fail,
+                       "TensorFlow " + framework.version + " cannot run cuDNN " + tree.version.str(),
+                       "'Loaded runtime CuDNN library: " + tree.version.str() +
+                           " but source was compiled with: " + profile->cudnn +
+                           ".0. CuDNN library needs to have matching major version and equal or "
+                           "higher minor version'",
+                       "TensorFlow " + framework.version + " was built with cuDNN " + profile->cudnn + " and CUDA " +
+                           profile->cuda + " (its tested pair); the selected tree is " + tree_words(tree),
+                       "cudnnenv use " + profile->name + "  (or: cudnnenv install " + profile->cudnn + " --cuda " +
+                           profile->cuda + ")"));
+        } else if (!fit->tested) {
+          keep(problem(
+              "frameworks", DoctorStatus::warn,
+              "TensorFlow " + framework.version + " with cuDNN " + tree.version.str() +
+                  ": outside its tested pair (cuDNN " + profile->cudnn + ", CUDA " + profile->cuda + ")",
+              "it runs (same major, a newer minor), but this pairing was never tested by TensorFlow",
+              "the selected tree " + tree_words(tree) + " is not the pair TensorFlow " + framework.version +
+                  " was built and tested with",
+              "cudnnenv install " + profile->cudnn + " --cuda " + profile->cuda + " && cudnnenv use " + profile->name));
+        }
+      } else if (!framework.cudnn.empty() && std::atoi(framework.cudnn.c_str()) != tree.version.major) {
+        keep(problem("frameworks", DoctorStatus::fail,
+                     "TensorFlow " + framework.version + " was built with cuDNN " + framework.cudnn +
+                         "; the selected tree is " + tree.version.str(),
+                     "'Loaded runtime CuDNN library: " + tree.version.str() +
+                         " but source was compiled with: " + framework.cudnn + "...'",
+                     "TensorFlow accepts only the major version it was built with",
+                     "select a cuDNN " + framework.cudnn + ".x: cudnnenv use " + framework.cudnn));
+      }
+    } else if (framework.name == "PyTorch" && facts.platform.os == Os::linux && !framework.cudnn.empty()) {
+      // PyTorch's own check: the runtime's major equal, its minor not lower than the build's (its own copy's).
+      const auto built = parse_version(framework.cudnn);
+      if (built && (built->major != tree.version.major || tree.version.minor < built->minor)) {
+        keep(problem("frameworks", DoctorStatus::fail,
+                     "PyTorch " + framework.version + " was built with cuDNN " + built->str() +
+                         "; the selected tree is " + tree.version.str(),
+                     "through 'cudnnenv exec' or a shim: 'RuntimeError: cuDNN version incompatibility: PyTorch was "
+                     "compiled against (" +
+                         std::to_string(built->major) + ", " + std::to_string(built->minor) + ", " +
+                         std::to_string(built->patch) + ") but found runtime version (" +
+                         std::to_string(tree.version.major) + ", " + std::to_string(tree.version.minor) + ", " +
+                         std::to_string(tree.version.patch) + ")'",
+                     "PyTorch refuses a cuDNN of another major or an older minor than the one it was built with",
+                     "select cuDNN " + std::to_string(built->major) + "." + std::to_string(built->minor) +
+                         " or a newer " + std::to_string(built->major) +
+                         ".x (cudnnenv use <version>), or set PYTORCH_SKIP_CUDNN_COMPATIBILITY_CHECK=1 at your own "
+                         "risk"));
+      }
+    }
+  }
+  DoctorCheck result = worst ? *worst : check("frameworks", DoctorStatus::ok, details.front());
+  result.details = details;
+  return result;
+}
+
+}  // namespace
+
+DriverMinimum minimum_driver(const CudaVersion& cuda, Os os) {
+  DriverMinimum minimum;
+  const bool windows = os == Os::windows;
+  for (const auto& row : k_minimums) {
+    if (row.major == cuda.major && cuda.minor && row.minor == *cuda.minor) {
+      minimum.exact = windows ? row.windows : row.linux;
+    }
+  }
+  // Minor-version compatibility (cudnn-facts.md 6.2): the minimum for the whole major.
+  switch (cuda.major) {
+    case 11:
+      minimum.major = windows ? "452.39" : "450.80.02";
+      break;
+    case 12:
+      minimum.major = windows ? "527.41" : "525.60.13";
+      break;
+    case 13:
+      minimum.major = windows ? "" : "580.65.06";
+      break;
+    default:
+      minimum.major = minimum.exact;
+      break;
+  }
+  return minimum;
+}
+
+std::vector<DoctorCheck> run_checks(const Facts& facts, const DoctorOptions& options) {
+  return {
+      check_selection(facts),          check_driver(facts),     check_gpu(facts),          check_toolkit(facts),
+      check_dependencies(facts),       check_copy_wins(facts),  check_stray_copies(facts), check_bundled_copies(facts),
+      check_architecture(facts),       check_headers(facts),    check_vc_runtime(facts),   check_cpu(facts),
+      check_integrity(facts, options), check_path_stale(facts), check_path_entries(facts), check_frameworks(facts)};
+}
+
+}  // namespace cudnnenv

@@ -1,0 +1,50 @@
+// `cudnnenv doctor`: the known ways a cuDNN setup fails, each checked on
+// this machine's facts (facts.hpp) and, when it finds one, said as what the
+// user sees, why, and the fix, with this machine's paths and versions.
+//
+// Every check has a stable id (docs/doctor.md lists them); the checks read
+// facts only, so a test builds the facts it needs.
+#pragma once
+
+#include <functional>
+#include <string>
+#include <vector>
+
+#include "doctor/facts.hpp"
+
+namespace cudnnenv {
+
+enum class DoctorStatus { ok, warn, fail, skip };
+
+std::string to_string(DoctorStatus status);
+
+struct DoctorCheck {
+  std::string id;  // "driver", "gpu", "copy-wins", ...
+  DoctorStatus status = DoctorStatus::ok;
+  std::string summary;               // one line
+  std::vector<std::string> details;  // what it looked at: each copy skipped, each file changed
+  // For warn and fail:
+  std::string symptom;  // what the user sees
+  std::string cause;
+  std::string fix;
+};
+
+struct DoctorOptions {
+  bool deep = false;  // integrity: hash every file instead of comparing sizes
+  // Hashes a tree's files against its manifest (verify's files level);
+  // returns the problems, one per file. Set by the caller (doctor is above verify).
+  std::function<std::vector<std::string>(const TreeRecord&)> deep_check;
+};
+
+std::vector<DoctorCheck> run_checks(const Facts& facts, const DoctorOptions& options = {});
+
+// The minimum driver for CUDA `cuda` on `os` (cudnn-facts.md, section 6):
+// for the exact toolkit release (`exact`), and for the whole major
+// (minor-version compatibility). Empty when unknown.
+struct DriverMinimum {
+  std::string exact;
+  std::string major;
+};
+DriverMinimum minimum_driver(const CudaVersion& cuda, Os os);
+
+}  // namespace cudnnenv

@@ -1,0 +1,461 @@
+#include "doctor/facts.hpp"
+
+#include <algorithm>
+#include <system_error>
+
+#include "pin/launch.hpp"
+#include "pin/shims.hpp"
+#include "probe/probe.hpp"
+#include "probe/protocol.hpp"
+#include "store/layout.hpp"
+#include "util/fs.hpp"
+#include "util/process.hpp"
+#include "util/text.hpp"
+
+namespace cudnnenv {
+
+namespace fs = std::filesystem;
+
+std::string GpuInfo::compute_capability() const {
+  return std::to_string(cc_major) + "." + std::to_string(cc_minor);
+}
+
+int compare_dotted(std::string_view a, std::string_view b) {
+  const auto left = util::split(a, '.');
+  const auto right = util::split(b, '.');
+  for (std::size_t i = 0; i < std::max(left.size(), right.size()); ++i) {
+    const long x = i < left.size() ? std::strtol(left[i].c_str(), nullptr, 10) : 0;
+    const long y = i < right.size() ? std::strtol(right[i].c_str(), nullptr, 10) : 0;
+    if (x != y) {
+      return x < y ? -1 : 1;
+    }
+  }
+  return 0;
+}
+
+std::string parse_proc_driver_version(std::string_view text) {
+  // "NVRM version: NVIDIA UNIX x86_64 Kernel Module  580.95.05  Tue Oct  7 ..." (or "Open Kernel Module for x86_64").
+  const auto line_end = text.find('\n');
+  const std::string_view line = text.substr(0, line_end);
+  if (!util::starts_with(line, "NVRM version:")) {
+    return {};
+  }
+  for (const auto& word : util::split(line, ' ')) {
+    if (word.find('.') != std::string::npos && !word.empty() && std::isdigit(static_cast<unsigned char>(word[0])) &&
+        std::all_of(word.begin(), word.end(),
+                    [](char c) { return std::isdigit(static_cast<unsigned char>(c)) || c == '.'; })) {
+      return word;
+    }
+  }
+  return {};
+}
+
+DriverInfo parse_gpu_probe(std::string_view text) {
+  DriverInfo info;
+  for (const auto& [key, value] : probe_protocol::parse_key_values(text)) {
+    if (key == probe_protocol::driver_version) {
+      info.version = value;
+      info.version_from = "NVML";
+    } else if (key == probe_protocol::driver_cuda) {
+      info.cuda = parse_cuda_version(value);
+    } else if (key == probe_protocol::gpu_error) {
+      info.error = value;
+    } else if (key == probe_protocol::device) {
+      // "INDEX CC NAME"
+      const auto first = value.find(' ');
+      const auto second = first == std::string::npos ? first : value.find(' ', first + 1);
+      if (second == std::string::npos) {
+        continue;
+      }
+      GpuInfo gpu;
+      gpu.index = std::atoi(value.substr(0, first).c_str());
+      const std::string cc = value.substr(first + 1, second - first - 1);
+      const auto dot = cc.find('.');
+      gpu.cc_major = std::atoi(cc.substr(0, dot).c_str());
+      gpu.cc_minor = dot == std::string::npos ? 0 : std::atoi(cc.substr(dot + 1).c_str());
+      gpu.name = value.substr(second + 1);
+      info.gpus.push_back(gpu);
+    }
+  }
+  return info;
+}
+
+DriverInfo read_driver(const fs::path& probe_program, std::chrono::milliseconds timeout) {
+  DriverInfo info;
+  util::ProcessSpec spec;
+  spec.program = probe_program;
+  spec.arguments = {"--gpus"};
+  spec.environment = util::Environment::current();
+  spec.timeout = timeout;
+  auto outcome = util::run_process(spec);
+  if (!outcome) {
+    info.error = "cannot run " + util::to_utf8(probe_program) + ": " + outcome.error().message;
+  } else {
+    info = parse_gpu_probe(outcome->out);
+    if (outcome->timed_out) {
+      info.error = "the driver did not answer within " + std::to_string(timeout.count() / 1000) + " s";
+    } else if (info.error.empty() && outcome->exit_code != 0) {
+      info.error = util::trim(outcome->err).empty()
+                       ? "the GPU list failed (exit code " + std::to_string(outcome->exit_code) + ")"
+                       : std::string(util::trim(outcome->err));
+    }
+  }
+  if (info.version.empty()) {
+    info.version = proc_driver_version();
+    if (!info.version.empty()) {
+      info.version_from = "/proc/driver/nvidia/version";
+    }
+  }
+  return info;
+}
+
+namespace {
+
+std::optional<std::string> toolkit_version_text(const fs::path& root) {
+  // version.json (11.1 and later), version.txt (older), else cuda.h's CUDA_VERSION.
+  if (auto json = util::read_file(root / "version.json")) {
+    const auto cuda = json->find("\"cuda\"");
+    if (cuda != std::string::npos) {
+      const std::string value = python_value_after(std::string_view(*json).substr(cuda), "\"version\"");
+      if (!value.empty()) {
+        return value;
+      }
+    }
+  }
+  if (auto text = util::read_file(root / "version.txt")) {
+    const auto at = text->find("CUDA Version ");
+    if (at != std::string::npos) {
+      return std::string(util::trim(util::split(text->substr(at + 13), '\n').front()));
+    }
+  }
+  if (auto header = util::read_file(root / "include" / "cuda.h")) {
+    const auto at = header->find("#define CUDA_VERSION ");
+    if (at != std::string::npos) {
+      const long raw = std::strtol(header->c_str() + at + 21, nullptr, 10);
+      if (raw > 0) {
+        return std::to_string(raw / 1000) + "." + std::to_string(raw % 1000 / 10);
+      }
+    }
+  }
+  return std::nullopt;
+}
+
+bool is_toolkit(const fs::path& root) {
+  std::error_code ec;
+  return fs::is_regular_file(root / "version.json", ec) || fs::is_regular_file(root / "version.txt", ec) ||
+         fs::is_regular_file(root / "include" / "cuda.h", ec);
+}
+
+}  // namespace
+
+std::string python_value_after(std::string_view text, std::string_view key) {
+  const auto at = text.find(key);
+  if (at == std::string_view::npos) {
+    return {};
+  }
+  std::size_t position = at + key.size();
+  // Only separators between the key and its value: = : spaces, a type annotation.
+  while (position < text.size() && text[position] != '\'' && text[position] != '"') {
+    if (text[position] == '\n' || text[position] == ',' || text[position] == '}') {
+      return {};
+    }
+    ++position;
+  }
+  if (position >= text.size()) {
+    return {};
+  }
+  const char quote = text[position];
+  const auto end = text.find(quote, position + 1);
+  if (end == std::string_view::npos || end - position - 1 > 200) {
+    return {};
+  }
+  return std::string(text.substr(position + 1, end - position - 1));
+}
+
+std::vector<ToolkitInfo> find_toolkits(const util::Environment& environment, Os os) {
+  std::vector<ToolkitInfo> toolkits;
+  std::error_code ec;
+  auto add = [&](const fs::path& root, const std::string& via) {
+    if (root.empty() || !is_toolkit(root)) {
+      return;
+    }
+    for (const auto& known : toolkits) {
+      if (fs::equivalent(known.root, root, ec)) {
+        return;
+      }
+    }
+    ToolkitInfo toolkit{root, std::nullopt, {}, via};
+    if (auto text = toolkit_version_text(root)) {
+      toolkit.version_text = *text;
+      toolkit.version = parse_cuda_version(*text);
+      if (!toolkit.version) {
+        const auto fields = util::split(*text, '.');
+        if (fields.size() >= 2) {
+          toolkit.version = parse_cuda_version(fields[0] + "." + fields[1]);
+        }
+      }
+    }
+    toolkits.push_back(toolkit);
+  };
+  for (const char* variable : {"CUDA_PATH", "CUDA_HOME", "CUDA_ROOT"}) {
+    if (auto value = environment.get(variable); value && !value->empty()) {
+      add(util::path_from_utf8(*value), variable);
+    }
+  }
+  for (const auto& [name, value] : environment.variables()) {
+    if (util::starts_with(util::to_lower(name), "cuda_path_v") && !value.empty()) {
+      add(util::path_from_utf8(value), name);
+    }
+  }
+  const char* nvcc = os == Os::windows ? "nvcc.exe" : "nvcc";
+  for (const auto& entry : util::split_path_list(environment.get("PATH").value_or(""))) {
+    if (fs::is_regular_file(util::path_from_utf8(entry) / nvcc, ec)) {
+      add(util::path_from_utf8(entry).parent_path(), "nvcc on PATH");
+    }
+  }
+  if (os == Os::windows) {
+    const std::string program_files = environment.get("ProgramFiles").value_or("C:\\Program Files");
+    for (const auto& root :
+         expand_glob(util::path_from_utf8(program_files) / "NVIDIA GPU Computing Toolkit" / "CUDA" / "v*")) {
+      add(root, "the CUDA installer's folder");
+    }
+  } else {
+    add("/usr/local/cuda", "/usr/local/cuda");
+    for (const auto& root : expand_glob("/usr/local/cuda-*")) {
+      add(root, "/usr/local/cuda-*");
+    }
+  }
+  return toolkits;
+}
+
+std::vector<HeaderInfo> find_headers(const util::Environment& environment, const std::vector<ToolkitInfo>& toolkits,
+                                     Os os) {
+  std::vector<HeaderInfo> headers;
+  std::error_code ec;
+  auto add = [&](const fs::path& folder, const std::string& via) {
+    for (const char* name : {"cudnn_version.h", "cudnn.h"}) {
+      const fs::path file = folder / name;
+      if (folder.empty() || !fs::is_regular_file(file, ec)) {
+        continue;
+      }
+      for (const auto& known : headers) {
+        if (fs::equivalent(known.file, file, ec)) {
+          return;
+        }
+      }
+      auto text = util::read_file(file);
+      headers.push_back({file, text ? parse_version_header(*text) : std::nullopt, via});
+      return;
+    }
+  };
+  if (auto value = environment.get("CUDNN_INCLUDE_DIR"); value && !value->empty()) {
+    add(util::path_from_utf8(*value), "CUDNN_INCLUDE_DIR");
+  }
+  for (const char* variable : {"CUDNN_PATH", "CUDNN_HOME", "CUDNN_ROOT"}) {
+    if (auto value = environment.get(variable); value && !value->empty()) {
+      add(util::path_from_utf8(*value) / "include", variable);
+    }
+  }
+  for (const auto& toolkit : toolkits) {
+    add(toolkit.root / "include", "the CUDA toolkit (" + toolkit.via + ")");
+  }
+  if (os == Os::linux) {
+    add("/usr/include", "the system include folder");
+    add("/usr/include/x86_64-linux-gnu", "the system include folder");
+    add("/usr/local/include", "the system include folder");
+  }
+  return headers;
+}
+
+std::vector<fs::path> site_packages_of(const fs::path& program, const util::Environment& environment, Os os) {
+  std::vector<fs::path> sites;
+  std::error_code ec;
+  auto add = [&](const fs::path& site) {
+    if (!fs::is_directory(site, ec)) {
+      return;
+    }
+    for (const auto& known : sites) {
+      if (fs::equivalent(known, site, ec)) {
+        return;
+      }
+    }
+    sites.push_back(site);
+  };
+  auto add_prefix = [&](const fs::path& prefix) {
+    if (os == Os::windows) {
+      add(prefix / "Lib" / "site-packages");
+    } else {
+      for (const auto& site : expand_glob(prefix / "lib" / "python3*" / "site-packages")) {
+        add(site);
+      }
+    }
+  };
+  if (!program.empty()) {
+    // python in <prefix>/bin (a venv, conda) or <prefix> / <prefix>\Scripts on Windows.
+    add_prefix(program.parent_path());
+    add_prefix(program.parent_path().parent_path());
+  }
+  for (const char* variable : {"VIRTUAL_ENV", "CONDA_PREFIX"}) {
+    if (auto value = environment.get(variable); value && !value->empty()) {
+      add_prefix(util::path_from_utf8(*value));
+    }
+  }
+  return sites;
+}
+
+std::vector<FrameworkInfo> find_frameworks(const std::vector<fs::path>& site_packages,
+                                           const std::vector<FoundCopy>& copies, Os os) {
+  std::vector<FrameworkInfo> frameworks;
+  std::error_code ec;
+  auto dist_version = [&](const fs::path& site, std::initializer_list<const char*> names) -> std::string {
+    for (const char* name : names) {
+      for (const auto& info : expand_glob(site / (std::string(name) + "-*.dist-info"))) {
+        const std::string folder = util::to_utf8(info.filename());
+        const std::string rest = folder.substr(std::string(name).size() + 1);
+        return rest.substr(0, rest.size() - std::string(".dist-info").size());
+      }
+    }
+    return {};
+  };
+  auto copy_version = [&](const fs::path& library) -> std::string {
+    for (const auto& copy : copies) {
+      if (fs::equivalent(copy.library, library, ec) && copy.version) {
+        return copy.version->str();
+      }
+    }
+    return {};
+  };
+  for (const auto& site : site_packages) {
+    const fs::path tensorflow = site / "tensorflow";
+    if (fs::is_directory(tensorflow, ec)) {
+      FrameworkInfo info;
+      info.name = "TensorFlow";
+      info.location = tensorflow;
+      info.version = dist_version(site, {"tensorflow", "tensorflow_gpu", "tensorflow_cpu", "tf_nightly"});
+      if (auto text = util::read_file(tensorflow / "python" / "platform" / "build_info.py")) {
+        info.cuda = python_value_after(*text, "'cuda_version'");
+        info.cudnn = python_value_after(*text, "'cudnn_version'");
+        if (info.cuda.empty()) info.cuda = python_value_after(*text, "cuda_version_number");
+        if (info.cudnn.empty()) info.cudnn = python_value_after(*text, "cudnn_version_number");
+      }
+      frameworks.push_back(info);
+    }
+    const fs::path torch = site / "torch";
+    if (fs::is_directory(torch, ec)) {
+      FrameworkInfo info;
+      info.name = "PyTorch";
+      info.location = torch;
+      if (auto text = util::read_file(torch / "version.py")) {
+        info.version = python_value_after(*text, "__version__");
+        // "cuda: Optional[str] = '13.0'" (2.x) or "cuda = '11.3'"; the line starts with it.
+        const auto at = text->find("\ncuda");
+        if (at != std::string::npos) {
+          info.cuda = python_value_after(std::string_view(*text).substr(at + 1), "cuda");
+        }
+      }
+      if (info.version.empty()) {
+        info.version = dist_version(site, {"torch"});
+      }
+      for (const fs::path& folder : {torch / "lib", site / "nvidia" / "cudnn" / (os == Os::windows ? "bin" : "lib")}) {
+        for (const auto& entry : fs::directory_iterator(folder, ec)) {
+          const std::string name = util::to_utf8(entry.path().filename());
+          if (main_library_major(name, os)) {
+            info.own_copies.push_back(entry.path());
+            if (info.cudnn.empty()) {
+              info.cudnn = copy_version(entry.path());
+            }
+          }
+        }
+      }
+      frameworks.push_back(info);
+    }
+  }
+  return frameworks;
+}
+
+Facts collect_facts(const FactsRequest& request) {
+  Facts facts;
+  facts.platform = request.platform;
+  facts.environment = request.environment;
+  const Os os = request.platform.os;
+  if (request.store != nullptr) {
+    facts.store_root = request.store->root();
+    auto listing = request.store->list(RecordPart::everything);
+    facts.trees = listing.trees;
+    facts.damaged_trees = listing.damaged;
+    auto selection = resolve_selection(*request.store, request.selection);
+    if (selection) {
+      if (auto whole = request.store->full_record(selection->tree)) {
+        selection->tree = *whole;
+      }
+      facts.selection = *selection;
+    } else {
+      facts.selection_error = selection.error();
+    }
+  }
+  if (auto profiles = all_profiles(os, request.config_file)) {
+    facts.profiles = *profiles;
+  }
+  facts.driver = read_driver(request.probe_program, request.timeout);
+  facts.toolkits = find_toolkits(request.environment, os);
+  facts.headers = find_headers(request.environment, facts.toolkits, os);
+
+  DiscoverContext discover_context;
+  discover_context.environment = request.environment;
+  discover_context.os = os;
+  if (request.load_copies) {
+    discover_context.probe = [program = request.probe_program, timeout = request.timeout](const fs::path& library) {
+      return probe_in_child(program, library, timeout);
+    };
+  }
+  facts.copies = discover(discover_context);
+
+  // The program whose loader is walked: --for, python by default (python3 when there is no python).
+  facts.program.requested = request.program;
+  std::vector<std::string> names = {request.program};
+  if (request.program == "python") {
+    names.push_back("python3");
+  }
+  const fs::path shims_dir = request.store != nullptr ? request.store->state_directory() / "shims" : fs::path();
+  std::error_code ec;
+  for (const auto& name : names) {
+    auto found = find_program(name, request.environment, {});
+    if (!found) {
+      continue;
+    }
+    facts.program.path = *found;
+    facts.program.target = *found;
+    if (!shims_dir.empty() && fs::equivalent(found->parent_path(), shims_dir, ec)) {
+      facts.program.is_shim = true;
+      facts.program.target.clear();
+      ShimPaths paths;
+      paths.shims_dir = shims_dir;
+      for (const auto& shim : list_shims(paths)) {
+        if (fs::equivalent(shim.file, *found, ec) && !shim.target.empty()) {
+          facts.program.target = util::path_from_utf8(shim.target);
+        }
+      }
+      if (facts.program.target.empty()) {
+        if (auto behind = find_program(name, request.environment, {shims_dir})) {
+          facts.program.target = *behind;
+        }
+      }
+    }
+    break;
+  }
+  if (!facts.program.target.empty()) {
+    if (auto binary = identify_binary_file(facts.program.target); binary && binary->format != BinaryFormat::none) {
+      facts.program.binary = *binary;
+    }
+  }
+  facts.site_packages = site_packages_of(facts.program.target, request.environment, os);
+  facts.frameworks = find_frameworks(facts.site_packages, facts.copies, os);
+  facts.cpu_avx = cpu_has_avx();
+  if (os == Os::windows) {
+    facts.registry_path = read_registry_path();
+    facts.vc_runtime = find_vc_runtime(request.environment);
+  }
+  return facts;
+}
+
+}  // namespace cudnnenv

@@ -1,0 +1,141 @@
+// What `doctor` and `snapshot` know about this machine, gathered once: the
+// driver and its GPUs (in a child, `cudnnenv-probe --gpus`, with a timeout),
+// CUDA toolkits, cuDNN headers, every cuDNN copy, the selection, the program
+// whose loader is walked (python by default), the frameworks in its
+// site-packages (read from files, never imported), the CPU, and on Windows
+// the PATH stored in the registry and the VC++ runtime. Nothing here judges:
+// the checks (doctor.hpp) read these facts.
+#pragma once
+
+#include <chrono>
+#include <filesystem>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "discover/discover.hpp"
+#include "formats/binfmt.hpp"
+#include "formats/platform.hpp"
+#include "formats/version.hpp"
+#include "select/profile.hpp"
+#include "select/resolve.hpp"
+#include "store/store.hpp"
+#include "util/environment.hpp"
+#include "util/result.hpp"
+
+namespace cudnnenv {
+
+struct GpuInfo {
+  int index = 0;
+  std::string name;
+  int cc_major = 0;
+  int cc_minor = 0;
+  std::string compute_capability() const;  // "9.0"
+};
+
+struct DriverInfo {
+  std::string version;              // "580.95.05"; empty when unknown
+  std::string version_from;         // "/proc/driver/nvidia/version", "NVML"
+  std::optional<CudaVersion> cuda;  // the newest CUDA the driver runs (cuDriverGetVersion)
+  std::vector<GpuInfo> gpus;
+  std::string error;  // why there is no driver or GPU, in the driver's words
+  bool found() const { return !version.empty() || cuda.has_value(); }
+};
+
+struct ToolkitInfo {
+  std::filesystem::path root;
+  std::optional<CudaVersion> version;
+  std::string version_text;  // "12.4.131" as the toolkit says
+  std::string via;           // "CUDA_PATH", "nvcc on PATH", "/usr/local/cuda*", ...
+};
+
+struct HeaderInfo {
+  std::filesystem::path file;  // cudnn_version.h (or cudnn.h before 8)
+  std::optional<Version> version;
+  std::string via;  // "CUDNN_INCLUDE_DIR", "CUDA_PATH", "the system include folder", ...
+};
+
+struct FrameworkInfo {
+  std::string name;                               // "TensorFlow", "PyTorch"
+  std::string version;                            // "2.5.0", "2.11.0+cu130"; empty when unknown
+  std::filesystem::path location;                 // the package's folder
+  std::string cuda;                               // what it was built for, as its files say
+  std::string cudnn;                              // TensorFlow's build_info ("8"); PyTorch: its own copy's version
+  std::vector<std::filesystem::path> own_copies;  // cuDNN main libraries it carries (torch/lib, nvidia/cudnn)
+};
+
+struct RuntimeFile {
+  std::filesystem::path file;
+  std::string version;  // the file's version resource, "14.40.33810.0"
+};
+
+struct ProgramInfo {
+  std::string requested;             // "python" as asked (--for)
+  std::filesystem::path path;        // first on PATH; empty when not found
+  std::filesystem::path target;      // the program behind a shim, else `path`
+  bool is_shim = false;              // `path` is a cudnnenv shim of this store
+  std::optional<BinaryInfo> binary;  // of `target`
+};
+
+struct Facts {
+  Platform platform;
+  util::Environment environment;
+  std::filesystem::path store_root;
+  std::vector<TreeRecord> trees;  // whole records (manifests)
+  std::vector<Error> damaged_trees;
+  std::optional<Selection> selection;  // with the whole record
+  std::optional<Error> selection_error;
+  std::vector<Profile> profiles;
+  DriverInfo driver;
+  std::vector<ToolkitInfo> toolkits;
+  std::vector<HeaderInfo> headers;  // in the order a build would search
+  std::vector<FoundCopy> copies;    // discover()
+  ProgramInfo program;
+  std::vector<std::filesystem::path> site_packages;  // the program's, then the active environment's
+  std::vector<FrameworkInfo> frameworks;
+  std::optional<bool> cpu_avx;  // x86 only
+  // Windows: the PATH entries a new terminal would get (user and machine,
+  // from the registry, expanded); absent elsewhere or when unreadable.
+  std::optional<std::vector<std::string>> registry_path;
+  std::vector<RuntimeFile> vc_runtime;  // Windows: msvcp140.dll, vcruntime140.dll in System32
+};
+
+struct FactsRequest {
+  util::Environment environment;
+  Platform platform = host_platform();
+  const Store* store = nullptr;
+  SelectionRequest selection;
+  std::string program = "python";  // --for; "python" also tries python3
+  std::filesystem::path probe_program;
+  std::chrono::milliseconds timeout{std::chrono::seconds(10)};
+  bool load_copies = true;            // load each copy in a child for its real version
+  std::filesystem::path config_file;  // for the user's profiles
+};
+
+Facts collect_facts(const FactsRequest& request);
+
+// Parts, for tests and for other commands.
+DriverInfo read_driver(const std::filesystem::path& probe_program, std::chrono::milliseconds timeout);
+// Parses `cudnnenv-probe --gpus` output, and /proc/driver/nvidia/version's
+// "NVRM version: ... Kernel Module  580.95.05  ..." line.
+DriverInfo parse_gpu_probe(std::string_view text);
+std::string parse_proc_driver_version(std::string_view text);
+std::vector<ToolkitInfo> find_toolkits(const util::Environment& environment, Os os);
+std::vector<HeaderInfo> find_headers(const util::Environment& environment, const std::vector<ToolkitInfo>& toolkits,
+                                     Os os);
+std::vector<std::filesystem::path> site_packages_of(const std::filesystem::path& program,
+                                                    const util::Environment& environment, Os os);
+std::vector<FrameworkInfo> find_frameworks(const std::vector<std::filesystem::path>& site_packages,
+                                           const std::vector<FoundCopy>& copies, Os os);
+// The first quoted value after `key` in Python source ('cuda_version': '11.2'); empty when none.
+std::string python_value_after(std::string_view text, std::string_view key);
+// "1.2.3" < "1.10" by number, field by field; a missing field counts as 0.
+int compare_dotted(std::string_view a, std::string_view b);
+
+// Platform parts (facts_posix.cpp / facts_win.cpp).
+std::string proc_driver_version();                                               // Linux: /proc; Windows: empty
+std::optional<bool> cpu_has_avx();                                               // x86: cpuid; else absent
+std::optional<std::vector<std::string>> read_registry_path();                    // Windows only
+std::vector<RuntimeFile> find_vc_runtime(const util::Environment& environment);  // Windows only
+
+}  // namespace cudnnenv

@@ -1,0 +1,191 @@
+#!/usr/bin/env bash
+# cudnnenv doctor and snapshot, each failure staged on purpose: a decoy copy
+# earlier in python's search order, a cudnn_version.h of another version, a
+# file of a tree changed after install (by size; by content with --deep), a
+# TensorFlow whose build_info.py pairs it with another cuDNN, a PyTorch with
+# its own torch/lib. Each check is read by id from --json: its status, and a
+# fix that names the right path. Then snapshot, `use`, snapshot, diff.
+CUDNNENV=$1
+FIXTURES=$2
+source "$(dirname "$0")/lib.sh"
+export CUDNNENV_ROOT="$WORK/store" HOME="$WORK/home"
+unset LD_LIBRARY_PATH CUDA_HOME CUDA_PATH CUDA_ROOT CUDNN_INCLUDE_DIR CUDNN_PATH CONDA_PREFIX CUDNNENV_VERSION
+mkdir -p home venv/bin
+# A 64-bit program named python (never started: doctor reads its headers).
+cp /bin/true venv/bin/python
+export PATH="$WORK/venv/bin:/usr/bin:/bin" VIRTUAL_ENV="$WORK/venv"
+site="$WORK/venv/lib/python3.11/site-packages"
+mkdir -p "$site"
+
+# check ID FIELD: a field of one check in doctor --json's output (in `out`).
+check() {
+  python3 -c '
+import json, sys
+checks = {c["id"]: c for c in json.load(open("out"))["checks"]}
+value = checks[sys.argv[1]][sys.argv[2]]
+print(value if isinstance(value, str) else json.dumps(value))' "$1" "$2"
+}
+
+make_linux_tree t91 9.1.0 "$FIXTURES/fake-elf64-9.1.0.so"
+make_linux_tree t94 9.4.0 "$FIXTURES/fake-elf64-9.4.0.so"
+run install t91 --name t9.1 && run install t94 --name t9.4
+run use --global t9.4
+expect_eq "$rc" "0" "use --global ($(cat err))"
+tree_words="'t9.4' (cuDNN 9.4.0, CUDA 12.4)"
+
+# 1. A decoy copy earlier in python's search order (LD_LIBRARY_PATH).
+mkdir decoy && cp "$FIXTURES/fake-elf64-9.2.0.so" decoy/libcudnn.so.9
+LD_LIBRARY_PATH="$WORK/decoy" run doctor --json
+expect_eq "$(check copy-wins status)" "warn" "copy-wins with a decoy on LD_LIBRARY_PATH"
+expect_eq "$(check copy-wins summary)" "python loads '$WORK/decoy/libcudnn.so.9' (9.2.0), not the selected tree" \
+  "copy-wins summary"
+expect_eq "$(check copy-wins cause)" "'$WORK/decoy' (LD_LIBRARY_PATH) comes before the selected tree $tree_words in python's search order" \
+  "copy-wins cause"
+expect_eq "$(check copy-wins fix)" "run it pinned: 'cudnnenv shim add python' (then python on PATH loads the selected tree), or 'cudnnenv exec -- python ...'; or remove the copy '$WORK/decoy/libcudnn.so.9' if it was copied there by hand" \
+  "copy-wins fix"
+pass "a decoy on LD_LIBRARY_PATH: copy-wins warns, names the decoy and the fix"
+
+# The same in words: the table's row, then the block with symptom, cause, fix.
+LD_LIBRARY_PATH="$WORK/decoy" run doctor
+grep -qx "warn  copy-wins       python loads '$WORK/decoy/libcudnn.so.9' (9.2.0), not the selected tree" out ||
+  fail "the table row: $(cat out)"
+# (Copies this machine has in the ld.so cache may follow as "skips" lines.)
+sed -n "/^warn copy-wins:/,/^\$/p" out | head -5 > block
+expect_eq "$(cat block)" "warn copy-wins: python loads '$WORK/decoy/libcudnn.so.9' (9.2.0), not the selected tree
+  you see:  a plain 'python' gets cuDNN 9.2.0 from '$WORK/decoy/libcudnn.so.9' (TensorFlow logs 'Loaded cuDNN version ...'; torch.backends.cudnn.version())
+  because:  '$WORK/decoy' (LD_LIBRARY_PATH) comes before the selected tree $tree_words in python's search order
+  fix:      run it pinned: 'cudnnenv shim add python' (then python on PATH loads the selected tree), or 'cudnnenv exec -- python ...'; or remove the copy '$WORK/decoy/libcudnn.so.9' if it was copied there by hand
+    loads  $WORK/decoy/libcudnn.so.9  (9.2.0, LD_LIBRARY_PATH)" "the copy-wins block"
+pass "the human output: a row per check, then symptom, cause and fix"
+
+# Through a shim, python on PATH is pinned.
+run shim add python --target "$WORK/venv/bin/python"
+expect_eq "$rc" "0" "shim add ($(cat err))"
+PATH="$CUDNNENV_ROOT/.cudnnenv/shims:$PATH" LD_LIBRARY_PATH="$WORK/decoy" run doctor --json
+expect_eq "$(check copy-wins status)" "ok" "copy-wins through a shim"
+expect_eq "$(check copy-wins summary)" "python on PATH is a cudnnenv shim ('$CUDNNENV_ROOT/.cudnnenv/shims/python'): it loads the selected tree $tree_words; without it, it would load what is listed below" \
+  "copy-wins through a shim"
+run shim remove python
+pass "python through a shim: copy-wins ok, says why"
+
+# 2. Headers of another version first (CUDNN_INCLUDE_DIR).
+mkdir -p inc && printf '#define CUDNN_MAJOR 8\n#define CUDNN_MINOR 9\n#define CUDNN_PATCHLEVEL 7\n' > inc/cudnn_version.h
+CUDNN_INCLUDE_DIR="$WORK/inc" run doctor --json
+expect_eq "$(check headers status)" "fail" "headers of another major"
+expect_eq "$(check headers summary)" "'$WORK/inc/cudnn_version.h' says 8.9.7; the selected library is 9.4.0" "headers summary"
+expect_eq "$(check headers fix)" "build with the tree's headers: point CUDNN_INCLUDE_DIR at '$CUDNNENV_ROOT/t9.4/include' ('cudnnenv activate' sets it), or remove '$WORK/inc/cudnn_version.h'" \
+  "headers fix"
+printf '#define CUDNN_MAJOR 9\n#define CUDNN_MINOR 1\n#define CUDNN_PATCHLEVEL 0\n' > inc/cudnn_version.h
+CUDNN_INCLUDE_DIR="$WORK/inc" run doctor --json
+expect_eq "$(check headers status)" "warn" "headers of another minor"
+CUDNN_INCLUDE_DIR="$CUDNNENV_ROOT/t9.4/include" run doctor --json
+expect_eq "$(check headers status)" "ok" "the tree's own headers"
+pass "a cudnn_version.h of another version: fail (major) or warn (minor), the fix names the tree's include folder"
+
+# 3. A tree's file changed after install: by size (the fast path), by content (--deep).
+run doctor --json
+expect_eq "$(check integrity status)" "ok" "integrity before"
+expect_eq "$(check integrity summary)" "2 trees as installed (sizes compared; --deep hashes every file)" "integrity ok"
+: > "$CUDNNENV_ROOT/t9.1/lib/libcudnn_ops.so.9.1.0"
+run doctor --json
+expect_eq "$(check integrity status)" "fail" "integrity of a truncated file"
+# The file, and the link to it (a link's size is its target's).
+expect_eq "$(check integrity details)" '["t9.1: lib/libcudnn_ops.so.9.1.0: missing or another size than installed", "t9.1: lib/libcudnn_ops.so.9: missing or another size than installed"]' \
+  "integrity details"
+expect_eq "$(check integrity fix)" "see each file: cudnnenv verify t9.1 --level files; then reinstall: cudnnenv remove t9.1 && cudnnenv install <version>" \
+  "integrity fix"
+cp "$FIXTURES/fake-elf64-9.1.0.so" "$CUDNNENV_ROOT/t9.1/lib/libcudnn_ops.so.9.1.0"
+run doctor --json
+expect_eq "$(check integrity status)" "ok" "integrity after the file is back"
+# Same size, other bytes: only hashing sees it.
+python3 -c 'import sys; p = sys.argv[1]; b = bytearray(open(p, "rb").read()); b[-1] ^= 1; open(p, "wb").write(b)' \
+  "$CUDNNENV_ROOT/t9.4/lib/libcudnn_adv.so.9.4.0"
+run doctor --json
+expect_eq "$(check integrity status)" "ok" "a same-size change passes the size check"
+run doctor --deep --json
+expect_eq "$(check integrity status)" "fail" "--deep finds the same-size change"
+expect_eq "$(check integrity details)" "[\"t9.4: files: 'lib/libcudnn_adv.so.9.4.0' changed since it was installed (SHA-256 differs); 'lib/libcudnn_adv.so.9' changed since it was installed (SHA-256 differs)\"]" \
+  "--deep details"
+cp "$FIXTURES/fake-elf64-9.4.0.so" "$CUDNNENV_ROOT/t9.4/lib/libcudnn_adv.so.9.4.0"
+pass "a truncated file fails integrity by size, a same-size change by --deep; the fix names the tree"
+
+# 4. TensorFlow's build_info.py: 2.18 was built and tested with cuDNN 9.3 / CUDA 12.5.
+mkdir -p "$site/tensorflow/python/platform" "$site/tensorflow-2.18.0.dist-info"
+cat > "$site/tensorflow/python/platform/build_info.py" <<'PY'
+# A fake, as TensorFlow 2.18 writes it.
+build_info = {'cpu_compiler': '/usr/lib/llvm-18/bin/clang', 'cuda_compute_capabilities': ['sm_60', 'sm_70', 'sm_80', 'sm_89', 'compute_90'], 'cuda_version': '12.5.1', 'cudnn_version': '9', 'is_cuda_build': True, 'is_rocm_build': False, 'is_tensorrt_build': False}
+PY
+run doctor --json
+expect_eq "$(check frameworks status)" "warn" "TensorFlow 2.18 with cuDNN 9.4"
+expect_eq "$(check frameworks summary)" "TensorFlow 2.18.0 with cuDNN 9.4.0: outside its tested pair (cuDNN 9.3, CUDA 12.5)" \
+  "frameworks summary"
+expect_eq "$(check frameworks fix)" "cudnnenv install 9.3 --cuda 12.5 && cudnnenv use tf2.18" "frameworks fix"
+expect_eq "$(check frameworks details)" "[\"TensorFlow 2.18.0 in $site/tensorflow, built for CUDA 12.5.1, cuDNN 9\"]" \
+  "frameworks details"
+rm -rf "$site/tensorflow-2.18.0.dist-info" && mkdir "$site/tensorflow-2.5.0.dist-info"
+run doctor --json
+expect_eq "$(check frameworks status)" "fail" "TensorFlow 2.5 with cuDNN 9.4"
+expect_eq "$(check frameworks fix)" "cudnnenv use tf2.5  (or: cudnnenv install 8.1 --cuda 11.2)" "frameworks fix for 2.5"
+rm -rf "$site/tensorflow" "$site/tensorflow-2.5.0.dist-info"
+pass "TensorFlow's build_info.py: outside the tested pair warns, another major fails; the fix names the profile"
+
+# 5. PyTorch with its own copy in torch/lib.
+mkdir -p "$site/torch/lib"
+cp "$FIXTURES/fake-elf64-9.4.0.so" "$site/torch/lib/libcudnn.so.9"
+printf "__version__ = '2.11.0+cu130'\ndebug = False\ncuda: Optional[str] = '13.0'\n" > "$site/torch/version.py"
+run use --global t9.1
+run doctor --json
+expect_eq "$(check bundled-copies status)" "ok" "bundled-copies on Linux"
+expect_eq "$(check bundled-copies summary)" "PyTorch 2.11.0+cu130 carries cuDNN 9.4.0 in '$site/torch/lib'; it loads that copy through its RPATH when run plainly; 'cudnnenv exec' and the shims replace it with the selected tree (LD_AUDIT)" \
+  "bundled-copies summary"
+expect_eq "$(check frameworks status)" "fail" "PyTorch built with 9.4, 9.1 selected"
+expect_eq "$(check frameworks symptom)" "through 'cudnnenv exec' or a shim: 'RuntimeError: cuDNN version incompatibility: PyTorch was compiled against (9, 4, 0) but found runtime version (9, 1, 0)'" \
+  "frameworks symptom"
+expect_eq "$(check frameworks fix)" "select cuDNN 9.4 or a newer 9.x (cudnnenv use <version>), or set PYTORCH_SKIP_CUDNN_COMPATIBILITY_CHECK=1 at your own risk" \
+  "frameworks fix for PyTorch"
+run use --global t9.4
+run doctor --json
+expect_eq "$(check frameworks status)" "ok" "PyTorch with the cuDNN it carries"
+pass "a fake torch/lib: said plainly; an older minor selected fails PyTorch's own check"
+
+# The exit code follows the failures; without a driver the whole run is fast.
+run doctor --json
+failed=$(python3 -c 'import json; print(sum(c["status"] == "fail" for c in json.load(open("out"))["checks"]))')
+expect_eq "$(json_field failed < out)" "$failed" "the failed count"
+[ "$failed" = 0 ] && want=0 || want=1
+expect_eq "$rc" "$want" "exit code with $failed failed checks"
+if [ "$(check driver status)" = "fail" ] && [ -z "${CUDNNENV_SANITIZED:-}" ]; then
+  start=$(date +%s%N); "$CUDNNENV" doctor > /dev/null 2>&1 || true; end=$(date +%s%N)
+  ms=$(( (end - start) / 1000000 ))
+  [ "$ms" -lt 1000 ] || fail "doctor without a GPU took $ms ms"
+  pass "without a GPU, doctor took $ms ms"
+fi
+
+# 6. snapshot, a switch, snapshot, diff.
+run snapshot -o before.json
+expect_eq "$rc" "0" "snapshot -o ($(cat err))"
+expect_eq "$(cat err)" "cudnnenv: snapshot written to before.json; compare two with: cudnnenv snapshot diff OLD NEW" "snapshot note"
+expect_eq "$(json_field selection.version < before.json)" "9.4.0" "the snapshot's selection"
+python3 -c '
+import json, sys
+s = json.load(open("before.json"))
+copies = {c["library"]: c for c in s["copies"]}
+c = copies[sys.argv[1]]
+assert c["version"] == "9.4.0" and len(c["sha256"]) == 64 and c["size"] > 0, c
+' "$site/torch/lib/libcudnn.so.9" || fail "the snapshot's copy of torch/lib"
+run use --global t9.1
+run snapshot -o after.json
+run snapshot diff before.json after.json
+expect_eq "$rc" "0" "snapshot diff ($(cat err))"
+for line in "changed  selection.tree: t9.4 -> t9.1" "changed  selection.version: 9.4.0 -> 9.1.0" \
+            "changed  selection.spec: t9.4 -> t9.1" "changed  checks[frameworks].status: ok -> fail"; do
+  grep -qxF "$line" out || fail "diff lacks '$line': $(cat out)"
+done
+run snapshot diff before.json before.json
+expect_eq "$(tail -1 out)" "no differences" "a snapshot against itself"
+echo '{"not": "a snapshot"}' > other.json
+run snapshot diff before.json other.json
+expect_eq "$rc" "2" "diff against a file that is no snapshot"
+expect_eq "$(cat err)" "cudnnenv: error: 'other.json' is not a cudnnenv snapshot
+  hint: make one with: cudnnenv snapshot -o other.json" "diff's error"
+pass "snapshot -o, use, snapshot -o, diff: the switch shows; a file that is no snapshot is refused"
