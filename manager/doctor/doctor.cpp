@@ -482,7 +482,8 @@ DoctorCheck check_bundled_copies(const Facts& facts) {
           util::to_lower(util::to_utf8(library)).find("torch") != std::string::npos && !windows_torch) {
         windows_torch =
             problem("bundled-copies", DoctorStatus::warn,
-                    framework.name + " loads its own cuDNN " + version + " from " + quoted(library.parent_path()),
+                    framework.name + " " + framework.version + " loads its own cuDNN " + version + " from " +
+                        quoted(library.parent_path()),
                     "torch.backends.cudnn.version() shows " + version + " whatever tree is selected",
                     "PyTorch on Windows loads torch\\lib's DLLs by full path: no launcher, PATH or SetDllDirectory can "
                     "replace them",

@@ -149,27 +149,29 @@ bool is_toolkit(const fs::path& root) {
 }  // namespace
 
 std::string python_value_after(std::string_view text, std::string_view key) {
-  const auto at = text.find(key);
-  if (at == std::string_view::npos) {
-    return {};
-  }
-  std::size_t position = at + key.size();
-  // Only separators between the key and its value: = : spaces, a type annotation.
-  while (position < text.size() && text[position] != '\'' && text[position] != '"') {
-    if (text[position] == '\n' || text[position] == ',' || text[position] == '}') {
-      return {};
+  // The first occurrence that is assigned or given: `key = '...'`, `key: T = '...'`,
+  // `'key': '...'`; one in a list (`__all__ = ['__version__', ...]`) is not.
+  for (auto at = text.find(key); at != std::string_view::npos; at = text.find(key, at + 1)) {
+    std::size_t position = at + key.size();
+    while (position < text.size() && text[position] == ' ') ++position;
+    if (position >= text.size() || (text[position] != '=' && text[position] != ':')) {
+      continue;
     }
-    ++position;
+    while (position < text.size() && text[position] != '\'' && text[position] != '"' && text[position] != '\n' &&
+           text[position] != ',' && text[position] != '}') {
+      ++position;
+    }
+    if (position >= text.size() || (text[position] != '\'' && text[position] != '"')) {
+      continue;
+    }
+    const char quote = text[position];
+    const auto end = text.find(quote, position + 1);
+    if (end == std::string_view::npos || end - position - 1 > 200) {
+      continue;
+    }
+    return std::string(text.substr(position + 1, end - position - 1));
   }
-  if (position >= text.size()) {
-    return {};
-  }
-  const char quote = text[position];
-  const auto end = text.find(quote, position + 1);
-  if (end == std::string_view::npos || end - position - 1 > 200) {
-    return {};
-  }
-  return std::string(text.substr(position + 1, end - position - 1));
+  return {};
 }
 
 std::vector<ToolkitInfo> find_toolkits(const util::Environment& environment, Os os) {
@@ -345,13 +347,11 @@ std::vector<FrameworkInfo> find_frameworks(const std::vector<fs::path>& site_pac
       FrameworkInfo info;
       info.name = "PyTorch";
       info.location = torch;
-      if (auto text = util::read_file(torch / "version.py")) {
-        info.version = python_value_after(*text, "__version__");
-        // "cuda: Optional[str] = '13.0'" (2.x) or "cuda = '11.3'"; the line starts with it.
-        const auto at = text->find("\ncuda");
-        if (at != std::string::npos) {
-          info.cuda = python_value_after(std::string_view(*text).substr(at + 1), "cuda");
-        }
+      if (auto file = util::read_file(torch / "version.py")) {
+        const std::string text = "\n" + *file;  // so that every line starts after a newline
+        info.version = python_value_after(text, "\n__version__");
+        // "cuda: Optional[str] = '13.0'" (2.x) or "cuda = '11.3'", at the start of a line.
+        info.cuda = python_value_after(text, "\ncuda");
       }
       if (info.version.empty()) {
         info.version = dist_version(site, {"torch"});

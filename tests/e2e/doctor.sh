@@ -132,7 +132,15 @@ pass "TensorFlow's build_info.py: outside the tested pair warns, another major f
 # 5. PyTorch with its own copy in torch/lib.
 mkdir -p "$site/torch/lib"
 cp "$FIXTURES/fake-elf64-9.4.0.so" "$site/torch/lib/libcudnn.so.9"
-printf "__version__ = '2.11.0+cu130'\ndebug = False\ncuda: Optional[str] = '13.0'\n" > "$site/torch/version.py"
+# As PyTorch 2.11 writes it: the names are listed before they are given.
+cat > "$site/torch/version.py" <<'PY'
+from typing import Optional
+
+__all__ = ['__version__', 'debug', 'cuda', 'git_version', 'hip', 'xpu']
+__version__ = '2.11.0+cu130'
+debug = False
+cuda: Optional[str] = '13.0'
+PY
 run use --global t9.1
 run doctor --json
 expect_eq "$(check bundled-copies status)" "ok" "bundled-copies on Linux"

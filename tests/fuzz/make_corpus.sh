@@ -9,7 +9,7 @@ fixtures=${2:+$(cd "$2" && pwd)}
 here=$(cd "$(dirname "$0")" && pwd)
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
-for target in zip tar binfmt version toml spec sidecar cmd_script download modulefile; do mkdir -p "$out/$target"; done
+for target in zip tar binfmt version toml spec sidecar cmd_script download modulefile doctor; do mkdir -p "$out/$target"; done
 
 # A small tree: headers, a library stand-in, a link.
 tree=$work/tree
@@ -103,4 +103,9 @@ printf 'failure=http status=404 url=http://x/y detail=The requested URL returned
 # modulefile: a value (a store path) to quote for Lua and Tcl.
 printf '/opt/store "q" $x [y] {z} \xc3\xa9; \xf0\x9f\x98\x80\n\\' > "$out/modulefile/path"
 printf '/opt/\xff\xfe bad utf-8' > "$out/modulefile/bytes"
+# doctor: /proc's driver line, the probe's GPU list, TensorFlow's and PyTorch's Python files.
+printf 'NVRM version: NVIDIA UNIX Open Kernel Module for x86_64  580.159.04  Release Build\n' > "$out/doctor/proc"
+printf 'driver_version=580.159.04\ndriver_cuda=13.0\ndevice=0 9.0 NVIDIA H200\n' > "$out/doctor/gpus"
+printf "build_info = {'cuda_version': '11.2', 'cudnn_version': '8'}\n" > "$out/doctor/build_info"
+printf "__all__ = ['__version__']\n__version__ = '2.11.0+cu130'\ncuda: Optional[str] = '13.0'\n580.65.06|580.159.04" > "$out/doctor/version"
 echo "seed corpus in $out: $(find "$out" -type f | wc -l) files"

@@ -1,0 +1,31 @@
+// What doctor reads from files anyone can write: /proc's driver line, the
+// probe's GPU list, and Python sources in site-packages (TensorFlow's
+// build_info.py, PyTorch's version.py). Any bytes: no crash, no read past
+// the input, and a value found is a substring of the input without a quote.
+#include <cstdint>
+#include <cstdlib>
+#include <string>
+
+#include "doctor/facts.hpp"
+
+extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
+  const std::string text(reinterpret_cast<const char*>(data), size);
+  const std::string driver = cudnnenv::parse_proc_driver_version(text);
+  if (!driver.empty() && text.find(driver) == std::string::npos) std::abort();
+  const cudnnenv::DriverInfo info = cudnnenv::parse_gpu_probe(text);
+  for (const auto& gpu : info.gpus) {
+    if (text.find(gpu.name) == std::string::npos) std::abort();
+  }
+  for (const char* key : {"'cuda_version'", "'cudnn_version'", "\n__version__", "\ncuda", "cuda_version_number"}) {
+    const std::string value = cudnnenv::python_value_after(text, key);
+    if (value.find('\'') != std::string::npos && value.find('"') != std::string::npos) std::abort();
+    if (!value.empty() && text.find(value) == std::string::npos) std::abort();
+  }
+  const auto half = text.find('|');
+  if (half != std::string::npos) {
+    const int forward = cudnnenv::compare_dotted(text.substr(0, half), text.substr(half + 1));
+    const int backward = cudnnenv::compare_dotted(text.substr(half + 1), text.substr(0, half));
+    if (forward != -backward) std::abort();
+  }
+  return 0;
+}
