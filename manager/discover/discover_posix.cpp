@@ -190,7 +190,7 @@ std::vector<LoaderCandidate> loader_candidates(const DiscoverContext& context, c
         text.replace(at, std::string(origin).size(), util::to_utf8(program.parent_path()));
       }
     }
-    return fs::path(text);
+    return fs::path(text).lexically_normal();
   };
   if (runpath.empty()) {
     for (const auto& entry : rpath) {

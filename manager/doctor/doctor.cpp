@@ -380,6 +380,24 @@ DoctorCheck check_copy_wins(const Facts& facts) {
       ++rank;
     }
   }
+  // PyTorch on Linux links cuDNN from libtorch_cuda.so, whose own RPATH/RUNPATH is searched for it.
+  for (const auto& framework : facts.frameworks) {
+    const fs::path linker = framework.location / "lib" / "libtorch_cuda.so";
+    std::error_code ec;
+    if (facts.platform.os != Os::linux || framework.name != "PyTorch" || !fs::is_regular_file(linker, ec)) {
+      continue;
+    }
+    DiscoverContext context;
+    context.environment = facts.environment;
+    context.os = facts.platform.os;
+    for (const auto& winner : all) {
+      const auto found = loader_candidates(context, linker, winner.name);
+      if (!found.empty()) {
+        details.push_back("import torch loads  " + util::to_utf8(found.front().file) + "  (" +
+                          version_of(facts, found.front().file) + ", " + found.front().via + ")");
+      }
+    }
+  }
   if (facts.program.is_shim) {
     result = check("copy-wins", DoctorStatus::ok,
                    program + " on PATH is a cudnnenv shim (" + quoted(facts.program.path) + "): it loads the " +

@@ -3,7 +3,7 @@
 # earlier in python's search order, a cudnn_version.h of another version, a
 # file of a tree changed after install (by size; by content with --deep), a
 # TensorFlow whose build_info.py pairs it with another cuDNN, a PyTorch with
-# its own torch/lib. Each check is read by id from --json: its status, and a
+# its own cuDNN (the nvidia-cudnn wheel through libtorch_cuda.so's RUNPATH). Each check is read by id from --json: its status, and a
 # fix that names the right path. Then snapshot, `use`, snapshot, diff.
 CUDNNENV=$1
 FIXTURES=$2
@@ -129,9 +129,12 @@ expect_eq "$(check frameworks fix)" "cudnnenv use tf2.5  (or: cudnnenv install 8
 rm -rf "$site/tensorflow" "$site/tensorflow-2.5.0.dist-info"
 pass "TensorFlow's build_info.py: outside the tested pair warns, another major fails; the fix names the profile"
 
-# 5. PyTorch with its own copy in torch/lib.
-mkdir -p "$site/torch/lib"
-cp "$FIXTURES/fake-elf64-9.4.0.so" "$site/torch/lib/libcudnn.so.9"
+# 5. PyTorch as its Linux wheels come: cuDNN from the nvidia-cudnn wheel, found
+# through libtorch_cuda.so's DT_RUNPATH ($ORIGIN/../../nvidia/cudnn/lib).
+mkdir -p "$site/torch/lib" "$site/nvidia/cudnn/lib"
+cp "$FIXTURES/fake-elf64-9.4.0.so" "$site/nvidia/cudnn/lib/libcudnn.so.9"
+echo 'int torch_cuda;' > torch_cuda.c
+cc -shared -fPIC -o "$site/torch/lib/libtorch_cuda.so" torch_cuda.c '-Wl,--enable-new-dtags,-rpath,$ORIGIN/../../nvidia/cudnn/lib'
 # As PyTorch 2.11 writes it: the names are listed before they are given.
 cat > "$site/torch/version.py" <<'PY'
 from typing import Optional
@@ -144,17 +147,23 @@ PY
 run use --global t9.1
 run doctor --json
 expect_eq "$(check bundled-copies status)" "ok" "bundled-copies on Linux"
-expect_eq "$(check bundled-copies summary)" "PyTorch 2.11.0+cu130 carries cuDNN 9.4.0 in '$site/torch/lib'; it loads that copy through its RPATH when run plainly; 'cudnnenv exec' and the shims replace it with the selected tree (LD_AUDIT)" \
+expect_eq "$(check bundled-copies summary)" "PyTorch 2.11.0+cu130 carries cuDNN 9.4.0 in '$site/nvidia/cudnn/lib'; it loads that copy through its RPATH when run plainly; 'cudnnenv exec' and the shims replace it with the selected tree (LD_AUDIT)" \
   "bundled-copies summary"
 expect_eq "$(check frameworks status)" "fail" "PyTorch built with 9.4, 9.1 selected"
 expect_eq "$(check frameworks symptom)" "through 'cudnnenv exec' or a shim: 'RuntimeError: cuDNN version incompatibility: PyTorch was compiled against (9, 4, 0) but found runtime version (9, 1, 0)'" \
   "frameworks symptom"
 expect_eq "$(check frameworks fix)" "select cuDNN 9.4 or a newer 9.x (cudnnenv use <version>), or set PYTORCH_SKIP_CUDNN_COMPATIBILITY_CHECK=1 at your own risk" \
   "frameworks fix for PyTorch"
+check copy-wins details | grep -qF "\"import torch loads  $site/nvidia/cudnn/lib/libcudnn.so.9  (9.4.0, DT_RUNPATH of libtorch_cuda.so)\"" ||
+  fail "copy-wins does not say what import torch loads: $(check copy-wins details)"
+# LD_LIBRARY_PATH comes before a DT_RUNPATH: the decoy wins for PyTorch too.
+LD_LIBRARY_PATH="$WORK/decoy" run doctor --json
+check copy-wins details | grep -qF "\"import torch loads  $WORK/decoy/libcudnn.so.9  (9.2.0, LD_LIBRARY_PATH)\"" ||
+  fail "copy-wins with a decoy for PyTorch: $(check copy-wins details)"
 run use --global t9.4
 run doctor --json
 expect_eq "$(check frameworks status)" "ok" "PyTorch with the cuDNN it carries"
-pass "a fake torch/lib: said plainly; an older minor selected fails PyTorch's own check"
+pass "PyTorch's own cuDNN (nvidia-cudnn wheel): said plainly, what import torch loads (a decoy on LD_LIBRARY_PATH first); an older minor selected fails PyTorch's own check"
 
 # The exit code follows the failures; without a driver the whole run is fast.
 run doctor --json
@@ -180,7 +189,7 @@ s = json.load(open("before.json"))
 copies = {c["library"]: c for c in s["copies"]}
 c = copies[sys.argv[1]]
 assert c["version"] == "9.4.0" and len(c["sha256"]) == 64 and c["size"] > 0, c
-' "$site/torch/lib/libcudnn.so.9" || fail "the snapshot's copy of torch/lib"
+' "$site/nvidia/cudnn/lib/libcudnn.so.9" || fail "the snapshot's copy of nvidia/cudnn/lib"
 run use --global t9.1
 run snapshot -o after.json
 run snapshot diff before.json after.json
