@@ -677,6 +677,9 @@ DoctorCheck check_integrity(const Facts& facts, const DoctorOptions& options) {
       for (const auto& file : changed_files(tree)) {
         problems.push_back(file + ": missing or another size than installed");
       }
+      for (const auto& file : modified_files(tree)) {
+        problems.push_back(file + ": written after the install, and its SHA-256 differs");
+      }
     }
     for (const auto& item : problems) {
       details.push_back(tree.name + ": " + item);
@@ -689,7 +692,9 @@ DoctorCheck check_integrity(const Facts& facts, const DoctorOptions& options) {
     details.push_back(error.message);
     if (first_tree.empty()) first_tree = "?";
   }
-  const std::string how = options.deep ? "every file hashed" : "sizes compared; --deep hashes every file";
+  const std::string how = options.deep
+                              ? "every file hashed"
+                              : "sizes compared, files written since the install hashed; --deep hashes every file";
   if (details.empty()) {
     return check("integrity", DoctorStatus::ok,
                  std::to_string(facts.trees.size()) + (facts.trees.size() == 1 ? " tree" : " trees") +

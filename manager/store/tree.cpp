@@ -1,6 +1,7 @@
 #include "store/tree.hpp"
 
 #include <chrono>
+#include <cstdio>
 #include <ctime>
 #include <sstream>
 
@@ -8,6 +9,7 @@
 
 #include "formats/toml_text.hpp"
 #include "util/fs.hpp"
+#include "util/sha256.hpp"
 #include "util/text.hpp"
 
 namespace cudnnenv {
@@ -185,6 +187,50 @@ std::vector<std::string> changed_files(const TreeRecord& record) {
     }
   }
   return changed;
+}
+
+std::optional<std::chrono::system_clock::time_point> parse_utc_timestamp(std::string_view text) {
+  int year = 0, month = 0, day = 0, hour = 0, minute = 0, second = 0;
+  char tail = 0;
+  if (text.size() != 20 ||
+      std::sscanf(std::string(text).c_str(), "%4d-%2d-%2dT%2d:%2d:%2d%c", &year, &month, &day, &hour, &minute, &second,
+                  &tail) != 7 ||
+      tail != 'Z' || month < 1 || month > 12 || day < 1 || day > 31 || hour > 23 || minute > 59 || second > 60) {
+    return std::nullopt;
+  }
+  // Days since 1970-01-01 of a proleptic Gregorian date (Howard Hinnant's days_from_civil).
+  const int y = year - (month <= 2);
+  const int era = (y >= 0 ? y : y - 399) / 400;
+  const int yoe = y - era * 400;
+  const int doy = (153 * (month + (month > 2 ? -3 : 9)) + 2) / 5 + day - 1;
+  const int doe = yoe * 365 + yoe / 4 - yoe / 100 + doy;
+  const long long days = static_cast<long long>(era) * 146097 + doe - 719468;
+  return std::chrono::system_clock::time_point(std::chrono::seconds(days * 86400 + hour * 3600 + minute * 60 + second));
+}
+
+std::vector<std::string> modified_files(const TreeRecord& record) {
+  std::vector<std::string> modified;
+  const auto installed = parse_utc_timestamp(record.installed_at);
+  if (!installed) {
+    return modified;
+  }
+  for (const auto& file : record.files) {
+    std::error_code ec;
+    const fs::path path = record.resolve(file.path);
+    const auto written = fs::last_write_time(path, ec);
+    if (ec || fs::file_size(path, ec) != file.size || ec) {
+      continue;  // missing or another size: changed_files says so
+    }
+    const auto when = std::chrono::file_clock::to_sys(written);
+    if (when <= *installed + std::chrono::seconds(1)) {  // installed_at is cut to the second
+      continue;
+    }
+    auto hash = util::sha256_file(path);
+    if (!hash || *hash != file.sha256) {
+      modified.push_back(file.path);
+    }
+  }
+  return modified;
 }
 
 }  // namespace cudnnenv

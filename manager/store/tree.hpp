@@ -2,6 +2,7 @@
 // central index; `list` reads these records.
 #pragma once
 
+#include <chrono>
 #include <cstdint>
 #include <filesystem>
 #include <optional>
@@ -78,5 +79,14 @@ std::string utc_timestamp();
 // The manifest's files that are missing or have another size now (stat
 // only, no hashing: cheap enough for `list`); '/'-separated as recorded.
 std::vector<std::string> changed_files(const TreeRecord& record);
+
+// The manifest's files of the recorded size written after the tree was
+// installed (their modification time past `installed_at`) whose SHA-256 is
+// no longer the recorded one: a same-size replacement that changed_files cannot see,
+// hashing only what was touched. '/'-separated as recorded.
+std::vector<std::string> modified_files(const TreeRecord& record);
+
+// "2026-12-01T15:19:50Z" (utc_timestamp's form); nothing for anything else.
+std::optional<std::chrono::system_clock::time_point> parse_utc_timestamp(std::string_view text);
 
 }  // namespace cudnnenv

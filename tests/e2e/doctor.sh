@@ -85,7 +85,7 @@ pass "a cudnn_version.h of another version: fail (major) or warn (minor), the fi
 # 3. A tree's file changed after install: by size (the fast path), by content (--deep).
 run doctor --json
 expect_eq "$(check integrity status)" "ok" "integrity before"
-expect_eq "$(check integrity summary)" "2 trees as installed (sizes compared; --deep hashes every file)" "integrity ok"
+expect_eq "$(check integrity summary)" "2 trees as installed (sizes compared, files written since the install hashed; --deep hashes every file)" "integrity ok"
 : > "$CUDNNENV_ROOT/t9.1/lib/libcudnn_ops.so.9.1.0"
 run doctor --json
 expect_eq "$(check integrity status)" "fail" "integrity of a truncated file"
@@ -97,17 +97,28 @@ expect_eq "$(check integrity fix)" "see each file: cudnnenv verify t9.1 --level 
 cp "$FIXTURES/fake-elf64-9.1.0.so" "$CUDNNENV_ROOT/t9.1/lib/libcudnn_ops.so.9.1.0"
 run doctor --json
 expect_eq "$(check integrity status)" "ok" "integrity after the file is back"
-# Same size, other bytes: only hashing sees it.
-python3 -c 'import sys; p = sys.argv[1]; b = bytearray(open(p, "rb").read()); b[-1] ^= 1; open(p, "wb").write(b)' \
-  "$CUDNNENV_ROOT/t9.4/lib/libcudnn_adv.so.9.4.0"
+# Same size, other bytes, written now: the fast path hashes what was written since the install.
+flip() { python3 -c 'import sys; p = sys.argv[1]; b = bytearray(open(p, "rb").read()); b[-1] ^= 1; open(p, "wb").write(b)' "$1"; }
+adv="$CUDNNENV_ROOT/t9.4/lib/libcudnn_adv.so.9.4.0"
+touch -r "$adv" adv.time
+sleep 1  # past the install's second (installed_at has whole seconds)
+flip "$adv"
 run doctor --json
-expect_eq "$(check integrity status)" "ok" "a same-size change passes the size check"
+expect_eq "$(check integrity status)" "fail" "a same-size change written after the install"
+expect_eq "$(check integrity details)" '["t9.4: lib/libcudnn_adv.so.9.4.0: written after the install, and its SHA-256 differs", "t9.4: lib/libcudnn_adv.so.9: written after the install, and its SHA-256 differs"]' \
+  "integrity details of a same-size change"
+# The same with the old modification time put back: only --deep sees it.
+touch -r adv.time "$adv"
+run doctor --json
+expect_eq "$(check integrity status)" "ok" "a same-size change with its old time passes the fast path"
 run doctor --deep --json
 expect_eq "$(check integrity status)" "fail" "--deep finds the same-size change"
 expect_eq "$(check integrity details)" "[\"t9.4: files: 'lib/libcudnn_adv.so.9.4.0' changed since it was installed (SHA-256 differs); 'lib/libcudnn_adv.so.9' changed since it was installed (SHA-256 differs)\"]" \
   "--deep details"
-cp "$FIXTURES/fake-elf64-9.4.0.so" "$CUDNNENV_ROOT/t9.4/lib/libcudnn_adv.so.9.4.0"
-pass "a truncated file fails integrity by size, a same-size change by --deep; the fix names the tree"
+flip "$adv" && touch -r adv.time "$adv"
+run doctor --deep --json
+expect_eq "$(check integrity status)" "ok" "--deep after the byte is back"
+pass "integrity: a truncated file by size, a same-size change by its time and hash, one with its old time by --deep; the fix names the tree"
 
 # 4. TensorFlow's build_info.py: 2.18 was built and tested with cuDNN 9.3 / CUDA 12.5.
 mkdir -p "$site/tensorflow/python/platform" "$site/tensorflow-2.18.0.dist-info"

@@ -114,6 +114,18 @@ TEST_CASE("a GPU the selected cuDNN has no code for") {
   CHECK(find_check(run_checks(facts), "gpu").status == DoctorStatus::fail);  // a driver, no GPU
 }
 
+TEST_CASE("install times read back; anything else is no time") {
+  const auto time = parse_utc_timestamp("2026-12-01T15:19:50Z");
+  REQUIRE(time);
+  CHECK(std::chrono::duration_cast<std::chrono::seconds>(time->time_since_epoch()).count() == 1796138390);
+  CHECK(
+      std::chrono::duration_cast<std::chrono::seconds>(parse_utc_timestamp("1970-01-01T00:00:00Z")->time_since_epoch())
+          .count() == 0);
+  CHECK_FALSE(parse_utc_timestamp("2026-13-01T15:19:50Z"));
+  CHECK_FALSE(parse_utc_timestamp("2026-12-01 15:19:50"));
+  CHECK_FALSE(parse_utc_timestamp(""));
+}
+
 TEST_CASE("no AVX warns; not x86 skips") {
   Facts facts;
   facts.cpu_avx = false;
