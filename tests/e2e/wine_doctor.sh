@@ -67,7 +67,9 @@ pass "cuDNN 8.9 without zlibwapi.dll: dependencies fails with where to get it; w
 
 # 3. A PATH entry added to the registry after this terminal started: cmd
 # removes it from its own PATH first, as a terminal opened before would lack it.
-trap '"$WINE" reg delete "HKCU\\Environment" /v PATH /f > /dev/null 2>&1; cleanup' EXIT
+# Taken out again whatever happens (the Wine prefix is shared by the tests), keeping the exit code.
+restore_registry() { local rc=$?; "$WINE" reg delete 'HKCU\Environment' /v PATH /f > /dev/null 2>&1 || true; return $rc; }
+trap 'restore_registry; cleanup' EXIT
 "$WINE" reg add 'HKCU\Environment' /v PATH /t REG_EXPAND_SZ /d '%SystemDrive%\stale-entry' /f > /dev/null 2>&1
 run_program "$WINE" cmd /c "set PATH=%PATH:;C:\\stale-entry=%&& $(winpath "$CUDNNENV") doctor --json"
 expect_eq "$(check path-stale status)" "warn" "path-stale in a terminal older than the registry's PATH"
@@ -77,7 +79,7 @@ expect_eq "$(check path-stale fix)" "open a new terminal (close VS Code or the I
   "path-stale fix"
 run doctor --json
 expect_eq "$(check path-stale status)" "ok" "path-stale in a new process"
-"$WINE" reg delete 'HKCU\Environment' /v PATH /f > /dev/null 2>&1
+"$WINE" reg delete 'HKCU\Environment' /v PATH /f > /dev/null 2>&1 || fail "the registry's PATH entry could not be removed"
 pass "a registry PATH entry this terminal lacks: path-stale warns (the value's %SystemDrive% expanded)"
 
 # 4. PyTorch on Windows loads torch\lib's cuDNN by full path.
