@@ -3,6 +3,7 @@
 // as a record to keep and compare.
 #include <fstream>
 #include <map>
+#include <set>
 
 #include "cli/context.hpp"
 #include "cli/output.hpp"
@@ -271,11 +272,19 @@ Json snapshot_json(const Facts& facts, const std::vector<DoctorCheck>& checks) {
 
 // "a.b[key].c" -> scalar text, in document order. Array elements that are
 // objects are named by their identity (id, library, name, file, root,
-// index), so a copy added to a list does not shift every later one.
-void flatten(const Json& value, const std::string& path, std::vector<std::pair<std::string, std::string>>& out) {
+// index), so a copy added to a list does not shift every later one. False
+// past k_max_depth levels (a snapshot has four): a crafted file cannot
+// exhaust the stack.
+constexpr int k_max_depth = 16;
+
+bool flatten(const Json& value, const std::string& path, std::vector<std::pair<std::string, std::string>>& out,
+             int depth = 0) {
+  if (depth > k_max_depth) {
+    return false;
+  }
   if (value.is_object()) {
     for (const auto& [key, item] : value.items()) {
-      flatten(item, path.empty() ? key : path + "." + key, out);
+      if (!flatten(item, path.empty() ? key : path + "." + key, out, depth + 1)) return false;
     }
   } else if (value.is_array()) {
     std::size_t index = 0;
@@ -291,73 +300,119 @@ void flatten(const Json& value, const std::string& path, std::vector<std::pair<s
       } else if (item.is_string()) {
         name = item.get<std::string>();
       }
-      flatten(item, path + "[" + name + "]", out);
+      if (!flatten(item, path + "[" + name + "]", out, depth + 1)) return false;
     }
     if (value.empty()) out.emplace_back(path, "[]");
   } else {
     out.emplace_back(path, value.is_string() ? value.get<std::string>() : value.dump());
   }
+  return true;
 }
 
-Result<Json> read_snapshot(const std::string& file) {
-  CUDNNENV_TRY_ASSIGN(text, util::read_file(util::path_from_utf8(file)));
-  Json json = Json::parse(*text, nullptr, false);
-  if (json.is_discarded() || !json.is_object() || !json.contains("format")) {
-    return make_error("'" + file + "' is not a cudnnenv snapshot", "make one with: cudnnenv snapshot -o " + file,
+Result<std::vector<std::pair<std::string, std::string>>> snapshot_lines(std::string_view text,
+                                                                        const std::string& name) {
+  const auto refused = [&] {
+    return make_error("'" + name + "' is not a cudnnenv snapshot", "make one with: cudnnenv snapshot -o " + name,
                       ExitCode::usage);
+  };
+  // Nesting is counted before parsing: nlohmann's parser and destructor recurse.
+  int depth = 0;
+  bool in_string = false;
+  for (std::size_t i = 0; i < text.size(); ++i) {
+    const char c = text[i];
+    if (in_string) {
+      if (c == '\\')
+        ++i;
+      else if (c == '"')
+        in_string = false;
+    } else if (c == '"') {
+      in_string = true;
+    } else if (c == '{' || c == '[') {
+      if (++depth > k_max_depth) return refused();
+    } else if (c == '}' || c == ']') {
+      --depth;
+    }
   }
-  return json;
+  const Json json = Json::parse(text, nullptr, false);
+  std::vector<std::pair<std::string, std::string>> lines;
+  if (json.is_discarded() || !json.is_object() || !json.contains("format") || !flatten(json, "", lines)) {
+    return refused();
+  }
+  return lines;
+}
+
+}  // namespace
+
+Result<std::vector<SnapshotChange>> diff_snapshots(std::string_view before, std::string_view after,
+                                                   const std::string& before_name, const std::string& after_name) {
+  CUDNNENV_TRY_ASSIGN(a, snapshot_lines(before, before_name));
+  CUDNNENV_TRY_ASSIGN(b, snapshot_lines(after, after_name));
+  // Keys in document order, once each (a crafted file may repeat one: the last value counts, as in the maps).
+  std::map<std::string, std::string> left;
+  std::map<std::string, std::string> right;
+  for (const auto& [key, value] : *a) left[key] = value;
+  for (const auto& [key, value] : *b) right[key] = value;
+  std::vector<SnapshotChange> changes;
+  std::set<std::string> seen;
+  for (const auto& entry : *a) {
+    const std::string& key = entry.first;
+    if (key == "taken_at" || !seen.insert(key).second) continue;
+    auto other = right.find(key);
+    if (other == right.end()) {
+      changes.push_back({"removed", key, left[key], std::nullopt});
+    } else if (other->second != left[key]) {
+      changes.push_back({"changed", key, left[key], other->second});
+    }
+  }
+  for (const auto& entry : *b) {
+    const std::string& key = entry.first;
+    if (key != "taken_at" && !left.count(key) && seen.insert(key).second) {
+      changes.push_back({"added", key, std::nullopt, right[key]});
+    }
+  }
+  return changes;
+}
+
+namespace {
+
+std::string taken_at(std::string_view text) {
+  const Json json = Json::parse(text, nullptr, false);
+  return json.is_object() && json.contains("taken_at") && json["taken_at"].is_string()
+             ? json["taken_at"].get<std::string>()
+             : std::string("?");
 }
 
 Result<int> run_diff(const SnapshotArguments& arguments) {
-  CUDNNENV_TRY_ASSIGN(before, read_snapshot(arguments.before));
-  CUDNNENV_TRY_ASSIGN(after, read_snapshot(arguments.after));
-  std::vector<std::pair<std::string, std::string>> a;
-  std::vector<std::pair<std::string, std::string>> b;
-  flatten(*before, "", a);
-  flatten(*after, "", b);
-  std::map<std::string, std::string> left(a.begin(), a.end());
-  std::map<std::string, std::string> right(b.begin(), b.end());
-  Json changes = Json::array();
-  auto skip = [](const std::string& key) { return key == "taken_at"; };
-  for (const auto& [key, value] : a) {
-    if (skip(key)) continue;
-    auto other = right.find(key);
-    if (other == right.end()) {
-      changes.push_back(Json{{"change", "removed"}, {"key", key}, {"before", value}, {"after", nullptr}});
-    } else if (other->second != value) {
-      changes.push_back(Json{{"change", "changed"}, {"key", key}, {"before", value}, {"after", other->second}});
-    }
-  }
-  for (const auto& [key, value] : b) {
-    if (!skip(key) && !left.count(key)) {
-      changes.push_back(Json{{"change", "added"}, {"key", key}, {"before", nullptr}, {"after", value}});
-    }
-  }
+  CUDNNENV_TRY_ASSIGN(before, util::read_file(util::path_from_utf8(arguments.before)));
+  CUDNNENV_TRY_ASSIGN(after, util::read_file(util::path_from_utf8(arguments.after)));
+  CUDNNENV_TRY_ASSIGN(changes, diff_snapshots(*before, *after, arguments.before, arguments.after));
   if (arguments.json) {
-    print_json(Json{{"before", arguments.before}, {"after", arguments.after}, {"changes", changes}});
+    Json list = Json::array();
+    for (const auto& change : *changes) {
+      list.push_back(Json{{"change", change.change},
+                          {"key", change.key},
+                          {"before", or_null(change.before)},
+                          {"after", or_null(change.after)}});
+    }
+    print_json(Json{{"before", arguments.before}, {"after", arguments.after}, {"changes", list}});
     return 0;
   }
-  print("--- " + arguments.before + "  (" + before->value("taken_at", std::string("?")) + ")\n");
-  print("+++ " + arguments.after + "  (" + after->value("taken_at", std::string("?")) + ")\n");
-  for (const auto& change : changes) {
-    const std::string kind = change["change"].get<std::string>();
-    const std::string key = change["key"].get<std::string>();
-    if (kind == "changed") {
-      print("changed  " + key + ": " + change["before"].get<std::string>() + " -> " +
-            change["after"].get<std::string>() + "\n");
-    } else if (kind == "added") {
-      print("added    " + key + ": " + change["after"].get<std::string>() + "\n");
+  print("--- " + arguments.before + "  (" + taken_at(*before) + ")\n");
+  print("+++ " + arguments.after + "  (" + taken_at(*after) + ")\n");
+  for (const auto& change : *changes) {
+    if (change.change == "changed") {
+      print("changed  " + change.key + ": " + *change.before + " -> " + *change.after + "\n");
+    } else if (change.change == "added") {
+      print("added    " + change.key + ": " + *change.after + "\n");
     } else {
-      print("removed  " + key + ": " + change["before"].get<std::string>() + "\n");
+      print("removed  " + change.key + ": " + *change.before + "\n");
     }
   }
-  if (changes.empty()) {
+  if (changes->empty()) {
     print("no differences\n");
   }
   return 0;
 }
-
 Result<int> run_snapshot(const SnapshotArguments& arguments, const Context& context) {
   const Facts facts = gather(context, arguments.program, {});
   const Json json = snapshot_json(facts, run_checks(facts));
@@ -371,7 +426,7 @@ Result<int> run_snapshot(const SnapshotArguments& arguments, const Context& cont
     return 0;
   }
   std::vector<std::pair<std::string, std::string>> lines;
-  flatten(json, "", lines);
+  flatten(json, "", lines);  // our own: four levels deep
   for (const auto& [key, value] : lines) {
     print(key + ": " + value + "\n");
   }

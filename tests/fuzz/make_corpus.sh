@@ -9,7 +9,7 @@ fixtures=${2:+$(cd "$2" && pwd)}
 here=$(cd "$(dirname "$0")" && pwd)
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
-for target in zip tar binfmt version toml spec sidecar cmd_script download modulefile doctor; do mkdir -p "$out/$target"; done
+for target in zip tar binfmt version toml spec sidecar cmd_script download modulefile doctor snapshot; do mkdir -p "$out/$target"; done
 
 # A small tree: headers, a library stand-in, a link.
 tree=$work/tree
@@ -108,4 +108,6 @@ printf 'NVRM version: NVIDIA UNIX Open Kernel Module for x86_64  580.159.04  Rel
 printf 'driver_version=580.159.04\ndriver_cuda=13.0\ndevice=0 9.0 NVIDIA H200\n' > "$out/doctor/gpus"
 printf "build_info = {'cuda_version': '11.2', 'cudnn_version': '8'}\n" > "$out/doctor/build_info"
 printf "__all__ = ['__version__']\n__version__ = '2.11.0+cu130'\ncuda: Optional[str] = '13.0'\n580.65.06|580.159.04" > "$out/doctor/version"
+# snapshot: two snapshots, split at a NUL.
+printf '{"format": 1, "taken_at": "x", "selection": {"version": "9.4.0"}, "copies": [{"library": "/a", "size": 1}], "checks": [{"id": "driver", "status": "ok"}], "e": []}\0{"format": 1, "selection": {"version": "9.1.0"}, "copies": [{"library": "/b"}], "checks": [{"id": "driver", "status": "fail"}]}' > "$out/snapshot/two"
 echo "seed corpus in $out: $(find "$out" -type f | wc -l) files"
