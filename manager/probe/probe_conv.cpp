@@ -352,6 +352,30 @@ double relative_error(const std::vector<float>& y, const std::vector<double>& re
 
 }  // namespace
 
+namespace {
+
+// The CUDA driver loaded and started, its functions in `cu`; else why not is
+// said (gpu_error), `stop` is the exit code, and nothing is returned.
+std::optional<util::DynamicLibrary> load_driver(Driver& cu, ProbeExit& stop) {
+#ifdef _WIN32
+  auto library = util::DynamicLibrary::open("nvcuda.dll");
+#else
+  auto library = util::DynamicLibrary::open("libcuda.so.1");
+#endif
+  if (!library) {
+    say(key::gpu_error, "no NVIDIA driver: " + library.error().message);
+    stop = ProbeExit::no_gpu;
+    return std::nullopt;
+  }
+  if (auto failed = start_driver(*library, cu)) {
+    stop = *failed;
+    return std::nullopt;
+  }
+  return std::optional<util::DynamicLibrary>(std::move(*library));
+}
+
+}  // namespace
+
 int run_gpu_probe() {
   // The driver's version string, from NVML when it is there (it needs no GPU context).
 #ifdef _WIN32
@@ -375,18 +399,11 @@ int run_gpu_probe() {
       shutdown();
     }
   }
-#ifdef _WIN32
-  auto driver_library = util::DynamicLibrary::open("nvcuda.dll");
-#else
-  auto driver_library = util::DynamicLibrary::open("libcuda.so.1");
-#endif
-  if (!driver_library) {
-    say(key::gpu_error, "no NVIDIA driver: " + driver_library.error().message);
-    return static_cast<int>(ProbeExit::no_gpu);
-  }
   Driver cu{};
-  if (auto stop = start_driver(*driver_library, cu)) {
-    return static_cast<int>(*stop);
+  ProbeExit stop = ProbeExit::ok;
+  const auto driver_library = load_driver(cu, stop);
+  if (!driver_library) {
+    return static_cast<int>(stop);
   }
   int driver_cuda = 0;
   int count = 0;
@@ -426,18 +443,11 @@ int run_conv_probe(const std::filesystem::path& library, int device_index) {
     }
   } joiner{references};
 
-#ifdef _WIN32
-  auto driver_library = util::DynamicLibrary::open("nvcuda.dll");
-#else
-  auto driver_library = util::DynamicLibrary::open("libcuda.so.1");
-#endif
-  if (!driver_library) {
-    say(key::gpu_error, "no NVIDIA driver: " + driver_library.error().message);
-    return static_cast<int>(ProbeExit::no_gpu);
-  }
   Driver cu{};
-  if (auto stop = start_driver(*driver_library, cu)) {
-    return static_cast<int>(*stop);
+  ProbeExit stop = ProbeExit::ok;
+  const auto driver_library = load_driver(cu, stop);
+  if (!driver_library) {
+    return static_cast<int>(stop);
   }
   phases.end(key::driver_init_ms);
   if (auto stop = open_device(cu, device_index)) {
