@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # The main job on this machine's own cuDNN: find every copy, adopt the one a
-# plain program loads into a temporary store, list it, and show the exact
-# file a pinned program would load. Needs no archive.
+# plain program loads into a temporary store, list it, show the exact file a
+# pinned program would load, verify it, and run doctor on the machine with
+# that tree selected. Needs no archive.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 bash scripts/install-deps.sh
@@ -38,3 +39,8 @@ tree=$("$cudnnenv" list --json | python3 -c 'import json, sys; print(json.load(s
 echo
 echo "\$ cudnnenv verify $tree"
 "$cudnnenv" verify "$tree"
+echo
+echo "\$ cudnnenv use --global $tree && cudnnenv doctor"
+"$cudnnenv" use --global "$tree" 2> /dev/null
+# doctor exits 1 when a check fails (no driver on a machine without a GPU): shown, not fatal.
+"$cudnnenv" doctor || echo "(doctor: exit $? -- a failed check above, with its fix)"
