@@ -205,28 +205,49 @@ std::optional<ProbeExit> start_driver(const util::DynamicLibrary& library, Drive
   return std::nullopt;
 }
 
+// The newest CUDA the driver runs, said ("13.0"); returns how many GPUs it sees.
+int say_driver_cuda(const Driver& cu) {
+  int driver_cuda = 0;
+  int count = 0;
+  cu.cuDriverGetVersion(&driver_cuda);
+  cu.cuDeviceGetCount(&count);
+  say(key::driver_cuda, std::to_string(driver_cuda / 1000) + "." + std::to_string(driver_cuda % 1000 / 10));
+  return count;
+}
+
+// GPU `index`: its handle, name and compute capability ("9.0").
+struct DeviceFacts {
+  CUdevice device = 0;
+  std::string name;
+  std::string compute_capability;
+};
+
+DeviceFacts device_facts(const Driver& cu, int index) {
+  DeviceFacts facts;
+  cu.cuDeviceGet(&facts.device, index);
+  char name[256] = {};
+  cu.cuDeviceGetName(name, sizeof name, facts.device);
+  facts.name = name;
+  int cc_major = 0;
+  int cc_minor = 0;
+  cu.cuDeviceGetAttribute(&cc_major, k_cc_major, facts.device);
+  cu.cuDeviceGetAttribute(&cc_minor, k_cc_minor, facts.device);
+  facts.compute_capability = std::to_string(cc_major) + "." + std::to_string(cc_minor);
+  return facts;
+}
+
 // 2. The device: named, with its compute capability, and made current.
 std::optional<ProbeExit> open_device(const Driver& cu, int device_index) {
-  int driver_version = 0;
-  int count = 0;
-  cu.cuDriverGetVersion(&driver_version);
-  cu.cuDeviceGetCount(&count);
-  say(key::driver_cuda, std::to_string(driver_version / 1000) + "." + std::to_string(driver_version % 1000 / 10));
+  const int count = say_driver_cuda(cu);
   if (count == 0 || device_index >= count) {
     say(key::gpu_error,
         count == 0 ? "no GPU" : "no GPU " + std::to_string(device_index) + " (" + std::to_string(count) + " present)");
     return ProbeExit::no_gpu;
   }
-  CUdevice device = 0;
-  cu.cuDeviceGet(&device, device_index);
-  char name[256] = {};
-  cu.cuDeviceGetName(name, sizeof name, device);
-  int cc_major = 0;
-  int cc_minor = 0;
-  cu.cuDeviceGetAttribute(&cc_major, k_cc_major, device);
-  cu.cuDeviceGetAttribute(&cc_minor, k_cc_minor, device);
-  say(key::gpu, name);
-  say(key::compute_capability, std::to_string(cc_major) + "." + std::to_string(cc_minor));
+  const DeviceFacts facts = device_facts(cu, device_index);
+  const CUdevice device = facts.device;
+  say(key::gpu, facts.name);
+  say(key::compute_capability, facts.compute_capability);
   CUcontext context = nullptr;
   if (CUresult code = cu.cuDevicePrimaryCtxRetain(&context, device); code != 0) {
     say(key::error, "cannot create a context: " + cu_error(cu, code));
@@ -405,22 +426,10 @@ int run_gpu_probe() {
   if (!driver_library) {
     return static_cast<int>(stop);
   }
-  int driver_cuda = 0;
-  int count = 0;
-  cu.cuDriverGetVersion(&driver_cuda);
-  cu.cuDeviceGetCount(&count);
-  say(key::driver_cuda, std::to_string(driver_cuda / 1000) + "." + std::to_string(driver_cuda % 1000 / 10));
+  const int count = say_driver_cuda(cu);
   for (int index = 0; index < count; ++index) {
-    CUdevice device = 0;
-    cu.cuDeviceGet(&device, index);
-    char name[256] = {};
-    cu.cuDeviceGetName(name, sizeof name, device);
-    int cc_major = 0;
-    int cc_minor = 0;
-    cu.cuDeviceGetAttribute(&cc_major, k_cc_major, device);
-    cu.cuDeviceGetAttribute(&cc_minor, k_cc_minor, device);
-    say(key::device,
-        std::to_string(index) + " " + std::to_string(cc_major) + "." + std::to_string(cc_minor) + " " + name);
+    const DeviceFacts facts = device_facts(cu, index);
+    say(key::device, std::to_string(index) + " " + facts.compute_capability + " " + facts.name);
   }
   if (count == 0) {
     say(key::gpu_error, "no GPU");
