@@ -140,6 +140,22 @@ expect_eq "$(check frameworks fix)" "cudnnenv use tf2.5  (or: cudnnenv install 8
 rm -rf "$site/tensorflow" "$site/tensorflow-2.5.0.dist-info"
 pass "TensorFlow's build_info.py: outside the tested pair warns, another major fails; the fix names the profile"
 
+# Text from files anyone can write reaches a terminal escaped: a dist-info name and a build_info value
+# carrying escape sequences (under script, stdout is a terminal); colour only for the marks.
+mkdir -p "$site/tensorflow/python/platform" "$site/tensorflow-2.18.0"$'\e'"[2J.dist-info"
+printf "build_info = {'cuda_version': '12.5\e]0;owned\a', 'cudnn_version': '9'}\n" \
+  > "$site/tensorflow/python/platform/build_info.py"
+NO_COLOR=1 script -qec "'$CUDNNENV' doctor; true" /dev/null < /dev/null | tr -d '\r' > tty.txt
+expect_eq "$(grep -c $'\e' tty.txt || true)" "0" "no escape byte reaches the terminal"
+grep -qxF 'warn  frameworks      TensorFlow 2.18.0\x1b[2J with cuDNN 9.4.0: outside its tested pair (cuDNN 9.3, CUDA 12.5)' tty.txt ||
+  fail "the frameworks row on a terminal: $(grep frameworks tty.txt)"
+grep -qF '    TensorFlow 2.18.0\x1b[2J in '"$site"'/tensorflow, built for CUDA 12.5\x1b]0;owned\x07, cuDNN 9' tty.txt ||
+  fail "the frameworks detail on a terminal: $(grep -F 'built for' tty.txt)"
+script -qec "'$CUDNNENV' doctor; true" /dev/null < /dev/null | tr -d '\r' > tty.txt
+expect_eq "$(grep -c $'^\e\\[33mwarn  \e\\[0mframeworks' tty.txt)" "1" "a yellow mark on a terminal"
+rm -rf "$site/tensorflow" "$site/tensorflow-2.18.0"$'\e'"[2J.dist-info"
+pass "names and values from site-packages reach a terminal escaped; colour only on the marks"
+
 # 5. PyTorch as its Linux wheels come: cuDNN from the nvidia-cudnn wheel, found
 # through libtorch_cuda.so's DT_RUNPATH ($ORIGIN/../../nvidia/cudnn/lib).
 mkdir -p "$site/torch/lib" "$site/nvidia/cudnn/lib"
