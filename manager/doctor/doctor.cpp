@@ -291,7 +291,7 @@ DoctorCheck check_toolkit(const Facts& facts) {
       any = any || (toolkit.version && toolkit.version->major == tree.cuda->major);
     }
     DoctorCheck found = problem(
-        "toolkit", any ? DoctorStatus::warn : DoctorStatus::warn,
+        "toolkit", DoctorStatus::warn,
         "CUDA " + first.version_text + " comes first; the selected tree is built for CUDA " + tree.cuda->str(),
         "code built with nvcc " + first.version_text + " against cuDNN " + tree.version.str() +
             " fails to link or to load (a CUDA " + std::to_string(first.version->major) + " runtime beside a CUDA " +

@@ -104,8 +104,10 @@ pass "3: a store on a drive letter of its own: pinned, the tree's DLL reported i
 
 # Paths past 260 characters: the three programs declare longPathAware in
 # their manifest (Windows honours it where LongPathsEnabled is set). Not
-# shown under Wine: a store over 260 characters deep fails here in the C
-# runtime's directory listing (Wine's msvcrt), whatever the manifest says.
+# shown: a store over 260 characters deep fails in the directory listing
+# (libstdc++'s directory_iterator on mingw-w64's _wopendir, which makes its
+# search path with _wfullpath into a MAX_PATH buffer: on Windows too, not
+# only under Wine), whatever the manifest says.
 for exe in cudnnenv.exe cudnnenv-shim.exe cudnnenv-probe.exe; do
   grep -q '<ws2:longPathAware>true</ws2:longPathAware>' "$(dirname "$CUDNNENV")/$exe" || fail "$exe: no longPathAware manifest"
 done
