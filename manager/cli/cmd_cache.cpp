@@ -25,7 +25,7 @@ Json file_json(const CachedFile& file) {
               {"version", file.archive ? Json(std::string(file.archive->version)) : Json(nullptr)}};
 }
 
-Result<int> run_list(const CacheArguments& arguments, const Context& context) {
+Result<int> run_cache_list(const CacheArguments& arguments, const Context& context) {
   const auto files = cached_downloads(downloads_folder(context));
   if (arguments.json) {
     Json array = Json::array();
@@ -45,7 +45,7 @@ Result<int> run_list(const CacheArguments& arguments, const Context& context) {
   return 0;
 }
 
-Result<int> run_clean(const CacheArguments& arguments, const Context& context) {
+Result<int> run_cache_clean(const CacheArguments& arguments, const Context& context) {
   const auto removed = clean_downloads(downloads_folder(context));
   std::uint64_t total = 0;
   for (const auto& file : removed) total += file.size;
@@ -71,10 +71,10 @@ void register_cache(CLI::App& app, Context& context) {
   CLI::App* cache = app.add_subcommand("cache", "the archives install fetched and kept: list them, free their space");
   cache->require_subcommand(1);
   for (const auto& [name, description, run] :
-       {std::tuple{"list", "the kept archives and partial downloads, with their sizes", &run_list},
+       {std::tuple{"list", "the kept archives and partial downloads, with their sizes", &run_cache_list},
         std::tuple{"clean",
                    "delete them (not one an install is fetching now), and what killed installs left in the store",
-                   &run_clean}}) {
+                   &run_cache_clean}}) {
     auto arguments = std::make_shared<CacheArguments>();
     CLI::App* command = cache->add_subcommand(name, description);
     command->add_flag("--json", arguments->json, "print the result as JSON");

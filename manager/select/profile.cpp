@@ -19,14 +19,6 @@ namespace cudnnenv {
 
 namespace fs = std::filesystem;
 
-namespace {
-
-std::string at(const fs::path& file, const toml::source_region& source) {
-  return util::to_utf8(file) + ":" + std::to_string(source.begin.line) + ":" + std::to_string(source.begin.column);
-}
-
-}  // namespace
-
 Result<std::vector<Profile>> parse_profiles(std::string_view text, const fs::path& origin) {
   CUDNNENV_TRY_ASSIGN(parsed, parse_toml(text, origin, "fix the TOML syntax"));
   const toml::table root = std::move(*parsed);
@@ -38,8 +30,9 @@ Result<std::vector<Profile>> parse_profiles(std::string_view text, const fs::pat
   for (const auto& [name, node] : *table) {
     const toml::table* entry = node.as_table();
     if (!entry) {
-      return make_error(at(origin, node.source()) + ": profile '" + std::string(name.str()) + "' must be a table",
-                        "write [profiles.\"NAME\"] with cudnn = \"...\"");
+      return make_error(
+          toml_place(origin, node.source()) + ": profile '" + std::string(name.str()) + "' must be a table",
+          "write [profiles.\"NAME\"] with cudnn = \"...\"");
     }
     Profile profile;
     profile.name = std::string(name.str());
@@ -47,8 +40,9 @@ Result<std::vector<Profile>> parse_profiles(std::string_view text, const fs::pat
     profile.cudnn = entry->get_as<std::string>("cudnn") ? **entry->get_as<std::string>("cudnn") : "";
     profile.cuda = entry->get_as<std::string>("cuda") ? **entry->get_as<std::string>("cuda") : "";
     if (profile.cudnn.empty() || !parse_version(profile.cudnn)) {
-      return make_error(at(origin, entry->source()) + ": profile '" + profile.name + "' needs cudnn = \"<version>\"",
-                        "for example cudnn = \"8.1\"");
+      return make_error(
+          toml_place(origin, entry->source()) + ": profile '" + profile.name + "' needs cudnn = \"<version>\"",
+          "for example cudnn = \"8.1\"");
     }
     if (const toml::array* platforms = entry->get_as<toml::array>("platforms")) {
       for (const auto& platform : *platforms) {
@@ -61,7 +55,7 @@ Result<std::vector<Profile>> parse_profiles(std::string_view text, const fs::pat
     }
     if (const toml::table* env = entry->get_as<toml::table>("env")) {
       for (const auto& [key, value] : *env) {
-        CUDNNENV_TRY(check_variable_name(origin, key));
+        CUDNNENV_TRY(check_variable_name(key.str(), toml_place(origin, key.source())));
         profile.env.emplace_back(std::string(key.str()), value.value_or(std::string()));
       }
     }

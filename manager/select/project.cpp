@@ -15,16 +15,12 @@ namespace fs = std::filesystem;
 
 namespace {
 
-std::string at(const fs::path& file, const toml::source_region& source) {
-  return toml_place(file, source);
-}
-
 Result<toml::table> parse_toml(std::string_view text, const fs::path& file) {
   return cudnnenv::parse_toml(text, file, "fix the TOML syntax at that place");
 }
 
 Error bad_key(const fs::path& file, const toml::key& key, const std::string& where, const std::string& valid) {
-  return make_error(at(file, key.source()) + ": unknown key '" + std::string(key.str()) + "'" + where,
+  return make_error(toml_place(file, key.source()) + ": unknown key '" + std::string(key.str()) + "'" + where,
                     "valid keys: " + valid);
 }
 
@@ -32,20 +28,19 @@ Result<std::string> string_value(const fs::path& file, const toml::key& key, con
   if (auto value = node.value<std::string>()) {
     return *value;
   }
-  return make_error(at(file, node.source()) + ": '" + std::string(key.str()) + "' must be a string",
+  return make_error(toml_place(file, node.source()) + ": '" + std::string(key.str()) + "' must be a string",
                     "quote the value: " + std::string(key.str()) + " = \"...\"");
 }
 
 }  // namespace
 
-Result<void> check_variable_name(const fs::path& file, const toml::key& key) {
-  const std::string name(key.str());
+Result<void> check_variable_name(std::string_view name, const std::string& place) {
   if (!shell::is_valid_variable_name(name)) {
-    return make_error(at(file, key.source()) + ": '" + name + "' is not a variable name",
+    return make_error(place + ": '" + std::string(name) + "' is not a variable name",
                       "[env] names are letters, digits and '_', not starting with a digit");
   }
   if (util::starts_with(name, "CUDNNENV_") || util::starts_with(name, "_CUDNNENV")) {
-    return make_error(at(file, key.source()) + ": '" + name + "' is cudnnenv's own variable",
+    return make_error(place + ": '" + std::string(name) + "' is cudnnenv's own variable",
                       "select with cudnn = \"...\" or profile = \"...\", not through [env]");
   }
   return {};
@@ -68,18 +63,18 @@ Result<ProjectFile> parse_project_file(std::string_view text, const fs::path& fi
     } else if (name == "env") {
       const toml::table* table = node.as_table();
       if (!table) {
-        return make_error(at(file, node.source()) + ": 'env' must be a table",
+        return make_error(toml_place(file, node.source()) + ": 'env' must be a table",
                           "write it as [env] with NAME = \"value\" lines");
       }
       for (const auto& [variable, value_node] : *table) {
-        CUDNNENV_TRY(check_variable_name(file, variable));
+        CUDNNENV_TRY(check_variable_name(variable.str(), toml_place(file, variable.source())));
         CUDNNENV_TRY_ASSIGN(value, string_value(file, variable, value_node));
         project.env.emplace_back(std::string(variable.str()), *value);
       }
     } else if (name == "verify") {
       const toml::table* table = node.as_table();
       if (!table) {
-        return make_error(at(file, node.source()) + ": 'verify' must be a table",
+        return make_error(toml_place(file, node.source()) + ": 'verify' must be a table",
                           "write it as [verify] on_launch = \"load\"");
       }
       for (const auto& [verify_key, value_node] : *table) {
@@ -91,7 +86,7 @@ Result<ProjectFile> parse_project_file(std::string_view text, const fs::path& fi
         CUDNNENV_TRY_ASSIGN(value, string_value(file, verify_key, value_node));
         if (*value != "none" && *value != "load" && *value != "conv") {
           return make_error(
-              at(file, value_node.source()) + ": on_launch must be none, load or conv, not '" + *value + "'",
+              toml_place(file, value_node.source()) + ": on_launch must be none, load or conv, not '" + *value + "'",
               "none: no check; load: load the library and read its version; conv: run a convolution");
         }
         project.verify_on_launch = *value;

@@ -10,8 +10,6 @@
 #include <utility>
 #include <vector>
 
-#include <toml++/toml.h>
-
 #include "util/result.hpp"
 
 namespace cudnnenv {
@@ -40,10 +38,10 @@ struct ProjectFile {
   std::vector<std::string> warnings;
 };
 
-// Whether `key` (of an [env] table in `file`) may name a variable: a plain
-// name that is not cudnnenv's own (CUDNNENV_*, _CUDNNENV*); else an error at
-// `file:line:col`.
-Result<void> check_variable_name(const std::filesystem::path& file, const toml::key& key);
+// Whether `name` (a key of an [env] table, found at `place`: `file:line:col`)
+// may name a variable: a plain name that is not cudnnenv's own (CUDNNENV_*,
+// _CUDNNENV*); else an error at `place`.
+Result<void> check_variable_name(std::string_view name, const std::string& place);
 
 Result<ProjectFile> parse_project_file(std::string_view text, const std::filesystem::path& file);
 Result<ProjectFile> read_project_file(const std::filesystem::path& file);
