@@ -51,6 +51,7 @@ std::optional<std::string> completion_script(Shell shell, const std::string& pro
     case Shell::fish:
       return replace_all(k_completion_fish, "@PROGRAM@", quote(shell, program));
     case Shell::powershell:
+      return replace_all(k_completion_powershell, "@PROGRAM@", quote(shell, program));
     case Shell::cmd:
       return std::nullopt;
   }

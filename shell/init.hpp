@@ -17,8 +17,8 @@ namespace cudnnenv::shell {
 // folder quoted for it; nothing for a shell without one yet.
 std::optional<std::string> init_script(Shell shell, const std::string& program, const std::string& shims);
 
-// Tab completion for `shell` (bash, zsh, fish), asking `program` (quoted
-// for the shell) for the candidates; nothing for the others.
+// Tab completion for `shell` (bash, zsh, fish, PowerShell), asking `program` (quoted
+// for the shell) for the candidates; nothing for cmd.
 std::optional<std::string> completion_script(Shell shell, const std::string& program);
 
 // The one line to add to the shell's profile.

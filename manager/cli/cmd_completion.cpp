@@ -135,7 +135,7 @@ std::vector<std::string> candidates(const CLI::App& app, const Context& context,
   }
   if (command == "show" || command == "generate") return profile_names(context);
   if (command == "init") return k_shells;
-  if (command == "completion") return {"bash", "zsh", "fish"};
+  if (command == "completion") return {"bash", "zsh", "fish", "powershell"};
   if (command == "deinit") return {"cmd"};
   return {};
 }
@@ -157,7 +157,7 @@ Result<int> run_completion(const std::string& name, const std::string& command) 
   const std::string program = command.empty() ? util::to_utf8(util::current_executable()) : command;
   auto script = shell ? shell::completion_script(*shell, program) : std::nullopt;
   if (!script) {
-    return make_error("no completion for '" + name + "'", "use bash, zsh or fish", ExitCode::usage);
+    return make_error("no completion for '" + name + "'", "use bash, zsh, fish or powershell", ExitCode::usage);
   }
   print(*script);
   return 0;
@@ -184,14 +184,16 @@ int complete_command_line(const CLI::App& app, Context& context, const std::vect
 void register_completion(CLI::App& app, Context& context) {
   auto shell = std::make_shared<std::string>();
   auto program = std::make_shared<std::string>();
-  CLI::App* command = app.add_subcommand("completion", "print the tab completion script for bash, zsh or fish");
-  command->add_option("shell", *shell, "bash, zsh or fish")->required();
+  CLI::App* command =
+      app.add_subcommand("completion", "print the tab completion script for bash, zsh, fish or PowerShell");
+  command->add_option("shell", *shell, "bash, zsh, fish or powershell")->required();
   command->add_option("--command", *program,
                       "ask NAME, found on PATH, instead of this program by its path (the files a package installs)");
   command->footer(
       "'cudnnenv init SHELL' loads it already. By hand:\n  eval \"$(cudnnenv completion bash)\"      # ~/.bashrc\n"
       "  source <(cudnnenv completion zsh)       # ~/.zshrc, after compinit\n"
-      "  cudnnenv completion fish | source       # config.fish");
+      "  cudnnenv completion fish | source       # config.fish\n"
+      "  cudnnenv completion powershell | Out-String | Invoke-Expression   # $PROFILE");
   command->callback(
       [shell, program, &context] { context.action = [shell, program] { return run_completion(*shell, *program); }; });
 }

@@ -42,7 +42,12 @@ $versions
 $("$CUDNNENV" profile list | awk '{print $1}')" "__complete: exec --cudnn: the trees, their versions, the profiles"
 run_program "$CUDNNENV" __complete --current= -- exec --cudnn t9.1.0 python
 expect_eq "$(cat out)" "" "__complete: nothing for the program's own arguments"
-pass "__complete: subcommands, options, trees, versions, profiles"
+run_program "$CUDNNENV" __complete --current= -- completion
+expect_eq "$(cat out)" "bash
+zsh
+fish
+powershell" "__complete: the shells completion writes for"
+pass "__complete: subcommands, options, trees, versions, profiles, shells"
 
 # bash: the function `complete` registered, run as readline would.
 bash_quoted='odd\ \$\(touch\ PWNED\)\ a\;b'  # as %q writes it

@@ -232,6 +232,14 @@ TEST_SUITE("powershell") {
     REQUIRE(script);
     CHECK(*script == test::read_binary(test::golden("init.ps1")));
   }
+
+  TEST_CASE("completion powershell, against the golden file reviewed by hand") {
+    // No PowerShell runs here: the script is what was reviewed, with the
+    // program's path quoted as a verbatim string (O'Brien's quote doubled).
+    const auto script = completion_script(Shell::powershell, "C:\\Users\\O'Brien\\bin\\cudnnenv.exe");
+    REQUIRE(script);
+    CHECK(*script == test::read_binary(test::golden("completion.ps1")));
+  }
 }
 
 }  // namespace cudnnenv::shell
