@@ -89,10 +89,9 @@ Result<int> run_which(const SelectionArguments& arguments, const Context& contex
     }
   } else {
     // A tree given by path in a trusted project file has no record: list its library folder.
-    std::error_code ec;
-    for (const auto& entry : std::filesystem::directory_iterator(tree.resolve(tree.layout.library_dir), ec)) {
-      if (is_cudnn_library_name(util::to_utf8(entry.path().filename()), tree.platform.os)) {
-        libraries.push_back(util::to_utf8(entry.path()));
+    for (const auto& entry : util::directory_entries(tree.resolve(tree.layout.library_dir))) {
+      if (is_cudnn_library_name(util::to_utf8(entry.path.filename()), tree.platform.os)) {
+        libraries.push_back(util::to_utf8(entry.path));
       }
     }
     std::sort(libraries.begin(), libraries.end());

@@ -417,13 +417,12 @@ Result<const OfficialArchive*> choose_archive(const Platform& platform, const Sp
 
 std::vector<CachedFile> cached_downloads(const fs::path& folder) {
   std::vector<CachedFile> files;
-  std::error_code ec;
-  for (const auto& entry : fs::directory_iterator(folder, ec)) {
-    const std::string name = util::to_utf8(entry.path().filename());
-    if (name.empty() || name.front() == '.' || !entry.is_regular_file(ec)) continue;
+  for (const auto& entry : util::directory_entries(folder)) {
+    const std::string name = util::to_utf8(entry.path.filename());
+    if (name.empty() || name.front() == '.' || !entry.is_regular_file) continue;
     CachedFile file;
-    file.file = entry.path();
-    file.size = entry.file_size(ec);
+    file.file = entry.path;
+    file.size = entry.size;
     file.partial = util::ends_with(name, ".part");
     file.archive = find_official_by_name(file.partial ? name.substr(0, name.size() - 5) : name);
     files.push_back(std::move(file));

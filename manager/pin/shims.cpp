@@ -169,15 +169,15 @@ Result<void> remove_shim(const std::string& name, const ShimPaths& paths) {
 std::vector<ShimInfo> list_shims(const ShimPaths& paths) {
   std::vector<ShimInfo> shims;
   std::error_code ec;
-  for (const auto& entry : fs::directory_iterator(paths.shims_dir, ec)) {
-    const std::string file_name = util::to_utf8(entry.path().filename());
+  for (const auto& entry : util::directory_entries(paths.shims_dir)) {
+    const std::string file_name = util::to_utf8(entry.path.filename());
     if (!util::ends_with(file_name, ".shim")) {
       continue;
     }
     ShimInfo info;
     info.name = file_name.substr(0, file_name.size() - 5);
     info.file = launcher_file(paths, info.name);
-    auto text = util::read_file(entry.path());
+    auto text = util::read_file(entry.path);
     if (!text) {
       info.broken = true;
       info.problem = "its .shim file cannot be read";

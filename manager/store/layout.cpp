@@ -7,6 +7,7 @@
 #include <set>
 #include <system_error>
 
+#include "util/fs.hpp"
 #include "util/text.hpp"
 
 namespace cudnnenv {
@@ -110,29 +111,24 @@ Result<TreeLayout> locate_layout(const fs::path& root, Os os) {
   std::vector<fs::path> library_dirs;
   std::vector<fs::path> header_dirs;
   std::vector<fs::path> import_dirs;
+  util::walk_directory(root, [&](const util::DirectoryEntry& entry, int depth) {
+    const std::string name = util::to_utf8(entry.path.filename());
+    if (depth == 0 && name == ".cudnnenv") {
+      return false;
+    }
+    if (entry.is_regular_file) {
+      if (const auto major = main_library_major(name, os)) {
+        majors.insert(*major);
+        library_dirs.push_back(entry.path.parent_path());
+      } else if (name == "cudnn_version.h" || (name == "cudnn.h")) {
+        header_dirs.push_back(entry.path.parent_path());
+      } else if (os == Os::windows && util::iequals(name, "cudnn.lib")) {
+        import_dirs.push_back(entry.path.parent_path());
+      }
+    }
+    return depth < 5;
+  });
   std::error_code ec;
-  for (auto it = fs::recursive_directory_iterator(root, fs::directory_options::follow_directory_symlink, ec);
-       !ec && it != fs::recursive_directory_iterator(); it.increment(ec)) {
-    const std::string name = util::to_utf8(it->path().filename());
-    if (it.depth() == 0 && name == ".cudnnenv") {
-      it.disable_recursion_pending();
-      continue;
-    }
-    if (it.depth() >= 5) {
-      it.disable_recursion_pending();
-    }
-    if (!it->is_regular_file(ec)) {
-      continue;
-    }
-    if (const auto major = main_library_major(name, os)) {
-      majors.insert(*major);
-      library_dirs.push_back(it->path().parent_path());
-    } else if (name == "cudnn_version.h" || (name == "cudnn.h")) {
-      header_dirs.push_back(it->path().parent_path());
-    } else if (os == Os::windows && util::iequals(name, "cudnn.lib")) {
-      import_dirs.push_back(it->path().parent_path());
-    }
-  }
   if (majors.empty()) {
     return make_error(
         "no cuDNN library in '" + util::to_utf8(root) + "' (looked for " +

@@ -103,9 +103,8 @@ Result<void> publish(const fs::path& staged, const TreeRecord& record, const fs:
 
 std::vector<std::string> top_level_names(const fs::path& folder) {
   std::vector<std::string> names;
-  std::error_code ec;
-  for (const auto& entry : fs::directory_iterator(folder, ec)) {
-    names.push_back(util::to_utf8(entry.path().filename()));
+  for (const auto& entry : util::directory_entries(folder)) {
+    names.push_back(util::to_utf8(entry.path.filename()));
   }
   return names;
 }
@@ -376,22 +375,22 @@ Result<std::vector<ExtractedFile>> hash_adopted_files(const AdoptedFolders& foun
   std::vector<ExtractedFile> files;
   std::error_code ec;
   auto add_files = [&](const fs::path& folder, auto&& wanted) -> Result<void> {
-    for (const auto& entry : fs::directory_iterator(folder, ec)) {
-      const std::string name = util::to_utf8(entry.path().filename());
-      if (!wanted(name) || !entry.is_regular_file(ec)) {
+    for (const auto& entry : util::directory_entries(folder)) {
+      const std::string name = util::to_utf8(entry.path.filename());
+      if (!wanted(name) || !entry.is_regular_file) {
         continue;
       }
-      CUDNNENV_TRY_ASSIGN(hash, util::sha256_file(entry.path()));
+      CUDNNENV_TRY_ASSIGN(hash, util::sha256_file(entry.path));
       ExtractedFile file;
-      const fs::path relative = entry.path().lexically_relative(found.location);
+      const fs::path relative = entry.path.lexically_relative(found.location);
       const bool inside = !relative.empty() && !util::starts_with(util::generic_utf8(relative), "..");
-      file.record.path = inside ? util::generic_utf8(relative) : util::to_utf8(entry.path());
-      file.record.size = entry.file_size(ec);
+      file.record.path = inside ? util::generic_utf8(relative) : util::to_utf8(entry.path);
+      file.record.size = entry.size;
       file.record.sha256 = *hash;
-      if (fs::is_symlink(entry.symlink_status(ec))) {
-        file.record.link = util::generic_utf8(fs::read_symlink(entry.path(), ec));
+      if (entry.is_symlink) {
+        file.record.link = util::generic_utf8(fs::read_symlink(entry.path, ec));
       }
-      auto binary = identify_binary_file(entry.path());
+      auto binary = identify_binary_file(entry.path);
       file.binary = binary ? *binary : BinaryInfo{};
       files.push_back(std::move(file));
     }
@@ -489,22 +488,22 @@ std::uint64_t Store::clean_leftovers() const {
   std::uint64_t freed = 0;
   const auto size_of = [](const fs::path& folder) {
     std::uint64_t bytes = 0;
-    std::error_code walk;
-    for (const auto& entry : fs::recursive_directory_iterator(folder, walk)) {
-      if (entry.is_regular_file(walk)) bytes += entry.file_size(walk);
-    }
+    util::walk_directory(folder, [&](const util::DirectoryEntry& entry, int) {
+      if (entry.is_regular_file && !entry.is_symlink) bytes += entry.size;
+      return !entry.is_symlink;  // what a link leads to is not freed
+    });
     return bytes;
   };
-  for (const auto& entry : fs::directory_iterator(state_dir() / "staging", ec)) {
-    const fs::path lock_file = state_dir() / "locks" / (entry.path().filename().native() + fs::path(".lock").native());
+  for (const auto& entry : util::directory_entries(state_dir() / "staging")) {
+    const fs::path lock_file = state_dir() / "locks" / (entry.path.filename().native() + fs::path(".lock").native());
     if (auto lock = util::FileLock::try_acquire(lock_file)) {
-      const std::uint64_t bytes = size_of(entry.path());
-      if (util::remove_tree(entry.path())) freed += bytes;
+      const std::uint64_t bytes = size_of(entry.path);
+      if (util::remove_tree(entry.path)) freed += bytes;
     }
   }
-  for (const auto& entry : fs::directory_iterator(state_dir() / "trash", ec)) {
-    const std::uint64_t bytes = size_of(entry.path());
-    if (util::remove_tree(entry.path())) freed += bytes;
+  for (const auto& entry : util::directory_entries(state_dir() / "trash")) {
+    const std::uint64_t bytes = size_of(entry.path);
+    if (util::remove_tree(entry.path)) freed += bytes;
   }
   return freed;
 }
@@ -613,16 +612,16 @@ Result<TreeRecord> Store::adopt(const fs::path& directory, const AdoptOptions& o
 Listing Store::list(RecordPart part) const {
   Listing listing;
   std::error_code ec;
-  for (const auto& entry : fs::directory_iterator(m_root, ec)) {
-    const std::string name = util::to_utf8(entry.path().filename());
-    if (name.empty() || name.front() == '.' || !entry.is_directory(ec)) {
+  for (const auto& entry : util::directory_entries(m_root)) {
+    const std::string name = util::to_utf8(entry.path.filename());
+    if (name.empty() || name.front() == '.' || !entry.is_directory) {
       continue;
     }
-    if (!fs::exists(record_path(entry.path()), ec)) {
+    if (!fs::exists(record_path(entry.path), ec)) {
       listing.unmanaged.push_back(name);
       continue;
     }
-    auto record = read_record(entry.path(), part);
+    auto record = read_record(entry.path, part);
     if (record) {
       listing.trees.push_back(std::move(*record));
     } else {

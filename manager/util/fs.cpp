@@ -26,10 +26,50 @@ Result<std::string> read_file(const fs::path& path) {
   return content;
 }
 
+std::vector<DirectoryEntry> directory_entries(const fs::path& folder) {
+  auto entries = list_directory(folder);
+  return entries ? std::move(*entries) : std::vector<DirectoryEntry>{};
+}
+
+void walk_directory(const fs::path& root, const std::function<bool(const DirectoryEntry&, int)>& visit) {
+  // Explicit stack: a folder nested thousands deep must not exhaust the call stack.
+  struct Level {
+    std::vector<DirectoryEntry> entries;
+    std::size_t next = 0;
+  };
+  std::vector<Level> stack;
+  stack.push_back({directory_entries(root)});
+  while (!stack.empty()) {
+    Level& level = stack.back();
+    if (level.next == level.entries.size()) {
+      stack.pop_back();
+      continue;
+    }
+    const DirectoryEntry entry = level.entries[level.next++];
+    const int depth = static_cast<int>(stack.size()) - 1;
+    if (visit(entry, depth) && entry.is_directory) {
+      stack.push_back({directory_entries(entry.path)});
+    }
+  }
+}
+
 bool remove_tree(const fs::path& path) {
-  std::error_code ec;
-  fs::remove_all(path, ec);
-  return !fs::exists(fs::symlink_status(path, ec));
+  // Depth first by hand (fs::remove_all lists through directory_iterator):
+  // a folder's entries, then the folder. Links are removed as entries.
+  std::vector<std::pair<fs::path, bool>> pending{{path, false}};
+  while (!pending.empty()) {
+    auto [current, listed] = pending.back();
+    if (listed || !is_plain_directory(current)) {
+      remove_entry(current);
+      pending.pop_back();
+      continue;
+    }
+    pending.back().second = true;
+    for (const auto& entry : directory_entries(current)) {
+      pending.emplace_back(entry.path, false);
+    }
+  }
+  return !entry_exists(path);
 }
 
 namespace {
@@ -40,11 +80,11 @@ void sweep_stale_temporaries(const fs::path& path) {
   std::error_code ec;
   const fs::path::string_type prefix = path.filename().native() + fs::path(".tmp").native();
   const auto now = fs::file_time_type::clock::now();
-  for (const auto& entry : fs::directory_iterator(path.parent_path(), ec)) {
-    if (entry.path().filename().native().rfind(prefix, 0) != 0) continue;
-    const auto written = entry.last_write_time(ec);
+  for (const auto& entry : directory_entries(path.parent_path())) {
+    if (entry.path.filename().native().rfind(prefix, 0) != 0) continue;
+    const auto written = fs::last_write_time(entry.path, ec);
     if (!ec && now - written > std::chrono::hours(1)) {
-      fs::remove(entry.path(), ec);
+      remove_entry(entry.path);
     }
   }
 }

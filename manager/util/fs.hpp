@@ -6,9 +6,11 @@
 #include <cstdint>
 #include <cstdio>
 #include <filesystem>
+#include <functional>
 #include <memory>
 #include <optional>
 #include <string>
+#include <vector>
 
 #include "util/result.hpp"
 
@@ -49,7 +51,41 @@ void sync_file(std::FILE* file);
 // holding a file open makes a rename fail for a moment.
 Result<void> rename_directory(const std::filesystem::path& from, const std::filesystem::path& to);
 
-// Removes `path` recursively, ignoring errors; true if nothing is left.
+// One entry of a folder, as list_directory read it.
+struct DirectoryEntry {
+  std::filesystem::path path;
+  bool is_symlink = false;       // the entry itself is a link (Windows: a reparse point)
+  bool is_directory = false;     // a folder, or a link to one
+  bool is_regular_file = false;  // a file, or a link to one
+  std::uint64_t size = 0;        // a regular file's size
+};
+
+// The entries of `folder`, sorted by name ('.' and '..' left out), or why it
+// cannot be read. Every listing of the store goes through here: on Windows
+// FindFirstFileExW, with the `\\?\` form for a folder past MAX_PATH, where
+// libstdc++'s directory_iterator fails (mingw-w64's _wopendir builds its
+// search pattern in a MAX_PATH buffer, so a store root of 250 characters
+// could not list its own trees, whatever the manifest says).
+Result<std::vector<DirectoryEntry>> list_directory(const std::filesystem::path& folder);
+
+// list_directory for callers that read a missing or unreadable folder as empty.
+std::vector<DirectoryEntry> directory_entries(const std::filesystem::path& folder);
+
+// Every entry below `root`, each folder's entries right after it; for a folder
+// (or a link to one) `visit` returns whether to go into it. `depth`: 0 for
+// `root`'s own entries.
+void walk_directory(const std::filesystem::path& root,
+                    const std::function<bool(const DirectoryEntry& entry, int depth)>& visit);
+
+// One entry at a time, past MAX_PATH on Windows too: whether `path` is a
+// folder itself (not a link to one), whether anything (a link too) is there,
+// and removing one file, link or empty folder (a read-only file too).
+bool is_plain_directory(const std::filesystem::path& path);
+bool entry_exists(const std::filesystem::path& path);
+bool remove_entry(const std::filesystem::path& path);
+
+// Removes `path` recursively, ignoring errors (links removed, not followed);
+// true if nothing is left. Past MAX_PATH on Windows too.
 bool remove_tree(const std::filesystem::path& path);
 
 // Makes `path` a symbolic link to `target`; on Windows, where creating links

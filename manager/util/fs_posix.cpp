@@ -3,6 +3,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <climits>
 #include <cstring>
@@ -14,6 +15,45 @@
 namespace cudnnenv::util {
 
 namespace fs = std::filesystem;
+
+Result<std::vector<DirectoryEntry>> list_directory(const fs::path& folder) {
+  std::error_code ec;
+  std::vector<DirectoryEntry> entries;
+  for (fs::directory_iterator it(folder, ec); !ec && it != fs::directory_iterator(); it.increment(ec)) {
+    DirectoryEntry entry;
+    entry.path = it->path();
+    std::error_code status_error;  // a broken link: neither a folder nor a file
+    entry.is_symlink = it->is_symlink(status_error);
+    const fs::file_status status = it->status(status_error);
+    entry.is_directory = fs::is_directory(status);
+    entry.is_regular_file = fs::is_regular_file(status);
+    if (entry.is_regular_file) {
+      const std::uintmax_t size = it->file_size(status_error);
+      entry.size = status_error ? 0 : size;
+    }
+    entries.push_back(std::move(entry));
+  }
+  if (ec) {
+    return make_error("cannot list '" + to_utf8(folder) + "': " + ec.message());
+  }
+  std::sort(entries.begin(), entries.end(), [](const auto& a, const auto& b) { return a.path < b.path; });
+  return entries;
+}
+
+bool is_plain_directory(const fs::path& path) {
+  std::error_code ec;
+  return fs::is_directory(fs::symlink_status(path, ec));
+}
+
+bool entry_exists(const fs::path& path) {
+  std::error_code ec;
+  return fs::exists(fs::symlink_status(path, ec));
+}
+
+bool remove_entry(const fs::path& path) {
+  std::error_code ec;
+  return fs::remove(path, ec);
+}
 
 FilePtr open_file(const fs::path& path, const char* mode) {
   return FilePtr(std::fopen(path.c_str(), mode));

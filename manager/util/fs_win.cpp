@@ -15,6 +15,99 @@ namespace cudnnenv::util {
 
 namespace fs = std::filesystem;
 
+namespace {
+
+// `path` as the wide-character functions take it past MAX_PATH: absolute,
+// with backslashes, under \\?\ (which also turns off the parsing of '.' and
+// '..', done here first by GetFullPathNameW). Shorter paths stay as they are.
+// 248: CreateDirectoryW's own limit (MAX_PATH less an 8.3 name).
+std::wstring long_form(const fs::path& path) {
+  std::wstring text = path.wstring();
+  std::replace(text.begin(), text.end(), L'/', L'\\');
+  if (text.size() < MAX_PATH - 12 || text.rfind(L"\\\\?\\", 0) == 0) {
+    return text;
+  }
+  std::wstring full(::GetFullPathNameW(text.c_str(), 0, nullptr, nullptr), L'\0');
+  const DWORD length = ::GetFullPathNameW(text.c_str(), static_cast<DWORD>(full.size()), full.data(), nullptr);
+  if (length == 0 || length >= full.size()) {
+    return text;
+  }
+  full.resize(length);
+  return full.rfind(L"\\\\", 0) == 0 ? L"\\\\?\\UNC\\" + full.substr(2) : L"\\\\?\\" + full;
+}
+
+}  // namespace
+
+Result<std::vector<DirectoryEntry>> list_directory(const fs::path& folder) {
+  WIN32_FIND_DATAW data{};
+  const std::wstring pattern = long_form(folder) + L"\\*";
+  HANDLE find = ::FindFirstFileExW(pattern.c_str(), FindExInfoBasic, &data, FindExSearchNameMatch, nullptr,
+                                   FIND_FIRST_EX_LARGE_FETCH);
+  if (find == INVALID_HANDLE_VALUE) {
+    return make_error("cannot list '" + to_utf8(folder) + "': " + last_error_message());
+  }
+  std::vector<DirectoryEntry> entries;
+  do {
+    const std::wstring name = data.cFileName;
+    if (name == L"." || name == L"..") continue;
+    DirectoryEntry entry;
+    entry.path = folder / name;
+    DWORD attributes = data.dwFileAttributes;
+    std::uint64_t size = (static_cast<std::uint64_t>(data.nFileSizeHigh) << 32) | data.nFileSizeLow;
+    if (attributes & FILE_ATTRIBUTE_REPARSE_POINT) {
+      // A link or junction: what it leads to, as a program opening it would see.
+      entry.is_symlink = true;
+      attributes = INVALID_FILE_ATTRIBUTES;
+      HANDLE target = ::CreateFileW(long_form(entry.path).c_str(), FILE_READ_ATTRIBUTES,
+                                    FILE_SHARE_READ | FILE_SHARE_WRITE | FILE_SHARE_DELETE, nullptr, OPEN_EXISTING,
+                                    FILE_FLAG_BACKUP_SEMANTICS, nullptr);
+      BY_HANDLE_FILE_INFORMATION info{};
+      if (target != INVALID_HANDLE_VALUE) {
+        if (::GetFileInformationByHandle(target, &info)) {
+          attributes = info.dwFileAttributes;
+          size = (static_cast<std::uint64_t>(info.nFileSizeHigh) << 32) | info.nFileSizeLow;
+        }
+        ::CloseHandle(target);
+      }
+    }
+    if (attributes != INVALID_FILE_ATTRIBUTES) {
+      entry.is_directory = (attributes & FILE_ATTRIBUTE_DIRECTORY) != 0;
+      entry.is_regular_file = !entry.is_directory && (attributes & FILE_ATTRIBUTE_DEVICE) == 0;
+      entry.size = entry.is_regular_file ? size : 0;
+    }
+    entries.push_back(std::move(entry));
+  } while (::FindNextFileW(find, &data));
+  const DWORD error = ::GetLastError();
+  ::FindClose(find);
+  if (error != ERROR_NO_MORE_FILES) {
+    return make_error("cannot list '" + to_utf8(folder) + "': " + last_error_message(error));
+  }
+  std::sort(entries.begin(), entries.end(), [](const auto& a, const auto& b) { return a.path < b.path; });
+  return entries;
+}
+
+bool is_plain_directory(const fs::path& path) {
+  const DWORD attributes = ::GetFileAttributesW(long_form(path).c_str());
+  return attributes != INVALID_FILE_ATTRIBUTES && (attributes & FILE_ATTRIBUTE_DIRECTORY) &&
+         !(attributes & FILE_ATTRIBUTE_REPARSE_POINT);
+}
+
+bool entry_exists(const fs::path& path) {
+  return ::GetFileAttributesW(long_form(path).c_str()) != INVALID_FILE_ATTRIBUTES;
+}
+
+bool remove_entry(const fs::path& path) {
+  const std::wstring name = long_form(path);
+  const DWORD attributes = ::GetFileAttributesW(name.c_str());
+  if (attributes == INVALID_FILE_ATTRIBUTES) return false;
+  if (attributes & FILE_ATTRIBUTE_READONLY) {
+    ::SetFileAttributesW(name.c_str(), attributes & ~static_cast<DWORD>(FILE_ATTRIBUTE_READONLY));
+  }
+  // A folder, a junction or a link to a folder: RemoveDirectoryW removes the link, not what it leads to.
+  return (attributes & FILE_ATTRIBUTE_DIRECTORY) ? ::RemoveDirectoryW(name.c_str()) != 0
+                                                 : ::DeleteFileW(name.c_str()) != 0;
+}
+
 FilePtr open_file(const fs::path& path, const char* mode) {
   const std::wstring wide_mode(mode, mode + std::strlen(mode));
   return FilePtr(::_wfopen(path.c_str(), wide_mode.c_str()));

@@ -99,10 +99,9 @@ void check_files(const TreeRecord& tree, VerifyReport& report) {
     }
   }
   if (tree.files.empty()) {
-    for (const auto& entry : fs::directory_iterator(tree.resolve(tree.layout.library_dir), ec)) {
-      if (is_cudnn_library_name(util::to_utf8(entry.path().filename()), tree.platform.os) &&
-          entry.is_regular_file(ec)) {
-        libraries.push_back(entry.path());
+    for (const auto& entry : util::directory_entries(tree.resolve(tree.layout.library_dir))) {
+      if (is_cudnn_library_name(util::to_utf8(entry.path.filename()), tree.platform.os) && entry.is_regular_file) {
+        libraries.push_back(entry.path);
       }
     }
   }
