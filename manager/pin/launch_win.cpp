@@ -1,6 +1,9 @@
 #include <windows.h>
 
+#include <cstdint>
+#include <cstring>
 #include <cwchar>
+#include <map>
 #include <set>
 #include <utility>
 
@@ -97,6 +100,49 @@ std::string path_of(HANDLE file) {
   return file ? util::narrow(util::final_path_of(file)) : std::string();
 }
 
+// The name the loader left in `process` for a DLL (lpImageName: where a
+// pointer to it lies; either may be null), for when the event's file handle
+// names none: Wine's GetFinalPathNameByHandleW gives nothing past MAX_PATH.
+std::string image_name(HANDLE process, const LOAD_DLL_DEBUG_INFO& info) {
+  if (!process || !info.lpImageName) return {};
+  BOOL wow64 = FALSE;
+  ::IsWow64Process(process, &wow64);
+  std::uint64_t address = 0;  // a 32-bit process holds a 32-bit pointer
+  const SIZE_T pointer_size = wow64 ? 4 : sizeof(void*);
+  SIZE_T got = 0;
+  if (!::ReadProcessMemory(process, info.lpImageName, &address, pointer_size, &got) || got != pointer_size ||
+      address == 0) {
+    return {};
+  }
+  // One character at a time past a failed block read: the name may end just before an unreadable page.
+  const std::size_t unit = info.fUnicode ? 2 : 1;
+  std::string bytes;
+  char block[256];
+  while (bytes.size() < 2 * 32768) {
+    const auto* at = reinterpret_cast<const void*>(static_cast<std::uintptr_t>(address + bytes.size()));
+    if (!::ReadProcessMemory(process, at, block, sizeof block, &got)) {
+      if (!::ReadProcessMemory(process, at, block, unit, &got) || got != unit) return {};
+    }
+    bool ended = false;
+    for (std::size_t i = 0; i + unit <= got && !ended; i += unit) {
+      ended = block[i] == 0 && (unit == 1 || block[i + 1] == 0);
+      if (!ended) bytes.append(block + i, unit);
+    }
+    if (ended) break;
+  }
+  std::wstring name;
+  if (info.fUnicode) {
+    name.resize(bytes.size() / 2);
+    std::memcpy(name.data(), bytes.data(), name.size() * 2);
+  } else {
+    name.resize(bytes.size());
+    name.resize(static_cast<std::size_t>(::MultiByteToWideChar(CP_ACP, 0, bytes.data(), static_cast<int>(bytes.size()),
+                                                               name.data(), static_cast<int>(name.size()))));
+  }
+  if (name.rfind(L"\\\\?\\", 0) == 0) name = name.substr(4);
+  return util::narrow(name);
+}
+
 void warn_not_added(const LaunchPlan& plan, DWORD error) {
   if (error == ERROR_NOT_SUPPORTED) {
     spdlog::debug("'{}' is not a program of cudnnenv's bitness: no AddDllDirectory inside it",
@@ -139,6 +185,7 @@ Result<int> launch_and_watch(const LaunchPlan& plan, std::vector<LoadedModule>& 
     call_thread = ::GetThreadId(call.thread);
   }
   std::set<std::pair<DWORD, DWORD>> breakpoints_seen;  // (process, exception code)
+  std::map<DWORD, HANDLE> processes;
   for (;;) {
     DEBUG_EVENT event{};
     if (!::WaitForDebugEvent(&event, INFINITE)) {
@@ -147,10 +194,14 @@ Result<int> launch_and_watch(const LaunchPlan& plan, std::vector<LoadedModule>& 
     DWORD status = DBG_CONTINUE;
     switch (event.dwDebugEventCode) {
       case CREATE_PROCESS_DEBUG_EVENT:
+        processes[event.dwProcessId] = event.u.CreateProcessInfo.hProcess;  // the system closes it
         if (event.u.CreateProcessInfo.hFile) ::CloseHandle(event.u.CreateProcessInfo.hFile);
         break;
-      case LOAD_DLL_DEBUG_EVENT:
-        loaded.push_back({static_cast<long>(event.dwProcessId), path_of(event.u.LoadDll.hFile)});
+      case LOAD_DLL_DEBUG_EVENT: {
+        std::string name = path_of(event.u.LoadDll.hFile);
+        if (name.empty()) name = image_name(processes[event.dwProcessId], event.u.LoadDll);
+        loaded.push_back({static_cast<long>(event.dwProcessId), std::move(name)});
+      }
         if (event.u.LoadDll.hFile) ::CloseHandle(event.u.LoadDll.hFile);
         break;
       case EXIT_THREAD_DEBUG_EVENT:

@@ -103,15 +103,41 @@ expect_eq "$(tr -d '\r' < err | grep -c OUTSIDE)" "0" "the tree's DLL is in the 
 pass "3: a store on a drive letter of its own: pinned, the tree's DLL reported in the tree"
 
 # Paths past 260 characters: the three programs declare longPathAware in
-# their manifest (Windows honours it where LongPathsEnabled is set). Not
-# shown: a store over 260 characters deep fails in the directory listing
-# (libstdc++'s directory_iterator on mingw-w64's _wopendir, which makes its
-# search path with _wfullpath into a MAX_PATH buffer: on Windows too, not
-# only under Wine), whatever the manifest says.
+# their manifest (Windows honours it where LongPathsEnabled is set), and every
+# listing of the store goes through FindFirstFileExW with the \\?\ form past
+# MAX_PATH (libstdc++'s directory_iterator, on mingw-w64's _wopendir, builds
+# its search pattern in a MAX_PATH buffer: it failed for such a store on
+# Windows too, not only under Wine). Wine needs no LongPathsEnabled, so this
+# shows cudnnenv's side, not the registry's.
 for exe in cudnnenv.exe cudnnenv-shim.exe cudnnenv-probe.exe; do
   grep -q '<ws2:longPathAware>true</ws2:longPathAware>' "$(dirname "$CUDNNENV")/$exe" || fail "$exe: no longPathAware manifest"
 done
-pass "3: cudnnenv, the shim and the probe declare longPathAware"
+deep="$WORK/deep"
+while [ ${#deep} -lt 300 ]; do deep="$deep/a-folder-of-30-characters-xxxx"; done
+mkdir -p "$deep"
+long_root="$(winpath "$deep")\\store"
+[ ${#long_root} -gt 300 ] || fail "the deep store's path: ${#long_root} characters"
+lcud() { "$WINE" "$CUDNNENV" --root "$long_root" "$@"; }
+run_program lcud install "$(winpath "$WORK/t81/cuda")" --name t81
+expect_eq "$rc" "0" "install into a store ${#long_root} characters deep ($(cat err))"
+run_program lcud list --json
+expect_eq "$(json_field name < out)" "t81" "list in the deep store ($(cat err))"
+run_program lcud verify t81 --level load
+expect_eq "$rc" "0" "verify --level load in the deep store ($(tail -3 out) $(cat err))"
+expect_eq "$(tr -d '\r' < out | grep -c '^  ok    files: 30 files match the install manifest$')" "1" "verify read every file of the deep tree"
+run_program lcud exec --cudnn t81 --report -- "$program" --default-dirs
+expect_eq "$(cat out)" "8100" "exec from the deep store ($(cat err))"
+expect_eq "$rc" "0" "exec --report from the deep store: exit code ($(cat err))"
+expect_eq "$(tr -d '\r' < err | tail -1)" "  in the tree  $long_root\\t81\\bin\\cudnn64_8.dll" "the report names the deep tree's DLL"
+lcud use --global t81 > /dev/null 2>&1
+lcud shim add load-cudnn > /dev/null
+WINEPATH="$(winpath "$WORK/prog");$(winpath "$WORK/decoy")" run_program "$WINE" "$deep/store/.cudnnenv/shims/load-cudnn.exe" --default-dirs
+expect_eq "$(cat out)" "8100" "a shim in the deep store ($(cat err))"
+run_program lcud remove t81 --yes
+expect_eq "$rc" "0" "remove from the deep store ($(cat err))"
+[ ! -e "$deep/store/t81" ] || fail "the deep tree is still there after remove"
+expect_eq "$(find "$deep/store/.cudnnenv/trash" "$deep/store/.cudnnenv/staging" -mindepth 1 2>/dev/null | wc -l)" "0" "nothing left in the deep store's trash and staging"
+pass "3: the programs declare longPathAware; a store ${#long_root} characters deep installs, lists, verifies, pins (exec --report, a shim) and removes"
 
 # cmd's per-drive folders ("=Z:") reach the program, as cmd would pass them.
 crlf() { sed 's/$/\r/'; }
