@@ -37,9 +37,10 @@ TEST_SUITE("fs") {
     const fs::path folder = test::test_dir() / "listed";
     write(folder / "b.dll", "12345");
     write(folder / "a" / "inner.h", "x");
+    write(folder / fs::path(u8"c 库 é & (x).h"), "");
     auto entries = list_directory(folder);
     REQUIRE(entries);
-    CHECK(names(*entries) == std::vector<std::string>{"a", "b.dll"});
+    CHECK(names(*entries) == std::vector<std::string>{"a", "b.dll", "c 库 é & (x).h"});
     CHECK((*entries)[0].is_directory);
     CHECK_FALSE((*entries)[0].is_regular_file);
     CHECK((*entries)[1].is_regular_file);
