@@ -22,11 +22,12 @@ Result<std::vector<DirectoryEntry>> list_directory(const fs::path& folder) {
   for (fs::directory_iterator it(folder, ec); !ec && it != fs::directory_iterator(); it.increment(ec)) {
     DirectoryEntry entry;
     entry.path = it->path();
+    // The kinds from the listing itself (d_type), no stat(2) but for a link
+    // (listing the store is on the way of `current`) or a file's size.
     std::error_code status_error;  // a broken link: neither a folder nor a file
     entry.is_symlink = it->is_symlink(status_error);
-    const fs::file_status status = it->status(status_error);
-    entry.is_directory = fs::is_directory(status);
-    entry.is_regular_file = fs::is_regular_file(status);
+    entry.is_directory = it->is_directory(status_error);
+    entry.is_regular_file = !entry.is_directory && it->is_regular_file(status_error);
     if (entry.is_regular_file) {
       const std::uintmax_t size = it->file_size(status_error);
       entry.size = status_error ? 0 : size;
