@@ -58,36 +58,43 @@ class ZipSource final : public ArchiveSource {
 };
 
 // A folder read like an archive, so that folder installs pass the same
-// checks: links leading out, special files.
+// checks: links leading out, special files. Listed through util (past
+// MAX_PATH on Windows too), a folder's entries right after it; links are
+// entries, never followed.
 class FolderSource final : public ArchiveSource {
  public:
-  explicit FolderSource(fs::path root) : m_root(std::move(root)), m_iterator(m_root, m_error) {}
+  explicit FolderSource(fs::path root) : m_root(std::move(root)) {}
 
   Result<bool> next(ArchiveEntry& entry) override {
-    if (m_started) {
-      m_iterator.increment(m_error);
+    if (!m_started) {
+      m_started = true;
+      CUDNNENV_TRY(enter(m_root));
     }
-    m_started = true;
-    if (m_error) {
-      return make_error("cannot read folder '" + util::to_utf8(m_root) + "': " + m_error.message());
+    while (!m_stack.empty() && m_stack.back().next == m_stack.back().entries.size()) {
+      m_stack.pop_back();
     }
-    if (m_iterator == fs::recursive_directory_iterator()) {
+    if (m_stack.empty()) {
       return false;
     }
-    const fs::path& path = m_iterator->path();
-    m_current = path;
+    const util::DirectoryEntry found = m_stack.back().entries[m_stack.back().next++];
+    m_current = found.path;
     entry = ArchiveEntry{};
-    entry.name = util::generic_utf8(path.lexically_relative(m_root));
-    const auto status = m_iterator->symlink_status(m_error);
-    if (fs::is_symlink(status)) {
+    entry.name = util::generic_utf8(found.path.lexically_relative(m_root));
+    std::error_code ec;
+    if (found.is_symlink) {
       entry.type = EntryType::symlink;
-      entry.link_target = util::generic_utf8(fs::read_symlink(path, m_error));
-    } else if (fs::is_directory(status)) {
+      entry.link_target = util::generic_utf8(fs::read_symlink(found.path, ec));
+      if (ec) {
+        return make_error("cannot read the link '" + util::to_utf8(found.path) + "': " + ec.message());
+      }
+    } else if (found.is_directory) {
       entry.type = EntryType::directory;
-    } else if (fs::is_regular_file(status)) {
+      CUDNNENV_TRY(enter(found.path));
+    } else if (found.is_regular_file) {
       entry.type = EntryType::file;
-      entry.size = m_iterator->file_size(m_error);
+      entry.size = found.size;
     } else {
+      const fs::file_status status = fs::symlink_status(found.path, ec);
       entry.type = EntryType::special;
       entry.special_kind = fs::is_character_file(status) ? "character device"
                            : fs::is_block_file(status)   ? "block device"
@@ -117,9 +124,22 @@ class FolderSource final : public ArchiveSource {
   }
 
  private:
+  struct Level {
+    std::vector<util::DirectoryEntry> entries;
+    std::size_t next = 0;
+  };
+
+  Result<void> enter(const fs::path& folder) {
+    auto entries = util::list_directory(folder);
+    if (!entries) {
+      return make_error("cannot read folder '" + util::to_utf8(m_root) + "': " + entries.error().message);
+    }
+    m_stack.push_back({std::move(*entries), 0});
+    return {};
+  }
+
   fs::path m_root;
-  std::error_code m_error;
-  fs::recursive_directory_iterator m_iterator;
+  std::vector<Level> m_stack;  // the folders being read, innermost last
   fs::path m_current;
   bool m_started = false;
 };

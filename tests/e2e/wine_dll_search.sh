@@ -133,11 +133,15 @@ lcud use --global t81 > /dev/null 2>&1
 lcud shim add load-cudnn > /dev/null
 WINEPATH="$(winpath "$WORK/prog");$(winpath "$WORK/decoy")" run_program "$WINE" "$deep/store/.cudnnenv/shims/load-cudnn.exe" --default-dirs
 expect_eq "$(cat out)" "8100" "a shim in the deep store ($(cat err))"
+cp -r "$WORK/t81" "$deep/source-t81"
+run_program lcud install "$(winpath "$deep/source-t81/cuda")" --name from-deep
+expect_eq "$rc" "0" "install from a folder as deep ($(cat err))"
+expect_eq "$(lcud list --json | json_count)" "2" "the deep store lists both trees"
 run_program lcud remove t81 --yes
 expect_eq "$rc" "0" "remove from the deep store ($(cat err))"
 [ ! -e "$deep/store/t81" ] || fail "the deep tree is still there after remove"
 expect_eq "$(find "$deep/store/.cudnnenv/trash" "$deep/store/.cudnnenv/staging" -mindepth 1 2>/dev/null | wc -l)" "0" "nothing left in the deep store's trash and staging"
-pass "3: the programs declare longPathAware; a store ${#long_root} characters deep installs, lists, verifies, pins (exec --report, a shim) and removes"
+pass "3: the programs declare longPathAware; a store ${#long_root} characters deep installs (from a folder as deep too), lists, verifies, pins (exec --report, a shim) and removes"
 
 # cmd's per-drive folders ("=Z:") reach the program, as cmd would pass them.
 crlf() { sed 's/$/\r/'; }
