@@ -63,20 +63,17 @@ class ZipSource final : public ArchiveSource {
 // entries, never followed.
 class FolderSource final : public ArchiveSource {
  public:
-  explicit FolderSource(fs::path root) : m_root(std::move(root)) {}
+  explicit FolderSource(fs::path root) : m_root(std::move(root)), m_walk(m_root) {}
 
   Result<bool> next(ArchiveEntry& entry) override {
-    if (!m_started) {
-      m_started = true;
-      CUDNNENV_TRY(enter(m_root));
+    auto next_entry = m_walk.next();
+    if (!next_entry) {
+      return cannot_read(next_entry.error());
     }
-    while (!m_stack.empty() && m_stack.back().next == m_stack.back().entries.size()) {
-      m_stack.pop_back();
-    }
-    if (m_stack.empty()) {
+    if (!*next_entry) {
       return false;
     }
-    const util::DirectoryEntry found = m_stack.back().entries[m_stack.back().next++];
+    const util::DirectoryEntry& found = **next_entry;
     m_current = found.path;
     entry = ArchiveEntry{};
     entry.name = util::generic_utf8(found.path.lexically_relative(m_root));
@@ -89,7 +86,9 @@ class FolderSource final : public ArchiveSource {
       }
     } else if (found.is_directory) {
       entry.type = EntryType::directory;
-      CUDNNENV_TRY(enter(found.path));
+      if (auto entered = m_walk.enter(); !entered) {
+        return cannot_read(entered.error());
+      }
     } else if (found.is_regular_file) {
       entry.type = EntryType::file;
       entry.size = found.size;
@@ -124,24 +123,13 @@ class FolderSource final : public ArchiveSource {
   }
 
  private:
-  struct Level {
-    std::vector<util::DirectoryEntry> entries;
-    std::size_t next = 0;
-  };
-
-  Result<void> enter(const fs::path& folder) {
-    auto entries = util::list_directory(folder);
-    if (!entries) {
-      return make_error("cannot read folder '" + util::to_utf8(m_root) + "': " + entries.error().message);
-    }
-    m_stack.push_back({std::move(*entries), 0});
-    return {};
+  Error cannot_read(const Error& error) const {
+    return Error{"cannot read folder '" + util::to_utf8(m_root) + "': " + error.message, error.hint, error.code};
   }
 
   fs::path m_root;
-  std::vector<Level> m_stack;  // the folders being read, innermost last
+  util::DirectoryWalk m_walk;
   fs::path m_current;
-  bool m_started = false;
 };
 
 }  // namespace

@@ -31,24 +31,38 @@ std::vector<DirectoryEntry> directory_entries(const fs::path& folder) {
   return entries ? std::move(*entries) : std::vector<DirectoryEntry>{};
 }
 
+Result<std::optional<DirectoryEntry>> DirectoryWalk::next() {
+  if (!m_started) {
+    m_started = true;
+    CUDNNENV_TRY_ASSIGN(entries, list_directory(m_root));
+    m_levels.push_back({std::move(*entries)});
+  }
+  // An explicit stack: a folder nested thousands deep must not exhaust the call stack.
+  while (!m_levels.empty() && m_levels.back().next == m_levels.back().entries.size()) {
+    m_levels.pop_back();
+  }
+  if (m_levels.empty()) {
+    return std::optional<DirectoryEntry>();
+  }
+  m_depth = static_cast<int>(m_levels.size()) - 1;
+  const DirectoryEntry& entry = m_levels.back().entries[m_levels.back().next++];
+  m_last = entry.path;
+  return std::optional<DirectoryEntry>(entry);
+}
+
+Result<void> DirectoryWalk::enter() {
+  CUDNNENV_TRY_ASSIGN(entries, list_directory(m_last));
+  m_levels.push_back({std::move(*entries)});
+  return {};
+}
+
 void walk_directory(const fs::path& root, const std::function<bool(const DirectoryEntry&, int)>& visit) {
-  // Explicit stack: a folder nested thousands deep must not exhaust the call stack.
-  struct Level {
-    std::vector<DirectoryEntry> entries;
-    std::size_t next = 0;
-  };
-  std::vector<Level> stack;
-  stack.push_back({directory_entries(root)});
-  while (!stack.empty()) {
-    Level& level = stack.back();
-    if (level.next == level.entries.size()) {
-      stack.pop_back();
-      continue;
-    }
-    const DirectoryEntry entry = level.entries[level.next++];
-    const int depth = static_cast<int>(stack.size()) - 1;
-    if (visit(entry, depth) && entry.is_directory) {
-      stack.push_back({directory_entries(entry.path)});
+  DirectoryWalk walk(root);
+  for (;;) {
+    auto entry = walk.next();
+    if (!entry || !*entry) return;
+    if (visit(**entry, walk.depth()) && (*entry)->is_directory) {
+      (void)walk.enter();  // a folder that cannot be listed: nothing in it
     }
   }
 }

@@ -71,9 +71,34 @@ Result<std::vector<DirectoryEntry>> list_directory(const std::filesystem::path& 
 // list_directory for callers that read a missing or unreadable folder as empty.
 std::vector<DirectoryEntry> directory_entries(const std::filesystem::path& folder);
 
-// Every entry below `root`, each folder's entries right after it; for a folder
-// (or a link to one) `visit` returns whether to go into it. `depth`: 0 for
-// `root`'s own entries.
+// A walk below `root` one entry at a time, each folder's entries right after
+// it: `next` lists `root` on its first call; `enter` goes into the folder (or
+// link to one) `next` returned last, whose entries come next.
+class DirectoryWalk {
+ public:
+  explicit DirectoryWalk(std::filesystem::path root) : m_root(std::move(root)) {}
+  // The next entry; nothing after the last; why `root` cannot be listed.
+  Result<std::optional<DirectoryEntry>> next();
+  // Why the folder cannot be listed, if it cannot.
+  Result<void> enter();
+  // How deep the entry `next` returned last lies: 0 for `root`'s own.
+  int depth() const { return m_depth; }
+
+ private:
+  struct Level {
+    std::vector<DirectoryEntry> entries;
+    std::size_t next = 0;
+  };
+  std::filesystem::path m_root;
+  std::vector<Level> m_levels;  // the folders being read, innermost last
+  std::filesystem::path m_last;
+  int m_depth = 0;
+  bool m_started = false;
+};
+
+// Every entry below `root` (a DirectoryWalk; a folder that cannot be listed
+// reads as empty); for a folder (or a link to one) `visit` returns whether to
+// go into it. `depth`: 0 for `root`'s own entries.
 void walk_directory(const std::filesystem::path& root,
                     const std::function<bool(const DirectoryEntry& entry, int depth)>& visit);
 

@@ -88,6 +88,34 @@ TEST_SUITE("fs") {
     CHECK(walked == std::vector<std::string>{"keep", "keep/seen.txt", "skip"});
   }
 
+  TEST_CASE("DirectoryWalk: one entry at a time, into a folder only when entered; what cannot be listed is said") {
+    const fs::path root = test::test_dir() / "stepped";
+    write(root / "a" / "inner.h", "");
+    write(root / "b.dll", "");
+    DirectoryWalk walk(root);
+    auto first = walk.next();
+    REQUIRE(first);
+    REQUIRE(*first);
+    CHECK((*first)->path == root / "a");
+    CHECK(walk.enter());
+    auto second = walk.next();
+    REQUIRE((second && *second));
+    CHECK((*second)->path == root / "a" / "inner.h");
+    CHECK(walk.depth() == 1);
+    auto entered_file = walk.enter();  // a file is no folder
+    REQUIRE_FALSE(entered_file);
+    CHECK(entered_file.error().message.rfind("cannot list '" + to_utf8(root / "a" / "inner.h") + "': ", 0) == 0);
+    auto third = walk.next();
+    REQUIRE((third && *third));
+    CHECK((*third)->path == root / "b.dll");
+    CHECK(walk.depth() == 0);
+    auto end = walk.next();
+    REQUIRE(end);
+    CHECK_FALSE(*end);
+    DirectoryWalk missing(test::test_dir() / "missing");
+    CHECK_FALSE(missing.next());
+  }
+
   TEST_CASE("remove_tree: a read-only file goes too; a link is removed, not what it leads to") {
     const fs::path root = test::test_dir() / "removed";
     write(root / "locked.dll", "x");
