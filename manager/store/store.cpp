@@ -484,7 +484,6 @@ Result<void> Store::prepare() const {
 std::uint64_t Store::clean_leftovers() const {
   // What killed installs and removes left behind: a staging folder whose
   // tree lock nobody holds, and anything in the trash.
-  std::error_code ec;
   std::uint64_t freed = 0;
   const auto size_of = [](const fs::path& folder) {
     std::uint64_t bytes = 0;
