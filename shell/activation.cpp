@@ -176,6 +176,14 @@ std::vector<Operation> activate(const util::Environment& environment, const Acti
   return merge(operations);
 }
 
+bool is_applied(const util::Environment& environment, const Activation& activation, char list_separator) {
+  if (!environment.get(k_state_variable)) return false;
+  for (const auto& operation : activate(environment, activation, list_separator)) {
+    if (environment.get(operation.name) != operation.value) return false;
+  }
+  return true;
+}
+
 std::optional<std::string> unsafe_value(Shell shell, const std::vector<Operation>& operations) {
   for (const auto& operation : operations) {
     if (!is_valid_variable_name(operation.name)) {

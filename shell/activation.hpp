@@ -40,6 +40,11 @@ std::vector<Operation> deactivate(const util::Environment& environment, char lis
 std::vector<Operation> activate(const util::Environment& environment, const Activation& activation,
                                 char list_separator);
 
+// Whether `activation` is applied already, as `activate` would apply it:
+// activating again would change no variable (the state, the list entries
+// and every value set). The hook's test of "nothing changed".
+bool is_applied(const util::Environment& environment, const Activation& activation, char list_separator);
+
 // Why `operations` cannot be rendered for `shell` safely, if they cannot:
 // a name that is not a plain variable name (names are never quoted); a NUL
 // byte in a value; for cmd, a double quote or a line break (Windows paths

@@ -11,4 +11,20 @@ _cudnnenv_complete() {
     _files
   fi
 }
-(( $+functions[compdef] )) && compdef _cudnnenv_complete cudnnenv
+# compinit may come later in ~/.zshrc: without compdef now, try once more at
+# the first prompt, and say how to get completion if it is still missing.
+_cudnnenv_compdef() {
+  if (( $+functions[compdef] )); then
+    compdef _cudnnenv_complete cudnnenv
+  elif [[ $1 == prompt ]]; then
+    print -u2 "cudnnenv: tab completion needs zsh's completion system: add 'autoload -Uz compinit && compinit' to ~/.zshrc"
+  fi
+  (( $+functions[add-zsh-hook] )) && add-zsh-hook -d precmd _cudnnenv_compdef_prompt
+  return 0
+}
+_cudnnenv_compdef_prompt() { _cudnnenv_compdef prompt; }
+if (( $+functions[compdef] )); then
+  _cudnnenv_compdef
+else
+  autoload -Uz add-zsh-hook && add-zsh-hook precmd _cudnnenv_compdef_prompt
+fi

@@ -10,28 +10,37 @@
 @if /i "%~1"=="use" goto cudnnenv_shell
 @if /i "%~1"=="activate" goto cudnnenv_shell
 @if /i "%~1"=="deactivate" goto cudnnenv_shell
+@if /i "%~1"=="trust" goto cudnnenv_shell
+@if /i "%~1"=="untrust" goto cudnnenv_shell
 @"%_CUDNNENV_EXE%" %*
 @set "_CUDNNENV_EXE=" & exit /b %errorlevel%
 :cudnnenv_shell
 @set "_CUDNNENV_SCRIPT=%TEMP%\cudnnenv-%RANDOM%%RANDOM%.bat"
 @rem cudnnenv writes the store's path as %_CUDNNENV_ROOT% in what it prints.
 @for %%i in ("%~dp0..\..") do @set "_CUDNNENV_ROOT=%%~fi"
-@if /i "%~1"=="use" goto cudnnenv_use
-@"%_CUDNNENV_EXE%" %* --shell cmd > "%_CUDNNENV_SCRIPT%"
+@if /i "%~1"=="trust" goto cudnnenv_trust
+@if /i "%~1"=="untrust" goto cudnnenv_trust
+@rem `__script cmd`: only a batch file on stdout, its first line the marker
+@rem below (help and errors go to stderr); a file without it is not called.
+@"%_CUDNNENV_EXE%" __script cmd %* > "%_CUDNNENV_SCRIPT%"
 @if errorlevel 1 goto cudnnenv_failed
-@goto cudnnenv_apply
-:cudnnenv_use
-@"%_CUDNNENV_EXE%" %* > "%_CUDNNENV_SCRIPT%"
-@if errorlevel 1 goto cudnnenv_failed
-:cudnnenv_apply
+@set "_CUDNNENV_LINE="
+@set /p "_CUDNNENV_LINE=" < "%_CUDNNENV_SCRIPT%"
+@if not "%_CUDNNENV_LINE%"=="@rem cudnnenv script" goto cudnnenv_done
 @call "%_CUDNNENV_SCRIPT%"
 @if /i "%~1"=="activate" goto cudnnenv_done
-@"%_CUDNNENV_EXE%" hook --shell cmd > "%_CUDNNENV_SCRIPT%"
+@goto cudnnenv_hook
+:cudnnenv_trust
+@rem The project's [env] may now apply, or stop applying: the hook looks again.
+@"%_CUDNNENV_EXE%" %*
+@if errorlevel 1 goto cudnnenv_failed
+:cudnnenv_hook
+@"%_CUDNNENV_EXE%" __script cmd hook > "%_CUDNNENV_SCRIPT%"
 @if errorlevel 1 goto cudnnenv_failed
 @call "%_CUDNNENV_SCRIPT%"
 :cudnnenv_done
-@del "%_CUDNNENV_SCRIPT%" 2>nul & set "_CUDNNENV_SCRIPT=" & set "_CUDNNENV_ROOT=" & set "_CUDNNENV_EXE="
+@del "%_CUDNNENV_SCRIPT%" 2>nul & set "_CUDNNENV_SCRIPT=" & set "_CUDNNENV_ROOT=" & set "_CUDNNENV_EXE=" & set "_CUDNNENV_LINE="
 @exit /b 0
 :cudnnenv_failed
-@del "%_CUDNNENV_SCRIPT%" 2>nul & set "_CUDNNENV_SCRIPT=" & set "_CUDNNENV_ROOT=" & set "_CUDNNENV_EXE="
+@del "%_CUDNNENV_SCRIPT%" 2>nul & set "_CUDNNENV_SCRIPT=" & set "_CUDNNENV_ROOT=" & set "_CUDNNENV_EXE=" & set "_CUDNNENV_LINE="
 @exit /b 1

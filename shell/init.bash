@@ -1,24 +1,37 @@
 # cudnnenv shell integration for bash and zsh, printed by `cudnnenv init bash|zsh`.
 # Add to ~/.bashrc (or ~/.zshrc):  eval "$(cudnnenv init bash)"
-# - `cudnnenv use|activate|deactivate` change this shell (their output is evaluated);
+# - `cudnnenv use|activate|deactivate` change this shell: the function runs
+#   `cudnnenv __script SHELL ...`, which prints only a script (help and errors
+#   go to stderr), and evaluates it only when it starts with cudnnenv's marker;
 # - the shims folder goes first on PATH;
 # - before each prompt, a hook follows .cudnnenv.toml: when the folder changes,
-#   it looks for the nearest project file with shell tests only, and runs
-#   cudnnenv only when that file (or CUDNNENV_VERSION) is not the one it saw.
+#   it looks for the nearest project file with shell tests only; in a project,
+#   it reads that file (no process) to notice an edit; it runs cudnnenv only
+#   when the file, its text or CUDNNENV_VERSION is not the one it saw.
 export CUDNNENV_SHELL=@SHELL@
 case ":${PATH}:" in
   *:@SHIMS@:*) ;;
   *) export PATH=@SHIMS@"${PATH:+:${PATH}}" ;;
 esac
 
+# Evaluates $1 when cudnnenv marked it as a script; prints anything else as
+# text. Returns 1 when there was no script.
+_cudnnenv_eval() {
+  case "$1" in
+    '# cudnnenv script'*) eval "$1" ;;
+    '') return 1 ;;
+    *) printf '%s\n' "$1"; return 1 ;;
+  esac
+}
+
 cudnnenv() {
   case "${1-}" in
     use | activate | deactivate)
       local _cudnnenv_out _cudnnenv_rc
-      _cudnnenv_out="$(command @PROGRAM@ "$@")"
+      _cudnnenv_out="$(command @PROGRAM@ __script @SHELL@ "$@")"
       _cudnnenv_rc=$?
       if [ $_cudnnenv_rc -ne 0 ]; then return $_cudnnenv_rc; fi
-      eval "$_cudnnenv_out"
+      _cudnnenv_eval "$_cudnnenv_out" || return 0  # --help: nothing changes
       if [ "$1" = activate ]; then
         _CUDNNENV_PWD=$PWD  # the activation holds (CUDNNENV_ACTIVATED) until deactivate
         _CUDNNENV_SEEN="${CUDNNENV_VERSION-}"
@@ -29,14 +42,31 @@ cudnnenv() {
         _cudnnenv_hook
       fi
       ;;
+    trust | untrust)
+      # The project's [env] may now apply, or stop applying: the hook looks again.
+      command @PROGRAM@ "$@" || return
+      _CUDNNENV_PWD=
+      unset _CUDNNENV_PROJECT
+      _cudnnenv_hook
+      ;;
     *) command @PROGRAM@ "$@" ;;
   esac
 }
 
+# The project file's text (at most 64 KiB), read by the shell itself.
+_cudnnenv_read() {
+  _cudnnenv_text=
+  [ -n "$1" ] || return 0
+  @READ@ 2>/dev/null < "$1" || :
+}
+
 _cudnnenv_hook() {
-  # The no-change path: two comparisons, no process.
+  local _cudnnenv_text
+  # The no-change path: two comparisons, and in a project one read of its file; no process.
   if [ "${PWD}" = "${_CUDNNENV_PWD-}" ] && [ "${CUDNNENV_VERSION-}" = "${_CUDNNENV_SEEN-}" ]; then
-    return 0
+    [ -z "${_CUDNNENV_PROJECT-}" ] && return 0
+    _cudnnenv_read "${_CUDNNENV_PROJECT}"
+    [ "${_cudnnenv_text}" = "${_CUDNNENV_TEXT-}" ] && return 0
   fi
   _CUDNNENV_PWD=$PWD
   local _cudnnenv_dir=$PWD _cudnnenv_file=
@@ -48,11 +78,13 @@ _cudnnenv_hook() {
     [ -z "${_cudnnenv_dir}" ] && break
     _cudnnenv_dir=${_cudnnenv_dir%/*}
   done
+  _cudnnenv_read "${_cudnnenv_file}"
   if [ -n "${_CUDNNENV_PROJECT+set}" ] && [ "${_cudnnenv_file}" = "${_CUDNNENV_PROJECT}" ] &&
-    [ "${CUDNNENV_VERSION-}" = "${_CUDNNENV_SEEN-}" ]; then
+    [ "${_cudnnenv_text}" = "${_CUDNNENV_TEXT-}" ] && [ "${CUDNNENV_VERSION-}" = "${_CUDNNENV_SEEN-}" ]; then
     return 0
   fi
   _CUDNNENV_PROJECT=${_cudnnenv_file}
+  _CUDNNENV_TEXT=${_cudnnenv_text}
   _CUDNNENV_SEEN=${CUDNNENV_VERSION-}
-  eval "$(command @PROGRAM@ hook --shell @SHELL@)"
+  _cudnnenv_eval "$(command @PROGRAM@ __script @SHELL@ hook)" || :
 }

@@ -1,22 +1,37 @@
 # cudnnenv shell integration for fish, printed by `cudnnenv init fish`.
 # Add to ~/.config/fish/config.fish:  cudnnenv init fish | source
-# - `cudnnenv use|activate|deactivate` change this shell (their output is sourced);
+# - `cudnnenv use|activate|deactivate` change this shell: the function runs
+#   `cudnnenv __script fish ...`, which prints only a script (help and errors
+#   go to stderr), and sources it only when it starts with cudnnenv's marker;
 # - the shims folder goes first on PATH;
-# - when PWD changes, a hook follows .cudnnenv.toml: it looks for the nearest
-#   project file with fish's own tests, and runs cudnnenv only when that file
-#   (or CUDNNENV_VERSION) is not the one it saw.
+# - when PWD changes, and before each prompt, a hook follows .cudnnenv.toml:
+#   it looks for the nearest project file with fish's own tests when the
+#   folder changed, reads that file (no process) to notice an edit, and runs
+#   cudnnenv only when the file, its text or CUDNNENV_VERSION is not the one
+#   it saw.
 set -gx CUDNNENV_SHELL fish
 if not contains -- @SHIMS@ $PATH
     set -gx PATH @SHIMS@ $PATH
 end
 
+# Sources $argv[1] when cudnnenv marked it as a script; prints anything else
+# as text. Returns 1 when there was no script.
+function _cudnnenv_eval
+    if string match -q -- '# cudnnenv script*' "$argv[1]"
+        printf '%s\n' $argv[1] | source
+        return 0
+    end
+    test -n "$argv[1]"; and printf '%s\n' $argv[1]
+    return 1
+end
+
 function cudnnenv
     switch "$argv[1]"
         case use activate deactivate
-            set -l out (command @PROGRAM@ $argv | string collect)
+            set -l out (command @PROGRAM@ __script fish $argv | string collect)
             set -l rc $pipestatus[1]  # cudnnenv's own (string collect fails on empty output)
             test $rc -eq 0; or return $rc
-            printf '%s\n' $out | source
+            _cudnnenv_eval "$out"; or return 0  # --help: nothing changes
             if test "$argv[1]" = activate
                 set -g _CUDNNENV_PWD $PWD  # the activation holds (CUDNNENV_ACTIVATED) until deactivate
                 set -g _CUDNNENV_SEEN "$CUDNNENV_VERSION"
@@ -27,14 +42,31 @@ function cudnnenv
                 _cudnnenv_hook
             end
             return 0
+        case trust untrust
+            # The project's [env] may now apply, or stop applying: the hook looks again.
+            command @PROGRAM@ $argv; or return
+            set -g _CUDNNENV_PWD
+            set -e _CUDNNENV_PROJECT
+            _cudnnenv_hook
         case '*'
             command @PROGRAM@ $argv
     end
 end
 
+# The project file's text (at most 64 KiB), read by fish itself.
+function _cudnnenv_read
+    set -l text
+    if test -n "$argv[1]"
+        read -z -n 65536 text < $argv[1] 2>/dev/null
+    end
+    printf '%s' "$text"
+end
+
 function _cudnnenv_hook --on-variable PWD --on-event fish_prompt
     if test "$PWD" = "$_CUDNNENV_PWD"; and test "$CUDNNENV_VERSION" = "$_CUDNNENV_SEEN"
-        return 0
+        set -q _CUDNNENV_PROJECT; and test -z "$_CUDNNENV_PROJECT"; and return 0
+        set -l text (_cudnnenv_read "$_CUDNNENV_PROJECT" | string collect)
+        test "$text" = "$_CUDNNENV_TEXT"; and return 0
     end
     set -g _CUDNNENV_PWD $PWD
     set -l dir $PWD
@@ -47,11 +79,14 @@ function _cudnnenv_hook --on-variable PWD --on-event fish_prompt
         test -z "$dir"; and break
         set dir (string replace -r '/[^/]*$' '' -- $dir)
     end
-    if set -q _CUDNNENV_PROJECT; and test "$file" = "$_CUDNNENV_PROJECT"; and test "$CUDNNENV_VERSION" = "$_CUDNNENV_SEEN"
+    set -l text (_cudnnenv_read "$file" | string collect)
+    if set -q _CUDNNENV_PROJECT; and test "$file" = "$_CUDNNENV_PROJECT"; and test "$text" = "$_CUDNNENV_TEXT"; and test "$CUDNNENV_VERSION" = "$_CUDNNENV_SEEN"
         return 0
     end
     set -g _CUDNNENV_PROJECT "$file"
+    set -g _CUDNNENV_TEXT "$text"
     set -g _CUDNNENV_SEEN "$CUDNNENV_VERSION"
-    command @PROGRAM@ hook --shell fish | source
+    _cudnnenv_eval (command @PROGRAM@ __script fish hook | string collect)
+    return 0
 end
 _cudnnenv_hook

@@ -1,11 +1,14 @@
 # cudnnenv shell integration for PowerShell (Windows PowerShell 5.1 and pwsh 7),
 # printed by `cudnnenv init powershell`. Add to $PROFILE:
 #   cudnnenv init powershell | Out-String | Invoke-Expression
-# - `cudnnenv use|activate|deactivate` change this session (their output is invoked);
+# - `cudnnenv use|activate|deactivate` change this session: the function runs
+#   `cudnnenv __script powershell ...`, which prints only a script (help and
+#   errors go to stderr), and invokes it only when it starts with cudnnenv's marker;
 # - the shims folder goes first on PATH;
 # - the prompt follows .cudnnenv.toml: when the folder changes, it looks for the
-#   nearest project file with Test-Path, and runs cudnnenv only when that file
-#   (or CUDNNENV_VERSION) is not the one it saw.
+#   nearest project file with Test-Path; in a project it reads that file to
+#   notice an edit; it runs cudnnenv only when the file, its text or
+#   CUDNNENV_VERSION is not the one it saw.
 $Env:CUDNNENV_SHELL = 'powershell'
 
 # cudnnenv writes UTF-8 into a pipe; PowerShell decodes a program's output
@@ -22,11 +25,26 @@ function global:_cudnnenv_run {
 }
 if (-not (($Env:PATH -split ';') -contains @SHIMS@)) { $Env:PATH = @SHIMS@ + ';' + $Env:PATH }
 
+# Invokes what cudnnenv printed when it is marked as a script; writes
+# anything else as text. $false when there was no script.
+function global:_cudnnenv_eval($out) {
+    $text = $out | Out-String
+    if ($text.StartsWith('# cudnnenv script')) { $text | Invoke-Expression; return $true }
+    if ($text.Trim()) { Write-Host $text }
+    return $false
+}
+
+# The project file's text, read by PowerShell itself ('' when it cannot be read).
+function global:_cudnnenv_read($file) {
+    if (-not $file) { return '' }
+    try { return [IO.File]::ReadAllText($file) } catch { return '' }
+}
+
 function global:cudnnenv {
     if ($args.Count -gt 0 -and @('use', 'activate', 'deactivate') -contains $args[0]) {
-        $out = _cudnnenv_run @args
+        $out = _cudnnenv_run __script powershell @args
         if ($LASTEXITCODE -ne 0) { return }
-        $out | Out-String | Invoke-Expression
+        if (-not (_cudnnenv_eval $out)) { return }  # --help: nothing changes
         if ($args[0] -eq 'activate') {
             $global:_CUDNNENV_PWD = $PWD.ProviderPath  # the activation holds (CUDNNENV_ACTIVATED) until deactivate
             $global:_CUDNNENV_SEEN = $Env:CUDNNENV_VERSION
@@ -36,13 +54,23 @@ function global:cudnnenv {
             $global:_CUDNNENV_PROJECT = $null
             _cudnnenv_hook
         }
+    } elseif ($args.Count -gt 0 -and @('trust', 'untrust') -contains $args[0]) {
+        # The project's [env] may now apply, or stop applying: the hook looks again.
+        & @PROGRAM@ @args
+        if ($LASTEXITCODE -ne 0) { return }
+        $global:_CUDNNENV_PWD = $null
+        $global:_CUDNNENV_PROJECT = $null
+        _cudnnenv_hook
     } else {
         & @PROGRAM@ @args
     }
 }
 
 function global:_cudnnenv_hook {
-    if ($PWD.ProviderPath -eq $global:_CUDNNENV_PWD -and $Env:CUDNNENV_VERSION -eq $global:_CUDNNENV_SEEN) { return }
+    if ($PWD.ProviderPath -eq $global:_CUDNNENV_PWD -and $Env:CUDNNENV_VERSION -eq $global:_CUDNNENV_SEEN) {
+        if (-not $global:_CUDNNENV_PROJECT) { return }
+        if ((_cudnnenv_read $global:_CUDNNENV_PROJECT) -ceq $global:_CUDNNENV_TEXT) { return }
+    }
     $global:_CUDNNENV_PWD = $PWD.ProviderPath
     $dir = $PWD.ProviderPath
     $file = ''
@@ -53,11 +81,13 @@ function global:_cudnnenv_hook {
         if (-not $parent -or $parent -eq $dir) { break }
         $dir = $parent
     }
+    $text = _cudnnenv_read $file
     if ($null -ne $global:_CUDNNENV_PROJECT -and $file -eq $global:_CUDNNENV_PROJECT -and
-        $Env:CUDNNENV_VERSION -eq $global:_CUDNNENV_SEEN) { return }
+        $text -ceq $global:_CUDNNENV_TEXT -and $Env:CUDNNENV_VERSION -eq $global:_CUDNNENV_SEEN) { return }
     $global:_CUDNNENV_PROJECT = $file
+    $global:_CUDNNENV_TEXT = $text
     $global:_CUDNNENV_SEEN = $Env:CUDNNENV_VERSION
-    _cudnnenv_run hook --shell powershell | Out-String | Invoke-Expression
+    $null = _cudnnenv_eval (_cudnnenv_run __script powershell hook)
 }
 
 if (-not $global:_cudnnenv_prompt) { $global:_cudnnenv_prompt = $function:prompt }

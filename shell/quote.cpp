@@ -11,6 +11,10 @@ std::optional<Shell> parse_shell(std::string_view name) {
   return std::nullopt;
 }
 
+std::string script_marker_line(Shell shell) {
+  return shell == Shell::cmd ? "@rem cudnnenv script\r\n" : std::string(k_script_marker) + "\n";
+}
+
 std::string to_string(Shell shell) {
   switch (shell) {
     case Shell::bash:

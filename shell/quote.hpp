@@ -19,6 +19,14 @@ std::string to_string(Shell shell);
 // script (a key like `X;touch PWNED;#` would run as code).
 bool is_valid_variable_name(std::string_view name);
 
+// The first line of every script cudnnenv prints for a shell integration to
+// evaluate (`cudnnenv __script SHELL ...`): the integration evaluates output
+// only when it starts with this line, so help or any other text printed in
+// its place reaches the terminal as text. A comment in each shell (cmd: the
+// batch line `@rem cudnnenv script`).
+inline constexpr std::string_view k_script_marker = "# cudnnenv script";
+std::string script_marker_line(Shell shell);
+
 // `value` as one word of `shell`.
 std::string quote(Shell shell, std::string_view value);
 

@@ -1,4 +1,5 @@
 #include <filesystem>
+#include <iostream>
 #include <tuple>
 
 #include <spdlog/spdlog.h>
@@ -165,6 +166,10 @@ void register_all(CLI::App& app, Context& context) {
 
 namespace {
 
+std::ostream& text_out_for(const Context& context) {
+  return context.script_shell ? std::cerr : std::cout;
+}
+
 int run_unguarded(std::vector<std::string> arguments) {
   Context context;
   context.environment = util::Environment::current();
@@ -174,20 +179,43 @@ int run_unguarded(std::vector<std::string> arguments) {
   if (arguments.size() > 1 && arguments[1] == "__complete") {
     return complete_command_line(app, context, {arguments.begin() + 2, arguments.end()});
   }
+  if (arguments.size() > 1 && arguments[1] == "__script") {
+    // The shell integration's `cudnnenv use|activate|deactivate` and its hook
+    // (pyenv's sh- commands): a script for the shell on stdout, or nothing.
+    const std::string shell_name = arguments.size() > 2 ? arguments[2] : std::string();
+    const std::string command = arguments.size() > 3 ? arguments[3] : std::string();
+    context.script_shell = shell::parse_shell(shell_name);
+    if (!context.script_shell ||
+        (command != "use" && command != "activate" && command != "deactivate" && command != "hook")) {
+      print_error(
+          make_error("'__script' takes a shell (bash, zsh, fish, powershell, cmd) and one of use, activate, "
+                     "deactivate, hook",
+                     "it is run by the shell integration ('cudnnenv init --help')", ExitCode::usage));
+      return static_cast<int>(ExitCode::usage);
+    }
+    arguments.erase(arguments.begin() + 1, arguments.begin() + 3);
+  }
   std::tie(arguments, context.passthrough) = split_passthrough(app, std::move(arguments));
 
   std::vector<const char*> argv;
   for (const auto& argument : arguments) {
     argv.push_back(argument.c_str());
   }
+  if (arguments.size() == 1) {
+    // A bare `cudnnenv`, as git does: the help, and the exit code of a usage error.
+    text_out_for(context) << app.help();
+    return static_cast<int>(ExitCode::usage);
+  }
+  // For a shell integration, stdout is evaluated: help and the version reach the terminal through stderr.
+  std::ostream& text_out = text_out_for(context);
   try {
     app.parse(static_cast<int>(argv.size()), argv.data());
   } catch (const CLI::CallForHelp& help) {
-    return app.exit(help);
+    return app.exit(help, text_out, std::cerr);
   } catch (const CLI::CallForAllHelp& help) {
-    return app.exit(help);
+    return app.exit(help, text_out, std::cerr);
   } catch (const CLI::CallForVersion& version) {
-    return app.exit(version);
+    return app.exit(version, text_out, std::cerr);
   } catch (const CLI::ParseError& error) {
     std::string hint = "run 'cudnnenv --help'";
     // An error in a subcommand's options points to that subcommand's help.
@@ -206,7 +234,13 @@ int run_unguarded(std::vector<std::string> arguments) {
         }
       }
     }
-    print_error(make_error(util::to_lower(error.what()), hint, ExitCode::usage));
+    std::string message = util::to_lower(error.what());
+    if (app.get_subcommands([](CLI::App* each) { return each->parsed(); }).empty() && arguments.size() > 1 &&
+        !util::starts_with(arguments[1], "-")) {
+      message = "'" + arguments[1] + "' is not a cudnnenv command";
+      if (!util::starts_with(hint, "did you mean")) hint = "'cudnnenv --help' lists them";
+    }
+    print_error(make_error(message, hint, ExitCode::usage));
     return static_cast<int>(ExitCode::usage);
   }
   init_logging(context.verbosity, context.environment.get("CUDNNENV_LOG"));
@@ -221,6 +255,7 @@ int run_unguarded(std::vector<std::string> arguments) {
     }
     spdlog::debug("official archives: the list in '{}' (CUDNNENV_INDEX)", *index);
   }
+  if (context.script_shell) print(shell::script_marker_line(*context.script_shell));
   const Result<int> outcome = context.action();
   if (!outcome) {
     print_error(outcome.error());

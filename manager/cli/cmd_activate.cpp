@@ -23,6 +23,7 @@ struct ActivateArguments {
 };
 
 Result<shell::Shell> shell_of(const ActivateArguments& arguments, const Context& context) {
+  if (arguments.shell.empty() && context.script_shell) return *context.script_shell;
   const std::string name =
       !arguments.shell.empty() ? arguments.shell : context.environment.get("CUDNNENV_SHELL").value_or("");
   if (name.empty()) {
@@ -74,11 +75,16 @@ enum class Manual { no, yes };
 
 // `manual`: by `cudnnenv activate`, which then holds in this shell (CUDNNENV_ACTIVATED
 // takes its place in the precedence) until deactivate; the hook's activations do not.
-Result<int> activate_selection(shell::Shell shell, const Selection& selection, const Context& context, Manual manual) {
+shell::Activation shell_activation(const Selection& selection, const Context& context, Manual manual) {
   shell::Activation activation = activation_of(selection, context.environment);
   if (manual == Manual::yes) {
     activation.set.emplace_back(k_activated_variable, selection.tree.name);
   }
+  return activation;
+}
+
+Result<int> activate_selection(shell::Shell shell, const Selection& selection, const Context& context, Manual manual) {
+  const shell::Activation activation = shell_activation(selection, context, manual);
   for (const auto& [list, entry] : activation.prepend) {
     if (entry.find(util::path_list_separator()) != std::string::npos) {
       return make_error(
@@ -116,16 +122,41 @@ Result<int> run_hook(const ActivateArguments& arguments, const Context& context)
     return print_script(*shell, shell::deactivate(context.environment, util::path_list_separator()),
                         context.environment);
   }
-  if (context.environment.get("CUDNNENV_ACTIVE") == selection->tree.name &&
-      context.environment.get(shell::k_state_variable)) {
+  // Nothing to do when activating again would change nothing: the same tree,
+  // and the same variables from the project's [env] and the profile.
+  const Manual manual = selection->origin == Origin::activation ? Manual::yes : Manual::no;
+  if (shell::is_applied(context.environment, shell_activation(*selection, context, manual),
+                        util::path_list_separator())) {
     return 0;
   }
-  return activate_selection(*shell, *selection, context, Manual::no);
+  return activate_selection(*shell, *selection, context, manual);
 }
 
+// Undoes the activation and this shell's `use` (CUDNNENV_VERSION), and says
+// what is still selected here: the project file or the global default, which
+// the integration's hook activates next.
 Result<int> run_deactivate(const ActivateArguments& arguments, const Context& context) {
   CUDNNENV_TRY_ASSIGN(shell, shell_of(arguments, context));
-  return print_script(*shell, shell::deactivate(context.environment, util::path_list_separator()), context.environment);
+  std::vector<shell::Operation> operations = shell::deactivate(context.environment, util::path_list_separator());
+  const std::optional<std::string> active = context.environment.get("CUDNNENV_ACTIVE");
+  const std::optional<std::string> used = context.environment.get("CUDNNENV_VERSION");
+  if (used) operations.push_back({"CUDNNENV_VERSION", std::nullopt});
+  CUDNNENV_TRY(print_script(*shell, operations, context.environment));
+  std::string done = active ? "deactivated '" + *active + "'" : std::string("nothing was active");
+  if (used && !used->empty()) done += "; this shell's 'cudnnenv use " + *used + "' is undone";
+  SelectionRequest request = context.request();
+  request.environment.unset("CUDNNENV_VERSION");
+  request.environment.unset(k_activated_variable);
+  auto still = resolve_selection(context.store(), request);
+  if (still) {
+    print_note(done + "; still selected here: '" + still->tree.name + "' (" + describe_origin(*still) + ")" +
+               (context.script_shell ? std::string(", which the shell integration activates now") : std::string()));
+  } else if (still.error().code == ExitCode::not_found) {
+    print_note(done + "; nothing else selects a cuDNN here");
+  } else {
+    print_note(done + "; what else selects one here cannot be read: " + still.error().message);
+  }
+  return 0;
 }
 
 }  // namespace

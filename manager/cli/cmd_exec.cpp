@@ -6,6 +6,7 @@
 #include "pin/launch.hpp"
 #include "pin/pin_policy.hpp"
 #include "pin/shims.hpp"
+#include "select/activation.hpp"
 #include "select/resolve.hpp"
 #include "util/fs.hpp"
 #include "util/text.hpp"
@@ -71,6 +72,9 @@ Result<int> run_exec(const ExecArguments& arguments, const Context& context) {
   launch_request.command = arguments.command.front();
   launch_request.arguments.assign(arguments.command.begin() + 1, arguments.command.end());
   launch_request.environment = context.environment;
+  // The profile's variables and the trusted project file's [env], as activation sets them.
+  const auto variables = selection_variables(*selection);
+  for (const auto& [name, value] : variables) launch_request.environment.set(name, value);
   launch_request.audit_module = audit_module_beside(self);
   if (!arguments.shims_dir.empty()) {
     launch_request.skip.push_back(util::path_from_utf8(arguments.shims_dir));
@@ -85,8 +89,10 @@ Result<int> run_exec(const ExecArguments& arguments, const Context& context) {
   for (const auto& text : plan->notes) {
     note(text);
   }
-  if (!arguments.shims_dir.empty()) {
-    // A shim's slow path: the decision, for the shim's next start in the same situation.
+  if (!arguments.shims_dir.empty() && variables.empty()) {
+    // A shim's slow path: the decision, for the shim's next start in the same
+    // situation. Not with variables to set, which the fast path cannot: such
+    // a selection always starts through here.
     record_launch_decision(context.root_option.empty() ? util::to_utf8(store.root()) : context.root_option,
                            util::to_utf8(store.state_directory()), tree);
   }

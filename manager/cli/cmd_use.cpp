@@ -20,11 +20,61 @@ struct UseArguments {
   std::string cuda;
   bool local = false;
   bool global = false;
+  bool unset = false;
 };
+
+// What `use` run outside the shell integration says: the line to run by hand.
+Error needs_integration(const Context& context, const std::optional<std::string>& value) {
+  const bool windows = host_platform().os == Os::windows;
+  auto line_for = [&](shell::Shell shell) {
+    return value ? shell::set_variable(shell, "CUDNNENV_VERSION", *value)
+                 : shell::unset_variable(shell, "CUDNNENV_VERSION");
+  };
+  const std::string line =
+      windows ? line_for(shell::Shell::cmd) + "   (PowerShell: " + line_for(shell::Shell::powershell) + ")"
+              : line_for(shell::Shell::bash) + "   (fish: " + line_for(shell::Shell::fish) + ")";
+  // CUDNNENV_SHELL without the integration's call: a script or a program
+  // started from an integrated shell, whose own environment 'use' cannot reach.
+  const bool child = context.environment.get("CUDNNENV_SHELL").has_value();
+  return make_error(
+      child ? "'cudnnenv use' changes a shell only when typed in it: this is a child of the shell (a script, or a "
+              "program it started), whose selection would end with it"
+            : "'cudnnenv use' changes this shell only through the shell integration, which is not loaded here",
+      (child ? std::string("in a script, run programs with 'cudnnenv exec --cudnn SPEC -- ...'; or run: ")
+             : "load it (" + std::string(windows ? "cudnnenv init cmd" : "eval \"$(cudnnenv init bash)\"") +
+                   ", see 'cudnnenv init --help'), or run: ") +
+          line + "; or use --local / --global");
+}
+
+// After --local or --global: what in this shell still outranks the file.
+void say_what_outranks(const Context& context, const std::string& file_kind) {
+  if (auto shell = context.environment.get("CUDNNENV_VERSION"); shell && !shell->empty()) {
+    log_warning("this shell's 'cudnnenv use " + *shell + "' (CUDNNENV_VERSION) still wins over " + file_kind +
+                " here; 'cudnnenv use --unset' follows it");
+  } else if (auto activated = context.environment.get(k_activated_variable); activated && !activated->empty()) {
+    log_warning("this shell's 'cudnnenv activate " + *activated + "' still wins over " + file_kind +
+                " here; 'cudnnenv deactivate' follows it");
+  }
+}
 
 Result<int> run_use(const UseArguments& arguments, const Context& context) {
   if (arguments.local && arguments.global) {
     return make_error("--local and --global exclude each other", "pick one", ExitCode::usage);
+  }
+  if (arguments.unset) {
+    if (!arguments.spec.empty() || arguments.local || arguments.global || !arguments.cuda.empty()) {
+      return make_error("--unset takes nothing else", "cudnnenv use --unset", ExitCode::usage);
+    }
+    if (!context.script_shell) return needs_integration(context, std::nullopt);
+    print(shell::unset_variable(*context.script_shell, "CUDNNENV_VERSION") + "\n");
+    if (auto shell = context.environment.get("CUDNNENV_VERSION"); shell && !shell->empty()) {
+      print_note("this shell's 'cudnnenv use " + *shell + "' is undone");
+    }
+    return 0;
+  }
+  if (arguments.spec.empty()) {
+    return make_error("which cuDNN?", "cudnnenv use SPEC (8.9, 9.1.0, a tree name, a profile), or --unset",
+                      ExitCode::usage);
   }
   const Store store = context.store();
   // Refuse what matches nothing now, rather than at the next launch.
@@ -44,6 +94,7 @@ Result<int> run_use(const UseArguments& arguments, const Context& context) {
     CUDNNENV_TRY(write_settings(file, settings, TomlFileKind::config));
     // On stderr: with the shell integration loaded, stdout is evaluated.
     print_note("global default: " + settings[0].second + " -> " + chosen);
+    say_what_outranks(context, "the global default");
     return 0;
   }
   if (arguments.local) {
@@ -55,27 +106,16 @@ Result<int> run_use(const UseArguments& arguments, const Context& context) {
     }
     CUDNNENV_TRY(write_settings(file, settings, TomlFileKind::project));
     print_note("wrote " + util::to_utf8(file) + ": cudnn = " + toml_quote(arguments.spec) + " -> " + chosen);
+    say_what_outranks(context, util::to_utf8(file));
     return 0;
   }
 
-  // For this shell: the hook (cudnnenv init SHELL) sets CUDNNENV_SHELL and
-  // evaluates what this prints.
+  // For this shell: its integration's function (cudnnenv init SHELL) runs
+  // `cudnnenv __script SHELL use ...` and evaluates what this prints.
   const std::string value = arguments.cuda.empty() ? arguments.spec : arguments.spec + "+cuda" + arguments.cuda;
-  if (auto name = context.environment.get("CUDNNENV_SHELL")) {
-    if (auto shell = shell::parse_shell(*name)) {
-      print(shell::set_variable(*shell, "CUDNNENV_VERSION", value) + "\n");
-      return 0;
-    }
-  }
-  const bool windows = host_platform().os == Os::windows;
-  const std::string line =
-      windows ? shell::set_variable(shell::Shell::cmd, "CUDNNENV_VERSION", value) +
-                    "   (PowerShell: " + shell::set_variable(shell::Shell::powershell, "CUDNNENV_VERSION", value) + ")"
-              : shell::set_variable(shell::Shell::bash, "CUDNNENV_VERSION", value) +
-                    "   (fish: " + shell::set_variable(shell::Shell::fish, "CUDNNENV_VERSION", value) + ")";
-  return make_error("'cudnnenv use' changes this shell only through the shell integration, which is not loaded here",
-                    "load it (" + std::string(windows ? "cudnnenv init cmd" : "eval \"$(cudnnenv init bash)\"") +
-                        ", see 'cudnnenv init --help'), or run: " + line + "; or use --local / --global");
+  if (!context.script_shell) return needs_integration(context, value);
+  print(shell::set_variable(*context.script_shell, "CUDNNENV_VERSION", value) + "\n");
+  return 0;
 }
 
 }  // namespace
@@ -85,17 +125,20 @@ void register_use(CLI::App& app, Context& context) {
   CLI::App* command = app.add_subcommand(
       "use",
       "select a cuDNN for this shell (with 'cudnnenv init' loaded), this project (--local) or everywhere (--global)");
-  command->add_option("spec", arguments->spec, "8, 8.1, 8.1.0.77, 8.9.7+cuda11.8, or a tree name")->required();
+  command->add_option("spec", arguments->spec, "8, 8.1, 8.1.0.77, 8.9.7+cuda11.8, a tree name or a profile");
   command->add_option("--cuda", arguments->cuda, "CUDA version the tree must be built for (11.8, 12)");
   command->add_flag("--local", arguments->local,
                     "write cudnn = \"SPEC\" into ./.cudnnenv.toml, keeping its other lines");
   command->add_flag("--global", arguments->global, "set the default in <root>/.cudnnenv/config.toml");
+  command->add_flag("--unset", arguments->unset,
+                    "undo this shell's 'use': the project file or the global default decides again");
   command->footer(
       "Examples:\n"
       "  cudnnenv use 8.9                 this shell (with 'cudnnenv init' loaded; else it prints the line to run)\n"
       "  cudnnenv use 8.1 --local         this project: writes .cudnnenv.toml here\n"
       "  cudnnenv use tf2.5 --local       the tree TensorFlow 2.5 was tested with\n"
       "  cudnnenv use 9 --global          the default everywhere else\n"
+      "  cudnnenv use --unset             undo this shell's 'use' (it outranks --local and --global)\n"
       "  cudnnenv current                 what is selected here, and what decided it");
   command->callback(
       [arguments, &context] { context.action = [arguments, &context] { return run_use(*arguments, context); }; });

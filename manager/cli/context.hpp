@@ -12,6 +12,7 @@
 
 #include "probe/probe.hpp"
 #include "select/resolve.hpp"
+#include "shell/quote.hpp"
 #include "store/store.hpp"
 #include "util/environment.hpp"
 #include "util/result.hpp"
@@ -28,6 +29,11 @@ struct Context {
   // Set by the chosen subcommand while parsing, run once parsing is done:
   // returns the exit code, or the error to print.
   std::function<Result<int>()> action;
+  // Set by `cudnnenv __script SHELL COMMAND ...`, the only way the shell
+  // integration's `cudnnenv` function runs use, activate, deactivate and hook:
+  // stdout then holds a script for SHELL behind its first line,
+  // shell::k_script_marker, and nothing else (help and errors go to stderr).
+  std::optional<shell::Shell> script_shell;
 
   // The store of --root / CUDNNENV_ROOT / the default, with this user's state
   // folder: CUDNNENV_STATE_DIR, else <root>/.cudnnenv when this user can write

@@ -70,17 +70,21 @@ shell::Activation activation_for(const TreeRecord& tree, const std::optional<Cud
   return activation;
 }
 
+std::vector<std::pair<std::string, std::string>> selection_variables(const Selection& selection) {
+  std::vector<std::pair<std::string, std::string>> variables;
+  if (selection.profile) variables = selection.profile->env;
+  if (selection.project) {
+    variables.insert(variables.end(), selection.project->env.begin(), selection.project->env.end());
+  }
+  return variables;
+}
+
 shell::Activation activation_of(const Selection& selection, const util::Environment& environment) {
   std::optional<CudaVersion> cuda = selection.tree.cuda;
-  std::vector<std::pair<std::string, std::string>> extra;
   if (selection.profile) {
     if (auto profile_cuda = parse_cuda_version(selection.profile->cuda)) cuda = profile_cuda;
-    extra = selection.profile->env;
   }
-  if (selection.project) {
-    extra.insert(extra.end(), selection.project->env.begin(), selection.project->env.end());
-  }
-  return activation_for(selection.tree, cuda, extra, environment);
+  return activation_for(selection.tree, cuda, selection_variables(selection), environment);
 }
 
 Result<std::string> modulefile_for(const TreeRecord& tree, shell::ModuleFormat format,

@@ -32,6 +32,10 @@ shell::Activation activation_for(const TreeRecord& tree, const std::optional<Cud
                                  const std::vector<std::pair<std::string, std::string>>& extra,
                                  const util::Environment& environment);
 
+// The variables a selection sets besides the tree's own: the profile's, then
+// the trusted project file's [env]. Activation, exec and the shims set them.
+std::vector<std::pair<std::string, std::string>> selection_variables(const Selection& selection);
+
 // The activation of what `selection` chose, with the profile's CUDA and
 // variables and the project's [env].
 shell::Activation activation_of(const Selection& selection, const util::Environment& environment);

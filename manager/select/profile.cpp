@@ -125,10 +125,8 @@ std::optional<ProfileFit> satisfying_tree(const Profile& profile, const std::vec
   }
   const auto spec = parse_spec(profile.cudnn);  // the one matcher: whole components
   const auto same_cudnn = [&](const TreeRecord& tree) { return spec && fits(*spec, tree); };
-  // A tree that does not say its CUDA minor ("cuda12" archives) is taken at its word for the major.
-  const auto same_cuda = [&](const TreeRecord& tree) {
-    return !cuda || !tree.cuda || !cuda->minor || !tree.cuda->minor || tree.cuda->minor == cuda->minor;
-  };
+  // The tested pair's CUDA is what the tree serves (a cuda12 tree built with 12.9 serves 12.5).
+  const auto same_cuda = [&](const TreeRecord& tree) { return !cuda || !tree.cuda || serves_cuda(tree, *cuda); };
   std::optional<ProfileFit> best;
   auto rank = [&](const TreeRecord& tree) { return std::tuple{same_cudnn(tree), same_cuda(tree), tree.version}; };
   for (const auto& tree : trees) {

@@ -116,6 +116,7 @@ TreeRecord as_record(const OfficialArchive& archive) {
   std::string_view variant = archive.cuda_variant;
   if (variant.substr(0, 4) == "cuda") variant.remove_prefix(4);
   record.cuda = parse_cuda_version(variant);
+  record.cuda_variant = record.cuda;
   return record;
 }
 
@@ -127,11 +128,15 @@ std::vector<const OfficialArchive*> available_archives(const Platform& platform,
     if (archive.platform != wanted) continue;
     TreeRecord record = as_record(archive);
     if (spec && !fits(*spec, record)) continue;
-    if (cuda && (!record.cuda || record.cuda->major != cuda->major ||
-                 (cuda->minor && record.cuda->minor && *cuda->minor != *record.cuda->minor))) {
-      continue;
-    }
+    if (cuda && !serves_cuda(record, *cuda)) continue;
     found.emplace_back(&archive, std::move(record));
+  }
+  // Where a variant is exactly the CUDA asked for (8.0.5 for 11.0 and 11.1,
+  // asked 11.1), those alone: the others only serve it.
+  const auto asked = cuda ? cuda : spec ? spec->cuda : std::nullopt;
+  if (asked && asked->minor &&
+      std::any_of(found.begin(), found.end(), [&](const auto& each) { return each.second.cuda == asked; })) {
+    std::erase_if(found, [&](const auto& each) { return each.second.cuda != asked; });
   }
   std::stable_sort(found.begin(), found.end(), [](const auto& a, const auto& b) {
     const auto key = [](const TreeRecord& r) {

@@ -15,6 +15,11 @@ std::string describe_tree(const TreeRecord& tree) {
   return tree.version.str() + (tree.cuda ? " (CUDA " + tree.cuda->str() + ")" : std::string());
 }
 
+// For a request with a CUDA part: each tree with what it serves.
+std::string describe_tree_serving(const TreeRecord& tree) {
+  return "'" + tree.name + "' (" + tree.version.str() + ", " + describe_served_cuda(tree) + ")";
+}
+
 // An official archive for this platform that fits, to name in the hint.
 std::string official_suggestion(const Spec& spec) {
   const Platform host = host_platform();
@@ -104,16 +109,9 @@ bool fits(const Spec& spec, const TreeRecord& tree) {
       return false;
     }
   }
-  if (spec.cuda) {
-    if (!tree.cuda || tree.cuda->major != spec.cuda->major) {
-      return false;
-    }
-    // "cuda11" in an archive name fits any 11.x request, and "+cuda11" any 11.x tree.
-    if (spec.cuda->minor && tree.cuda->minor && *spec.cuda->minor != *tree.cuda->minor) {
-      return false;
-    }
-  }
-  return true;
+  // What the tree serves, not the minor it was built with: a cuda13 tree
+  // built with 13.1 fits --cuda 13.0, and "+cuda11" any 11.x tree.
+  return !spec.cuda || serves_cuda(tree, *spec.cuda);
 }
 
 Result<TreeRecord> select_tree(const std::vector<TreeRecord>& trees, const Spec& spec, Match match) {
@@ -137,20 +135,30 @@ Result<TreeRecord> select_tree(const std::vector<TreeRecord>& trees, const Spec&
         hint = "did you mean '" + tree.name + "'?";
       }
     }
-    if (hint.empty()) {
+    if (hint.empty() || spec.cuda) {
       std::string installed;
       for (const auto& tree : trees) {
-        installed += (installed.empty() ? "" : ", ") + describe_tree(tree);
+        installed += (installed.empty() ? "" : ", ") + (spec.cuda ? describe_tree_serving(tree) : describe_tree(tree));
       }
       hint = (installed.empty() ? std::string("the store is empty") : "installed: " + installed) + "; " +
              official_suggestion(spec);
     }
-    return make_error("no installed cuDNN matches '" + spec.text + "'", hint, ExitCode::not_found);
+    const bool cuda_written = spec.text.find("+cuda") != std::string::npos;
+    return make_error("no installed cuDNN matches '" + spec.text + "'" +
+                          (spec.cuda && !cuda_written ? " for CUDA " + spec.cuda->str() : std::string()),
+                      hint, ExitCode::not_found);
   }
   // The newest version that fits; among equals, the first by name. A CUDA
   // major is part of the ABI: fitting trees built for two of them is an error.
-  std::stable_sort(fitting.begin(), fitting.end(),
-                   [](const TreeRecord* a, const TreeRecord* b) { return a->version > b->version; });
+  // Of one version built for several minors of the asked major (8.0.5 for
+  // CUDA 11.0 and 11.1), the newest variant that serves the request.
+  const auto variant_minor = [](const TreeRecord* tree) {
+    return tree->cuda_variant ? tree->cuda_variant->minor.value_or(-1) : -1;
+  };
+  std::stable_sort(fitting.begin(), fitting.end(), [&](const TreeRecord* a, const TreeRecord* b) {
+    if (a->version != b->version) return a->version > b->version;
+    return spec.cuda && variant_minor(a) > variant_minor(b);
+  });
   std::set<int> cuda_majors;
   std::vector<std::string> names;
   for (const auto* tree : fitting) {

@@ -114,6 +114,8 @@ struct VersionFacts {
   std::string version_from;
   std::optional<CudaVersion> cuda;
   std::string cuda_from;
+  std::optional<CudaVersion> cuda_variant;
+  std::optional<CudaVersion> cudart;
 };
 
 // Version from the headers (else the library), build and CUDA from the name
@@ -172,14 +174,17 @@ Result<VersionFacts> read_versions(const fs::path& header, const fs::path& libra
   // CUDA: what the library was built with, when it can be asked (the name
   // says only the major since 8.5, and a folder name can say anything), so
   // that list, verify and the tree's name show one version (#11).
+  facts.cuda_variant = name.cuda;
   if (report && report->cudart_raw) {
-    facts.cuda = decode_cudart_version(*report->cudart_raw);
+    facts.cudart = decode_cudart_version(*report->cudart_raw);
+    facts.cuda = facts.cudart;
     facts.cuda_from = "library";
     if (name.cuda && name.cuda->major != facts.cuda->major) {
       warn(warn_sink, std::string("the ") + (name.wheel ? "wheel's metadata says" : "name says") + " CUDA " +
                           name.cuda->str() + " but the library was built with CUDA " + facts.cuda->str() +
                           ": keeping " + facts.cuda->str());
     }
+    if (name.cuda && name.cuda->major != facts.cudart->major) facts.cuda_variant.reset();
   } else if (name.cuda) {
     facts.cuda = name.cuda;
     facts.cuda_from = name.wheel ? "metadata" : "name";
@@ -196,6 +201,8 @@ TreeRecord new_record(std::string name, const TreeLayout& layout, const VersionF
   record.version_from = versions.version_from;
   record.cuda = versions.cuda;
   record.cuda_from = versions.cuda_from;
+  record.cuda_variant = versions.cuda_variant;
+  record.cudart = versions.cudart;
   record.platform = platform;
   record.layout = layout;
   record.installed_at = utc_timestamp();

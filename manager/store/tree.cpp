@@ -34,6 +34,32 @@ fs::path TreeRecord::resolve(const std::string& relative) const {
   return (root / path).lexically_normal();
 }
 
+namespace {
+
+// The version the served range starts from: the variant, else the cudart.
+std::optional<CudaVersion> served_base(const TreeRecord& tree) {
+  if (tree.cuda_variant) return tree.cuda_variant;
+  if (tree.cudart) return CudaVersion{tree.cudart->major, std::nullopt};
+  return tree.cuda ? std::optional(CudaVersion{tree.cuda->major, std::nullopt}) : std::nullopt;
+}
+
+}  // namespace
+
+bool serves_cuda(const TreeRecord& tree, const CudaVersion& asked) {
+  const auto base = served_base(tree);
+  if (!base || base->major != asked.major) return false;
+  return !asked.minor || !base->minor || *asked.minor >= *base->minor;
+}
+
+std::string describe_served_cuda(const TreeRecord& tree) {
+  const auto base = served_base(tree);
+  if (!base) return "an unknown CUDA";
+  const std::string major = std::to_string(base->major);
+  std::string text = base->minor ? "CUDA " + base->str() + " and newer " + major + ".x" : "CUDA " + major + ".x";
+  if (tree.cudart) text += " (built with " + tree.cudart->str() + ")";
+  return text;
+}
+
 fs::path record_path(const fs::path& tree_dir) {
   return tree_dir / ".cudnnenv" / "tree.toml";
 }
@@ -48,6 +74,8 @@ std::string serialize(const TreeRecord& record) {
     table.insert("cuda", record.cuda->str());
     table.insert("cuda_from", record.cuda_from);
   }
+  if (record.cuda_variant) table.insert("cuda_variant", record.cuda_variant->str());
+  if (record.cudart) table.insert("cudart", record.cudart->str());
   table.insert("os", to_string(record.platform.os));
   table.insert("arch", to_string(record.platform.arch));
   table.insert("library_dir", record.layout.library_dir);
@@ -112,6 +140,12 @@ Result<TreeRecord> parse_record(std::string_view text, const fs::path& tree_dir,
   if (auto cuda = table["cuda"].value<std::string>()) {
     record.cuda = parse_cuda_version(*cuda);
     record.cuda_from = table["cuda_from"].value_or(std::string());
+  }
+  record.cuda_variant = parse_cuda_version(table["cuda_variant"].value_or(std::string()));
+  record.cudart = parse_cuda_version(table["cudart"].value_or(std::string()));
+  // A record written before both were kept: its one CUDA, by where it came from.
+  if (!record.cuda_variant && !record.cudart && record.cuda) {
+    (record.cuda_from == "library" ? record.cudart : record.cuda_variant) = record.cuda;
   }
   record.platform = Platform{*os, *arch};
   record.layout.library_dir = table["library_dir"].value_or(std::string());

@@ -37,8 +37,14 @@ struct TreeRecord {
   std::string name;          // the store folder's name
   Version version;           // build number from the archive name, when known
   std::string version_from;  // "header" or "library"
+  // The CUDA the tree is shown with: the cudart it was built with when the
+  // library could be asked, else its variant (below).
   std::optional<CudaVersion> cuda;
   std::string cuda_from;  // "name", "metadata", "library", or empty when unknown
+  // Both facts behind it: the variant the archive's name or the wheel's
+  // metadata says ("cuda13", "cuda11.2"), and cudnnGetCudartVersion's answer.
+  std::optional<CudaVersion> cuda_variant;
+  std::optional<CudaVersion> cudart;
   Platform platform;
   // Where its files are, relative to `root` (include_dir may be absolute for
   // an adopted tree's headers elsewhere). Of the layout, `major` and
@@ -58,6 +64,18 @@ struct TreeRecord {
   std::filesystem::path resolve(const std::string& relative) const;
   std::filesystem::path library_path() const { return resolve(layout.main_library); }
 };
+
+// Whether `tree` serves a program built for CUDA `asked` (NVIDIA's
+// minor-version compatibility, one build per CUDA major since cuDNN 8.1):
+// the same major, and for a variant that names a minor ("cuda11.2") that
+// minor or a newer one; a variant of the major alone ("cuda13"), or a tree
+// whose variant is unknown (adopted, a folder: its cudart's major), serves
+// every minor. A request of the major alone ("12") asks for any minor.
+bool serves_cuda(const TreeRecord& tree, const CudaVersion& asked);
+
+// What `serves_cuda` accepts, for messages: "CUDA 13.x (built with 13.1)",
+// "CUDA 11.2 and newer 11.x", "an unknown CUDA".
+std::string describe_served_cuda(const TreeRecord& tree);
 
 // The record file of the tree stored at `tree_dir`.
 std::filesystem::path record_path(const std::filesystem::path& tree_dir);

@@ -53,6 +53,6 @@ echo two
 cd project
 echo three
 SCRIPT
-runs=$(grep -c "hook --shell bash" quiet.err || true)
-expect_eq "$runs" "1" "runs of cudnnenv over four prompts, one after a cd into the project ($(grep -n 'hook --shell' quiet.err))"
+runs=$(grep -c "__script bash hook" quiet.err || true)
+expect_eq "$runs" "1" "runs of cudnnenv over four prompts, one after a cd into the project ($(grep -n "__script bash hook" quiet.err))"
 pass "prompts with nothing changed run no process; the cd into the project runs one"

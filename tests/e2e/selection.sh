@@ -54,7 +54,7 @@ pass "use without the hook prints the line to run"
 
 cd "$WORK"  # where a 'touch marker' would land
 for sh in bash zsh fish; do
-  line=$(CUDNNENV_SHELL=$sh "$CUDNNENV" use "$hostile")
+  line=$("$CUDNNENV" __script $sh use "$hostile")
   case $sh in
     fish) got=$(fish --no-config -c "$line; printf '%s' \$CUDNNENV_VERSION") ;;
     *) got=$($sh -c "$line"'; printf "%s" "$CUDNNENV_VERSION"') ;;
