@@ -28,8 +28,10 @@ end
 function cudnnenv
     switch "$argv[1]"
         case use activate deactivate
-            set -l out (command @PROGRAM@ __script fish $argv | string collect)
-            set -l rc $pipestatus[1]  # cudnnenv's own (string collect fails on empty output)
+            # A pipe into read, not a command substitution: fish gives a command
+            # substitution its own stderr, so `cudnnenv use -h 2> file` would miss.
+            command @PROGRAM@ __script fish $argv | read -z -l out
+            set -l rc $pipestatus[1]  # cudnnenv's own (read fails on empty output)
             test $rc -eq 0; or return $rc
             _cudnnenv_eval "$out"; or return 0  # --help: nothing changes
             if test "$argv[1]" = activate
@@ -86,7 +88,8 @@ function _cudnnenv_hook --on-variable PWD --on-event fish_prompt
     set -g _CUDNNENV_PROJECT "$file"
     set -g _CUDNNENV_TEXT "$text"
     set -g _CUDNNENV_SEEN "$CUDNNENV_VERSION"
-    _cudnnenv_eval (command @PROGRAM@ __script fish hook | string collect)
+    command @PROGRAM@ __script fish hook | read -z -l out
+    _cudnnenv_eval "$out"
     return 0
 end
 _cudnnenv_hook

@@ -117,6 +117,9 @@ Result<int> run_hook(const ActivateArguments& arguments, const Context& context)
   if (!selection) {
     if (selection.error().code != ExitCode::not_found) {
       print_error(selection.error());
+      const auto active = context.environment.get("CUDNNENV_ACTIVE");
+      print_note(active ? "this shell keeps '" + *active + "' active until that is fixed"
+                        : std::string("nothing is activated until that is fixed"));
       return 0;
     }
     return print_script(*shell, shell::deactivate(context.environment, util::path_list_separator()),

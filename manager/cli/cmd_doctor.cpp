@@ -164,7 +164,10 @@ bool interesting_variable(const std::string& name) {
   static const char* const exact[] = {"PATH",        "LD_LIBRARY_PATH", "LD_PRELOAD",
                                       "LD_AUDIT",    "CONDA_PREFIX",    "CONDA_DEFAULT_ENV",
                                       "VIRTUAL_ENV", "PYTHONPATH",      "PYTHONHOME"};
-  static const char* const prefixes[] = {"CUDA", "CUDNN", "NVIDIA_", "TF_", "PYTORCH_", "XLA_"};
+  // TensorFlow's own TF_ families only: TF_CLI_CONFIG_FILE, TF_VAR_*, TF_LOG are Terraform's.
+  static const char* const prefixes[] = {"CUDA",       "CUDNN",     "NVIDIA_",          "PYTORCH_", "XLA_",
+                                         "TF_CPP_",    "TF_GPU_",   "TF_CUDA",          "TF_CUDNN", "TF_XLA_",
+                                         "TF_ENABLE_", "TF_FORCE_", "TF_DETERMINISTIC", "TF_USE_",  "TF_NUM_"};
   const std::string upper = [&] {
     std::string text = name;
     for (char& c : text) c = static_cast<char>(std::toupper(static_cast<unsigned char>(c)));
@@ -395,7 +398,7 @@ Result<int> run_diff(const SnapshotArguments& arguments) {
                           {"after", or_null(change.after)}});
     }
     print_json(Json{{"before", arguments.before}, {"after", arguments.after}, {"changes", list}});
-    return 0;
+    return changes->empty() ? 0 : 1;
   }
   print("--- " + arguments.before + "  (" + taken_at(*before) + ")\n");
   print("+++ " + arguments.after + "  (" + taken_at(*after) + ")\n");
@@ -411,7 +414,7 @@ Result<int> run_diff(const SnapshotArguments& arguments) {
   if (changes->empty()) {
     print("no differences\n");
   }
-  return 0;
+  return changes->empty() ? 0 : 1;  // as diff(1) does
 }
 Result<int> run_snapshot(const SnapshotArguments& arguments, const Context& context) {
   const Facts facts = gather(context, arguments.program, {});

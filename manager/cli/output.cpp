@@ -182,6 +182,9 @@ Json tree_to_json(const TreeRecord& record) {
   tree["build"] = or_null(record.version.build);
   tree["cuda"] = record.cuda ? Json(record.cuda->str()) : Json(nullptr);
   tree["cuda_from"] = or_null(record.cuda_from);
+  tree["cuda_variant"] = record.cuda_variant ? Json(record.cuda_variant->str()) : Json(nullptr);
+  tree["cudart"] = record.cudart ? Json(record.cudart->str()) : Json(nullptr);
+  tree["serves"] = describe_served_cuda(record);
   tree["os"] = to_string(record.platform.os);
   tree["arch"] = to_string(record.platform.arch);
   tree["size"] = record.total_size();

@@ -233,6 +233,8 @@ std::string toml_place(const fs::path& file, const toml::source_region& source) 
 }
 
 Result<toml::table> parse_toml(std::string_view text, const fs::path& file, const std::string& hint) {
+  // A UTF-8 byte order mark, as Notepad and PowerShell 5 write one: not part of the text.
+  if (util::starts_with(text, "\xEF\xBB\xBF")) text.remove_prefix(3);
   auto ascii = to_ascii(text);
   if (const auto* refusal = std::get_if<Refusal>(&ascii)) {
     return make_error(util::to_utf8(file) + ":" + std::to_string(refusal->place.line) + ":" +
@@ -242,7 +244,15 @@ Result<toml::table> parse_toml(std::string_view text, const fs::path& file, cons
   try {
     return toml::parse(std::get<std::string>(ascii), util::to_utf8(file));
   } catch (const toml::parse_error& error) {
-    return make_error(toml_place(file, error.source()) + ": " + std::string(error.description()), hint);
+    std::string description(error.description());
+    // Raw control characters but the line break were refused above: in a
+    // string, toml++'s complaint about one, or about the end of the text,
+    // means the string is not closed.
+    if (util::starts_with(description, "Error while parsing string: unescaped control characters") ||
+        util::starts_with(description, "Error while parsing string: encountered end-of-file")) {
+      description = "a string that is not closed: its closing quote is missing on this line";
+    }
+    return make_error(toml_place(file, error.source()) + ": " + description, hint);
   }
 }
 

@@ -199,7 +199,10 @@ Result<Selection> resolve_selection(const Store& store, const SelectionRequest& 
     selection.spec = *config->default_spec;
     return finish(select(store, selection.spec, request.cuda, selection));
   }
-  return make_error("no cuDNN is selected here",
+  // A project file that named nothing, and said why (`cudnnn = "9"`): its words in the error.
+  std::string why;
+  for (const auto& warning : selection.warnings) why += "; " + warning;
+  return make_error("no cuDNN is selected here" + why,
                     "choose one: 'cudnnenv use <version> --global', 'cudnnenv use <version> --local' (writes "
                     ".cudnnenv.toml), or --cudnn <version>",
                     ExitCode::not_found);

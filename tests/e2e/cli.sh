@@ -17,8 +17,19 @@ pass "missing archive"
 
 run instal x
 expect_eq "$rc" "2" "exit code for an unknown subcommand"
-grep -q "hint: did you mean 'cudnnenv install'?" err || fail "no suggestion: $(cat err)"
-pass "typo in a subcommand"
+expect_eq "$(cat err)" "cudnnenv: error: 'instal' is not a cudnnenv command
+  hint: did you mean 'cudnnenv install'?" "a misspelled subcommand"
+run frobnicate
+expect_eq "$(cat err)" "cudnnenv: error: 'frobnicate' is not a cudnnenv command
+  hint: 'cudnnenv --help' lists them" "an unknown subcommand"
+pass "typo in a subcommand: what it is not, and the closest command"
+
+run
+expect_eq "$rc" "2" "a bare cudnnenv: the exit code of a usage error, as git's"
+"$CUDNNENV" --help > help.txt
+expect_eq "$(cat out)" "$(cat help.txt)" "a bare cudnnenv prints the help"
+expect_eq "$(cat err)" "" "a bare cudnnenv: nothing on stderr"
+pass "a bare cudnnenv prints the help, exit 2"
 
 printf 'not a zip at all\n' > broken.zip
 run install broken.zip

@@ -220,16 +220,21 @@ assert c["version"] == "9.4.0" and len(c["sha256"]) == 64 and c["size"] > 0, c
 run use --global t9.1
 run snapshot -o after.json
 run snapshot diff before.json after.json
-expect_eq "$rc" "0" "snapshot diff ($(cat err))"
+expect_eq "$rc" "1" "snapshot diff of two that differ: exit 1, as diff(1) ($(cat err))"
 for line in "changed  selection.tree: t9.4 -> t9.1" "changed  selection.version: 9.4.0 -> 9.1.0" \
             "changed  selection.spec: t9.4 -> t9.1" "changed  checks[frameworks].status: ok -> fail"; do
   grep -qxF "$line" out || fail "diff lacks '$line': $(cat out)"
 done
 run snapshot diff before.json before.json
 expect_eq "$(tail -1 out)" "no differences" "a snapshot against itself"
+expect_eq "$rc" "0" "snapshot diff of one against itself: exit 0"
+# Only the variables that matter: TensorFlow's TF_CPP_MIN_LOG_LEVEL, not Terraform's TF_CLI_CONFIG_FILE.
+TF_CLI_CONFIG_FILE=/tmp/terraformrc TF_CPP_MIN_LOG_LEVEL=2 "$CUDNNENV" snapshot -o vars.json 2> /dev/null
+expect_eq "$(python3 -c 'import json; e = json.load(open("vars.json"))["environment"]; print(sorted(k for k in e if k.startswith("TF_")))')" \
+  "['TF_CPP_MIN_LOG_LEVEL']" "the snapshot's TF_ variables"
 echo '{"not": "a snapshot"}' > other.json
 run snapshot diff before.json other.json
 expect_eq "$rc" "2" "diff against a file that is no snapshot"
 expect_eq "$(cat err)" "cudnnenv: error: 'other.json' is not a cudnnenv snapshot
   hint: make one with: cudnnenv snapshot -o other.json" "diff's error"
-pass "snapshot -o, use, snapshot -o, diff: the switch shows; a file that is no snapshot is refused"
+pass "snapshot -o, use, snapshot -o, diff: the switch shows (exit 1; 0 for no difference); TensorFlow's variables, not Terraform's; a file that is no snapshot is refused"

@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # One selection (#11): in real bash, zsh and fish with the integration loaded,
-# after `use --global`, `use --local`, a cd, `activate`, `deactivate` and a
-# plain `use`, five views name the same tree: the shell's CUDNNENV_ACTIVE,
+# after `use --global`, `use --local`, a cd, `activate`, `deactivate`, a
+# plain `use`, `use --help` (printed, never evaluated), `use --unset` and a
+# `deactivate` that undoes `use` (#22), five views name the same tree: the shell's CUDNNENV_ACTIVE,
 # `current --json`, `which`, what a program loads through a shim, and what
 # it loads through `exec` (load-cudnn prints the cuDNN version it loaded).
 CUDNNENV=$1
@@ -31,14 +32,22 @@ cudnnenv activate t9.1.0; views activate
 cd ../project
 views cd-in-activated
 cudnnenv deactivate; views deactivate
-cudnnenv use t9.1.0; views use'
+cudnnenv use t9.1.0; views use
+cudnnenv use --help > /dev/null 2>&1; views help
+cudnnenv use --unset; views unset
+cudnnenv use t9.4.0; views use-again
+cudnnenv deactivate 2> /dev/null; views deactivate-use'
 expected="global t9.4.0 t9.4.0 t9.4.0 90400 90400
 local t9.2.0 t9.2.0 t9.2.0 90200 90200
 cd-out t9.4.0 t9.4.0 t9.4.0 90400 90400
 activate t9.1.0 t9.1.0 t9.1.0 90100 90100
 cd-in-activated t9.1.0 t9.1.0 t9.1.0 90100 90100
 deactivate t9.2.0 t9.2.0 t9.2.0 90200 90200
-use t9.1.0 t9.1.0 t9.1.0 90100 90100"
+use t9.1.0 t9.1.0 t9.1.0 90100 90100
+help t9.1.0 t9.1.0 t9.1.0 90100 90100
+unset t9.2.0 t9.2.0 t9.2.0 90200 90200
+use-again t9.4.0 t9.4.0 t9.4.0 90400 90400
+deactivate-use t9.2.0 t9.2.0 t9.2.0 90200 90200"
 
 for shell in bash zsh fish; do
   rm -f "$CUDNNENV_ROOT/.cudnnenv/config.toml" project/.cudnnenv.toml
@@ -51,7 +60,7 @@ for shell in bash zsh fish; do
     fish) printf '%s\n' 'cudnnenv init fish | source' "function views; bash -c '$views_sh' _ \$argv; end" "$steps" |
             fish --no-config > "$shell.out" 2> "$shell.err" ;;
   esac
-  expect_eq "$(grep -E '^(global|local|cd-out|cd-in-activated|activate|deactivate|use) ' "$shell.out")" "$expected" \
+  expect_eq "$(grep -E '^(global|local|cd-out|cd-in-activated|activate|deactivate|use|help|unset|use-again|deactivate-use) ' "$shell.out")" "$expected" \
     "$shell: the shell, current, which, a shim and exec ($(grep -v '^cudnnenv: \(wrote\|global\)' "$shell.err" | tail -5))"
   pass "$shell: after use --global, use --local, cd, activate, deactivate and use, every view names the same tree"
 done

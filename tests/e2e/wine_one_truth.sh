@@ -3,7 +3,8 @@
 # it (cudnnenv.bat, what the doskey macro runs): after `use --global`, `use
 # --local`, `activate`, `deactivate` and a plain `use`, five views name the
 # same tree: the session's CUDNNENV_ACTIVE, `current --json`, `which`, what
-# load-cudnn.exe loads through its shim, and what it loads through `exec`
+# load-cudnn.exe loads through its shim, and what it loads through `exec`;
+# then `use --help` (printed, never called) and `use --unset` (#22)
 # (it prints the cudnnGetVersion() of the cudnn64_8.dll it loaded by name).
 #
 # What Wine cannot show: a `cd` into another project. cmd has no prompt hook;
@@ -46,6 +47,10 @@ call "$macro" deactivate
 call :views deactivate
 call "$macro" use t8.2.0
 call :views use
+call "$macro" use --help 2> "%~dp0use-help.txt"
+call :views help
+call "$macro" use --unset
+call :views unset
 exit /b 0
 :views
 "$program" --env CUDNNENV_ACTIVE > "%~dp0%1.active"
@@ -63,10 +68,15 @@ views() {
     "$(tr -d '\r' < "$step.which" | sed 's|.*\\\(t[0-9.]*\)\\bin\\cudnn64_8.dll$|\1|')" \
     "$(tr -d '\r' < "$step.shim")" "$(tr -d '\r' < "$step.exec")"
 }
-actual=$(for step in global local activate deactivate use; do views "$step"; done)
+actual=$(for step in global local activate deactivate use help unset; do views "$step"; done)
 expect_eq "$actual" "global t8.2.0 t8.2.0 t8.2.0 8200 8200
 local t8.1.0 t8.1.0 t8.1.0 8100 8100
 activate t8.9.7 t8.9.7 t8.9.7 8907 8907
 deactivate t8.1.0 t8.1.0 t8.1.0 8100 8100
-use t8.2.0 t8.2.0 t8.2.0 8200 8200" "cmd: the session, current, which, a shim and exec ($(tail -5 out.txt))"
-pass "cmd: after use --global, use --local, activate, deactivate and use, every view names the same tree"
+use t8.2.0 t8.2.0 t8.2.0 8200 8200
+help t8.2.0 t8.2.0 t8.2.0 8200 8200
+unset t8.1.0 t8.1.0 t8.1.0 8100 8100" "cmd: the session, current, which, a shim and exec ($(tail -5 out.txt))"
+pass "cmd: after use --global, use --local, activate, deactivate, use, use --help and use --unset, every view names the same tree"
+# The help went to the console as text (here: the file its stderr was sent to), whole; nothing was called.
+expect_eq "$(tr -d '\r' < use-help.txt)" "$("$WINE" "$CUDNNENV" use --help | tr -d '\r')" "cmd: use --help through cudnnenv.bat"
+pass "cmd: use --help through the integration prints the help whole and changes nothing"

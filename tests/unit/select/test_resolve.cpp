@@ -84,6 +84,54 @@ TEST_SUITE("selection") {
     CHECK(pick(store, "cudnn-linux-x86_64-8.9.7.29_cuda11-archive")->cuda->str() == "11");
   }
 
+  TEST_CASE("a CUDA request matches what a tree serves, not the minor it was built with") {
+    TreeRecord cuda13;  // a cuda13 archive whose library says it was built with CUDA 13.1
+    cuda13.version = *parse_version("9.19.0.56");
+    cuda13.cuda_variant = CudaVersion{13, std::nullopt};
+    cuda13.cudart = CudaVersion{13, 1};
+    cuda13.cuda = cuda13.cudart;
+    for (const char* asked : {"13.0", "13.1", "13.2", "13"}) {
+      CHECK_MESSAGE(serves_cuda(cuda13, *parse_cuda_version(asked)), asked);
+    }
+    CHECK_FALSE(serves_cuda(cuda13, *parse_cuda_version("12.9")));
+    CHECK(describe_served_cuda(cuda13) == "CUDA 13.x (built with 13.1)");
+
+    TreeRecord cuda11_2;  // 8.1's cuda11.2 archive: 11.2 and newer 11.x
+    cuda11_2.version = *parse_version("8.1.0.77");
+    cuda11_2.cuda_variant = CudaVersion{11, 2};
+    CHECK(serves_cuda(cuda11_2, *parse_cuda_version("11.2")));
+    CHECK(serves_cuda(cuda11_2, *parse_cuda_version("11.8")));
+    CHECK(serves_cuda(cuda11_2, *parse_cuda_version("11")));
+    CHECK_FALSE(serves_cuda(cuda11_2, *parse_cuda_version("11.1")));
+    CHECK(describe_served_cuda(cuda11_2) == "CUDA 11.2 and newer 11.x");
+
+    TreeRecord adopted;  // no variant known: the cudart's major, every minor
+    adopted.cudart = CudaVersion{12, 9};
+    CHECK(serves_cuda(adopted, *parse_cuda_version("12.5")));
+    CHECK(describe_served_cuda(adopted) == "CUDA 12.x (built with 12.9)");
+
+    auto spec = parse_spec("9.19", "13.0");
+    REQUIRE(spec);
+    CHECK(fits(*spec, cuda13));
+    cuda13.name = "9.19.0.56-cuda13";
+    auto none = select_tree({cuda13}, *parse_spec("9.19", "12.5"));
+    REQUIRE_FALSE(none);
+    CHECK(none.error().message == "no installed cuDNN matches '9.19' for CUDA 12.5");
+    CHECK(none.error().hint.find("installed: '9.19.0.56-cuda13' (9.19.0.56, CUDA 13.x (built with 13.1)); ") == 0);
+  }
+
+  TEST_CASE("of one version built for two minors, the variant that serves the request and is newest") {
+    TreeRecord older;
+    older.name = "a-8.0.5-cuda11.0";
+    older.version = *parse_version("8.0.5.39");
+    older.cuda_variant = CudaVersion{11, 0};
+    TreeRecord newer = older;
+    newer.name = "b-8.0.5-cuda11.1";
+    newer.cuda_variant = CudaVersion{11, 1};
+    CHECK(select_tree({older, newer}, *parse_spec("8.0.5", "11.1"))->name == "b-8.0.5-cuda11.1");
+    CHECK(select_tree({older, newer}, *parse_spec("8.0.5", "11.0"))->name == "a-8.0.5-cuda11.0");
+  }
+
   TEST_CASE("a spec that fits trees for two CUDA majors is an error naming both") {
     const Store store = make_store();
     auto both = pick(store, "8.9.7");
@@ -221,9 +269,33 @@ TEST_SUITE("selection") {
               where + ":4:1: unknown key 'when' in [verify] (valid keys: on_launch)"});
     auto syntax = parse_project_file("cudnn = \"8.1\n", file);
     REQUIRE_FALSE(syntax);
-    CHECK(syntax.error().message.rfind(where + ":1:", 0) == 0);
+    CHECK(syntax.error().message ==
+          where + ":1:13: a string that is not closed: its closing quote is missing on this line");
     CHECK(syntax.error().hint == "fix the TOML syntax at that place");
+    auto at_end = parse_project_file("cudnn = \"8.1", file);
+    REQUIRE_FALSE(at_end);
+    CHECK(at_end.error().message.find(": a string that is not closed: its closing quote is missing on this line") !=
+          std::string::npos);
     CHECK(parse_project_file("", file));
+    // A UTF-8 byte order mark, as Notepad and PowerShell 5 write one.
+    auto bom = parse_project_file(
+        "\xEF\xBB\xBF"
+        "cudnn = \"8.1\"\r\n",
+        file);
+    REQUIRE_MESSAGE(bom, (bom ? "" : bom.error().message));
+    CHECK(bom->cudnn == "8.1");
+  }
+
+  TEST_CASE("a project file with only an unknown key: the error when nothing else selects names the key") {
+    Store store(test::test_dir() / "empty store");
+    write_text(test::test_dir() / "q" / k_project_file_name, "cudnnn = \"9\"\n");
+    auto none = resolve_selection(store, request_in(test::test_dir() / "q"));
+    REQUIRE_FALSE(none);
+    CHECK(none.error().code == ExitCode::not_found);
+    CHECK(none.error().message == "no cuDNN is selected here; " +
+                                      util::to_utf8(test::test_dir() / "q" / k_project_file_name) +
+                                      ":1:1: unknown key 'cudnnn' (valid keys: cudnn, cuda, profile, path, [env], "
+                                      "[verify])");
   }
 
   TEST_CASE("a malformed project file stops resolution instead of being skipped") {

@@ -1,0 +1,173 @@
+#!/usr/bin/env bash
+# The first hour (#22), in real bash, zsh and fish with the integration loaded:
+# - help of use, activate and deactivate reaches the terminal as text, whole,
+#   with exit code 0, and nothing is evaluated;
+# - `use --unset` undoes `use`; `deactivate` undoes it too and says what is
+#   still selected; `use --local` says when this shell's `use` still wins;
+#   `use` in a child of the shell fails as without the integration;
+# - a trusted [env] follows the project: entering one whose tree is active
+#   already sets its variables, leaving takes them out, an edit in place is
+#   seen at the next prompt, a broken file says what the shell keeps;
+# - exec and a shim set the same [env];
+# - a cuda13 tree built with CUDA 13.1 matches --cuda 13.0 and `cuda = "13.0"`,
+#   and a request it does not serve names both CUDA parts.
+CUDNNENV=$1
+FIXTURES=$2
+source "$(dirname "$0")/lib.sh"
+export CUDNNENV_ROOT="$WORK/store"
+unset CUDNNENV_VERSION CUDNNENV_SHELL _CUDNNENV_STATE CUDNNENV_ACTIVE CUDNNENV_ACTIVATED LD_LIBRARY_PATH FOO
+for version in 9.1.0 9.2.0; do
+  make_linux_tree "t$version" "$version" "$FIXTURES/fake-elf64-$version.so"
+  "$CUDNNENV" install "t$version" --name "t$version" > /dev/null
+done
+mkdir bin envproj plain
+ln -s "$CUDNNENV" bin/cudnnenv
+export PATH="$WORK/bin:$PATH" CUDNNENV_VERIFY=none
+"$CUDNNENV" use t9.2.0 --global 2> /dev/null
+printf 'cudnn = "t9.1.0"\n' > plain/.cudnnenv.toml
+env_one='cudnn = "t9.2.0"\n[env]\nFOO = "one"\n'
+env_two='cudnn = "t9.2.0"\n[env]\nFOO = "two"\n'
+
+# Help, as cudnnenv prints it without the integration.
+for command in "use --help" "use -h" "activate --help" "deactivate --help"; do
+  # shellcheck disable=SC2086
+  "$CUDNNENV" $command > "expected-help-${command// /}"
+done
+
+# One result line per step, appended to results.SHELL by `say NAME`: the last
+# exit code, the active tree, the shell's `use`, FOO.
+say_sh='say() { local rc=$?; printf "%s rc=%s active=%s use=%s foo=%s\n" "$1" "$rc" "${CUDNNENV_ACTIVE-}" "${CUDNNENV_VERSION-}" "${FOO-}" >> "$RESULTS"; }'
+say_fish='function say; set -l rc $status; printf "%s rc=%s active=%s use=%s foo=%s\n" $argv[1] $rc "$CUDNNENV_ACTIVE" "$CUDNNENV_VERSION" "$FOO" >> $RESULTS; end'
+# Each step on its own line: the prompt between two lines runs the hook.
+steps="say start
+cudnnenv use --help 2> help-use--help.\$SH
+say use-help
+cudnnenv use -h 2> help-use-h.\$SH
+say use-h
+cudnnenv activate --help 2> help-activate--help.\$SH
+say activate-help
+cudnnenv deactivate --help 2> help-deactivate--help.\$SH
+say deactivate-help
+cd envproj
+say enter
+printf '$env_two' > .cudnnenv.toml
+say edited
+cudnnenv trust > /dev/null
+say trusted
+cd ..
+say leave
+cd envproj
+printf 'cudnn = \"t9.2.0' > .cudnnenv.toml
+say broken
+printf '$env_two' > .cudnnenv.toml
+cd ../plain
+say plain
+cudnnenv use t9.2.0
+say use
+cudnnenv use t9.1.0 --local 2> local.\$SH
+say use-then-local
+cudnnenv use --unset 2> unset.\$SH
+say unset
+cudnnenv use t9.2.0
+cudnnenv deactivate 2> deactivate.\$SH
+say deactivate
+bash -c 'cudnnenv use t9.2.0' 2> child.\$SH
+say child
+exit"
+expected="start rc=0 active=t9.2.0 use= foo=
+use-help rc=0 active=t9.2.0 use= foo=
+use-h rc=0 active=t9.2.0 use= foo=
+activate-help rc=0 active=t9.2.0 use= foo=
+deactivate-help rc=0 active=t9.2.0 use= foo=
+enter rc=0 active=t9.2.0 use= foo=one
+edited rc=0 active=t9.2.0 use= foo=
+trusted rc=0 active=t9.2.0 use= foo=two
+leave rc=0 active=t9.2.0 use= foo=
+broken rc=0 active=t9.2.0 use= foo=two
+plain rc=0 active=t9.1.0 use= foo=
+use rc=0 active=t9.2.0 use=t9.2.0 foo=
+use-then-local rc=0 active=t9.2.0 use=t9.2.0 foo=
+unset rc=0 active=t9.1.0 use= foo=
+deactivate rc=0 active=t9.1.0 use= foo=
+child rc=1 active=t9.1.0 use= foo="
+
+for shell in bash zsh fish; do
+  cd "$WORK"
+  printf "$env_one" > envproj/.cudnnenv.toml
+  printf 'cudnn = "t9.1.0"\n' > plain/.cudnnenv.toml
+  (cd envproj && "$CUDNNENV" trust > /dev/null)
+  export RESULTS="$WORK/results.$shell" SH=$shell
+  case $shell in
+    bash) printf '%s\n' 'eval "$(cudnnenv init bash)"' "$say_sh" "$steps" |
+            bash --norc --noprofile -i > "$shell.out" 2> "$shell.err" ;;
+    zsh) printf '%s\n' 'eval "$(cudnnenv init zsh)"' "$say_sh" "$steps" |
+           zsh -f -i > "$shell.out" 2> "$shell.err" ;;
+    fish)
+      # fish runs its prompt event only on a terminal: a pseudo-terminal from script(1).
+      printf '%s\n' 'cudnnenv init fish | source' "$say_fish" "$steps" > fish.steps
+      timeout 60 script -qec "fish --no-config" /dev/null < fish.steps > fish.out 2>&1 ;;
+  esac
+  expect_eq "$(cat "$RESULTS")" "$expected" "$shell: the steps ($(tail -5 "$shell.err" 2> /dev/null || true))"
+  for command in use--help use-h activate--help deactivate--help; do
+    expect_eq "$(cat "help-$command.$shell")" \
+      "$(cat "expected-help-$command")" "$shell: ${command/--/ --} through the integration, on the terminal"
+  done
+  pass "$shell: help of use, use -h, activate and deactivate is printed whole, exit 0, nothing evaluated"
+  pass "$shell: [env] set on entering a project whose tree is active, gone on leaving, an edit seen at the next prompt"
+  expect_eq "$(cat "plain/local.$shell")" \
+    "cudnnenv: wrote $WORK/plain/.cudnnenv.toml: cudnn = \"t9.1.0\" -> t9.1.0 (cuDNN 9.1.0)
+cudnnenv: warning: this shell's 'cudnnenv use t9.2.0' (CUDNNENV_VERSION) still wins over $WORK/plain/.cudnnenv.toml here; 'cudnnenv use --unset' follows it" \
+    "$shell: use --local under this shell's use"
+  expect_eq "$(cat "plain/unset.$shell")" "cudnnenv: this shell's 'cudnnenv use t9.2.0' is undone" "$shell: use --unset"
+  expect_eq "$(cat "plain/deactivate.$shell")" \
+    "cudnnenv: deactivated 't9.2.0'; this shell's 'cudnnenv use t9.2.0' is undone; still selected here: 't9.1.0' (set by $WORK/plain/.cudnnenv.toml), which the shell integration activates now" \
+    "$shell: deactivate"
+  expect_eq "$(head -1 "plain/child.$shell")" \
+    "cudnnenv: error: 'cudnnenv use' changes a shell only when typed in it: this is a child of the shell (a script, or a program it started), whose selection would end with it" \
+    "$shell: use in a child"
+  pass "$shell: use --unset, deactivate and a child's use say what they did; --local says the shell's use still wins"
+done
+
+# The broken file: what the hook says (bash's stderr), whole.
+grep -A2 "error: $WORK/envproj/.cudnnenv.toml" bash.err > broken.err || true
+expect_eq "$(grep -c "this shell keeps 't9.2.0' active until that is fixed" bash.err)" "1" \
+  "the broken file's note ($(cat broken.err))"
+pass "a broken project file: the hook says what it is and that the shell keeps its tree"
+
+# exec and a shim set the trusted [env] as activation does.
+cd "$WORK/envproj"
+"$CUDNNENV" trust > /dev/null
+run exec -- printenv FOO
+expect_eq "$(cat out)" "two" "exec: FOO from [env] ($(cat err))"
+"$CUDNNENV" shim add printenv > /dev/null
+expect_eq "$("$CUDNNENV_ROOT/.cudnnenv/shims/printenv" FOO)" "two" "a shim: FOO from [env]"
+expect_eq "$("$CUDNNENV_ROOT/.cudnnenv/shims/printenv" FOO)" "two" "a shim, again (no fast path skips [env])"
+pass "exec and a shim set the project's trusted [env]"
+cd "$WORK"
+
+# CUDA minors: a cuda13 archive's tree whose library was built with 13.1.
+cuda13=cudnn-linux-x86_64-9.19.0.56_cuda13-archive
+make_linux_tree "$cuda13" 9.19.0 "$FIXTURES/fake-elf64-9.19.0.so"
+tar -cJf "$cuda13.tar.xz" "$cuda13"
+run install "$cuda13.tar.xz" --json
+expect_eq "$rc" "0" "install of the cuda13 folder ($(cat err))"
+run list --json
+expect_eq "$(python3 -c 'import json,sys; t=[t for t in json.load(sys.stdin) if t["version"].startswith("9.19")][0]; print(t["cuda"], t["cuda_variant"], t["cudart"], t["serves"])' < out)" \
+  "13.1 13 13.1 CUDA 13.x (built with 13.1)" "list --json: both CUDA facts and what it serves"
+mkdir -p cuda13 && cd cuda13
+run use 9.19 --cuda 13.0 --local
+expect_eq "$rc" "0" "use 9.19 --cuda 13.0 --local ($(cat err))"
+expect_eq "$(cat .cudnnenv.toml)" 'cudnn = "9.19"
+cuda = "13.0"' "the project file"
+run current
+expect_eq "$(cat out)" "9.19.0.56  $cuda13  (set by $WORK/cuda13/.cudnnenv.toml)" "current with cuda = \"13.0\""
+run which --cudnn 9.19+cuda13.2
+expect_eq "$rc" "0" "+cuda13.2 ($(cat err))"
+run current --cudnn 9.19 --cuda 12.5
+expect_eq "$rc" "3" "--cuda 12.5"
+expect_eq "$(head -1 err)" "cudnnenv: error: no installed cuDNN matches '9.19' for CUDA 12.5 (set by --cudnn)" "the error names the CUDA asked for"
+for tree in "'$cuda13' (9.19.0.56, CUDA 13.x (built with 13.1))" "'t9.2.0' (9.2.0, CUDA 12.x (built with 12.2))" \
+  "'t9.1.0' (9.1.0, CUDA 12.x (built with 12.2))"; do
+  grep -qF "$tree" err || fail "the hint names each tree's CUDA, $tree: $(cat err)"
+done
+pass "a cuda13 tree built with 13.1 matches --cuda 13.0, cuda = \"13.0\" and +cuda13.2; --cuda 12.5 names both sides"
