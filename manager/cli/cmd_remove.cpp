@@ -3,6 +3,8 @@
 
 #include "cli/context.hpp"
 #include "cli/output.hpp"
+#include "select/project.hpp"
+#include "select/resolve.hpp"
 #include "util/text.hpp"
 
 namespace cudnnenv::cli {
@@ -14,13 +16,40 @@ struct RemoveArguments {
   bool yes = false;
 };
 
+// What selects `tree` now: the selection here, and the global default.
+std::vector<std::string> selecting(const Store& store, const TreeRecord& tree, const Context& context) {
+  std::vector<std::string> found;
+  auto here = resolve_selection(store, context.request());
+  if (here && here->tree.name == tree.name) found.push_back(describe_origin(*here));
+  if (here && here->origin == Origin::global_default) return found;
+  const auto config_file = store.state_directory() / "config.toml";
+  if (auto config = read_config(config_file); config && config->default_spec) {
+    if (auto chosen = choose_tree(store, *config->default_spec, std::nullopt);
+        chosen && chosen->tree.name == tree.name) {
+      found.push_back("the global default in " + util::to_utf8(config_file));
+    }
+  }
+  return found;
+}
+
 Result<int> run_remove(const RemoveArguments& arguments, const Context& context) {
   Store store = context.store();
   CUDNNENV_TRY_ASSIGN(tree, store.find(arguments.spec));
-  const std::string what =
+  std::string what =
       tree->location ? "forget adopted tree '" + tree->name + "' (its files in " + util::to_utf8(tree->root) + " stay)"
                      : "delete '" + tree->name + "' (" + util::human_size(tree->total_size()) + " in " +
                            util::to_utf8(tree->root) + ")";
+  if (const auto selected = selecting(store, *tree, context); !selected.empty()) {
+    std::string by;
+    for (const auto& each : selected) by += (by.empty() ? "" : "; ") + each;
+    const std::string warning = "'" + tree->name + "' is selected (" + by +
+                                "): that selection will match no tree until 'cudnnenv use' names another";
+    if (arguments.yes) {
+      log_warning(warning);
+    } else {
+      what = warning + "\n" + what;
+    }
+  }
   if (!arguments.yes) {
     std::fprintf(stderr, "%s? [y/N] ", what.c_str());
     std::fflush(stderr);

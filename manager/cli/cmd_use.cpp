@@ -4,6 +4,7 @@
 #include "cli/output.hpp"
 #include "select/project.hpp"
 #include "select/resolve.hpp"
+#include "select/trust.hpp"
 #include "shell/quote.hpp"
 #include "store/spec.hpp"
 #include "util/fs.hpp"
@@ -104,8 +105,17 @@ Result<int> run_use(const UseArguments& arguments, const Context& context) {
     if (!arguments.cuda.empty()) {
       settings.emplace_back("cuda", arguments.cuda);
     }
+    // A trusted file stays trusted: this changes its selection lines only, and
+    // trust covers the whole text, which the user had read.
+    TrustStore trust_store(store.state_directory());
+    const auto before = util::read_file(file);
+    const bool was_trusted = before && trust_store.status(file, *before) == TrustStatus::trusted;
     CUDNNENV_TRY(write_settings(file, settings, TomlFileKind::project));
     print_note("wrote " + util::to_utf8(file) + ": cudnn = " + toml_quote(arguments.spec) + " -> " + chosen);
+    if (was_trusted) {
+      CUDNNENV_TRY(trust_store.trust(file));
+      print_note("it stays trusted: only its selection changed");
+    }
     say_what_outranks(context, util::to_utf8(file));
     return 0;
   }

@@ -143,6 +143,12 @@ expect_eq "$(cat out)" "two" "exec: FOO from [env] ($(cat err))"
 expect_eq "$("$CUDNNENV_ROOT/.cudnnenv/shims/printenv" FOO)" "two" "a shim: FOO from [env]"
 expect_eq "$("$CUDNNENV_ROOT/.cudnnenv/shims/printenv" FOO)" "two" "a shim, again (no fast path skips [env])"
 pass "exec and a shim set the project's trusted [env]"
+run use t9.1.0 --local
+expect_eq "$(cat err)" "cudnnenv: wrote $WORK/envproj/.cudnnenv.toml: cudnn = \"t9.1.0\" -> t9.1.0 (cuDNN 9.1.0)
+cudnnenv: it stays trusted: only its selection changed" "use --local in a trusted project"
+run exec -- printenv FOO
+expect_eq "$(cat out) $(cat err)" "two " "exec after use --local: [env] still set, no warning"
+pass "use --local keeps a trusted file trusted"
 cd "$WORK"
 
 # CUDA minors: a cuda13 archive's tree whose library was built with 13.1.
@@ -171,3 +177,12 @@ for tree in "'$cuda13' (9.19.0.56, CUDA 13.x (built with 13.1))" "'t9.2.0' (9.2.
   grep -qF "$tree" err || fail "the hint names each tree's CUDA, $tree: $(cat err)"
 done
 pass "a cuda13 tree built with 13.1 matches --cuda 13.0, cuda = \"13.0\" and +cuda13.2; --cuda 12.5 names both sides"
+
+# remove of a tree that is selected here says so before it asks.
+cd "$WORK/plain"
+printf 'n\n' > "$WORK/no"
+STDIN="$WORK/no" run remove t9.1.0
+expect_eq "$rc" "1" "remove answered no"
+expect_eq "$(sed -E 's/\([0-9.]+ [kMG]?B in /(SIZE in /' err)" "'t9.1.0' is selected (set by $WORK/plain/.cudnnenv.toml): that selection will match no tree until 'cudnnenv use' names another
+delete 't9.1.0' (SIZE in $CUDNNENV_ROOT/t9.1.0)? [y/N] nothing removed" "remove's prompt for a selected tree"
+pass "remove of a tree the project file selects says so in its prompt"
