@@ -166,6 +166,37 @@ void register_all(CLI::App& app, Context& context) {
 
 namespace {
 
+// The store root, said once before any command uses it: a relative --root is
+// made absolute here (it names one folder, whatever folder a shim later
+// starts in); a relative CUDNNENV_ROOT is refused (it would name another
+// store in every folder); a root that is a file is refused. A missing root
+// is no error: install creates it, the rest say there is nothing in it.
+Result<void> check_root(Context& context) {
+  std::error_code ec;
+  std::string source = "--root";
+  if (!context.root_option.empty()) {
+    const auto root = util::path_from_utf8(context.root_option);
+    if (root.is_relative()) context.root_option = util::to_utf8(std::filesystem::absolute(root, ec));
+  } else if (auto variable = context.environment.get("CUDNNENV_ROOT"); variable && !variable->empty()) {
+    source = "CUDNNENV_ROOT";
+    if (util::path_from_utf8(*variable).is_relative()) {
+      return make_error(
+          "CUDNNENV_ROOT is a relative path ('" + *variable + "'): it would name another store in every folder",
+          "give it as an absolute path, e.g. CUDNNENV_ROOT=\"" +
+              util::to_utf8(std::filesystem::absolute(util::path_from_utf8(*variable), ec)) + "\"",
+          ExitCode::usage);
+    }
+  } else {
+    return {};
+  }
+  const auto root = context.store().root();
+  if (std::filesystem::exists(root, ec) && !std::filesystem::is_directory(root, ec)) {
+    return make_error("the store root '" + util::to_utf8(root) + "' (" + source + ") is a file, not a folder",
+                      "point " + source + " at a folder (it is created when missing)", ExitCode::usage);
+  }
+  return {};
+}
+
 std::ostream& text_out_for(const Context& context) {
   return context.script_shell ? std::cerr : std::cout;
 }
@@ -246,6 +277,10 @@ int run_unguarded(std::vector<std::string> arguments) {
   init_logging(context.verbosity, context.environment.get("CUDNNENV_LOG"));
   if (!context.action) {
     return static_cast<int>(ExitCode::ok);
+  }
+  if (auto root = check_root(context); !root) {
+    print_error(root.error());
+    return static_cast<int>(root.error().code);
   }
   if (const auto index = context.environment.get("CUDNNENV_INDEX"); index && !index->empty()) {
     // A list of archives in place of the embedded one (tests, a site's own copy).

@@ -139,8 +139,11 @@ Result<int> run_list(const ListArguments& arguments, const Context& context) {
     return 0;
   }
   if (listing.trees.empty()) {
+    std::error_code ec;
+    const bool exists = std::filesystem::exists(store.root(), ec);
     print_diagnostic(
-        "no cuDNN trees in " + util::to_utf8(store.root()) +
+        (exists ? "no cuDNN trees in " : "no store at ") + util::to_utf8(store.root()) +
+        (exists ? std::string() : " yet (install creates it)") +
         "\n  hint: 'cudnnenv install <version>' fetches one, 'cudnnenv adopt <folder>' takes one you have\n");
   } else {
     std::vector<std::vector<std::string>> rows = {{"NAME", "VERSION", "CUDA", "PLATFORM", "SIZE", "LOCATION"}};

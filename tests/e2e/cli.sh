@@ -147,3 +147,19 @@ expect_eq "$(grep -c $'\e\\[' tty.txt || true)" "0" "--json: no colour"
 run verify colour --level files
 expect_eq "$(grep -c $'\e\\[' out || true)" "0" "piped: no colour"
 pass "colour on a terminal only"
+
+# The store root: a file, a relative CUDNNENV_ROOT, a folder not made yet, a relative --root.
+touch "$WORK/a-file"
+CUDNNENV_ROOT="$WORK/a-file" run list
+expect_eq "$rc $(cat err)" "2 cudnnenv: error: the store root '$WORK/a-file' (CUDNNENV_ROOT) is a file, not a folder
+  hint: point CUDNNENV_ROOT at a folder (it is created when missing)" "a root that is a file"
+CUDNNENV_ROOT=rel/store run current
+expect_eq "$rc $(cat err)" "2 cudnnenv: error: CUDNNENV_ROOT is a relative path ('rel/store'): it would name another store in every folder
+  hint: give it as an absolute path, e.g. CUDNNENV_ROOT=\"$WORK/rel/store\"" "a relative CUDNNENV_ROOT"
+CUDNNENV_ROOT="$WORK/not-yet" run list
+expect_eq "$rc $(cat err)" "0 no store at $WORK/not-yet yet (install creates it)
+  hint: 'cudnnenv install <version>' fetches one, 'cudnnenv adopt <folder>' takes one you have" "a root not made yet"
+run --root rel/store list
+expect_eq "$(cat err)" "no store at $WORK/rel/store yet (install creates it)
+  hint: 'cudnnenv install <version>' fetches one, 'cudnnenv adopt <folder>' takes one you have" "a relative --root, made absolute once"
+pass "the store root: a file and a relative CUDNNENV_ROOT refused, a missing one said, a relative --root made absolute"
