@@ -53,19 +53,13 @@ cudnnenv() {
   esac
 }
 
-# The project file's text (at most 64 KiB), read by the shell itself.
-_cudnnenv_read() {
-  _cudnnenv_text=
-  [ -n "$1" ] || return 0
-  @READ@ 2>/dev/null < "$1" || :
-}
-
 _cudnnenv_hook() {
-  local _cudnnenv_text
+  # The project file's text (at most 64 KiB) is read by the shell itself (bash: read -N, zsh: read -k).
+  local _cudnnenv_text=
   # The no-change path: two comparisons, and in a project one read of its file; no process.
   if [ "${PWD}" = "${_CUDNNENV_PWD-}" ] && [ "${CUDNNENV_VERSION-}" = "${_CUDNNENV_SEEN-}" ]; then
     [ -z "${_CUDNNENV_PROJECT-}" ] && return 0
-    _cudnnenv_read "${_CUDNNENV_PROJECT}"
+    [ -r "${_CUDNNENV_PROJECT}" ] && { @READ@ < "${_CUDNNENV_PROJECT}" || :; }
     [ "${_cudnnenv_text}" = "${_CUDNNENV_TEXT-}" ] && return 0
   fi
   _CUDNNENV_PWD=$PWD
@@ -78,7 +72,8 @@ _cudnnenv_hook() {
     [ -z "${_cudnnenv_dir}" ] && break
     _cudnnenv_dir=${_cudnnenv_dir%/*}
   done
-  _cudnnenv_read "${_cudnnenv_file}"
+  _cudnnenv_text=
+  [ -r "${_cudnnenv_file}" ] && { @READ@ < "${_cudnnenv_file}" || :; }
   if [ -n "${_CUDNNENV_PROJECT+set}" ] && [ "${_cudnnenv_file}" = "${_CUDNNENV_PROJECT}" ] &&
     [ "${_cudnnenv_text}" = "${_CUDNNENV_TEXT-}" ] && [ "${CUDNNENV_VERSION-}" = "${_CUDNNENV_SEEN-}" ]; then
     return 0
