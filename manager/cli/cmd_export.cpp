@@ -1,6 +1,7 @@
 // cudnnenv export modulefile|conda: the store's trees for the tools clusters
 // and data scientists already use (Lmod / Environment Modules, conda envs).
 #include <filesystem>
+#include <set>
 
 #include "cli/context.hpp"
 #include "cli/output.hpp"
@@ -47,9 +48,14 @@ Result<int> run_modulefile(const ModulefileArguments& arguments, const Context& 
     return make_error("cannot create '" + util::to_utf8(folder) + "': " + ec.message(),
                       "give a writable folder with -o (a folder on the cluster's MODULEPATH)");
   }
+  std::set<std::string> written;
   for (const auto& tree : chosen) {
     CUDNNENV_TRY_ASSIGN(text, modulefile_for(tree, format, context.environment));
     const std::string version = module_version(tree, trees);
+    if (!written.insert(version).second) {
+      return make_error("two trees would both be module cudnn/" + version + ", and one file would replace the other",
+                        "rename one (remove it and install it again with --name)");
+    }
     const fs::path file = folder / util::path_from_utf8(version + (format == shell::ModuleFormat::lua ? ".lua" : ""));
     CUDNNENV_TRY(util::write_file_atomic(file, *text));
     print("wrote " + util::to_utf8(file) + " (module load cudnn/" + version + ": '" + tree.name + "')\n");

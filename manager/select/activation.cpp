@@ -1,5 +1,6 @@
 #include "select/activation.hpp"
 
+#include <cctype>
 #include <system_error>
 
 #include "util/fs.hpp"
@@ -113,13 +114,25 @@ Result<std::string> modulefile_for(const TreeRecord& tree, shell::ModuleFormat f
 }
 
 std::string module_version(const TreeRecord& tree, const std::vector<TreeRecord>& trees) {
-  const std::string version = tree.version.str();
+  const auto with_cuda = [](const TreeRecord& each) {
+    return each.version.str() + "-cuda" + (each.cuda ? each.cuda->str() : std::string("unknown"));
+  };
+  bool same_version = false;
+  bool same_cuda = false;
   for (const auto& other : trees) {
-    if (other.name != tree.name && other.version.str() == version) {
-      return version + "-cuda" + (tree.cuda ? tree.cuda->str() : std::string("unknown"));
-    }
+    if (other.name == tree.name) continue;
+    same_version = same_version || other.version.str() == tree.version.str();
+    same_cuda = same_cuda || with_cuda(other) == with_cuda(tree);
   }
-  return version;
+  if (!same_version) return tree.version.str();
+  if (!same_cuda) return with_cuda(tree);
+  // Two trees of one version and CUDA (a download and a wheel of it): the
+  // tree's name tells them apart, in letters a module name can hold.
+  std::string name;
+  for (const char c : tree.name) {
+    name += std::isalnum(static_cast<unsigned char>(c)) || c == '.' || c == '_' || c == '-' ? c : '_';
+  }
+  return with_cuda(tree) + "-" + name;
 }
 
 }  // namespace cudnnenv

@@ -75,3 +75,15 @@ expect_eq "$(cat err)" "cudnnenv: error: give one tree (a spec) or --all
 run export modulefile 9.1 -o one
 expect_eq "$(cat out)" "wrote one/cudnn/9.1.0.lua (module load cudnn/9.1.0: 'tree one')" "one tree by spec"
 pass "export modulefile's arguments"
+
+# Two trees of one version and CUDA (#22): each its own file, none replaced.
+export CUDNNENV_ROOT="$WORK/dup store"
+for name in "a one" "a two"; do run install t1 --name "$name"; done
+run install t2 --name b
+run export modulefile --all -o dup
+expect_eq "$rc" "0" "export --all with two 9.1.0 trees ($(cat err))"
+expect_eq "$(ls dup/cudnn | sort)" "9.1.0-cuda12.2-a_one.lua
+9.1.0-cuda12.2-a_two.lua
+9.2.0.lua" "one file per tree"
+expect_eq "$(grep -l "'a two'" dup/cudnn/*.lua)" "dup/cudnn/9.1.0-cuda12.2-a_two.lua" "the second tree's file is its own"
+pass "export modulefile --all: two trees of one version and CUDA get a file each"
