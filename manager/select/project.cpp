@@ -1,8 +1,9 @@
 #include "select/project.hpp"
 
-#include <system_error>
-
+#include <spdlog/spdlog.h>
 #include <toml++/toml.h>
+
+#include <system_error>
 
 #include "formats/toml_text.hpp"
 #include "shell/quote.hpp"
@@ -113,6 +114,12 @@ std::optional<fs::path> find_project_file(const fs::path& start) {
     const fs::path candidate = dir / k_project_file_name;
     if (fs::is_regular_file(candidate, ec)) {
       return candidate;
+    }
+    if (ec == std::errc::permission_denied) {
+      // A folder on the way cannot be searched: say which project file, if
+      // any, goes unseen, rather than silently using the one above it.
+      spdlog::warn("cannot look for '{}' (a folder on the way cannot be searched): a project file there is not seen",
+                   util::to_utf8(candidate));
     }
     if (!dir.has_relative_path()) {
       return std::nullopt;

@@ -186,3 +186,22 @@ expect_eq "$rc" "1" "remove answered no"
 expect_eq "$(sed -E 's/\([0-9.]+ [kMG]?B in /(SIZE in /' err)" "'t9.1.0' is selected (set by $WORK/plain/.cudnnenv.toml): that selection will match no tree until 'cudnnenv use' names another
 delete 't9.1.0' (SIZE in $CUDNNENV_ROOT/t9.1.0)? [y/N] nothing removed" "remove's prompt for a selected tree"
 pass "remove of a tree the project file selects says so in its prompt"
+
+# A folder on the way up that cannot be searched: the project file it may hide is named (as root, a user
+# of no rights through setpriv; skipped where there is none, or the program is not theirs to run).
+if [ "$(id -u)" = 0 ] && command -v setpriv > /dev/null &&
+  setpriv --reuid=65534 --regid=65534 --clear-groups "$CUDNNENV" --version > /dev/null 2>&1; then
+  perm=$(mktemp -d "${TMPDIR:-/tmp}/cudnnenv-perm-XXXXXX")
+  chmod 755 "$perm" && mkdir -p "$perm/locked/inner" && chmod 700 "$perm/locked"
+  printf 'cudnn = "9"\n' > "$perm/.cudnnenv.toml"
+  (cd "$perm/locked/inner" &&
+    setpriv --reuid=65534 --regid=65534 --clear-groups env CUDNNENV_ROOT="$perm/store" "$CUDNNENV" current) \
+    > perm.out 2> perm.err || true
+  rm -rf "$perm"
+  expect_eq "$(head -2 perm.err)" "cudnnenv: warning: cannot look for '$perm/locked/inner/.cudnnenv.toml' (a folder on the way cannot be searched): a project file there is not seen
+cudnnenv: warning: cannot look for '$perm/locked/.cudnnenv.toml' (a folder on the way cannot be searched): a project file there is not seen" \
+    "the project files a folder without search rights hides"
+  pass "a folder that cannot be searched: the project files it may hide are named in a warning"
+else
+  echo "skip: a folder without search rights needs root and setpriv to stage"
+fi
