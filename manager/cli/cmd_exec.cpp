@@ -78,6 +78,22 @@ Result<int> run_exec(const ExecArguments& arguments, const Context& context) {
   launch_request.audit_module = audit_module_beside(self);
   if (!arguments.shims_dir.empty()) {
     launch_request.skip.push_back(util::path_from_utf8(arguments.shims_dir));
+  } else {
+    // Typed by a user with the shims first on PATH: exec sees through its own
+    // shims to what they start (a shim's --target, else the next on PATH).
+    ShimPaths own;
+    own.shims_dir = store.state_directory() / "shims";
+    if (auto found = find_program(launch_request.command, launch_request.environment, {});
+        found && fs::equivalent(found->parent_path(), own.shims_dir, ec)) {
+      for (const auto& shim : list_shims(own)) {
+        if (shim.name == found->stem().string() && !shim.target.empty() && !shim.broken) {
+          log_debug("exec: '" + launch_request.command + "' is a shim of this store; starting its target '" +
+                    shim.target + "'");
+          launch_request.command = shim.target;
+        }
+      }
+    }
+    launch_request.skip.push_back(own.shims_dir);
   }
   if (arguments.report && host_platform().os != Os::windows) {
     fs::create_directories(store.state_directory() / "cache", ec);

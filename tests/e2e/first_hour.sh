@@ -143,6 +143,13 @@ expect_eq "$(cat out)" "two" "exec: FOO from [env] ($(cat err))"
 expect_eq "$("$CUDNNENV_ROOT/.cudnnenv/shims/printenv" FOO)" "two" "a shim: FOO from [env]"
 expect_eq "$("$CUDNNENV_ROOT/.cudnnenv/shims/printenv" FOO)" "two" "a shim, again (no fast path skips [env])"
 pass "exec and a shim set the project's trusted [env]"
+# exec typed with the shims first on PATH sees through them: to the next on PATH, or a shim's --target.
+"$CUDNNENV" shim add envtool --target "$(command -v printenv)" > /dev/null
+PATH="$CUDNNENV_ROOT/.cudnnenv/shims:$PATH" run exec -- printenv FOO
+expect_eq "$(cat out)|$(cat err)" "two|" "exec -- printenv with the shims first on PATH: no note about the shim"
+PATH="$CUDNNENV_ROOT/.cudnnenv/shims:$PATH" run exec -- envtool FOO
+expect_eq "$(cat out)|$(cat err)" "two|" "exec -- envtool: the shim's target"
+pass "exec sees through cudnnenv's own shims"
 run use t9.1.0 --local
 expect_eq "$(cat err)" "cudnnenv: wrote $WORK/envproj/.cudnnenv.toml: cudnn = \"t9.1.0\" -> t9.1.0 (cuDNN 9.1.0)
 cudnnenv: it stays trusted: only its selection changed" "use --local in a trusted project"
