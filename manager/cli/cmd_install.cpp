@@ -275,8 +275,9 @@ void register_install(CLI::App& app, Context& context) {
       ->required();
   command->add_option("--cuda", arguments->cuda, "the CUDA version of the archive to fetch (11.2, 12)");
   command->add_option("--mirror", arguments->mirror,
-                      "fetch from this base URL instead of developer.download.nvidia.com (also CUDNNENV_MIRROR, "
-                      "[download] mirror in config.toml); the SHA-256 is still the official list's");
+                      "fetch from this base URL, or a folder (a path or file://), instead of "
+                      "developer.download.nvidia.com (also CUDNNENV_MIRROR, [download] mirror in config.toml); the "
+                      "SHA-256 is still the official list's");
   command->add_option("--cacert", arguments->cacert, "trust the certificates in this file (Linux; also SSL_CERT_FILE)");
   command->add_flag("--allow-unverified", arguments->allow_unverified,
                     "install a URL given by hand, or an archive the list has no SHA-256 for");
@@ -303,7 +304,13 @@ void register_install(CLI::App& app, Context& context) {
       "  cudnnenv install 9                    the newest 9.x (the CUDA toolkit found here picks the variant)\n"
       "  cudnnenv install ~/Downloads/cudnn-windows-x86_64-8.9.7.29_cuda12-archive.zip\n"
       "  cudnnenv install /usr/local/cuda-12.2 --name cuda12-copy\n"
-      "  cudnnenv list --available 8           what could be installed here");
+      "  cudnnenv list --available 8           what could be installed here\n"
+      "\n"
+      "A mirror holds each archive at NVIDIA's path under its base, e.g. for 9.1 on Linux:\n"
+      "  BASE/compute/cudnn/redist/cudnn/linux-x86_64/cudnn-linux-x86_64-9.1.0.70_cuda12-archive.tar.xz\n"
+      "  (8.x and older: BASE/compute/redist/cudnn/v8.1.0/cudnn-11.2-windows-x64-v8.1.0.77.zip);\n"
+      "'cudnnenv list --available --json' gives each URL. Offline: fetch the archive on another machine,\n"
+      "then 'cudnnenv install ./FILE' (an official archive is recognised by its SHA-256).");
   command->callback(
       [arguments, &context] { context.action = [arguments, &context] { return run_install(*arguments, context); }; });
 }

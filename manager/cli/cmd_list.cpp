@@ -96,6 +96,7 @@ Result<int> run_available(const ListArguments& arguments, const Context& context
                {"file_name", std::string(archive->file_name)},
                {"size", archive->size ? Json(archive->size) : Json(nullptr)},
                {"sha256", archive->sha256.size() == 64 ? Json(std::string(archive->sha256)) : Json(nullptr)},
+               {"url", std::string(archive->url)},
                {"installed", tree ? Json(tree->name) : Json(nullptr)}});
     }
     print_json(array);

@@ -30,6 +30,14 @@ std::string host_of(std::string_view url) {
   return std::string(url.substr(0, url.find('/')));
 }
 
+// "https://host/compute/cudnn/x.tar.xz" -> "/compute/cudnn/x.tar.xz".
+std::string path_of(std::string_view url) {
+  const std::size_t scheme = url.find("://");
+  if (scheme == std::string_view::npos) return std::string(url);
+  const std::size_t slash = url.find('/', scheme + 3);
+  return slash == std::string_view::npos ? std::string("/") : std::string(url.substr(slash));
+}
+
 constexpr std::string_view k_mirror_hint =
     "set a mirror with --mirror URL, CUDNNENV_MIRROR or [download] mirror in config.toml (the SHA-256 is still "
     "the official list's)";
@@ -51,44 +59,62 @@ std::string tries(int count) {
   return count == 1 ? "1 try" : std::to_string(count) + " tries";
 }
 
-// The failure of the last try, in plain words.
-Error failure_error(const TransferOutcome& outcome, const std::string& url, int attempts,
-                    std::chrono::seconds stall_time) {
+Error failure_error_of(const TransferOutcome& outcome, const std::string& url, int attempts,
+                       std::chrono::seconds stall_time, const std::string& mirror_path) {
+  const bool from_mirror = !mirror_path.empty();
+  const std::string mirror_hint =
+      from_mirror ? "try another mirror, or none (a mirror holds each archive at NVIDIA's path: " + mirror_path + ")"
+                  : std::string(k_mirror_hint);
   const std::string host = host_of(url);
   const std::string detail = outcome.detail.empty() ? std::string() : " (" + outcome.detail + ")";
   switch (outcome.failure) {
     case TransferFailure::resolve:
-      return make_error(
-          "cannot find the server '" + host + "': its name does not resolve" + detail,
-          "check the network connection and DNS; behind a proxy, set HTTPS_PROXY; or " + std::string(k_mirror_hint));
+      return make_error("cannot find the server '" + host + "': its name does not resolve" + detail,
+                        "check the network connection and DNS; behind a proxy, set HTTPS_PROXY; or " + mirror_hint);
     case TransferFailure::connect:
-      return make_error(
-          "cannot connect to '" + host + "' after " + tries(attempts) + detail,
-          "check the network connection or the proxy (HTTPS_PROXY, NO_PROXY); or " + std::string(k_mirror_hint));
+      return make_error("cannot connect to '" + host + "' after " + tries(attempts) + detail,
+                        "check the network connection or the proxy (HTTPS_PROXY, NO_PROXY); or " + mirror_hint);
     case TransferFailure::tls:
       return make_error("the secure connection to '" + host + "' failed" + detail,
                         "the server's certificate is not trusted here: a proxy that inspects TLS needs its CA, "
                         "given with --cacert FILE or SSL_CERT_FILE");
     case TransferFailure::http:
       if (outcome.status == 403 || outcome.status == 404 || outcome.status == 410) {
-        return make_error("'" + url + "' answered HTTP " + std::to_string(outcome.status) +
-                              ": the archive is not there (NVIDIA may have moved it, or the mirror lacks it)",
-                          std::string(k_mirror_hint), ExitCode::not_found);
+        return make_error(
+            "'" + url + "' answered HTTP " + std::to_string(outcome.status) +
+                (from_mirror ? std::string(": the mirror does not have the archive")
+                             : std::string(": the archive is not there (NVIDIA may have moved it)")),
+            from_mirror ? "put it in the mirror at NVIDIA's path (" + mirror_path + "), or try another mirror, or none"
+                        : mirror_hint,
+            ExitCode::not_found);
       }
-      return make_error(
-          "'" + url + "' answered HTTP " + std::to_string(outcome.status) + " after " + tries(attempts),
-          "the server has a problem: try again later (the download resumes), or " + std::string(k_mirror_hint));
+      return make_error("'" + url + "' answered HTTP " + std::to_string(outcome.status) + " after " + tries(attempts),
+                        "the server has a problem: try again later (the download resumes), or " + mirror_hint);
     case TransferFailure::too_slow:
       return make_error("the download from '" + url + "' stalled: less than 1 KiB/s for " +
                             std::to_string(stall_time.count()) + " s, " + tries(attempts),
-                        "check the network; run the same command again to resume, or " + std::string(k_mirror_hint));
+                        "check the network; run the same command again to resume, or " + mirror_hint);
     case TransferFailure::cut:
       return make_error("the connection to '" + host + "' broke off before the end, " + tries(attempts) + detail,
                         "run the same command again: it resumes where it stopped");
     default:
-      return make_error("cannot download '" + url + "'" + detail,
-                        "run with -v for details, or " + std::string(k_mirror_hint));
+      return make_error("cannot download '" + url + "'" + detail, "run with -v for details, or " + mirror_hint);
   }
+}
+
+// What a hint ends with: the way in for a machine that cannot reach the host.
+std::string offline_hint(const std::string& file_name) {
+  return "; or download " + file_name + " elsewhere and run: cudnnenv install ./" + file_name;
+}
+
+// The failure of the last try, in plain words; `mirror_path`: where a mirror
+// holds the archive, NVIDIA's path (empty: not from a mirror; its hints then
+// say "set a mirror").
+Error failure_error(const TransferOutcome& outcome, const std::string& url, int attempts,
+                    std::chrono::seconds stall_time, const std::string& file_name, const std::string& mirror_path) {
+  Error error = failure_error_of(outcome, url, attempts, stall_time, mirror_path);
+  error.hint += offline_hint(file_name);
+  return error;
 }
 
 // The part file and the hash of what it holds, kept in step.
@@ -196,10 +222,64 @@ Result<void> check_digest(const OfficialArchive& archive, const std::string& dig
 
 }  // namespace
 
+namespace {
+
+// A mirror that is a folder: the archive copied from there into the
+// downloads folder, checked like a download (size, then SHA-256).
+Result<Downloaded> copy_from_folder(const OfficialArchive& archive, const std::string& url, const fs::path& final_file,
+                                    Downloaded result) {
+  const std::string name(archive.file_name);
+  const fs::path source = util::path_from_utf8(url.substr(7));
+  std::error_code ec;
+  if (!fs::is_regular_file(source, ec)) {
+    return make_error("the mirror folder has no '" + util::to_utf8(source) + "'",
+                      "put " + name +
+                          " there (a mirror holds each archive at NVIDIA's path), or try another mirror, "
+                          "or none" +
+                          offline_hint(name),
+                      ExitCode::not_found);
+  }
+  const std::uint64_t size = fs::file_size(source, ec);
+  if (archive.size && size != archive.size) {
+    return make_error("'" + util::to_utf8(source) + "' has " + std::to_string(size) +
+                          " bytes, the official list says " + std::to_string(archive.size) + "; nothing was installed",
+                      "the mirror has another file under this name");
+  }
+  CUDNNENV_TRY_ASSIGN(digest, util::sha256_file(source));
+  CUDNNENV_TRY(check_digest(archive, *digest, url));
+  const fs::path part = util::path_from_utf8(util::to_utf8(final_file) + ".part");
+  fs::copy_file(source, part, fs::copy_options::overwrite_existing, ec);
+  if (ec) {
+    return make_error("cannot copy '" + util::to_utf8(source) + "' to '" + util::to_utf8(part) + "': " + ec.message(),
+                      "check the free space and the rights of the downloads folder");
+  }
+  CUDNNENV_TRY(util::replace_file(part, final_file));
+  result.url = url;
+  result.sha256 = *digest;
+  result.bytes_fetched = size;
+  spdlog::debug("download: '{}' copied from the mirror folder, verified", name);
+  return result;
+}
+
+}  // namespace
+
 Result<std::string> archive_url(const OfficialArchive& archive, const std::string& mirror) {
   if (mirror.empty()) return std::string(archive.url);
-  if (!is_http_url(mirror) || mirror.find_first_of(" \"\\\r\n\t") != std::string::npos) {
-    return make_error("the mirror '" + mirror + "' is not an http:// or https:// URL",
+  std::string base = mirror;
+  if (util::starts_with(mirror, "file://") || !is_http_url(mirror)) {
+    // A folder (or a file:// URL of one) laid out as NVIDIA's host: read from there.
+    std::string folder = util::starts_with(mirror, "file://") ? mirror.substr(7) : mirror;
+    if (folder.size() > 2 && folder[0] == '/' && folder[2] == ':') folder.erase(0, 1);  // file:///C:/mirror
+    std::error_code ec;
+    if (!std::filesystem::is_directory(util::path_from_utf8(folder), ec)) {
+      return make_error("the mirror '" + mirror + "' is neither an http:// or https:// URL nor a folder",
+                        "give the mirror's base URL (--mirror https://mirror.example.org/nvidia) or a folder laid out "
+                        "as NVIDIA's host (--mirror /srv/nvidia, file:///srv/nvidia)",
+                        ExitCode::usage);
+    }
+    base = "file://" + util::to_utf8(std::filesystem::absolute(util::path_from_utf8(folder), ec));
+  } else if (mirror.find_first_of(" \"\\\r\n\t") != std::string::npos) {
+    return make_error("the mirror '" + mirror + "' is not a plain http:// or https:// URL",
                       "give the mirror's base URL, e.g. --mirror https://mirror.example.org/nvidia", ExitCode::usage);
   }
   std::string_view url = archive.url;
@@ -207,7 +287,6 @@ Result<std::string> archive_url(const OfficialArchive& archive, const std::strin
       (url.size() > k_official_host.size() && url[k_official_host.size()] != '/')) {
     return std::string(url);  // another host: a site's own list
   }
-  std::string base = mirror;
   while (!base.empty() && base.back() == '/') base.pop_back();
   return base + std::string(url.substr(k_official_host.size()));
 }
@@ -219,6 +298,7 @@ Result<Downloaded> fetch_archive(const OfficialArchive& archive, const DownloadO
         "pass --allow-unverified to install it anyway (its hash is recorded in the tree)");
   }
   CUDNNENV_TRY_ASSIGN(url, archive_url(archive, options.mirror));
+  const std::string mirror_path = *url != archive.url ? path_of(archive.url) : std::string();
   std::error_code ec;
   fs::create_directories(options.folder, ec);
   if (ec) {
@@ -245,6 +325,8 @@ Result<Downloaded> fetch_archive(const OfficialArchive& archive, const DownloadO
     spdlog::debug("download: '{}' in the downloads folder is not the official file; fetching it again", name);
     fs::remove(final_file, ec);
   }
+
+  if (util::starts_with(*url, "file://")) return copy_from_folder(archive, *url, final_file, std::move(result));
 
   PartFile part(options.folder / util::path_from_utf8(name + ".part"));
   bool restarted = false;  // a server without ranges: start over, once
@@ -341,11 +423,11 @@ Result<Downloaded> fetch_archive(const OfficialArchive& archive, const DownloadO
       // What arrived stays for the next run to resume, unless nothing did
       // or the server said the file is not there.
       if (part.size() == 0 || (outcome.failure == TransferFailure::http && outcome.status < 500)) part.reset();
-      return failure_error(outcome, *url, attempt, options.stall_time);
+      return failure_error(outcome, *url, attempt, options.stall_time, name, mirror_path);
     }
     if (options.note) {
-      options.note(failure_error(outcome, *url, attempt, options.stall_time).message + "; trying again in " +
-                   fmt::format("{:.1f}", delay.count() / 1000.0) + " s");
+      options.note(failure_error(outcome, *url, attempt, options.stall_time, name, mirror_path).message +
+                   "; trying again in " + fmt::format("{:.1f}", delay.count() / 1000.0) + " s");
     }
     std::this_thread::sleep_for(delay);
     delay *= 2;

@@ -139,20 +139,23 @@ expect_eq "$(ls -A "$downloads" | grep -v '^\.' || true)" "" "nothing left in do
 [ ! -e "$CUDNNENV_ROOT/$TREE" ] || fail "a tree from wrong bytes"
 pass "wrong bytes refused"
 
-# 9. 404, 500 and a stall: plain words, exit non-zero, nothing left.
+# 9. 404, 500 and a stall: plain words, exit non-zero, nothing left. From a mirror, the hints name the
+# mirror (where it holds the archive), never "set a mirror"; each ends with the way in for a machine offline.
+offline="; or download $ARCHIVE elsewhere and run: cudnnenv install ./$ARCHIVE"
+another="try another mirror, or none (a mirror holds each archive at NVIDIA's path: $path)"
 run install 9.1 --cuda 12 --mirror "http://127.0.0.1:$PORT/404" --quiet
 expect_eq "$rc" "3" "404"
-expect_eq "$(cat err)" "cudnnenv: error: 'http://127.0.0.1:$PORT/404$path' answered HTTP 404: the archive is not there (NVIDIA may have moved it, or the mirror lacks it)
-  hint: set a mirror with --mirror URL, CUDNNENV_MIRROR or [download] mirror in config.toml (the SHA-256 is still the official list's)" "404 in plain words"
+expect_eq "$(cat err)" "cudnnenv: error: 'http://127.0.0.1:$PORT/404$path' answered HTTP 404: the mirror does not have the archive
+  hint: put it in the mirror at NVIDIA's path ($path), or try another mirror, or none$offline" "404 in plain words"
 run install 9.1 --cuda 12 --mirror "http://127.0.0.1:$PORT/500" --quiet --retries 1
 expect_eq "$rc" "1" "500"
 expect_eq "$(cat err)" "cudnnenv: error: 'http://127.0.0.1:$PORT/500$path' answered HTTP 500 after 2 tries
-  hint: the server has a problem: try again later (the download resumes), or set a mirror with --mirror URL, CUDNNENV_MIRROR or [download] mirror in config.toml (the SHA-256 is still the official list's)" "500 in plain words"
+  hint: the server has a problem: try again later (the download resumes), or $another$offline" "500 in plain words"
 start=$(date +%s)
 run install 9.1 --cuda 12 --mirror "http://127.0.0.1:$PORT/stall" --quiet --retries 0 --stall-timeout 2
 expect_eq "$rc" "1" "a stall"
 expect_eq "$(cat err)" "cudnnenv: error: the download from 'http://127.0.0.1:$PORT/stall$path' stalled: less than 1 KiB/s for 2 s, 1 try
-  hint: check the network; run the same command again to resume, or set a mirror with --mirror URL, CUDNNENV_MIRROR or [download] mirror in config.toml (the SHA-256 is still the official list's)" "a stall in plain words"
+  hint: check the network; run the same command again to resume, or $another$offline" "a stall in plain words"
 [ $(($(date +%s) - start)) -lt 30 ] || fail "the stall took more than 30 s to end"
 run install 9.1 --cuda 12 --mirror "http://127.0.0.1:1" --quiet --retries 0
 expect_eq "$rc" "1" "nothing listening"
@@ -172,7 +175,7 @@ start_server tls --tls server.pem server.key
 run install 9.1 --cuda 12 --mirror "https://127.0.0.1:$PORT" --quiet --retries 0
 expect_eq "$rc" "1" "an untrusted certificate"
 expect_eq "$(sed 's/ (.*)$//' err)" "cudnnenv: error: the secure connection to '127.0.0.1:$PORT' failed
-  hint: the server's certificate is not trusted here: a proxy that inspects TLS needs its CA, given with --cacert FILE or SSL_CERT_FILE" "TLS refused"
+  hint: the server's certificate is not trusted here: a proxy that inspects TLS needs its CA, given with --cacert FILE or SSL_CERT_FILE$offline" "TLS refused"
 expect_eq "$(cat tls.log)" "" "no request over an untrusted connection"
 run install 9.1 --cuda 12 --mirror "https://127.0.0.1:$PORT" --quiet --cacert ca.pem
 expect_eq "$rc" "0" "HTTPS with --cacert: $(cat err)"
@@ -237,3 +240,23 @@ http_proxy=http://127.0.0.1:1 NO_PROXY=127.0.0.1 run install 9.1 --cuda 12 --mir
 expect_eq "$rc" "0" "NO_PROXY: $(cat err)"
 expect_eq "$(cat plain.log)" "GET $path range=- 200" "NO_PROXY went around the proxy"
 pass "proxies"
+
+# 15. A mirror that is a folder laid out as NVIDIA's host, as a path or a file:// URL; one that lacks the
+# archive says where it should be and the way in offline.
+run remove "$TREE" --yes && run cache clean
+mkdir -p "folder mirror$(dirname "$path")"
+cp "srv/$ARCHIVE" "folder mirror$path"
+for mirror in "$WORK/folder mirror" "file://$WORK/folder mirror"; do
+  run install 9.1 --cuda 12 --mirror "$mirror" --quiet
+  expect_eq "$rc" "0" "a folder mirror '$mirror': $(cat err)"
+  expect_eq "$(cat out)" "$installed_message" "installed from the folder mirror"
+  run remove "$TREE" --yes && run cache clean
+done
+mkdir empty-mirror
+run install 9.1 --cuda 12 --mirror "$WORK/empty-mirror" --quiet
+expect_eq "$rc $(cat err)" "3 cudnnenv: error: the mirror folder has no '$WORK/empty-mirror$path'
+  hint: put $ARCHIVE there (a mirror holds each archive at NVIDIA's path), or try another mirror, or none$offline" "a folder mirror without the archive"
+run install 9.1 --cuda 12 --mirror "$WORK/no-such-folder" --quiet
+expect_eq "$rc $(cat err)" "2 cudnnenv: error: the mirror '$WORK/no-such-folder' is neither an http:// or https:// URL nor a folder
+  hint: give the mirror's base URL (--mirror https://mirror.example.org/nvidia) or a folder laid out as NVIDIA's host (--mirror /srv/nvidia, file:///srv/nvidia)" "a mirror that is neither"
+pass "a folder mirror, as a path and as file://; one without the archive; one that is neither"

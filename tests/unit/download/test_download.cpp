@@ -58,7 +58,9 @@ TEST_CASE("a mirror replaces NVIDIA's host, never the path or the hash") {
   CHECK(*archive_url(archive, "https://m.example.org") ==
         "https://m.example.org/compute/cudnn/redist/cudnn/linux-x86_64/a.tar.xz");
   CHECK(archive_url(archive, "ftp://m.example.org").error().message ==
-        "the mirror 'ftp://m.example.org' is not an http:// or https:// URL");
+        "the mirror 'ftp://m.example.org' is neither an http:// or https:// URL nor a folder");
+  CHECK(archive_url(archive, "https://m.example.org/a b").error().message ==
+        "the mirror 'https://m.example.org/a b' is not a plain http:// or https:// URL");
   // Another host (a site's own list) is used as it is; a host that only starts like NVIDIA's is another host.
   archive.url = "https://developer.download.nvidia.com.evil.example/a.tar.xz";
   CHECK(*archive_url(archive, "https://m.example.org") == archive.url);
