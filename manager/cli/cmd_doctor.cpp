@@ -236,6 +236,7 @@ Json snapshot_json(const Facts& facts, const std::vector<DoctorCheck>& checks) {
                {"path", facts.program.path.empty() ? Json(nullptr) : Json(util::to_utf8(facts.program.path))},
                {"target", facts.program.target.empty() ? Json(nullptr) : Json(util::to_utf8(facts.program.target))},
                {"shim", facts.program.is_shim},
+               {"version_manager", or_null(facts.program.manager)},
                {"binary", facts.program.binary ? Json(facts.program.binary->describe()) : Json(nullptr)}};
   Json frameworks = Json::array();
   for (const auto& framework : facts.frameworks) {

@@ -1,7 +1,10 @@
 #include "doctor/facts.hpp"
 
 #include <algorithm>
+#include <cstdio>
 #include <system_error>
+
+#include <spdlog/spdlog.h>
 
 #include "pin/launch.hpp"
 #include "pin/shims.hpp"
@@ -269,6 +272,69 @@ std::vector<HeaderInfo> find_headers(const util::Environment& environment, const
   return headers;
 }
 
+// A version manager's shim on POSIX (pyenv's and asdf's are scripts naming
+// the manager, mise's a link to mise itself): the manager, to ask its `which`.
+std::optional<std::pair<std::string, fs::path>> version_manager_of(const fs::path& shim,
+                                                                   const util::Environment& environment) {
+  std::error_code ec;
+  if (fs::is_symlink(shim, ec)) {
+    const fs::path target = fs::canonical(shim, ec);
+    if (!ec && util::starts_with(util::to_utf8(target.filename()), "mise")) return std::pair{"mise", target};
+    return std::nullopt;
+  }
+  // The first 4 KiB: a program on PATH may be a large binary.
+  std::optional<std::string> text;
+  if (util::FilePtr file = util::open_file(shim, "rb")) {
+    std::string head(4096, '\0');
+    head.resize(std::fread(head.data(), 1, head.size(), file.get()));
+    text = std::move(head);
+  }
+  if (!text || !util::starts_with(*text, "#!")) return std::nullopt;
+  // pyenv: exec "/root/.pyenv/libexec/pyenv" exec "$program" "$@"
+  if (const auto at = text->find("/libexec/pyenv\" exec "); at != std::string::npos) {
+    const auto open = text->rfind('"', at);
+    if (open != std::string::npos)
+      return std::pair{"pyenv", util::path_from_utf8(text->substr(open + 1, at + 14 - open - 1))};
+  }
+  // asdf (0.x): exec /home/u/.asdf/bin/asdf exec "python" "$@"  (or a bare asdf on PATH)
+  for (std::size_t at = text->find("exec "); at != std::string::npos; at = text->find("exec ", at + 5)) {
+    const std::size_t begin = at + 5;
+    const std::size_t end = text->find(' ', begin);
+    if (end == std::string::npos) break;
+    const std::string word = text->substr(begin, end - begin);
+    if ((word == "asdf" || util::ends_with(word, "/asdf")) && text->compare(end, 6, " exec ") == 0) {
+      if (word == "asdf") {
+        if (auto found = find_program("asdf", environment, {})) return std::pair{"asdf", *found};
+        return std::nullopt;
+      }
+      return std::pair{"asdf", util::path_from_utf8(word)};
+    }
+  }
+  return std::nullopt;
+}
+
+// What a version manager's shim runs here, by the manager's own `which`
+// (a child, 5 s at most, in this environment and folder).
+std::optional<fs::path> resolve_manager_shim(const std::string& manager, const fs::path& tool, const std::string& name,
+                                             const util::Environment& environment) {
+  util::ProcessSpec spec;
+  spec.program = tool;
+  spec.arguments = {"which", name};
+  spec.environment = environment;
+  spec.timeout = std::chrono::seconds(5);
+  auto outcome = util::run_process(spec);
+  if (!outcome || outcome->exit_code != 0) {
+    spdlog::debug("doctor: '{} which {}' failed", manager, name);
+    return std::nullopt;
+  }
+  const std::string first = outcome->out.substr(0, outcome->out.find('\n'));
+  const std::string line(util::trim(first));
+  std::error_code ec;
+  const fs::path found = util::path_from_utf8(line);
+  if (line.empty() || !found.is_absolute() || !fs::is_regular_file(found, ec)) return std::nullopt;
+  return found;
+}
+
 std::vector<fs::path> site_packages_of(const fs::path& program, const util::Environment& environment, Os os) {
   std::vector<fs::path> sites;
   std::error_code ec;
@@ -302,6 +368,8 @@ std::vector<fs::path> site_packages_of(const fs::path& program, const util::Envi
       add_prefix(util::path_from_utf8(*value));
     }
   }
+  // The project's own venv, where uv and poetry put it, whether or not it is active.
+  add_prefix(fs::current_path(ec) / ".venv");
   return sites;
 }
 
@@ -343,6 +411,28 @@ std::vector<FrameworkInfo> find_frameworks(const std::vector<fs::path>& site_pac
       frameworks.push_back(info);
     }
     const fs::path torch = site / "torch";
+    const fs::path wheel = site / "nvidia" / "cudnn" / (os == Os::windows ? "bin" : "lib");
+    if (!fs::is_directory(torch, ec) && fs::is_directory(wheel, ec)) {
+      // NVIDIA's cuDNN wheel without PyTorch beside it (JAX, a venv made for a tree): its copy, by itself.
+      FrameworkInfo info;
+      info.name = "nvidia-cudnn";
+      info.location = site / "nvidia" / "cudnn";
+      for (const auto& dist : expand_glob(site / "nvidia_cudnn_cu*-*.dist-info")) {
+        const std::string folder = util::to_utf8(dist.filename());
+        const auto dash = folder.find('-');
+        info.name = folder.substr(0, dash);
+        std::replace(info.name.begin(), info.name.end(), '_', '-');
+        info.version = folder.substr(dash + 1, folder.size() - dash - 1 - std::string(".dist-info").size());
+        break;
+      }
+      for (const auto& entry : fs::directory_iterator(wheel, ec)) {
+        if (main_library_major(util::to_utf8(entry.path().filename()), os)) {
+          info.own_copies.push_back(entry.path());
+          if (info.cudnn.empty()) info.cudnn = copy_version(entry.path());
+        }
+      }
+      frameworks.push_back(info);
+    }
     if (fs::is_directory(torch, ec)) {
       FrameworkInfo info;
       info.name = "PyTorch";
@@ -438,6 +528,13 @@ Facts collect_facts(const FactsRequest& request) {
       if (facts.program.target.empty()) {
         if (auto behind = find_program(name, request.environment, {shims_dir})) {
           facts.program.target = *behind;
+        }
+      }
+    } else if (os != Os::windows) {
+      if (auto manager = version_manager_of(*found, request.environment)) {
+        if (auto real = resolve_manager_shim(manager->first, manager->second, name, request.environment)) {
+          facts.program.manager = manager->first;
+          facts.program.target = *real;
         }
       }
     }

@@ -74,6 +74,9 @@ struct ProgramInfo {
   std::filesystem::path path;        // first on PATH; empty when not found
   std::filesystem::path target;      // the program behind a shim, else `path`
   bool is_shim = false;              // `path` is a cudnnenv shim of this store
+  // `path` is a version manager's shim ("pyenv", "asdf", "mise"), `target`
+  // what its own `which` names here; empty otherwise.
+  std::string manager;
   std::optional<BinaryInfo> binary;  // of `target`
 };
 

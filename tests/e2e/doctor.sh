@@ -7,6 +7,8 @@
 # fix that names the right path. Then snapshot, `use`, snapshot, diff.
 CUDNNENV=$1
 FIXTURES=$2
+# A real pyenv, when this machine has one (section 7), found before PATH is narrowed.
+PYENV_REAL=$(readlink -f "$(command -v pyenv 2> /dev/null || echo "$HOME/.pyenv/bin/pyenv")" 2> /dev/null || true)
 source "$(dirname "$0")/lib.sh"
 export CUDNNENV_ROOT="$WORK/store" HOME="$WORK/home"
 unset LD_LIBRARY_PATH CUDA_HOME CUDA_PATH CUDA_ROOT CUDNN_INCLUDE_DIR CUDNN_PATH CONDA_PREFIX CUDNNENV_VERSION
@@ -238,3 +240,37 @@ expect_eq "$rc" "2" "diff against a file that is no snapshot"
 expect_eq "$(cat err)" "cudnnenv: error: 'other.json' is not a cudnnenv snapshot
   hint: make one with: cudnnenv snapshot -o other.json" "diff's error"
 pass "snapshot -o, use, snapshot -o, diff: the switch shows (exit 1; 0 for no difference); TensorFlow's variables, not Terraform's; a file that is no snapshot is refused"
+
+# 7. The Python that runs: through a version manager's shim (a real pyenv: its own `which`), and a
+# project's ./.venv; NVIDIA's cuDNN wheel in either is found without PyTorch beside it.
+frameworks() { python3 -c 'import json, sys; print(sorted((f["name"], f["version"], f["location"]) for f in json.load(open("out"))["frameworks"]))'; }
+wheel_in() {  # SITE DIST: nvidia/cudnn/lib with a libcudnn.so.9 and NVIDIA's dist-info
+  mkdir -p "$1/nvidia/cudnn/lib" "$1/$2.dist-info"
+  cp "$FIXTURES/fake-elf64-9.2.0.so" "$1/nvidia/cudnn/lib/libcudnn.so.9"
+}
+mkdir -p project && cd project
+wheel_in "$WORK/project/.venv/lib/python3.11/site-packages" nvidia_cudnn_cu12-9.2.0.1
+VIRTUAL_ENV= run snapshot --json
+expect_eq "$rc" "0" "snapshot in a project with ./.venv ($(cat err))"
+frameworks > venv.txt
+grep -qF "('nvidia-cudnn-cu12', '9.2.0.1', '$WORK/project/.venv/lib/python3.11/site-packages/nvidia/cudnn')" venv.txt ||
+  fail "./.venv's cuDNN wheel: $(cat venv.txt)"
+pass "a project's ./.venv: its nvidia-cudnn wheel is found, not only next to torch/"
+if [ -x "$PYENV_REAL" ]; then
+  export PYENV_ROOT="$WORK/pyroot"
+  mkdir -p "$PYENV_ROOT/versions/3.99.0/bin"
+  cp /bin/true "$PYENV_ROOT/versions/3.99.0/bin/python3"
+  echo 3.99.0 > "$PYENV_ROOT/version"
+  wheel_in "$PYENV_ROOT/versions/3.99.0/lib/python3.99/site-packages" nvidia_cudnn_cu12-9.2.0.2
+  "$PYENV_REAL" rehash
+  PATH="$PYENV_ROOT/shims:$PATH" run snapshot --for python3 --json
+  expect_eq "$rc" "0" "snapshot through pyenv's shim ($(cat err))"
+  expect_eq "$(python3 -c 'import json; p = json.load(open("out"))["program"]; print(p["path"], p["target"], p["version_manager"], p["binary"])')" \
+    "$PYENV_ROOT/shims/python3 $PYENV_ROOT/versions/3.99.0/bin/python3 pyenv ELF 64-bit x86_64" "the Python behind pyenv's shim"
+  frameworks > pyenv.txt
+  grep -qF "('nvidia-cudnn-cu12', '9.2.0.2', '$PYENV_ROOT/versions/3.99.0/lib/python3.99/site-packages/nvidia/cudnn')" pyenv.txt ||
+    fail "the pyenv Python's cuDNN wheel: $(cat pyenv.txt)"
+  pass "doctor sees through pyenv's shim (pyenv which) to the Python that runs, and its site-packages"
+else
+  echo "skip: no pyenv on this machine ('$PYENV_REAL')"
+fi
