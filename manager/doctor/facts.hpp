@@ -70,10 +70,10 @@ struct RuntimeFile {
 };
 
 struct ProgramInfo {
-  std::string requested;             // "python" as asked (--for)
-  std::filesystem::path path;        // first on PATH; empty when not found
-  std::filesystem::path target;      // the program behind a shim, else `path`
-  bool is_shim = false;              // `path` is a cudnnenv shim of this store
+  std::string requested;         // "python" as asked (--for)
+  std::filesystem::path path;    // first on PATH; empty when not found
+  std::filesystem::path target;  // the program behind a shim, else `path`
+  bool is_shim = false;          // `path` is a cudnnenv shim of this store
   // `path` is a version manager's shim ("pyenv", "asdf", "mise"), `target`
   // what its own `which` names here; empty otherwise.
   std::string manager;
