@@ -39,6 +39,8 @@ Result<int> run_list(const ProfileArguments& arguments, const Context& context) 
   const auto trees = context.store().list(RecordPart::identity).trees;
   CUDNNENV_TRY_ASSIGN(profiles, all_profiles(host_platform().os, config_file(context)));
   Json array = Json::array();
+  std::size_t width = 0;
+  for (const auto& profile : *profiles) width = std::max(width, profile.name.size());
   for (const auto& profile : *profiles) {
     const auto fit = satisfying_tree(profile, trees);
     if (arguments.json) {
@@ -46,8 +48,8 @@ Result<int> run_list(const ProfileArguments& arguments, const Context& context) 
       continue;
     }
     print(
-        profile.name + std::string(8 - std::min<std::size_t>(7, profile.name.size()), ' ') + "cuDNN " + profile.cudnn +
-        "  CUDA " + profile.cuda + "  " +
+        profile.name + std::string(width + 2 - profile.name.size(), ' ') + "cuDNN " + profile.cudnn + "  CUDA " +
+        profile.cuda + "  " +
         (fit ? "-> " + fit->tree.name + " (" + fit->tree.version.str() + (fit->tested ? ")" : ", not the tested pair)")
              : std::string("(no installed tree runs it)")) +
         "\n");

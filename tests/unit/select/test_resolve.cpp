@@ -392,23 +392,45 @@ namespace cudnnenv {
 
 TEST_SUITE("profiles") {
   TEST_CASE("the built-in TensorFlow profiles: Windows to tf2.10, Linux to tf2.21, each with cuDNN and CUDA") {
-    auto windows = all_profiles(Os::windows, "no-config.toml");
-    REQUIRE(windows);
-    REQUIRE(windows->size() == 7);
-    CHECK(windows->front().name == "tf2.4");
-    CHECK(windows->back().name == "tf2.10");
-    CHECK(windows->back().cudnn == "8.1");
-    CHECK(windows->back().cuda == "11.2");
-    auto linux = all_profiles(Os::linux, "no-config.toml");
-    REQUIRE(linux);
-    CHECK(linux->back().name == "tf2.21");
-    CHECK(linux->back().cudnn == "9.3");
+    const auto tensorflow = [](std::vector<Profile> all) {
+      std::erase_if(all, [](const Profile& each) { return !util::starts_with(each.name, "tf"); });
+      return all;
+    };
+    auto windows_all = all_profiles(Os::windows, "no-config.toml");
+    REQUIRE(windows_all);
+    const auto windows = tensorflow(*windows_all);
+    REQUIRE(windows.size() == 7);
+    CHECK(windows.front().name == "tf2.4");
+    CHECK(windows.back().name == "tf2.10");
+    CHECK(windows.back().cudnn == "8.1");
+    CHECK(windows.back().cuda == "11.2");
+    auto linux_all = all_profiles(Os::linux, "no-config.toml");
+    REQUIRE(linux_all);
+    const auto linux = tensorflow(*linux_all);
+    CHECK(linux.back().name == "tf2.21");
+    CHECK(linux.back().cudnn == "9.3");
     auto tf2_5 = find_profile("tf2.5", Os::windows, "no-config.toml");
     REQUIRE(tf2_5);
     CHECK(tf2_5->framework == "TensorFlow 2.5");
     auto missing = find_profile("tf2.11", Os::windows, "no-config.toml");
     REQUIRE_FALSE(missing);
     CHECK(missing.error().message == "there is no profile 'tf2.11' for Windows");
+  }
+
+  TEST_CASE("the built-in PyTorch and JAX profiles: the cuDNN their pip builds pin, per CUDA variant") {
+    auto torch = find_profile("torch2.8-cu128", Os::linux, "no-config.toml");
+    REQUIRE(torch);
+    CHECK(torch->framework == "PyTorch 2.8 (cu128)");
+    CHECK(torch->cudnn == "9.10.2");
+    CHECK(torch->cuda == "12.8");
+    CHECK(find_profile("torch2.5-cu124", Os::windows, "no-config.toml"));
+    CHECK(find_profile("torch2.8-cu128", Os::windows, "no-config.toml").error().message ==
+          "there is no profile 'torch2.8-cu128' for Windows");
+    auto jax = find_profile("jax-cuda12", Os::linux, "no-config.toml");
+    REQUIRE(jax);
+    CHECK(jax->cudnn == "9.8");
+    CHECK(jax->cuda == "12");
+    CHECK_FALSE(find_profile("jax-cuda12", Os::windows, "no-config.toml"));
   }
 
   TEST_CASE("the user's profiles in config.toml, one replacing a built-in; a broken one is an error with its place") {
