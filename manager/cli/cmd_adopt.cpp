@@ -38,7 +38,8 @@ void register_adopt(CLI::App& app, Context& context) {
   CLI::App* command = app.add_subcommand(
       "adopt", "register a cuDNN tree that stays where it is (CUDA toolkit folder, site-packages, system folder)");
   command->add_option("directory", arguments->directory, "the folder holding the cuDNN libraries")->required();
-  command->add_option("--name", arguments->name, "the name to list it under");
+  command->add_option("--name", arguments->name,
+                      "the name to list it under (default: version and CUDA, as install names trees)");
   command->add_flag("--json", arguments->json, "print the result as JSON");
   command->callback(
       [arguments, &context] { context.action = [arguments, &context] { return run_adopt(*arguments, context); }; });

@@ -288,7 +288,8 @@ void register_install(CLI::App& app, Context& context) {
       ->add_option("--stall-timeout", arguments->stall_seconds,
                    "give up a try after this many seconds under 1 KiB/s (default 60)")
       ->check(CLI::Range(1, 3600));
-  command->add_option("--name", arguments->name, "the tree's folder name (default: the archive's name)");
+  command->add_option("--name", arguments->name,
+                      "the tree's folder name (default: version and CUDA, 9.19.0.56-cuda13; -2 for a second)");
   command->add_flag("--require-official", arguments->require_official,
                     "refuse archives whose SHA-256 is not a known official release");
   command->add_flag("--json", arguments->json, "print the result as JSON");

@@ -5,6 +5,7 @@
 
 #include "formats/platform.hpp"
 #include "store/official.hpp"
+#include "store/store.hpp"
 #include "util/text.hpp"
 
 namespace cudnnenv {
@@ -120,6 +121,12 @@ Result<TreeRecord> select_tree(const std::vector<TreeRecord>& trees, const Spec&
       return tree;
     }
   }
+  // A name from before the short names (the archive's stem), when no tree has it as its own.
+  for (const auto& tree : trees) {
+    for (const auto& former : former_names(tree)) {
+      if (former == spec.text) return tree;
+    }
+  }
   std::vector<const TreeRecord*> fitting;
   for (const auto& tree : trees) {
     if (fits(spec, tree)) {
@@ -130,9 +137,13 @@ Result<TreeRecord> select_tree(const std::vector<TreeRecord>& trees, const Spec&
     std::string hint;
     std::size_t best = spec.text.size() / 3 + 1;
     for (const auto& tree : trees) {
-      if (const auto distance = util::edit_distance(spec.text, tree.name); distance <= best) {
-        best = distance;
-        hint = "did you mean '" + tree.name + "'?";
+      std::vector<std::string> names = former_names(tree);
+      names.push_back(tree.name);
+      for (const auto& name : names) {
+        if (const auto distance = util::edit_distance(spec.text, name); distance <= best) {
+          best = distance;
+          hint = "did you mean '" + tree.name + "'?";
+        }
       }
     }
     if (hint.empty() || spec.cuda) {

@@ -216,6 +216,9 @@ struct InstallSource {
   std::string file_name;  // the archive's or folder's own name
   ArchiveName name;       // what the name says (version, CUDA, platform)
   std::string tree_name;
+  // The name is not given (--name) and the file name says no version (a
+  // folder): the tree is named once its versions are read.
+  bool provisional_name = false;
   SourceRecord record;
 };
 
@@ -229,7 +232,14 @@ Result<InstallSource> classify_source(const fs::path& source_path, const Install
       util::to_utf8(source.path.has_filename() ? source.path.filename() : source.path.parent_path().filename());
   source.name = source.kind == SourceKind::folder ? ArchiveName{source.file_name, {}, {}, {}, false}
                                                   : parse_archive_name(source.file_name);
-  source.tree_name = options.name.value_or(source.name.stem);
+  if (options.name) {
+    source.tree_name = *options.name;
+  } else if (source.name.version) {
+    source.tree_name = default_tree_name(*source.name.version, source.name.cuda);
+  } else {
+    source.tree_name = source.name.stem;
+    source.provisional_name = true;
+  }
   CUDNNENV_TRY(check_tree_name(source.tree_name));
   if (source.name.platform && source.name.platform->os != options.platform.os) {
     return make_error("'" + source.file_name + "' is a " + describe(*source.name.platform) +
@@ -432,6 +442,13 @@ Result<void> check_adopted_set(const AdoptedFolders& found, const std::vector<Ex
 // Named from what was read: "cudnn-9.19.0-cuda-13.0" when the library says
 // its CUDA, else after the first telling folder (/opt/x/cudnn-copy/lib gives
 // "cudnn-9.19.0-cudnn-copy"), never after a folder's claim of a CUDA.
+// The tree's CUDA part of its default name: the variant, else the major of the cudart it was built with.
+std::optional<CudaVersion> naming_cuda(const VersionFacts& versions) {
+  if (versions.cuda_variant) return versions.cuda_variant;
+  if (versions.cudart) return CudaVersion{versions.cudart->major, std::nullopt};
+  return std::nullopt;
+}
+
 std::string adopted_name(const fs::path& location, const VersionFacts& versions) {
   fs::path telling = location;
   while (telling.has_parent_path() && telling.parent_path() != telling &&
@@ -447,6 +464,32 @@ std::string adopted_name(const fs::path& location, const VersionFacts& versions)
 }
 
 }  // namespace
+
+std::string default_tree_name(const Version& version, const std::optional<CudaVersion>& cuda) {
+  return version.str() + (cuda ? "-cuda" + cuda->str() : std::string());
+}
+
+std::vector<std::string> former_names(const TreeRecord& tree) {
+  std::vector<std::string> names;
+  if (tree.location) {
+    VersionFacts versions;
+    versions.version = tree.version;
+    versions.cuda = tree.cuda;
+    names.push_back(adopted_name(util::path_from_utf8(*tree.location), versions));
+  } else if (!tree.source.path.empty()) {
+    names.push_back(archive_stem(util::to_utf8(util::path_from_utf8(tree.source.path).filename())));
+  }
+  return names;
+}
+
+std::string Store::free_tree_name(const std::string& base) const {
+  std::error_code ec;
+  std::string name = base;
+  for (int n = 2; fs::exists(fs::symlink_status(m_root / util::path_from_utf8(name), ec)); ++n) {
+    name = base + "-" + std::to_string(n);
+  }
+  return name;
+}
 
 Result<void> check_tree_name(const std::string& name) {
   if (name.empty() || name.front() == '.' || name.find_first_of("/\\:*?\"<>|\t\r\n") != std::string::npos ||
@@ -524,16 +567,22 @@ Result<InstallOutcome> Store::install(const fs::path& source_path, const Install
   CUDNNENV_TRY(prepare());
   CUDNNENV_TRY_ASSIGN(lock, util::FileLock::acquire(state_dir() / "locks" / (source->tree_name + ".lock")));
   std::error_code ec;
-  const fs::path tree_dir = m_root / util::path_from_utf8(source->tree_name);
-  if (fs::exists(fs::symlink_status(tree_dir, ec))) {
+  fs::path tree_dir = m_root / util::path_from_utf8(source->tree_name);
+  if (!source->provisional_name && fs::exists(fs::symlink_status(tree_dir, ec))) {
     CUDNNENV_TRY(provenance.settle(source->record));
     auto existing = read_record(tree_dir);
     if (existing && !source->record.sha256.empty() && existing->source.sha256 == source->record.sha256) {
       return InstallOutcome{InstallStatus::already_installed, std::move(*existing)};
     }
-    return make_error("'" + source->tree_name + "' is already in the store" +
-                          (existing ? " (from '" + existing->source.path + "')" : std::string()),
-                      "remove it first ('cudnnenv remove " + source->tree_name + "') or pick another name with --name");
+    if (options.name) {
+      return make_error(
+          "'" + source->tree_name + "' is already in the store" +
+              (existing ? " (from '" + existing->source.path + "')" : std::string()),
+          "remove it first ('cudnnenv remove " + source->tree_name + "') or pick another name with --name");
+    }
+    // Another source of the same version and CUDA (a re-zipped copy, a wheel): the next free name.
+    source->tree_name = free_tree_name(source->tree_name);
+    tree_dir = m_root / util::path_from_utf8(source->tree_name);
   }
 
   // Holding the lock, any staging folder of this name is a killed install's.
@@ -551,6 +600,29 @@ Result<InstallOutcome> Store::install(const fs::path& source_path, const Install
                     staged->tree_root / util::path_from_utf8(layout->main_library), source->name,
                     options.platform == host_platform(), options.probe, options.warn));
   CUDNNENV_TRY(provenance.settle(source->record));
+
+  // A folder: its name now, from what it holds, under a lock of its own.
+  std::optional<Result<util::FileLock>> final_lock;
+  if (source->provisional_name) {
+    source->tree_name = default_tree_name(versions->version, naming_cuda(*versions));
+    final_lock.emplace(util::FileLock::acquire(state_dir() / "locks" / (source->tree_name + ".lock")));
+    if (!*final_lock) return final_lock->error();
+    tree_dir = m_root / util::path_from_utf8(source->tree_name);
+    if (fs::exists(fs::symlink_status(tree_dir, ec))) {
+      // The same archive again (by hash), or the same folder again: as an install of a named source would.
+      auto existing = read_record(tree_dir);
+      if (existing && !source->record.sha256.empty() && existing->source.sha256 == source->record.sha256) {
+        return InstallOutcome{InstallStatus::already_installed, std::move(*existing)};
+      }
+      if (existing && existing->source.path == source->record.path) {
+        return make_error(
+            "'" + source->tree_name + "' is already in the store (from '" + existing->source.path + "')",
+            "remove it first ('cudnnenv remove " + source->tree_name + "') or pick another name with --name");
+      }
+      source->tree_name = free_tree_name(source->tree_name);
+      tree_dir = m_root / util::path_from_utf8(source->tree_name);
+    }
+  }
 
   TreeRecord record = new_record(source->tree_name, *layout, *versions, options.platform);
   record.source = source->record;
@@ -585,8 +657,8 @@ Result<TreeRecord> Store::adopt(const fs::path& directory, const AdoptOptions& o
       versions, read_versions(found->version_header, found->location / util::path_from_utf8(found->layout.main_library),
                               ArchiveName{}, options.platform == host_platform(), options.probe, options.warn));
 
-  TreeRecord record = new_record(options.name.value_or(adopted_name(found->location, *versions)), found->layout,
-                                 *versions, options.platform);
+  TreeRecord record = new_record(options.name.value_or(default_tree_name(versions->version, naming_cuda(*versions))),
+                                 found->layout, *versions, options.platform);
   CUDNNENV_TRY(check_tree_name(record.name));
   const fs::path include_relative = found->include_dir.lexically_relative(found->location);
   record.layout.include_dir =
@@ -603,6 +675,7 @@ Result<TreeRecord> Store::adopt(const fs::path& directory, const AdoptOptions& o
 
   CUDNNENV_TRY(prepare());
   CUDNNENV_TRY_ASSIGN(lock, util::FileLock::acquire(state_dir() / "locks" / (record.name + ".lock")));
+  if (!options.name) record.name = free_tree_name(record.name);
   const fs::path tree_dir = m_root / util::path_from_utf8(record.name);
   if (fs::exists(fs::symlink_status(tree_dir, ec))) {
     return make_error("'" + record.name + "' is already in the store", "pick another name with --name");

@@ -102,6 +102,8 @@ class Store {
  private:
   std::filesystem::path state_dir() const { return m_root / ".cudnnenv"; }
   Result<void> prepare() const;
+  // `base`, else `base-2`, `base-3`...: the first no folder of the store has.
+  std::string free_tree_name(const std::string& base) const;
 
   std::filesystem::path m_root;
   std::filesystem::path m_state;
@@ -109,5 +111,17 @@ class Store {
 
 // Whether `name` can be a tree folder's name on every OS.
 Result<void> check_tree_name(const std::string& name);
+
+// A tree's default name, one scheme for install, wheels and adopt: its
+// version and the CUDA it was built for, "9.19.0.56-cuda13", "8.1.0.77-cuda11.2"
+// (the variant the archive's or wheel's name says, else the major of the
+// cudart its library reports); without a known CUDA, the version alone.
+// A second tree of the same name gets "-2", "-3".
+std::string default_tree_name(const Version& version, const std::optional<CudaVersion>& cuda);
+
+// What the tree would have been named before that scheme (the archive's or
+// folder's stem; "cudnn-9.14.0-cuda-13.0" for an adopted tree): specs that
+// name it so still select it.
+std::vector<std::string> former_names(const TreeRecord& tree);
 
 }  // namespace cudnnenv

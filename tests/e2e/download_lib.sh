@@ -18,7 +18,7 @@ make_download_archives() {
     head -c 8000000 /dev/urandom > "$top/include/padding.bin"
     tar -cJf "srv/$ARCHIVE" "$top"
     rm -rf "$top"
-    TREE=$top VERSION=9.1.0.70 CUDA=12 OTHER_CUDA=11
+    TREE=9.1.0.70-cuda12 VERSION=9.1.0.70 CUDA=12 OTHER_CUDA=11  # the short name (#22)
     OTHER=cudnn-linux-x86_64-9.1.0.70_cuda11-archive.tar.xz
     URL_DIR=https://developer.download.nvidia.com/compute/cudnn/redist/cudnn/linux-x86_64
   else
@@ -27,7 +27,7 @@ make_download_archives() {
     head -c 8000000 /dev/urandom > w/cuda/include/padding.bin
     (cd w && zip -q -r "../srv/$ARCHIVE" cuda)
     rm -rf w
-    TREE=${ARCHIVE%.zip} VERSION=8.1.0.77 CUDA=11.2 OTHER_CUDA=11.3
+    TREE=8.1.0.77-cuda11.2 VERSION=8.1.0.77 CUDA=11.2 OTHER_CUDA=11.3
     OTHER=cudnn-11.3-windows-x64-v8.1.0.77.zip
     URL_DIR=https://developer.download.nvidia.com/compute/redist/cudnn/v8.1.0
   fi

@@ -173,17 +173,29 @@ expect_eq "$rc" "0" "use 9.19 --cuda 13.0 --local ($(cat err))"
 expect_eq "$(cat .cudnnenv.toml)" 'cudnn = "9.19"
 cuda = "13.0"' "the project file"
 run current
-expect_eq "$(cat out)" "9.19.0.56  $cuda13  (set by $WORK/cuda13/.cudnnenv.toml)" "current with cuda = \"13.0\""
+expect_eq "$(cat out)" "9.19.0.56  9.19.0.56-cuda13  (set by $WORK/cuda13/.cudnnenv.toml)" "current with cuda = \"13.0\""
 run which --cudnn 9.19+cuda13.2
 expect_eq "$rc" "0" "+cuda13.2 ($(cat err))"
 run current --cudnn 9.19 --cuda 12.5
 expect_eq "$rc" "3" "--cuda 12.5"
 expect_eq "$(head -1 err)" "cudnnenv: error: no installed cuDNN matches '9.19' for CUDA 12.5 (set by --cudnn)" "the error names the CUDA asked for"
-for tree in "'$cuda13' (9.19.0.56, CUDA 13.x (built with 13.1))" "'t9.2.0' (9.2.0, CUDA 12.x (built with 12.2))" \
+for tree in "'9.19.0.56-cuda13' (9.19.0.56, CUDA 13.x (built with 13.1))" "'t9.2.0' (9.2.0, CUDA 12.x (built with 12.2))" \
   "'t9.1.0' (9.1.0, CUDA 12.x (built with 12.2))"; do
   grep -qF "$tree" err || fail "the hint names each tree's CUDA, $tree: $(cat err)"
 done
 pass "a cuda13 tree built with 13.1 matches --cuda 13.0, cuda = \"13.0\" and +cuda13.2; --cuda 12.5 names both sides"
+
+# Short default names (#22), one scheme: the archive's version and CUDA variant; the old name still selects it.
+run which --cudnn "$cuda13"
+expect_eq "$rc $(cat out)" "0 $CUDNNENV_ROOT/9.19.0.56-cuda13/lib/libcudnn.so.9" "the archive's stem, the name before, still selects the tree"
+for copy in "my copy" "other copy"; do mkdir -p "$copy" && cp -a "$WORK/$cuda13/." "$copy/"; done
+run install "my copy"
+expect_eq "$rc $(head -1 out)" "0 installed '9.19.0-cuda13': cuDNN 9.19.0, CUDA 13.1, Linux x86_64, 122 kB" "a folder: named from what it holds"
+run install "other copy"
+expect_eq "$rc $(head -1 out)" "0 installed '9.19.0-cuda13-2': cuDNN 9.19.0, CUDA 13.1, Linux x86_64, 122 kB" "a second folder of that version: the next free name"
+run install "my copy"
+expect_eq "$rc $(head -1 err)" "1 cudnnenv: error: '9.19.0-cuda13' is already in the store (from '$WORK/cuda13/my copy')" "the same folder again"
+pass "short default names: version and CUDA, -2 for a second source; the archive's stem still selects"
 
 # remove of a tree that is selected here says so before it asks.
 cd "$WORK/plain"

@@ -16,18 +16,18 @@ mkdir -p "$root"
 
 "$WINE" "$CUDNNENV" --root "$(winpath "$root")" install "$(winpath "$WORK/cudnn-11.2-windows-x64-v8.1.0.77.zip")" \
   > install.out 2> install.err || fail "install under wine: $(cat install.err)"
-grep -q "^installed 'cudnn-11.2-windows-x64-v8.1.0.77': cuDNN 8.1.0.77, CUDA 11.2, Windows x64" install.out ||
+grep -q "^installed '8.1.0.77-cuda11.2': cuDNN 8.1.0.77, CUDA 11.2, Windows x64" install.out ||
   fail "install output: $(cat install.out)"
-[ -f "$root/cudnn-11.2-windows-x64-v8.1.0.77/cuda/bin/cudnn64_8.dll" ] || fail "tree not where Windows users expect it"
+[ -f "$root/8.1.0.77-cuda11.2/cuda/bin/cudnn64_8.dll" ] || fail "tree not where Windows users expect it"
 pass "installed into '$root'"
 
 "$WINE" "$CUDNNENV" --root "$(winpath "$root")" list > list.out
 cat list.out
-grep -q "cudnn-11.2-windows-x64-v8.1.0.77  8.1.0.77  11.2" list.out || fail "list: $(cat list.out)"
+grep -q "8.1.0.77-cuda11.2  8.1.0.77  11.2" list.out || fail "list: $(cat list.out)"
 grep -q "库 目录" list.out || fail "list does not show the non-ASCII root as UTF-8"
 "$WINE" "$CUDNNENV" --root "$(winpath "$root")" list --json > list.json
 expect_eq "$(json_field library < list.json)" \
-  "$(winpath "$root/cudnn-11.2-windows-x64-v8.1.0.77/cuda/bin/cudnn64_8.dll")" "library path"
+  "$(winpath "$root/8.1.0.77-cuda11.2/cuda/bin/cudnn64_8.dll")" "library path"
 pass "list shows it, with the Windows path of cudnn64_8.dll"
 
 # The same layout with one 32-bit DLL: refused, nothing changes.

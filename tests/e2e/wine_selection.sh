@@ -19,9 +19,9 @@ grep -q '^cudnn = "8.1"$' .cudnnenv.toml || fail "project file: $(cat .cudnnenv.
 deep=.; for i in $(seq 1 12); do deep="$deep/层 $i"; done
 mkdir -p "$deep" && cd "$deep"
 expect_eq "$(cudnnenv current)" \
-  "8.1.0.77  cudnn-11.2-windows-x64-v8.1.0.77  (set by $(winpath "$WORK/项目 project/.cudnnenv.toml"))" "current"
+  "8.1.0.77  8.1.0.77-cuda11.2  (set by $(winpath "$WORK/项目 project/.cudnnenv.toml"))" "current"
 expect_eq "$(cudnnenv which)" \
-  "$(winpath "$WORK/C libs 库/cudnn-11.2-windows-x64-v8.1.0.77/cuda/bin/cudnn64_8.dll")" "which"
+  "$(winpath "$WORK/C libs 库/8.1.0.77-cuda11.2/cuda/bin/cudnn64_8.dll")" "which"
 expect_eq "$(cudnnenv which --all | wc -l | tr -d ' ')" "7" "which --all: the seven DLLs"
 pass "use --local, current and which with Windows paths"
 
@@ -39,14 +39,14 @@ make_windows_tree tree82 "$FIXTURES/fake-pe64-8.2.0.dll" 8.2.0
 (cd tree82 && zip -q -r ../cudnn-11.3-windows-x64-v8.2.0.53.zip cuda)
 "$WINE" "$CUDNNENV" --root "$pair_root" install "$(winpath "$WORK/cudnn-11.3-windows-x64-v8.2.0.53.zip")" > /dev/null
 "$WINE" "$CUDNNENV" --root "$pair_root" current --cudnn tf2.5 > out 2> err
-expect_eq "$(tr -d '\r' < out)" "8.2.0.53  cudnn-11.3-windows-x64-v8.2.0.53  (set by --cudnn)" "tf2.5 with 8.2 alone"
-expect_eq "$(tr -d '\r' < err)" "cudnnenv: warning: tf2.5 (TensorFlow 2.5) was tested with cuDNN 8.1 and CUDA 11.2, which is not installed; using 'cudnn-11.3-windows-x64-v8.2.0.53' (cuDNN 8.2.0.53, CUDA 11.3), which it accepts (hint: install the tested pair: cudnnenv install 8.1 --cuda 11.2)" "the warning names the tested pair"
+expect_eq "$(tr -d '\r' < out)" "8.2.0.53  8.2.0.53-cuda11.3  (set by --cudnn)" "tf2.5 with 8.2 alone"
+expect_eq "$(tr -d '\r' < err)" "cudnnenv: warning: tf2.5 (TensorFlow 2.5) was tested with cuDNN 8.1 and CUDA 11.2, which is not installed; using '8.2.0.53-cuda11.3' (cuDNN 8.2.0.53, CUDA 11.3), which it accepts (hint: install the tested pair: cudnnenv install 8.1 --cuda 11.2)" "the warning names the tested pair"
 "$WINE" "$CUDNNENV" --root "$pair_root" install "$(winpath "$WORK/cudnn-11.2-windows-x64-v8.1.0.77.zip")" > /dev/null
 "$WINE" "$CUDNNENV" --root "$pair_root" current --cudnn tf2.5 > out 2> err
-expect_eq "$(tr -d '\r' < out)" "8.1.0.77  cudnn-11.2-windows-x64-v8.1.0.77  (set by --cudnn)" "tf2.5 beside 8.2.0.53"
+expect_eq "$(tr -d '\r' < out)" "8.1.0.77  8.1.0.77-cuda11.2  (set by --cudnn)" "tf2.5 beside 8.2.0.53"
 expect_eq "$(cat err)" "" "the tested pair: no warning"
 "$WINE" "$CUDNNENV" --root "$pair_root" profile list > out
-expect_eq "$(tr -d '\r' < out | grep '^tf2.5 ')" "tf2.5   cuDNN 8.1  CUDA 11.2  -> cudnn-11.2-windows-x64-v8.1.0.77 (8.1.0.77)" "profile list"
+expect_eq "$(tr -d '\r' < out | grep '^tf2.5 ')" "$(printf '%-16s' tf2.5)cuDNN 8.1  CUDA 11.2  -> 8.1.0.77-cuda11.2 (8.1.0.77)" "profile list"
 pass "12.5: tf2.5 picks the tested 8.1.0.77 beside 8.2.0.53; 8.2.0.53 alone runs it with a warning naming the pair"
 
 # Issue 14, first part: what could be installed here, on Windows: the
@@ -57,6 +57,6 @@ expect_eq "$(python3 -c '
 import json, sys
 for a in json.load(sys.stdin):
     print(a["version"], a["cuda"], a["file_name"], a["installed"])' < out)" \
-  "$(official_list windows-x86_64 8.1 | awk '{print $0, ($3 == "cudnn-11.2-windows-x64-v8.1.0.77.zip" ? "cudnn-11.2-windows-x64-v8.1.0.77" : "None")}')" \
+  "$(official_list windows-x86_64 8.1 | awk '{print $0, ($3 == "cudnn-11.2-windows-x64-v8.1.0.77.zip" ? "8.1.0.77-cuda11.2" : "None")}')" \
   "list --available 8.1 --json ($(cat err))"
 pass "list --available 8.1: the embedded list's Windows archives, newest first; the installed one named"

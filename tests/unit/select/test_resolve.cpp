@@ -137,8 +137,8 @@ TEST_SUITE("selection") {
     auto both = pick(store, "8.9.7");
     REQUIRE_FALSE(both);
     CHECK(both.error().message ==
-          "'8.9.7' fits trees for 2 CUDA versions: 'cudnn-linux-x86_64-8.9.7.29_cuda11-archive' (CUDA 11) and "
-          "'cudnn-linux-x86_64-8.9.7.29_cuda12-archive' (CUDA 12)");
+          "'8.9.7' fits trees for 2 CUDA versions: '8.9.7.29-cuda11' (CUDA 11) and "
+          "'8.9.7.29-cuda12' (CUDA 12)");
     CHECK(both.error().hint == "say which: '8.9.7+cuda12' (or --cuda 12)");
     CHECK_FALSE(pick(store, "8"));
   }
@@ -154,7 +154,7 @@ TEST_SUITE("selection") {
     CHECK(missing.error().hint.find("-v7.6.5.32.") != std::string::npos);  // an official 7.6.5 archive
     auto typo = pick(store, "cudnn-11.2-linux-x64-v8.1.0.7");
     REQUIRE_FALSE(typo);
-    CHECK(typo.error().hint == "did you mean 'cudnn-11.2-linux-x64-v8.1.0.77'?");
+    CHECK(typo.error().hint == "did you mean '8.1.0.77-cuda11.2'?");
     CHECK_FALSE(parse_spec("8.1+cudaX"));
     CHECK(parse_spec("8.1+cuda11", "12").error().message == "'8.1+cuda11' asks for CUDA 11 but CUDA 12 was given too");
   }
@@ -179,7 +179,7 @@ TEST_SUITE("selection") {
     auto environment = resolve_selection(store, request);
     REQUIRE(environment);
     CHECK(environment->origin == Origin::environment);
-    CHECK(environment->tree.name == "cudnn-linux-x86_64-8.9.7.29_cuda11-archive");
+    CHECK(environment->tree.name == "8.9.7.29-cuda11");
 
     request.environment.unset("CUDNNENV_VERSION");
     auto file = resolve_selection(store, request);
@@ -239,7 +239,7 @@ TEST_SUITE("selection") {
     write_text(test::test_dir() / "p" / k_project_file_name, "cudnn = \"8.9\"\ncuda = \"12\"\n");
     auto selection = resolve_selection(store, request_in(test::test_dir() / "p"));
     REQUIRE(selection);
-    CHECK(selection->tree.name == "cudnn-linux-x86_64-8.9.7.29_cuda12-archive");
+    CHECK(selection->tree.name == "8.9.7.29-cuda12");
   }
 
   TEST_CASE("malformed content is an error with file, line and column; unknown keys a warning") {
@@ -354,9 +354,8 @@ TEST_SUITE("selection") {
   TEST_CASE("a path inside the store needs no trust") {
     Store store = make_store();
     const fs::path project = test::test_dir() / "p";
-    write_text(
-        project / k_project_file_name,
-        "path = " + toml_quote(util::to_utf8(store.root() / "cudnn-linux-x86_64-9.1.0.70_cuda12-archive")) + "\n");
+    write_text(project / k_project_file_name,
+               "path = " + toml_quote(util::to_utf8(store.root() / "9.1.0.70-cuda12")) + "\n");
     if (host_platform().os == Os::linux) {
       auto selection = resolve_selection(store, request_in(project));
       REQUIRE_MESSAGE(selection, (selection ? "" : selection.error().message));
@@ -463,7 +462,7 @@ TEST_SUITE("selection") {
     // tf2.5 wants cuDNN 8.1 with CUDA 11.2 (profiles/tensorflow.toml): the tested pair is installed.
     auto profile = choose_tree(store, "tf2.5", std::nullopt);
     REQUIRE_MESSAGE(profile, (profile ? "" : profile.error().message));
-    CHECK(profile->tree.name == "cudnn-11.2-linux-x64-v8.1.0.77");
+    CHECK(profile->tree.name == "8.1.0.77-cuda11.2");
     CHECK(profile->warnings.empty());
     REQUIRE(profile->profile);
     CHECK(profile->profile->name == "tf2.5");
@@ -488,7 +487,7 @@ TEST_SUITE("selection") {
     CHECK(exact->version.str() == "8.1.0.77");
     auto with_cuda = store.find("8.9.7+cuda11");  // the strict matcher honours +cuda too
     REQUIRE(with_cuda);
-    CHECK(with_cuda->name == "cudnn-linux-x86_64-8.9.7.29_cuda11-archive");
+    CHECK(with_cuda->name == "8.9.7.29-cuda11");
   }
 
   TEST_CASE("a profile prefers its tested pair; a newer minor runs it with a warning naming the pair") {
@@ -496,11 +495,11 @@ TEST_SUITE("selection") {
     install_fake(store, "cudnn-11.3-linux-x64-v8.2.0.53.zip", "8.2.0", 8);
     auto newer = choose_tree(store, "tf2.5", std::nullopt);
     REQUIRE_MESSAGE(newer, (newer ? "" : newer.error().message));
-    CHECK(newer->tree.name == "cudnn-11.3-linux-x64-v8.2.0.53");
-    CHECK(newer->warnings == std::vector<std::string>{
-                                 "tf2.5 (TensorFlow 2.5) was tested with cuDNN 8.1 and CUDA 11.2, which is not "
-                                 "installed; using 'cudnn-11.3-linux-x64-v8.2.0.53' (cuDNN 8.2.0.53, CUDA 11.3), which "
-                                 "it accepts (hint: install the tested pair: cudnnenv install 8.1 --cuda 11.2)"});
+    CHECK(newer->tree.name == "8.2.0.53-cuda11.3");
+    CHECK(newer->warnings ==
+          std::vector<std::string>{"tf2.5 (TensorFlow 2.5) was tested with cuDNN 8.1 and CUDA 11.2, which is not "
+                                   "installed; using '8.2.0.53-cuda11.3' (cuDNN 8.2.0.53, CUDA 11.3), which "
+                                   "it accepts (hint: install the tested pair: cudnnenv install 8.1 --cuda 11.2)"});
     // The same through a project file: every command shows the warning.
     write_text(test::test_dir() / "p" / k_project_file_name, "profile = \"tf2.5\"\n");
     auto project = resolve_selection(store, request_in(test::test_dir() / "p"));
@@ -510,14 +509,14 @@ TEST_SUITE("selection") {
     install_fake(store, "cudnn-11.2-linux-x64-v8.1.0.77.zip", "8.1.0", 8);  // older, but the tested pair
     auto tested = choose_tree(store, "tf2.5", std::nullopt);
     REQUIRE(tested);
-    CHECK(tested->tree.name == "cudnn-11.2-linux-x64-v8.1.0.77");
+    CHECK(tested->tree.name == "8.1.0.77-cuda11.2");
     CHECK(tested->warnings.empty());
     auto fit = satisfying_tree(*tested->profile, store.list(RecordPart::identity).trees);
     REQUIRE(fit);
     CHECK(fit->tested);
     project = resolve_selection(store, request_in(test::test_dir() / "p"));
     REQUIRE(project);
-    CHECK(project->tree.name == "cudnn-11.2-linux-x64-v8.1.0.77");
+    CHECK(project->tree.name == "8.1.0.77-cuda11.2");
     CHECK(project->warnings.empty());
   }
 
@@ -526,7 +525,7 @@ TEST_SUITE("selection") {
     write_text(store.state_directory() / "config.toml", "default = \"9\"\n");
     write_text(test::test_dir() / "p" / k_project_file_name, "cudnn = \"8.10\"\n");
     SelectionRequest request = request_in(test::test_dir() / "p");
-    request.environment.set(k_activated_variable, "cudnn-11.2-linux-x64-v8.1.0.77");
+    request.environment.set(k_activated_variable, "8.1.0.77-cuda11.2");
     auto activated = resolve_selection(store, request);
     REQUIRE(activated);
     CHECK(activated->origin == Origin::activation);

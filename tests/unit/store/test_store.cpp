@@ -101,7 +101,8 @@ TEST_SUITE("store") {
     REQUIRE_MESSAGE(outcome, (outcome ? "" : outcome.error().message));
     CHECK(outcome->status == InstallStatus::installed);
     const TreeRecord& record = outcome->record;
-    CHECK(record.name == "cudnn-11.2-windows-x64-v8.1.0.77");
+    // The short name (#22): the version and the CUDA variant the archive's name says.
+    CHECK(record.name == "8.1.0.77-cuda11.2");
     CHECK(record.version.str() == "8.1.0.77");
     CHECK(record.version_from == "header");
     CHECK(record.cuda->str() == "11.2");
@@ -114,7 +115,7 @@ TEST_SUITE("store") {
     CHECK(warnings.any_contains("has the name of an official archive but not its SHA-256"));
 
     // The archive's inner layout is kept, as every tutorial expects.
-    const fs::path tree = store.root() / "cudnn-11.2-windows-x64-v8.1.0.77";
+    const fs::path tree = store.root() / "8.1.0.77-cuda11.2";
     CHECK(fs::is_regular_file(tree / "cuda" / "bin" / "cudnn64_8.dll"));
     CHECK(fs::is_regular_file(tree / ".cudnnenv" / "tree.toml"));
     CHECK(record.library_path() == tree / "cuda" / "bin" / "cudnn64_8.dll");
@@ -132,7 +133,7 @@ TEST_SUITE("store") {
     CHECK(fs::is_empty(store.root() / ".cudnnenv" / "staging"));
   }
 
-  TEST_CASE("the same archive twice is a no-op; another archive under that name is refused") {
+  TEST_CASE("the same archive twice is a no-op; another of that version and CUDA is the next name; --name refuses") {
     Store store = make_store();
     test::write_zip("cudnn-11.2-windows-x64-v8.1.0.77.zip", windows_8_1());
     REQUIRE(store.install("cudnn-11.2-windows-x64-v8.1.0.77.zip", options_for(k_windows)));
@@ -144,11 +145,16 @@ TEST_SUITE("store") {
     changed["cuda/extra.txt"] = Item{"different archive, same name\n"};
     fs::create_directory("other");
     test::write_zip("other/cudnn-11.2-windows-x64-v8.1.0.77.zip", changed);
-    const std::string message =
-        error_of(store.install("other/cudnn-11.2-windows-x64-v8.1.0.77.zip", options_for(k_windows)));
-    CHECK(message == "'cudnn-11.2-windows-x64-v8.1.0.77' is already in the store (from '" +
+    InstallOptions named = options_for(k_windows);
+    named.name = "8.1.0.77-cuda11.2";
+    const std::string message = error_of(store.install("other/cudnn-11.2-windows-x64-v8.1.0.77.zip", named));
+    CHECK(message == "'8.1.0.77-cuda11.2' is already in the store (from '" +
                          util::to_utf8(fs::absolute("cudnn-11.2-windows-x64-v8.1.0.77.zip")) + "')");
     CHECK(store.list().trees.size() == 1);
+    auto second = store.install("other/cudnn-11.2-windows-x64-v8.1.0.77.zip", options_for(k_windows));
+    REQUIRE_MESSAGE(second, (second ? "" : second.error().message));
+    CHECK(second->record.name == "8.1.0.77-cuda11.2-2");
+    CHECK(store.list().trees.size() == 2);
   }
 
   TEST_CASE("an archive whose top folder has the archive's name becomes the tree itself") {
@@ -165,7 +171,7 @@ TEST_SUITE("store") {
     CHECK(outcome->record.layout.main_library == "bin/cudnn64_9.dll");
     // The name says 12; a Windows host asks the library, which says 12.2.
     CHECK(outcome->record.cuda->str() == (host_platform() == k_windows ? "12.2" : "12"));
-    CHECK(fs::is_regular_file(store.root() / spec.prefix / "bin" / "cudnn64_9.dll"));
+    CHECK(fs::is_regular_file(store.root() / "9.1.0.70-cuda12" / "bin" / "cudnn64_9.dll"));
   }
 
   TEST_CASE("a wheel whose file name says nothing takes version and CUDA from its metadata") {
@@ -223,7 +229,7 @@ TEST_SUITE("store") {
       options.warn = warnings.sink();
       auto record = store.adopt("cuda-11.8", options);
       REQUIRE_MESSAGE(record, (record ? "" : record.error().message));
-      CHECK(record->name == "cudnn-9.1.0-cuda-12.2");
+      CHECK(record->name == "9.1.0-cuda12");  // one scheme with install: the cudart's major
       CHECK(record->cuda->str() == "12.2");
     }
   }
@@ -233,7 +239,7 @@ TEST_SUITE("store") {
     test::write_folder("my cudnn", test::fake_tree(host_tree_9_1()));
     auto outcome = store.install("my cudnn", options_for(host_platform()));
     REQUIRE_MESSAGE(outcome, (outcome ? "" : outcome.error().message));
-    CHECK(outcome->record.name == "my cudnn");
+    CHECK(outcome->record.name == "9.1.0-cuda12");  // named from what it holds, not "my cudnn"
     CHECK(outcome->record.source.kind == "folder");
     CHECK(outcome->record.version.str() == "9.1.0");
     CHECK(outcome->record.cuda->str() == "12.2");  // the fake's cudnnGetCudartVersion() is 12020
@@ -345,7 +351,7 @@ TEST_SUITE("store") {
     CHECK(outcome->record.source.kind == "tar");
     CHECK(outcome->record.layout.main_library == "lib/libcudnn.so.9");
     CHECK(outcome->record.version.str() == "9.1.0.70");
-    const fs::path tree = store.root() / spec.prefix;
+    const fs::path tree = store.root() / "9.1.0.70-cuda12";
     CHECK(fs::is_symlink(tree / "lib" / "libcudnn.so.9"));
     CHECK(fs::read_symlink(tree / "lib" / "libcudnn.so.9") == "libcudnn.so.9.1.0");
     CHECK(fs::is_regular_file(tree / "lib" / "libcudnn.so.9"));
@@ -454,7 +460,7 @@ TEST_SUITE("store") {
     REQUIRE(outcome);
     REQUIRE(store.remove(outcome->record));
     CHECK(store.list().trees.empty());
-    CHECK_FALSE(fs::exists(store.root() / "cudnn-11.2-windows-x64-v8.1.0.77"));
+    CHECK_FALSE(fs::exists(store.root() / "8.1.0.77-cuda11.2"));
     CHECK(fs::is_empty(store.root() / ".cudnnenv" / "trash"));
   }
 
@@ -469,12 +475,12 @@ TEST_SUITE("store") {
       options.probe = {};  // the fake library says 8.1.0 for both
       REQUIRE(store.install(std::string("v") + version + ".zip", options));
     }
-    CHECK(store.find("8.1")->name == "v8.1.0");
-    CHECK(store.find("8.10")->name == "v8.10.0");
-    CHECK(store.find("v8.10.0")->name == "v8.10.0");
+    CHECK(store.find("8.1")->name == "8.1.0");
+    CHECK(store.find("8.10")->name == "8.10.0");
+    CHECK(store.find("v8.10.0")->name == "8.10.0");  // the name it had before the short names
     auto ambiguous = store.find("8");
     REQUIRE_FALSE(ambiguous);
-    CHECK(ambiguous.error().message == "'8' matches 2 trees: 'v8.10.0', 'v8.1.0'");
+    CHECK(ambiguous.error().message == "'8' matches 2 trees: '8.10.0', '8.1.0'");
     auto missing = store.find("9.1");
     REQUIRE_FALSE(missing);
     CHECK(missing.error().code == ExitCode::not_found);
@@ -486,7 +492,7 @@ TEST_SUITE("store") {
           "installed: 8.10.0, 8.1.0; 'cudnnenv install 9.1' fetches " + archive + " from NVIDIA");
     auto typo = store.find("v8.1.O");
     REQUIRE_FALSE(typo);
-    CHECK(typo.error().hint == "did you mean 'v8.1.0'?");
+    CHECK(typo.error().hint == "did you mean '8.1.0'?");
   }
 }
 
