@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # What a prompt costs with each tool's shell hook, in bash, where nothing
 # changed (the common case: a prompt in the same folder): cudnnenv's hook
-# (a shell function: two string comparisons), `direnv export bash` and
+# (a shell function: two string comparisons, and in a project one read of
+# its file by the shell itself), `direnv export bash` and
 # `mise hook-env -s bash` where they are installed (each a process per
 # prompt), and, for scale, cudnnenv's hook after a cd (a walk up the folders
 # and one run of cudnnenv). ROUNDS prompts each, interleaved in rounds of 10.

@@ -224,3 +224,15 @@ cudnnenv: warning: cannot look for '$perm/locked/.cudnnenv.toml' (a folder on th
 else
   echo "skip: a folder without search rights needs root and setpriv to stage"
 fi
+
+# zsh without compinit: init exits 0 and says once, at the first prompt, how to get completion; a cd
+# follows the project at once (chpwd), not only at the next prompt.
+cd "$WORK"
+printf '%s\n' 'eval "$(cudnnenv init zsh)"; echo "init rc=$?"' 'cd plain; echo "same line: $CUDNNENV_ACTIVE"' \
+  'echo "next: $CUDNNENV_ACTIVE"' | zsh -f -i > zsh-init.out 2> zsh-init.err
+expect_eq "$(cat zsh-init.out)" "init rc=0
+same line: t9.1.0
+next: t9.1.0" "zsh: init's exit code, and a cd followed on the same line"
+expect_eq "$(grep -c "cudnnenv: tab completion needs zsh's completion system: add 'autoload -Uz compinit && compinit' to ~/.zshrc" zsh-init.err)" \
+  "1" "zsh: the completion hint, once ($(cat zsh-init.err))"
+pass "zsh: init exits 0 without compinit and says once how to get completion; chpwd follows a cd at once"
