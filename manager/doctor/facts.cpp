@@ -272,45 +272,64 @@ std::vector<HeaderInfo> find_headers(const util::Environment& environment, const
   return headers;
 }
 
-// A version manager's shim on POSIX (pyenv's and asdf's are scripts naming
-// the manager, mise's a link to mise itself): the manager, to ask its `which`.
-std::optional<std::pair<std::string, fs::path>> version_manager_of(const fs::path& shim,
-                                                                   const util::Environment& environment) {
-  std::error_code ec;
-  if (fs::is_symlink(shim, ec)) {
-    const fs::path target = fs::canonical(shim, ec);
-    if (!ec && util::starts_with(util::to_utf8(target.filename()), "mise")) return std::pair{"mise", target};
-    return std::nullopt;
-  }
-  // The first 4 KiB: a program on PATH may be a large binary.
-  std::optional<std::string> text;
-  if (util::FilePtr file = util::open_file(shim, "rb")) {
-    std::string head(4096, '\0');
-    head.resize(std::fread(head.data(), 1, head.size(), file.get()));
-    text = std::move(head);
-  }
-  if (!text || !util::starts_with(*text, "#!")) return std::nullopt;
+std::optional<ManagerShim> manager_in_shim_text(std::string_view text) {
+  if (!util::starts_with(text, "#!")) return std::nullopt;
   // pyenv: exec "/root/.pyenv/libexec/pyenv" exec "$program" "$@"
-  if (const auto at = text->find("/libexec/pyenv\" exec "); at != std::string::npos) {
-    const auto open = text->rfind('"', at);
-    if (open != std::string::npos)
-      return std::pair{"pyenv", util::path_from_utf8(text->substr(open + 1, at + 14 - open - 1))};
+  constexpr std::string_view pyenv = "/libexec/pyenv\" exec ";
+  if (const auto at = text.find(pyenv); at != std::string_view::npos) {
+    const auto open = text.rfind('"', at);
+    if (open != std::string_view::npos) {
+      return ManagerShim{"pyenv", std::string(text.substr(open + 1, at + pyenv.size() - 7 - open - 1))};
+    }
   }
   // asdf (0.x): exec /home/u/.asdf/bin/asdf exec "python" "$@"  (or a bare asdf on PATH)
-  for (std::size_t at = text->find("exec "); at != std::string::npos; at = text->find("exec ", at + 5)) {
+  for (std::size_t at = text.find("exec "); at != std::string_view::npos; at = text.find("exec ", at + 5)) {
     const std::size_t begin = at + 5;
-    const std::size_t end = text->find(' ', begin);
-    if (end == std::string::npos) break;
-    const std::string word = text->substr(begin, end - begin);
-    if ((word == "asdf" || util::ends_with(word, "/asdf")) && text->compare(end, 6, " exec ") == 0) {
-      if (word == "asdf") {
-        if (auto found = find_program("asdf", environment, {})) return std::pair{"asdf", *found};
-        return std::nullopt;
-      }
-      return std::pair{"asdf", util::path_from_utf8(word)};
+    const std::size_t end = text.find(' ', begin);
+    if (end == std::string_view::npos) break;
+    const std::string_view word = text.substr(begin, end - begin);
+    if ((word == "asdf" || util::ends_with(word, "/asdf")) && text.substr(end, 6) == " exec ") {
+      return ManagerShim{"asdf", std::string(word)};
     }
   }
   return std::nullopt;
+}
+
+namespace {
+
+// A version manager's shim on POSIX (pyenv's and asdf's are scripts naming
+// the manager, mise's a link to mise itself): the manager, to ask its `which`.
+// A manager inside the working folder (a cloned repository) is not run.
+std::optional<std::pair<std::string, fs::path>> version_manager_of(const fs::path& shim,
+                                                                   const util::Environment& environment) {
+  std::error_code ec;
+  std::optional<std::pair<std::string, fs::path>> found;
+  if (fs::is_symlink(shim, ec)) {
+    const fs::path target = fs::canonical(shim, ec);
+    if (!ec && util::starts_with(util::to_utf8(target.filename()), "mise")) found = std::pair{"mise", target};
+  } else if (util::FilePtr file = util::open_file(shim, "rb")) {
+    // The first 4 KiB: a program on PATH may be a large binary.
+    std::string head(4096, '\0');
+    head.resize(std::fread(head.data(), 1, head.size(), file.get()));
+    if (auto manager = manager_in_shim_text(head)) {
+      fs::path tool = util::path_from_utf8(manager->tool);
+      if (manager->tool == "asdf") {
+        auto on_path = find_program("asdf", environment, {});
+        if (!on_path) return std::nullopt;
+        tool = *on_path;
+      }
+      found = std::pair{manager->name, tool};
+    }
+  }
+  if (!found || !found->second.is_absolute() || !fs::is_regular_file(found->second, ec)) return std::nullopt;
+  const fs::path here = fs::weakly_canonical(fs::current_path(ec), ec);
+  const fs::path tool = fs::weakly_canonical(found->second, ec);
+  const auto inside = std::mismatch(here.begin(), here.end(), tool.begin(), tool.end());
+  if (inside.first == here.end()) {
+    spdlog::debug("doctor: not running '{}', which is inside the working folder", util::to_utf8(tool));
+    return std::nullopt;
+  }
+  return found;
 }
 
 // What a version manager's shim runs here, by the manager's own `which`
@@ -334,6 +353,8 @@ std::optional<fs::path> resolve_manager_shim(const std::string& manager, const f
   if (line.empty() || !found.is_absolute() || !fs::is_regular_file(found, ec)) return std::nullopt;
   return found;
 }
+
+}  // namespace
 
 std::vector<fs::path> site_packages_of(const fs::path& program, const util::Environment& environment, Os os) {
   std::vector<fs::path> sites;

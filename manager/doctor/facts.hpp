@@ -132,6 +132,17 @@ std::vector<FrameworkInfo> find_frameworks(const std::vector<std::filesystem::pa
                                            const std::vector<FoundCopy>& copies, Os os);
 // The first quoted value after `key` in Python source ('cuda_version': '11.2'); empty when none.
 std::string python_value_after(std::string_view text, std::string_view key);
+
+// What a version manager's shim script names to run: pyenv's (`exec
+// "/root/.pyenv/libexec/pyenv" exec "$program"`) or asdf's (`exec
+// /home/u/.asdf/bin/asdf exec "python"`, or a bare `asdf`); text that is not
+// a script (no "#!") names nothing. The tool is a path from the file, which
+// anyone who can write the shim chose: the caller decides whether to run it.
+struct ManagerShim {
+  std::string name;  // "pyenv", "asdf"
+  std::string tool;  // the path as written ("asdf" when bare)
+};
+std::optional<ManagerShim> manager_in_shim_text(std::string_view text);
 // "1.2.3" < "1.10" by number, field by field; a missing field counts as 0.
 int compare_dotted(std::string_view a, std::string_view b);
 

@@ -1,6 +1,7 @@
 // What doctor reads from files anyone can write: /proc's driver line, the
 // probe's GPU list, and Python sources in site-packages (TensorFlow's
-// build_info.py, PyTorch's version.py). Any bytes: no crash, no read past
+// build_info.py, PyTorch's version.py), and a version manager's shim script
+// on PATH. Any bytes: no crash, no read past
 // the input, and a value found is a substring of the input without a quote.
 #include <cstdint>
 #include <cstdlib>
@@ -20,6 +21,10 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
     const std::string value = cudnnenv::python_value_after(text, key);
     if (value.find('\'') != std::string::npos && value.find('"') != std::string::npos) std::abort();
     if (!value.empty() && text.find(value) == std::string::npos) std::abort();
+  }
+  // A version manager's shim: the tool named is a substring of the text.
+  if (const auto shim = cudnnenv::manager_in_shim_text(text); shim && text.find(shim->tool) == std::string::npos) {
+    std::abort();
   }
   const auto half = text.find('|');
   if (half != std::string::npos) {

@@ -65,6 +65,25 @@ TEST_CASE("values in Python files, as TensorFlow and PyTorch write them") {
   CHECK(python_value_after("x = 'unterminated", "x").empty());
 }
 
+TEST_CASE("a version manager's shim: the tool it runs, as pyenv and asdf write them; anything else names none") {
+  const auto pyenv = manager_in_shim_text(
+      "#!/usr/bin/env bash\nset -e\n[ -n \"$PYENV_DEBUG\" ] && set -x\n\nprogram=\"${0##*/}\"\n\n"
+      "export PYENV_ROOT=\"/root/.pyenv\"\nexec \"/root/.pyenv/libexec/pyenv\" exec \"$program\" \"$@\"\n");
+  REQUIRE(pyenv);
+  CHECK(pyenv->name == "pyenv");
+  CHECK(pyenv->tool == "/root/.pyenv/libexec/pyenv");
+  const auto asdf = manager_in_shim_text(
+      "#!/usr/bin/env bash\n# asdf-plugin: python 3.11.4\nexec /home/u/.asdf/bin/asdf exec \"python\" \"$@\"\n");
+  REQUIRE(asdf);
+  CHECK(asdf->name == "asdf");
+  CHECK(asdf->tool == "/home/u/.asdf/bin/asdf");
+  CHECK(manager_in_shim_text("#!/bin/sh\nexec asdf exec \"python\" \"$@\"\n")->tool == "asdf");
+  CHECK_FALSE(
+      manager_in_shim_text("\x7f"
+                           "ELF exec \"/x/libexec/pyenv\" exec "));
+  CHECK_FALSE(manager_in_shim_text("#!/bin/sh\nexec /usr/bin/python3.11 \"$@\"\n"));
+}
+
 TEST_CASE("dotted versions compare by number") {
   CHECK(compare_dotted("580.65.06", "580.159.04") < 0);
   CHECK(compare_dotted("590.44.01", "580.159.04") > 0);
