@@ -68,14 +68,9 @@ std::string quoted(const fs::path& path) {
   return "'" + util::to_utf8(path) + "'";
 }
 
-bool same_file(const fs::path& a, const fs::path& b) {
-  std::error_code ec;
-  return !a.empty() && !b.empty() && fs::equivalent(a, b, ec);
-}
-
 const FoundCopy* copy_of(const Facts& facts, const fs::path& library) {
   for (const auto& copy : facts.copies) {
-    if (same_file(copy.library, library)) {
+    if (util::same_file(copy.library, library)) {
       return &copy;
     }
   }
@@ -83,7 +78,7 @@ const FoundCopy* copy_of(const Facts& facts, const fs::path& library) {
 }
 
 std::string version_of(const Facts& facts, const fs::path& library) {
-  if (facts.selection && same_file(facts.selection->tree.library_path(), library)) {
+  if (facts.selection && util::same_file(facts.selection->tree.library_path(), library)) {
     return facts.selection->tree.version.str();
   }
   const FoundCopy* copy = copy_of(facts, library);
@@ -433,7 +428,7 @@ DoctorCheck check_copy_wins(const Facts& facts) {
     return result;
   }
   const LoaderCandidate& winner = first.candidates.front();
-  if (same_file(winner.file, tree.library_path())) {
+  if (util::same_file(winner.file, tree.library_path())) {
     result = check("copy-wins", DoctorStatus::ok,
                    program + " loads " + quoted(winner.file) + " (the selected tree, via " + winner.via + ")");
     result.details = details;

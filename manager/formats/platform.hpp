@@ -20,6 +20,11 @@ struct Platform {
 // The platform this program was built for.
 Platform host_platform();
 
+// Whether this program runs on Windows (host_platform().os, said once).
+inline bool windows_host() {
+  return host_platform().os == Os::windows;
+}
+
 std::string to_string(Os os);      // "linux", "windows"
 std::string to_string(Arch arch);  // "x86_64", "x86", "arm64", ...
 std::optional<Os> parse_os(std::string_view text);

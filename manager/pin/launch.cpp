@@ -16,14 +16,6 @@ namespace cudnnenv {
 
 namespace fs = std::filesystem;
 
-namespace {
-
-bool windows_host() {
-  return host_platform().os == Os::windows;
-}
-
-}  // namespace
-
 Result<void> check_batch_arguments(const fs::path& program, const std::vector<std::string>& arguments) {
   const std::string path = util::to_utf8(program);
   if (!shim::is_batch_file(std::string_view(path))) {
@@ -47,17 +39,11 @@ Result<void> check_batch_arguments(const fs::path& program, const std::vector<st
 
 namespace {
 
-// Same file, through links or another spelling of the path.
-bool same_file(const fs::path& a, const fs::path& b) {
-  std::error_code ec;
-  return fs::equivalent(a, b, ec);
-}
-
 // In a skipped folder, or the same file as the one of that name there (a
 // link to a shim, or a shim reached through another spelling of its path).
 bool in_skipped(const fs::path& candidate, const std::vector<fs::path>& skip) {
   for (const auto& folder : skip) {
-    if (same_file(candidate.parent_path(), folder) || same_file(candidate, folder / candidate.filename())) {
+    if (util::same_file(candidate.parent_path(), folder) || util::same_file(candidate, folder / candidate.filename())) {
       return true;
     }
   }
@@ -300,9 +286,9 @@ PinReport classify_loaded(const TreeRecord& tree, const fs::path& program, const
       report.files.push_back(std::move(entry));
       continue;
     }
-    if (same_file(file.parent_path(), program_folder)) {
+    if (util::same_file(file.parent_path(), program_folder)) {
       entry.why = "from the program's own folder, which the loader searches before PATH: remove or rename that copy";
-    } else if (same_file(file.parent_path(), working_folder)) {
+    } else if (util::same_file(file.parent_path(), working_folder)) {
       entry.why = "from the working folder, which the default search puts before PATH" +
                   std::string(windows_host() ? "; on Windows the SetDllDirectoryW that cudnnenv sets, passed to "
                                                "the program, takes it out of the search"

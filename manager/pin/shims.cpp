@@ -16,10 +16,6 @@ namespace fs = std::filesystem;
 
 namespace {
 
-bool windows_host() {
-  return host_platform().os == Os::windows;
-}
-
 fs::path launcher_file(const ShimPaths& paths, const std::string& name) {
   return paths.shims_dir / util::path_from_utf8(windows_host() ? name + ".exe" : name);
 }

@@ -132,4 +132,9 @@ Result<void> write_file_atomic(const fs::path& path, std::string_view content) {
   return replaced;
 }
 
+bool same_file(const std::filesystem::path& a, const std::filesystem::path& b) {
+  std::error_code ec;
+  return !a.empty() && !b.empty() && std::filesystem::equivalent(a, b, ec);
+}
+
 }  // namespace cudnnenv::util

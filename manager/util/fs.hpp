@@ -31,6 +31,10 @@ FilePtr open_file(const std::filesystem::path& path, const char* mode);
 // Whole file as bytes.
 Result<std::string> read_file(const std::filesystem::path& path);
 
+// Whether `a` and `b` are one file (through links or another spelling of the
+// path); false when either is empty or missing.
+bool same_file(const std::filesystem::path& a, const std::filesystem::path& b);
+
 // Writes `content` to a temporary file beside `path`, flushes it to disk and
 // renames it over `path`: readers see the old file or the new one.
 Result<void> write_file_atomic(const std::filesystem::path& path, std::string_view content);
