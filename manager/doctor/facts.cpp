@@ -112,45 +112,6 @@ DriverInfo read_driver(const fs::path& probe_program, std::chrono::milliseconds 
   return info;
 }
 
-namespace {
-
-std::optional<std::string> toolkit_version_text(const fs::path& root) {
-  // version.json (11.1 and later), version.txt (older), else cuda.h's CUDA_VERSION.
-  if (auto json = util::read_file(root / "version.json")) {
-    const auto cuda = json->find("\"cuda\"");
-    if (cuda != std::string::npos) {
-      const std::string value = python_value_after(std::string_view(*json).substr(cuda), "\"version\"");
-      if (!value.empty()) {
-        return value;
-      }
-    }
-  }
-  if (auto text = util::read_file(root / "version.txt")) {
-    const auto at = text->find("CUDA Version ");
-    if (at != std::string::npos) {
-      return std::string(util::trim(util::split(text->substr(at + 13), '\n').front()));
-    }
-  }
-  if (auto header = util::read_file(root / "include" / "cuda.h")) {
-    const auto at = header->find("#define CUDA_VERSION ");
-    if (at != std::string::npos) {
-      const long raw = std::strtol(header->c_str() + at + 21, nullptr, 10);
-      if (raw > 0) {
-        return std::to_string(raw / 1000) + "." + std::to_string(raw % 1000 / 10);
-      }
-    }
-  }
-  return std::nullopt;
-}
-
-bool is_toolkit(const fs::path& root) {
-  std::error_code ec;
-  return fs::is_regular_file(root / "version.json", ec) || fs::is_regular_file(root / "version.txt", ec) ||
-         fs::is_regular_file(root / "include" / "cuda.h", ec);
-}
-
-}  // namespace
-
 std::string python_value_after(std::string_view text, std::string_view key) {
   // The first occurrence that is assigned or given: `key = '...'`, `key: T = '...'`,
   // `'key': '...'`; one in a list (`__all__ = ['__version__', ...]`) is not.
@@ -175,62 +136,6 @@ std::string python_value_after(std::string_view text, std::string_view key) {
     return std::string(text.substr(position + 1, end - position - 1));
   }
   return {};
-}
-
-std::vector<ToolkitInfo> find_toolkits(const util::Environment& environment, Os os) {
-  std::vector<ToolkitInfo> toolkits;
-  std::error_code ec;
-  auto add = [&](const fs::path& root, const std::string& via) {
-    if (root.empty() || !is_toolkit(root)) {
-      return;
-    }
-    for (const auto& known : toolkits) {
-      if (fs::equivalent(known.root, root, ec)) {
-        return;
-      }
-    }
-    ToolkitInfo toolkit{root, std::nullopt, {}, via};
-    if (auto text = toolkit_version_text(root)) {
-      toolkit.version_text = *text;
-      toolkit.version = parse_cuda_version(*text);
-      if (!toolkit.version) {
-        const auto fields = util::split(*text, '.');
-        if (fields.size() >= 2) {
-          toolkit.version = parse_cuda_version(fields[0] + "." + fields[1]);
-        }
-      }
-    }
-    toolkits.push_back(toolkit);
-  };
-  for (const char* variable : {"CUDA_PATH", "CUDA_HOME", "CUDA_ROOT"}) {
-    if (auto value = environment.get(variable); value && !value->empty()) {
-      add(util::path_from_utf8(*value), variable);
-    }
-  }
-  for (const auto& [name, value] : environment.variables()) {
-    if (util::starts_with(util::to_lower(name), "cuda_path_v") && !value.empty()) {
-      add(util::path_from_utf8(value), name);
-    }
-  }
-  const char* nvcc = os == Os::windows ? "nvcc.exe" : "nvcc";
-  for (const auto& entry : util::split_path_list(environment.get("PATH").value_or(""))) {
-    if (fs::is_regular_file(util::path_from_utf8(entry) / nvcc, ec)) {
-      add(util::path_from_utf8(entry).parent_path(), "nvcc on PATH");
-    }
-  }
-  if (os == Os::windows) {
-    const std::string program_files = environment.get("ProgramFiles").value_or("C:\\Program Files");
-    for (const auto& root :
-         expand_glob(util::path_from_utf8(program_files) / "NVIDIA GPU Computing Toolkit" / "CUDA" / "v*")) {
-      add(root, "the CUDA installer's folder");
-    }
-  } else {
-    add("/usr/local/cuda", "/usr/local/cuda");
-    for (const auto& root : expand_glob("/usr/local/cuda-*")) {
-      add(root, "/usr/local/cuda-*");
-    }
-  }
-  return toolkits;
 }
 
 std::vector<HeaderInfo> find_headers(const util::Environment& environment, const std::vector<ToolkitInfo>& toolkits,

@@ -14,6 +14,7 @@
 #include <vector>
 
 #include "discover/discover.hpp"
+#include "discover/toolkits.hpp"
 #include "formats/binfmt.hpp"
 #include "formats/platform.hpp"
 #include "formats/version.hpp"
@@ -42,12 +43,7 @@ struct DriverInfo {
   bool found() const { return !version.empty() || cuda.has_value(); }
 };
 
-struct ToolkitInfo {
-  std::filesystem::path root;
-  std::optional<CudaVersion> version;
-  std::string version_text;  // "12.4.131" as the toolkit says
-  std::string via;           // "CUDA_PATH", "nvcc on PATH", "/usr/local/cuda*", ...
-};
+using ToolkitInfo = Toolkit;  // discover/toolkits, found the one way every command finds them
 
 struct HeaderInfo {
   std::filesystem::path file;  // cudnn_version.h (or cudnn.h before 8)
@@ -123,7 +119,6 @@ DriverInfo read_driver(const std::filesystem::path& probe_program, std::chrono::
 // "NVRM version: ... Kernel Module  580.95.05  ..." line.
 DriverInfo parse_gpu_probe(std::string_view text);
 std::string parse_proc_driver_version(std::string_view text);
-std::vector<ToolkitInfo> find_toolkits(const util::Environment& environment, Os os);
 std::vector<HeaderInfo> find_headers(const util::Environment& environment, const std::vector<ToolkitInfo>& toolkits,
                                      Os os);
 std::vector<std::filesystem::path> site_packages_of(const std::filesystem::path& program,

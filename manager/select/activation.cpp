@@ -10,39 +10,6 @@ namespace cudnnenv {
 
 namespace fs = std::filesystem;
 
-std::optional<fs::path> find_toolkit(const CudaVersion& cuda, const util::Environment& environment) {
-  std::error_code ec;
-  if (!cuda.minor) {
-    return std::nullopt;  // "cuda 12" names no one toolkit folder
-  }
-  const std::string dotted = std::to_string(cuda.major) + "." + std::to_string(*cuda.minor);
-  std::vector<fs::path> candidates;
-  if (auto variable = environment.get("CUDA_PATH_V" + std::to_string(cuda.major) + "_" + std::to_string(*cuda.minor))) {
-    candidates.push_back(util::path_from_utf8(*variable));
-  }
-  if (host_platform().os == Os::windows) {
-    const std::string program_files = environment.get("ProgramFiles").value_or("C:\\Program Files");
-    candidates.push_back(util::path_from_utf8(program_files) / "NVIDIA GPU Computing Toolkit" / "CUDA" /
-                         util::path_from_utf8("v" + dotted));
-  } else {
-    candidates.push_back("/usr/local/cuda-" + dotted);
-  }
-  for (const auto& candidate : candidates) {
-    if (fs::is_directory(candidate / "bin", ec)) {
-      return candidate;
-    }
-  }
-  return std::nullopt;
-}
-
-bool toolkit_installed(const CudaVersion& cuda, const util::Environment& environment) {
-  if (cuda.minor) return find_toolkit(cuda, environment).has_value();
-  for (int minor = 0; minor <= 9; ++minor) {
-    if (find_toolkit(CudaVersion{cuda.major, minor}, environment)) return true;
-  }
-  return false;
-}
-
 shell::Activation activation_for(const TreeRecord& tree, const std::optional<CudaVersion>& cuda,
                                  const std::vector<std::pair<std::string, std::string>>& extra,
                                  const util::Environment& environment) {

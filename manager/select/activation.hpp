@@ -10,6 +10,7 @@
 #include <utility>
 #include <vector>
 
+#include "discover/toolkits.hpp"
 #include "formats/version.hpp"
 #include "select/resolve.hpp"
 #include "shell/activation.hpp"
@@ -18,14 +19,6 @@
 #include "util/environment.hpp"
 
 namespace cudnnenv {
-
-// The CUDA toolkit of `cuda` on this machine, if installed where its
-// installer puts it (or where CUDA_PATH_VX_Y says).
-std::optional<std::filesystem::path> find_toolkit(const CudaVersion& cuda, const util::Environment& environment);
-
-// Whether a toolkit of `cuda` is installed here: that one, or for a major
-// version alone ("12", the variant of newer archives) any of its minors.
-bool toolkit_installed(const CudaVersion& cuda, const util::Environment& environment);
 
 // What activating `tree` with `cuda`'s toolkit and the `extra` variables changes.
 shell::Activation activation_for(const TreeRecord& tree, const std::optional<CudaVersion>& cuda,
