@@ -223,9 +223,14 @@ std::string apply_command(Shell shell, const std::string& program, const std::st
              command +
              " --shell powershell | Out-String | Invoke-Expression\r\n} finally {\r\n"
              "    [Console]::OutputEncoding = $encoding\r\n}\r\n";
-    default:
+    case Shell::bash:
+    case Shell::zsh:
       return "eval \"$(" + command + " --shell bash)\"\n";  // zsh takes the same script
+    case Shell::cmd:
+      // Written to a file and called: cmd applies a script only from a batch file.
+      return "@" + command + " --shell cmd > \"%TEMP%\\cudnnenv-apply.bat\" && call \"%TEMP%\\cudnnenv-apply.bat\"\r\n";
   }
+  return {};
 }
 
 std::string autorun_with(const std::string& autorun, const std::string& part) {

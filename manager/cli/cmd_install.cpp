@@ -5,6 +5,7 @@
 #include "cli/context.hpp"
 #include "cli/output.hpp"
 #include "download/download.hpp"
+#include "formats/archive_name.hpp"
 #include "select/activation.hpp"
 #include "select/project.hpp"
 #include "util/fs.hpp"
@@ -226,9 +227,7 @@ Result<int> run_install(const InstallArguments& arguments, const Context& contex
   // A version when it is no file here and does not look like one (a path
   // with a separator, or an archive's name: then "does not exist" says more).
   const bool looks_like_path = arguments.source.find_first_of("/\\") != std::string::npos ||
-                               util::ends_with(arguments.source, ".zip") || util::ends_with(arguments.source, ".whl") ||
-                               util::ends_with(arguments.source, ".tar.xz") ||
-                               util::ends_with(arguments.source, ".tgz");
+                               has_tar_extension(arguments.source) || has_zip_extension(arguments.source);
   if (is_url(arguments.source) || (!looks_like_path && !std::filesystem::exists(source, ec))) {
     CUDNNENV_TRY_ASSIGN(fetched, fetch_for_install(arguments, context, store));
     if (fetched->installed) {

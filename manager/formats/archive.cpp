@@ -2,6 +2,7 @@
 
 #include <system_error>
 
+#include "formats/archive_name.hpp"
 #include "util/fs.hpp"
 #include "util/text.hpp"
 
@@ -155,12 +156,10 @@ Result<SourceKind> detect_source_kind(const fs::path& path) {
     return SourceKind::zip;
   }
   const std::string name = util::to_lower(util::to_utf8(path.filename()));
-  for (const char* extension : {".tar.xz", ".txz", ".tgz", ".tar.gz", ".tar"}) {
-    if (util::ends_with(name, extension)) {
-      return SourceKind::tar;
-    }
+  if (has_tar_extension(name)) {
+    return SourceKind::tar;
   }
-  if (util::ends_with(name, ".zip") || util::ends_with(name, ".whl")) {
+  if (has_zip_extension(name)) {
     return make_error("'" + util::to_utf8(path) + "' is not a valid zip archive: no zip signature",
                       "the file is truncated or damaged: download it again and compare its SHA-256");
   }

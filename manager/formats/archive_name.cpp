@@ -1,5 +1,7 @@
 #include "formats/archive_name.hpp"
 
+#include <span>
+
 #include <regex>
 
 #include "util/text.hpp"
@@ -31,13 +33,30 @@ std::optional<Platform> platform_from(std::string_view os, std::string_view arch
 
 }  // namespace
 
-std::string archive_stem(std::string_view file_name) {
-  for (const std::string_view extension : {".tar.xz", ".tar.gz", ".tgz", ".zip", ".whl", ".txz", ".tar"}) {
-    if (util::ends_with(util::to_lower(file_name), extension)) {
-      return std::string(file_name.substr(0, file_name.size() - extension.size()));
-    }
+namespace {
+
+std::optional<std::size_t> extension_length(std::string_view file_name, std::span<const std::string_view> list) {
+  const std::string lower = util::to_lower(file_name);
+  for (const std::string_view extension : list) {
+    if (util::ends_with(lower, extension)) return extension.size();
   }
-  return std::string(file_name);
+  return std::nullopt;
+}
+
+}  // namespace
+
+bool has_tar_extension(std::string_view file_name) {
+  return extension_length(file_name, k_tar_extensions).has_value();
+}
+
+bool has_zip_extension(std::string_view file_name) {
+  return extension_length(file_name, k_zip_extensions).has_value();
+}
+
+std::string archive_stem(std::string_view file_name) {
+  auto length = extension_length(file_name, k_tar_extensions);
+  if (!length) length = extension_length(file_name, k_zip_extensions);
+  return std::string(file_name.substr(0, file_name.size() - length.value_or(0)));
 }
 
 ArchiveName parse_archive_name(std::string_view file_name) {

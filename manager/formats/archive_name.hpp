@@ -28,6 +28,15 @@ struct ArchiveName {
 // Any other name yields only the stem.
 ArchiveName parse_archive_name(std::string_view file_name);
 
+// The archive extensions cudnnenv reads, the one list (longest first where
+// one ends another): a name ending so is an archive, never a version.
+inline constexpr std::string_view k_tar_extensions[] = {".tar.xz", ".tar.gz", ".tgz", ".txz", ".tar"};
+inline constexpr std::string_view k_zip_extensions[] = {".zip", ".whl"};
+
+// Whether `file_name` ends with one of them (any case); which kind.
+bool has_tar_extension(std::string_view file_name);
+bool has_zip_extension(std::string_view file_name);
+
 // The name without its archive extension.
 std::string archive_stem(std::string_view file_name);
 

@@ -13,6 +13,11 @@ expect_eq "$rc" "3" "exit code for a missing archive"
 expect_eq "$(cat err)" "cudnnenv: error: '$WORK/missing.zip' does not exist
   hint: pass an archive (.zip, .tar.xz, .whl) or a folder" "message for a missing archive"
 expect_eq "$(cat out)" "" "stdout on error"
+for name in missing.tar.gz missing.tgz missing.txz; do  # one list of archive suffixes: never read as a version
+  run install "$name"
+  expect_eq "$rc $(cat err)" "3 cudnnenv: error: '$name' does not exist
+  hint: pass an archive (.zip, .tar.xz, .whl) or a folder" "a missing $name"
+done
 pass "missing archive"
 
 run instal x
