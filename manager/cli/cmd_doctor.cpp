@@ -1,18 +1,14 @@
 // cudnnenv doctor: every known failure mode, checked (doctor/doctor.hpp);
 // cudnnenv snapshot [-o FILE] [--json] / snapshot diff A B: what doctor knows,
 // as a record to keep and compare.
-#include <fstream>
-#include <map>
-#include <set>
 
 #include "cli/context.hpp"
 #include "cli/output.hpp"
 #include "doctor/doctor.hpp"
 #include "doctor/facts.hpp"
+#include "doctor/snapshot.hpp"
 #include "util/fs.hpp"
-#include "util/sha256.hpp"
 #include "util/text.hpp"
-#include "verify/verify.hpp"
 #include "version_info.hpp"
 
 namespace cudnnenv::cli {
@@ -49,77 +45,17 @@ Facts gather(const Context& context, const std::string& program, const std::stri
   return collect_facts(request);
 }
 
-Json check_json(const DoctorCheck& check) {
-  Json json{{"id", check.id}, {"status", to_string(check.status)}, {"summary", check.summary}};
-  json["details"] = check.details;
-  json["symptom"] = or_null(check.symptom);
-  json["cause"] = or_null(check.cause);
-  json["fix"] = or_null(check.fix);
-  return json;
-}
-
 Paint paint_of(DoctorStatus status) {
   return status == DoctorStatus::ok ? Paint::ok : status == DoctorStatus::fail ? Paint::fail : Paint::warn;
-}
-
-// verify --level conv of the selected tree, as one more check.
-DoctorCheck verify_check(const Facts& facts) {
-  DoctorCheck check;
-  check.id = "verify";
-  if (!facts.selection) {
-    check.status = DoctorStatus::skip;
-    check.summary = "nothing selected";
-    return check;
-  }
-  VerifyOptions options;
-  options.level = VerifyLevel::conv;
-  options.probe_program = probe_program_beside(util::current_executable());
-  options.environment = facts.environment;
-  const VerifyReport report = verify_tree(facts.selection->tree, options);
-  for (const auto& item : report.checks) {
-    check.details.push_back(to_string(item.status) + "  " + item.name + ": " + item.detail);
-  }
-  if (!report.passed()) {
-    check.status = DoctorStatus::fail;
-    std::string first;
-    for (const auto& item : report.checks) {
-      if (item.status == CheckStatus::failed && first.empty()) first = item.name + ": " + item.detail;
-    }
-    check.summary = "verify --level conv failed: " + first;
-    check.symptom = "the selected tree does not work as installed";
-    check.cause = first;
-    check.fix = "cudnnenv verify " + facts.selection->tree.name + " --level conv shows every step";
-  } else if (report.gpu_unavailable) {
-    check.status = DoctorStatus::warn;
-    check.summary = "verified up to load; the convolution was skipped: no GPU";
-    check.symptom = "no GPU to run a convolution on";
-    check.cause = "the driver or the GPU is missing (see the driver and gpu checks)";
-    check.fix = "see the driver and gpu checks above";
-  } else {
-    check.status = DoctorStatus::ok;
-    check.summary = "a convolution on the GPU matches the CPU reference";
-  }
-  return check;
 }
 
 Result<int> run_doctor(const DoctorArguments& arguments, const Context& context) {
   const Facts facts = gather(context, arguments.program, arguments.cudnn);
   DoctorOptions options;
   options.deep = arguments.deep;
-  options.deep_check = [&facts](const TreeRecord& tree) {
-    VerifyOptions verify;
-    verify.level = VerifyLevel::files;
-    verify.environment = facts.environment;
-    std::vector<std::string> problems;
-    for (const auto& item : verify_tree(tree, verify).checks) {
-      if (item.status == CheckStatus::failed) problems.push_back(item.name + ": " + item.detail);
-    }
-    return problems;
-  };
-  auto checks = run_checks(facts, options);
-  if (arguments.verify) {
-    checks.push_back(verify_check(facts));
-  }
+  options.verify = arguments.verify;
+  options.probe_program = probe_program_beside(util::current_executable());
+  const auto checks = run_checks(facts, options);
   int failed = 0;
   int warned = 0;
   for (const auto& check : checks) {
@@ -128,7 +64,7 @@ Result<int> run_doctor(const DoctorArguments& arguments, const Context& context)
   }
   if (arguments.json) {
     Json array = Json::array();
-    for (const auto& check : checks) array.push_back(check_json(check));
+    for (const auto& check : checks) array.push_back(doctor_check_json(check));
     print_json(Json{{"checks", array}, {"failed", failed}, {"warnings", warned}});
     return failed > 0 ? 1 : 0;
   }
@@ -158,234 +94,6 @@ Result<int> run_doctor(const DoctorArguments& arguments, const Context& context)
   return failed > 0 ? 1 : 0;
 }
 
-// ---- snapshot ----
-
-bool interesting_variable(const std::string& name) {
-  static const char* const exact[] = {"PATH",        "LD_LIBRARY_PATH", "LD_PRELOAD",
-                                      "LD_AUDIT",    "CONDA_PREFIX",    "CONDA_DEFAULT_ENV",
-                                      "VIRTUAL_ENV", "PYTHONPATH",      "PYTHONHOME"};
-  // TensorFlow's own TF_ families only: TF_CLI_CONFIG_FILE, TF_VAR_*, TF_LOG are Terraform's.
-  static const char* const prefixes[] = {"CUDA",       "CUDNN",     "NVIDIA_",          "PYTORCH_", "XLA_",
-                                         "TF_CPP_",    "TF_GPU_",   "TF_CUDA",          "TF_CUDNN", "TF_XLA_",
-                                         "TF_ENABLE_", "TF_FORCE_", "TF_DETERMINISTIC", "TF_USE_",  "TF_NUM_"};
-  const std::string upper = [&] {
-    std::string text = name;
-    for (char& c : text) c = static_cast<char>(std::toupper(static_cast<unsigned char>(c)));
-    return text;
-  }();
-  for (const char* item : exact) {
-    if (upper == item) return true;
-  }
-  for (const char* item : prefixes) {
-    if (util::starts_with(upper, item)) return true;
-  }
-  return false;
-}
-
-Json snapshot_json(const Facts& facts, const std::vector<DoctorCheck>& checks) {
-  Json driver{{"version", or_null(facts.driver.version)},
-              {"version_from", or_null(facts.driver.version_from)},
-              {"cuda", facts.driver.cuda ? Json(facts.driver.cuda->str()) : Json(nullptr)},
-              {"error", or_null(facts.driver.error)}};
-  Json gpus = Json::array();
-  for (const auto& gpu : facts.driver.gpus) {
-    gpus.push_back(Json{{"index", gpu.index}, {"name", gpu.name}, {"compute_capability", gpu.compute_capability()}});
-  }
-  Json toolkits = Json::array();
-  for (const auto& toolkit : facts.toolkits) {
-    toolkits.push_back(
-        Json{{"root", util::to_utf8(toolkit.root)}, {"version", or_null(toolkit.version_text)}, {"via", toolkit.via}});
-  }
-  Json headers = Json::array();
-  for (const auto& header : facts.headers) {
-    headers.push_back(Json{{"file", util::to_utf8(header.file)},
-                           {"version", header.version ? Json(header.version->str()) : Json(nullptr)},
-                           {"via", header.via}});
-  }
-  Json copies = Json::array();
-  for (const auto& copy : facts.copies) {
-    std::error_code ec;
-    const auto size = fs::file_size(copy.library, ec);
-    auto hash = util::sha256_file(copy.library);
-    copies.push_back(Json{{"library", util::to_utf8(copy.library)},
-                          {"version", copy.version ? Json(copy.version->str()) : Json(nullptr)},
-                          {"cuda", copy.cuda ? Json(copy.cuda->str()) : Json(nullptr)},
-                          {"size", ec ? Json(nullptr) : Json(size)},
-                          {"sha256", hash ? Json(*hash) : Json(nullptr)},
-                          {"found_via", copy.found_via},
-                          {"loaded_by_name", copy.loaded_by_name}});
-  }
-  Json trees = Json::array();
-  for (const auto& tree : facts.trees) {
-    trees.push_back(Json{{"name", tree.name},
-                         {"version", tree.version.str()},
-                         {"cuda", tree.cuda ? Json(tree.cuda->str()) : Json(nullptr)},
-                         {"library", util::to_utf8(tree.library_path())}});
-  }
-  Json selection = nullptr;
-  if (facts.selection) {
-    const TreeRecord& tree = facts.selection->tree;
-    selection = Json{{"tree", tree.name},
-                     {"version", tree.version.str()},
-                     {"cuda", tree.cuda ? Json(tree.cuda->str()) : Json(nullptr)},
-                     {"library", util::to_utf8(tree.library_path())},
-                     {"decided_by", facts.selection->decided_by},
-                     {"spec", facts.selection->spec}};
-  }
-  Json program{{"requested", facts.program.requested},
-               {"path", facts.program.path.empty() ? Json(nullptr) : Json(util::to_utf8(facts.program.path))},
-               {"target", facts.program.target.empty() ? Json(nullptr) : Json(util::to_utf8(facts.program.target))},
-               {"shim", facts.program.is_shim},
-               {"version_manager", or_null(facts.program.manager)},
-               {"binary", facts.program.binary ? Json(facts.program.binary->describe()) : Json(nullptr)}};
-  Json frameworks = Json::array();
-  for (const auto& framework : facts.frameworks) {
-    Json own = Json::array();
-    for (const auto& file : framework.own_copies) own.push_back(util::to_utf8(file));
-    frameworks.push_back(Json{{"name", framework.name},
-                              {"version", or_null(framework.version)},
-                              {"location", util::to_utf8(framework.location)},
-                              {"cuda", or_null(framework.cuda)},
-                              {"cudnn", or_null(framework.cudnn)},
-                              {"own_copies", own}});
-  }
-  Json environment = Json::object();
-  for (const auto& [name, value] : facts.environment.variables()) {
-    if (interesting_variable(name)) environment[name] = value;
-  }
-  Json check_list = Json::array();
-  for (const auto& check : checks) {
-    check_list.push_back(Json{{"id", check.id}, {"status", to_string(check.status)}, {"summary", check.summary}});
-  }
-  return Json{{"format", 1},
-              {"taken_at", utc_timestamp()},
-              {"cudnnenv", CUDNNENV_VERSION_STRING},
-              {"host", Json{{"os", to_string(facts.platform.os)}, {"arch", to_string(facts.platform.arch)}}},
-              {"driver", driver},
-              {"gpus", gpus},
-              {"toolkits", toolkits},
-              {"headers", headers},
-              {"copies", copies},
-              {"store", Json{{"root", util::to_utf8(facts.store_root)}, {"trees", trees}}},
-              {"selection", selection},
-              {"program", program},
-              {"frameworks", frameworks},
-              {"environment", environment},
-              {"checks", check_list}};
-}
-
-// "a.b[key].c" -> scalar text, in document order. Array elements that are
-// objects are named by their identity (id, library, name, file, root,
-// index), so a copy added to a list does not shift every later one. False
-// past k_max_depth levels (a snapshot has four): a crafted file cannot
-// exhaust the stack.
-constexpr int k_max_depth = 16;
-
-bool flatten(const Json& value, const std::string& path, std::vector<std::pair<std::string, std::string>>& out,
-             int depth = 0) {
-  if (depth > k_max_depth) {
-    return false;
-  }
-  if (value.is_object()) {
-    for (const auto& [key, item] : value.items()) {
-      if (!flatten(item, path.empty() ? key : path + "." + key, out, depth + 1)) return false;
-    }
-  } else if (value.is_array()) {
-    std::size_t index = 0;
-    for (const auto& item : value) {
-      std::string name = std::to_string(index++);
-      if (item.is_object()) {
-        for (const char* key : {"id", "library", "name", "file", "root", "index"}) {
-          if (item.contains(key)) {
-            name = item[key].is_string() ? item[key].get<std::string>() : item[key].dump();
-            break;
-          }
-        }
-      } else if (item.is_string()) {
-        name = item.get<std::string>();
-      }
-      if (!flatten(item, path + "[" + name + "]", out, depth + 1)) return false;
-    }
-    if (value.empty()) out.emplace_back(path, "[]");
-  } else {
-    out.emplace_back(path, value.is_string() ? value.get<std::string>() : value.dump());
-  }
-  return true;
-}
-
-Result<std::vector<std::pair<std::string, std::string>>> snapshot_lines(std::string_view text,
-                                                                        const std::string& name) {
-  const auto refused = [&] {
-    return make_error("'" + name + "' is not a cudnnenv snapshot", "make one with: cudnnenv snapshot -o " + name,
-                      ExitCode::usage);
-  };
-  // Nesting is counted before parsing: nlohmann's parser and destructor recurse.
-  int depth = 0;
-  bool in_string = false;
-  for (std::size_t i = 0; i < text.size(); ++i) {
-    const char c = text[i];
-    if (in_string) {
-      if (c == '\\')
-        ++i;
-      else if (c == '"')
-        in_string = false;
-    } else if (c == '"') {
-      in_string = true;
-    } else if (c == '{' || c == '[') {
-      if (++depth > k_max_depth) return refused();
-    } else if (c == '}' || c == ']') {
-      --depth;
-    }
-  }
-  const Json json = Json::parse(text, nullptr, false);
-  std::vector<std::pair<std::string, std::string>> lines;
-  if (json.is_discarded() || !json.is_object() || !json.contains("format") || !flatten(json, "", lines)) {
-    return refused();
-  }
-  return lines;
-}
-
-}  // namespace
-
-Result<std::vector<SnapshotChange>> diff_snapshots(std::string_view before, std::string_view after,
-                                                   const std::string& before_name, const std::string& after_name) {
-  CUDNNENV_TRY_ASSIGN(a, snapshot_lines(before, before_name));
-  CUDNNENV_TRY_ASSIGN(b, snapshot_lines(after, after_name));
-  // Keys in document order, once each (a crafted file may repeat one: the last value counts, as in the maps).
-  std::map<std::string, std::string> left;
-  std::map<std::string, std::string> right;
-  for (const auto& [key, value] : *a) left[key] = value;
-  for (const auto& [key, value] : *b) right[key] = value;
-  std::vector<SnapshotChange> changes;
-  std::set<std::string> seen;
-  for (const auto& entry : *a) {
-    const std::string& key = entry.first;
-    if (key == "taken_at" || !seen.insert(key).second) continue;
-    auto other = right.find(key);
-    if (other == right.end()) {
-      changes.push_back({"removed", key, left[key], std::nullopt});
-    } else if (other->second != left[key]) {
-      changes.push_back({"changed", key, left[key], other->second});
-    }
-  }
-  for (const auto& entry : *b) {
-    const std::string& key = entry.first;
-    if (key != "taken_at" && !left.count(key) && seen.insert(key).second) {
-      changes.push_back({"added", key, std::nullopt, right[key]});
-    }
-  }
-  return changes;
-}
-
-namespace {
-
-std::string taken_at(std::string_view text) {
-  const Json json = Json::parse(text, nullptr, false);
-  return json.is_object() && json.contains("taken_at") && json["taken_at"].is_string()
-             ? json["taken_at"].get<std::string>()
-             : std::string("?");
-}
-
 Result<int> run_diff(const SnapshotArguments& arguments) {
   CUDNNENV_TRY_ASSIGN(before, util::read_file(util::path_from_utf8(arguments.before)));
   CUDNNENV_TRY_ASSIGN(after, util::read_file(util::path_from_utf8(arguments.after)));
@@ -401,8 +109,8 @@ Result<int> run_diff(const SnapshotArguments& arguments) {
     print_json(Json{{"before", arguments.before}, {"after", arguments.after}, {"changes", list}});
     return changes->empty() ? 0 : 1;
   }
-  print("--- " + arguments.before + "  (" + taken_at(*before) + ")\n");
-  print("+++ " + arguments.after + "  (" + taken_at(*after) + ")\n");
+  print("--- " + arguments.before + "  (" + snapshot_taken_at(*before) + ")\n");
+  print("+++ " + arguments.after + "  (" + snapshot_taken_at(*after) + ")\n");
   for (const auto& change : *changes) {
     if (change.change == "changed") {
       print("changed  " + change.key + ": " + *change.before + " -> " + *change.after + "\n");
@@ -419,7 +127,7 @@ Result<int> run_diff(const SnapshotArguments& arguments) {
 }
 Result<int> run_snapshot(const SnapshotArguments& arguments, const Context& context) {
   const Facts facts = gather(context, arguments.program, {});
-  const Json json = snapshot_json(facts, run_checks(facts));
+  const Json json = snapshot_json(facts, run_checks(facts), CUDNNENV_VERSION_STRING);
   if (!arguments.output.empty()) {
     CUDNNENV_TRY(util::write_file_atomic(util::path_from_utf8(arguments.output), json.dump(2) + "\n"));
     print_note("snapshot written to " + arguments.output + "; compare two with: cudnnenv snapshot diff OLD NEW");
@@ -429,9 +137,7 @@ Result<int> run_snapshot(const SnapshotArguments& arguments, const Context& cont
     print_json(json);
     return 0;
   }
-  std::vector<std::pair<std::string, std::string>> lines;
-  flatten(json, "", lines);  // our own: four levels deep
-  for (const auto& [key, value] : lines) {
+  for (const auto& [key, value] : snapshot_text_lines(json)) {
     print(key + ": " + value + "\n");
   }
   return 0;

@@ -94,19 +94,6 @@ std::pair<std::vector<std::string>, std::vector<std::string>> split_passthrough(
 // Parsed by hand: WORDS are a half-typed command line, not cudnnenv's options.
 int complete_command_line(const CLI::App& app, Context& context, const std::vector<std::string>& arguments);
 
-// What changed between two snapshots (`snapshot -o` files), key by key
-// (doctor/snapshot keys, list elements by identity; `taken_at` aside).
-// Fails (exit code 2) for text that is not a snapshot, or nested deeper
-// than a snapshot ever is.
-struct SnapshotChange {
-  std::string change;  // "changed", "added", "removed"
-  std::string key;     // "selection.version", "checks[driver].status"
-  std::optional<std::string> before;
-  std::optional<std::string> after;
-};
-Result<std::vector<SnapshotChange>> diff_snapshots(std::string_view before, std::string_view after,
-                                                   const std::string& before_name, const std::string& after_name);
-
 // Runs the CLI on UTF-8 arguments (argv[0] included); returns the exit code.
 int run(std::vector<std::string> arguments);
 

@@ -170,10 +170,6 @@ void print(std::string_view text) {
   util::write_utf8(stdout, out);
 }
 
-Json or_null(const std::string& value) {
-  return value.empty() ? Json(nullptr) : Json(value);
-}
-
 Json tree_to_json(const TreeRecord& record) {
   Json tree;
   tree["name"] = record.name;

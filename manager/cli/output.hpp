@@ -6,9 +6,8 @@
 #include <string>
 #include <string_view>
 
-#include <nlohmann/json.hpp>
-
 #include "store/tree.hpp"
+#include "util/json.hpp"
 #include "util/result.hpp"
 
 namespace cudnnenv::cli {
@@ -50,15 +49,9 @@ void print_marked(Paint paint, std::string_view mark, std::string_view rest);
 // Writes `text` to stdout as is (UTF-8).
 void print(std::string_view text);
 
-// JSON output keeps its keys in the order written (docs/json.md).
-using Json = nlohmann::ordered_json;
-
-// null for an absent value, never "".
-Json or_null(const std::string& value);
-template <class T>
-Json or_null(const std::optional<T>& value) {
-  return value ? Json(*value) : Json(nullptr);
-}
+// Json and or_null: util/json.hpp (the core parses JSON too).
+using cudnnenv::Json;
+using cudnnenv::or_null;
 
 // A tree as the JSON object that 'list --json' and 'install --json' print.
 Json tree_to_json(const TreeRecord& record);

@@ -7,6 +7,7 @@
 #include "discover/dependencies.hpp"
 #include "store/layout.hpp"
 #include "util/text.hpp"
+#include "verify/verify.hpp"
 
 namespace cudnnenv {
 
@@ -666,8 +667,13 @@ DoctorCheck check_integrity(const Facts& facts, const DoctorOptions& options) {
   std::string first_tree;
   for (const auto& tree : facts.trees) {
     std::vector<std::string> problems;
-    if (options.deep && options.deep_check) {
-      problems = options.deep_check(tree);
+    if (options.deep) {
+      VerifyOptions verify;
+      verify.level = VerifyLevel::files;
+      verify.environment = facts.environment;
+      for (const auto& item : verify_tree(tree, verify).checks) {
+        if (item.status == CheckStatus::failed) problems.push_back(item.name + ": " + item.detail);
+      }
     } else {
       for (const auto& file : changed_files(tree)) {
         problems.push_back(file + ": missing or another size than installed");
@@ -916,12 +922,54 @@ DriverMinimum minimum_driver(const CudaVersion& cuda, Os os) {
   return minimum;
 }
 
+// verify --level conv of the selected tree, as one more check.
+DoctorCheck check_verify(const Facts& facts, const DoctorOptions& doctor_options) {
+  DoctorCheck check;
+  check.id = "verify";
+  if (!facts.selection) {
+    check.status = DoctorStatus::skip;
+    check.summary = "nothing selected";
+    return check;
+  }
+  VerifyOptions options;
+  options.level = VerifyLevel::conv;
+  options.probe_program = doctor_options.probe_program;
+  options.environment = facts.environment;
+  const VerifyReport report = verify_tree(facts.selection->tree, options);
+  for (const auto& item : report.checks) {
+    check.details.push_back(to_string(item.status) + "  " + item.name + ": " + item.detail);
+  }
+  if (!report.passed()) {
+    check.status = DoctorStatus::fail;
+    std::string first;
+    for (const auto& item : report.checks) {
+      if (item.status == CheckStatus::failed && first.empty()) first = item.name + ": " + item.detail;
+    }
+    check.summary = "verify --level conv failed: " + first;
+    check.symptom = "the selected tree does not work as installed";
+    check.cause = first;
+    check.fix = "cudnnenv verify " + facts.selection->tree.name + " --level conv shows every step";
+  } else if (report.gpu_unavailable) {
+    check.status = DoctorStatus::warn;
+    check.summary = "verified up to load; the convolution was skipped: no GPU";
+    check.symptom = "no GPU to run a convolution on";
+    check.cause = "the driver or the GPU is missing (see the driver and gpu checks)";
+    check.fix = "see the driver and gpu checks above";
+  } else {
+    check.status = DoctorStatus::ok;
+    check.summary = "a convolution on the GPU matches the CPU reference";
+  }
+  return check;
+}
+
 std::vector<DoctorCheck> run_checks(const Facts& facts, const DoctorOptions& options) {
-  return {
+  std::vector<DoctorCheck> checks = {
       check_selection(facts),          check_driver(facts),     check_gpu(facts),          check_toolkit(facts),
       check_dependencies(facts),       check_copy_wins(facts),  check_stray_copies(facts), check_bundled_copies(facts),
       check_architecture(facts),       check_headers(facts),    check_vc_runtime(facts),   check_cpu(facts),
       check_integrity(facts, options), check_path_stale(facts), check_path_entries(facts), check_frameworks(facts)};
+  if (options.verify) checks.push_back(check_verify(facts, options));
+  return checks;
 }
 
 }  // namespace cudnnenv

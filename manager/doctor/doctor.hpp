@@ -6,7 +6,7 @@
 // facts only, so a test builds the facts it needs.
 #pragma once
 
-#include <functional>
+#include <filesystem>
 #include <string>
 #include <vector>
 
@@ -30,10 +30,11 @@ struct DoctorCheck {
 };
 
 struct DoctorOptions {
-  bool deep = false;  // integrity: hash every file instead of comparing sizes
-  // Hashes a tree's files against its manifest (verify's files level);
-  // returns the problems, one per file. Set by the caller (doctor is above verify).
-  std::function<std::vector<std::string>(const TreeRecord&)> deep_check;
+  bool deep = false;  // integrity: hash every file (verify's files level) instead of comparing sizes
+  // Adds a 17th check, `verify`: verify --level conv of the selected tree,
+  // its library loaded by `probe_program` (cudnnenv-probe).
+  bool verify = false;
+  std::filesystem::path probe_program;
 };
 
 std::vector<DoctorCheck> run_checks(const Facts& facts, const DoctorOptions& options = {});

@@ -5,16 +5,16 @@
 #include <cstdlib>
 #include <string>
 
-#include "cli/context.hpp"
+#include "doctor/snapshot.hpp"
 
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
   const std::string text(reinterpret_cast<const char*>(data), size);
   const auto split = text.find('\0');
   const std::string before = text.substr(0, split);
   const std::string after = split == std::string::npos ? std::string() : text.substr(split + 1);
-  auto changes = cudnnenv::cli::diff_snapshots(before, after, "a", "b");
+  auto changes = cudnnenv::diff_snapshots(before, after, "a", "b");
   if (!changes && changes.error().code != cudnnenv::ExitCode::usage) std::abort();
-  auto same = cudnnenv::cli::diff_snapshots(before, before, "a", "a");
+  auto same = cudnnenv::diff_snapshots(before, before, "a", "a");
   if (same && !same->empty()) std::abort();
   return 0;
 }
