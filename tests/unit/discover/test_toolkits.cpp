@@ -1,7 +1,5 @@
 #include <doctest/doctest.h>
 
-#include <cstdio>
-
 #include "discover/toolkits.hpp"
 #include "support.hpp"
 #include "util/fs.hpp"
@@ -11,20 +9,11 @@ namespace cudnnenv {
 
 namespace fs = std::filesystem;
 
-namespace {
-
-void write_toolkit_file(const fs::path& file, const std::string& text) {
-  fs::create_directories(file.parent_path());
-  util::FilePtr out = util::open_file(file, "wb");
-  std::fwrite(text.data(), 1, text.size(), out.get());
-}
-
-}  // namespace
-
 TEST_SUITE("toolkits") {
   TEST_CASE("one way to find CUDA toolkits: CUDA_HOME's is seen by activate's and install's questions too") {
     const fs::path home = test::test_dir() / "cuda home";
-    write_toolkit_file(home / "version.json",
+    fs::create_directories(home);
+    test::write_binary(home / "version.json",
                        "{\n  \"cuda\" : {\n    \"name\" : \"CUDA SDK\",\n    \"version\" : \"12.2.140\"\n  }\n}\n");
     fs::create_directories(home / "bin");
     const fs::path installer = test::test_dir() / "cuda-12.4";
