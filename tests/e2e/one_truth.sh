@@ -2,7 +2,9 @@
 # One selection (#11): in real bash, zsh and fish with the integration loaded,
 # after `use --global`, `use --local`, a cd, `activate`, `deactivate`, a
 # plain `use`, `use --help` (printed, never evaluated), `use --unset` and a
-# `deactivate` that undoes `use` (#22), five views name the same tree: the shell's CUDNNENV_ACTIVE,
+# `deactivate` that undoes `use`, and `use 9.4 --cuda 12.0` of a tree built
+# with CUDA 12.4 (a CUDA part matches what a tree serves) (#22), five views
+# name the same tree: the shell's CUDNNENV_ACTIVE,
 # `current --json`, `which`, what a program loads through a shim, and what
 # it loads through `exec` (load-cudnn prints the cuDNN version it loaded).
 CUDNNENV=$1
@@ -36,7 +38,8 @@ cudnnenv use t9.1.0; views use
 cudnnenv use --help > /dev/null 2>&1; views help
 cudnnenv use --unset; views unset
 cudnnenv use t9.4.0; views use-again
-cudnnenv deactivate 2> /dev/null; views deactivate-use'
+cudnnenv deactivate 2> /dev/null; views deactivate-use
+cudnnenv use 9.4 --cuda 12.0; views cuda-minor'
 expected="global t9.4.0 t9.4.0 t9.4.0 90400 90400
 local t9.2.0 t9.2.0 t9.2.0 90200 90200
 cd-out t9.4.0 t9.4.0 t9.4.0 90400 90400
@@ -47,7 +50,8 @@ use t9.1.0 t9.1.0 t9.1.0 90100 90100
 help t9.1.0 t9.1.0 t9.1.0 90100 90100
 unset t9.2.0 t9.2.0 t9.2.0 90200 90200
 use-again t9.4.0 t9.4.0 t9.4.0 90400 90400
-deactivate-use t9.2.0 t9.2.0 t9.2.0 90200 90200"
+deactivate-use t9.2.0 t9.2.0 t9.2.0 90200 90200
+cuda-minor t9.4.0 t9.4.0 t9.4.0 90400 90400"
 
 for shell in bash zsh fish; do
   rm -f "$CUDNNENV_ROOT/.cudnnenv/config.toml" project/.cudnnenv.toml
@@ -60,7 +64,33 @@ for shell in bash zsh fish; do
     fish) printf '%s\n' 'cudnnenv init fish | source' "function views; bash -c '$views_sh' _ \$argv; end" "$steps" |
             fish --no-config > "$shell.out" 2> "$shell.err" ;;
   esac
-  expect_eq "$(grep -E '^(global|local|cd-out|cd-in-activated|activate|deactivate|use|help|unset|use-again|deactivate-use) ' "$shell.out")" "$expected" \
+  expect_eq "$(grep -E '^(global|local|cd-out|cd-in-activated|activate|deactivate|use|help|unset|use-again|deactivate-use|cuda-minor) ' "$shell.out")" "$expected" \
     "$shell: the shell, current, which, a shim and exec ($(grep -v '^cudnnenv: \(wrote\|global\)' "$shell.err" | tail -5))"
   pass "$shell: after use --global, use --local, cd, activate, deactivate and use, every view names the same tree"
+done
+
+# The trusted [env] of a project (#22): the shell (the hook), exec and a shim started without the variable
+# all see it; leaving the project takes it out of the shell.
+mkdir -p "$WORK/envproject"
+printf 'cudnn = "t9.2.0"\n[env]\nFOO = "from-env"\n' > "$WORK/envproject/.cudnnenv.toml"
+(cd "$WORK/envproject" && "$CUDNNENV" trust > /dev/null)
+"$CUDNNENV" shim add printenv > /dev/null
+env_view='printf "%s %s %s %s\n" "$1" "${FOO-none}" "$(cudnnenv exec -- printenv FOO)" "$(env -u FOO printenv FOO)"'
+env_steps='cd envproject
+envview in
+cd ..
+envview out'
+for shell in bash zsh fish; do
+  cd "$WORK"
+  case $shell in
+    bash) printf '%s\n' 'eval "$(cudnnenv init bash)"' "envview() { $env_view; }" "$env_steps" |
+            bash --norc --noprofile -i > "env-$shell.out" 2> "env-$shell.err" ;;
+    zsh) printf '%s\n' 'eval "$(cudnnenv init zsh)"' "envview() { $env_view; }" "$env_steps" |
+           zsh -f -i > "env-$shell.out" 2> "env-$shell.err" ;;
+    fish) printf '%s\n' 'cudnnenv init fish | source' "function envview; bash -c '$env_view' _ \$argv; end" "$env_steps" |
+            fish --no-config > "env-$shell.out" 2> "env-$shell.err" ;;
+  esac
+  expect_eq "$(grep -E '^(in|out) ' "env-$shell.out")" "in from-env from-env from-env
+out none  " "$shell: [env] in the shell, exec and a shim ($(tail -3 "env-$shell.err"))"
+  pass "$shell: a trusted [env] is the same in the shell, exec and a shim, and leaves with the project"
 done
