@@ -83,8 +83,13 @@ shell::Activation shell_activation(const Selection& selection, const Context& co
   return activation;
 }
 
+Result<int> apply_activation(shell::Shell shell, const shell::Activation& activation, const Context& context);
+
 Result<int> activate_selection(shell::Shell shell, const Selection& selection, const Context& context, Manual manual) {
-  const shell::Activation activation = shell_activation(selection, context, manual);
+  return apply_activation(shell, shell_activation(selection, context, manual), context);
+}
+
+Result<int> apply_activation(shell::Shell shell, const shell::Activation& activation, const Context& context) {
   for (const auto& [list, entry] : activation.prepend) {
     if (entry.find(util::path_list_separator()) != std::string::npos) {
       return make_error(
@@ -128,11 +133,11 @@ Result<int> run_hook(const ActivateArguments& arguments, const Context& context)
   // Nothing to do when activating again would change nothing: the same tree,
   // and the same variables from the project's [env] and the profile.
   const Manual manual = selection->origin == Origin::activation ? Manual::yes : Manual::no;
-  if (shell::is_applied(context.environment, shell_activation(*selection, context, manual),
-                        util::path_list_separator())) {
+  const shell::Activation activation = shell_activation(*selection, context, manual);
+  if (shell::is_applied(context.environment, activation, util::path_list_separator())) {
     return 0;
   }
-  return activate_selection(*shell, *selection, context, manual);
+  return apply_activation(*shell, activation, context);
 }
 
 // Undoes the activation and this shell's `use` (CUDNNENV_VERSION), and says

@@ -56,14 +56,25 @@ std::optional<CudaVersion> major_minor(const std::string& text) {
   return parse_cuda_version(fields[0] + "." + fields[1]);
 }
 
-}  // namespace
-
-std::vector<Toolkit> find_toolkits(const util::Environment& environment, Os os) {
+// find_toolkits' places; with `only`, a place whose name says another
+// version is passed over unread (activation asks after every cd).
+std::vector<Toolkit> collect_toolkits(const util::Environment& environment, Os os, const CudaVersion* only) {
   std::vector<Toolkit> toolkits;
   std::error_code ec;
-  // `named`: the version how it was found says (CUDA_PATH_V12_4, cuda-12.4, v12.4).
+  // "cuda-12.4", "v12.4" -> 12.4
+  auto from_folder_name = [](const fs::path& root, std::string_view prefix) -> std::optional<CudaVersion> {
+    const std::string name = util::to_utf8(root.filename());
+    return util::starts_with(name, prefix) ? parse_cuda_version(name.substr(prefix.size())) : std::nullopt;
+  };
+  // `named`: the version how it was found says (CUDA_PATH_V12_4, cuda-12.4, v12.4), else the name of the
+  // folder it leads to (/usr/local/cuda -> cuda-13.0).
   auto add = [&](const fs::path& root, const std::string& via, std::optional<CudaVersion> named) {
     if (root.empty()) return;
+    if (!named) {
+      const fs::path real = fs::weakly_canonical(root, ec);
+      named = from_folder_name(real, os == Os::windows ? "v" : "cuda-");
+    }
+    if (only && named && !(*named == *only)) return;
     const bool has_files = fs::is_regular_file(root / "version.json", ec) ||
                            fs::is_regular_file(root / "version.txt", ec) ||
                            fs::is_regular_file(root / "include" / "cuda.h", ec);
@@ -77,11 +88,6 @@ std::vector<Toolkit> find_toolkits(const util::Environment& environment, Os os) 
       if (auto read = major_minor(*text)) toolkit.version = read;
     }
     toolkits.push_back(std::move(toolkit));
-  };
-  // "cuda-12.4", "v12.4" -> 12.4
-  auto from_folder_name = [](const fs::path& root, std::string_view prefix) -> std::optional<CudaVersion> {
-    const std::string name = util::to_utf8(root.filename());
-    return util::starts_with(name, prefix) ? parse_cuda_version(name.substr(prefix.size())) : std::nullopt;
   };
   for (const char* variable : {"CUDA_PATH", "CUDA_HOME", "CUDA_ROOT"}) {
     if (auto value = environment.get(variable); value && !value->empty()) {
@@ -118,13 +124,31 @@ std::vector<Toolkit> find_toolkits(const util::Environment& environment, Os os) 
   return toolkits;
 }
 
+}  // namespace
+
+std::vector<Toolkit> find_toolkits(const util::Environment& environment, Os os) {
+  return collect_toolkits(environment, os, nullptr);
+}
+
 std::optional<fs::path> find_toolkit(const CudaVersion& cuda, const util::Environment& environment) {
   if (!cuda.minor) return std::nullopt;
+  // Activation asks this after every cd: the places named by the version come
+  // first (a stat each, no file read), then the rest of find_toolkits' places,
+  // each read for its version only when it is there.
   std::error_code ec;
-  for (const auto& toolkit : find_toolkits(environment, host_platform().os)) {
-    if (toolkit.version && *toolkit.version == cuda && fs::is_directory(toolkit.root / "bin", ec)) {
-      return toolkit.root;
-    }
+  const std::string dotted = cuda.str();
+  const auto has_bin = [&](const fs::path& root) { return !root.empty() && fs::is_directory(root / "bin", ec); };
+  if (auto variable = environment.get("CUDA_PATH_V" + std::to_string(cuda.major) + "_" + std::to_string(*cuda.minor));
+      variable && has_bin(util::path_from_utf8(*variable))) {
+    return util::path_from_utf8(*variable);
+  }
+  const fs::path installer = windows_host()
+                                 ? util::path_from_utf8(environment.get("ProgramFiles").value_or("C:\\Program Files")) /
+                                       "NVIDIA GPU Computing Toolkit" / "CUDA" / util::path_from_utf8("v" + dotted)
+                                 : fs::path("/usr/local/cuda-" + dotted);
+  if (has_bin(installer)) return installer;
+  for (const auto& toolkit : collect_toolkits(environment, host_platform().os, &cuda)) {
+    if (toolkit.version && *toolkit.version == cuda && has_bin(toolkit.root)) return toolkit.root;
   }
   return std::nullopt;
 }

@@ -31,8 +31,10 @@ struct Toolkit {
 // cuda-12.4, v12.4).
 std::vector<Toolkit> find_toolkits(const util::Environment& environment, Os os);
 
-// The toolkit of `cuda` (major.minor) with a bin folder, the first found;
-// none for a major alone ("cuda 12" names no one toolkit).
+// The toolkit of `cuda` (major.minor) with a bin folder: CUDA_PATH_VX_Y of
+// that version, else the installer's folder of it, else the first of
+// find_toolkits' of that version; none for a major alone ("cuda 12" names no
+// one toolkit).
 std::optional<std::filesystem::path> find_toolkit(const CudaVersion& cuda, const util::Environment& environment);
 
 // Whether a toolkit of `cuda` is here: that one, or for a major alone any of its minors.
