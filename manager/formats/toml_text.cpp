@@ -31,6 +31,8 @@ std::string escape(char32_t code) {
 
 // `text` with every character outside ASCII written as TOML reads the same
 // value (see the header), or where it cannot be.
+constexpr std::size_t k_max_key_parts = 128;
+
 std::variant<std::string, Refusal> to_ascii(std::string_view text) {
   enum class State { normal, comment, basic, literal, multi_basic, multi_literal };
   State state = State::normal;
@@ -41,6 +43,7 @@ std::variant<std::string, Refusal> to_ascii(std::string_view text) {
   std::string out;
   out.reserve(text.size());
   Place place;
+  std::size_t key_dots = 0;  // on this line, outside strings and comments
   auto run_of = [&](std::size_t at, char quote) {
     std::size_t n = 0;
     while (at + n < text.size() && text[at + n] == quote) ++n;
@@ -59,6 +62,7 @@ std::variant<std::string, Refusal> to_ascii(std::string_view text) {
     if (c == '\n') {
       ++place.line;
       place.column = 1;
+      key_dots = 0;
     } else {
       ++place.column;
     }
@@ -82,6 +86,12 @@ std::variant<std::string, Refusal> to_ascii(std::string_view text) {
     }
     switch (state) {
       case State::normal:
+        // toml++ recurses once per part of a dotted key or table header (its 256-deep limit covers
+        // values only): 200,000 parts overflowed the stack. A bare value never reaches here.
+        if (c == '.' && ++key_dots > k_max_key_parts) {
+          return Refusal{here,
+                         "a key or table header of more than " + std::to_string(k_max_key_parts) + " dotted parts"};
+        }
         if (c == '\n') {
           line_start = true;
           if (open.empty()) in_value = false;

@@ -56,6 +56,10 @@ printf '12.4' > "$out/version/cuda"
 printf 'cudnn = "8.1"\ncuda = "11.2"\n[env]\nTF_CPP_MIN_LOG_LEVEL = "2"\n[verify]\non_launch = "load"\n' > "$out/toml/project.toml"
 printf 'profile = "tf2.5"\npath = "../vendor"\n' > "$out/toml/profile.toml"
 printf 'cudnn = "t91"\n[env]\n"X;touch PWNED;#" = "1"\n' > "$out/toml/hostile-key.toml"
+# A table header and a dotted key of 20,000 parts (toml++ recursed once per part: #28), and a BOM.
+python3 -c 'import sys; sys.stdout.write("cudnn = \"9\"\n[" + ".".join(["a"] * 20000) + "]\n" + ".".join(["b"] * 20000) + " = 1\n")' \
+  > "$out/toml/deep-key.toml"
+printf '\357\273\277cudnn = "9.19"\r\n' > "$out/toml/bom.toml"
 printf 'default = "9.1"\n[profiles.mine]\ncudnn = "9.1"\ncuda = "12.4"\nplatforms = ["linux"]\n[profiles.mine.env]\nA = "1"\n' > "$out/toml/config.toml"
 printf '1;PLD_LIBRARY_PATH=/s/t/lib;SCUDNN_PATH=old%%3Bvalue;UCUDNNENV_ACTIVE' > "$out/toml/state"
 cat > "$out/toml/tree.toml" <<'TOML'

@@ -277,6 +277,19 @@ TEST_SUITE("selection") {
     CHECK(at_end.error().message.find(": a string that is not closed: its closing quote is missing on this line") !=
           std::string::npos);
     CHECK(parse_project_file("", file));
+    // A key or table header of 200,000 dotted parts overflowed toml++'s stack (#28): refused before it parses.
+    std::string header = "cudnn = \"9\"\n[a";
+    std::string dotted = "a";
+    for (int i = 0; i < 200000; ++i) {
+      header += ".a";
+      dotted += ".a";
+    }
+    for (const std::string& text : {header + "]\n", dotted + " = 1\n", "x = {" + dotted + " = 1}\n"}) {
+      auto deep = parse_project_file(text, file);
+      REQUIRE_FALSE(deep);
+      CHECK(deep.error().message.find(": a key or table header of more than 128 dotted parts") != std::string::npos);
+    }
+    CHECK(parse_project_file("[a.b.c]\nx = 1.5\ny = [1.5, 2.5, 3.5]\n", file));  // dots in values are not key parts
     // A UTF-8 byte order mark, as Notepad and PowerShell 5 write one.
     auto bom = parse_project_file(
         "\xEF\xBB\xBF"
