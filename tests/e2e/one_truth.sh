@@ -53,17 +53,25 @@ use-again t9.4.0 t9.4.0 t9.4.0 90400 90400
 deactivate-use t9.2.0 t9.2.0 t9.2.0 90200 90200
 cuda-minor t9.4.0 t9.4.0 t9.4.0 90400 90400"
 
+# in_shell SHELL NAME BODY STEPS OUT: STEPS in SHELL (interactive, the integration
+# loaded) with a function NAME whose bash BODY gets the step's words as $1...;
+# stdout in OUT.out, stderr in OUT.err.
+in_shell() {
+  local shell=$1 name=$2 body=$3 steps=$4 out=$5
+  case $shell in
+    bash) printf '%s\n' 'eval "$(cudnnenv init bash)"' "$name() { $body; }" "$steps" |
+            bash --norc --noprofile -i > "$out.out" 2> "$out.err" ;;
+    zsh) printf '%s\n' 'eval "$(cudnnenv init zsh)"' "$name() { $body; }" "$steps" |
+           zsh -f -i > "$out.out" 2> "$out.err" ;;
+    fish) printf '%s\n' 'cudnnenv init fish | source' "function $name; bash -c '$body' _ \$argv; end" "$steps" |
+            fish --no-config > "$out.out" 2> "$out.err" ;;
+  esac
+}
+
 for shell in bash zsh fish; do
   rm -f "$CUDNNENV_ROOT/.cudnnenv/config.toml" project/.cudnnenv.toml
   cd "$WORK"
-  case $shell in
-    bash) printf '%s\n' 'eval "$(cudnnenv init bash)"' "views() { $views_sh; }" "$steps" |
-            bash --norc --noprofile -i > "$shell.out" 2> "$shell.err" ;;
-    zsh) printf '%s\n' 'eval "$(cudnnenv init zsh)"' "views() { $views_sh; }" "$steps" |
-            zsh -f -i > "$shell.out" 2> "$shell.err" ;;
-    fish) printf '%s\n' 'cudnnenv init fish | source' "function views; bash -c '$views_sh' _ \$argv; end" "$steps" |
-            fish --no-config > "$shell.out" 2> "$shell.err" ;;
-  esac
+  in_shell "$shell" views "$views_sh" "$steps" "$shell"
   expect_eq "$(grep -E '^(global|local|cd-out|cd-in-activated|activate|deactivate|use|help|unset|use-again|deactivate-use|cuda-minor) ' "$shell.out")" "$expected" \
     "$shell: the shell, current, which, a shim and exec ($(grep -v '^cudnnenv: \(wrote\|global\)' "$shell.err" | tail -5))"
   pass "$shell: after use --global, use --local, cd, activate, deactivate and use, every view names the same tree"
@@ -82,14 +90,7 @@ cd ..
 envview out'
 for shell in bash zsh fish; do
   cd "$WORK"
-  case $shell in
-    bash) printf '%s\n' 'eval "$(cudnnenv init bash)"' "envview() { $env_view; }" "$env_steps" |
-            bash --norc --noprofile -i > "env-$shell.out" 2> "env-$shell.err" ;;
-    zsh) printf '%s\n' 'eval "$(cudnnenv init zsh)"' "envview() { $env_view; }" "$env_steps" |
-           zsh -f -i > "env-$shell.out" 2> "env-$shell.err" ;;
-    fish) printf '%s\n' 'cudnnenv init fish | source' "function envview; bash -c '$env_view' _ \$argv; end" "$env_steps" |
-            fish --no-config > "env-$shell.out" 2> "env-$shell.err" ;;
-  esac
+  in_shell "$shell" envview "$env_view" "$env_steps" "env-$shell"
   expect_eq "$(grep -E '^(in|out) ' "env-$shell.out")" "in from-env from-env from-env
 out none  " "$shell: [env] in the shell, exec and a shim ($(tail -3 "env-$shell.err"))"
   pass "$shell: a trusted [env] is the same in the shell, exec and a shim, and leaves with the project"
