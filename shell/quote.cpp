@@ -3,12 +3,41 @@
 namespace cudnnenv::shell {
 
 std::optional<Shell> parse_shell(std::string_view name) {
-  if (name == "bash") return Shell::bash;
-  if (name == "zsh") return Shell::zsh;
-  if (name == "fish") return Shell::fish;
-  if (name == "powershell" || name == "pwsh") return Shell::powershell;
-  if (name == "cmd") return Shell::cmd;
+  for (const Shell shell : k_shells) {
+    if (name == to_string(shell)) return shell;
+  }
+  if (name == "pwsh") return Shell::powershell;
   return std::nullopt;
+}
+
+bool has_completion(Shell shell) {
+  switch (shell) {
+    case Shell::bash:
+    case Shell::zsh:
+    case Shell::fish:
+    case Shell::powershell:
+      return true;
+    case Shell::cmd:
+      return false;
+  }
+  return false;
+}
+
+std::vector<std::string> shell_names(const std::function<bool(Shell)>& keep) {
+  std::vector<std::string> names;
+  for (const Shell shell : k_shells) {
+    if (!keep || keep(shell)) names.push_back(to_string(shell));
+  }
+  return names;
+}
+
+std::string shell_choices(const std::function<bool(Shell)>& keep) {
+  const std::vector<std::string> names = shell_names(keep);
+  std::string text;
+  for (std::size_t i = 0; i < names.size(); ++i) {
+    text += (i == 0 ? "" : i + 1 == names.size() ? " or " : ", ") + names[i];
+  }
+  return text;
 }
 
 std::string script_marker_line(Shell shell) {

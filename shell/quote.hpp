@@ -2,16 +2,33 @@
 // (spaces, quotes, $, backquotes, %, !, non-ASCII letters).
 #pragma once
 
+#include <functional>
 #include <optional>
 #include <string>
 #include <string_view>
+#include <vector>
 
 namespace cudnnenv::shell {
 
 enum class Shell { bash, zsh, fish, powershell, cmd };
 
+// Every shell, in the order help lists them: parsing, the CLI's checks and
+// hints, and completion read this table. A shell added here needs a case in
+// every switch over Shell (quoting, rendering, the integration: -Werror=switch
+// and no `default:`), so one without its renderer does not compile
+// (tests/lint/shell_table.sh shows it).
+inline constexpr Shell k_shells[] = {Shell::bash, Shell::zsh, Shell::fish, Shell::powershell, Shell::cmd};
+
+// A name of k_shells ("pwsh" too, for powershell).
 std::optional<Shell> parse_shell(std::string_view name);
 std::string to_string(Shell shell);
+// Whether `cudnnenv completion SHELL` writes a script for it (cmd has none).
+bool has_completion(Shell shell);
+
+// The names of the shells `keep` accepts (all when empty), in table order.
+std::vector<std::string> shell_names(const std::function<bool(Shell)>& keep = {});
+// The same as prose: "bash, zsh, fish, powershell or cmd".
+std::string shell_choices(const std::function<bool(Shell)>& keep = {});
 
 // Whether `name` can be an environment variable's name in every shell
 // cudnnenv writes for: a letter or '_', then letters, digits and '_' (ASCII).

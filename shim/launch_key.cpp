@@ -1,4 +1,5 @@
 #include "launch_key.hpp"
+#include "state_layout.hpp"
 
 #include <cstring>
 
@@ -98,7 +99,7 @@ bool launch_key(const char* root, const char* state, char* out, std::size_t out_
     TextBuffer path(path_text, sizeof path_text);
     path.add(folder);
     if (!(folder[0] && folder[std::strlen(folder) - 1] == k_separator)) path.add(k_separator);
-    path.add(".cudnnenv.toml");
+    path.add(layout::k_project_file);
     if (path.ok() && file_identity(path_text, identity, sizeof identity)) {
       found = true;
       break;
@@ -128,14 +129,17 @@ bool launch_key(const char* root, const char* state, char* out, std::size_t out_
   const struct {
     const char* name;
     const char* base;
-    const char* relative;
-  } files[] = {{"config", state, "/config.toml"},
-               {"store_config", root, "/.cudnnenv/config.toml"},
-               {"trusted", state, "/trusted"},
-               {"root", root, ""}};
+    const char* folder;
+    const char* file;
+  } files[] = {{"config", state, nullptr, layout::k_config_file},
+               {"store_config", root, layout::k_own_folder, layout::k_config_file},
+               {"trusted", state, nullptr, layout::k_trust_folder},
+               {"root", root, nullptr, nullptr}};
   for (const auto& item : files) {
     TextBuffer path(path_text, sizeof path_text);
-    path.add(item.base).add(item.relative);
+    path.add(item.base);
+    if (item.folder) path.add('/').add(item.folder);
+    if (item.file) path.add('/').add(item.file);
     identity_or_dash(path_text, identity, sizeof identity);
     key.add(item.name).add('=').add(identity).add('\n');
   }
@@ -143,12 +147,20 @@ bool launch_key(const char* root, const char* state, char* out, std::size_t out_
 }
 
 bool launch_cache_path(const char* state, const char* key, char* out, std::size_t out_size) {
-  return TextBuffer(out, out_size).add(state).add("/cache/launch/").add_number(fnv1a(key), 16, 16).ok();
+  return TextBuffer(out, out_size)
+      .add(state)
+      .add('/')
+      .add(layout::k_cache_folder)
+      .add('/')
+      .add(layout::k_launch_cache_folder)
+      .add('/')
+      .add_number(fnv1a(key), 16, 16)
+      .ok();
 }
 
 bool state_folder(const char* sidecar_state, const char* root, char* out, std::size_t out_size) {
   if (sidecar_state && sidecar_state[0]) return TextBuffer(out, out_size).add(sidecar_state).ok();
-  return TextBuffer(out, out_size).add(root).add("/.cudnnenv").ok();
+  return TextBuffer(out, out_size).add(root).add('/').add(layout::k_own_folder).ok();
 }
 
 bool decision_identity(const char* library, const char* library_dir, char* out, std::size_t out_size) {

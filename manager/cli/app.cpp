@@ -15,31 +15,14 @@
 
 namespace cudnnenv::cli {
 
-Store Context::store() const {
-  const std::filesystem::path root =
-      root_option.empty() ? Store::default_root(environment, host_platform().os) : util::path_from_utf8(root_option);
-  return Store(root, state_directory_for(root));
-}
-
-std::filesystem::path Context::state_directory_for(const std::filesystem::path& root) const {
-  if (auto chosen = environment.get("CUDNNENV_STATE_DIR"); chosen && !chosen->empty()) {
-    return util::path_from_utf8(*chosen);
+Store& Context::store() const {
+  if (!m_store || m_store_root_option != root_option) {
+    const std::filesystem::path root =
+        root_option.empty() ? Store::default_root(environment, host_platform().os) : util::path_from_utf8(root_option);
+    m_store = Store::open(root, environment, host_platform().os);
+    m_store_root_option = root_option;
   }
-  const std::filesystem::path own = root / ".cudnnenv";
-  std::error_code ec;
-  const bool exists = std::filesystem::exists(own, ec);
-  if ((exists && util::is_writable_directory(own)) || (!exists && !std::filesystem::exists(root, ec)) ||
-      (!exists && util::is_writable_directory(root))) {
-    return own;
-  }
-  // A store this user cannot write (a shared one): this user's own folder.
-  if (host_platform().os == Os::windows) {
-    return util::path_from_utf8(environment.get("LOCALAPPDATA").value_or(".")) / "cudnnenv";
-  }
-  if (auto state = environment.get("XDG_STATE_HOME"); state && !state->empty()) {
-    return util::path_from_utf8(*state) / "cudnnenv";
-  }
-  return util::path_from_utf8(environment.get("HOME").value_or(".")) / ".local" / "state" / "cudnnenv";
+  return *m_store;
 }
 
 SelectionRequest Context::request(const std::string& cudnn, const std::string& cuda) const {
@@ -218,10 +201,10 @@ int run_unguarded(std::vector<std::string> arguments) {
     context.script_shell = shell::parse_shell(shell_name);
     if (!context.script_shell ||
         (command != "use" && command != "activate" && command != "deactivate" && command != "hook")) {
-      print_error(
-          make_error("'__script' takes a shell (bash, zsh, fish, powershell, cmd) and one of use, activate, "
-                     "deactivate, hook",
-                     "it is run by the shell integration ('cudnnenv init --help')", ExitCode::usage));
+      print_error(make_error("'__script' takes a shell (" + shell::shell_choices() +
+                                 ") and one of use, activate, "
+                                 "deactivate, hook",
+                             "it is run by the shell integration ('cudnnenv init --help')", ExitCode::usage));
       return static_cast<int>(ExitCode::usage);
     }
     arguments.erase(arguments.begin() + 1, arguments.begin() + 3);

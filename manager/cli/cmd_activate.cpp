@@ -31,8 +31,7 @@ Result<shell::Shell> shell_of(const ActivateArguments& arguments, const Context&
   }
   auto shell = shell::parse_shell(name);
   if (!shell) {
-    return make_error("'" + name + "' is not a shell cudnnenv knows", "use bash, zsh, fish, powershell or cmd",
-                      ExitCode::usage);
+    return make_error("'" + name + "' is not a shell cudnnenv knows", "use " + shell::shell_choices(), ExitCode::usage);
   }
   return *shell;
 }
@@ -174,7 +173,7 @@ void register_activate(CLI::App& app, Context& context) {
   CLI::App* command = app.add_subcommand(
       "activate", "print a script that activates a tree in a shell: eval \"$(cudnnenv activate 9.1 --shell bash)\"");
   command->add_option("spec", arguments->spec, "a spec or tree name (default: the current selection)");
-  command->add_option("--shell", arguments->shell, "bash, zsh, fish, powershell or cmd (default: CUDNNENV_SHELL)");
+  command->add_option("--shell", arguments->shell, shell::shell_choices() + " (default: CUDNNENV_SHELL)");
   command->footer(
       "bash/zsh: eval \"$(cudnnenv activate SPEC --shell bash)\"   fish: cudnnenv activate SPEC --shell fish | source\n"
       "PowerShell: cudnnenv activate SPEC --shell powershell | Out-String | Invoke-Expression\n"
@@ -192,7 +191,7 @@ void register_activate(CLI::App& app, Context& context) {
   auto off = std::make_shared<ActivateArguments>();
   CLI::App* deactivate = app.add_subcommand(
       "deactivate", "print a script that undoes the activation: the entries it added go, the variables it set return");
-  deactivate->add_option("--shell", off->shell, "bash, zsh, fish, powershell or cmd (default: CUDNNENV_SHELL)");
+  deactivate->add_option("--shell", off->shell, shell::shell_choices() + " (default: CUDNNENV_SHELL)");
   deactivate->callback([off, &context] { context.action = [off, &context] { return run_deactivate(*off, context); }; });
 }
 

@@ -15,7 +15,7 @@ struct CacheArguments {
 };
 
 std::filesystem::path downloads_folder(const Context& context) {
-  return context.store().state_directory() / "downloads";
+  return context.store().state().downloads();
 }
 
 Json file_json(const CachedFile& file) {
@@ -50,9 +50,9 @@ Result<int> run_cache_clean(const CacheArguments& arguments, const Context& cont
   std::uint64_t total = 0;
   for (const auto& file : removed) total += file.size;
   // What killed runs left in the store (staging, trash), where this user may write it.
-  const Store store = context.store();
+  const Store& store = context.store();
   const std::uint64_t leftovers =
-      util::is_writable_directory(store.own_directory()) ? store.clean_leftovers() : std::uint64_t{0};
+      util::is_writable_directory(store.own().folder) ? store.clean_leftovers() : std::uint64_t{0};
   if (arguments.json) {
     Json array = Json::array();
     for (const auto& file : removed) array.push_back(file_json(file));

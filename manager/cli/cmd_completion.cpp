@@ -64,7 +64,7 @@ std::vector<std::string> specs(const Context& context) {
   }
   std::sort(names.begin(), names.end());
   names.insert(names.end(), versions.begin(), versions.end());
-  if (auto profiles = all_profiles(host_platform().os, context.store().state_directory() / "config.toml")) {
+  if (auto profiles = all_profiles(host_platform().os, config_files(context.store()))) {
     for (const auto& profile : *profiles) names.push_back(profile.name);
   }
   return names;
@@ -72,13 +72,11 @@ std::vector<std::string> specs(const Context& context) {
 
 std::vector<std::string> profile_names(const Context& context) {
   std::vector<std::string> names;
-  if (auto profiles = all_profiles(host_platform().os, context.store().state_directory() / "config.toml")) {
+  if (auto profiles = all_profiles(host_platform().os, config_files(context.store()))) {
     for (const auto& profile : *profiles) names.push_back(profile.name);
   }
   return names;
 }
-
-const std::vector<std::string> k_shells = {"bash", "zsh", "fish", "powershell", "cmd"};
 
 std::vector<std::string> candidates(const CLI::App& app, const Context& context, const CompleteArguments& arguments) {
   // Walk the words: the subcommands named so far, and the positionals after them.
@@ -111,7 +109,7 @@ std::vector<std::string> candidates(const CLI::App& app, const Context& context,
   if (!previous.empty() && util::starts_with(previous, "-") && previous.find('=') == std::string::npos &&
       (takes_value(*scope, previous) || takes_value(app, previous))) {
     if (previous == "--cudnn") return specs(context);
-    if (previous == "--shell") return k_shells;
+    if (previous == "--shell") return shell::shell_names();
     if (previous == "--verify") return {"none", "load", "conv"};
     if (previous == "--mode") return {"audit", "preload", "path"};
     if (previous == "--level") return {"files", "load", "conv"};
@@ -134,8 +132,8 @@ std::vector<std::string> candidates(const CLI::App& app, const Context& context,
     return specs(context);
   }
   if (command == "show" || command == "generate") return profile_names(context);
-  if (command == "init") return k_shells;
-  if (command == "completion") return {"bash", "zsh", "fish", "powershell"};
+  if (command == "init") return shell::shell_names();
+  if (command == "completion") return shell::shell_names(shell::has_completion);
   if (command == "deinit") return {"cmd"};
   return {};
 }
@@ -157,7 +155,8 @@ Result<int> run_completion(const std::string& name, const std::string& command) 
   const std::string program = command.empty() ? util::to_utf8(util::current_executable()) : command;
   auto script = shell ? shell::completion_script(*shell, program) : std::nullopt;
   if (!script) {
-    return make_error("no completion for '" + name + "'", "use bash, zsh, fish or powershell", ExitCode::usage);
+    return make_error("no completion for '" + name + "'", "use " + shell::shell_choices(shell::has_completion),
+                      ExitCode::usage);
   }
   print(*script);
   return 0;
@@ -186,7 +185,7 @@ void register_completion(CLI::App& app, Context& context) {
   auto program = std::make_shared<std::string>();
   CLI::App* command =
       app.add_subcommand("completion", "print the tab completion script for bash, zsh, fish or PowerShell");
-  command->add_option("shell", *shell, "bash, zsh, fish or powershell")->required();
+  command->add_option("shell", *shell, shell::shell_choices(shell::has_completion))->required();
   command->add_option("--command", *program,
                       "ask NAME, found on PATH, instead of this program by its path (the files a package installs)");
   command->footer(

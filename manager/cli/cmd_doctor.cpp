@@ -34,14 +34,14 @@ struct SnapshotArguments {
 };
 
 Facts gather(const Context& context, const std::string& program, const std::string& cudnn) {
-  const Store store = context.store();
+  const Store& store = context.store();
   FactsRequest request;
   request.environment = context.environment;
   request.store = &store;
   request.selection = context.request(cudnn);
   request.program = program;
   request.probe_program = probe_program_beside(util::current_executable());
-  request.config_file = store.state_directory() / "config.toml";
+  request.config_files = config_files(store);
   return collect_facts(request);
 }
 

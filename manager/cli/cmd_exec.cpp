@@ -43,7 +43,7 @@ Result<int> run_exec(const ExecArguments& arguments, const Context& context) {
   }
   const SelectionRequest request = context.request(arguments.cudnn, arguments.cuda);
   std::error_code ec;
-  const Store store = context.store();
+  const Store& store = context.store();
   CUDNNENV_TRY_ASSIGN(selection, context.selection(request));
 
   CUDNNENV_TRY_ASSIGN(policy,
@@ -54,7 +54,7 @@ Result<int> run_exec(const ExecArguments& arguments, const Context& context) {
   PinCheckOptions check;
   check.policy = *policy;
   check.probe_program = probe_program_beside(self);
-  check.cache_file = store.state_directory() / "cache" / "pin-checks";
+  check.cache_file = store.state().pin_checks();
   check.device = arguments.device;
   TreeRecord tree = selection->tree;
   if (*policy != LaunchPolicy::none) {
@@ -82,7 +82,7 @@ Result<int> run_exec(const ExecArguments& arguments, const Context& context) {
     // Typed by a user with the shims first on PATH: exec sees through its own
     // shims to what they start (a shim's --target, else the next on PATH).
     ShimPaths own;
-    own.shims_dir = store.state_directory() / "shims";
+    own.shims_dir = store.state().shims();
     if (auto found = find_program(launch_request.command, launch_request.environment, {});
         found && fs::equivalent(found->parent_path(), own.shims_dir, ec)) {
       for (const auto& shim : list_shims(own)) {
@@ -96,9 +96,8 @@ Result<int> run_exec(const ExecArguments& arguments, const Context& context) {
     launch_request.skip.push_back(own.shims_dir);
   }
   if (arguments.report && host_platform().os != Os::windows) {
-    fs::create_directories(store.state_directory() / "cache", ec);
-    launch_request.report_log =
-        store.state_directory() / "cache" / ("report-" + std::to_string(util::current_process_id()) + ".log");
+    fs::create_directories(store.state().cache(), ec);
+    launch_request.report_log = store.state().report_log(util::current_process_id());
     fs::remove(launch_request.report_log, ec);
   }
   CUDNNENV_TRY_ASSIGN(plan, plan_launch(launch_request));
@@ -110,7 +109,7 @@ Result<int> run_exec(const ExecArguments& arguments, const Context& context) {
     // situation. Not with variables to set, which the fast path cannot: such
     // a selection always starts through here.
     record_launch_decision(context.root_option.empty() ? util::to_utf8(store.root()) : context.root_option,
-                           util::to_utf8(store.state_directory()), tree);
+                           util::to_utf8(store.state().folder), tree);
   }
   if (!arguments.report) {
     return launch(*plan);

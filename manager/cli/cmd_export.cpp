@@ -94,7 +94,7 @@ Result<int> run_conda(const CondaArguments& arguments, const Context& context) {
                       "give the env's folder: conda env list shows them", ExitCode::not_found);
   }
   const fs::path hooks = prefix / "etc" / "conda";
-  const Store store = context.store();
+  const Store& store = context.store();
   const std::string program = util::to_utf8(util::current_executable());
   const std::string root = util::to_utf8(store.root());
   const bool windows = host_platform().os == Os::windows;

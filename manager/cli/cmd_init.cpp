@@ -24,8 +24,8 @@ std::string autorun_part(const std::string& init_bat) {
 }
 
 Result<int> run_init_cmd(const InitArguments& arguments, const Context& context) {
-  const Store store = context.store();
-  const fs::path folder = store.state_directory() / "cmd";
+  const Store& store = context.store();
+  const fs::path folder = store.state().cmd_scripts();
   CUDNNENV_TRY_ASSIGN(program_line, context.program_batch_line(folder, "_CUDNNENV_EXE"));
   const auto files = shell::cmd_integration(*program_line);
   std::error_code ec;
@@ -56,7 +56,7 @@ Result<int> run_deinit(const InitArguments& arguments, const Context& context) {
     return make_error("only cmd's integration is written anywhere by cudnnenv",
                       "for " + arguments.shell + ", remove the init line from its profile", ExitCode::usage);
   }
-  const std::string init_bat = util::to_utf8(context.store().state_directory() / "cmd" / "init.bat");
+  const std::string init_bat = util::to_utf8(context.store().state().cmd_scripts() / "init.bat");
   CUDNNENV_TRY_ASSIGN(autorun, util::read_cmd_autorun());
   const std::string updated = shell::autorun_without(*autorun, autorun_part(init_bat));
   if (updated == *autorun) {
@@ -78,10 +78,10 @@ Result<int> run_init(const InitArguments& arguments, const Context& context) {
   }
   auto shell = shell::parse_shell(arguments.shell);
   if (!shell) {
-    return make_error("'" + arguments.shell + "' is not a shell cudnnenv knows", "use bash, zsh, fish or powershell",
+    return make_error("'" + arguments.shell + "' is not a shell cudnnenv knows", "use " + shell::shell_choices(),
                       ExitCode::usage);
   }
-  const std::string shims = util::to_utf8(context.store().state_directory() / "shims");
+  const std::string shims = util::to_utf8(context.store().state().shims());
   auto script = shell::init_script(*shell, util::to_utf8(util::current_executable()), shims);
   if (!script) {
     return make_error("no integration for " + arguments.shell + " yet",
@@ -109,7 +109,7 @@ void register_init(CLI::App& app, Context& context) {
       app.add_subcommand("init",
                          "print the shell integration: 'use' changes the shell, the shims go first on PATH, and the "
                          "selection follows .cudnnenv.toml as you cd");
-  command->add_option("shell", arguments->shell, "bash, zsh, fish, powershell or cmd")->required();
+  command->add_option("shell", arguments->shell, shell::shell_choices())->required();
   command->add_flag("--autorun", arguments->autorun, "cmd: load the integration in every cmd (edits AutoRun, once)");
   command->footer("Add one line to your shell's profile:\n  " + shell::init_line(shell::Shell::bash) + "\n  " +
                   shell::init_line(shell::Shell::zsh) + "\n  " + shell::init_line(shell::Shell::fish) + "\n  " +

@@ -124,7 +124,7 @@ class UnpackPrinter {
 
 DownloadOptions download_options(const InstallArguments& arguments, const Context& context, const Store& store) {
   DownloadOptions options;
-  options.folder = store.state_directory() / "downloads";
+  options.folder = store.state().downloads();
   options.helper = fetch_program_beside(util::current_executable());
   options.ca_file = util::path_from_utf8(arguments.cacert);
   options.retries = arguments.retries;
@@ -134,7 +134,7 @@ DownloadOptions download_options(const InstallArguments& arguments, const Contex
   options.mirror = arguments.mirror;
   if (options.mirror.empty()) options.mirror = context.environment.get("CUDNNENV_MIRROR").value_or("");
   if (options.mirror.empty()) {
-    if (auto config = read_config(store.state_directory() / "config.toml"); config && config->download_mirror) {
+    if (auto config = effective_config(store); config && config->download_mirror) {
       options.mirror = *config->download_mirror;
     }
   }
@@ -220,7 +220,7 @@ Result<int> run_install(const InstallArguments& arguments, const Context& contex
   options.warn = context.warner();
   options.limits.max_bytes = arguments.max_unpacked;
   options.limits.max_ratio = arguments.max_ratio;
-  Store store = context.store();
+  Store& store = context.store();
   std::filesystem::path source = util::path_from_utf8(arguments.source);
   std::error_code ec;
   std::optional<InstallOutcome> outcome;

@@ -122,7 +122,7 @@ Result<int> run_list(const ListArguments& arguments, const Context& context) {
     return make_error("a spec and --cuda go with --available", "cudnnenv list --available " + arguments.spec,
                       ExitCode::usage);
   }
-  const Store store = context.store();
+  const Store& store = context.store();
   const Listing listing = store.list();
   for (const auto& damaged : listing.damaged) {
     log_warning(damaged.message);

@@ -20,8 +20,8 @@ struct ProfileArguments {
   bool json = false;
 };
 
-fs::path config_file(const Context& context) {
-  return context.store().state_directory() / "config.toml";
+std::vector<fs::path> profile_config_files(const Context& context) {
+  return config_files(context.store());
 }
 
 Json profile_json(const Profile& profile, const std::optional<ProfileFit>& fit) {
@@ -37,7 +37,7 @@ Json profile_json(const Profile& profile, const std::optional<ProfileFit>& fit) 
 
 Result<int> run_list(const ProfileArguments& arguments, const Context& context) {
   const auto trees = context.store().list(RecordPart::identity).trees;
-  CUDNNENV_TRY_ASSIGN(profiles, all_profiles(host_platform().os, config_file(context)));
+  CUDNNENV_TRY_ASSIGN(profiles, all_profiles(host_platform().os, profile_config_files(context)));
   Json array = Json::array();
   std::size_t width = 0;
   for (const auto& profile : *profiles) width = std::max(width, profile.name.size());
@@ -61,7 +61,7 @@ Result<int> run_list(const ProfileArguments& arguments, const Context& context) 
 }
 
 Result<int> run_show(const ProfileArguments& arguments, const Context& context) {
-  CUDNNENV_TRY_ASSIGN(profile, find_profile(arguments.name, host_platform().os, config_file(context)));
+  CUDNNENV_TRY_ASSIGN(profile, find_profile(arguments.name, host_platform().os, profile_config_files(context)));
   const auto fit = satisfying_tree(*profile, context.store().list(RecordPart::identity).trees);
   if (arguments.json) {
     print_json(profile_json(*profile, fit));
@@ -86,17 +86,17 @@ Result<int> run_show(const ProfileArguments& arguments, const Context& context) 
 // Static scripts that call cudnnenv by its full path, so that a plain
 // shell with no integration can activate: `call ...\tf2.5\activate.bat`.
 Result<int> run_generate(const ProfileArguments& arguments, const Context& context) {
-  const Store store = context.store();
+  const Store& store = context.store();
   const auto trees = store.list(RecordPart::identity).trees;
   const std::string program = util::to_utf8(util::current_executable());
   const std::string root =
       util::to_utf8(store.root());  // the scripts belong to this store, whatever CUDNNENV_ROOT says
   std::vector<Profile> profiles;
   if (arguments.name.empty()) {
-    CUDNNENV_TRY_ASSIGN(all, all_profiles(host_platform().os, config_file(context)));
+    CUDNNENV_TRY_ASSIGN(all, all_profiles(host_platform().os, profile_config_files(context)));
     profiles = std::move(*all);
   } else {
-    CUDNNENV_TRY_ASSIGN(profile, find_profile(arguments.name, host_platform().os, config_file(context)));
+    CUDNNENV_TRY_ASSIGN(profile, find_profile(arguments.name, host_platform().os, profile_config_files(context)));
     profiles.push_back(*profile);
   }
   using shell::quote;
@@ -109,7 +109,7 @@ Result<int> run_generate(const ProfileArguments& arguments, const Context& conte
       }
       continue;
     }
-    const fs::path folder = store.state_directory() / "profiles" / util::path_from_utf8(profile.name);
+    const fs::path folder = store.state().profile_scripts(profile.name);
     std::error_code ec;
     fs::create_directories(folder, ec);
     CUDNNENV_TRY_ASSIGN(program_line, context.program_batch_line(folder, "_CUDNNENV_EXE"));

@@ -22,18 +22,17 @@ std::vector<std::string> selecting(const Store& store, const TreeRecord& tree, c
   auto here = resolve_selection(store, context.request());
   if (here && here->tree.name == tree.name) found.push_back(describe_origin(*here));
   if (here && here->origin == Origin::global_default) return found;
-  const auto config_file = store.state_directory() / "config.toml";
-  if (auto config = read_config(config_file); config && config->default_spec) {
+  if (auto config = effective_config(store); config && config->default_spec) {
     if (auto chosen = choose_tree(store, *config->default_spec, std::nullopt);
         chosen && chosen->tree.name == tree.name) {
-      found.push_back("the global default in " + util::to_utf8(config_file));
+      found.push_back("the global default in " + util::to_utf8(config->default_file));
     }
   }
   return found;
 }
 
 Result<int> run_remove(const RemoveArguments& arguments, const Context& context) {
-  Store store = context.store();
+  Store& store = context.store();
   CUDNNENV_TRY_ASSIGN(tree, store.find(arguments.spec));
   std::string what =
       tree->location ? "forget adopted tree '" + tree->name + "' (its files in " + util::to_utf8(tree->root) + " stay)"

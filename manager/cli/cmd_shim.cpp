@@ -12,12 +12,12 @@ namespace cudnnenv::cli {
 namespace fs = std::filesystem;
 
 ShimPaths shim_paths(const Context& context) {
-  const Store store = context.store();
+  const Store& store = context.store();
   const bool windows = host_platform().os == Os::windows;
   ShimPaths paths;
-  paths.shims_dir = store.state_directory() / "shims";
+  paths.shims_dir = store.state().shims();
   paths.root = store.root();
-  paths.state = store.state_directory();
+  paths.state = store.state().folder;
   paths.program = util::current_executable();
   paths.launcher = paths.program.parent_path() / (windows ? "cudnnenv-shim.exe" : "cudnnenv-shim");
   if (!windows) {

@@ -34,7 +34,7 @@ Result<int> run_trust(const TrustArguments& arguments, const Context& context) {
   if (!project) {
     return std::move(project).error();
   }
-  CUDNNENV_TRY(TrustStore(context.store().state_directory()).trust(*file));
+  CUDNNENV_TRY(TrustStore(context.store().state().trust()).trust(*file));
   print("trusted " + util::to_utf8(*file) + (project->path ? " (path = '" + *project->path + "')" : std::string()) +
         "; editing it will need 'cudnnenv trust' again\n");
   return 0;
@@ -42,7 +42,7 @@ Result<int> run_trust(const TrustArguments& arguments, const Context& context) {
 
 Result<int> run_untrust(const TrustArguments& arguments, const Context& context) {
   CUDNNENV_TRY_ASSIGN(file, project_file_in(arguments));
-  CUDNNENV_TRY(TrustStore(context.store().state_directory()).untrust(*file));
+  CUDNNENV_TRY(TrustStore(context.store().state().trust()).untrust(*file));
   print("no longer trusted: " + util::to_utf8(*file) + "\n");
   return 0;
 }

@@ -77,7 +77,7 @@ Result<int> run_use(const UseArguments& arguments, const Context& context) {
     return make_error("which cuDNN?", "cudnnenv use SPEC (8.9, 9.1.0, a tree name, a profile), or --unset",
                       ExitCode::usage);
   }
-  const Store store = context.store();
+  const Store& store = context.store();
   // Refuse what matches nothing now, rather than at the next launch.
   CUDNNENV_TRY_ASSIGN(choice,
                       choose_tree(store, arguments.spec,
@@ -87,7 +87,7 @@ Result<int> run_use(const UseArguments& arguments, const Context& context) {
   const std::string chosen = tree->name + " (cuDNN " + tree->version.str() + ")";
 
   if (arguments.global) {
-    const fs::path file = store.state_directory() / "config.toml";
+    const fs::path file = store.state().config();
     std::vector<std::pair<std::string, std::string>> settings = {{"default", arguments.spec}};
     if (!arguments.cuda.empty()) {
       settings[0].second = arguments.spec + "+cuda" + arguments.cuda;
@@ -107,7 +107,7 @@ Result<int> run_use(const UseArguments& arguments, const Context& context) {
     }
     // A trusted file stays trusted: this changes its selection lines only, and
     // trust covers the whole text, which the user had read.
-    TrustStore trust_store(store.state_directory());
+    TrustStore trust_store(store.state().trust());
     const auto before = util::read_file(file);
     const bool was_trusted = before && trust_store.status(file, *before) == TrustStatus::trusted;
     CUDNNENV_TRY(write_settings(file, settings, TomlFileKind::project));

@@ -52,7 +52,7 @@ struct VerifyArguments {
 };
 
 Result<std::vector<TreeRecord>> trees_to_verify(const VerifyArguments& arguments, const Context& context) {
-  const Store store = context.store();
+  const Store& store = context.store();
   if (arguments.all) {
     auto trees = store.list().trees;
     if (trees.empty()) {

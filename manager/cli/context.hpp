@@ -35,12 +35,17 @@ struct Context {
   // shell::k_script_marker, and nothing else (help and errors go to stderr).
   std::optional<shell::Shell> script_shell;
 
+ private:
+  mutable std::optional<Store> m_store;
+  mutable std::string m_store_root_option;
+
+ public:
   // The store of --root / CUDNNENV_ROOT / the default, with this user's state
   // folder: CUDNNENV_STATE_DIR, else <root>/.cudnnenv when this user can write
   // it, else the user's own ($XDG_STATE_HOME/cudnnenv, ~/.local/state/cudnnenv;
   // %LOCALAPPDATA%\cudnnenv).
-  Store store() const;
-  std::filesystem::path state_directory_for(const std::filesystem::path& root) const;
+  // Made at the first call and kept for the run (remade if --root changed).
+  Store& store() const;
   // A request for the selection here: this context's environment and the
   // working folder, with --cudnn and --cuda when given (empty: not given).
   SelectionRequest request(const std::string& cudnn = {}, const std::string& cuda = {}) const;

@@ -409,7 +409,7 @@ Facts collect_facts(const FactsRequest& request) {
       facts.selection_error = selection.error();
     }
   }
-  if (auto profiles = all_profiles(os, request.config_file)) {
+  if (auto profiles = all_profiles(os, request.config_files)) {
     facts.profiles = *profiles;
   }
   facts.driver = read_driver(request.probe_program, request.timeout);
@@ -432,7 +432,7 @@ Facts collect_facts(const FactsRequest& request) {
   if (request.program == "python") {
     names.push_back("python3");
   }
-  const fs::path shims_dir = request.store != nullptr ? request.store->state_directory() / "shims" : fs::path();
+  const fs::path shims_dir = request.store != nullptr ? request.store->state().shims() : fs::path();
   std::error_code ec;
   for (const auto& name : names) {
     auto found = find_program(name, request.environment, {});

@@ -107,8 +107,8 @@ struct FactsRequest {
   std::string program = "python";  // --for; "python" also tries python3
   std::filesystem::path probe_program;
   std::chrono::milliseconds timeout{std::chrono::seconds(10)};
-  bool load_copies = true;            // load each copy in a child for its real version
-  std::filesystem::path config_file;  // for the user's profiles
+  bool load_copies = true;                          // load each copy in a child for its real version
+  std::vector<std::filesystem::path> config_files;  // whose [profiles] apply (config_files)
 };
 
 Facts collect_facts(const FactsRequest& request);

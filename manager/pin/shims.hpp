@@ -24,7 +24,7 @@ struct ShimSpec {
 struct ShimPaths {
   std::filesystem::path shims_dir;     // <state>/shims
   std::filesystem::path root;          // the store root, as the shim passes it back to cudnnenv
-  std::filesystem::path state;         // this user's state folder (Store::state_directory)
+  std::filesystem::path state;         // this user's state folder (Store::state().folder)
   std::filesystem::path program;       // cudnnenv
   std::filesystem::path launcher;      // cudnnenv-shim(.exe)
   std::filesystem::path audit_module;  // Linux: libcudnnenv-audit.so; empty on Windows

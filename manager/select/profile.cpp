@@ -64,7 +64,7 @@ Result<std::vector<Profile>> parse_profiles(std::string_view text, const fs::pat
   return profiles;
 }
 
-Result<std::vector<Profile>> all_profiles(Os os, const fs::path& config_file) {
+Result<std::vector<Profile>> all_profiles(Os os, const std::vector<fs::path>& config_files) {
   std::vector<Profile> candidates;
   for (const auto& [file, text] : k_builtin_profiles) {
     auto parsed = parse_profiles(text, fs::path("profiles") / file);
@@ -73,8 +73,9 @@ Result<std::vector<Profile>> all_profiles(Os os, const fs::path& config_file) {
     }
     candidates.insert(candidates.end(), parsed->begin(), parsed->end());
   }
-  std::error_code ec;
-  if (fs::exists(config_file, ec)) {
+  for (const fs::path& config_file : config_files) {
+    std::error_code ec;
+    if (!fs::exists(config_file, ec)) continue;
     CUDNNENV_TRY_ASSIGN(text, util::read_file(config_file));
     CUDNNENV_TRY_ASSIGN(parsed, parse_profiles(*text, config_file));
     for (auto& profile : *parsed) {
@@ -98,8 +99,8 @@ Result<std::vector<Profile>> all_profiles(Os os, const fs::path& config_file) {
   return found;
 }
 
-Result<Profile> find_profile(const std::string& name, Os os, const fs::path& config_file) {
-  CUDNNENV_TRY_ASSIGN(profiles, all_profiles(os, config_file));
+Result<Profile> find_profile(const std::string& name, Os os, const std::vector<fs::path>& config_files) {
+  CUDNNENV_TRY_ASSIGN(profiles, all_profiles(os, config_files));
   std::string closest;
   std::size_t best = 3;
   for (const auto& profile : *profiles) {

@@ -28,13 +28,14 @@ struct Profile {
 // platform.
 Result<std::vector<Profile>> parse_profiles(std::string_view text, const std::filesystem::path& origin);
 
-// The profiles for `os`: the built-in ones (profiles/*.toml), then the
-// user's from `config_file` (<root>/.cudnnenv/config.toml), which replace a
-// built-in one of the same name. A broken config file is an error.
-Result<std::vector<Profile>> all_profiles(Os os, const std::filesystem::path& config_file);
+// The profiles for `os`: the built-in ones (profiles/*.toml), then those of
+// each of `config_files` in turn (EffectiveConfig::profile_files: a shared
+// store's, then the user's), each replacing one of the same name. A broken
+// config file is an error; a missing one has none.
+Result<std::vector<Profile>> all_profiles(Os os, const std::vector<std::filesystem::path>& config_files);
 
 // Profile `name` among those; an error with the closest name when there is none.
-Result<Profile> find_profile(const std::string& name, Os os, const std::filesystem::path& config_file);
+Result<Profile> find_profile(const std::string& name, Os os, const std::vector<std::filesystem::path>& config_files);
 
 // An installed tree that runs what a profile was built for.
 struct ProfileFit {

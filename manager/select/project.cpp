@@ -163,6 +163,23 @@ Result<Config> read_config(const fs::path& file) {
   return parse_config(*text, file);
 }
 
+Result<EffectiveConfig> read_effective_config(const std::vector<fs::path>& files) {
+  EffectiveConfig effective;
+  for (const fs::path& file : files) {
+    CUDNNENV_TRY_ASSIGN(config, read_config(file));
+    if (config->default_spec) {
+      effective.default_spec = config->default_spec;
+      effective.default_file = file;
+    }
+    if (config->download_mirror) {
+      effective.download_mirror = config->download_mirror;
+      effective.mirror_file = file;
+    }
+    effective.profile_files.push_back(file);
+  }
+  return effective;
+}
+
 std::string toml_quote(std::string_view value) {
   std::string out = "\"";
   for (const char c : value) {

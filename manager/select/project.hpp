@@ -12,9 +12,11 @@
 
 #include "util/result.hpp"
 
+#include "state_layout.hpp"
+
 namespace cudnnenv {
 
-inline constexpr const char* k_project_file_name = ".cudnnenv.toml";
+inline constexpr const char* k_project_file_name = layout::k_project_file;
 
 // .cudnnenv.toml:
 //   cudnn = "8.1"            # a spec; or: profile = "tf2.5"
@@ -60,6 +62,24 @@ struct Config {
 Result<Config> parse_config(std::string_view text, const std::filesystem::path& file);
 // A missing file is an empty configuration.
 Result<Config> read_config(const std::filesystem::path& file);
+
+// What config.toml says for one user: their own file (in their state
+// folder) and, for a user of a shared store (a state folder of their own),
+// the store's own file (<root>/.cudnnenv/config.toml) for every setting
+// theirs leaves out. Every reader of a setting goes through this.
+struct EffectiveConfig {
+  std::optional<std::string> default_spec;
+  std::filesystem::path default_file;  // the file that said it
+  std::optional<std::string> download_mirror;
+  std::filesystem::path mirror_file;
+  // The files whose [profiles] apply (all_profiles), in the same order.
+  std::vector<std::filesystem::path> profile_files;
+};
+
+// Reads `files` (config_files: a shared store's, then the user's); a setting
+// of a later file wins. A missing file says nothing; a broken one is an
+// error naming it.
+Result<EffectiveConfig> read_effective_config(const std::vector<std::filesystem::path>& files);
 
 // `text` with `key = "value"` set at the top level: an existing line is
 // replaced in place, else the line goes before the first [table]; every

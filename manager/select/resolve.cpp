@@ -48,7 +48,7 @@ Result<Choice> choose_tree(const Store& store, const std::string& text, const st
   }
   // Not a version and no tree of that name: a profile's name, if there is one.
   if (tree.error().code == ExitCode::not_found && !parse_version(text) && text.find("+cuda") == std::string::npos) {
-    if (auto profile = find_profile(text, host_platform().os, store.state_directory() / "config.toml")) {
+    if (auto profile = find_profile(text, host_platform().os, config_files(store))) {
       auto fit = satisfying_tree(*profile, trees);
       if (!fit) {
         return no_tree_for(*profile);
@@ -127,7 +127,7 @@ Result<Selection> resolve_selection(const Store& store, const SelectionRequest& 
     if (!project->env.empty()) {
       // Any [env] needs trust: no list of "dangerous" names is complete
       // (LD_PRELOAD, PATH, PYTHONSTARTUP, BASH_ENV, NODE_OPTIONS, ...).
-      const TrustStatus status = TrustStore(store.state_directory()).status(*file, project->content);
+      const TrustStatus status = TrustStore(store.state().trust()).status(*file, project->content);
       if (status != TrustStatus::trusted) {
         selection.withheld_env = make_error(
             "'" + util::to_utf8(*file) + "' sets variables ([env]) and " + describe(status) + ": they were not set",
@@ -150,7 +150,7 @@ Result<Selection> resolve_selection(const Store& store, const SelectionRequest& 
       const fs::path folder = fs::weakly_canonical(file->parent_path() / util::path_from_utf8(*project->path), ec);
       selection.spec = *project->path;
       if (!inside(folder, fs::weakly_canonical(store.root(), ec))) {
-        const TrustStatus status = TrustStore(store.state_directory()).status(*file, project->content);
+        const TrustStatus status = TrustStore(store.state().trust()).status(*file, project->content);
         if (status != TrustStatus::trusted) {
           const std::string quoted = "'" + util::to_utf8(*file) + "'";
           return make_error(
@@ -163,7 +163,7 @@ Result<Selection> resolve_selection(const Store& store, const SelectionRequest& 
       return finish(tree_from_folder(folder));
     }
     if (project->profile) {
-      auto profile = find_profile(*project->profile, host_platform().os, store.state_directory() / "config.toml");
+      auto profile = find_profile(*project->profile, host_platform().os, config_files(store));
       if (!profile) {
         return make_error(selection.decided_by + ": " + profile.error().message, profile.error().hint,
                           ExitCode::not_found);
@@ -186,16 +186,10 @@ Result<Selection> resolve_selection(const Store& store, const SelectionRequest& 
     // A project file that names no tree (only [env], say) leaves the choice to the default.
   }
   // This user's default, else (a shared store this user cannot write) the store's own.
-  fs::path config_file = store.state_directory() / "config.toml";
-  CUDNNENV_TRY_ASSIGN(config, read_config(config_file));
-  if (!config->default_spec && store.own_directory() != store.state_directory()) {
-    config_file = store.own_directory() / "config.toml";
-    CUDNNENV_TRY_ASSIGN(shared, read_config(config_file));
-    config = std::move(shared);
-  }
+  CUDNNENV_TRY_ASSIGN(config, effective_config(store));
   if (config->default_spec) {
     selection.origin = Origin::global_default;
-    selection.decided_by = util::to_utf8(config_file);
+    selection.decided_by = util::to_utf8(config->default_file);
     selection.spec = *config->default_spec;
     return finish(select(store, selection.spec, request.cuda, selection));
   }
@@ -206,6 +200,17 @@ Result<Selection> resolve_selection(const Store& store, const SelectionRequest& 
                     "choose one: 'cudnnenv use <version> --global', 'cudnnenv use <version> --local' (writes "
                     ".cudnnenv.toml), or --cudnn <version>",
                     ExitCode::not_found);
+}
+
+Result<EffectiveConfig> effective_config(const Store& store) {
+  return read_effective_config(config_files(store));
+}
+
+std::vector<fs::path> config_files(const Store& store) {
+  std::vector<fs::path> files;
+  if (!store.state_is_own()) files.push_back(store.own().config());
+  files.push_back(store.state().config());
+  return files;
 }
 
 std::string describe_origin(const Selection& selection) {

@@ -71,6 +71,13 @@ Result<Selection> resolve_selection(const Store& store, const SelectionRequest& 
 // "set by --cudnn", "set by /p/.cudnnenv.toml", "set by CUDNNENV_VERSION", ...
 std::string describe_origin(const Selection& selection);
 
+// The config.toml files that apply to this user, the one that wins last: for
+// a user of a shared store (a state folder of their own) the store's own
+// (<root>/.cudnnenv/config.toml), then theirs; else theirs alone.
+std::vector<std::filesystem::path> config_files(const Store& store);
+// What those files say together (read_effective_config).
+Result<EffectiveConfig> effective_config(const Store& store);
+
 // A tree that lives in `folder` without being registered (a trusted `path = ...`).
 Result<TreeRecord> tree_from_folder(const std::filesystem::path& folder);
 

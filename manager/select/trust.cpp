@@ -48,7 +48,7 @@ std::string describe(TrustStatus status) {
   return "";
 }
 
-TrustStore::TrustStore(fs::path state_dir) : m_dir(std::move(state_dir) / "trusted") {}
+TrustStore::TrustStore(fs::path folder) : m_dir(std::move(folder)) {}
 
 fs::path TrustStore::entry_for(const fs::path& project_file) const {
   // One small file per trusted project file, named by the hash of its path.

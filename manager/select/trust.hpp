@@ -23,8 +23,8 @@ std::string describe(TrustStatus status);
 
 class TrustStore {
  public:
-  // `state_dir`: <root>/.cudnnenv
-  explicit TrustStore(std::filesystem::path state_dir);
+  // `folder`: StatePaths::trust(), this user's trusted/ folder.
+  explicit TrustStore(std::filesystem::path folder);
 
   // Fails for a symbolic link, naming the file it points to.
   Result<void> trust(const std::filesystem::path& project_file);

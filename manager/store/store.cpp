@@ -17,6 +17,8 @@
 #include "util/sha256.hpp"
 #include "util/text.hpp"
 
+#include "state_layout.hpp"
+
 namespace cudnnenv {
 
 namespace fs = std::filesystem;
@@ -94,7 +96,7 @@ Result<void> check_binaries(const std::vector<ExtractedFile>& files, const std::
 // tree always has its record.
 Result<void> publish(const fs::path& staged, const TreeRecord& record, const fs::path& tree_dir) {
   std::error_code ec;
-  fs::create_directories(staged / ".cudnnenv", ec);
+  fs::create_directories(record_path(staged).parent_path(), ec);
   if (auto written = util::write_file_atomic(record_path(staged), serialize(record)); !written) {
     return written;
   }
@@ -503,7 +505,16 @@ Result<void> check_tree_name(const std::string& name) {
 }
 
 Store::Store(fs::path root, std::optional<fs::path> state)
-    : m_root(std::move(root)), m_state(state ? std::move(*state) : m_root / ".cudnnenv") {}
+    : m_root(std::move(root)), m_state{state ? std::move(*state) : m_root / layout::k_own_folder} {}
+
+fs::path Store::state_dir() const {
+  return m_root / layout::k_own_folder;
+}
+
+Store Store::open(fs::path root, const util::Environment& environment, Os os) {
+  fs::path state = state_folder_for(root, environment, os);
+  return Store(std::move(root), std::move(state));
+}
 
 fs::path Store::default_root(const util::Environment& environment, Os os) {
   if (auto root = environment.get("CUDNNENV_ROOT"); root && !root->empty()) {

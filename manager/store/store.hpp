@@ -13,6 +13,7 @@
 #include "formats/platform.hpp"
 #include "probe/probe.hpp"
 #include "store/extract.hpp"
+#include "store/state.hpp"
 #include "store/tree.hpp"
 #include "util/environment.hpp"
 #include "util/result.hpp"
@@ -55,8 +56,11 @@ struct Listing {
 
 class Store {
  public:
-  // `state`: this user's state folder (state_directory); default <root>/.cudnnenv.
+  // `state`: this user's state folder; default <root>/.cudnnenv.
   explicit Store(std::filesystem::path root, std::optional<std::filesystem::path> state = std::nullopt);
+
+  // The store at `root` with this user's state folder (state_folder_for).
+  static Store open(std::filesystem::path root, const util::Environment& environment, Os os);
 
   // CUDNNENV_ROOT, else C:\libs on Windows, else $XDG_DATA_HOME/cudnnenv,
   // else ~/.local/share/cudnnenv.
@@ -75,12 +79,14 @@ class Store {
   // Where this user's state lives: config.toml (use --global), trusted/,
   // caches, shims, downloads, the cmd and profile scripts. <root>/.cudnnenv,
   // or, for a store this user cannot write (a shared one on a cluster), a
-  // folder of the user's own (cli::Context decides).
-  std::filesystem::path state_directory() const { return m_state; }
+  // folder of the user's own (state_folder_for).
+  const StatePaths& state() const { return m_state; }
 
   // <root>/.cudnnenv, the store's own: its config.toml (a shared store's
   // default for every user), staging, locks, trash.
-  std::filesystem::path own_directory() const { return state_dir(); }
+  StatePaths own() const { return StatePaths{state_dir()}; }
+  // Whether this user's state is the store's own folder (not a shared store's user).
+  bool state_is_own() const { return m_state.folder == state_dir(); }
 
   // A tree by folder name, or by version prefix matched on whole components
   // ("8.1" matches 8.1.0.77, never 8.10.0); errors list what is installed.
@@ -100,13 +106,13 @@ class Store {
   Result<void> remove(const TreeRecord& record);
 
  private:
-  std::filesystem::path state_dir() const { return m_root / ".cudnnenv"; }
+  std::filesystem::path state_dir() const;
   Result<void> prepare() const;
   // `base`, else `base-2`, `base-3`...: the first no folder of the store has.
   std::string free_tree_name(const std::string& base) const;
 
   std::filesystem::path m_root;
-  std::filesystem::path m_state;
+  StatePaths m_state;
 };
 
 // Whether `name` can be a tree folder's name on every OS.

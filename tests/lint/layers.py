@@ -8,7 +8,7 @@ import sys
 
 ROOT = pathlib.Path(__file__).resolve().parents[2]
 ORDER = ["util", "formats", "probe", "store", "download", "discover", "select", "verify", "pin", "doctor", "cli"]
-SHIM_HEADERS = {"launch_key.hpp", "sidecar.hpp", "batch_command.hpp", "win_launch.hpp"}
+SHIM_HEADERS = {"launch_key.hpp", "sidecar.hpp", "batch_command.hpp", "win_launch.hpp", "state_layout.hpp"}
 INCLUDE = re.compile(r'^\s*#\s*include\s+"([^"]+)"', re.M)
 
 
@@ -21,6 +21,7 @@ def allowed(folder: str, target: str) -> bool:
         return top in ("util", "shell") or target.endswith(".inc")
     if top is None:  # generated (.inc, version_info.hpp) or a shim header
         return (target.endswith(".inc") or (target == "version_info.hpp" and folder == "cli") or
+                (target == "state_layout.hpp" and folder in ORDER[ORDER.index("store"):]) or
                 (target in SHIM_HEADERS and folder in ("pin", "cli")))
     if top == "shell":
         return folder in ("select", "pin", "cli")

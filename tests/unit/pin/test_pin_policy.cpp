@@ -18,7 +18,7 @@ PinCheckOptions load_check(const Store& store) {
   PinCheckOptions options;
   options.policy = LaunchPolicy::load;
   options.probe_program = probe_program_beside(test::cudnnenv_program());
-  options.cache_file = store.state_directory() / "cache" / "pin-checks";
+  options.cache_file = store.state().pin_checks();
   return options;
 }
 

@@ -161,7 +161,7 @@ TEST_SUITE("selection") {
 
   TEST_CASE("precedence: --cudnn, then CUDNNENV_VERSION, then .cudnnenv.toml, then the global default") {
     Store store = make_store();
-    write_text(store.state_directory() / "config.toml", "default = \"9\"\n");
+    write_text(store.state().config(), "default = \"9\"\n");
     const fs::path project = test::test_dir() / "project dir";
     write_text(project / k_project_file_name, "# pinned for TF 2.5\ncudnn = \"8.1\"\n");
     SelectionRequest request = request_in(project / "src");
@@ -194,7 +194,7 @@ TEST_SUITE("selection") {
     CHECK(global->origin == Origin::global_default);
     CHECK(global->tree.version.str() == "9.1.0.70");
 
-    fs::remove(store.state_directory() / "config.toml");
+    fs::remove(store.state().config());
     auto nothing = resolve_selection(store, request);
     REQUIRE_FALSE(nothing);
     CHECK(nothing.error().code == ExitCode::not_found);
@@ -227,7 +227,7 @@ TEST_SUITE("selection") {
     REQUIRE(near->withheld_env);
     CHECK(near->withheld_env->message == "'" + util::to_utf8(middle / k_project_file_name) +
                                              "' sets variables ([env]) and is not trusted: they were not set");
-    REQUIRE(TrustStore(store.state_directory()).trust(middle / k_project_file_name));
+    REQUIRE(TrustStore(store.state().trust()).trust(middle / k_project_file_name));
     auto trusted = resolve_selection(store, request_in(deep));
     REQUIRE(trusted);
     CHECK_FALSE(trusted->withheld_env);
@@ -313,7 +313,7 @@ TEST_SUITE("selection") {
 
   TEST_CASE("a malformed project file stops resolution instead of being skipped") {
     Store store = make_store();
-    write_text(store.state_directory() / "config.toml", "default = \"9\"\n");
+    write_text(store.state().config(), "default = \"9\"\n");
     write_text(test::test_dir() / "p" / k_project_file_name, "cudnn = [\n");
     auto selection = resolve_selection(store, request_in(test::test_dir() / "p"));
     REQUIRE_FALSE(selection);
@@ -333,7 +333,7 @@ TEST_SUITE("selection") {
     const fs::path project = test::test_dir() / "cloned repo";
     const fs::path file = project / k_project_file_name;
     write_text(file, "path = \"../vendored cudnn\"\n");
-    TrustStore trust(store.state_directory());
+    TrustStore trust(store.state().trust());
 
     auto refused = resolve_selection(store, request_in(project));
     REQUIRE_FALSE(refused);
@@ -408,7 +408,7 @@ TEST_SUITE("profiles") {
       std::erase_if(all, [](const Profile& each) { return !util::starts_with(each.name, "tf"); });
       return all;
     };
-    auto windows_all = all_profiles(Os::windows, "no-config.toml");
+    auto windows_all = all_profiles(Os::windows, {});
     REQUIRE(windows_all);
     const auto windows = tensorflow(*windows_all);
     REQUIRE(windows.size() == 7);
@@ -416,33 +416,33 @@ TEST_SUITE("profiles") {
     CHECK(windows.back().name == "tf2.10");
     CHECK(windows.back().cudnn == "8.1");
     CHECK(windows.back().cuda == "11.2");
-    auto linux_all = all_profiles(Os::linux, "no-config.toml");
+    auto linux_all = all_profiles(Os::linux, {});
     REQUIRE(linux_all);
     const auto linux = tensorflow(*linux_all);
     CHECK(linux.back().name == "tf2.21");
     CHECK(linux.back().cudnn == "9.3");
-    auto tf2_5 = find_profile("tf2.5", Os::windows, "no-config.toml");
+    auto tf2_5 = find_profile("tf2.5", Os::windows, {});
     REQUIRE(tf2_5);
     CHECK(tf2_5->framework == "TensorFlow 2.5");
-    auto missing = find_profile("tf2.11", Os::windows, "no-config.toml");
+    auto missing = find_profile("tf2.11", Os::windows, {});
     REQUIRE_FALSE(missing);
     CHECK(missing.error().message == "there is no profile 'tf2.11' for Windows");
   }
 
   TEST_CASE("the built-in PyTorch and JAX profiles: the cuDNN their pip builds pin, per CUDA variant") {
-    auto torch = find_profile("torch2.8-cu128", Os::linux, "no-config.toml");
+    auto torch = find_profile("torch2.8-cu128", Os::linux, {});
     REQUIRE(torch);
     CHECK(torch->framework == "PyTorch 2.8 (cu128)");
     CHECK(torch->cudnn == "9.10.2");
     CHECK(torch->cuda == "12.8");
-    CHECK(find_profile("torch2.5-cu124", Os::windows, "no-config.toml"));
-    CHECK(find_profile("torch2.8-cu128", Os::windows, "no-config.toml").error().message ==
+    CHECK(find_profile("torch2.5-cu124", Os::windows, {}));
+    CHECK(find_profile("torch2.8-cu128", Os::windows, {}).error().message ==
           "there is no profile 'torch2.8-cu128' for Windows");
-    auto jax = find_profile("jax-cuda12", Os::linux, "no-config.toml");
+    auto jax = find_profile("jax-cuda12", Os::linux, {});
     REQUIRE(jax);
     CHECK(jax->cudnn == "9.8");
     CHECK(jax->cuda == "12");
-    CHECK_FALSE(find_profile("jax-cuda12", Os::windows, "no-config.toml"));
+    CHECK_FALSE(find_profile("jax-cuda12", Os::windows, {}));
   }
 
   TEST_CASE("the user's profiles in config.toml, one replacing a built-in; a broken one is an error with its place") {
@@ -450,18 +450,60 @@ TEST_SUITE("profiles") {
                        "default = \"9\"\n[profiles.mine]\ncudnn = \"9.1\"\ncuda = \"12.2\"\n"
                        "[profiles.mine.env]\nX = \"1\"\n[profiles.\"tf2.5\"]\ncudnn = \"8.9\"\n");
     REQUIRE(read_config("config.toml"));  // the config's own reader leaves [profiles] alone
-    auto mine = find_profile("mine", host_platform().os, "config.toml");
+    auto mine = find_profile("mine", host_platform().os, {"config.toml"});
     REQUIRE(mine);
     CHECK(mine->cudnn == "9.1");
     CHECK(mine->env == std::vector<std::pair<std::string, std::string>>{{"X", "1"}});
-    auto replaced = find_profile("tf2.5", host_platform().os, "config.toml");
+    auto replaced = find_profile("tf2.5", host_platform().os, {"config.toml"});
     REQUIRE(replaced);
     CHECK(replaced->cudnn == "8.9");
 
     test::write_binary("config.toml", "[profiles.bad]\ncuda = \"12\"\n");
-    auto bad = all_profiles(host_platform().os, "config.toml");
+    auto bad = all_profiles(host_platform().os, {"config.toml"});
     REQUIRE_FALSE(bad);
     CHECK(bad.error().message == "config.toml:1:1: profile 'bad' needs cudnn = \"<version>\"");
+  }
+
+  TEST_CASE(
+      "a shared store: its config.toml gives the default, the mirror and profiles that the user's own leaves out") {
+    const Store shared = make_store();
+    const Store user(shared.root(), test::test_dir() / "user state");
+    REQUIRE_FALSE(user.state_is_own());
+    write_text(shared.own().config(),
+               "default = \"8.1\"\n[download]\nmirror = \"https://mirror.site.example/nvidia\"\n"
+               "[profiles.site]\ncudnn = \"8.9\"\ncuda = \"11\"\n[profiles.mine]\ncudnn = \"9.1\"\n");
+    CHECK(config_files(user) == std::vector<fs::path>{shared.own().config(), user.state().config()});
+    CHECK(config_files(shared) == std::vector<fs::path>{shared.state().config()});
+
+    auto site = effective_config(user);
+    REQUIRE(site);
+    CHECK(site->default_spec == "8.1");
+    CHECK(site->default_file == shared.own().config());
+    CHECK(site->download_mirror == "https://mirror.site.example/nvidia");
+    CHECK(site->mirror_file == shared.own().config());
+    CHECK(find_profile("site", host_platform().os, config_files(user))->cudnn == "8.9");
+    auto by_default = resolve_selection(user, request_in(test::test_dir()));
+    REQUIRE(by_default);
+    CHECK(by_default->tree.version.str() == "8.1.0.77");
+    CHECK(describe_origin(*by_default) == "set by " + util::to_utf8(shared.own().config()) + ", the global default");
+
+    // The user's own settings win, one by one; the site's profile stays.
+    write_text(user.state().config(),
+               "[download]\nmirror = \"file:///home/me/archives\"\n[profiles.mine]\ncudnn = \"8.10\"\n");
+    auto mixed = effective_config(user);
+    REQUIRE(mixed);
+    CHECK(mixed->default_spec == "8.1");
+    CHECK(mixed->download_mirror == "file:///home/me/archives");
+    CHECK(mixed->mirror_file == user.state().config());
+    CHECK(find_profile("mine", host_platform().os, config_files(user))->cudnn == "8.10");
+    CHECK(find_profile("site", host_platform().os, config_files(user))->cudnn == "8.9");
+    CHECK(resolve_selection(user, request_in(test::test_dir()))->tree.version.str() == "8.1.0.77");
+    CHECK(choose_tree(user, "site", std::nullopt)->tree.version.str() == "8.9.7.29");
+
+    write_text(shared.own().config(), "default = 8.1\n");
+    auto broken = effective_config(user);
+    REQUIRE_FALSE(broken);
+    CHECK(broken.error().message.find(util::to_utf8(shared.own().config())) == 0);
   }
 }
 
@@ -535,7 +577,7 @@ TEST_SUITE("selection") {
 
   TEST_CASE("an activation in this shell takes its place: after CUDNNENV_VERSION, before the project file") {
     Store store = make_store();
-    write_text(store.state_directory() / "config.toml", "default = \"9\"\n");
+    write_text(store.state().config(), "default = \"9\"\n");
     write_text(test::test_dir() / "p" / k_project_file_name, "cudnn = \"8.10\"\n");
     SelectionRequest request = request_in(test::test_dir() / "p");
     request.environment.set(k_activated_variable, "8.1.0.77-cuda11.2");

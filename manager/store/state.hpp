@@ -1,0 +1,40 @@
+// Where a user's state lives, and the one list of what it holds: no code
+// outside store/ joins a name under the state folder by hand
+// (tests/lint/state_paths.py checks it). The names the shim must agree on
+// are in shim/state_layout.hpp.
+#pragma once
+
+#include <filesystem>
+#include <string>
+
+#include "formats/platform.hpp"
+#include "util/environment.hpp"
+
+namespace cudnnenv {
+
+// The files and folders under one state folder: a user's own, or a store's
+// own folder (<root>/.cudnnenv), whose config.toml is a shared store's
+// default for every user.
+struct StatePaths {
+  std::filesystem::path folder;
+
+  std::filesystem::path config() const;      // config.toml: use --global, [download], [profiles]
+  std::filesystem::path trust() const;       // trusted/: one entry per trusted project file
+  std::filesystem::path shims() const;       // shims/: the shims `shim add` writes
+  std::filesystem::path downloads() const;   // downloads/: the archives install kept
+  std::filesystem::path cache() const;       // cache/: what can be deleted at any time
+  std::filesystem::path pin_checks() const;  // cache/pin-checks: passed checks before a start
+  // cache/report-<pid>.log: what the audit module of one `exec --report` wrote.
+  std::filesystem::path report_log(unsigned long process_id) const;
+  std::filesystem::path cmd_scripts() const;  // cmd/: init.bat and the cmd integration
+  // profiles/<name>/: the scripts `profile generate` writes.
+  std::filesystem::path profile_scripts(const std::string& profile) const;
+};
+
+// The state folder of a user of the store at `root`: CUDNNENV_STATE_DIR, else
+// <root>/.cudnnenv when this user can write it (or can create it), else the
+// user's own ($XDG_STATE_HOME/cudnnenv, ~/.local/state/cudnnenv;
+// %LOCALAPPDATA%\cudnnenv on Windows): a shared store on a cluster.
+std::filesystem::path state_folder_for(const std::filesystem::path& root, const util::Environment& environment, Os os);
+
+}  // namespace cudnnenv
