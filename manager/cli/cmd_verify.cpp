@@ -15,29 +15,46 @@ namespace fs = std::filesystem;
 
 namespace {
 
-// What the GPU check reported, typed: the timings, errors and raw versions as
-// numbers, names and messages as strings; null below the conv level.
-Json gpu_json(const std::vector<std::pair<std::string, std::string>>& reported) {
+// What the GPU check reported (docs/verify-json.md): the timings, errors and
+// raw versions as numbers, names and messages as strings, under the
+// protocol's key names; null below the conv level.
+Json gpu_json(const probe_protocol::GpuReport& reported) {
+  namespace key = probe_protocol;
+  if (reported.empty()) return nullptr;
   Json gpu = Json::object();
-  for (const auto& [key, value] : reported) {
-    if (key == "conv") {
-      continue;
-    }
-    const bool numeric = key.ends_with("_ms") || key == "max_relative_error" || key == "error_bound" ||
-                         key == "cudnn_version" || key == "cudart_version";
-    double number = 0;
-    const auto [end, error] = std::from_chars(value.data(), value.data() + value.size(), number);
-    if (numeric && error == std::errc() && end == value.data() + value.size()) {
-      if (key.ends_with("_version")) {
-        gpu[key] = static_cast<std::int64_t>(number);
-      } else {
-        gpu[key] = number;
-      }
-    } else {
-      gpu[key] = value;
-    }
-  }
-  return gpu.empty() ? Json(nullptr) : gpu;
+  auto text = [&](std::string_view name, const std::optional<std::string>& value) {
+    if (value) gpu[std::string(name)] = *value;
+  };
+  auto number = [&](std::string_view name, const std::optional<key::Number>& value) {
+    if (value) gpu[std::string(name)] = value->value;
+  };
+  auto whole = [&](std::string_view name, const std::optional<key::Number>& value) {
+    if (value) gpu[std::string(name)] = static_cast<std::int64_t>(value->value);
+  };
+  auto joined = [&](std::string_view name, const std::vector<std::string>& values) {
+    std::string all;
+    for (const auto& value : values) all += (all.empty() ? "" : "; ") + value;
+    if (!values.empty()) gpu[std::string(name)] = all;
+  };
+  text(key::driver_cuda, reported.driver_cuda);
+  text(key::gpu, reported.gpu);
+  text(key::compute_capability, reported.compute_capability);
+  number(key::driver_init_ms, reported.driver_init_ms);
+  number(key::context_ms, reported.context_ms);
+  number(key::cudnn_load_ms, reported.cudnn_load_ms);
+  number(key::cudnn_create_ms, reported.cudnn_create_ms);
+  whole(key::cudnn_version, reported.cudnn_version);
+  whole(key::cudart_version, reported.cudart_version);
+  text(key::loaded_from, reported.loaded_from);
+  joined(key::conv_error, reported.conv_errors);
+  number(key::max_relative_error, reported.max_relative_error);
+  number(key::error_bound, reported.error_bound);
+  number(key::conv_ms, reported.conv_ms);
+  text(key::conv_result, reported.conv_result);
+  joined(key::gpu_error, reported.gpu_errors);
+  joined(key::error, reported.errors);
+  for (const auto& [name, value] : reported.other) gpu[name] = value;  // a number that did not parse stays text
+  return gpu;
 }
 
 // No GPU or driver for an explicitly requested conv level: distinct from a
@@ -133,10 +150,18 @@ Result<int> run_verify(const VerifyArguments& arguments, const Context& context)
                                                          : Paint::warn,
                    mark, check.name + ": " + check.detail + "\n");
     }
-    for (const auto& [key, value] : report.gpu) {
-      if (key == "gpu" || key == "compute_capability" || key == "driver_cuda" || key == "conv_ms" ||
-          key == "max_relative_error") {
-        print("        " + key + ": " + value + "\n");
+    {
+      namespace key = probe_protocol;
+      const auto& gpu = report.gpu;
+      const std::pair<std::string_view, std::optional<std::string>> shown[] = {
+          {key::driver_cuda, gpu.driver_cuda},
+          {key::gpu, gpu.gpu},
+          {key::compute_capability, gpu.compute_capability},
+          {key::max_relative_error,
+           gpu.max_relative_error ? std::optional(gpu.max_relative_error->text) : std::nullopt},
+          {key::conv_ms, gpu.conv_ms ? std::optional(gpu.conv_ms->text) : std::nullopt}};
+      for (const auto& [name, value] : shown) {
+        if (value) print("        " + std::string(name) + ": " + *value + "\n");
       }
     }
     if (report.gpu_unavailable && !conv_asked) {

@@ -188,21 +188,11 @@ Result<void> check_pin(const TreeRecord& tree, const PinCheckOptions& options) {
     return complete;
   }
   if (options.policy == LaunchPolicy::load) {
-    const fs::path library = tree.library_path();
-    auto probed = probe_in_child(options.probe_program, library);
-    if (!probed) {
-      return make_error("the pinned library does not load: " + probed.error().message, hint, ExitCode::verify_failed);
-    }
-    const Version loaded = decode_cudnn_version(probed->version_raw);
-    std::error_code ec;
-    if (!fs::equivalent(util::path_from_utf8(probed->loaded_from), library, ec)) {
-      return make_error("loading '" + util::to_utf8(library) + "' mapped '" + probed->loaded_from + "' instead", hint,
+    // verify's own load check of the main library: the same words as 'cudnnenv verify --level load'.
+    const MainLoadCheck main = check_main_library(tree, options.probe_program, std::chrono::seconds(30));
+    if (main.check.status == CheckStatus::failed) {
+      return make_error("the pin check failed: " + main.check.name + ": " + main.check.detail, hint,
                         ExitCode::verify_failed);
-    }
-    if (!loaded.same_release(tree.version)) {
-      return make_error(
-          "'" + util::to_utf8(library) + "' reports cuDNN " + loaded.str() + ", the tree is " + tree.version.str(),
-          hint, ExitCode::verify_failed);
     }
   } else {
     VerifyOptions verify;

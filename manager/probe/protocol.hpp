@@ -5,6 +5,7 @@
 // that silently reads nothing.
 #pragma once
 
+#include <optional>
 #include <string>
 #include <string_view>
 #include <utility>
@@ -50,5 +51,31 @@ inline constexpr std::string_view conv_error = "conv_error";    // one shape's f
 // The `key=value` lines of `text`, in order (a key may repeat: `conv`);
 // lines without '=' are skipped, values trimmed.
 std::vector<std::pair<std::string, std::string>> parse_key_values(std::string_view text);
+
+// A number as the probe printed it, and its value.
+struct Number {
+  double value = 0;
+  std::string text;
+};
+
+// What the conv probe reported, each field by its key above (absent when the
+// probe did not get that far). A value that does not parse as the number its
+// key should be, and a key this parent does not know, stay in `other` as text.
+struct GpuReport {
+  std::optional<std::string> driver_cuda, gpu, compute_capability, loaded_from, conv_result;
+  std::optional<Number> driver_init_ms, context_ms, cudnn_load_ms, cudnn_create_ms;
+  std::optional<Number> cudnn_version, cudart_version;
+  std::optional<Number> max_relative_error, error_bound, conv_ms;
+  std::vector<std::string> shapes;  // `conv`, one per shape
+  // gpu_error, error and conv_error, each in the order reported.
+  std::vector<std::string> gpu_errors, errors, conv_errors;
+  std::vector<std::pair<std::string, std::string>> other;
+
+  bool empty() const;
+  // Every problem the probe named (gpu_error, error, conv_error), joined by "; ".
+  std::string problems() const;
+};
+
+GpuReport parse_gpu_report(std::string_view text);
 
 }  // namespace cudnnenv::probe_protocol

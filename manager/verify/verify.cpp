@@ -151,20 +151,41 @@ std::string missing_dependencies_text(const fs::path& library, const VerifyOptio
   return join_some(lines, 3);
 }
 
-void check_load(const TreeRecord& tree, const VerifyOptions& options, VerifyReport& report) {
+}  // namespace
+
+MainLoadCheck check_main_library(const TreeRecord& tree, const fs::path& probe_program,
+                                 std::chrono::milliseconds timeout) {
   const fs::path library = tree.library_path();
-  auto probed = probe_in_child(options.probe_program, library, options.timeout);
+  auto probed = probe_in_child(probe_program, library, timeout);
   if (!probed) {
-    const std::string missing = missing_dependencies_text(library, options);
-    report.checks.push_back({"load", CheckStatus::failed, missing.empty() ? probed.error().message : missing});
-    return;
+    return {{"load", CheckStatus::failed, probed.error().message}, std::nullopt};
+  }
+  std::error_code ec;
+  if (!fs::equivalent(util::path_from_utf8(probed->loaded_from), library, ec)) {
+    return {{"load", CheckStatus::failed,
+             "loading '" + util::to_utf8(library) + "' mapped '" + probed->loaded_from + "' instead"},
+            std::move(*probed)};
   }
   const Version loaded = decode_cudnn_version(probed->version_raw);
   const bool same = loaded.same_release(tree.version);
-  report.checks.push_back({"load", same ? CheckStatus::ok : CheckStatus::failed,
-                           "cudnnGetVersion() = " + std::to_string(probed->version_raw) + " (" + loaded.str() + ")" +
-                               (same ? "" : ", the tree says " + tree.version.str()) + ", from " +
-                               probed->loaded_from});
+  return {{"load", same ? CheckStatus::ok : CheckStatus::failed,
+           "cudnnGetVersion() = " + std::to_string(probed->version_raw) + " (" + loaded.str() + ")" +
+               (same ? "" : ", the tree says " + tree.version.str()) + ", from " + probed->loaded_from},
+          std::move(*probed)};
+}
+
+namespace {
+
+void check_load(const TreeRecord& tree, const VerifyOptions& options, VerifyReport& report) {
+  const fs::path library = tree.library_path();
+  MainLoadCheck main = check_main_library(tree, options.probe_program, options.timeout);
+  if (!main.probed) {
+    const std::string missing = missing_dependencies_text(library, options);
+    if (!missing.empty()) main.check.detail = missing;
+  }
+  report.checks.push_back(main.check);
+  if (!main.probed) return;
+  const auto& probed = main.probed;
   if (probed->cudart_raw) {
     const CudaVersion cudart = decode_cudart_version(*probed->cudart_raw);
     const bool fits = !tree.cuda || tree.cuda->major == cudart.major;
@@ -232,32 +253,19 @@ void check_conv(const TreeRecord& tree, const VerifyOptions& options, VerifyRepo
     report.checks.push_back({"conv", CheckStatus::failed, outcome.error().message});
     return;
   }
-  std::string error;
-  std::vector<std::string> shapes;
   namespace key = probe_protocol;
-  for (auto& [name, value] : key::parse_key_values(outcome->out)) {
-    if (name == key::conv) {
-      shapes.push_back(value);
-    } else if (name == key::gpu_error || name == key::error || name == key::conv_error) {
-      error += (error.empty() ? "" : "; ") + value;
-    }
-    report.gpu.emplace_back(std::move(name), std::move(value));
-  }
+  report.gpu = key::parse_gpu_report(outcome->out);
+  const std::vector<std::string>& shapes = report.gpu.shapes;
+  std::string error = report.gpu.problems();
   // A driver older than the CUDA runtime the library was built with shows
   // as one of several status codes; the two versions say it plainly.
-  auto value_of = [&](const std::string& key) {
-    for (const auto& [name, value] : report.gpu) {
-      if (name == key) return value;
-    }
-    return std::string();
-  };
   if (!error.empty()) {
-    const std::string driver = value_of(std::string(key::driver_cuda));
-    const std::string cudart = value_of(std::string(key::cudart_version));
-    if (!driver.empty() && !cudart.empty() &&
-        std::atoi(driver.c_str()) < decode_cudart_version(std::strtoul(cudart.c_str(), nullptr, 10)).major) {
+    const std::string driver = report.gpu.driver_cuda.value_or("");
+    const auto cudart = report.gpu.cudart_version;
+    if (!driver.empty() && cudart &&
+        std::atoi(driver.c_str()) < decode_cudart_version(static_cast<std::size_t>(cudart->value)).major) {
       error += ": the NVIDIA driver supports CUDA " + driver + ", older than the CUDA " +
-               decode_cudart_version(std::strtoul(cudart.c_str(), nullptr, 10)).str() +
+               decode_cudart_version(static_cast<std::size_t>(cudart->value)).str() +
                " this cuDNN was built with; update the driver or use a tree built for an older CUDA";
     } else if (std::string cause = plain_cause(error); !cause.empty()) {
       error += ": " + cause;

@@ -8,11 +8,14 @@
 
 #include <chrono>
 #include <filesystem>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <utility>
 #include <vector>
 
+#include "probe/probe.hpp"
+#include "probe/protocol.hpp"
 #include "store/tree.hpp"
 #include "util/environment.hpp"
 
@@ -30,8 +33,8 @@ struct VerifyCheck {
 
 struct VerifyReport {
   std::vector<VerifyCheck> checks;
-  std::vector<std::pair<std::string, std::string>> gpu;  // what the GPU check reported (gpu, driver, algo, error...)
-  bool gpu_unavailable = false;                          // the conv level was skipped: no GPU or driver
+  probe_protocol::GpuReport gpu;  // what the GPU check reported
+  bool gpu_unavailable = false;   // the conv level was skipped: no GPU or driver
 
   bool passed() const;
 };
@@ -45,6 +48,17 @@ struct VerifyOptions {
 };
 
 VerifyReport verify_tree(const TreeRecord& tree, const VerifyOptions& options);
+
+// The one load check of a tree's main library (`verify --level load`, and the
+// check `exec` and the shims' slow path run before a start): in a child, it
+// loads by absolute path, the loader maps the tree's own file, and it reports
+// the tree's release. `probed` is what the child reported, when it loaded.
+struct MainLoadCheck {
+  VerifyCheck check;
+  std::optional<ProbeReport> probed;
+};
+MainLoadCheck check_main_library(const TreeRecord& tree, const std::filesystem::path& probe_program,
+                                 std::chrono::milliseconds timeout);
 
 // Plain words for a known cause in the GPU check's error text (cuDNN status
 // names, CUDA driver messages), or empty: an architecture the build lacks,
