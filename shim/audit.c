@@ -6,9 +6,13 @@
  * (libcudnn.so*, libcudnn_*.so*) to the file of that name in the pinned
  * folder, CUDNNENV_PIN_DIR. A name the folder lacks is sent there anyway, so
  * it fails to load rather than loading another copy: pinned means no other
- * cuDNN. la_objopen appends "pid<TAB>path" for every object that maps to the
- * file CUDNNENV_AUDIT_LOG names, when set (exec --report reads it).
- * rtld-audit(7); loader-facts.md section 7.
+ * cuDNN. With a CUDA runtime tree selected, CUDNNENV_RUNTIME_DIR, the names of
+ * the runtime libraries frameworks open (libcudart.so*, libcublas.so*,
+ * libcublasLt.so*, libcufft*, libcurand*, libcusolver*, libcusparse*,
+ * libnvrtc*, libnvJitLink*) go to that folder when it has a file of that
+ * name (a name of another CUDA major stays the program's own). la_objopen appends "pid<TAB>path" for every object that
+ * maps to the file CUDNNENV_AUDIT_LOG names, when set (exec --report reads it). rtld-audit(7); loader-facts.md
+ * section 7.
  *
  * Built twice: libcudnnenv-audit.so (the pin: la_objsearch only) and, with
  * CUDNNENV_AUDIT_REPORT, libcudnnenv-audit-report.so (the pin and the log,
@@ -33,6 +37,7 @@
 #define SYS_WRITE 1
 #define SYS_CLOSE 3
 #define SYS_GETPID 39
+#define SYS_FACCESSAT 269
 static long system_call(long number, long a, long b, long c, long d) {
   long result;
   register long r10 __asm__("r10") = d;
@@ -45,6 +50,7 @@ static long system_call(long number, long a, long b, long c, long d) {
 #define SYS_WRITE 64
 #define SYS_CLOSE 57
 #define SYS_GETPID 172
+#define SYS_FACCESSAT 48
 static long system_call(long number, long a, long b, long c, long d) {
   register long x8 __asm__("x8") = number;
   register long x0 __asm__("x0") = a;
@@ -78,6 +84,8 @@ static void copy(char* to, const char* from, size_t length) {
 /* The two variables, from the environment this process was started with. */
 static char pin_dir[4096];
 static size_t pin_dir_length;
+static char runtime_dir[4096];
+static size_t runtime_dir_length;
 static int log_fd = -1;
 static int environment_read;
 
@@ -87,6 +95,12 @@ static void take_entry(const char* entry) {
     if (length > 0 && length < sizeof pin_dir) {
       copy(pin_dir, entry + 17, length + 1);
       pin_dir_length = length;
+    }
+  } else if (starts_with(entry, "CUDNNENV_RUNTIME_DIR=")) {
+    const size_t length = length_of(entry + 21);
+    if (length > 0 && length < sizeof runtime_dir) {
+      copy(runtime_dir, entry + 21, length + 1);
+      runtime_dir_length = length;
     }
   }
 #if defined(CUDNNENV_AUDIT_REPORT)
@@ -143,7 +157,31 @@ static int is_cudnn_name(const char* base) {
   return 0;
 }
 
+/* lib<stem>.so... for the CUDA runtime libraries a framework opens by name
+ * (store/runtime.cpp's list, less cupti and nvblas). */
+static int is_runtime_name(const char* base) {
+  static const char* const stems[] = {"libcudart.so",   "libcublas.so", "libcublasLt.so",       "libcufft.so",
+                                      "libcufftw.so",   "libcurand.so", "libcusolver.so",       "libcusolverMg.so",
+                                      "libcusparse.so", "libnvrtc.so",  "libnvrtc-builtins.so", "libnvJitLink.so"};
+  for (size_t i = 0; i < sizeof stems / sizeof stems[0]; ++i) {
+    const char* stem = stems[i];
+    const size_t length = length_of(stem);
+    if (starts_with(base, stem) && (base[length] == '\0' || base[length] == '.')) return 1;
+  }
+  return 0;
+}
+
 static char rewritten[8192];
+
+/* `folder`/`base` in `rewritten`, or 0 when it does not fit. */
+static int join(const char* folder, size_t folder_length, const char* base) {
+  const size_t base_length = length_of(base);
+  if (folder_length == 0 || folder_length + 1 + base_length + 1 > sizeof rewritten) return 0;
+  copy(rewritten, folder, folder_length);
+  rewritten[folder_length] = '/';
+  copy(rewritten + folder_length + 1, base, base_length + 1);
+  return 1;
+}
 
 char* la_objsearch(const char* name, uintptr_t* cookie, unsigned int flag) {
   (void)cookie;
@@ -152,14 +190,18 @@ char* la_objsearch(const char* name, uintptr_t* cookie, unsigned int flag) {
   for (const char* p = name; *p; ++p) {
     if (*p == '/') base = p + 1;
   }
-  if (!is_cudnn_name(base)) return (char*)name;
-  if (!environment_read) read_environment();
-  const size_t base_length = length_of(base);
-  if (pin_dir_length == 0 || pin_dir_length + 1 + base_length + 1 > sizeof rewritten) return (char*)name;
-  copy(rewritten, pin_dir, pin_dir_length);
-  rewritten[pin_dir_length] = '/';
-  copy(rewritten + pin_dir_length + 1, base, base_length + 1);
-  return rewritten;
+  if (is_cudnn_name(base)) {
+    if (!environment_read) read_environment();
+    return join(pin_dir, pin_dir_length, base) ? rewritten : (char*)name;
+  }
+  if (is_runtime_name(base)) {
+    if (!environment_read) read_environment();
+    if (!join(runtime_dir, runtime_dir_length, base)) return (char*)name;
+    /* Only a name the runtime tree has: another major's stays the program's own. */
+    if (system_call(SYS_FACCESSAT, AT_FDCWD, (long)rewritten, 0 /* F_OK */, 0) != 0) return (char*)name;
+    return rewritten;
+  }
+  return (char*)name;
 }
 
 #if defined(CUDNNENV_AUDIT_REPORT)

@@ -4,6 +4,7 @@
 #include "cli/output.hpp"
 #include "select/resolve.hpp"
 #include "store/layout.hpp"
+#include "store/runtime.hpp"
 #include "util/text.hpp"
 
 namespace cudnnenv::cli {
@@ -43,6 +44,31 @@ void add_selection_options(CLI::App* command, SelectionArguments& arguments) {
   command->add_flag("--json", arguments.json, "print the result as JSON");
 }
 
+// The runtime tree selected with the cuDNN tree, null without one.
+Json runtime_json(const Selection& selection) {
+  if (!selection.runtime) return nullptr;
+  const TreeRecord& runtime = *selection.runtime;
+  return Json{{"name", runtime.name},
+              {"release", runtime.version.str()},
+              {"decided_by", selection.runtime_reason},
+              {"location", util::to_utf8(runtime.root)},
+              {"library_dir", util::to_utf8(runtime.resolve(runtime.layout.library_dir))}};
+}
+
+// Every runtime library file of the selected runtime tree, from its record.
+std::vector<std::string> runtime_libraries(const Selection& selection, const Context& context) {
+  std::vector<std::string> libraries;
+  if (!selection.runtime) return libraries;
+  auto full = context.store().full_record(*selection.runtime);
+  if (!full) return libraries;
+  for (const auto& file : full->files) {
+    if (is_runtime_library_name(file.path.substr(file.path.rfind('/') + 1), full->platform.os)) {
+      libraries.push_back(util::to_utf8(full->resolve(file.path)));
+    }
+  }
+  return libraries;
+}
+
 Result<int> run_current(const SelectionArguments& arguments, const Context& context) {
   CUDNNENV_TRY_ASSIGN(selection, resolve_here(arguments, context));
   const TreeRecord& tree = selection->tree;
@@ -54,10 +80,15 @@ Result<int> run_current(const SelectionArguments& arguments, const Context& cont
                     {"decided_by", or_null(selection->decided_by)},
                     {"spec", or_null(selection->spec)},
                     {"location", util::to_utf8(tree.root)},
-                    {"library", util::to_utf8(tree.library_path())}});
+                    {"library", util::to_utf8(tree.library_path())},
+                    {"runtime", runtime_json(*selection)}});
     return 0;
   }
   print(tree.version.str() + "  " + tree.name + "  (" + describe_origin(*selection) + ")\n");
+  if (selection->runtime) {
+    print("CUDA " + selection->runtime->version.str() + "  " + selection->runtime->name + "  (chosen by " +
+          selection->runtime_reason + ")\n");
+  }
   return 0;
 }
 
@@ -96,11 +127,17 @@ Result<int> run_which(const SelectionArguments& arguments, const Context& contex
     }
     std::sort(libraries.begin(), libraries.end());
   }
+  const std::vector<std::string> runtime = runtime_libraries(*selection, context);
   if (arguments.json) {
-    print_json(Json{{"libraries", libraries}});
+    print_json(Json{{"libraries", libraries},
+                    {"runtime", selection->runtime ? Json(selection->runtime->name) : Json(nullptr)},
+                    {"runtime_libraries", runtime}});
     return 0;
   }
   for (const auto& library : libraries) {
+    print(library + "\n");
+  }
+  for (const auto& library : runtime) {
     print(library + "\n");
   }
   return 0;
@@ -120,7 +157,8 @@ void register_which(CLI::App& app, Context& context) {
   auto arguments = std::make_shared<SelectionArguments>();
   CLI::App* command = app.add_subcommand("which", "the library file a pinned program would load (--all: every one)");
   add_selection_options(command, *arguments);
-  command->add_flag("--all", arguments->all, "every cuDNN library file of the selected tree");
+  command->add_flag("--all", arguments->all,
+                    "every cuDNN library file of the selected tree, then those of the CUDA runtime selected with it");
   command->callback(
       [arguments, &context] { context.action = [arguments, &context] { return run_which(*arguments, context); }; });
 }

@@ -66,6 +66,7 @@ Result<int> run_exec(const ExecArguments& arguments, const Context& context) {
 
   LaunchRequest launch_request;
   launch_request.tree = tree;
+  launch_request.runtime = selection->runtime;
   launch_request.mode = arguments.mode == "preload" ? PinMode::preload
                         : arguments.mode == "path"  ? PinMode::path
                                                     : PinMode::audit;
@@ -104,10 +105,11 @@ Result<int> run_exec(const ExecArguments& arguments, const Context& context) {
   for (const auto& text : plan->notes) {
     note(text);
   }
-  if (!arguments.shims_dir.empty() && variables.empty()) {
+  if (!arguments.shims_dir.empty() && variables.empty() && !selection->runtime) {
     // A shim's slow path: the decision, for the shim's next start in the same
     // situation. Not with variables to set, which the fast path cannot: such
-    // a selection always starts through here.
+    // a selection always starts through here; nor a runtime tree's folder,
+    // which the fast path does not pin.
     record_launch_decision(context.root_option.empty() ? util::to_utf8(store.root()) : context.root_option,
                            util::to_utf8(store.state().folder), tree);
   }
@@ -124,10 +126,14 @@ Result<int> run_exec(const ExecArguments& arguments, const Context& context) {
   if (!exit_code) {
     return std::move(exit_code).error();
   }
-  const PinReport report = classify_loaded(tree, plan->program, loaded);
+  const PinReport report =
+      classify_loaded(tree, selection->runtime ? &*selection->runtime : nullptr, plan->program, loaded);
   std::string text =
       "cudnnenv: report: pinned to '" + tree.name + "' (cuDNN " + tree.version.str() + ", " +
       util::to_utf8(plan->library_dir) + ")" +
+      (selection->runtime
+           ? " with the CUDA runtime '" + selection->runtime->name + "' (" + util::to_utf8(plan->runtime_dir) + ")"
+           : std::string()) +
       (host_platform().os == Os::windows ? std::string(", PATH + SetDllDirectoryW + AddDllDirectory in the program")
                                          : ", mode " + pin_mode_name(launch_request.mode)) +
       "\n";
@@ -136,12 +142,17 @@ Result<int> run_exec(const ExecArguments& arguments, const Context& context) {
     // On stderr, one line: stdout is the program's.
     Json files = Json::array();
     for (const auto& file : report.files) {
-      files.push_back(
-          Json{{"path", file.path}, {"pid", file.pid}, {"inside", file.inside}, {"why", or_null(file.why)}});
+      files.push_back(Json{{"path", file.path},
+                           {"pid", file.pid},
+                           {"inside", file.inside},
+                           {"runtime", file.runtime},
+                           {"why", or_null(file.why)}});
     }
     print_diagnostic(Json{{"tree", tree.name},
                           {"version", tree.version.str()},
                           {"library_dir", util::to_utf8(plan->library_dir)},
+                          {"runtime", selection->runtime ? Json(selection->runtime->name) : Json(nullptr)},
+                          {"runtime_dir", selection->runtime ? Json(util::to_utf8(plan->runtime_dir)) : Json(nullptr)},
                           {"mode", host_platform().os == Os::windows ? "path+SetDllDirectoryW+AddDllDirectory"
                                                                      : pin_mode_name(launch_request.mode)},
                           {"pid", program_pid},
@@ -160,7 +171,7 @@ Result<int> run_exec(const ExecArguments& arguments, const Context& context) {
       }
     }
     for (const auto& file : report.files) {
-      text += (file.inside ? "  in the tree  " : "  OUTSIDE      ") + file.path +
+      text += (file.inside ? (file.runtime ? "  in the runtime " : "  in the tree  ") : "  OUTSIDE      ") + file.path +
               (file.why.empty() ? "" : " (" + file.why + ")") +
               (file.pid != 0 && file.pid != program_pid
                    ? " [pid " + std::to_string(file.pid) + ", a process the program started]"
@@ -168,7 +179,9 @@ Result<int> run_exec(const ExecArguments& arguments, const Context& context) {
               "\n";
     }
     if (outside != 0) {
-      text += "cudnnenv: report: " + std::to_string(outside) + " cuDNN file(s) came from outside the tree\n";
+      text += "cudnnenv: report: " + std::to_string(outside) + " cuDNN " +
+              (selection->runtime ? "or CUDA runtime " : "") + "file(s) came from outside the tree" +
+              (selection->runtime ? "s" : "") + "\n";
     }
     print_diagnostic(text);
   }

@@ -5,9 +5,11 @@
 #include "cli/context.hpp"
 #include "cli/output.hpp"
 #include "download/download.hpp"
+#include "download/runtime.hpp"
 #include "formats/archive_name.hpp"
 #include "select/activation.hpp"
 #include "select/project.hpp"
+#include "store/runtime.hpp"
 #include "util/fs.hpp"
 #include "util/text.hpp"
 
@@ -17,6 +19,7 @@ namespace {
 
 struct InstallArguments {
   std::string source;
+  std::string release;  // `install cuda RELEASE`
   std::string name;
   bool require_official = false;
   bool json = false;
@@ -210,7 +213,75 @@ std::string summary(const TreeRecord& record) {
   return text;
 }
 
+std::string runtime_summary(const TreeRecord& record) {
+  std::string text = "CUDA " + record.version.str() + " runtime";
+  if (!record.components.empty()) {
+    text += " (";
+    for (std::size_t i = 0; i < record.components.size(); ++i) {
+      text += (i ? ", " : "") + record.components[i].name + " " + record.components[i].version;
+    }
+    text += ")";
+  }
+  return text + ", " + describe(record.platform) + ", " + util::human_size(record.total_size());
+}
+
+// `cudnnenv install cuda RELEASE`: the release's runtime libraries from
+// NVIDIA's manifest (pinned), or CUDNNENV_CUDA_INDEX's.
+Result<int> run_install_runtime(const InstallArguments& arguments, const Context& context) {
+  Store& store = context.store();
+  std::optional<std::filesystem::path> index;
+  if (auto folder = context.environment.get("CUDNNENV_CUDA_INDEX"); folder && !folder->empty()) {
+    index = util::path_from_utf8(*folder);
+  }
+  DownloadOptions options = download_options(arguments, context, store);
+  auto printer = std::make_shared<ProgressPrinter>("", arguments.quiet);
+  options.progress = [printer](const DownloadProgress& progress) { (*printer)(progress); };
+  CUDNNENV_TRY_ASSIGN(release, find_cuda_release(arguments.release, host_platform(), index, options));
+  if (!release->pinned && !index) {
+    log_warning("the manifest of CUDA " + release->release.str() + " is not pinned: its SHA-256 (" +
+                release->manifest_sha256 + ") was not checked (--allow-unverified)");
+  }
+  const auto starting = [printer, &arguments](const std::string& file_name) {
+    *printer = ProgressPrinter(file_name, arguments.quiet);
+  };
+  CUDNNENV_TRY_ASSIGN(archives,
+                      fetch_runtime_archives(*release, runtime_components(release->release.major), options, starting));
+  RuntimeInstallOptions install;
+  install.release = release->release;
+  install.manifest = release->manifest_source;
+  install.manifest_sha256 = release->manifest_sha256;
+  if (!arguments.name.empty()) install.name = arguments.name;
+  install.limits.max_bytes = arguments.max_unpacked;
+  install.limits.max_ratio = arguments.max_ratio;
+  CUDNNENV_TRY_ASSIGN(outcome, store.install_runtime(*archives, install));
+  const TreeRecord& record = outcome->record;
+  const bool fresh = outcome->status == InstallStatus::installed;
+  if (arguments.json) {
+    print_json(Json{{"status", fresh ? "installed" : "already_installed"}, {"tree", tree_to_json(record)}});
+    return 0;
+  }
+  print(std::string(fresh ? "installed" : "already installed") + " '" + record.name + "': " + runtime_summary(record) +
+        "\n");
+  print("  location:  " + util::to_utf8(record.root) + "\n");
+  print("  libraries: " + util::to_utf8(record.resolve(record.layout.library_dir)) + "\n");
+  print("  source:    " + record.source.path +
+        (index             ? std::string(" (CUDNNENV_CUDA_INDEX)")
+         : release->pinned ? " (SHA-256 pinned)"
+                           : " (not pinned)") +
+        "\n");
+  return 0;
+}
+
 Result<int> run_install(const InstallArguments& arguments, const Context& context) {
+  if (!arguments.release.empty()) {
+    if (arguments.source != "cuda") {
+      return make_error("'cudnnenv install " + arguments.source + " " + arguments.release + "' has one word too many",
+                        "install takes one version, archive or folder; a CUDA runtime: 'cudnnenv install cuda " +
+                            arguments.release + "'",
+                        ExitCode::usage);
+    }
+    return run_install_runtime(arguments, context);
+  }
   InstallOptions options;
   if (!arguments.name.empty()) {
     options.name = arguments.name;
@@ -270,8 +341,10 @@ void register_install(CLI::App& app, Context& context) {
   auto arguments = std::make_shared<InstallArguments>();
   CLI::App* command = app.add_subcommand(
       "install", "install a cuDNN version (fetched from NVIDIA, checked), or an archive, wheel or folder you have");
-  command->add_option("source", arguments->source, "a version (8.1, 9.1.0), or an archive, wheel or folder")
+  command->add_option("source", arguments->source, "a version (8.1, 9.1.0), or an archive, wheel or folder; or 'cuda'")
       ->required();
+  command->add_option("release", arguments->release,
+                      "after 'cuda': the CUDA release whose runtime to install (11.8, 13.0.2)");
   command->add_option("--cuda", arguments->cuda, "the CUDA version of the archive to fetch (11.2, 12)");
   command->add_option("--mirror", arguments->mirror,
                       "fetch from this base URL, or a folder (a path or file://), instead of "
@@ -305,6 +378,8 @@ void register_install(CLI::App& app, Context& context) {
       "  cudnnenv install ~/Downloads/cudnn-windows-x86_64-8.9.7.29_cuda12-archive.zip\n"
       "  cudnnenv install /usr/local/cuda-12.2 --name cuda12-copy\n"
       "  cudnnenv list --available 8           what could be installed here\n"
+      "  cudnnenv install cuda 11.8            the CUDA 11.8 runtime (cudart, cuBLAS, cuFFT, cuRAND, cuSOLVER,\n"
+      "                                        cuSPARSE, NVRTC) from NVIDIA's manifest, selected with cuDNN 8\n"
       "\n"
       "A mirror holds each archive at NVIDIA's path under its base, e.g. for 9.1 on Linux:\n"
       "  BASE/compute/cudnn/redist/cudnn/linux-x86_64/cudnn-linux-x86_64-9.1.0.70_cuda12-archive.tar.xz\n"

@@ -2,7 +2,9 @@
 
 #include "cli/context.hpp"
 #include "cli/output.hpp"
+#include "download/runtime.hpp"
 #include "store/official.hpp"
+#include "store/runtime.hpp"
 #include "store/spec.hpp"
 #include "util/text.hpp"
 
@@ -114,7 +116,62 @@ Result<int> run_available(const ListArguments& arguments, const Context& context
   return 0;
 }
 
+// `list --available cuda [RELEASE]`: the CUDA releases whose runtime can be
+// installed, with each runtime component's download size when the manifest
+// is at hand (CUDNNENV_CUDA_INDEX).
+Result<int> run_available_cuda(const ListArguments& arguments, const Context& context) {
+  std::optional<std::filesystem::path> index;
+  if (auto folder = context.environment.get("CUDNNENV_CUDA_INDEX"); folder && !folder->empty()) {
+    index = util::path_from_utf8(*folder);
+  }
+  const auto runtimes = context.store().list().runtimes;
+  Json array = Json::array();
+  std::vector<std::vector<std::string>> rows = {{"RELEASE", "DOWNLOAD", "INSTALLED", "MANIFEST"}};
+  for (const auto& release : known_cuda_releases(index)) {
+    if (!arguments.cuda.empty() && !util::starts_with(release.str() + ".", arguments.cuda + ".")) continue;
+    Json components = nullptr;
+    std::optional<std::uint64_t> total;
+    if (index) {
+      const auto file = *index / util::path_from_utf8(manifest_file_name(release.str()));
+      auto text = util::read_file(file);
+      auto manifest = text ? parse_redist_manifest(*text, util::to_utf8(file), redist_platform(host_platform()))
+                           : Result<RedistManifest>(text.error());
+      if (!manifest) return std::move(manifest).error();
+      components = Json::array();
+      total = 0;
+      for (const auto& name : runtime_components(release.major)) {
+        for (const auto& archive : manifest->archives) {
+          if (archive.component != name) continue;
+          components.push_back(Json{{"name", name}, {"version", archive.version}, {"size", archive.size}});
+          *total += archive.size;
+        }
+      }
+    }
+    std::string installed;
+    for (const auto& tree : runtimes) {
+      if (tree.version == release) installed = tree.name;
+    }
+    array.push_back(Json{{"release", release.str()},
+                         {"pinned", !index},
+                         {"size", total ? Json(*total) : Json(nullptr)},
+                         {"components", components},
+                         {"installed", or_null(installed)}});
+    rows.push_back({release.str(), total ? util::human_size(*total) : "?", installed.empty() ? "-" : installed,
+                    index ? "CUDNNENV_CUDA_INDEX" : "pinned (SHA-256 embedded)"});
+  }
+  if (arguments.json) {
+    print_json(array);
+  } else {
+    print_table(rows);
+    if (!index) print_diagnostic("note: sizes come from each manifest, fetched by 'cudnnenv install cuda RELEASE'\n");
+  }
+  return 0;
+}
+
 Result<int> run_list(const ListArguments& arguments, const Context& context) {
+  if (arguments.available && arguments.spec == "cuda") {
+    return run_available_cuda(arguments, context);
+  }
   if (arguments.available) {
     return run_available(arguments, context);
   }
@@ -129,7 +186,9 @@ Result<int> run_list(const ListArguments& arguments, const Context& context) {
   }
   if (arguments.json) {
     Json trees = Json::array();
-    for (const auto& tree : listing.trees) {
+    std::vector<TreeRecord> all = listing.trees;
+    all.insert(all.end(), listing.runtimes.begin(), listing.runtimes.end());
+    for (const auto& tree : all) {
       Json entry = tree_to_json(tree);
       const auto changed = changed_files(tree);
       entry["damaged"] = !changed.empty();
@@ -139,14 +198,14 @@ Result<int> run_list(const ListArguments& arguments, const Context& context) {
     print_json(trees);
     return 0;
   }
-  if (listing.trees.empty()) {
+  if (listing.trees.empty() && listing.runtimes.empty()) {
     std::error_code ec;
     const bool exists = std::filesystem::exists(store.root(), ec);
     print_diagnostic(
         (exists ? "no cuDNN trees in " : "no store at ") + util::to_utf8(store.root()) +
         (exists ? std::string() : " yet (install creates it)") +
         "\n  hint: 'cudnnenv install <version>' fetches one, 'cudnnenv adopt <folder>' takes one you have\n");
-  } else {
+  } else if (!listing.trees.empty()) {
     std::vector<std::vector<std::string>> rows = {{"NAME", "VERSION", "CUDA", "PLATFORM", "SIZE", "LOCATION"}};
     for (const auto& tree : listing.trees) {
       const auto changed = changed_files(tree);
@@ -159,6 +218,24 @@ Result<int> run_list(const ListArguments& arguments, const Context& context) {
                     : "  DAMAGED: '" + changed.front() + "'" +
                           (changed.size() > 1 ? " and " + std::to_string(changed.size() - 1) + " more" : "") +
                           " missing or changed")});
+    }
+    print_table(rows);
+  }
+  if (!listing.runtimes.empty()) {
+    print(listing.trees.empty() ? "" : "\n");
+    std::vector<std::vector<std::string>> rows = {
+        {"CUDA RUNTIME", "RELEASE", "LIBRARIES", "PLATFORM", "SIZE", "LOCATION"}};
+    for (const auto& tree : listing.runtimes) {
+      const auto changed = changed_files(tree);
+      std::size_t libraries = 0;
+      for (const auto& file : tree.files) {
+        const std::string name = file.path.substr(file.path.rfind('/') + 1);
+        if (file.link.empty() && is_runtime_library_name(name, tree.platform.os)) ++libraries;
+      }
+      rows.push_back({tree.name, tree.cuda ? tree.version.str() : "?", std::to_string(libraries),
+                      describe(tree.platform), util::human_size(tree.total_size()),
+                      util::to_utf8(tree.root) + (tree.location ? " (adopted)" : "") +
+                          (changed.empty() ? "" : "  DAMAGED: '" + changed.front() + "' missing or changed")});
     }
     print_table(rows);
   }
@@ -179,11 +256,12 @@ void register_list(CLI::App& app, Context& context) {
   command->add_flag("--available", arguments->available,
                     "the official archives for this platform, newest first, with their CUDA variant, size and the "
                     "tree each became here");
-  command->add_option("spec", arguments->spec, "with --available: only versions that fit (8.1 never lists 8.10)");
+  command->add_option("spec", arguments->spec,
+                      "with --available: only versions that fit (8.1 never lists 8.10); 'cuda': the CUDA runtimes");
   command->add_option("--cuda", arguments->cuda, "with --available: only archives built for this CUDA version");
   command->footer(
       "Examples:\n  cudnnenv list\n  cudnnenv list --available 8.1\n  cudnnenv list --available 9 --cuda 12 "
-      "--json");
+      "--json\n  cudnnenv list --available cuda --cuda 12   the CUDA 12 releases whose runtime can be installed");
   command->callback(
       [arguments, &context] { context.action = [arguments, &context] { return run_list(*arguments, context); }; });
 }

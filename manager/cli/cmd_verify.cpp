@@ -71,16 +71,31 @@ struct VerifyArguments {
 Result<std::vector<TreeRecord>> trees_to_verify(const VerifyArguments& arguments, const Context& context) {
   const Store& store = context.store();
   if (arguments.all) {
-    auto trees = store.list().trees;
+    const Listing listing = store.list();
+    auto trees = listing.trees;
+    trees.insert(trees.end(), listing.runtimes.begin(), listing.runtimes.end());
     if (trees.empty()) {
       return make_error("the store is empty", "'cudnnenv install <version>' fetches one", ExitCode::not_found);
     }
     return trees;
   }
   if (arguments.target.empty()) {
+    // The selection here: its tree, and the CUDA runtime selected with it.
     CUDNNENV_TRY_ASSIGN(selection, context.selection(context.request()));
     auto full = store.full_record(selection->tree);
-    return std::vector<TreeRecord>{full ? *full : selection->tree};
+    std::vector<TreeRecord> trees{full ? *full : selection->tree};
+    if (selection->runtime) {
+      auto runtime = store.full_record(*selection->runtime);
+      trees.push_back(runtime ? *runtime : *selection->runtime);
+    }
+    return trees;
+  }
+  // A CUDA runtime tree: its name, or cuda-<release>.
+  if (util::starts_with(arguments.target, "cuda")) {
+    if (auto runtime = store.find(arguments.target); runtime && runtime->kind == TreeKind::cuda) {
+      auto full = store.full_record(*runtime);
+      return std::vector<TreeRecord>{full ? *full : *runtime};
+    }
   }
   // A path is a folder to verify (it must exist); a bare word is a spec, a tree's or a
   // profile's name first, and a folder of that name only when nothing in the store is one.
@@ -140,7 +155,8 @@ Result<int> run_verify(const VerifyArguments& arguments, const Context& context)
                              {"gpu", gpu_json(report.gpu)}});
       continue;
     }
-    print("verify " + tree.name + " (cuDNN " + tree.version.str() + "): " + util::to_utf8(tree.library_path()) + "\n");
+    print("verify " + tree.name + " (" + (tree.kind == TreeKind::cuda ? "CUDA runtime " : "cuDNN ") +
+          tree.version.str() + "): " + util::to_utf8(tree.library_path()) + "\n");
     for (const auto& check : report.checks) {
       const char* mark = check.status == CheckStatus::ok       ? "  ok    "
                          : check.status == CheckStatus::failed ? "  FAIL  "

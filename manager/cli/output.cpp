@@ -172,6 +172,7 @@ void print(std::string_view text) {
 
 Json tree_to_json(const TreeRecord& record) {
   Json tree;
+  tree["kind"] = to_string(record.kind);
   tree["name"] = record.name;
   tree["version"] = record.version.str();
   tree["version_from"] = record.version_from;
@@ -197,6 +198,11 @@ Json tree_to_json(const TreeRecord& record) {
                         {"path", or_null(record.source.path)},
                         {"sha256", or_null(record.source.sha256)},
                         {"official", or_null(record.source.official)}};
+  Json components = Json::array();
+  for (const auto& component : record.components) {
+    components.push_back(Json{{"name", component.name}, {"version", component.version}});
+  }
+  tree["components"] = std::move(components);
   return tree;
 }
 

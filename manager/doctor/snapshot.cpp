@@ -5,6 +5,7 @@
 #include <set>
 
 #include "util/fs.hpp"
+#include "util/sha256.hpp"
 #include "util/text.hpp"
 
 namespace cudnnenv {
@@ -80,24 +81,7 @@ Result<std::vector<std::pair<std::string, std::string>>> snapshot_lines(std::str
     return make_error("'" + name + "' is not a cudnnenv snapshot", "make one with: cudnnenv snapshot -o " + name,
                       ExitCode::usage);
   };
-  // Nesting is counted before parsing: nlohmann's parser and destructor recurse.
-  int depth = 0;
-  bool in_string = false;
-  for (std::size_t i = 0; i < text.size(); ++i) {
-    const char c = text[i];
-    if (in_string) {
-      if (c == '\\')
-        ++i;
-      else if (c == '"')
-        in_string = false;
-    } else if (c == '"') {
-      in_string = true;
-    } else if (c == '{' || c == '[') {
-      if (++depth > k_max_depth) return refused();
-    } else if (c == '}' || c == ']') {
-      --depth;
-    }
-  }
+  if (!json_nesting_within(text, k_max_depth)) return refused();
   const Json json = Json::parse(text, nullptr, false);
   std::vector<std::pair<std::string, std::string>> lines;
   if (json.is_discarded() || !json.is_object() || !json.contains("format") || !flatten(json, "", lines)) {

@@ -9,6 +9,7 @@
 
 #include "formats/binfmt.hpp"
 #include "store/layout.hpp"
+#include "store/runtime.hpp"
 #include "util/fs.hpp"
 #include "util/text.hpp"
 
@@ -215,22 +216,35 @@ Result<LaunchPlan> plan_launch(const LaunchRequest& request) {
   plan.arguments = request.arguments;
   plan.environment = request.environment;
   plan.library_dir = request.tree.resolve(request.tree.layout.library_dir);
+  if (request.runtime) plan.runtime_dir = request.runtime->resolve(request.runtime->layout.library_dir);
   plan.report_log = request.report_log;
   const std::string library_dir = util::to_utf8(plan.library_dir);
+  const std::string runtime_dir = util::to_utf8(plan.runtime_dir);
   auto& environment = plan.environment;
   environment.set("CUDNNENV_PIN_DIR", library_dir);
-  if (windows_host()) {
-    environment.set("PATH", prepend_entry(library_dir, environment.get("PATH"), ';'));
+  if (request.runtime) {
+    environment.set("CUDNNENV_RUNTIME_DIR", runtime_dir);
   } else {
-    for (const auto& [what, text] : {std::pair{"the tree's library folder", library_dir},
-                                     std::pair{"the audit module", util::to_utf8(request.audit_module)}}) {
+    environment.unset("CUDNNENV_RUNTIME_DIR");
+  }
+  // The runtime's folder first, then the tree's in front of it.
+  const auto with_runtime = [&](const std::optional<std::string>& value, char separator) {
+    return request.runtime ? std::optional(prepend_entry(runtime_dir, value, separator)) : value;
+  };
+  if (windows_host()) {
+    environment.set("PATH", prepend_entry(library_dir, with_runtime(environment.get("PATH"), ';'), ';'));
+  } else {
+    for (const auto& [what, text] :
+         {std::pair{"the tree's library folder", library_dir}, std::pair{"the runtime's library folder", runtime_dir},
+          std::pair{"the audit module", util::to_utf8(request.audit_module)}}) {
       if (text.find(':') != std::string::npos) {
         return make_error(
             std::string(what) + " '" + text + "' has a ':', which LD_LIBRARY_PATH and LD_AUDIT cannot hold",
             "move the store (--root) or cudnnenv to a path without ':'");
       }
     }
-    environment.set("LD_LIBRARY_PATH", prepend_entry(library_dir, environment.get("LD_LIBRARY_PATH"), ':'));
+    environment.set("LD_LIBRARY_PATH",
+                    prepend_entry(library_dir, with_runtime(environment.get("LD_LIBRARY_PATH"), ':'), ':'));
     const bool audit = request.mode == PinMode::audit || !request.report_log.empty();
     if (audit) {
       // The report's module also records every object that maps.
@@ -246,6 +260,7 @@ Result<LaunchPlan> plan_launch(const LaunchRequest& request) {
     }
     if (request.mode != PinMode::audit) {
       environment.unset("CUDNNENV_PIN_DIR");  // the audit module, if loaded for --report, only records
+      environment.unset("CUDNNENV_RUNTIME_DIR");
     }
     if (request.mode == PinMode::preload) {
       environment.set("LD_PRELOAD",
@@ -259,20 +274,25 @@ Result<LaunchPlan> plan_launch(const LaunchRequest& request) {
   return plan;
 }
 
-PinReport classify_loaded(const TreeRecord& tree, const fs::path& program, const std::vector<LoadedModule>& loaded) {
+PinReport classify_loaded(const TreeRecord& tree, const TreeRecord* runtime, const fs::path& program,
+                          const std::vector<LoadedModule>& loaded) {
   PinReport report;
   std::error_code ec;
   // Both sides as the file system resolves them: a tree reached through a
   // subst or mapped drive is named by the debug API with the drive's target.
-  const fs::path root = util::final_path(tree.root);
+  const fs::path cudnn_root = util::final_path(tree.root);
+  const fs::path runtime_root = runtime ? util::final_path(runtime->root) : fs::path();
   const fs::path program_folder = fs::weakly_canonical(program.parent_path(), ec);
   const fs::path working_folder = fs::current_path(ec);
   std::vector<std::string> seen;
   std::vector<LoadedCudnnFile> outside;
   for (const auto& module : loaded) {
-    if (!is_cudnn_file(module.path)) {
+    const std::string base = util::to_utf8(util::path_from_utf8(module.path).filename());
+    const bool is_runtime = runtime && is_runtime_library_name(base, tree.platform.os);
+    if (!is_runtime && !is_cudnn_file(module.path)) {
       continue;
     }
+    const fs::path& root = is_runtime ? runtime_root : cudnn_root;
     const fs::path file = util::final_path(util::path_from_utf8(module.path));
     const std::string shown = util::to_utf8(file);
     if (std::find(seen.begin(), seen.end(), shown) != seen.end()) {
@@ -281,7 +301,7 @@ PinReport classify_loaded(const TreeRecord& tree, const fs::path& program, const
     seen.push_back(shown);
     const auto relative = file.lexically_relative(root);
     const bool inside = !relative.empty() && *relative.begin() != "..";
-    LoadedCudnnFile entry{shown, module.pid, inside, {}};
+    LoadedCudnnFile entry{shown, module.pid, inside, is_runtime, {}};
     if (inside) {
       report.files.push_back(std::move(entry));
       continue;

@@ -27,6 +27,10 @@ enum class PinMode {
 
 struct LaunchRequest {
   TreeRecord tree;
+  // The CUDA runtime tree selected with it (Selection::runtime): its folder
+  // right after the tree's, and on Linux its libraries' names pinned by the
+  // audit module (CUDNNENV_RUNTIME_DIR) as cuDNN's are.
+  std::optional<TreeRecord> runtime;
   PinMode mode = PinMode::audit;
   std::string command;                 // a name looked up on PATH, or a path
   std::vector<std::string> arguments;  // passed untouched
@@ -41,6 +45,7 @@ struct LaunchPlan {
   std::vector<std::string> arguments;
   util::Environment environment;
   std::filesystem::path library_dir;  // the tree's, first on the search path
+  std::filesystem::path runtime_dir;  // the runtime tree's, second; empty without one
   std::filesystem::path report_log;
   std::vector<std::string> notes;  // where the pin cannot hold, said before the start
 };
@@ -86,7 +91,8 @@ struct LoadedCudnnFile {
   std::string path;  // resolved (links and `..` followed)
   long pid = 0;      // the process that mapped it first
   bool inside = false;
-  std::string why;  // outside: why that copy won, when known
+  bool runtime = false;  // a CUDA runtime library (reported only when a runtime tree is pinned)
+  std::string why;       // outside: why that copy won, when known
 };
 
 struct PinReport {
@@ -94,10 +100,11 @@ struct PinReport {
   std::size_t outside_count() const;
 };
 
-// Sorts the cuDNN files among `loaded` by whether they lie in `tree`; an
-// outside file in `program`'s own folder says so (on Windows that folder is
-// searched before PATH and SetDllDirectory: no launcher can beat it).
-PinReport classify_loaded(const TreeRecord& tree, const std::filesystem::path& program,
+// Sorts the cuDNN files among `loaded` by whether they lie in `tree`, and,
+// with a runtime tree, the CUDA runtime libraries by whether they lie in it;
+// an outside file in `program`'s own folder says so (on Windows that folder
+// is searched before PATH and SetDllDirectory: no launcher can beat it).
+PinReport classify_loaded(const TreeRecord& tree, const TreeRecord* runtime, const std::filesystem::path& program,
                           const std::vector<LoadedModule>& loaded);
 
 std::string pin_mode_name(PinMode mode);

@@ -9,8 +9,11 @@
 #include <functional>
 #include <optional>
 #include <string>
+#include <string_view>
+#include <utility>
 #include <vector>
 
+#include "util/dynlib.hpp"
 #include "util/process.hpp"
 #include "util/result.hpp"
 
@@ -53,6 +56,14 @@ Result<ProbeReport> probe_in_child(const std::filesystem::path& probe_program, c
 // library`, with the library's folder first on the loader's search path.
 util::ProcessSpec probe_process(const std::filesystem::path& probe_program, const std::filesystem::path& library,
                                 std::vector<std::string> arguments, std::chrono::milliseconds timeout);
+
+// The version a CUDA runtime library reports of itself, read without a GPU
+// (cudaRuntimeGetVersion, cublasGetProperty / cusparseGetProperty,
+// cufftGetVersion, curandGetVersion, cusolverGetVersion, nvrtcVersion,
+// nvJitLinkVersion, cublasLtGetVersion), and the function read; none for a
+// library that exports none of them. In the probe child only.
+std::optional<std::pair<std::string, std::string>> runtime_library_version(const util::DynamicLibrary& library,
+                                                                           std::string_view file_name);
 
 using ProbeFunction = std::function<Result<ProbeReport>(const std::filesystem::path& library)>;
 

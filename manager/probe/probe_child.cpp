@@ -28,6 +28,60 @@ Result<ProbeReport> probe_in_process(const fs::path& library) {
   return report;
 }
 
+std::optional<std::pair<std::string, std::string>> runtime_library_version(const util::DynamicLibrary& library,
+                                                                           std::string_view file_name) {
+  using IntOut = int (*)(int*);
+  using Property = int (*)(int, int*);  // libraryPropertyType: 0 major, 1 minor, 2 patch
+  using TwoInts = int (*)(int*, int*);
+  using TwoUnsigned = int (*)(unsigned*, unsigned*);
+  using SizeT = std::size_t (*)();
+  const auto dotted = [](int major, int minor) { return std::to_string(major) + "." + std::to_string(minor); };
+  // The library's own function, by its file's name: dlsym also finds what a
+  // library's dependencies export (cuSOLVER's handle reaches cuBLAS's).
+  const std::string name = util::to_lower(file_name);
+  const auto named = [&](std::string_view stem) {
+    return util::starts_with(name, "lib" + std::string(stem) + ".") ||
+           util::starts_with(name, std::string(stem) + "64_") || util::starts_with(name, std::string(stem) + "_");
+  };
+  const auto property = [&](const char* function) -> std::optional<std::pair<std::string, std::string>> {
+    auto get = reinterpret_cast<Property>(library.symbol(function));
+    int major = 0, minor = 0, patch = 0;
+    if (!get || get(0, &major) != 0 || get(1, &minor) != 0 || get(2, &patch) != 0) return std::nullopt;
+    return std::pair{dotted(major, minor) + "." + std::to_string(patch), std::string(function)};
+  };
+  if (named("cudart")) {
+    auto get = reinterpret_cast<IntOut>(library.symbol("cudaRuntimeGetVersion"));
+    int version = 0;
+    // 13000: 13.0 (CUDART_VERSION's encoding).
+    if (get && get(&version) == 0) {
+      return std::pair{dotted(version / 1000, version % 1000 / 10), "cudaRuntimeGetVersion"};
+    }
+  } else if (named("cublaslt")) {
+    if (auto get = reinterpret_cast<SizeT>(library.symbol("cublasLtGetVersion"))) {
+      return std::pair{std::to_string(get()), "cublasLtGetVersion"};
+    }
+  } else if (named("cublas")) {
+    return property("cublasGetProperty");
+  } else if (named("cufft") || named("cufftw")) {
+    return property("cufftGetProperty");
+  } else if (named("curand")) {
+    return property("curandGetProperty");
+  } else if (named("cusolver") || named("cusolvermg")) {
+    return property("cusolverGetProperty");
+  } else if (named("cusparse")) {
+    return property("cusparseGetProperty");
+  } else if (named("nvrtc")) {
+    auto get = reinterpret_cast<TwoInts>(library.symbol("nvrtcVersion"));
+    int major = 0, minor = 0;
+    if (get && get(&major, &minor) == 0) return std::pair{dotted(major, minor), "nvrtcVersion"};
+  } else if (named("nvjitlink")) {
+    auto get = reinterpret_cast<TwoUnsigned>(library.symbol("nvJitLinkVersion"));
+    unsigned major = 0, minor = 0;
+    if (get && get(&major, &minor) == 0) return std::pair{dotted(int(major), int(minor)), "nvJitLinkVersion"};
+  }
+  return std::nullopt;
+}
+
 int run_probe_child(const fs::path& library) {
   auto report = probe_in_process(library);
   if (!report) {

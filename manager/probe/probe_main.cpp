@@ -56,6 +56,10 @@ int probe_main(const std::vector<std::string>& arguments) {
     }
     std::printf("%s=%s\n", cudnnenv::probe_protocol::loaded_from.data(),
                 cudnnenv::util::to_utf8(library->loaded_path()).c_str());
+    if (const auto version = cudnnenv::runtime_library_version(*library, cudnnenv::util::to_utf8(path.filename()))) {
+      std::printf("%s=%s\n%s=%s\n", cudnnenv::probe_protocol::library_version.data(), version->first.c_str(),
+                  cudnnenv::probe_protocol::library_version_from.data(), version->second.c_str());
+    }
     return static_cast<int>(ProbeExit::ok);
   }
   if (conv) {

@@ -26,6 +26,11 @@ enum class ProbeExit : int {
 inline constexpr std::string_view cudnn_version = "cudnn_version";    // cudnnGetVersion(), raw
 inline constexpr std::string_view cudart_version = "cudart_version";  // cudnnGetCudartVersion(), raw
 inline constexpr std::string_view loaded_from = "loaded_from";        // the file the loader mapped
+// `--load-only` of a CUDA runtime library that reports its own version:
+// cudaRuntimeGetVersion, cublasGetProperty, cufftGetVersion, ... as "13.0",
+// "13.1.0", "12000"; the function's name in library_version_from.
+inline constexpr std::string_view library_version = "library_version";
+inline constexpr std::string_view library_version_from = "library_version_from";
 
 // Keys of the GPU list (`cudnnenv-probe --gpus`): driver_cuda, gpu_error, and
 inline constexpr std::string_view driver_version = "driver_version";  // NVML's, "580.95.05"

@@ -12,7 +12,7 @@ namespace fs = std::filesystem;
 
 shell::Activation activation_for(const TreeRecord& tree, const std::optional<CudaVersion>& cuda,
                                  const std::vector<std::pair<std::string, std::string>>& extra,
-                                 const util::Environment& environment) {
+                                 const util::Environment& environment, const TreeRecord* runtime) {
   const bool windows = host_platform().os == Os::windows;
   shell::Activation activation;
   const std::string library_dir = util::to_utf8(tree.resolve(tree.layout.library_dir));
@@ -23,6 +23,12 @@ shell::Activation activation_for(const TreeRecord& tree, const std::optional<Cud
     activation.prepend.emplace_back("PATH", util::to_utf8(*toolkit / "bin"));
     activation.set.emplace_back("CUDA_PATH", util::to_utf8(*toolkit));
   }
+  // Each entry goes in front of the ones before it: the runtime's folder
+  // ends up right after the tree's.
+  if (runtime) {
+    activation.prepend.emplace_back(windows ? "PATH" : "LD_LIBRARY_PATH",
+                                    util::to_utf8(runtime->resolve(runtime->layout.library_dir)));
+  }
   activation.prepend.emplace_back(windows ? "PATH" : "LD_LIBRARY_PATH", library_dir);
   activation.set.emplace_back("CUDNN_PATH", util::to_utf8(tree.root));
   if (!tree.layout.include_dir.empty()) {
@@ -32,6 +38,7 @@ shell::Activation activation_for(const TreeRecord& tree, const std::optional<Cud
       "CUDNN_LIB_DIR", util::to_utf8(tree.resolve(!tree.layout.import_lib_dir.empty() ? tree.layout.import_lib_dir
                                                                                       : tree.layout.library_dir)));
   activation.set.emplace_back("CUDNNENV_ACTIVE", tree.name);
+  if (runtime) activation.set.emplace_back("CUDNNENV_CUDA_RUNTIME", runtime->name);
   for (const auto& [name, value] : extra) {
     activation.set.emplace_back(name, value);
   }
@@ -52,7 +59,8 @@ shell::Activation activation_of(const Selection& selection, const util::Environm
   if (selection.profile) {
     if (auto profile_cuda = parse_cuda_version(selection.profile->cuda)) cuda = profile_cuda;
   }
-  return activation_for(selection.tree, cuda, selection_variables(selection), environment);
+  return activation_for(selection.tree, cuda, selection_variables(selection), environment,
+                        selection.runtime ? &*selection.runtime : nullptr);
 }
 
 Result<std::string> modulefile_for(const TreeRecord& tree, shell::ModuleFormat format,

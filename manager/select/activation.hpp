@@ -20,10 +20,12 @@
 
 namespace cudnnenv {
 
-// What activating `tree` with `cuda`'s toolkit and the `extra` variables changes.
+// What activating `tree` with `cuda`'s toolkit and the `extra` variables
+// changes; with a CUDA runtime tree (may be null), its library folder right
+// after the tree's on the loader's list, and CUDNNENV_CUDA_RUNTIME.
 shell::Activation activation_for(const TreeRecord& tree, const std::optional<CudaVersion>& cuda,
                                  const std::vector<std::pair<std::string, std::string>>& extra,
-                                 const util::Environment& environment);
+                                 const util::Environment& environment, const TreeRecord* runtime = nullptr);
 
 // The variables a selection sets besides the tree's own: the profile's, then
 // the trusted project file's [env]. Activation, exec and the shims set them.

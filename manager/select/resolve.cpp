@@ -6,6 +6,7 @@
 
 #include "select/trust.hpp"
 #include "store/layout.hpp"
+#include "store/runtime.hpp"
 #include "store/spec.hpp"
 #include "util/fs.hpp"
 #include "util/text.hpp"
@@ -27,6 +28,37 @@ Result<TreeRecord> select(const Store& store, const std::string& text, std::opti
 bool inside(const fs::path& path, const fs::path& folder) {
   const std::string relative = util::generic_utf8(path.lexically_relative(folder));
   return !relative.empty() && !util::starts_with(relative, "..");
+}
+
+// Selection::runtime, for a selection whose tree is chosen.
+void choose_selection_runtime(const Store& store, const SelectionRequest& request, Selection& selection) {
+  const auto runtimes = store.list(RecordPart::identity).runtimes;
+  if (runtimes.empty()) return;
+  std::optional<CudaVersion> exact;
+  std::string reason;
+  if (request.cuda && !request.cuda->empty()) {
+    exact = parse_cuda_version(*request.cuda);
+    reason = "--cuda " + *request.cuda;
+  } else if (selection.origin == Origin::project_file && selection.project && selection.project->cuda) {
+    exact = parse_cuda_version(*selection.project->cuda);
+    reason = "cuda = \"" + *selection.project->cuda + "\" in " + selection.decided_by;
+  }
+  if (exact) {
+    selection.runtime = choose_runtime(runtimes, exact, std::nullopt);
+  } else if (selection.profile && !selection.profile->cuda.empty()) {
+    // A framework's tested CUDA, else any runtime of its major that has its libraries.
+    const auto asked = parse_cuda_version(selection.profile->cuda);
+    selection.runtime = choose_runtime(runtimes, asked, std::nullopt);
+    if (!selection.runtime && asked) selection.runtime = choose_runtime(runtimes, std::nullopt, asked->major);
+    reason = "the profile " + selection.profile->name + " (CUDA " + selection.profile->cuda + ")";
+  } else if (selection.tree.cuda) {
+    selection.runtime = choose_runtime(runtimes, std::nullopt, selection.tree.cuda->major);
+    reason = "the CUDA major of '" + selection.tree.name + "'";
+  }
+  if (selection.runtime) {
+    selection.runtime_reason = reason;
+    spdlog::debug("runtime '{}' ({})", selection.runtime->name, reason);
+  }
 }
 
 }  // namespace
@@ -97,6 +129,7 @@ Result<Selection> resolve_selection(const Store& store, const SelectionRequest& 
     }
     selection.tree = std::move(*tree);
     spdlog::debug("selected '{}' ({}; spec '{}')", selection.tree.name, describe_origin(selection), selection.spec);
+    choose_selection_runtime(store, request, selection);
     return selection;
   };
 

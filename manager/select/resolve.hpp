@@ -39,6 +39,13 @@ struct Selection {
   // What the deciding project file says but cudnnenv ignores (unknown keys),
   // as `file:line:col` lines; shown as warnings by every command.
   std::vector<std::string> warnings;
+  // The CUDA runtime tree selected with `tree`, when the store has one that
+  // fits (choose_runtime): the release the selection names (--cuda, `cuda =`
+  // in the project file: that release only; a profile's CUDA: that release,
+  // else its major), else the newest of the tree's CUDA major. None: the
+  // program finds its CUDA libraries as it would without cudnnenv.
+  std::optional<TreeRecord> runtime;
+  std::string runtime_reason;  // what chose it: "--cuda 11.8", "the CUDA major of '9.19.0.56-cuda13'", ...
 };
 
 struct SelectionRequest {

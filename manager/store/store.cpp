@@ -12,6 +12,7 @@
 #include "store/extract.hpp"
 #include "store/layout.hpp"
 #include "store/official.hpp"
+#include "store/runtime.hpp"
 #include "store/spec.hpp"
 #include "util/fs.hpp"
 #include "util/sha256.hpp"
@@ -39,6 +40,19 @@ class ScopedRemoval {
 
  private:
   fs::path m_path;
+};
+
+// Runs a function when the scope ends (on every return).
+template <class F>
+class AtScopeEnd {
+ public:
+  explicit AtScopeEnd(F f) : m_f(std::move(f)) {}
+  ~AtScopeEnd() { m_f(); }
+  AtScopeEnd(const AtScopeEnd&) = delete;
+  AtScopeEnd& operator=(const AtScopeEnd&) = delete;
+
+ private:
+  F m_f;
 };
 
 void warn(const WarningSink& sink, const std::string& message) {
@@ -569,6 +583,7 @@ std::uint64_t Store::clean_leftovers() const {
 }
 
 Result<InstallOutcome> Store::install(const fs::path& source_path, const InstallOptions& options) {
+  const AtScopeEnd forget_listing([this] { m_identities.reset(); });  // the store changes
   CUDNNENV_TRY_ASSIGN(source, classify_source(source_path, options));
   Provenance provenance(*source, options);
   if (options.require_official == RequireOfficial::yes) {
@@ -648,6 +663,7 @@ Result<InstallOutcome> Store::install(const fs::path& source_path, const Install
 }
 
 Result<TreeRecord> Store::adopt(const fs::path& directory, const AdoptOptions& options) {
+  const AtScopeEnd forget_listing([this] { m_identities.reset(); });  // the store changes
   CUDNNENV_TRY_ASSIGN(found, locate_adopted(directory, options.platform.os));
   // The same copy adopted through another folder (lib vs. the toolkit root) is still the same copy.
   std::error_code ec;
@@ -700,6 +716,7 @@ Result<TreeRecord> Store::adopt(const fs::path& directory, const AdoptOptions& o
 }
 
 Listing Store::list(RecordPart part) const {
+  if (part == RecordPart::identity && m_identities) return *m_identities;
   Listing listing;
   std::error_code ec;
   for (const auto& entry : util::directory_entries(m_root)) {
@@ -713,25 +730,44 @@ Listing Store::list(RecordPart part) const {
     }
     auto record = read_record(entry.path, part);
     if (record) {
-      listing.trees.push_back(std::move(*record));
+      (record->kind == TreeKind::cuda ? listing.runtimes : listing.trees).push_back(std::move(*record));
     } else {
       listing.damaged.push_back(record.error());
     }
   }
-  std::sort(listing.trees.begin(), listing.trees.end(), [](const TreeRecord& a, const TreeRecord& b) {
+  const auto newest_first = [](const TreeRecord& a, const TreeRecord& b) {
     if (a.version != b.version) {
       return a.version > b.version;
     }
     return a.name < b.name;
-  });
+  };
+  std::sort(listing.trees.begin(), listing.trees.end(), newest_first);
+  std::sort(listing.runtimes.begin(), listing.runtimes.end(), newest_first);
   std::sort(listing.unmanaged.begin(), listing.unmanaged.end());
+  if (part == RecordPart::identity) m_identities = listing;
   return listing;
 }
 
 Result<TreeRecord> Store::find(const std::string& spec) const {
+  const Listing listing = list();
+  // A runtime tree: its name, or "cuda-11.8" / "cuda 11.8" for its release.
+  for (const auto& runtime : listing.runtimes) {
+    if (runtime.name == spec) return runtime;
+  }
+  if (util::starts_with(spec, "cuda-") || util::starts_with(spec, "cuda ")) {
+    if (const auto asked = parse_cuda_version(spec.substr(5))) {
+      if (auto runtime = choose_runtime(listing.runtimes, asked, std::nullopt)) return *runtime;
+    }
+    std::string installed;
+    for (const auto& runtime : listing.runtimes) installed += (installed.empty() ? "" : ", ") + runtime.name;
+    return make_error(
+        "no installed CUDA runtime matches '" + spec + "'",
+        installed.empty() ? "'cudnnenv install cuda " + spec.substr(5) + "' fetches one" : "installed: " + installed,
+        ExitCode::not_found);
+  }
   // The one matcher (spec.hpp), strict: remove must name exactly one tree.
   CUDNNENV_TRY_ASSIGN(parsed, parse_spec(spec));
-  return select_tree(list().trees, *parsed, Match::strict);
+  return select_tree(listing.trees, *parsed, Match::strict);
 }
 
 Result<TreeRecord> Store::full_record(const TreeRecord& tree) const {
@@ -739,6 +775,7 @@ Result<TreeRecord> Store::full_record(const TreeRecord& tree) const {
 }
 
 Result<void> Store::remove(const TreeRecord& record) {
+  const AtScopeEnd forget_listing([this] { m_identities.reset(); });  // the store changes
   CUDNNENV_TRY(prepare());
   CUDNNENV_TRY_ASSIGN(lock, util::FileLock::acquire(state_dir() / "locks" / (record.name + ".lock")));
   // Holding the lock: a remove that raced with ours and won has left nothing.
@@ -759,6 +796,158 @@ Result<void> Store::remove(const TreeRecord& record) {
                       "a program may still have one of its libraries open: close it and delete the folder");
   }
   return {};
+}
+
+namespace {
+
+// A runtime tree's record, but for its files.
+TreeRecord runtime_record(std::string name, const TreeLayout& layout, const Version& release, bool minor_known,
+                          Platform platform) {
+  TreeRecord record;
+  record.kind = TreeKind::cuda;
+  record.name = std::move(name);
+  record.version = release;
+  record.cuda = CudaVersion{release.major, minor_known ? std::optional(release.minor) : std::nullopt};
+  record.platform = platform;
+  record.layout = layout;
+  record.installed_at = utc_timestamp();
+  return record;
+}
+
+}  // namespace
+
+Result<InstallOutcome> Store::install_runtime(const std::vector<RuntimeArchive>& archives,
+                                              const RuntimeInstallOptions& options) {
+  const AtScopeEnd forget_listing([this] { m_identities.reset(); });  // the store changes
+  const std::string name = options.name.value_or(default_runtime_name(options.release, false));
+  CUDNNENV_TRY(check_tree_name(name));
+  CUDNNENV_TRY(prepare());
+  CUDNNENV_TRY_ASSIGN(lock, util::FileLock::acquire(state_dir() / "locks" / (name + ".lock")));
+  std::error_code ec;
+  const fs::path tree_dir = m_root / util::path_from_utf8(name);
+  if (fs::exists(fs::symlink_status(tree_dir, ec))) {
+    auto existing = read_record(tree_dir);
+    if (existing && existing->kind == TreeKind::cuda && existing->source.sha256 == options.manifest_sha256) {
+      return InstallOutcome{InstallStatus::already_installed, std::move(*existing)};
+    }
+    return make_error("'" + name + "' is already in the store" +
+                          (existing ? " (from '" + existing->source.path + "')" : std::string()),
+                      "remove it first ('cudnnenv remove " + name + "') or pick another name with --name");
+  }
+  const fs::path staging = state_dir() / "staging" / util::path_from_utf8(name);
+  util::remove_tree(staging);
+  ScopedRemoval cleanup(staging);
+  const fs::path content = staging / "content";
+  fs::create_directories(content, ec);
+  if (ec) return make_error("cannot create '" + util::to_utf8(content) + "': " + ec.message());
+
+  std::vector<FileRecord> files;
+  std::vector<ComponentRecord> components;
+  for (const auto& archive : archives) {
+    // Each component into a folder of its own, then its files moved into the
+    // tree: two components shipping one name is an error, never an overwrite.
+    const fs::path part = staging / "parts" / util::path_from_utf8(archive.component);
+    fs::create_directories(part, ec);
+    CUDNNENV_TRY_ASSIGN(kind, detect_source_kind(archive.file));
+    CUDNNENV_TRY_ASSIGN(reader, open_source(archive.file, *kind));
+    auto kept = runtime_entries(std::move(*reader), archive.component, options.platform.os);
+    ExtractLimits limits = options.limits;
+    limits.source_size = fs::file_size(archive.file, ec);
+    CUDNNENV_TRY_ASSIGN(extraction,
+                        extract(*kept, part, util::to_utf8(archive.file.filename()), limits, options.unpack_progress));
+    CUDNNENV_TRY(check_binaries(extraction->files, "", options.platform));
+    for (const auto& file : extraction->files) {
+      const fs::path from = part / util::path_from_utf8(file.record.path);
+      const fs::path to = content / util::path_from_utf8(file.record.path);
+      if (fs::exists(fs::symlink_status(to, ec))) {
+        return make_error(
+            "two components of the release ship '" + file.record.path + "' (the second: " + archive.component + ")",
+            "the manifest is not one release's: use NVIDIA's redistrib_<release>.json");
+      }
+      fs::create_directories(to.parent_path(), ec);
+      fs::rename(from, to, ec);
+      if (ec) return make_error("cannot move '" + util::to_utf8(from) + "' into the tree: " + ec.message());
+      files.push_back(file.record);
+    }
+    components.push_back({archive.component, archive.version});
+  }
+  util::remove_tree(staging / "parts");
+  CUDNNENV_TRY_ASSIGN(layout, locate_runtime_layout(content, options.platform.os));
+  if (layout->major != options.release.major) {
+    return make_error("the runtime of CUDA " + options.release.str() + " holds '" + layout->main_library +
+                          "', a CUDA " + std::to_string(layout->major) + " library",
+                      "the manifest is not one release's: use NVIDIA's redistrib_<release>.json");
+  }
+  TreeRecord record = runtime_record(name, *layout, options.release, true, options.platform);
+  record.version_from = "manifest";
+  record.cuda_from = "manifest";
+  record.source.kind = "redist";
+  record.source.path = options.manifest;
+  record.source.sha256 = options.manifest_sha256;
+  record.components = std::move(components);
+  record.files = std::move(files);
+  CUDNNENV_TRY(publish(content, record, tree_dir));
+  record.root = tree_dir;
+  return InstallOutcome{InstallStatus::installed, std::move(record)};
+}
+
+Result<TreeRecord> Store::adopt_runtime(const fs::path& directory, const AdoptOptions& options) {
+  const AtScopeEnd forget_listing([this] { m_identities.reset(); });  // the store changes
+  std::error_code ec;
+  const fs::path location = fs::weakly_canonical(fs::absolute(directory, ec), ec);
+  CUDNNENV_TRY_ASSIGN(layout, locate_runtime_layout(location, options.platform.os));
+  const fs::path library_dir = location / util::path_from_utf8(layout->library_dir);
+  for (const auto& existing : list().runtimes) {
+    if (existing.location && util::same_file(existing.resolve(existing.layout.library_dir), library_dir)) {
+      return make_error("'" + util::to_utf8(library_dir) + "' is already adopted as '" + existing.name + "'",
+                        "'cudnnenv list' shows it; 'cudnnenv remove " + existing.name + "' forgets it");
+    }
+  }
+  // The release: a full name (libcudart.so.13.0.96) says major and minor;
+  // else the major alone.
+  Version release{layout->major, 0, 0, std::nullopt};
+  bool minor_known = false;
+  std::vector<FileRecord> files;
+  const std::string prefix = layout->library_dir.empty() ? "" : layout->library_dir + "/";
+  for (const auto& name : runtime_library_files(library_dir, options.platform.os)) {
+    const fs::path path = library_dir / util::path_from_utf8(name);
+    CUDNNENV_TRY_ASSIGN(hash, util::sha256_file(path));
+    FileRecord file;
+    file.path = prefix + name;
+    file.size = fs::file_size(path, ec);
+    file.sha256 = *hash;
+    if (fs::is_symlink(path, ec)) file.link = util::generic_utf8(fs::read_symlink(path, ec));
+    files.push_back(std::move(file));
+    if (util::starts_with(name, "libcudart.so.")) {
+      if (auto full = parse_version(name.substr(13)); full && full->major == layout->major) {
+        release = Version{full->major, full->minor, 0, std::nullopt};
+        minor_known = true;
+      }
+    }
+  }
+  const std::string name = options.name.value_or(default_runtime_name(release, !minor_known));
+  TreeRecord record = runtime_record(name, *layout, release, minor_known, options.platform);
+  CUDNNENV_TRY(check_tree_name(record.name));
+  record.version_from = minor_known ? "library" : "name";
+  record.cuda_from = record.version_from;
+  record.location = util::to_utf8(location);
+  record.source.kind = "adopted";
+  record.source.path = util::to_utf8(location);
+  record.files = std::move(files);
+
+  CUDNNENV_TRY(prepare());
+  CUDNNENV_TRY_ASSIGN(lock, util::FileLock::acquire(state_dir() / "locks" / (record.name + ".lock")));
+  if (!options.name) record.name = free_tree_name(record.name);
+  const fs::path tree_dir = m_root / util::path_from_utf8(record.name);
+  if (fs::exists(fs::symlink_status(tree_dir, ec))) {
+    return make_error("'" + record.name + "' is already in the store", "pick another name with --name");
+  }
+  const fs::path staging = state_dir() / "staging" / util::path_from_utf8(record.name);
+  util::remove_tree(staging);
+  ScopedRemoval cleanup(staging);
+  CUDNNENV_TRY(publish(staging, record, tree_dir));
+  record.root = location;
+  return record;
 }
 
 }  // namespace cudnnenv

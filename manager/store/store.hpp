@@ -48,8 +48,28 @@ struct AdoptOptions {
   WarningSink warn;
 };
 
+// One component archive of a CUDA release, fetched and checked against its
+// manifest (download/runtime), to install as part of a runtime tree.
+struct RuntimeArchive {
+  std::filesystem::path file;
+  std::string component;  // "libcublas"
+  std::string version;    // the component's, "13.1.0.3"
+  std::string sha256;     // the manifest's, which the file was checked against
+};
+
+struct RuntimeInstallOptions {
+  Version release;                  // the CUDA release, 13.0.2
+  std::string manifest;             // where the manifest came from (URL or file)
+  std::string manifest_sha256;      // of the manifest's bytes
+  std::optional<std::string> name;  // default: cuda-<release>
+  Platform platform = host_platform();
+  ExtractLimits limits;
+  UnpackProgress unpack_progress;
+};
+
 struct Listing {
-  std::vector<TreeRecord> trees;       // newest version first
+  std::vector<TreeRecord> trees;       // cuDNN trees, newest version first
+  std::vector<TreeRecord> runtimes;    // CUDA runtime trees, newest release first
   std::vector<Error> damaged;          // folders with a record that cannot be read
   std::vector<std::string> unmanaged;  // folders without a record
 };
@@ -74,6 +94,19 @@ class Store {
   // Registers a tree that stays where it is.
   Result<TreeRecord> adopt(const std::filesystem::path& directory, const AdoptOptions& options);
 
+  // A CUDA runtime tree from a release's component archives: only the
+  // shared libraries (and each LICENSE) are kept, in one folder (lib/ on
+  // Linux, bin/ on Windows), each file hashed in the record. The same
+  // manifest installed again is "already installed".
+  Result<InstallOutcome> install_runtime(const std::vector<RuntimeArchive>& archives,
+                                         const RuntimeInstallOptions& options);
+
+  // Registers a CUDA runtime that stays where it is: a toolkit's lib64/ or
+  // bin/, a Python environment's nvidia/cu13/lib; its runtime libraries hashed.
+  Result<TreeRecord> adopt_runtime(const std::filesystem::path& directory, const AdoptOptions& options);
+
+  // Every tree's record. The identity listing (what selection reads) is
+  // read once per Store and kept until this Store adds or removes a tree.
   Listing list(RecordPart part = RecordPart::everything) const;
 
   // Where this user's state lives: config.toml (use --global), trusted/,
@@ -90,6 +123,8 @@ class Store {
 
   // A tree by folder name, or by version prefix matched on whole components
   // ("8.1" matches 8.1.0.77, never 8.10.0); errors list what is installed.
+  // A runtime tree by its name ("cuda-11.8.0"), or "cuda-11.8" / "cuda 11.8"
+  // for the one of that release.
   Result<TreeRecord> find(const std::string& spec) const;
 
   // The whole record (file manifest included) of `tree`, a tree of this
@@ -113,6 +148,7 @@ class Store {
 
   std::filesystem::path m_root;
   StatePaths m_state;
+  mutable std::optional<Listing> m_identities;
 };
 
 // Whether `name` can be a tree folder's name on every OS.

@@ -60,6 +60,16 @@ std::string describe_served_cuda(const TreeRecord& tree) {
   return text;
 }
 
+std::string to_string(TreeKind kind) {
+  switch (kind) {
+    case TreeKind::cudnn:
+      return "cudnn";
+    case TreeKind::cuda:
+      return "cuda";
+  }
+  return "";
+}
+
 fs::path record_path(const fs::path& tree_dir) {
   return tree_dir / ".cudnnenv" / "tree.toml";
 }
@@ -67,6 +77,7 @@ fs::path record_path(const fs::path& tree_dir) {
 std::string serialize(const TreeRecord& record) {
   toml::table table;
   table.insert("format", TreeRecord::k_format);
+  if (record.kind != TreeKind::cudnn) table.insert("kind", to_string(record.kind));
   table.insert("name", record.name);
   table.insert("version", record.version.str());
   table.insert("version_from", record.version_from);
@@ -99,6 +110,13 @@ std::string serialize(const TreeRecord& record) {
     source.insert("official", record.source.official);
   }
   table.insert("source", std::move(source));
+  if (!record.components.empty()) {
+    toml::array components;
+    for (const auto& component : record.components) {
+      components.push_back(toml::table{{"name", component.name}, {"version", component.version}});
+    }
+    table.insert("components", std::move(components));
+  }
   toml::array files;
   for (const auto& file : record.files) {
     toml::table entry;
@@ -128,6 +146,12 @@ Result<TreeRecord> parse_record(std::string_view text, const fs::path& tree_dir,
     return bad("unknown format");
   }
   TreeRecord record;
+  const std::string kind = table["kind"].value_or(std::string("cudnn"));
+  if (kind == "cuda") {
+    record.kind = TreeKind::cuda;
+  } else if (kind != "cudnn") {
+    return bad("unknown kind '" + util::printable(kind) + "'");
+  }
   record.name = table["name"].value_or(std::string());
   const auto version = parse_version(table["version"].value_or(std::string()));
   const auto os = parse_os(table["os"].value_or(std::string()));
@@ -161,6 +185,14 @@ Result<TreeRecord> parse_record(std::string_view text, const fs::path& tree_dir,
   record.source.sha256 = table["source"]["sha256"].value_or(std::string());
   record.source.size = static_cast<std::uint64_t>(table["source"]["size"].value_or(std::int64_t{0}));
   record.source.official = table["source"]["official"].value_or(std::string());
+  if (const toml::array* components = table["components"].as_array()) {
+    for (const auto& node : *components) {
+      const toml::table* entry = node.as_table();
+      if (!entry) return bad("a components entry is not a table");
+      record.components.push_back(
+          {(*entry)["name"].value_or(std::string()), (*entry)["version"].value_or(std::string())});
+    }
+  }
   if (const toml::array* files = table["files"].as_array()) {
     for (const auto& node : *files) {
       const toml::table* entry = node.as_table();

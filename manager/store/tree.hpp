@@ -31,11 +31,26 @@ struct SourceRecord {
   std::string official;  // the official archive's file name when the hash is a known one
 };
 
+// What a tree holds: a cuDNN release, or the CUDA runtime libraries of one
+// CUDA release (cudart, cuBLAS, cuFFT, ...) that a framework opens beside it.
+enum class TreeKind { cudnn, cuda };
+
+std::string to_string(TreeKind kind);  // "cudnn", "cuda"
+
+// One CUDA component of a runtime tree, as NVIDIA's manifest names it.
+struct ComponentRecord {
+  std::string name;     // "libcublas"
+  std::string version;  // "13.1.0.3"
+};
+
 struct TreeRecord {
   static constexpr int k_format = 1;
 
-  std::string name;          // the store folder's name
-  Version version;           // build number from the archive name, when known
+  TreeKind kind = TreeKind::cudnn;
+  std::string name;  // the store folder's name
+  // cuDNN: its version, the build number from the archive name when known;
+  // a runtime tree: the CUDA release (13.0.2).
+  Version version;
   std::string version_from;  // "header" or "library"
   // The CUDA the tree is shown with: the cudart it was built with when the
   // library could be asked, else its variant (below).
@@ -55,6 +70,7 @@ struct TreeRecord {
   // Adopted trees stay where they are: their files live under `location`.
   std::optional<std::string> location;
   SourceRecord source;
+  std::vector<ComponentRecord> components;  // a runtime tree's, from its manifest or folder
   std::vector<FileRecord> files;
 
   // Where the tree's files are: the store folder, or the adopted location.

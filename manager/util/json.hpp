@@ -5,6 +5,7 @@
 
 #include <optional>
 #include <string>
+#include <string_view>
 
 #include <nlohmann/json.hpp>
 
@@ -19,6 +20,30 @@ inline Json or_null(const std::string& value) {
 template <class T>
 Json or_null(const std::optional<T>& value) {
   return value ? Json(*value) : Json(nullptr);
+}
+
+// Whether `text` nests objects and arrays no deeper than `max_depth`, counted
+// before parsing: nlohmann's parser and destructor recurse, so untrusted
+// JSON (snapshots, manifests) is measured first.
+inline bool json_nesting_within(std::string_view text, int max_depth) {
+  int depth = 0;
+  bool in_string = false;
+  for (std::size_t i = 0; i < text.size(); ++i) {
+    const char c = text[i];
+    if (in_string) {
+      if (c == '\\')
+        ++i;
+      else if (c == '"')
+        in_string = false;
+    } else if (c == '"') {
+      in_string = true;
+    } else if (c == '{' || c == '[') {
+      if (++depth > max_depth) return false;
+    } else if (c == '}' || c == ']') {
+      --depth;
+    }
+  }
+  return true;
 }
 
 }  // namespace cudnnenv

@@ -9,6 +9,7 @@
 #include "probe/probe.hpp"
 #include "probe/protocol.hpp"
 #include "store/layout.hpp"
+#include "store/runtime.hpp"
 #include "util/environment.hpp"
 #include "util/fs.hpp"
 #include "util/process.hpp"
@@ -45,14 +46,31 @@ void check_files(const TreeRecord& tree, VerifyReport& report) {
   layout.include_dir = tree.layout.include_dir;
   layout.import_lib_dir = tree.layout.import_lib_dir;
   const bool import_libs = tree.platform.os == Os::windows && tree.source.kind == "zip";
-  auto missing =
-      missing_files(tree.root, layout, tree.platform.os, import_libs ? RequireImportLibs::yes : RequireImportLibs::no);
-  if (tree.layout.include_dir.empty() || fs::path(util::path_from_utf8(tree.layout.include_dir)).is_absolute()) {
-    std::erase_if(missing, [](const std::string& path) { return util::ends_with(path, ".h"); });
+  if (tree.kind == TreeKind::cuda) {
+    // A runtime tree: its cudart, and every runtime library it recorded.
+    std::vector<std::string> missing;
+    std::size_t libraries = 0;
+    std::error_code ec;
+    if (!fs::exists(tree.library_path(), ec)) missing.push_back(tree.layout.main_library);
+    for (const auto& file : tree.files) {
+      if (!is_runtime_library_name(file.path.substr(file.path.rfind('/') + 1), tree.platform.os)) continue;
+      ++libraries;
+      if (!fs::exists(fs::symlink_status(tree.resolve(file.path), ec))) missing.push_back(file.path);
+    }
+    report.checks.push_back(
+        {"file set", missing.empty() ? CheckStatus::ok : CheckStatus::failed,
+         missing.empty() ? "CUDA " + tree.version.str() + " runtime, " + std::to_string(libraries) + " library files"
+                         : "missing " + join_some(missing)});
+  } else {
+    auto missing = missing_files(tree.root, layout, tree.platform.os,
+                                 import_libs ? RequireImportLibs::yes : RequireImportLibs::no);
+    if (tree.layout.include_dir.empty() || fs::path(util::path_from_utf8(tree.layout.include_dir)).is_absolute()) {
+      std::erase_if(missing, [](const std::string& path) { return util::ends_with(path, ".h"); });
+    }
+    report.checks.push_back({"file set", missing.empty() ? CheckStatus::ok : CheckStatus::failed,
+                             missing.empty() ? "complete cuDNN " + std::to_string(tree.version.major) + " set"
+                                             : "missing " + join_some(missing)});
   }
-  report.checks.push_back({"file set", missing.empty() ? CheckStatus::ok : CheckStatus::failed,
-                           missing.empty() ? "complete cuDNN " + std::to_string(tree.version.major) + " set"
-                                           : "missing " + join_some(missing)});
 
   // Every file as the install recorded it: an antivirus quarantine, a
   // truncated copy or an overwrite shows here, by name. Hashed on every core.
@@ -298,8 +316,69 @@ bool VerifyReport::passed() const {
   return true;
 }
 
+namespace {
+
+// A runtime tree's load level: every runtime library by absolute path, in
+// parallel children, each with the version it reports of itself.
+void check_runtime_load(const TreeRecord& tree, const VerifyOptions& options, VerifyReport& report) {
+  std::vector<fs::path> libraries;
+  for (const auto& file : tree.files) {
+    const std::string name = file.path.substr(file.path.rfind('/') + 1);
+    if (file.link.empty() && is_runtime_library_name(name, tree.platform.os))
+      libraries.push_back(tree.resolve(file.path));
+  }
+  std::vector<std::future<std::pair<bool, std::string>>> loads;
+  for (const auto& path : libraries) {
+    loads.push_back(std::async(std::launch::async, [&options, path]() -> std::pair<bool, std::string> {
+      const std::string name = util::to_utf8(path.filename());
+      auto outcome = util::run_process(probe_process(options.probe_program, path, {"--load-only"}, options.timeout));
+      if (!outcome) return {false, name + ": " + outcome.error().message};
+      if (outcome->exit_code != 0) {
+        if (std::string missing = missing_dependencies_text(path, options); !missing.empty()) return {false, missing};
+        const std::string reason(util::trim(outcome->err));
+        return {false, name + ": " + (reason.empty() ? std::string("does not load") : reason)};
+      }
+      std::string version;
+      std::string from;
+      for (const auto& [key, value] : probe_protocol::parse_key_values(outcome->out)) {
+        if (key == probe_protocol::library_version) version = value;
+        if (key == probe_protocol::library_version_from) from = value;
+      }
+      return {true, version.empty() ? name : name + " " + version + " (" + from + ")"};
+    }));
+  }
+  std::vector<std::string> loaded;
+  std::vector<std::string> failures;
+  for (auto& load : loads) {
+    auto [ok, text] = load.get();
+    (ok ? loaded : failures).push_back(std::move(text));
+  }
+  report.checks.push_back(
+      {"load", failures.empty() ? CheckStatus::ok : CheckStatus::failed,
+       failures.empty() ? std::to_string(loaded.size()) + " load by absolute path: " + join_some(loaded, loaded.size())
+                        : join_some(failures, 3)});
+}
+
+}  // namespace
+
 VerifyReport verify_tree(const TreeRecord& tree, const VerifyOptions& options) {
   VerifyReport report;
+  if (tree.kind == TreeKind::cuda) {
+    check_files(tree, report);
+    if (options.level == VerifyLevel::files || !report.passed()) return report;
+    if (tree.platform != host_platform()) {
+      report.checks.push_back(
+          {"load", CheckStatus::skipped, "a " + describe(tree.platform) + " runtime cannot load here"});
+      return report;
+    }
+    check_runtime_load(tree, options, report);
+    if (options.level == VerifyLevel::conv && report.passed()) {
+      report.checks.push_back({"sgemm", CheckStatus::skipped,
+                               "the cuBLAS SGEMM on the GPU is not built yet: verify the cuDNN tree selected with "
+                               "this runtime ('cudnnenv verify --level conv')"});
+    }
+    return report;
+  }
   const bool loadable = tree.platform == host_platform();
   // The GPU check is the slow one (driver start-up): it runs in its child
   // while the files are hashed and the libraries loaded, and its result

@@ -1,0 +1,212 @@
+#include "store/runtime.hpp"
+
+#include <algorithm>
+#include <array>
+
+#include "util/fs.hpp"
+#include "util/text.hpp"
+
+#include "cuda_manifests.inc"
+
+namespace cudnnenv {
+
+namespace fs = std::filesystem;
+
+namespace {
+
+// The stems of the libraries a framework opens, as NVIDIA names the files:
+// Linux lib<stem>.so.<major>, Windows <stem>64_<major>.dll (cudart64_110,
+// nvrtc64_120_0, cupti64_2025.1.0), nvJitLink_<major>0_0.dll.
+constexpr std::array k_runtime_stems = {"cudart",         "cublas",    "cublasLt",   "cufft",    "cufftw",
+                                        "curand",         "cusolver",  "cusolverMg", "cusparse", "nvrtc",
+                                        "nvrtc-builtins", "nvJitLink", "cupti",      "nvblas"};
+
+}  // namespace
+
+const std::vector<PinnedManifest>& pinned_manifests() {
+  static const std::vector<PinnedManifest> manifests = [] {
+    std::vector<PinnedManifest> list;
+    bool header = true;
+    for (const auto& line : util::split(k_cuda_manifests_tsv, '\n')) {
+      if (header || line.empty()) {
+        header = false;
+        continue;
+      }
+      const auto fields = util::split(line, '\t');
+      if (fields.size() >= 2) list.push_back({fields[0], fields[1]});
+    }
+    return list;
+  }();
+  return manifests;
+}
+
+std::string manifest_file_name(const std::string& release) {
+  return "redistrib_" + release + ".json";
+}
+
+std::vector<std::string> runtime_components(int major) {
+  std::vector<std::string> components = {"cuda_cudart", "libcublas",   "libcufft",  "libcurand",
+                                         "libcusolver", "libcusparse", "cuda_nvrtc"};
+  if (major >= 12) components.push_back("libnvjitlink");
+  return components;
+}
+
+bool is_runtime_library_name(std::string_view file_name, Os os) {
+  for (const std::string_view stem : k_runtime_stems) {
+    if (os == Os::windows) {
+      const std::string lower = util::to_lower(file_name);
+      if (!util::ends_with(lower, ".dll")) continue;
+      const std::string prefix = util::to_lower(stem);
+      // <stem>64_<digits...>.dll, or nvJitLink_<digits>.dll
+      for (const std::string& head : {prefix + "64_", prefix + "_"}) {
+        if (util::starts_with(lower, head) && lower.size() > head.size() + 4 &&
+            std::isdigit(static_cast<unsigned char>(lower[head.size()]))) {
+          return true;
+        }
+      }
+    } else {
+      const std::string head = "lib" + std::string(stem) + ".so.";
+      if (util::starts_with(file_name, head) && file_name.size() > head.size() &&
+          std::isdigit(static_cast<unsigned char>(file_name[head.size()]))) {
+        return true;
+      }
+    }
+  }
+  return false;
+}
+
+std::optional<std::string> runtime_entry_path(std::string_view inside, const std::string& component, Os os) {
+  if (inside == "LICENSE") return "licenses/" + component + ".txt";
+  const auto parts = util::split(inside, '/');
+  if (os == Os::windows) {
+    if (parts.size() >= 2 && parts.front() == "bin" && util::ends_with(util::to_lower(parts.back()), ".dll")) {
+      return "bin/" + parts.back();
+    }
+    return std::nullopt;
+  }
+  if (parts.size() == 2 && parts[0] == "lib" && parts[1].find(".so") != std::string::npos) {
+    return "lib/" + parts[1];
+  }
+  return std::nullopt;
+}
+
+namespace {
+
+class RuntimeEntries final : public ArchiveSource {
+ public:
+  RuntimeEntries(std::unique_ptr<ArchiveSource> inner, std::string component, Os os)
+      : m_inner(std::move(inner)), m_component(std::move(component)), m_os(os) {}
+
+  Result<bool> next(ArchiveEntry& entry) override {
+    for (;;) {
+      CUDNNENV_TRY_ASSIGN(more, m_inner->next(entry));
+      if (!*more) return false;
+      if (entry.type == EntryType::directory) continue;  // made as files need them
+      const auto kept = renamed(entry.name);
+      if (!kept) continue;
+      entry.name = *kept;
+      if (entry.type == EntryType::hardlink) {
+        const auto target = renamed(entry.link_target);
+        if (!target) return make_error("'" + util::printable(entry.name) + "' is a hard link to a file not kept");
+        entry.link_target = *target;
+      }
+      return true;
+    }
+  }
+  Result<void> read_data(const DataSink& sink) override { return m_inner->read_data(sink); }
+
+ private:
+  // After the archive's one top folder (<component>-<platform>-<version>-archive/).
+  std::optional<std::string> renamed(const std::string& name) const {
+    const auto slash = name.find('/');
+    if (slash == std::string::npos) return std::nullopt;
+    return runtime_entry_path(std::string_view(name).substr(slash + 1), m_component, m_os);
+  }
+
+  std::unique_ptr<ArchiveSource> m_inner;
+  std::string m_component;
+  Os m_os;
+};
+
+bool is_cudart(const std::string& name, Os os) {
+  return is_runtime_library_name(name, os) &&
+         util::starts_with(util::to_lower(name), os == Os::windows ? "cudart64_" : "libcudart.so.");
+}
+
+}  // namespace
+
+std::unique_ptr<ArchiveSource> runtime_entries(std::unique_ptr<ArchiveSource> inner, std::string component, Os os) {
+  return std::make_unique<RuntimeEntries>(std::move(inner), std::move(component), os);
+}
+
+std::vector<std::string> runtime_library_files(const fs::path& library_dir, Os os) {
+  std::vector<std::string> names;
+  for (const auto& entry : util::directory_entries(library_dir)) {
+    const std::string name = util::to_utf8(entry.path.filename());
+    if (is_runtime_library_name(name, os)) names.push_back(name);
+  }
+  std::sort(names.begin(), names.end());
+  return names;
+}
+
+Result<TreeLayout> locate_runtime_layout(const fs::path& root, Os os) {
+  std::vector<std::pair<fs::path, std::string>> found;  // folder, cudart file
+  std::vector<std::pair<fs::path, int>> folders{{root, 0}};
+  while (!folders.empty()) {
+    auto [folder, depth] = folders.back();
+    folders.pop_back();
+    std::string cudart;
+    for (const auto& entry : util::directory_entries(folder)) {
+      const std::string name = util::to_utf8(entry.path.filename());
+      if (entry.is_directory) {
+        if (depth < 3 && name != "stubs" && name.front() != '.') folders.push_back({entry.path, depth + 1});
+      } else if (is_cudart(name, os) && (cudart.empty() || name.size() < cudart.size())) {
+        cudart = name;  // libcudart.so.13 before libcudart.so.13.0.96
+      }
+    }
+    if (!cudart.empty()) found.push_back({folder, cudart});
+  }
+  if (found.empty()) {
+    return make_error("'" + util::to_utf8(root) + "' holds no CUDA runtime (no " +
+                          (os == Os::windows ? std::string("cudart64_*.dll") : std::string("libcudart.so.*")) + ")",
+                      "name a CUDA toolkit's " + std::string(os == Os::windows ? "bin" : "lib64") +
+                          " folder, or the nvidia/cu13/lib (or nvidia/cuda_runtime/lib) folder of a Python environment",
+                      ExitCode::not_found);
+  }
+  if (found.size() > 1) {
+    return make_error("'" + util::to_utf8(root) + "' holds more than one CUDA runtime ('" +
+                          util::to_utf8(found[0].first) + "', '" + util::to_utf8(found[1].first) + "')",
+                      "name the one folder to use");
+  }
+  TreeLayout layout;
+  const fs::path relative = found[0].first.lexically_relative(root);
+  layout.library_dir = relative == "." ? std::string() : util::generic_utf8(relative);
+  layout.main_library = (layout.library_dir.empty() ? "" : layout.library_dir + "/") + found[0].second;
+  // cudart64_110.dll: 11; libcudart.so.13: 13.
+  const std::string& name = found[0].second;
+  const std::size_t digits = os == Os::windows ? name.find('_') + 1 : name.find(".so.") + 4;
+  layout.major = std::atoi(name.substr(digits, os == Os::windows ? 2 : std::string::npos).c_str());
+  return layout;
+}
+
+std::string default_runtime_name(const Version& release, bool major_only) {
+  return "cuda-" + (major_only ? std::to_string(release.major) : release.str());
+}
+
+bool runtime_matches(const TreeRecord& tree, const CudaVersion& asked) {
+  if (tree.kind != TreeKind::cuda || tree.version.major != asked.major) return false;
+  if (!asked.minor || !tree.cuda || !tree.cuda->minor) return true;
+  return tree.version.minor == *asked.minor;
+}
+
+std::optional<TreeRecord> choose_runtime(const std::vector<TreeRecord>& runtimes,
+                                         const std::optional<CudaVersion>& asked, std::optional<int> major) {
+  const TreeRecord* best = nullptr;
+  for (const auto& tree : runtimes) {
+    const bool fits = asked ? runtime_matches(tree, *asked) : (major && tree.version.major == *major);
+    if (fits && (!best || tree.version > best->version)) best = &tree;
+  }
+  return best ? std::optional(*best) : std::nullopt;
+}
+
+}  // namespace cudnnenv

@@ -1,0 +1,76 @@
+// CUDA runtime trees: the libraries of one CUDA release (cudart, cuBLAS and
+// cuBLASLt, cuFFT, cuRAND, cuSOLVER, cuSPARSE, NVRTC, nvJitLink from 12 on)
+// that frameworks open by name beside cuDNN. What a runtime tree holds, how
+// NVIDIA's component archives become one, and which manifests are pinned.
+#pragma once
+
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "formats/archive.hpp"
+#include "formats/platform.hpp"
+#include "formats/version.hpp"
+#include "store/layout.hpp"
+#include "store/tree.hpp"
+#include "util/result.hpp"
+
+namespace cudnnenv {
+
+// Where NVIDIA publishes the manifests and the component archives.
+inline constexpr std::string_view k_cuda_redist_url = "https://developer.download.nvidia.com/compute/cuda/redist/";
+
+// A manifest whose SHA-256 is embedded (data/cuda-manifests.tsv).
+struct PinnedManifest {
+  std::string release;  // "11.8.0"
+  std::string sha256;
+};
+const std::vector<PinnedManifest>& pinned_manifests();
+
+// "redistrib_11.8.0.json"
+std::string manifest_file_name(const std::string& release);
+
+// The components a runtime tree of CUDA `major` is made of, in install order;
+// cuda_cupti is optional (the profiler) and not among them.
+std::vector<std::string> runtime_components(int major);
+
+// Whether `file_name` is a CUDA runtime library a framework opens by name:
+// libcudart.so.13, libcublasLt.so.12, cublas64_11.dll, cudart64_110.dll,
+// nvrtc64_120_0.dll, nvJitLink_120_0.dll, cupti64_2023.1.1.dll...
+bool is_runtime_library_name(std::string_view file_name, Os os);
+
+// The path an entry of a component archive keeps in the runtime tree, after
+// the archive's top folder: Linux `lib/<name>` for a shared library (or a
+// link to one) directly in lib/ (never lib/stubs/: a stub libcuda.so there
+// would hide the driver); Windows `bin/<name>` for a DLL anywhere under bin/;
+// `licenses/<component>.txt` for the LICENSE. Nothing else is kept.
+std::optional<std::string> runtime_entry_path(std::string_view inside, const std::string& component, Os os);
+
+// An archive source that yields only what runtime_entry_path keeps, under
+// its new name (hard-link targets renamed alike).
+std::unique_ptr<ArchiveSource> runtime_entries(std::unique_ptr<ArchiveSource> inner, std::string component, Os os);
+
+// The layout of a runtime tree at `root` (a store tree, or a folder to adopt:
+// a toolkit's lib64/ or bin/, a pip nvidia/cu13/lib, a conda Library/bin):
+// the folder that holds libcudart (searched no deeper than 3 levels), the
+// CUDA major its name says. Fails when there is no cudart, or two folders
+// with one.
+Result<TreeLayout> locate_runtime_layout(const std::filesystem::path& root, Os os);
+
+// The runtime library files directly in `library_dir`, sorted.
+std::vector<std::string> runtime_library_files(const std::filesystem::path& library_dir, Os os);
+
+// "cuda-13.0.2"; for a release known only by its major, "cuda-13".
+std::string default_runtime_name(const Version& release, bool major_only);
+
+// Whether runtime tree `tree` is what `asked` names ("11.8" matches 11.8.0
+// and 11.8.89, "13" any 13.x; whole components).
+bool runtime_matches(const TreeRecord& tree, const CudaVersion& asked);
+
+// The runtime tree for a selection: of `runtimes`, the newest that matches
+// `asked` when given, else the newest of CUDA major `major`.
+std::optional<TreeRecord> choose_runtime(const std::vector<TreeRecord>& runtimes,
+                                         const std::optional<CudaVersion>& asked, std::optional<int> major);
+
+}  // namespace cudnnenv
