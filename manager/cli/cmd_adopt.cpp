@@ -1,5 +1,7 @@
 #include "cli/context.hpp"
 #include "cli/output.hpp"
+#include "store/layout.hpp"
+#include "store/runtime.hpp"
 #include "util/text.hpp"
 
 namespace cudnnenv::cli {
@@ -10,6 +12,7 @@ struct AdoptArguments {
   std::string directory;
   std::string name;
   bool json = false;
+  bool runtime = false;
 };
 
 Result<int> run_adopt(const AdoptArguments& arguments, const Context& context) {
@@ -19,7 +22,22 @@ Result<int> run_adopt(const AdoptArguments& arguments, const Context& context) {
   }
   options.probe = context.probe();
   options.warn = context.warner();
-  CUDNNENV_TRY_ASSIGN(record, context.store().adopt(util::path_from_utf8(arguments.directory), options));
+  const auto directory = util::path_from_utf8(arguments.directory);
+  // A folder with a CUDA runtime and no cuDNN (a toolkit's lib64, a pip
+  // nvidia/cu13/lib): a runtime tree.
+  if (arguments.runtime ||
+      (!locate_layout(directory, host_platform().os) && locate_runtime_layout(directory, host_platform().os))) {
+    CUDNNENV_TRY_ASSIGN(runtime, context.store().adopt_runtime(directory, options));
+    if (arguments.json) {
+      print_json(tree_to_json(*runtime));
+      return 0;
+    }
+    print("adopted '" + runtime->name + "': CUDA " + (runtime->cuda ? runtime->cuda->str() : std::string("?")) +
+          " runtime, " + std::to_string(runtime->files.size()) + " library files stay in " +
+          util::to_utf8(runtime->resolve(runtime->layout.library_dir)) + "\n");
+    return 0;
+  }
+  CUDNNENV_TRY_ASSIGN(record, context.store().adopt(directory, options));
   if (arguments.json) {
     print_json(tree_to_json(*record));
     return 0;
@@ -41,6 +59,14 @@ void register_adopt(CLI::App& app, Context& context) {
   command->add_option("--name", arguments->name,
                       "the name to list it under (default: version and CUDA, as install names trees)");
   command->add_flag("--json", arguments->json, "print the result as JSON");
+  command->add_flag("--runtime", arguments->runtime,
+                    "adopt the folder's CUDA runtime libraries (cudart, cuBLAS, ...) as a runtime tree (the default "
+                    "for a folder with them and no cuDNN)");
+  command->footer(
+      "Examples:\n"
+      "  cudnnenv adopt /usr/local/cuda-12.2                  the cuDNN copied into a toolkit\n"
+      "  cudnnenv adopt .venv/lib/python3.12/site-packages/nvidia/cu13/lib   PyTorch's CUDA 13 runtime\n"
+      "  cudnnenv adopt /usr/local/cuda-12.2/lib64 --runtime  a toolkit's runtime libraries");
   command->callback(
       [arguments, &context] { context.action = [arguments, &context] { return run_adopt(*arguments, context); }; });
 }

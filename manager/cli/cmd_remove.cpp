@@ -21,6 +21,12 @@ std::vector<std::string> selecting(const Store& store, const TreeRecord& tree, c
   std::vector<std::string> found;
   auto here = resolve_selection(store, context.request());
   if (here && here->tree.name == tree.name) found.push_back(describe_origin(*here));
+  if (here && here->runtime && here->runtime->name == tree.name) {
+    // A runtime tree: chosen here with the selected cuDNN tree.
+    found.push_back("the CUDA runtime of '" + here->tree.name + "' here, chosen by " + here->runtime_reason);
+    return found;
+  }
+  if (tree.kind == TreeKind::cuda) return found;
   if (here && here->origin == Origin::global_default) return found;
   if (auto config = effective_config(store); config && config->default_spec) {
     if (auto chosen = choose_tree(store, *config->default_spec, std::nullopt);
@@ -41,8 +47,11 @@ Result<int> run_remove(const RemoveArguments& arguments, const Context& context)
   if (const auto selected = selecting(store, *tree, context); !selected.empty()) {
     std::string by;
     for (const auto& each : selected) by += (by.empty() ? "" : "; ") + each;
-    const std::string warning = "'" + tree->name + "' is selected (" + by +
-                                "): that selection will match no tree until 'cudnnenv use' names another";
+    const std::string warning =
+        "'" + tree->name + "' is selected (" + by + "): " +
+        (tree->kind == TreeKind::cuda ? "programs started here then find their CUDA libraries as they would without "
+                                        "cudnnenv, unless another runtime of that CUDA is installed"
+                                      : "that selection will match no tree until 'cudnnenv use' names another");
     if (arguments.yes) {
       log_warning(warning);
     } else {

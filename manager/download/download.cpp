@@ -214,8 +214,10 @@ class PartFile {
 
 Result<void> check_digest(const OfficialArchive& archive, const std::string& digest, const std::string& url) {
   if (archive.sha256.empty() || digest == archive.sha256) return {};
-  return make_error("the file served by '" + url + "' is not the official " + std::string(archive.file_name) +
-                        ": its SHA-256 is " + digest + ", the official list says " + std::string(archive.sha256) +
+  return make_error("the file served by '" + url + "' is not " +
+                        (archive.listed_by == "the official list" ? "the official " : "the ") +
+                        std::string(archive.file_name) + ": its SHA-256 is " + digest + ", " +
+                        std::string(archive.listed_by) + " says " + std::string(archive.sha256) +
                         "; it was deleted and nothing was installed",
                     "the server (or the mirror) sent other bytes; try again, or another mirror");
 }
@@ -241,8 +243,9 @@ Result<Downloaded> copy_from_folder(const OfficialArchive& archive, const std::s
   }
   const std::uint64_t size = fs::file_size(source, ec);
   if (archive.size && size != archive.size) {
-    return make_error("'" + util::to_utf8(source) + "' has " + std::to_string(size) +
-                          " bytes, the official list says " + std::to_string(archive.size) + "; nothing was installed",
+    return make_error("'" + util::to_utf8(source) + "' has " + std::to_string(size) + " bytes, " +
+                          std::string(archive.listed_by) + " says " + std::to_string(archive.size) +
+                          "; nothing was installed",
                       "the mirror has another file under this name");
   }
   CUDNNENV_TRY_ASSIGN(digest, util::sha256_file(source));
@@ -374,10 +377,10 @@ Result<Downloaded> fetch_archive(const OfficialArchive& archive, const DownloadO
         }
       }
       if (start.length && archive.size && start.offset + *start.length != archive.size) {
-        refusal =
-            make_error("'" + *url + "' offers " + std::to_string(start.offset + *start.length) + " bytes for " + name +
-                           ", the official list says " + std::to_string(archive.size) + "; nothing was installed",
-                       "the server (or the mirror) has another file under this name");
+        refusal = make_error("'" + *url + "' offers " + std::to_string(start.offset + *start.length) + " bytes for " +
+                                 name + ", " + std::string(archive.listed_by) + " says " +
+                                 std::to_string(archive.size) + "; nothing was installed",
+                             "the server (or the mirror) has another file under this name");
         return false;
       }
       if (!archive.size && start.length) total = start.offset + *start.length;
@@ -437,8 +440,8 @@ Result<Downloaded> fetch_archive(const OfficialArchive& archive, const DownloadO
   if (archive.size && part.size() != archive.size) {
     const std::uint64_t got = part.size();
     part.reset();
-    return make_error("'" + result.url + "' sent " + std::to_string(got) + " bytes of " + name +
-                          ", the official list says " + std::to_string(archive.size) + "; it was deleted",
+    return make_error("'" + result.url + "' sent " + std::to_string(got) + " bytes of " + name + ", " +
+                          std::string(archive.listed_by) + " says " + std::to_string(archive.size) + "; it was deleted",
                       "the server (or the mirror) has another file under this name");
   }
   result.sha256 = part.digest();

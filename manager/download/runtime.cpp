@@ -93,7 +93,7 @@ Result<CudaRelease> find_cuda_release(const std::string& asked, const Platform& 
     }
     found.pinned = !sha256.empty();
     const std::string url = std::string(k_cuda_redist_url) + file_name;
-    const OfficialArchive archive{chosen->str(), "", "", file_name, sha256, 0, url};
+    const OfficialArchive archive{chosen->str(), "", "", file_name, sha256, 0, url, "the pinned manifest list"};
     CUDNNENV_TRY_ASSIGN(downloaded, fetch_archive(archive, options));
     manifest_file = downloaded->file;
     found.manifest_source = url;
@@ -126,12 +126,13 @@ Result<std::vector<RuntimeArchive>> fetch_runtime_archives(
     }
     entries.push_back(&*entry);
   }
+  const std::string listed_by = "the manifest of CUDA " + release.release.str();
   std::vector<RuntimeArchive> archives;
   for (const RedistArchive* entry : entries) {
     const std::string& component = entry->component;
     const std::string file_name = entry->relative_path.substr(entry->relative_path.rfind('/') + 1);
     const std::string url = std::string(k_cuda_redist_url) + entry->relative_path;
-    const OfficialArchive archive{entry->version, "", "", file_name, entry->sha256, entry->size, url};
+    const OfficialArchive archive{entry->version, "", "", file_name, entry->sha256, entry->size, url, listed_by};
     if (starting) starting(file_name);
     CUDNNENV_TRY_ASSIGN(downloaded, fetch_archive(archive, options));
     archives.push_back({downloaded->file, component, entry->version, entry->sha256});

@@ -25,6 +25,9 @@ struct OfficialArchive {
   std::string_view sha256;
   std::uint64_t size;  // 0 when the source did not record it
   std::string_view url;
+  // What said the SHA-256 and size, for messages: "the official list", or
+  // the CUDA manifest an archive of a runtime came from.
+  std::string_view listed_by = "the official list";
 };
 
 // The embedded list, or the one use_index_file() read.

@@ -1,0 +1,241 @@
+#!/usr/bin/env bash
+# CUDA runtime trees (issue 24), natively: a release's component archives in
+# NVIDIA's layout and manifest (fake libraries with the real names, built
+# here, each reporting a version of its own), installed by `install cuda`
+# through CUDNNENV_CUDA_INDEX and a folder mirror; bad manifests and archives
+# refused with nothing installed; selected with a cuDNN tree of the same CUDA
+# major; a program linked against libcublas.so.13 pinned to the runtime
+# against a decoy on LD_LIBRARY_PATH; verify reading each library's version;
+# adopt and remove. Then the same with this machine's real CUDA 13 libraries
+# (/usr/local/cuda-13.0/lib), when it has them.
+# Usage: runtime.sh CUDNNENV FIXTURE_DIR
+CUDNNENV=$1
+FIXTURES=$2
+source "$(dirname "$0")/lib.sh"
+command -v cc > /dev/null || { echo "skip: no C compiler"; exit 77; }
+SOURCES=$E2E_DIR/../fixtures
+export CUDNNENV_ROOT="$WORK/store" CUDNNENV_STATE_DIR="$WORK/state"
+unset CUDNNENV_VERSION CUDNNENV_ACTIVATED CUDNNENV_SHELL CUDNNENV_CUDA_INDEX
+
+# fake_runtime_library FILE [CFLAGS...]: a shared library whose soname is FILE's name.
+fake_runtime_library() {
+  local file=$1
+  shift
+  cc -shared -fPIC -o "$file" -Wl,-soname,"$(basename "$file")" "$SOURCES/fake_cuda_runtime.c" "$@"
+}
+
+# component NAME VERSION LIBRARY...: NVIDIA's archive of one component, from
+# the libraries in libs/ (each with its .so link), a LICENSE, an include/ and
+# a static library that the runtime tree must leave out.
+component() {
+  local name=$1 version=$2
+  shift 2
+  local top="$name-linux-x86_64-$version-archive"
+  rm -rf "stage/$top" && mkdir -p "stage/$top/lib/stubs" "stage/$top/include" "redist/$name/linux-x86_64"
+  for library in "$@"; do
+    cp "libs/$library" "stage/$top/lib/"
+    ln -s "$library" "stage/$top/lib/${library%.so.*}.so"
+  done
+  echo "license of $name" > "stage/$top/LICENSE"
+  echo "/* $name */" > "stage/$top/include/$name.h"
+  echo "static" > "stage/$top/lib/${name}_static.a"
+  echo "stub" > "stage/$top/lib/stubs/libcuda.so"
+  tar -czf "redist/$name/linux-x86_64/$top.tar.gz" -C stage "$top"
+}
+
+# manifest OUT_DIR RELEASE [PYTHON]: redistrib_RELEASE.json for the archives
+# under redist/, as NVIDIA writes it (size as a string); PYTHON edits `m`.
+manifest() {
+  mkdir -p "$1"
+  python3 - "$1" "$2" "${3:-}" <<'PY'
+import glob, hashlib, json, os, sys
+out, release, edit = sys.argv[1:4]
+m = {"release_date": "2025-10-09", "release_label": release, "release_product": "cuda"}
+for path in sorted(glob.glob("redist/*/linux-x86_64/*.tar.gz")):
+    name = path.split("/")[1]
+    version = os.path.basename(path).split("-")[3]
+    m[name] = {"name": name, "license": "CUDA Toolkit", "version": version,
+               "linux-x86_64": {"relative_path": path[len("redist/"):],
+                                "sha256": hashlib.sha256(open(path, "rb").read()).hexdigest(),
+                                "md5": "0" * 32, "size": str(os.path.getsize(path))}}
+exec(edit)
+json.dump(m, open(os.path.join(out, "redistrib_%s.json" % release), "w"), indent=4)
+PY
+}
+
+mkdir -p libs decoys mirror/compute/cuda
+ln -s "$WORK/redist" mirror/compute/cuda/redist
+fake_runtime_library libs/libcudart.so.13 -DFAKE_CUDART=13000
+fake_runtime_library libs/libcublas.so.13 -DFAKE_PROPERTY=cublasGetProperty -DFAKE_MAJOR=13 -DFAKE_MINOR=1 -DFAKE_PATCH=0
+fake_runtime_library libs/libcublasLt.so.13
+fake_runtime_library libs/libcufft.so.12 -DFAKE_PROPERTY=cufftGetProperty -DFAKE_MAJOR=12 -DFAKE_MINOR=0 -DFAKE_PATCH=0
+fake_runtime_library libs/libcurand.so.10 -DFAKE_PROPERTY=curandGetProperty -DFAKE_MAJOR=10 -DFAKE_MINOR=4 -DFAKE_PATCH=0
+fake_runtime_library libs/libcusolver.so.12 -DFAKE_PROPERTY=cusolverGetProperty -DFAKE_MAJOR=12 -DFAKE_MINOR=0 -DFAKE_PATCH=4
+fake_runtime_library libs/libcusparse.so.12 -DFAKE_PROPERTY=cusparseGetProperty -DFAKE_MAJOR=12 -DFAKE_MINOR=6 -DFAKE_PATCH=3
+fake_runtime_library libs/libnvrtc.so.13
+fake_runtime_library libs/libnvJitLink.so.13
+# The decoys: where a CUDA toolkit's lib64 would be on LD_LIBRARY_PATH.
+fake_runtime_library decoys/libcudart.so.13 -DFAKE_CUDART=99
+fake_runtime_library decoys/libcublas.so.13 -DFAKE_PROPERTY=cublasGetProperty -DFAKE_MAJOR=99 -DFAKE_MINOR=0 -DFAKE_PATCH=0
+fake_runtime_library decoys/libcublasLt.so.13
+cc -o use-cublas "$SOURCES/use_cublas.c" -L"$WORK/libs" -l:libcublas.so.13 -ldl
+
+component cuda_cudart 13.0.96 libcudart.so.13
+component libcublas 13.1.0.3 libcublas.so.13 libcublasLt.so.13
+component libcufft 12.0.0.61 libcufft.so.12
+component libcurand 10.4.0.35 libcurand.so.10
+component libcusolver 12.0.4.66 libcusolver.so.12
+component libcusparse 12.6.3.3 libcusparse.so.12
+component cuda_nvrtc 13.0.88 libnvrtc.so.13
+component libnvjitlink 13.0.88 libnvJitLink.so.13
+manifest index 13.0.2
+
+# 1. Bad manifests and archives: a clear error each, and nothing installed.
+refused() {  # refused WHAT EXPECTED_FIRST_LINE INDEX
+  CUDNNENV_CUDA_INDEX="$WORK/$3" run install cuda 13.0 --mirror "$WORK/mirror" -q
+  expect_eq "$rc" "${4:-1}" "$1: exit code"
+  expect_eq "$(head -1 err)" "$2" "$1"
+  [ ! -e "$CUDNNENV_ROOT/cuda-13.0.2" ] || fail "$1: a tree was installed"
+  rm -rf "$CUDNNENV_STATE_DIR/downloads"
+}
+manifest bad-hash 13.0.2 'm["libcublas"]["linux-x86_64"]["sha256"] = "0" * 64'
+refused "an archive whose SHA-256 is not the manifest's" \
+  "cudnnenv: error: the file served by 'file://$WORK/mirror/compute/cuda/redist/libcublas/linux-x86_64/libcublas-linux-x86_64-13.1.0.3-archive.tar.gz' is not the libcublas-linux-x86_64-13.1.0.3-archive.tar.gz: its SHA-256 is $(sha256sum redist/libcublas/linux-x86_64/*.tar.gz | cut -c1-64), the manifest of CUDA 13.0.2 says 0000000000000000000000000000000000000000000000000000000000000000; it was deleted and nothing was installed" bad-hash
+manifest bad-size 13.0.2 'm["cuda_cudart"]["linux-x86_64"]["size"] = "12"'
+CUDNNENV_CUDA_INDEX="$WORK/bad-size" run install cuda 13.0 --mirror "$WORK/mirror" -q
+[ "$rc" != 0 ] && grep -q "cuda_cudart-linux-x86_64-13.0.96-archive.tar.gz" err || fail "a size other than the manifest's: $(cat err)"
+[ ! -e "$CUDNNENV_ROOT/cuda-13.0.2" ] || fail "a size other than the manifest's installed a tree"
+rm -rf "$CUDNNENV_STATE_DIR/downloads"
+manifest dotdot 13.0.2 'm["libcurand"]["linux-x86_64"]["relative_path"] = "libcurand/../../../etc/passwd"'
+refused "a relative_path with '..'" \
+  "cudnnenv: error: '$WORK/dotdot/redistrib_13.0.2.json' is not a usable CUDA redistributable manifest: 'libcurand' for linux-x86_64 has the relative_path 'libcurand/../../../etc/passwd', which is not a plain relative path" dotdot
+manifest absolute 13.0.2 'm["libcurand"]["linux-x86_64"]["relative_path"] = "/etc/passwd"'
+refused "an absolute relative_path" \
+  "cudnnenv: error: '$WORK/absolute/redistrib_13.0.2.json' is not a usable CUDA redistributable manifest: 'libcurand' for linux-x86_64 has the relative_path '/etc/passwd', which is not a plain relative path" absolute
+manifest windows-only 13.0.2 '
+for k, v in list(m.items()):
+    if isinstance(v, dict): v["windows-x86_64"] = v.pop("linux-x86_64")'
+refused "a manifest for another platform" \
+  "cudnnenv: error: '$WORK/windows-only/redistrib_13.0.2.json' has no archives for linux-x86_64" windows-only 3
+expect_eq "$(sed -n 2p err)" "  hint: it has windows-x86_64" "a manifest for another platform: its hint"
+mkdir -p nested && python3 -c 'print("{\"release_label\": \"13.0.2\", \"x\": " + "[" * 100000 + "]" * 100000 + "}")' \
+  > nested/redistrib_13.0.2.json
+refused "a deeply nested manifest" \
+  "cudnnenv: error: '$WORK/nested/redistrib_13.0.2.json' is not a usable CUDA redistributable manifest: it nests deeper than 8 levels" nested
+manifest no-cusparse 13.0.2 'del m["libcusparse"]'
+refused "a release without a component the runtime needs" \
+  "cudnnenv: error: the manifest of CUDA 13.0.2 has no 'libcusparse' for this platform" no-cusparse 3
+expect_eq "$(sed -n 2p err)" "  hint: a CUDA 13 runtime is made of cuda_cudart, libcublas, libcufft, libcurand, libcusolver, libcusparse, cuda_nvrtc, libnvjitlink" "the components a runtime needs"
+run install cuda 11.2
+expect_eq "$rc" "3" "a release whose manifest is not pinned: exit code"
+expect_eq "$(head -1 err)" "cudnnenv: error: no CUDA release '11.2' is known" "a release whose manifest is not pinned"
+grep -q "known: 13.1.1, 13.1.0, 13.0.2" err && grep -q "with --allow-unverified" err || fail "the pinned releases and the way out: $(cat err)"
+pass "bad manifests and archives are refused with nothing installed (hash, size, '..', absolute path, another platform, nesting, a missing component, a release not pinned)"
+
+# 2. Install from the manifest, through a folder mirror laid out as NVIDIA's host.
+export CUDNNENV_CUDA_INDEX="$WORK/index"
+run install cuda 13.0 --mirror "$WORK/mirror" -q
+expect_eq "$rc" "0" "install cuda 13.0: $(cat err)"
+expect_eq "$(head -1 out)" "installed 'cuda-13.0.2': CUDA 13.0.2 runtime (cuda_cudart 13.0.96, libcublas 13.1.0.3, libcufft 12.0.0.61, libcurand 10.4.0.35, libcusolver 12.0.4.66, libcusparse 12.6.3.3, cuda_nvrtc 13.0.88, libnvjitlink 13.0.88), Linux x86_64, $(sed -n 1p out | sed 's/.*x86_64, //')" "install cuda's first line"
+expect_eq "$(sed -n 3p out)" "  libraries: $CUDNNENV_ROOT/cuda-13.0.2/lib" "where the libraries are"
+( cd "$CUDNNENV_ROOT/cuda-13.0.2" && find . -path ./.cudnnenv -prune -o -type f -print -o -type l -print | sort ) > files
+expect_eq "$(tr '\n' ' ' < files)" "./lib/libcublas.so ./lib/libcublas.so.13 ./lib/libcublasLt.so ./lib/libcublasLt.so.13 ./lib/libcudart.so ./lib/libcudart.so.13 ./lib/libcufft.so ./lib/libcufft.so.12 ./lib/libcurand.so ./lib/libcurand.so.10 ./lib/libcusolver.so ./lib/libcusolver.so.12 ./lib/libcusparse.so ./lib/libcusparse.so.12 ./lib/libnvJitLink.so ./lib/libnvJitLink.so.13 ./lib/libnvrtc.so ./lib/libnvrtc.so.13 ./licenses/cuda_cudart.txt ./licenses/cuda_nvrtc.txt ./licenses/libcublas.txt ./licenses/libcufft.txt ./licenses/libcurand.txt ./licenses/libcusolver.txt ./licenses/libcusparse.txt ./licenses/libnvjitlink.txt " \
+  "the runtime tree holds the shared libraries and licenses only (no headers, static libraries or stubs/libcuda.so)"
+run install cuda 13.0.2 --mirror "$WORK/mirror" -q
+expect_eq "$(head -1 out | cut -d: -f1)" "already installed 'cuda-13.0.2'" "the same release again"
+run list --json
+expect_eq "$(python3 -c 'import json,sys; print(" ".join(t["kind"] + ":" + t["name"] for t in json.load(open("out"))))')" \
+  "cuda:cuda-13.0.2" "list --json: the kind of each tree"
+run list --available cuda --json
+expect_eq "$(json_field installed < out)" "cuda-13.0.2" "list --available cuda: installed"
+expect_eq "$(python3 -c 'import json; print(len(json.load(open("out"))[0]["components"]))')" "8" "list --available cuda: components"
+pass "install cuda 13.0 from the manifest through a folder mirror: only shared libraries and licenses, each hashed; list shows its kind"
+
+# 3. Selected with a cuDNN tree of CUDA 13; the pin covers the runtime.
+make_linux_tree cudnn-9.19 9.19.0 "$FIXTURES/fake-elf64-9.19.0.so"
+run install "$WORK/cudnn-9.19" -q
+cudnn_tree=$(sed -n "1s/^installed '\([^']*\)'.*/\1/p" out)
+[ -n "$cudnn_tree" ] || fail "a cuDNN tree to select: $(cat out err)"
+run use "$cudnn_tree" --global
+run current
+expect_eq "$(sed -n 2p out)" "CUDA 13.0.2  cuda-13.0.2  (chosen by the CUDA major of '$cudnn_tree')" "current names the runtime and what chose it"
+run current --json
+expect_eq "$(json_field runtime.name < out)" "cuda-13.0.2" "current --json: runtime"
+run which --all
+grep -qx "$CUDNNENV_ROOT/cuda-13.0.2/lib/libcublas.so.13" out || fail "which --all lists the runtime's libraries: $(cat out)"
+run_program env LD_LIBRARY_PATH="$WORK/decoys" ./use-cublas
+expect_eq "$(cat out)" "cublas 99.0.0 cudart 99" "without cudnnenv the decoys win"
+run_program env LD_LIBRARY_PATH="$WORK/decoys" "$CUDNNENV" exec --report -- ./use-cublas
+expect_eq "$rc" "0" "exec --report: $(cat err)"
+expect_eq "$(cat out)" "cublas 13.1.0 cudart 13000" "exec pins the runtime against the decoys on LD_LIBRARY_PATH"
+grep -qx "  in the runtime $CUDNNENV_ROOT/cuda-13.0.2/lib/libcublas.so.13" err &&
+  grep -qx "  in the runtime $CUDNNENV_ROOT/cuda-13.0.2/lib/libcudart.so.13" err || fail "--report lists the runtime's files: $(cat err)"
+run_program env LD_LIBRARY_PATH="$WORK/decoys" "$CUDNNENV" exec --mode path -- ./use-cublas
+expect_eq "$(cat out)" "cublas 13.1.0 cudart 13000" "exec --mode path: the runtime's folder before the decoys"
+run activate --shell bash
+ld_path=$(sed -n 's/^export LD_LIBRARY_PATH=//p' out | tr -d "'")
+expect_eq "$ld_path" "$CUDNNENV_ROOT/$cudnn_tree/lib:$CUDNNENV_ROOT/cuda-13.0.2/lib" "activate: the runtime's folder right after cuDNN's"
+run current --cuda 12.4
+expect_eq "$(sed -n 2p out)" "" "--cuda 12.4: no runtime of that release, none chosen"
+pass "the runtime is selected with the cuDNN tree of its major; current, which --all, exec (audit and path) and activate agree, and the pin holds against decoys"
+
+# 4. verify reads each library's own version.
+run verify cuda-13.0.2 --level load
+expect_eq "$rc" "0" "verify the runtime: $(cat out err)"
+expect_eq "$(grep '  load:' out)" "  ok    load: 9 load by absolute path: libcudart.so.13 13.0 (cudaRuntimeGetVersion); libcublasLt.so.13; libcublas.so.13 13.1.0 (cublasGetProperty); libcufft.so.12 12.0.0 (cufftGetProperty); libcurand.so.10 10.4.0 (curandGetProperty); libcusolver.so.12 12.0.4 (cusolverGetProperty); libcusparse.so.12 12.6.3 (cusparseGetProperty); libnvrtc.so.13; libnvJitLink.so.13" "verify --level load of the runtime"
+echo "tampered" >> "$CUDNNENV_ROOT/cuda-13.0.2/lib/libcurand.so.10"
+run verify cuda-13.0.2 --level files
+expect_eq "$rc" "4" "verify of a changed runtime file: exit code"
+grep -q "'lib/libcurand.so.10' is" out || fail "verify names the changed file: $(cat out)"
+pass "verify loads every runtime library and reads its version; a changed file fails it"
+
+# 5. Adopt a runtime folder; remove says when a runtime is selected.
+mkdir -p venv/nvidia/cu13/lib && cp libs/*.so.* venv/nvidia/cu13/lib/
+run adopt venv/nvidia/cu13/lib
+expect_eq "$(cat out)" "adopted 'cuda-13': CUDA 13 runtime, 9 library files stay in $WORK/venv/nvidia/cu13/lib" "adopt a pip runtime folder"
+STDIN=/dev/null run remove cuda-13.0.2
+expect_eq "$(head -1 err)" "'cuda-13.0.2' is selected (the CUDA runtime of '$cudnn_tree' here, chosen by the CUDA major of '$cudnn_tree'): programs started here then find their CUDA libraries as they would without cudnnenv, unless another runtime of that CUDA is installed" "remove of a selected runtime says so first"
+run remove cuda-13.0.2 --yes
+expect_eq "$(cat out)" "removed 'cuda-13.0.2'" "remove a runtime tree"
+run current
+expect_eq "$(sed -n 2p out)" "CUDA 13.0.0  cuda-13  (chosen by the CUDA major of '$cudnn_tree')" "the adopted runtime is chosen next"
+pass "adopt takes a pip nvidia/cu13/lib folder as a runtime tree; remove warns before removing a selected runtime"
+
+# 6. This machine's real CUDA 13 libraries, in NVIDIA's layout.
+REAL=/usr/local/cuda-13.0/lib
+if [ ! -e "$REAL/libcublas.so.13" ]; then
+  echo "skip (part 6): no real CUDA 13 in $REAL"
+  exit 0
+fi
+rm -rf redist real-index && mkdir redist
+real_component() {  # real_component NAME VERSION LIBRARY...: an uncompressed tar of the real files
+  local name=$1 version=$2
+  shift 2
+  local top="$name-linux-x86_64-$version-archive"
+  mkdir -p "redist/$name/linux-x86_64"
+  echo "license of $name" > LICENSE
+  tar -cf "redist/$name/linux-x86_64/$top.tar.gz" --transform "s|^LICENSE|$top/LICENSE|;s|^lib/|$top/lib/|" \
+    LICENSE -C "$REAL/.." $(for library in "$@"; do echo "lib/$library"; done)
+}
+real_component cuda_cudart 13.0.96 libcudart.so.13
+real_component libcublas 13.1.0.3 libcublas.so.13 libcublasLt.so.13
+real_component libcufft 12.0.0.61 libcufft.so.12
+real_component libcurand 10.4.0.35 libcurand.so.10
+real_component libcusolver 12.0.4.66 libcusolver.so.12
+real_component libcusparse 12.6.3.3 libcusparse.so.12
+real_component cuda_nvrtc 13.0.88 libnvrtc.so.13
+real_component libnvjitlink 13.0.88 libnvJitLink.so.13
+manifest real-index 13.0.2
+CUDNNENV_CUDA_INDEX="$WORK/real-index" run install cuda 13.0.2 --mirror "$WORK/mirror" -q --max-ratio 0
+expect_eq "$rc" "0" "install the real CUDA 13 runtime: $(cat err)"
+run adopt "$REAL" --name real-cudnn
+run use real-cudnn --global
+cc -o use-real-cublas "$SOURCES/use_cublas.c" -L"$REAL" -l:libcublas.so.13 -ldl
+run_program env LD_LIBRARY_PATH="$WORK/decoys" "$CUDNNENV" exec --report -- ./use-real-cublas
+expect_eq "$rc" "0" "exec of a program linked against the real libcublas.so.13: $(cat err)"
+expect_eq "$(cat out)" "cublas 13.1.0 cudart 13000" "the real cuBLAS and cudart, not the decoys"
+grep -qx "  in the runtime $CUDNNENV_ROOT/cuda-13.0.2/lib/libcublasLt.so.13" err || fail "--report: $(cat err)"
+run verify cuda-13.0.2 --level load
+expect_eq "$rc" "0" "verify the real runtime: $(cat out)"
+grep -q "libcudart.so.13 13.0 (cudaRuntimeGetVersion); libcublas.so.13 13.1.0 (cublasGetProperty)" out || fail "the real versions: $(cat out)"
+pass "the real CUDA 13 libraries as NVIDIA's archives: installed, pinned with the real cuDNN 9 against decoys, versions read"
