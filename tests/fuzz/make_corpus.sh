@@ -9,7 +9,7 @@ fixtures=${2:+$(cd "$2" && pwd)}
 here=$(cd "$(dirname "$0")" && pwd)
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
-for target in zip tar binfmt version toml spec sidecar cmd_script download modulefile doctor snapshot; do mkdir -p "$out/$target"; done
+for target in zip tar binfmt version toml spec sidecar cmd_script download modulefile doctor snapshot redist; do mkdir -p "$out/$target"; done
 
 # A small tree: headers, a library stand-in, a link.
 tree=$work/tree
@@ -115,3 +115,20 @@ printf "__all__ = ['__version__']\n__version__ = '2.11.0+cu130'\ncuda: Optional[
 # snapshot: two snapshots, split at a NUL.
 printf '{"format": 1, "taken_at": "x", "selection": {"version": "9.4.0"}, "copies": [{"library": "/a", "size": 1}], "checks": [{"id": "driver", "status": "ok"}], "e": []}\0{"format": 1, "selection": {"version": "9.1.0"}, "copies": [{"library": "/b"}], "checks": [{"id": "driver", "status": "fail"}]}' > "$out/snapshot/two"
 echo "seed corpus in $out: $(find "$out" -type f | wc -l) files"
+
+# redist: a manifest in NVIDIA's shape (the Windows entry is 11.8.0's cuda_cudart as the facts file gives it;
+# the Linux one is invented), one with
+# cuDNN's nesting, and a bad relative_path.
+cat > "$out/redist/cuda.json" <<'JSON'
+{"release_date": "2022-10-03", "cuda_cudart": {"name": "CUDA Runtime (cudart)", "license": "CUDA Toolkit",
+ "version": "11.8.89", "windows-x86_64": {"relative_path":
+ "cuda_cudart/windows-x86_64/cuda_cudart-windows-x86_64-11.8.89-archive.zip",
+ "sha256": "988cc9e7d3785d4b1975521f312c57c6814cbf15e73a2b7941d961835f2a945e", "md5": "0", "size": "2987306"},
+ "linux-x86_64": {"relative_path": "cuda_cudart/linux-x86_64/cuda_cudart-linux-x86_64-11.8.89-archive.tar.xz",
+ "sha256": "1111111111111111111111111111111111111111111111111111111111111111", "md5": "0", "size": 913876}}}
+JSON
+cat > "$out/redist/cudnn-nested.json" <<'JSON'
+{"release_label": "9.1.1", "cudnn": {"name": "cuDNN", "version": "9.1.1.17", "cuda_variant": ["11", "12"],
+ "linux-x86_64": {"cuda12": {"relative_path": "cudnn/linux-x86_64/x.tar.xz", "sha256": "00", "size": "1"}}}}
+JSON
+sed 's|cuda_cudart/linux-x86_64/|../../|' "$out/redist/cuda.json" > "$out/redist/dotdot.json"

@@ -40,7 +40,7 @@ void install_fake(Store& store, const std::string& archive, const std::string& v
 }
 
 // Five trees: 8.1.0.77 (CUDA 11.2), 8.10.0.5 (12), 8.9.7.29 for CUDA 11 and 12, 9.1.0.70 (12).
-Store make_store() {
+Store make_selection_store() {
   Store store(test::test_dir() / "store 库");
   install_fake(store, "cudnn-11.2-linux-x64-v8.1.0.77.zip", "8.1.0", 8);
   install_fake(store, "cudnn-linux-x86_64-8.10.0.5_cuda12-archive.zip", "8.10.0", 8);
@@ -72,7 +72,7 @@ void write_text(const fs::path& file, const std::string& text) {
 
 TEST_SUITE("selection") {
   TEST_CASE("specs match whole components and pick the newest that fits") {
-    const Store store = make_store();
+    const Store store = make_selection_store();
     CHECK(pick(store, "8.1")->version.str() == "8.1.0.77");
     CHECK(pick(store, "8.10")->version.str() == "8.10.0.5");
     CHECK(pick(store, "8.1.0.77")->version.str() == "8.1.0.77");
@@ -133,7 +133,7 @@ TEST_SUITE("selection") {
   }
 
   TEST_CASE("a spec that fits trees for two CUDA majors is an error naming both") {
-    const Store store = make_store();
+    const Store store = make_selection_store();
     auto both = pick(store, "8.9.7");
     REQUIRE_FALSE(both);
     CHECK(both.error().message ==
@@ -144,7 +144,7 @@ TEST_SUITE("selection") {
   }
 
   TEST_CASE("a spec that fits nothing says what is installed and how to get it, with exit code 3") {
-    const Store store = make_store();
+    const Store store = make_selection_store();
     auto missing = pick(store, "7.6");
     REQUIRE_FALSE(missing);
     CHECK(missing.error().code == ExitCode::not_found);
@@ -160,7 +160,7 @@ TEST_SUITE("selection") {
   }
 
   TEST_CASE("precedence: --cudnn, then CUDNNENV_VERSION, then .cudnnenv.toml, then the global default") {
-    Store store = make_store();
+    Store store = make_selection_store();
     write_text(store.state().config(), "default = \"9\"\n");
     const fs::path project = test::test_dir() / "project dir";
     write_text(project / k_project_file_name, "# pinned for TF 2.5\ncudnn = \"8.1\"\n");
@@ -202,7 +202,7 @@ TEST_SUITE("selection") {
   }
 
   TEST_CASE("the nearest .cudnnenv.toml wins, found from 30 folders below") {
-    Store store = make_store();
+    Store store = make_selection_store();
     const fs::path project = test::test_dir() / "repo";
     write_text(project / k_project_file_name, "cudnn = \"9\"\n");
     fs::path deep = project;
@@ -235,7 +235,7 @@ TEST_SUITE("selection") {
   }
 
   TEST_CASE("a project file's cuda key qualifies its spec") {
-    Store store = make_store();
+    Store store = make_selection_store();
     write_text(test::test_dir() / "p" / k_project_file_name, "cudnn = \"8.9\"\ncuda = \"12\"\n");
     auto selection = resolve_selection(store, request_in(test::test_dir() / "p"));
     REQUIRE(selection);
@@ -312,7 +312,7 @@ TEST_SUITE("selection") {
   }
 
   TEST_CASE("a malformed project file stops resolution instead of being skipped") {
-    Store store = make_store();
+    Store store = make_selection_store();
     write_text(store.state().config(), "default = \"9\"\n");
     write_text(test::test_dir() / "p" / k_project_file_name, "cudnn = [\n");
     auto selection = resolve_selection(store, request_in(test::test_dir() / "p"));
@@ -322,7 +322,7 @@ TEST_SUITE("selection") {
   }
 
   TEST_CASE("a path outside the store needs trust; an edit needs it again; untrust withdraws it") {
-    Store store = make_store();
+    Store store = make_selection_store();
     FakeTree host;
     host.os = host_platform().os;
     host.major = 9;
@@ -365,7 +365,7 @@ TEST_SUITE("selection") {
   }
 
   TEST_CASE("a path inside the store needs no trust") {
-    Store store = make_store();
+    Store store = make_selection_store();
     const fs::path project = test::test_dir() / "p";
     write_text(project / k_project_file_name,
                "path = " + toml_quote(util::to_utf8(store.root() / "9.1.0.70-cuda12")) + "\n");
@@ -466,7 +466,7 @@ TEST_SUITE("profiles") {
 
   TEST_CASE(
       "a shared store: its config.toml gives the default, the mirror and profiles that the user's own leaves out") {
-    const Store shared = make_store();
+    const Store shared = make_selection_store();
     const Store user(shared.root(), test::test_dir() / "user state");
     REQUIRE_FALSE(user.state_is_own());
     write_text(shared.own().config(),
@@ -513,7 +513,7 @@ namespace cudnnenv {
 
 TEST_SUITE("selection") {
   TEST_CASE("one matcher: a profile's name works wherever a spec does; remove is the strict mode") {
-    const Store store = make_store();
+    const Store store = make_selection_store();
     // tf2.5 wants cuDNN 8.1 with CUDA 11.2 (profiles/tensorflow.toml): the tested pair is installed.
     auto profile = choose_tree(store, "tf2.5", std::nullopt);
     REQUIRE_MESSAGE(profile, (profile ? "" : profile.error().message));
@@ -576,7 +576,7 @@ TEST_SUITE("selection") {
   }
 
   TEST_CASE("an activation in this shell takes its place: after CUDNNENV_VERSION, before the project file") {
-    Store store = make_store();
+    Store store = make_selection_store();
     write_text(store.state().config(), "default = \"9\"\n");
     write_text(test::test_dir() / "p" / k_project_file_name, "cudnn = \"8.10\"\n");
     SelectionRequest request = request_in(test::test_dir() / "p");

@@ -1,0 +1,24 @@
+// NVIDIA's redistributable manifests come from a mirror or a folder a user
+// names: any bytes end in a manifest or a refusal, never a crash, and every
+// archive a manifest yields has a safe relative path, a SHA-256 of 64 hex
+// digits and a size.
+#include <cstdint>
+#include <cstdlib>
+#include <string>
+
+#include "formats/redist.hpp"
+
+extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
+  const std::string text(reinterpret_cast<const char*>(data), size);
+  for (const char* platform : {"linux-x86_64", "windows-x86_64"}) {
+    auto manifest = cudnnenv::parse_redist_manifest(text, "fuzz.json", platform);
+    if (!manifest) continue;
+    if (manifest->archives.empty()) std::abort();
+    for (const auto& archive : manifest->archives) {
+      if (!cudnnenv::is_safe_relative_path(archive.relative_path) || archive.sha256.size() != 64 || archive.size == 0) {
+        std::abort();
+      }
+    }
+  }
+  return 0;
+}
