@@ -39,14 +39,15 @@ struct ShimInfo {
   std::string problem;
 };
 
-// Creates or replaces shim `spec.name`. Refuses a name with a path in it,
-// a target that does not exist, and a target that is a shim (a loop).
 // Records that a shim's start, in the situation shim::launch_key describes
 // for the store `root` (as the shim names it), pins `tree`: the decision the
 // shims' fast path reads (shim/launch_key.hpp). A cache: failing to write it
-// costs the next start the slow path.
+// costs the next start the slow path. Not called for a selection with
+// variables or a CUDA runtime tree, which the fast path cannot apply.
 void record_launch_decision(const std::string& root, const std::string& state, const TreeRecord& tree);
 
+// Creates or replaces shim `spec.name`. Refuses a name with a path in it,
+// a target that does not exist, and a target that is a shim (a loop).
 Result<ShimInfo> add_shim(const ShimSpec& spec, const ShimPaths& paths);
 
 // Removes the launcher and its sidecar; exit code 3 when there is no such shim.
