@@ -5,6 +5,7 @@
 #include <system_error>
 
 #include "formats/binfmt.hpp"
+#include "store/runtime.hpp"
 #include "util/fs.hpp"
 #include "util/text.hpp"
 
@@ -27,9 +28,23 @@ std::string hint_for(const std::string& name) {
   if (lower == "zlibwapi.dll") {
     return "cuDNN 8.3 to 8.9 needs zlib's zlibwapi.dll on PATH, e.g. from zlib123dllx64.zip";
   }
-  for (const char* cuda : {"cublas", "cudart", "nvrtc", "nvjitlink", "cufft", "curand"}) {
+  for (const char* cuda : {"cublas", "cudart", "nvrtc", "nvjitlink", "cufft", "curand", "cusolver", "cusparse"}) {
     if (util::starts_with(lower, cuda) || util::starts_with(lower, std::string("lib") + cuda)) {
-      return "a CUDA library: put the matching CUDA toolkit's " +
+      // cudart64_110.dll, cublas64_11.dll, libcublas.so.12: the CUDA major
+      // (cuFFT's and cuRAND's own majors differ from CUDA's: no release named).
+      std::string release;
+      const bool named_by_cuda = std::string(cuda) == "cublas" || std::string(cuda) == "cudart";
+      const bool dll = util::ends_with(lower, ".dll");
+      const auto mark = lower.find(dll ? "64_" : ".so.");
+      const auto digits = mark == std::string::npos ? mark : mark + (dll ? 3 : 4);
+      if (named_by_cuda && digits != std::string::npos && digits + 2 <= lower.size()) {
+        const std::string major = lower.substr(digits, 2);
+        for (const auto& pinned : pinned_manifests()) {
+          if (util::starts_with(pinned.release, major + ".")) release = pinned.release;  // the newest pinned
+        }
+      }
+      return "a CUDA runtime library: 'cudnnenv install cuda " + (release.empty() ? "RELEASE" : release) +
+             "' installs the runtime beside cuDNN (selected and pinned with it); or put the matching CUDA toolkit's " +
              std::string(util::ends_with(lower, ".dll") ? "bin folder on PATH" : "lib folder on LD_LIBRARY_PATH");
     }
   }

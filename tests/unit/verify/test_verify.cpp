@@ -103,7 +103,9 @@ TEST_SUITE("verify") {
     CAPTURE(detail);
     CHECK(detail.find(ops + " needs " + needed + ": not in its folder, ") == 0);
     CHECK(detail.find(windows ? "PATH (" : "LD_LIBRARY_PATH") != std::string::npos);
-    CHECK(detail.find("a CUDA library: put the matching CUDA toolkit's") != std::string::npos);
+    // The fix the tool can carry out: the CUDA 11 runtime (cuBLAS 11's major is CUDA's).
+    CHECK(detail.find("a CUDA runtime library: 'cudnnenv install cuda 11.8.0' installs the runtime beside cuDNN "
+                      "(selected and pinned with it); or put the matching CUDA toolkit's") != std::string::npos);
 
     SUBCASE("found once its folder is on the search path") {
       const std::string folder = util::to_utf8(test::fixture("link-only"));

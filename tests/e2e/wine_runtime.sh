@@ -1,0 +1,100 @@
+#!/usr/bin/env bash
+# CUDA runtime trees on Windows, under Wine (issue 24): a CUDA 11.8-shaped
+# release (fake DLLs with the real names, built here with mingw-w64, in
+# NVIDIA's zip layout with a windows-x86_64 manifest) and a cuDNN 8.1 tree;
+# `install cuda 11.8` through a folder mirror; TensorFlow 2.5's eight names
+# (and nvrtc) opened by bare name with LOAD_WITH_ALTERED_SEARCH_PATH, as TF
+# does, while decoys of each name sit on PATH where a CUDA toolkit's bin
+# would be: directly the decoys load, through `exec` every one comes from the
+# trees and --report says so; verify loads each runtime DLL.
+#
+# What Wine cannot show, and what is not built: the runtime's folder is on
+# PATH, right after cuDNN's (which is also the SetDllDirectory folder), so
+# on Windows a copy in System32 or in the program's own folder wins over it,
+# and a load with LOAD_LIBRARY_SEARCH_DEFAULT_DIRS (Python 3.8+) does not
+# search it; neither case is tested here.
+CUDNNENV=$1   # build/mingw/bin/cudnnenv.exe
+FIXTURES=$2
+source "$(dirname "$0")/lib.sh"
+export LC_ALL=C.UTF-8 WINEDEBUG=-all
+MINGW=${MINGW_CC:-x86_64-w64-mingw32-gcc}
+command -v "$MINGW" > /dev/null || { echo "skip: no $MINGW"; exit 77; }
+SOURCES=$E2E_DIR/../fixtures
+root="$WORK/C libs"
+cud() { "$WINE" "$CUDNNENV" --root "$(winpath "$root")" "$@"; }
+unset CUDNNENV_CUDA_INDEX
+
+dll() {  # dll FILE [CFLAGS...]
+  local file=$1
+  shift
+  "$MINGW" -shared -o "$file" "$SOURCES/fake_cuda_runtime.c" "$@"
+}
+mkdir -p dlls decoys prog
+names=(cudart64_110.dll cublas64_11.dll cublasLt64_11.dll cufft64_10.dll curand64_10.dll cusolver64_11.dll
+       cusparse64_11.dll nvrtc64_112_0.dll)
+dll dlls/cudart64_110.dll -DFAKE_CUDART=11080
+dll dlls/cublas64_11.dll -DFAKE_PROPERTY=cublasGetProperty -DFAKE_MAJOR=11 -DFAKE_MINOR=11 -DFAKE_PATCH=3
+for name in cublasLt64_11.dll cufft64_10.dll curand64_10.dll cusolver64_11.dll cusparse64_11.dll nvrtc64_112_0.dll; do
+  dll "dlls/$name"
+done
+for name in "${names[@]}"; do dll "decoys/$name"; done
+"$MINGW" -O1 -municode -static -o prog/load-names.exe "$SOURCES/load_names.c"
+
+# NVIDIA's zips (bin/, lib/x64/*.lib, include/, LICENSE) and the manifest.
+python3 - <<'PY'
+import hashlib, json, os, zipfile
+components = {"cuda_cudart": ("11.8.89", ["cudart64_110.dll"]),
+              "libcublas": ("11.11.3.6", ["cublas64_11.dll", "cublasLt64_11.dll"]),
+              "libcufft": ("10.9.0.58", ["cufft64_10.dll"]), "libcurand": ("10.3.0.86", ["curand64_10.dll"]),
+              "libcusolver": ("11.4.1.48", ["cusolver64_11.dll"]), "libcusparse": ("11.7.5.86", ["cusparse64_11.dll"]),
+              "cuda_nvrtc": ("11.8.89", ["nvrtc64_112_0.dll"])}
+m = {"release_date": "2022-10-03"}
+for name, (version, dlls) in components.items():
+    top = "%s-windows-x86_64-%s-archive" % (name, version)
+    relative = "%s/windows-x86_64/%s.zip" % (name, top)
+    os.makedirs("redist/" + os.path.dirname(relative), exist_ok=True)
+    with zipfile.ZipFile("redist/" + relative, "w", zipfile.ZIP_DEFLATED) as z:
+        for dll in dlls:
+            z.write("dlls/" + dll, top + "/bin/" + dll)
+        z.writestr(top + "/lib/x64/" + name + ".lib", "!<arch>\n")
+        z.writestr(top + "/include/" + name + ".h", "/* */\n")
+        z.writestr(top + "/LICENSE", "license of " + name + "\n")
+    data = open("redist/" + relative, "rb").read()
+    m[name] = {"name": name, "license": "CUDA Toolkit", "version": version,
+               "windows-x86_64": {"relative_path": relative, "sha256": hashlib.sha256(data).hexdigest(),
+                                  "md5": "0" * 32, "size": str(len(data))}}
+os.makedirs("index", exist_ok=True)
+json.dump(m, open("index/redistrib_11.8.0.json", "w"), indent=4)
+PY
+mkdir -p mirror/compute/cuda && ln -s "$WORK/redist" mirror/compute/cuda/redist
+
+make_windows_tree t8.1 "$FIXTURES/fake-pe64-8.1.0.dll" 8.1.0
+cud install "$(winpath "$WORK/t8.1/cuda")" --name cudnn-8.1 > /dev/null
+export CUDNNENV_CUDA_INDEX="$(winpath "$WORK/index")"
+run_program cud install cuda 11.8 --mirror "$(winpath "$WORK/mirror")" -q
+expect_eq "$rc" "0" "install cuda 11.8 under Wine: $(cat err)"
+expect_eq "$(head -1 out | sed 's/, Windows x64.*//')" "installed 'cuda-11.8.0': CUDA 11.8.0 runtime (cuda_cudart 11.8.89, libcublas 11.11.3.6, libcufft 10.9.0.58, libcurand 10.3.0.86, libcusolver 11.4.1.48, libcusparse 11.7.5.86, cuda_nvrtc 11.8.89)" "install cuda 11.8"
+( cd "$root/cuda-11.8.0" && find . -path ./.cudnnenv -prune -o -type f -print | sort | tr '\n' ' ' ) > files
+expect_eq "$(cat files)" "./bin/cublas64_11.dll ./bin/cublasLt64_11.dll ./bin/cudart64_110.dll ./bin/cufft64_10.dll ./bin/curand64_10.dll ./bin/cusolver64_11.dll ./bin/cusparse64_11.dll ./bin/nvrtc64_112_0.dll ./licenses/cuda_cudart.txt ./licenses/cuda_nvrtc.txt ./licenses/libcublas.txt ./licenses/libcufft.txt ./licenses/libcurand.txt ./licenses/libcusolver.txt ./licenses/libcusparse.txt " "the runtime tree holds the DLLs and licenses only"
+pass "install cuda 11.8 from a windows-x86_64 manifest and zips, under Wine"
+
+run_program cud current --cudnn cudnn-8.1
+expect_eq "$(sed -n 2p out)" "CUDA 11.8.0  cuda-11.8.0  (chosen by the CUDA major of 'cudnn-8.1')" "current names the runtime"
+export WINEPATH="$(winpath "$WORK/decoys")"
+run_program "$WINE" prog/load-names.exe "${names[@]}" cudnn64_8.dll
+expect_eq "$(grep -c "decoys" out)" "8" "directly, with the decoys on PATH, each runtime name loads a decoy"
+run_program cud exec --cudnn cudnn-8.1 --report -- "$(winpath "$WORK/prog/load-names.exe")" "${names[@]}" cudnn64_8.dll
+expect_eq "$rc" "0" "exec --report: $(cat err)"
+for name in "${names[@]}"; do
+  expect_eq "$(grep "^$name " out | cut -d' ' -f2-)" "$(winpath "$root/cuda-11.8.0/bin/$name")" "$name through exec"
+done
+expect_eq "$(grep "^cudnn64_8.dll " out | cut -d' ' -f2-)" "$(winpath "$root/cudnn-8.1/bin/cudnn64_8.dll")" "cudnn64_8.dll through exec"
+expect_eq "$(grep -c '^  in the runtime ' err)" "8" "--report lists the eight runtime DLLs as inside: $(cat err)"
+if grep -q OUTSIDE err; then fail "an outside copy loaded: $(cat err)"; fi
+pass "TF 2.5's names by bare name with LOAD_WITH_ALTERED_SEARCH_PATH: decoys on PATH directly, the trees through exec (--report: inside)"
+
+run_program cud verify cuda-11.8.0 --level load
+expect_eq "$rc" "0" "verify the runtime under Wine: $(cat out)"
+grep -q "cudart64_110.dll 11.8 (cudaRuntimeGetVersion)" out && grep -q "cublas64_11.dll 11.11.3 (cublasGetProperty)" out ||
+  fail "verify reads the versions: $(cat out)"
+pass "verify --level load of the runtime reads cudart's and cuBLAS's versions"
