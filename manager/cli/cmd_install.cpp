@@ -227,12 +227,18 @@ std::string runtime_summary(const TreeRecord& record) {
 
 // `cudnnenv install cuda RELEASE`: the release's runtime libraries from
 // NVIDIA's manifest (pinned), or CUDNNENV_CUDA_INDEX's.
-Result<int> run_install_runtime(const InstallArguments& arguments, const Context& context) {
-  Store& store = context.store();
-  std::optional<std::filesystem::path> index;
+std::optional<std::filesystem::path> cuda_index(const Context& context) {
   if (auto folder = context.environment.get("CUDNNENV_CUDA_INDEX"); folder && !folder->empty()) {
-    index = util::path_from_utf8(*folder);
+    return util::path_from_utf8(*folder);
   }
+  return std::nullopt;
+}
+
+// `profile`: the runtime must ship every library it opens on this OS.
+Result<int> run_install_runtime(const InstallArguments& arguments, const Context& context,
+                                const Profile* profile = nullptr) {
+  Store& store = context.store();
+  const std::optional<std::filesystem::path> index = cuda_index(context);
   DownloadOptions options = download_options(arguments, context, store);
   auto printer = std::make_shared<ProgressPrinter>("", arguments.quiet);
   options.progress = [printer](const DownloadProgress& progress) { (*printer)(progress); };
@@ -253,6 +259,13 @@ Result<int> run_install_runtime(const InstallArguments& arguments, const Context
   if (!arguments.name.empty()) install.name = arguments.name;
   install.limits.max_bytes = arguments.max_unpacked;
   install.limits.max_ratio = arguments.max_ratio;
+  if (profile) {
+    install.required_libraries = profile->runtime_libraries(host_platform().os);
+    install.required_by = profile->framework;
+    install.required_hint = "install the CUDA release " + profile->framework + " was built with, CUDA " +
+                            profile->cuda + ": 'cudnnenv install cuda " + profile->cuda +
+                            ".N --allow-unverified' with its full release number (its manifest is not pinned)";
+  }
   CUDNNENV_TRY_ASSIGN(outcome, store.install_runtime(*archives, install));
   const TreeRecord& record = outcome->record;
   const bool fresh = outcome->status == InstallStatus::installed;
@@ -270,6 +283,62 @@ Result<int> run_install_runtime(const InstallArguments& arguments, const Context
                            : " (not pinned)") +
         "\n");
   return 0;
+}
+
+Result<int> run_install(const InstallArguments& arguments, const Context& context);
+
+// `cudnnenv install tf2.5`: the profile's cuDNN (its tested pair), then the
+// CUDA runtime with every library the framework opens here: the profile's
+// CUDA release when its manifest is known, else the newest release of that
+// major, checked for the names before it becomes visible.
+Result<int> run_install_profile(const InstallArguments& arguments, const Context& context, const Profile& profile) {
+  if (arguments.json || !arguments.name.empty()) {
+    return make_error("--json and --name install one tree, and a profile installs two",
+                      "install them one by one: 'cudnnenv install " + profile.cudnn + " --cuda " + profile.cuda +
+                          "' and 'cudnnenv install cuda " + profile.cuda + "'",
+                      ExitCode::usage);
+  }
+  InstallArguments cudnn = arguments;
+  cudnn.source = profile.cudnn;
+  cudnn.cuda = profile.cuda;
+  CUDNNENV_TRY_ASSIGN(done, run_install(cudnn, context));
+  if (*done != 0) return done;
+  const auto& libraries = profile.runtime_libraries(host_platform().os);
+  if (libraries.empty()) {
+    print_note(profile.framework + "'s profile names no CUDA runtime libraries for " +
+               std::string(host_platform().os == Os::windows ? "Windows" : "Linux") +
+               ": cuDNN only (the framework's own CUDA, e.g. a wheel's, is used)");
+    return 0;
+  }
+  const auto asked = parse_cuda_version(profile.cuda);
+  if (!asked) return make_error("the profile " + profile.name + " has no CUDA version", "see 'cudnnenv profile show'");
+  std::string release;
+  std::string fallback;
+  for (const auto& known : known_cuda_releases(cuda_index(context))) {  // newest first
+    if (known.major != asked->major) continue;
+    if (asked->minor && known.minor == *asked->minor) {
+      release = known.str();
+      break;
+    }
+    if (fallback.empty()) fallback = known.str();
+  }
+  if (release.empty() && fallback.empty()) {
+    return make_error("no CUDA " + std::to_string(asked->major) + " release is known to install " + profile.framework +
+                          "'s runtime from",
+                      "'cudnnenv list --available cuda' lists them; a release whose manifest is not pinned: "
+                      "'cudnnenv install cuda " +
+                          profile.cuda + ".N --allow-unverified'",
+                      ExitCode::not_found);
+  }
+  if (release.empty()) {
+    release = fallback;
+    print_note("CUDA " + profile.cuda + "'s manifest is not known here: installing CUDA " + release + ", the newest " +
+               std::to_string(asked->major) + ".x, if it ships every library " + profile.framework + " opens");
+  }
+  InstallArguments runtime = arguments;
+  runtime.source = "cuda";
+  runtime.release = release;
+  return run_install_runtime(runtime, context, &profile);
 }
 
 Result<int> run_install(const InstallArguments& arguments, const Context& context) {
@@ -299,6 +368,12 @@ Result<int> run_install(const InstallArguments& arguments, const Context& contex
   // with a separator, or an archive's name: then "does not exist" says more).
   const bool looks_like_path = arguments.source.find_first_of("/\\") != std::string::npos ||
                                has_tar_extension(arguments.source) || has_zip_extension(arguments.source);
+  if (!looks_like_path && !is_url(arguments.source) && !std::filesystem::exists(source, ec) &&
+      !parse_version(arguments.source) && arguments.source.find("+cuda") == std::string::npos) {
+    if (auto profile = find_profile(arguments.source, host_platform().os, config_files(store))) {
+      return run_install_profile(arguments, context, *profile);
+    }
+  }
   if (is_url(arguments.source) || (!looks_like_path && !std::filesystem::exists(source, ec))) {
     CUDNNENV_TRY_ASSIGN(fetched, fetch_for_install(arguments, context, store));
     if (fetched->installed) {

@@ -53,6 +53,24 @@ Result<std::vector<Profile>> parse_profiles(std::string_view text, const fs::pat
     if (profile.platforms.empty()) {
       profile.platforms = {Os::linux, Os::windows};
     }
+    for (const auto& [key, list] : {std::pair{"windows_libraries", &profile.windows_libraries},
+                                    std::pair{"linux_libraries", &profile.linux_libraries}}) {
+      const toml::node* node = entry->get(key);
+      if (!node) continue;
+      const toml::array* names = node->as_array();
+      if (!names) {
+        return make_error(toml_place(origin, node->source()) + ": " + key + " must be an array of file names",
+                          "for example " + std::string(key) + " = [\"cudart64_110.dll\"]");
+      }
+      for (const auto& name : *names) {
+        const std::string value = name.value_or(std::string());
+        if (value.empty() || value.find_first_of("/\\:") != std::string::npos || value.size() > 128) {
+          return make_error(toml_place(origin, name.source()) + ": " + key + " holds a file name, not a path",
+                            "write the library's name as the framework opens it, e.g. cublas64_11.dll");
+        }
+        list->push_back(value);
+      }
+    }
     if (const toml::table* env = entry->get_as<toml::table>("env")) {
       for (const auto& [key, value] : *env) {
         CUDNNENV_TRY(check_variable_name(key.str(), toml_place(origin, key.source())));

@@ -21,6 +21,14 @@ struct Profile {
   std::string cudnn;  // a spec: "8.1"
   std::string cuda;   // "11.2"
   std::vector<std::pair<std::string, std::string>> env;
+  // The CUDA runtime libraries the framework opens by name besides cuDNN, per
+  // OS (`windows_libraries`, `linux_libraries`); empty where not known.
+  std::vector<std::string> windows_libraries;
+  std::vector<std::string> linux_libraries;
+
+  const std::vector<std::string>& runtime_libraries(Os os) const {
+    return os == Os::windows ? windows_libraries : linux_libraries;
+  }
 };
 
 // Parses `[profiles."NAME"]` tables (other keys are left to their owner);

@@ -878,6 +878,22 @@ Result<InstallOutcome> Store::install_runtime(const std::vector<RuntimeArchive>&
                           "', a CUDA " + std::to_string(layout->major) + " library",
                       "the manifest is not one release's: use NVIDIA's redistrib_<release>.json");
   }
+  std::vector<std::string> absent;
+  const auto shipped = runtime_library_files(content / util::path_from_utf8(layout->library_dir), options.platform.os);
+  for (const auto& needed : options.required_libraries) {
+    const bool found = std::any_of(shipped.begin(), shipped.end(), [&](const std::string& file) {
+      return options.platform.os == Os::windows ? util::to_lower(file) == util::to_lower(needed) : file == needed;
+    });
+    if (!found) absent.push_back(needed);
+  }
+  if (!absent.empty()) {
+    return make_error(
+        "the CUDA " + options.release.str() + " runtime has no " + list_some(absent, 8) + ", which " +
+            (options.required_by.empty() ? std::string("the profile") : options.required_by) +
+            " opens; nothing was installed",
+        options.required_hint.empty() ? "install the CUDA release it was built with" : options.required_hint,
+        ExitCode::not_found);
+  }
   TreeRecord record = runtime_record(name, *layout, options.release, true, options.platform);
   record.version_from = "manifest";
   record.cuda_from = "manifest";

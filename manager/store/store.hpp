@@ -65,6 +65,12 @@ struct RuntimeInstallOptions {
   Platform platform = host_platform();
   ExtractLimits limits;
   UnpackProgress unpack_progress;
+  // Library names the runtime must ship (a profile's), checked before the
+  // tree becomes visible: one missing fails the install, naming it, who
+  // needs it (`required_by`: "TensorFlow 2.4") and `required_hint`.
+  std::vector<std::string> required_libraries;
+  std::string required_by;
+  std::string required_hint;
 };
 
 struct Listing {

@@ -98,3 +98,54 @@ expect_eq "$rc" "0" "verify the runtime under Wine: $(cat out)"
 grep -q "cudart64_110.dll 11.8 (cudaRuntimeGetVersion)" out && grep -q "cublas64_11.dll 11.11.3 (cublasGetProperty)" out ||
   fail "verify reads the versions: $(cat out)"
 pass "verify --level load of the runtime reads cudart's and cuBLAS's versions"
+
+# TensorFlow 2.5's set in one command, over HTTP: the tests' server (plain
+# HTTP on loopback) as a mirror of NVIDIA's host, the cuDNN 8.1 zip named by
+# an archive list (CUDNNENV_INDEX), the CUDA release by the manifest folder.
+source "$E2E_DIR/download_lib.sh"
+unset CUDNNENV_MIRROR HTTPS_PROXY https_proxy HTTP_PROXY http_proxy ALL_PROXY all_proxy
+make_download_archives windows-x86_64
+find redist -name '*.zip' -exec cp {} srv/ \;
+start_server plain
+tf="$WORK/tf store"
+tfc() { "$WINE" "$CUDNNENV" --root "$(winpath "$tf")" "$@"; }
+export CUDNNENV_INDEX=$(winpath "$WORK/index.tsv")
+run_program tfc install tf2.5 --mirror "http://127.0.0.1:$PORT" -q
+expect_eq "$rc" "0" "install tf2.5: $(cat err)"
+expect_eq "$(grep '^installed' out | cut -d: -f1 | tr '\n' ' ')" "installed '$TREE' installed 'cuda-11.8.0' " "install tf2.5 installs both trees"
+expect_eq "$(cat err)" "cudnnenv: CUDA 11.2's manifest is not known here: installing CUDA 11.8.0, the newest 11.x, if it ships every library TensorFlow 2.5 opens" "why 11.8 for TF 2.5"
+run_program tfc exec --cudnn tf2.5 --report -- "$(winpath "$WORK/prog/load-names.exe")" "${names[@]}" cudnn64_8.dll
+expect_eq "$rc" "0" "exec --cudnn tf2.5: $(cat err)"
+expect_eq "$(grep -c "$(winpath "$tf" | sed 's/\\/\\\\/g')" out)" "9" "every one of the nine names from the trees ($(cat out))"
+expect_eq "$(grep -c '^  in the runtime \|^  in the tree ' err)" "9" "--report: the nine inside ($(cat err))"
+if grep -q OUTSIDE err; then fail "an outside copy loaded: $(cat err)"; fi
+run_program tfc verify cuda-11.8.0 --level load
+expect_eq "$rc" "0" "verify the runtime tf2.5 installed: $(cat out)"
+pass "install tf2.5 over HTTP installs cuDNN 8.1 and the CUDA 11.8 runtime; exec --cudnn tf2.5 loads TF 2.5's nine names from them past the decoys"
+
+# The same through the generated activate.bat in a plain cmd.
+tfc profile generate tf2.5 > /dev/null
+profile_dir=$(winpath "$tf/.cudnnenv/profiles/tf2.5")
+printf '@echo off\r\ncall "%s\\activate.bat"\r\n"%s" %s cudnn64_8.dll > names.txt\r\n' "$profile_dir" \
+  "$(winpath "$WORK/prog/load-names.exe")" "${names[*]}" > tf.bat
+unset CUDNNENV_ROOT
+script -qec "$WINE cmd /c tf.bat" /dev/null > out.txt 2>&1 < /dev/null || fail "tf.bat: $(cat out.txt)"
+expect_eq "$(tr -d '\r' < names.txt | grep -c "$(winpath "$tf" | sed 's/\\/\\\\/g')")" "9" "activate.bat: the nine names from the trees ($(cat names.txt))"
+pass "profile generate tf2.5 + call activate.bat in a plain cmd: the nine names from the trees, past the decoys on PATH"
+
+# A framework whose library no runtime release here ships: said, nothing installed.
+mkdir -p "$tf/.cudnnenv"
+cat > "$tf/.cudnnenv/config.toml" <<'TOML'
+[profiles."old-tf"]
+framework = "TensorFlow 2.4 (as a test)"
+platforms = ["windows"]
+cudnn = "8.1"
+cuda = "11.2"
+windows_libraries = ["cudart64_110.dll", "cusolver64_10.dll"]
+TOML
+tfc remove cuda-11.8.0 --yes > /dev/null
+run_program tfc install old-tf --mirror "http://127.0.0.1:$PORT" -q
+expect_eq "$rc" "3" "a runtime without a name the profile needs: exit code"
+expect_eq "$(grep '^cudnnenv: error' err)" "cudnnenv: error: the CUDA 11.8.0 runtime has no 'cusolver64_10.dll', which TensorFlow 2.4 (as a test) opens; nothing was installed" "a missing name, said"
+[ ! -e "$tf/cuda-11.8.0" ] || fail "a runtime without the name was installed"
+pass "a runtime that lacks a library the profile opens is refused before it becomes visible, naming the library"
