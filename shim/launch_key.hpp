@@ -52,6 +52,9 @@ class TextBuffer {
 // "size:mtime" of a file or folder (mtime in the platform's finest unit), or
 // false when it does not exist. Paths are UTF-8.
 bool file_identity(const char* path, char* out, std::size_t out_size);
+// Whether `path` is a regular file (a link followed), as resolution's
+// find_project_file asks: a folder named .cudnnenv.toml is no project file.
+bool is_regular_file(const char* path);
 
 // What a decision is valid for: "<library identity>|<library_dir identity>".
 bool decision_identity(const char* library, const char* library_dir, char* out, std::size_t out_size);

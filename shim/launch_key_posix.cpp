@@ -20,6 +20,11 @@ bool file_identity(const char* path, char* out, std::size_t out_size) {
   return text.ok();
 }
 
+bool is_regular_file(const char* path) {
+  struct stat info;
+  return ::stat(path, &info) == 0 && S_ISREG(info.st_mode);
+}
+
 bool working_directory(char* out, std::size_t out_size) {
   return ::getcwd(out, out_size) != nullptr;
 }

@@ -30,6 +30,13 @@ bool file_identity(const char* path, char* out, std::size_t out_size) {
   return TextBuffer(out, out_size).add_number(size).add(':').add_number(time).ok();
 }
 
+bool is_regular_file(const char* path) {
+  static wchar_t wide[k_path_max];
+  if (!to_wide(path, wide, k_path_max)) return false;
+  const DWORD attributes = ::GetFileAttributesW(wide);
+  return attributes != INVALID_FILE_ATTRIBUTES && !(attributes & FILE_ATTRIBUTE_DIRECTORY);
+}
+
 bool working_directory(char* out, std::size_t out_size) {
   static wchar_t wide[k_path_max];
   const DWORD length = ::GetCurrentDirectoryW(k_path_max, wide);

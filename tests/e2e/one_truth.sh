@@ -95,3 +95,19 @@ for shell in bash zsh fish; do
 out none  " "$shell: [env] in the shell, exec and a shim ($(tail -3 "env-$shell.err"))"
   pass "$shell: a trusted [env] is the same in the shell, exec and a shim, and leaves with the project"
 done
+
+# A folder named .cudnnenv.toml below the project file (#28, item 4): resolution passes over it, and so
+# must the shims' cached decision, so that after the project file changes the shim follows it.
+cd "$WORK"
+mkdir -p stale/sub/.cudnnenv.toml
+printf 'cudnn = "t9.1.0"\n' > stale/.cudnnenv.toml
+shim_dir="$CUDNNENV_ROOT/.cudnnenv/shims"
+cd stale/sub
+expect_eq "$("$shim_dir/load-cudnn")" "90100" "the shim below a folder named .cudnnenv.toml, first start"
+expect_eq "$("$shim_dir/load-cudnn")" "90100" "the same, from its recorded decision"
+sleep 0.01
+printf 'cudnn = "t9.2.0"\n' > ../.cudnnenv.toml
+expect_eq "$(cudnnenv current | cut -d' ' -f1)" "9.2.0" "current follows the changed project file"
+expect_eq "$("$shim_dir/load-cudnn")" "90200" "the shim follows the changed project file, not a stale decision"
+cd "$WORK"
+pass "a folder named .cudnnenv.toml does not freeze a shim's decision: the shim follows the project file as current does"
