@@ -94,7 +94,7 @@ Result<std::vector<Profile>> all_profiles(Os os, const std::vector<fs::path>& co
   for (const fs::path& config_file : config_files) {
     std::error_code ec;
     if (!fs::exists(config_file, ec)) continue;
-    CUDNNENV_TRY_ASSIGN(text, util::read_file(config_file));
+    CUDNNENV_TRY_ASSIGN(text, util::read_file(config_file, k_max_settings_file));
     CUDNNENV_TRY_ASSIGN(parsed, parse_profiles(*text, config_file));
     for (auto& profile : *parsed) {
       std::erase_if(candidates, [&](const Profile& other) { return other.name == profile.name; });

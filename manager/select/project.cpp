@@ -104,7 +104,7 @@ Result<ProjectFile> parse_project_file(std::string_view text, const fs::path& fi
 }
 
 Result<ProjectFile> read_project_file(const fs::path& file) {
-  CUDNNENV_TRY_ASSIGN(text, util::read_file(file));
+  CUDNNENV_TRY_ASSIGN(text, util::read_file(file, k_max_settings_file));
   return parse_project_file(*text, file);
 }
 
@@ -159,7 +159,7 @@ Result<Config> read_config(const fs::path& file) {
   if (!fs::exists(file, ec)) {
     return Config{file, std::nullopt, std::nullopt};
   }
-  CUDNNENV_TRY_ASSIGN(text, util::read_file(file));
+  CUDNNENV_TRY_ASSIGN(text, util::read_file(file, k_max_settings_file));
   return parse_config(*text, file);
 }
 
@@ -254,7 +254,7 @@ Result<void> write_settings(const fs::path& file, const std::vector<std::pair<st
   std::error_code ec;
   std::string text;
   if (fs::exists(file, ec)) {
-    CUDNNENV_TRY_ASSIGN(existing, util::read_file(file));
+    CUDNNENV_TRY_ASSIGN(existing, util::read_file(file, k_max_settings_file));
     text = *existing;
   }
   for (const auto& [key, value] : settings) {

@@ -3,6 +3,7 @@
 // the nearest project file, and editing one key while keeping the rest.
 #pragma once
 
+#include <cstddef>
 #include <filesystem>
 #include <optional>
 #include <string>
@@ -17,6 +18,11 @@
 namespace cudnnenv {
 
 inline constexpr const char* k_project_file_name = layout::k_project_file;
+
+// The most a .cudnnenv.toml or config.toml may hold: each is a few lines, and
+// a project file comes with any cloned repository (a link to
+// /proc/self/pagemap, a 179 MB file). Counted as read.
+inline constexpr std::size_t k_max_settings_file = 256 * 1024;
 
 // .cudnnenv.toml:
 //   cudnn = "8.1"            # a spec; or: profile = "tf2.5"

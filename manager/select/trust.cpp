@@ -1,5 +1,7 @@
 #include "select/trust.hpp"
 
+#include "select/project.hpp"
+
 #include <system_error>
 
 #include "util/fs.hpp"
@@ -63,7 +65,7 @@ Result<void> TrustStore::trust(const fs::path& project_file) {
                           util::to_utf8(target) + "'), which cudnnenv never trusts",
                       "trust the file itself in its own folder, or replace the link with a copy and trust that");
   }
-  CUDNNENV_TRY_ASSIGN(content, util::read_file(project_file));
+  CUDNNENV_TRY_ASSIGN(content, util::read_file(project_file, k_max_settings_file));
   std::error_code ec;
   fs::create_directories(m_dir, ec);
   const std::string entry = util::to_utf8(absolute_file(project_file)) + "\n" + sha256_of(*content) + "\n";

@@ -10,6 +10,10 @@ namespace cudnnenv::util {
 namespace fs = std::filesystem;
 
 Result<std::string> read_file(const fs::path& path) {
+  return read_file(path, std::string().max_size());
+}
+
+Result<std::string> read_file(const fs::path& path, std::size_t max_bytes) {
   FilePtr file = open_file(path, "rb");
   if (!file) {
     return make_error("cannot read '" + to_utf8(path) + "'");
@@ -18,6 +22,12 @@ Result<std::string> read_file(const fs::path& path) {
   char buffer[65536];
   std::size_t got = 0;
   while ((got = std::fread(buffer, 1, sizeof buffer, file.get())) > 0) {
+    if (got > max_bytes - content.size()) {
+      const std::string limit =
+          max_bytes % 1024 == 0 ? std::to_string(max_bytes / 1024) + " KiB" : std::to_string(max_bytes) + " bytes";
+      return make_error("'" + to_utf8(path) + "' is larger than " + limit + ": refused",
+                        "a file cudnnenv reads as settings is a few lines; this one is something else");
+    }
     content.append(buffer, got);
   }
   if (std::ferror(file.get())) {

@@ -30,6 +30,10 @@ FilePtr open_file(const std::filesystem::path& path, const char* mode);
 
 // Whole file as bytes.
 Result<std::string> read_file(const std::filesystem::path& path);
+// The same, refusing a file of more than `max_bytes`, counted as read (a
+// link to /proc/self/pagemap or a FIFO says nothing true to stat): the
+// error names the file and the limit.
+Result<std::string> read_file(const std::filesystem::path& path, std::size_t max_bytes);
 
 // Whether `a` and `b` are one file (through links or another spelling of the
 // path); false when either is empty or missing.

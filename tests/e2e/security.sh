@@ -242,4 +242,22 @@ grep -q $'esc\e\[31mred' out || fail "list into a pipe: the name as it is ($(cat
 run_program "$CUDNNENV" __complete --current=es -- use
 expect_eq "$(cat out)" "" "completion leaves the name out"
 pass "10: a tree named with an escape sequence: escaped on a terminal, data in a pipe, not offered by completion"
+
+# 11 (#28, item 2). A project file that is huge, or a link to what never ends or says its size wrong
+# (/proc/self/pagemap passes every "regular file" test): refused at 256 KiB counted as read, never read whole.
+mkdir -p huge pagemap
+head -c 2000000 /dev/zero | tr '\0' '#' > huge/.cudnnenv.toml
+current_in() { set +e; (cd "$1" && "$CUDNNENV" current) > out 2> err; rc=$?; set -e; }
+current_in huge
+expect_eq "$rc" "1" "a 2 MB project file: exit code"
+expect_eq "$(head -1 err)" "cudnnenv: error: '$WORK/huge/.cudnnenv.toml' is larger than 256 KiB: refused" "a 2 MB project file"
+if [ -r /proc/self/pagemap ]; then
+  ln -s /proc/self/pagemap pagemap/.cudnnenv.toml
+  start=$(date +%s%N)
+  current_in pagemap
+  elapsed_ms=$(( ($(date +%s%N) - start) / 1000000 ))
+  expect_eq "$(head -1 err)" "cudnnenv: error: '$WORK/pagemap/.cudnnenv.toml' is larger than 256 KiB: refused" "a link to /proc/self/pagemap"
+  [ "$elapsed_ms" -lt 2000 ] || fail "the pagemap link took $elapsed_ms ms"
+fi
+pass "11: a huge project file, and one linked to /proc/self/pagemap, are refused at 256 KiB"
 no_marker "the whole run"
