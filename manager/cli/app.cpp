@@ -19,7 +19,9 @@ Store& Context::store() const {
   if (!m_store || m_store_root_option != root_option) {
     const std::filesystem::path root =
         root_option.empty() ? Store::default_root(environment, host_platform().os) : util::path_from_utf8(root_option);
-    m_store = Store::open(root, environment, host_platform().os);
+    auto opened = Store::open(root, environment, host_platform().os);
+    if (!opened) throw std::move(opened).error();  // run() prints it; no command can go on without it
+    m_store = std::move(*opened);
     m_store_root_option = root_option;
   }
   return *m_store;
@@ -290,6 +292,9 @@ int run_unguarded(std::vector<std::string> arguments) {
 int run(std::vector<std::string> arguments) {
   try {
     return run_unguarded(std::move(arguments));
+  } catch (const Error& error) {
+    print_error(error);
+    return static_cast<int>(error.code);
   } catch (const std::bad_alloc&) {
     print_error(make_error("out of memory", "an input claims more than this machine has: check what you passed"));
   } catch (const std::exception& error) {

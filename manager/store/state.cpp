@@ -36,8 +36,19 @@ fs::path StatePaths::profile_scripts(const std::string& profile) const {
   return folder / "profiles" / util::path_from_utf8(profile);
 }
 
-fs::path state_folder_for(const fs::path& root, const util::Environment& environment, Os os) {
+Result<fs::path> state_folder_for(const fs::path& root, const util::Environment& environment, Os os) {
+  const auto absolute = [&](const char* variable) -> std::optional<fs::path> {
+    auto value = environment.get(variable);
+    if (!value || value->empty()) return std::nullopt;
+    fs::path path = util::path_from_utf8(*value);
+    if (!path.is_absolute()) return std::nullopt;
+    return path;
+  };
   if (auto chosen = environment.get("CUDNNENV_STATE_DIR"); chosen && !chosen->empty()) {
+    if (!util::path_from_utf8(*chosen).is_absolute()) {
+      return make_error("CUDNNENV_STATE_DIR is '" + *chosen + "', a relative path",
+                        "set it to an absolute folder of your own", ExitCode::usage);
+    }
     return util::path_from_utf8(*chosen);
   }
   const fs::path own = root / layout::k_own_folder;
@@ -48,13 +59,21 @@ fs::path state_folder_for(const fs::path& root, const util::Environment& environ
     return own;
   }
   // A store this user cannot write (a shared one): this user's own folder.
+  const auto refused = [&](const std::string& what) {
+    return make_error("the store '" + util::to_utf8(root) + "' is not writable here and " + what +
+                          ": there is no folder of your own for your settings and trust records",
+                      "set CUDNNENV_STATE_DIR to an absolute folder of your own (or " +
+                          std::string(os == Os::windows ? "LOCALAPPDATA" : "HOME") + ")",
+                      ExitCode::usage);
+  };
   if (os == Os::windows) {
-    return util::path_from_utf8(environment.get("LOCALAPPDATA").value_or(".")) / "cudnnenv";
+    if (auto local = absolute("LOCALAPPDATA")) return *local / "cudnnenv";
+    return refused("LOCALAPPDATA is not an absolute path");
   }
-  if (auto state = environment.get("XDG_STATE_HOME"); state && !state->empty()) {
-    return util::path_from_utf8(*state) / "cudnnenv";
-  }
-  return util::path_from_utf8(environment.get("HOME").value_or(".")) / ".local" / "state" / "cudnnenv";
+  if (auto state = absolute("XDG_STATE_HOME")) return *state / "cudnnenv";
+  if (auto home = absolute("HOME")) return *home / ".local" / "state" / "cudnnenv";
+  if (auto home = util::account_home_folder()) return *home / ".local" / "state" / "cudnnenv";
+  return refused("HOME is not set to an absolute path");
 }
 
 }  // namespace cudnnenv

@@ -9,6 +9,7 @@
 
 #include "formats/platform.hpp"
 #include "util/environment.hpp"
+#include "util/result.hpp"
 
 namespace cudnnenv {
 
@@ -33,8 +34,12 @@ struct StatePaths {
 
 // The state folder of a user of the store at `root`: CUDNNENV_STATE_DIR, else
 // <root>/.cudnnenv when this user can write it (or can create it), else the
-// user's own ($XDG_STATE_HOME/cudnnenv, ~/.local/state/cudnnenv;
-// %LOCALAPPDATA%\cudnnenv on Windows): a shared store on a cluster.
-std::filesystem::path state_folder_for(const std::filesystem::path& root, const util::Environment& environment, Os os);
+// user's own ($XDG_STATE_HOME/cudnnenv, ~/.local/state/cudnnenv with HOME,
+// else the account's home folder; %LOCALAPPDATA%\cudnnenv on Windows): a
+// shared store on a cluster. Never a relative folder (HOME unset would make
+// it the working folder, whose trust records anyone could plant): an error
+// saying what to set.
+Result<std::filesystem::path> state_folder_for(const std::filesystem::path& root, const util::Environment& environment,
+                                               Os os);
 
 }  // namespace cudnnenv

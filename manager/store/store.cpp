@@ -525,9 +525,9 @@ fs::path Store::state_dir() const {
   return m_root / layout::k_own_folder;
 }
 
-Store Store::open(fs::path root, const util::Environment& environment, Os os) {
-  fs::path state = state_folder_for(root, environment, os);
-  return Store(std::move(root), std::move(state));
+Result<Store> Store::open(fs::path root, const util::Environment& environment, Os os) {
+  CUDNNENV_TRY_ASSIGN(state, state_folder_for(root, environment, os));
+  return Store(std::move(root), std::move(*state));
 }
 
 fs::path Store::default_root(const util::Environment& environment, Os os) {

@@ -86,7 +86,7 @@ class Store {
   explicit Store(std::filesystem::path root, std::optional<std::filesystem::path> state = std::nullopt);
 
   // The store at `root` with this user's state folder (state_folder_for).
-  static Store open(std::filesystem::path root, const util::Environment& environment, Os os);
+  static Result<Store> open(std::filesystem::path root, const util::Environment& environment, Os os);
 
   // CUDNNENV_ROOT, else C:\libs on Windows, else $XDG_DATA_HOME/cudnnenv,
   // else ~/.local/share/cudnnenv.

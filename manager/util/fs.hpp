@@ -30,6 +30,11 @@ FilePtr open_file(const std::filesystem::path& path, const char* mode);
 
 // Whole file as bytes.
 Result<std::string> read_file(const std::filesystem::path& path);
+
+// POSIX: this account's home folder from /etc/passwd (read directly: the
+// program is static, and NSS modules cannot be loaded into it), for when HOME
+// is unset; none when the account is not there; Windows: none.
+std::optional<std::filesystem::path> account_home_folder();
 // The same, refusing a file of more than `max_bytes`, counted as read (a
 // link to /proc/self/pagemap or a FIFO says nothing true to stat): the
 // error names the file and the limit.

@@ -168,4 +168,17 @@ unsigned long current_process_id() {
   return static_cast<unsigned long>(::getpid());
 }
 
+std::optional<fs::path> account_home_folder() {
+  auto passwd = read_file("/etc/passwd", 16 << 20);
+  if (!passwd) return std::nullopt;
+  const std::string uid = std::to_string(::getuid());
+  for (const auto& line : split(*passwd, '\n')) {
+    const auto fields = split(line, ':');  // name:password:uid:gid:gecos:home:shell
+    if (fields.size() >= 6 && fields[2] == uid && !fields[5].empty() && fields[5].front() == '/') {
+      return fs::path(fields[5]);
+    }
+  }
+  return std::nullopt;
+}
+
 }  // namespace cudnnenv::util

@@ -258,4 +258,8 @@ bool is_writable_directory(const std::filesystem::path& path) {
   return ::_waccess(path.c_str(), 2) == 0;
 }
 
+std::optional<fs::path> account_home_folder() {
+  return std::nullopt;
+}
+
 }  // namespace cudnnenv::util

@@ -79,3 +79,18 @@ USER_ENV="CUDNNENV_STATE_DIR=$shared/home/elsewhere" as_user "$shared/bin/cudnne
 expect_eq "$(cat out)" "9.1.0  t91  (set by $store/.cudnnenv/config.toml, the global default)" "CUDNNENV_STATE_DIR names another state folder"
 expect_eq "$(cd "$store" && find . -printf '%p %s %T@\n' | sort)" "$before" "the store untouched"
 pass "the user's state beside a shared store"
+
+# HOME unset (#28, item 8): the state folder is never the working folder, whose trust records anyone
+# could plant. A project whose [env] sets BASH_ENV, "trusted" by a record planted in the project folder
+# where a relative state folder would have looked: nobody's own home (/etc/passwd) is used instead.
+planted=$shared/plant
+mkdir -p "$planted"
+printf 'cudnn = "9.2"\n[env]\nBASH_ENV = "/tmp/planted"\n' > "$planted/.cudnnenv.toml"
+(cd "$planted" && CUDNNENV_ROOT=$store CUDNNENV_STATE_DIR="$planted/.local/state/cudnnenv" "$shared/bin/cudnnenv" trust > /dev/null)
+chmod -R a+rX "$planted"
+run_program setpriv --reuid=nobody --regid=nogroup --clear-groups env -i PATH=/usr/bin:/bin CUDNNENV_ROOT="$store" \
+  sh -c 'cd "$0" && exec "$@"' "$planted" "$shared/bin/cudnnenv" activate --shell bash
+expect_eq "$rc" "0" "activate with HOME unset: $(cat err)"
+grep -q BASH_ENV out && fail "a planted trust record in the working folder exported BASH_ENV: $(cat out)"
+grep -q "sets variables (\[env\]) and is not trusted: they were not set" err || fail "the [env] is said to be untrusted: $(cat err)"
+pass "HOME unset: the state folder is the account's own, never the working folder (a planted trust record is not used)"
