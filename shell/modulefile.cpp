@@ -81,6 +81,14 @@ std::optional<std::string> modulefile_problem(ModuleFormat format, const Activat
   };
   for (const auto& [name, value] : activation.prepend) {
     if (auto problem = check(name, value)) return problem;
+    // Lmod and Environment Modules split a path entry on ':' (the one rule
+    // activate and exec apply to a list variable): a folder with one would
+    // put a different folder, maybe anyone's, on the path.
+    const bool drive = value.size() > 2 && value[1] == ':' && (value[2] == '\\' || value[2] == '/');  // C:\ (Windows)
+    if (value.find(':', drive ? 2 : 0) != std::string::npos) {
+      return "the folder '" + util::printable(value) + "' that goes on " + name +
+             " holds a ':', which splits it into two folders there";
+    }
   }
   for (const auto& [name, value] : activation.set) {
     if (auto problem = check(name, value)) return problem;

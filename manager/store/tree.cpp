@@ -227,7 +227,15 @@ Result<TreeRecord> read_record(const fs::path& tree_dir, RecordPart part) {
       text->resize(files + 1);
     }
   }
-  return parse_record(*text, tree_dir, file);
+  CUDNNENV_TRY_ASSIGN(record, parse_record(*text, tree_dir, file));
+  // The record names its own folder: remove and the pin build paths from the
+  // name, so a record saying '../elsewhere' must never be taken at its word.
+  if (record->name != util::to_utf8(tree_dir.filename())) {
+    return make_error("'" + util::to_utf8(file) + "' is not a valid tree record: it names the tree '" +
+                          util::printable(record->name) + "', not its folder's name",
+                      "remove the folder and install the tree again");
+  }
+  return record;
 }
 
 std::string utc_timestamp() {

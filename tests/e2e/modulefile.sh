@@ -87,3 +87,15 @@ expect_eq "$(ls dup/cudnn | sort)" "9.1.0-cuda12.2-a_one.lua
 9.2.0.lua" "one file per tree"
 expect_eq "$(grep -l "'a two'" dup/cudnn/*.lua)" "dup/cudnn/9.1.0-cuda12.2-a_two.lua" "the second tree's file is its own"
 pass "export modulefile --all: two trees of one version and CUDA get a file each"
+
+# A tree whose folder has a ':' (#28, item 3): activate and exec refuse it, and so does every exporter,
+# Lmod splitting a path entry on ':'.
+export CUDNNENV_ROOT="$WORK/colon:store"
+make_linux_tree colon 9.1.0 "$FIXTURES/fake-elf64-9.1.0.so"
+run install colon --name colon
+expect_eq "$rc" "0" "install into a store whose path has ':' ($(cat err))"
+run export modulefile colon -o colonmods
+expect_eq "$rc" "1" "export modulefile of a tree whose path has ':'"
+expect_eq "$(head -1 err)" "cudnnenv: error: cannot write a modulefile for 'colon': the folder '$CUDNNENV_ROOT/colon/lib' that goes on LD_LIBRARY_PATH holds a ':', which splits it into two folders there" "the refusal"
+[ -z "$(find colonmods -type f 2> /dev/null)" ] || fail "a modulefile was written: $(find colonmods)"
+pass "export modulefile refuses a tree whose folder holds ':', as activate and exec do"

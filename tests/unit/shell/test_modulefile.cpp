@@ -42,6 +42,17 @@ TEST_CASE("a modulefile sets what activation sets, in its order, one family at a
   CHECK(!modulefile_problem(ModuleFormat::lua, activation));
   CHECK(*modulefile_problem(ModuleFormat::tcl, activation) ==
         "the value of CUDNN_LIB_DIR is not UTF-8, which Tcl strings cannot hold (the Lua format can)");
+  // A folder with ':' on a path variable (#28, item 3): Lmod would split it into two folders.
+  activation.set.back() = {"CUDNN_LIB_DIR", "/s/t/lib"};
+  activation.prepend.back() = {"LD_LIBRARY_PATH", "/tmp/a:/home/eve/lib"};
+  CHECK(*modulefile_problem(ModuleFormat::lua, activation) ==
+        "the folder '/tmp/a:/home/eve/lib' that goes on LD_LIBRARY_PATH holds a ':', which splits it into two folders "
+        "there");
+  CHECK(*modulefile_problem(ModuleFormat::tcl, activation) ==
+        "the folder '/tmp/a:/home/eve/lib' that goes on LD_LIBRARY_PATH holds a ':', which splits it into two folders "
+        "there");
+  activation.prepend.back() = {"PATH", "C:\\libs\\t\\bin"};  // a drive letter's ':' is not a separator
+  CHECK(!modulefile_problem(ModuleFormat::tcl, activation));
 }
 
 }  // namespace cudnnenv::shell

@@ -92,7 +92,7 @@ TEST_SUITE("tree record") {
 
   TEST_CASE("read_record from disk: everything, or the identity without the file list") {
     const TreeRecord written = full_example();
-    const fs::path tree = test::test_dir() / "tree 库";
+    const fs::path tree = test::test_dir() / written.name;
     fs::create_directories(record_path(tree).parent_path());
     test::write_binary(record_path(tree), serialize(written));
     auto everything = read_record(tree);
@@ -101,6 +101,19 @@ TEST_SUITE("tree record") {
     auto identity = read_record(tree, RecordPart::identity);
     REQUIRE_MESSAGE(identity, (identity ? "" : identity.error().message));
     check_same(*identity, written, false);
+  }
+
+  TEST_CASE("a record that names another folder than its own is refused (remove builds paths from the name)") {
+    TreeRecord written = full_example();
+    written.name = "../victim";
+    const fs::path tree = test::test_dir() / "tree";
+    fs::create_directories(record_path(tree).parent_path());
+    test::write_binary(record_path(tree), serialize(written));
+    auto read = read_record(tree, RecordPart::identity);
+    REQUIRE_FALSE(read);
+    CHECK(read.error().message ==
+          "'" + util::to_utf8(record_path(tree)) +
+              "' is not a valid tree record: it names the tree '../victim', not its folder's name");
   }
 
   TEST_CASE("a record of another format is refused with the fix") {
