@@ -43,14 +43,24 @@ bool interesting_variable(const std::string& name) {
 // exhaust the stack.
 constexpr int k_max_depth = 16;
 
+// `budget`: the bytes of keys and values still allowed out. A path is
+// repeated in every line below it, so a crafted file of many nested list
+// elements would otherwise expand to tens of GB (#28, item 7).
 bool flatten(const Json& value, const std::string& path, std::vector<std::pair<std::string, std::string>>& out,
-             int depth = 0) {
+             std::size_t& budget, int depth = 0) {
   if (depth > k_max_depth) {
     return false;
   }
+  const auto emit = [&](std::string key, std::string text) {
+    const std::size_t cost = key.size() + text.size() + 16;
+    if (cost > budget) return false;
+    budget -= cost;
+    out.emplace_back(std::move(key), std::move(text));
+    return true;
+  };
   if (value.is_object()) {
     for (const auto& [key, item] : value.items()) {
-      if (!flatten(item, path.empty() ? key : path + "." + key, out, depth + 1)) return false;
+      if (!flatten(item, path.empty() ? key : path + "." + key, out, budget, depth + 1)) return false;
     }
   } else if (value.is_array()) {
     std::size_t index = 0;
@@ -66,11 +76,12 @@ bool flatten(const Json& value, const std::string& path, std::vector<std::pair<s
       } else if (item.is_string()) {
         name = item.get<std::string>();
       }
-      if (!flatten(item, path + "[" + name + "]", out, depth + 1)) return false;
+      if (path.size() + name.size() + 2 > budget) return false;
+      if (!flatten(item, path + "[" + name + "]", out, budget, depth + 1)) return false;
     }
-    if (value.empty()) out.emplace_back(path, "[]");
+    if (value.empty()) return emit(path, "[]");
   } else {
-    out.emplace_back(path, value.is_string() ? value.get<std::string>() : value.dump());
+    return emit(path, value.is_string() ? value.get<std::string>() : value.dump());
   }
   return true;
 }
@@ -84,8 +95,13 @@ Result<std::vector<std::pair<std::string, std::string>>> snapshot_lines(std::str
   if (!json_nesting_within(text, k_max_depth)) return refused();
   const Json json = Json::parse(text, nullptr, false);
   std::vector<std::pair<std::string, std::string>> lines;
-  if (json.is_discarded() || !json.is_object() || !json.contains("format") || !flatten(json, "", lines)) {
-    return refused();
+  if (json.is_discarded() || !json.is_object() || !json.contains("format")) return refused();
+  // What a real snapshot expands to is a few times its size.
+  std::size_t budget = 8 * text.size() + (1 << 20);
+  if (!flatten(json, "", lines, budget)) {
+    return make_error("'" + name + "' expands to more than " + util::human_size(8 * text.size() + (1 << 20)) +
+                          " of lines to compare: not a snapshot cudnnenv wrote",
+                      "make one with: cudnnenv snapshot -o " + name, ExitCode::usage);
   }
   return lines;
 }
@@ -195,7 +211,8 @@ Json snapshot_json(const Facts& facts, const std::vector<DoctorCheck>& checks, c
 
 std::vector<std::pair<std::string, std::string>> snapshot_text_lines(const Json& snapshot) {
   std::vector<std::pair<std::string, std::string>> lines;
-  flatten(snapshot, "", lines);  // our own: four levels deep
+  std::size_t unbounded = std::string().max_size();
+  flatten(snapshot, "", lines, unbounded);  // our own: four levels deep
   return lines;
 }
 

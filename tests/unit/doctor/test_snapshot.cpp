@@ -26,6 +26,22 @@ TEST_SUITE("snapshot") {
     CHECK(refused.error().code == ExitCode::usage);
     CHECK_FALSE(diff_snapshots("[1]", before, "list.json", "a.json"));
   }
+
+  TEST_CASE("snapshot diff bounds its work by the input's size (#28 item 7: a path repeats in every line below it)") {
+    // Seven levels of one-element lists, each element named by a 100-byte id, above a list of 50,000
+    // numbers: ~100 kB of text whose every number's line carries a 700-byte path (~37 MB flattened).
+    std::string element = "[" + std::string(50000 * 2 - 1, ',') + "]";
+    for (std::size_t at = 1; at + 1 < element.size(); at += 2) element[at] = '1';
+    for (int level = 0; level < 7; ++level) {
+      element = "[{\"id\": \"" + std::string(100, static_cast<char>('a' + level)) + "\", \"x\": " + element + "}]";
+    }
+    const std::string hostile = "{\"format\": 1, \"k\": " + element + "}";
+    REQUIRE(hostile.size() < 200000);
+    auto refused = diff_snapshots(hostile, "{\"format\": 1}", "hostile.json", "b.json");
+    REQUIRE_FALSE(refused);
+    CHECK(refused.error().message.find("'hostile.json' expands to more than ") == 0);
+    CHECK(refused.error().code == ExitCode::usage);
+  }
 }
 
 }  // namespace cudnnenv
