@@ -25,6 +25,7 @@ struct InstallArguments {
   bool json = false;
   std::uint64_t max_unpacked = ExtractLimits::k_default_max_bytes;
   std::uint64_t max_ratio = ExtractLimits::k_default_max_ratio;
+  std::uint64_t max_download = std::uint64_t{4} << 30;
   // install by version
   std::string cuda;
   std::string mirror;
@@ -133,6 +134,7 @@ DownloadOptions download_options(const InstallArguments& arguments, const Contex
   options.retries = arguments.retries;
   options.stall_time = std::chrono::seconds(arguments.stall_seconds);
   options.allow_unverified = arguments.allow_unverified;
+  options.max_unknown_size = arguments.max_download;
   // --mirror, else CUDNNENV_MIRROR, else [download] mirror in config.toml.
   options.mirror = arguments.mirror;
   if (options.mirror.empty()) options.mirror = context.environment.get("CUDNNENV_MIRROR").value_or("");
@@ -443,6 +445,10 @@ void register_install(CLI::App& app, Context& context) {
   command
       ->add_option("--max-unpacked", arguments->max_unpacked,
                    "refuse an archive that unpacks to more than this (default 16GiB; 32G, 40000M, bytes)")
+      ->transform(CLI::AsSizeValue(false));
+  command
+      ->add_option("--max-download", arguments->max_download,
+                   "stop fetching an archive whose size the list does not give past this (default 4GiB)")
       ->transform(CLI::AsSizeValue(false));
   command->add_option("--max-ratio", arguments->max_ratio,
                       "refuse an archive that unpacks to more than N times its size (default 50; 0: no limit)");

@@ -394,6 +394,12 @@ Result<Downloaded> fetch_archive(const OfficialArchive& archive, const DownloadO
                              "the server (or the mirror) has another file under this name");
         return false;
       }
+      if (!archive.size && part.size() + data.size() > options.max_unknown_size) {
+        refusal = make_error("'" + *url + "' sent more than " + util::human_size(options.max_unknown_size) + " of " +
+                                 name + ", whose size the list does not give; it was deleted and nothing was installed",
+                             "the official archives are smaller; a larger one needs --max-download SIZE");
+        return false;
+      }
       if (!part.append(data)) {
         refusal = part.write_error();
         return false;

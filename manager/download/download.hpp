@@ -44,6 +44,9 @@ struct DownloadOptions {
   std::chrono::milliseconds first_delay{1000};  // doubled after each retry
   std::chrono::seconds stall_time{60};          // under 1 KiB/s for this long: a stall
   bool allow_unverified = false;                // an archive without a SHA-256 in the list
+  // An archive the list gives no size for stops here (a mirror could send
+  // without end): the largest official archive is about 1.2 GB.
+  std::uint64_t max_unknown_size = std::uint64_t{4} << 30;
   std::function<void(const DownloadProgress&)> progress;
   std::function<void(const std::string&)> note;  // retries, a restart without ranges
 };

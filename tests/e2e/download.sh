@@ -260,3 +260,14 @@ run install 9.1 --cuda 12 --mirror "$WORK/no-such-folder" --quiet
 expect_eq "$rc $(cat err)" "2 cudnnenv: error: the mirror '$WORK/no-such-folder' is neither an http:// or https:// URL nor a folder
   hint: give the mirror's base URL (--mirror https://mirror.example.org/nvidia) or a folder laid out as NVIDIA's host (--mirror /srv/nvidia, file:///srv/nvidia)" "a mirror that is neither"
 pass "a folder mirror, as a path and as file://; one without the archive; one that is neither"
+
+# An archive whose size the list does not give (#28, item 6: 65 of the Linux rows): fetched up to
+# --max-download (default 4 GiB), then stopped with nothing kept.
+sed "s/\t$SIZE\t/\t?\t/" index.tsv > index-nosize.tsv
+CUDNNENV_INDEX="$WORK/index-nosize.tsv" run install 9.1 --cuda 12 --mirror "$MIRROR" --quiet --max-download 1M
+expect_eq "$rc" "1" "an archive of unknown size past --max-download: exit code"
+expect_eq "$(head -1 err)" "cudnnenv: error: '$MIRROR$path' sent more than 1.0 MB of $ARCHIVE, whose size the list does not give; it was deleted and nothing was installed" "the archive of unknown size stopped"
+[ -z "$(ls "$CUDNNENV_ROOT/.cudnnenv/downloads" 2> /dev/null | grep -v '^\.')" ] || fail "a part file was kept: $(ls -a "$CUDNNENV_ROOT/.cudnnenv/downloads")"
+CUDNNENV_INDEX="$WORK/index-nosize.tsv" run install 9.1 --cuda 12 --mirror "$MIRROR" --quiet
+expect_eq "$rc" "0" "the same archive within the default cap: $(cat err)"
+pass "an archive of unknown size is capped (--max-download), nothing kept past the cap"
