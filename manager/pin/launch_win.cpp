@@ -143,7 +143,16 @@ std::string image_name(HANDLE process, const LOAD_DLL_DEBUG_INFO& info) {
   return util::narrow(name);
 }
 
-void warn_not_added(const LaunchPlan& plan, DWORD error) {
+// The folders AddDllDirectory adds inside the program: the tree's, then the
+// CUDA runtime tree's (what Python 3.8+'s LOAD_LIBRARY_SEARCH_DEFAULT_DIRS
+// loads search; they never search PATH).
+std::vector<std::filesystem::path> added_folders(const LaunchPlan& plan) {
+  std::vector<std::filesystem::path> folders{plan.library_dir};
+  if (!plan.runtime_dir.empty()) folders.push_back(plan.runtime_dir);
+  return folders;
+}
+
+void warn_not_added(const LaunchPlan& plan, const std::filesystem::path& folder, DWORD error) {
   if (error == ERROR_NOT_SUPPORTED) {
     spdlog::debug("'{}' is not a program of cudnnenv's bitness: no AddDllDirectory inside it",
                   util::to_utf8(plan.program));
@@ -153,15 +162,18 @@ void warn_not_added(const LaunchPlan& plan, DWORD error) {
   spdlog::warn(
       "could not add '{}' to the DLL search inside '{}' (AddDllDirectory: {}): what it loads with "
       "LOAD_LIBRARY_SEARCH_DEFAULT_DIRS (Python 3.8+) will not find the tree; PATH and SetDllDirectoryW pin the rest",
-      util::to_utf8(plan.library_dir), util::to_utf8(plan.program), util::last_error_message());
+      util::to_utf8(folder), util::to_utf8(plan.program), util::last_error_message());
 }
 
 }  // namespace
 
 Result<int> launch(const LaunchPlan& plan) {
   CUDNNENV_TRY_ASSIGN(started, start(plan, CREATE_SUSPENDED));
-  if (const DWORD error = shim::add_dll_directory_in(*started, plan.library_dir.native())) {
-    warn_not_added(plan, error);
+  for (const auto& folder : added_folders(plan)) {
+    if (const DWORD error = shim::add_dll_directory_in(*started, folder.native())) {
+      warn_not_added(plan, folder, error);
+      if (error == ERROR_NOT_SUPPORTED) break;  // another bitness: none can be added
+    }
   }
   return shim::resume_and_wait(*started);
 }
@@ -176,14 +188,26 @@ Result<int> launch_and_watch(const LaunchPlan& plan, std::vector<LoadedModule>& 
   CUDNNENV_TRY_ASSIGN(started, start(plan, DEBUG_PROCESS | CREATE_SUSPENDED));
   const DWORD pid = started->process.dwProcessId;
   program_pid = static_cast<long>(pid);
+  // Each folder's AddDllDirectory in turn, as a thread of the program; its
+  // own code starts once the last has run.
   shim::RemoteCall call;
   DWORD call_thread = 0;
-  if (const DWORD error = shim::begin_add_dll_directory(*started, plan.library_dir.native(), call)) {
-    warn_not_added(plan, error);
+  const auto folders = added_folders(plan);
+  std::size_t next_folder = 0;
+  const auto begin_next = [&]() {
+    while (next_folder < folders.size()) {
+      const auto& folder = folders[next_folder++];
+      if (const DWORD error = shim::begin_add_dll_directory(*started, folder.native(), call)) {
+        warn_not_added(plan, folder, error);
+        if (error == ERROR_NOT_SUPPORTED) break;
+        continue;
+      }
+      call_thread = ::GetThreadId(call.thread);
+      return;
+    }
     ::ResumeThread(started->process.hThread);
-  } else {
-    call_thread = ::GetThreadId(call.thread);
-  }
+  };
+  begin_next();
   std::set<std::pair<DWORD, DWORD>> breakpoints_seen;  // (process, exception code)
   std::map<DWORD, HANDLE> processes;
   for (;;) {
@@ -208,8 +232,10 @@ Result<int> launch_and_watch(const LaunchPlan& plan, std::vector<LoadedModule>& 
         if (call_thread != 0 && event.dwProcessId == pid && event.dwThreadId == call_thread) {
           // AddDllDirectory ran in the program: now its own code may start.
           call_thread = 0;
-          if (const DWORD error = shim::end_add_dll_directory(*started, call)) warn_not_added(plan, error);
-          ::ResumeThread(started->process.hThread);
+          if (const DWORD error = shim::end_add_dll_directory(*started, call)) {
+            warn_not_added(plan, folders[next_folder - 1], error);
+          }
+          begin_next();
         }
         break;
       case EXCEPTION_DEBUG_EVENT: {

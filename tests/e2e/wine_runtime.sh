@@ -8,11 +8,14 @@
 # would be: directly the decoys load, through `exec` every one comes from the
 # trees and --report says so; verify loads each runtime DLL.
 #
-# What Wine cannot show, and what is not built: the runtime's folder is on
-# PATH, right after cuDNN's (which is also the SetDllDirectory folder), so
-# on Windows a copy in System32 or in the program's own folder wins over it,
-# and a load with LOAD_LIBRARY_SEARCH_DEFAULT_DIRS (Python 3.8+) does not
-# search it; neither case is tested here.
+# Loads with LOAD_LIBRARY_SEARCH_DEFAULT_DIRS (Python 3.8+) find both trees:
+# exec adds both folders with AddDllDirectory inside the program.
+#
+# What Wine cannot show, and what is not built: for the standard search the
+# runtime's folder is on PATH, right after cuDNN's (which is also the
+# SetDllDirectory folder), so on Windows a copy in System32 or in the
+# program's own folder wins over it; Wine passes SetDllDirectory to no child,
+# so neither case is tested here.
 CUDNNENV=$1   # build/mingw/bin/cudnnenv.exe
 FIXTURES=$2
 source "$(dirname "$0")/lib.sh"
@@ -92,6 +95,22 @@ expect_eq "$(grep "^cudnn64_8.dll " out | cut -d' ' -f2-)" "$(winpath "$root/cud
 expect_eq "$(grep -c '^  in the runtime ' err)" "8" "--report lists the eight runtime DLLs as inside: $(cat err)"
 if grep -q OUTSIDE err; then fail "an outside copy loaded: $(cat err)"; fi
 pass "TF 2.5's names by bare name with LOAD_WITH_ALTERED_SEARCH_PATH: decoys on PATH directly, the trees through exec (--report: inside)"
+
+# Python 3.8+'s way: LOAD_LIBRARY_SEARCH_DEFAULT_DIRS never searches PATH; exec adds both trees' folders
+# with AddDllDirectory inside the program, so both load from the trees (directly, neither loads).
+run_program "$WINE" prog/load-names.exe --default-dirs cudart64_110.dll cublas64_11.dll cudnn64_8.dll
+expect_eq "$(cat out)" "cudart64_110.dll -
+cublas64_11.dll -
+cudnn64_8.dll -" "LOAD_LIBRARY_SEARCH_DEFAULT_DIRS without exec: none found (PATH is not searched)"
+for report in "" --report; do
+  run_program cud exec --cudnn cudnn-8.1 $report -- "$(winpath "$WORK/prog/load-names.exe")" --default-dirs \
+    cudart64_110.dll cublas64_11.dll cudnn64_8.dll
+  expect_eq "$rc" "0" "exec $report with LOAD_LIBRARY_SEARCH_DEFAULT_DIRS: $(cat out err)"
+  expect_eq "$(cat out)" "cudart64_110.dll $(winpath "$root/cuda-11.8.0/bin/cudart64_110.dll")
+cublas64_11.dll $(winpath "$root/cuda-11.8.0/bin/cublas64_11.dll")
+cudnn64_8.dll $(winpath "$root/cudnn-8.1/bin/cudnn64_8.dll")" "exec $report: both trees' folders added inside the program"
+done
+pass "LOAD_LIBRARY_SEARCH_DEFAULT_DIRS (Python 3.8+): exec and exec --report add the runtime's folder too (AddDllDirectory)"
 
 run_program cud verify cuda-11.8.0 --level load
 expect_eq "$rc" "0" "verify the runtime under Wine: $(cat out)"
