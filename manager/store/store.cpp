@@ -700,19 +700,7 @@ Result<TreeRecord> Store::adopt(const fs::path& directory, const AdoptOptions& o
     record.files.push_back(std::move(file.record));
   }
 
-  CUDNNENV_TRY(prepare());
-  CUDNNENV_TRY_ASSIGN(lock, util::FileLock::acquire(state_dir() / "locks" / (record.name + ".lock")));
-  if (!options.name) record.name = free_tree_name(record.name);
-  const fs::path tree_dir = m_root / util::path_from_utf8(record.name);
-  if (fs::exists(fs::symlink_status(tree_dir, ec))) {
-    return make_error("'" + record.name + "' is already in the store", "pick another name with --name");
-  }
-  const fs::path staging = state_dir() / "staging" / util::path_from_utf8(record.name);
-  util::remove_tree(staging);
-  ScopedRemoval cleanup(staging);
-  CUDNNENV_TRY(publish(staging, record, tree_dir));
-  record.root = found->location;
-  return record;
+  return publish_adopted(std::move(record), options.name.has_value(), found->location);
 }
 
 Listing Store::list(RecordPart part) const {
@@ -951,9 +939,15 @@ Result<TreeRecord> Store::adopt_runtime(const fs::path& directory, const AdoptOp
   record.source.path = util::to_utf8(location);
   record.files = std::move(files);
 
+  return publish_adopted(std::move(record), options.name.has_value(), location);
+}
+
+Result<TreeRecord> Store::publish_adopted(TreeRecord record, bool named, const fs::path& location) {
+  const AtScopeEnd forget_listing([this] { m_identities.reset(); });
+  std::error_code ec;
   CUDNNENV_TRY(prepare());
   CUDNNENV_TRY_ASSIGN(lock, util::FileLock::acquire(state_dir() / "locks" / (record.name + ".lock")));
-  if (!options.name) record.name = free_tree_name(record.name);
+  if (!named) record.name = free_tree_name(record.name);
   const fs::path tree_dir = m_root / util::path_from_utf8(record.name);
   if (fs::exists(fs::symlink_status(tree_dir, ec))) {
     return make_error("'" + record.name + "' is already in the store", "pick another name with --name");

@@ -149,6 +149,10 @@ class Store {
  private:
   std::filesystem::path state_dir() const;
   Result<void> prepare() const;
+  // The last steps of every adopt: under the name's lock, the next free name
+  // unless the user `named` it, the record published in the store; the
+  // tree's files stay in `location`.
+  Result<TreeRecord> publish_adopted(TreeRecord record, bool named, const std::filesystem::path& location);
   // `base`, else `base-2`, `base-3`...: the first no folder of the store has.
   std::string free_tree_name(const std::string& base) const;
 
