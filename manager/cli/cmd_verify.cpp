@@ -51,6 +51,8 @@ Json gpu_json(const probe_protocol::GpuReport& reported) {
   number(key::error_bound, reported.error_bound);
   number(key::conv_ms, reported.conv_ms);
   text(key::conv_result, reported.conv_result);
+  text(key::sgemm, reported.sgemm);
+  text(key::sgemm_result, reported.sgemm_result);
   joined(key::gpu_error, reported.gpu_errors);
   joined(key::error, reported.errors);
   for (const auto& [name, value] : reported.other) gpu[name] = value;  // a number that did not parse stays text

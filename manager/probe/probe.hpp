@@ -38,6 +38,13 @@ int run_probe_child(const std::filesystem::path& library);
 // 3 no usable GPU or driver, 1 other failures.
 int run_conv_probe(const std::filesystem::path& library, int device);
 
+// The GPU check of a CUDA runtime (`cudnnenv-probe --sgemm [--device N]
+// LIBCUBLAS`): loads the driver and cuBLAS (the runtime's folder first on the
+// search path), runs one float32 SGEMM (C = A B, 256x256) on GPU `device`
+// against a double-precision CPU reference, prints key=value lines (sgemm,
+// max_relative_error, error_bound, sgemm_result). Exit codes as run_conv_probe.
+int run_sgemm_probe(const std::filesystem::path& cublas, int device);
+
 // The driver and its GPUs (`cudnnenv-probe --gpus`): NVML's driver version
 // when present, the driver's CUDA version, one `device` line per GPU. Exit
 // code: 0, or 3 without a driver or a GPU.

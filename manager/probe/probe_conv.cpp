@@ -438,6 +438,86 @@ int run_gpu_probe() {
   return static_cast<int>(ProbeExit::ok);
 }
 
+int run_sgemm_probe(const std::filesystem::path& cublas_path, int device_index) {
+  // C = A B, column-major as cuBLAS takes it, random input; the reference in double.
+  constexpr int n = 256;
+  std::mt19937 random(std::random_device{}());
+  std::uniform_real_distribution<float> uniform(-1.0f, 1.0f);
+  std::vector<float> a(n * n), b(n * n), c(n * n, 0.0f);
+  for (auto& v : a) v = uniform(random);
+  for (auto& v : b) v = uniform(random);
+  std::vector<double> reference(n * n, 0.0);
+  for (int column = 0; column < n; ++column)
+    for (int inner = 0; inner < n; ++inner) {
+      const double factor = b[static_cast<std::size_t>(column) * n + inner];
+      for (int row = 0; row < n; ++row) {
+        reference[static_cast<std::size_t>(column) * n + row] += a[static_cast<std::size_t>(inner) * n + row] * factor;
+      }
+    }
+
+  Driver cu{};
+  ProbeExit stop = ProbeExit::ok;
+  const auto driver_library = load_driver(cu, stop);
+  if (!driver_library) return static_cast<int>(stop);
+  if (auto stopped = open_device(cu, device_index)) return static_cast<int>(*stopped);
+  auto library = util::DynamicLibrary::open(cublas_path);
+  if (!library) {
+    say(key::error, library.error().message);
+    return static_cast<int>(ProbeExit::failed);
+  }
+  using Handle = void*;
+  int (*create)(Handle*) = nullptr;
+  int (*sgemm)(Handle, int, int, int, int, int, const float*, const float*, int, const float*, int, const float*,
+               float*, int) = nullptr;
+  std::string missing;
+  bind_symbol(*library, create, "cublasCreate_v2", missing);
+  bind_symbol(*library, sgemm, "cublasSgemm_v2", missing);
+  if (!missing.empty()) {
+    say(key::error, util::to_utf8(cublas_path.filename()) + " does not export " + missing);
+    return static_cast<int>(ProbeExit::failed);
+  }
+  say(key::loaded_from, util::to_utf8(library->loaded_path()));
+  Handle handle = nullptr;
+  if (const int status = create(&handle); status != 0) {
+    // CUBLAS_STATUS_NOT_INITIALIZED (1): the driver is too old for this runtime, or no usable GPU.
+    say(key::error, "cublasCreate_v2 failed: status " + std::to_string(status));
+    return static_cast<int>(status == 1 ? ProbeExit::no_gpu : ProbeExit::failed);
+  }
+  const std::size_t bytes = a.size() * sizeof(float);
+  CUdeviceptr da = 0, db = 0, dc = 0;
+  for (CUdeviceptr* pointer : {&da, &db, &dc}) {
+    if (CUresult code = cu.cuMemAlloc(pointer, bytes); code != 0) {
+      say(key::error, "cuMemAlloc failed: " + cu_error(cu, code));
+      return static_cast<int>(ProbeExit::failed);
+    }
+  }
+  cu.cuMemcpyHtoD(da, a.data(), bytes);
+  cu.cuMemcpyHtoD(db, b.data(), bytes);
+  const float alpha = 1.0f, beta = 0.0f;
+  const auto start = std::chrono::steady_clock::now();
+  const int status = sgemm(handle, 0, 0, n, n, n, &alpha, reinterpret_cast<const float*>(da), n,
+                           reinterpret_cast<const float*>(db), n, &beta, reinterpret_cast<float*>(dc), n);
+  const CUresult synced = cu.cuCtxSynchronize();
+  const double gpu_ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
+  if (status != 0 || synced != 0) {
+    say(key::error, status != 0 ? "cublasSgemm_v2 failed: status " + std::to_string(status)
+                                : "the SGEMM did not finish: " + cu_error(cu, synced));
+    say(key::sgemm_result, "fail");
+    return static_cast<int>(ProbeExit::failed);
+  }
+  cu.cuMemcpyDtoH(c.data(), dc, bytes);
+  const double relative = relative_error(c, reference);
+  char line[160];
+  std::snprintf(line, sizeof line, "%dx%dx%d: max relative error %.2e, %.1f ms on the GPU", n, n, n, relative, gpu_ms);
+  say(key::sgemm, line);
+  std::snprintf(line, sizeof line, "%.2e", relative);
+  say(key::max_relative_error, line);
+  say(key::error_bound, "1e-4");
+  const bool pass = relative <= k_relative_error_bound;
+  say(key::sgemm_result, pass ? "pass" : "fail");
+  return static_cast<int>(pass ? ProbeExit::ok : ProbeExit::wrong_results);
+}
+
 int run_conv_probe(const std::filesystem::path& library, int device_index) {
   Phases phases;
   // The inputs and their reference results, on a second thread while the driver starts.

@@ -21,6 +21,7 @@ using cudnnenv::probe_protocol::ProbeExit;
 
 int probe_main(const std::vector<std::string>& arguments) {
   bool conv = false;
+  bool sgemm = false;
   bool load_only = false;
   int device = 0;
   std::string library;
@@ -32,6 +33,8 @@ int probe_main(const std::vector<std::string>& arguments) {
   for (std::size_t i = 1; i < arguments.size(); ++i) {
     if (arguments[i] == "--conv") {
       conv = true;
+    } else if (arguments[i] == "--sgemm") {
+      sgemm = true;
     } else if (arguments[i] == "--load-only") {
       load_only = true;
     } else if (arguments[i] == "--device" && i + 1 < arguments.size()) {
@@ -44,7 +47,8 @@ int probe_main(const std::vector<std::string>& arguments) {
     }
   }
   if (library.empty()) {
-    std::fprintf(stderr, "usage: cudnnenv-probe --gpus | [--load-only | --conv [--device N]] LIBRARY\n");
+    std::fprintf(stderr,
+                 "usage: cudnnenv-probe --gpus | [--load-only | --conv [--device N] | --sgemm [--device N]] LIBRARY\n");
     return static_cast<int>(ProbeExit::usage);
   }
   const auto path = cudnnenv::util::path_from_utf8(library);
@@ -65,6 +69,11 @@ int probe_main(const std::vector<std::string>& arguments) {
     // sanitized build would count as this program's).
     std::fflush(nullptr);
     std::_Exit(static_cast<int>(ProbeExit::ok));
+  }
+  if (sgemm) {
+    const int code = cudnnenv::run_sgemm_probe(path, device);
+    std::fflush(nullptr);
+    std::_Exit(code);
   }
   if (conv) {
     // Out at once: the report is written, and the driver's own tear-down at

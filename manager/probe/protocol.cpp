@@ -20,8 +20,8 @@ std::vector<std::pair<std::string, std::string>> parse_key_values(std::string_vi
 }
 
 bool GpuReport::empty() const {
-  return !driver_cuda && !gpu && !compute_capability && !loaded_from && !conv_result && !driver_init_ms &&
-         !context_ms && !cudnn_load_ms && !cudnn_create_ms && !cudnn_version && !cudart_version &&
+  return !driver_cuda && !gpu && !compute_capability && !loaded_from && !conv_result && !sgemm && !sgemm_result &&
+         !driver_init_ms && !context_ms && !cudnn_load_ms && !cudnn_create_ms && !cudnn_version && !cudart_version &&
          !max_relative_error && !error_bound && !conv_ms && shapes.empty() && gpu_errors.empty() && errors.empty() &&
          conv_errors.empty() && other.empty();
 }
@@ -41,7 +41,9 @@ GpuReport parse_gpu_report(std::string_view text) {
       {gpu, &GpuReport::gpu},
       {compute_capability, &GpuReport::compute_capability},
       {loaded_from, &GpuReport::loaded_from},
-      {conv_result, &GpuReport::conv_result}};
+      {conv_result, &GpuReport::conv_result},
+      {sgemm, &GpuReport::sgemm},
+      {sgemm_result, &GpuReport::sgemm_result}};
   const std::pair<std::string_view, std::optional<Number> GpuReport::*> numbers[] = {
       {driver_init_ms, &GpuReport::driver_init_ms},
       {context_ms, &GpuReport::context_ms},

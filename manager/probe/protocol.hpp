@@ -53,6 +53,12 @@ inline constexpr std::string_view gpu_error = "gpu_error";      // no driver or 
 inline constexpr std::string_view error = "error";              // anything else that stopped it
 inline constexpr std::string_view conv_error = "conv_error";    // one shape's failure
 
+// Keys the SGEMM probe adds (`cudnnenv-probe --sgemm [--device N] LIBCUBLAS`),
+// besides driver_cuda, gpu, compute_capability, max_relative_error,
+// error_bound, gpu_error and error.
+inline constexpr std::string_view sgemm = "sgemm";                // "256x256x256: ..., 0.1 ms on the GPU"
+inline constexpr std::string_view sgemm_result = "sgemm_result";  // pass / fail
+
 // The `key=value` lines of `text`, in order (a key may repeat: `conv`);
 // lines without '=' are skipped, values trimmed.
 std::vector<std::pair<std::string, std::string>> parse_key_values(std::string_view text);
@@ -68,6 +74,7 @@ struct Number {
 // key should be, and a key this parent does not know, stay in `other` as text.
 struct GpuReport {
   std::optional<std::string> driver_cuda, gpu, compute_capability, loaded_from, conv_result;
+  std::optional<std::string> sgemm, sgemm_result;  // a runtime's GPU check
   std::optional<Number> driver_init_ms, context_ms, cudnn_load_ms, cudnn_create_ms;
   std::optional<Number> cudnn_version, cudart_version;
   std::optional<Number> max_relative_error, error_bound, conv_ms;

@@ -318,6 +318,45 @@ bool VerifyReport::passed() const {
 
 namespace {
 
+// A runtime tree's GPU level: one cuBLAS SGEMM against a CPU reference, in
+// a child with the runtime's folder first on the search path.
+void check_sgemm(const TreeRecord& tree, const VerifyOptions& options, VerifyReport& report) {
+  fs::path cublas;
+  for (const auto& file : tree.files) {
+    const std::string name = util::to_lower(file.path.substr(file.path.rfind('/') + 1));
+    if (file.link.empty() && (util::starts_with(name, "libcublas.so.") || util::starts_with(name, "cublas64_"))) {
+      cublas = tree.resolve(file.path);
+    }
+  }
+  if (cublas.empty()) {
+    report.checks.push_back({"sgemm", CheckStatus::failed, "the runtime has no cuBLAS library"});
+    return;
+  }
+  auto outcome = util::run_process(probe_process(
+      options.probe_program, cublas, {"--sgemm", "--device", std::to_string(options.device)}, options.timeout));
+  if (!outcome) {
+    report.checks.push_back({"sgemm", CheckStatus::failed, outcome.error().message});
+    return;
+  }
+  namespace key = probe_protocol;
+  report.gpu = key::parse_gpu_report(outcome->out);
+  std::string error = report.gpu.problems();
+  if (std::string cause = plain_cause(error); !error.empty() && !cause.empty()) error += ": " + cause;
+  if (outcome->timed_out) {
+    report.checks.push_back({"sgemm", CheckStatus::failed, "the GPU check did not finish in time"});
+  } else if (outcome->exit_code == static_cast<int>(key::ProbeExit::no_gpu)) {
+    report.gpu_unavailable = true;
+    report.checks.push_back({"sgemm", CheckStatus::skipped, error.empty() ? "no usable GPU" : error});
+  } else {
+    const bool ok = outcome->exit_code == static_cast<int>(key::ProbeExit::ok);
+    report.checks.push_back({"sgemm", ok ? CheckStatus::ok : CheckStatus::failed,
+                             report.gpu.sgemm ? *report.gpu.sgemm + (error.empty() ? "" : "; " + error)
+                             : !error.empty()
+                                 ? error
+                                 : "the GPU check failed (exit " + std::to_string(outcome->exit_code) + ")"});
+  }
+}
+
 // A runtime tree's load level: every runtime library by absolute path, in
 // parallel children, each with the version it reports of itself.
 void check_runtime_load(const TreeRecord& tree, const VerifyOptions& options, VerifyReport& report) {
@@ -372,11 +411,7 @@ VerifyReport verify_tree(const TreeRecord& tree, const VerifyOptions& options) {
       return report;
     }
     check_runtime_load(tree, options, report);
-    if (options.level == VerifyLevel::conv && report.passed()) {
-      report.checks.push_back({"sgemm", CheckStatus::skipped,
-                               "the cuBLAS SGEMM on the GPU is not built yet: verify the cuDNN tree selected with "
-                               "this runtime ('cudnnenv verify --level conv')"});
-    }
+    if (options.level == VerifyLevel::conv && report.passed()) check_sgemm(tree, options, report);
     return report;
   }
   const bool loadable = tree.platform == host_platform();

@@ -183,6 +183,12 @@ pass "the runtime is selected with the cuDNN tree of its major; current, which -
 run verify cuda-13.0.2 --level load
 expect_eq "$rc" "0" "verify the runtime: $(cat out err)"
 expect_eq "$(grep '  load:' out)" "  ok    load: 9 load by absolute path: libcudart.so.13 13.0 (cudaRuntimeGetVersion); libcublasLt.so.13; libcublas.so.13 13.1.0 (cublasGetProperty); libcufft.so.12 12.0.0 (cufftGetProperty); libcurand.so.10 10.4.0 (curandGetProperty); libcusolver.so.12 12.0.4 (cusolverGetProperty); libcusparse.so.12 12.6.3 (cusparseGetProperty); libnvrtc.so.13; libnvJitLink.so.13" "verify --level load of the runtime"
+if ! ldconfig -p 2> /dev/null | grep -q 'libcuda\.so\.1 '; then
+  # No driver here: the SGEMM check says so, and --level conv asked for exits 5 (as for cuDNN).
+  run verify cuda-13.0.2 --level conv
+  expect_eq "$rc" "5" "verify --level conv of a runtime without a driver: exit code"
+  grep -q "^  skip  sgemm: no NVIDIA driver" out || fail "the SGEMM check without a driver: $(cat out)"
+fi
 echo "tampered" >> "$CUDNNENV_ROOT/cuda-13.0.2/lib/libcurand.so.10"
 run verify cuda-13.0.2 --level files
 expect_eq "$rc" "4" "verify of a changed runtime file: exit code"

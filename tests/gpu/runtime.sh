@@ -4,7 +4,8 @@
 # selected with the system cuDNN 9.14; verify reads each library's version;
 # a PyTorch program pinned to that pair loads cuDNN from the system tree and
 # the CUDA runtime from the adopted one (--report), and cuBLAS and cuDNN run
-# on the GPU (a matrix product and a convolution against CPU references).
+# on the GPU (a matrix product and a convolution against CPU references),
+# and verify --level conv runs cuDNN's convolution and cuBLAS's SGEMM of the pair.
 # Prints everything; exit 1 on a failed check.
 # Usage: tests/gpu/runtime.sh [BIN] [PYTHON]
 set -uo pipefail
@@ -29,7 +30,8 @@ echo "== verify $runtime --level load"
 check "verify of the adopted runtime reads the versions (rc=$rc)" '[ $rc = 0 ] && grep -q "cudaRuntimeGetVersion" out && grep -q "cublasGetProperty" out'
 echo "== verify --level conv (the selected pair)"
 "$bin/cudnnenv" verify --level conv | tee out; rc=${PIPESTATUS[0]}
-check "verify --level conv of cuDNN 9.14 and the runtime (rc=$rc)" '[ $rc = 0 ]'
+check "verify --level conv of cuDNN 9.14 and the runtime: the convolution and cuBLAS's SGEMM against CPU references (rc=$rc)" \
+  '[ $rc = 0 ] && grep -q "ok    conv: 3x3 pad 1" out && grep -q "ok    sgemm: 256x256x256: max relative error" out'
 
 line='import torch
 a = torch.randn(256, 256); b = torch.randn(256, 256)
