@@ -7,6 +7,7 @@
 #include "cli/output.hpp"
 #include "select/activation.hpp"
 #include "shell/init.hpp"
+#include "store/runtime.hpp"
 #include "util/fs.hpp"
 #include "util/text.hpp"
 
@@ -29,17 +30,23 @@ Result<int> run_modulefile(const ModulefileArguments& arguments, const Context& 
                       ExitCode::usage);
   }
   const auto format = arguments.format == "tcl" ? shell::ModuleFormat::tcl : shell::ModuleFormat::lua;
-  const auto trees = context.store().list().trees;
-  std::vector<TreeRecord> chosen;
+  const auto listing = context.store().list();
+  const auto& trees = listing.trees;
+  // Each tree with the CUDA runtime tree it is selected with: the spec's
+  // selection, or for --all the newest runtime of the tree's CUDA major.
+  std::vector<std::pair<TreeRecord, std::optional<TreeRecord>>> chosen;
   if (arguments.all) {
-    chosen = trees;
+    for (const auto& tree : trees) {
+      chosen.emplace_back(tree, tree.cuda ? choose_runtime(listing.runtimes, std::nullopt, tree.cuda->major)
+                                          : std::nullopt);
+    }
     if (chosen.empty()) {
       return make_error("the store '" + util::to_utf8(context.store().root()) + "' has no tree",
                         "install one first: cudnnenv install 8.1 --cuda 11.2", ExitCode::not_found);
     }
   } else {
     CUDNNENV_TRY_ASSIGN(selection, context.selection(context.request(arguments.spec)));
-    chosen.push_back(selection->tree);
+    chosen.emplace_back(selection->tree, selection->runtime);
   }
   const fs::path folder = util::path_from_utf8(arguments.output) / "cudnn";
   std::error_code ec;
@@ -49,8 +56,8 @@ Result<int> run_modulefile(const ModulefileArguments& arguments, const Context& 
                       "give a writable folder with -o (a folder on the cluster's MODULEPATH)");
   }
   std::set<std::string> written;
-  for (const auto& tree : chosen) {
-    CUDNNENV_TRY_ASSIGN(text, modulefile_for(tree, format, context.environment));
+  for (const auto& [tree, runtime] : chosen) {
+    CUDNNENV_TRY_ASSIGN(text, modulefile_for(tree, format, context.environment, runtime ? &*runtime : nullptr));
     const std::string version = module_version(tree, trees);
     if (!written.insert(version).second) {
       return make_error("two trees would both be module cudnn/" + version + ", and one file would replace the other",
@@ -58,7 +65,8 @@ Result<int> run_modulefile(const ModulefileArguments& arguments, const Context& 
     }
     const fs::path file = folder / util::path_from_utf8(version + (format == shell::ModuleFormat::lua ? ".lua" : ""));
     CUDNNENV_TRY(util::write_file_atomic(file, *text));
-    print("wrote " + util::to_utf8(file) + " (module load cudnn/" + version + ": '" + tree.name + "')\n");
+    print("wrote " + util::to_utf8(file) + " (module load cudnn/" + version + ": '" + tree.name + "'" +
+          (runtime ? " with '" + runtime->name + "'" : "") + ")\n");
   }
   return 0;
 }

@@ -64,8 +64,8 @@ shell::Activation activation_of(const Selection& selection, const util::Environm
 }
 
 Result<std::string> modulefile_for(const TreeRecord& tree, shell::ModuleFormat format,
-                                   const util::Environment& environment) {
-  const shell::Activation activation = activation_for(tree, std::nullopt, {}, environment);
+                                   const util::Environment& environment, const TreeRecord* runtime) {
+  const shell::Activation activation = activation_for(tree, std::nullopt, {}, environment, runtime);
   if (auto problem = shell::modulefile_problem(format, activation)) {
     return make_error("cannot write a modulefile for '" + tree.name + "': " + *problem,
                       "install the tree into a store whose path has no such byte");
@@ -75,13 +75,18 @@ Result<std::string> modulefile_for(const TreeRecord& tree, shell::ModuleFormat f
   description.family = "cudnn";
   description.version = tree.version.str();
   description.whatis =
-      "NVIDIA cuDNN " + tree.version.str() + " for " + cuda + " (the cudnnenv tree '" + tree.name + "')";
+      "NVIDIA cuDNN " + tree.version.str() + " for " + cuda + " (the cudnnenv tree '" + tree.name + "')" +
+      (runtime ? " with the CUDA runtime '" + runtime->name + "'" : "");
+  const std::string loader_path = host_platform().os == Os::windows ? "PATH" : "LD_LIBRARY_PATH";
   description.help = "NVIDIA cuDNN " + tree.version.str() + " for " + cuda + ", from the cudnnenv store.\n" +
                      "Library folder: " + util::to_utf8(tree.resolve(tree.layout.library_dir)) + "\n" +
+                     (runtime ? "CUDA runtime '" + runtime->name +
+                                    "', its folder right after: " + util::to_utf8(runtime->resolve(runtime->layout.library_dir)) +
+                                    "\n"
+                              : std::string()) +
                      "Sets CUDNN_PATH, CUDNN_INCLUDE_DIR, CUDNN_LIB_DIR and CUDNNENV_ACTIVE, and puts the library "
                      "folder first on " +
-                     (host_platform().os == Os::windows ? "PATH" : "LD_LIBRARY_PATH") +
-                     ". One cudnn module at a time.\n"
+                     loader_path + ". One cudnn module at a time.\n"
                      "To run a program with exactly this cuDNN whatever else is on the path:\n"
                      "  cudnnenv exec --cudnn " +
                      tree.name + " -- python train.py";

@@ -35,11 +35,11 @@ std::vector<std::pair<std::string, std::string>> selection_variables(const Selec
 // variables and the project's [env].
 shell::Activation activation_of(const Selection& selection, const util::Environment& environment);
 
-// A modulefile (Lmod Lua or Tcl) that does what activating `tree` does,
-// family "cudnn", with whatis and help text. Errors: a value no modulefile
-// can hold.
+// A modulefile (Lmod Lua or Tcl) that does what activating `tree` (with
+// its CUDA runtime tree `runtime`, when not null) does, family "cudnn", with
+// whatis and help text. Errors: a value no modulefile can hold.
 Result<std::string> modulefile_for(const TreeRecord& tree, shell::ModuleFormat format,
-                                   const util::Environment& environment);
+                                   const util::Environment& environment, const TreeRecord* runtime = nullptr);
 
 // The module's version, `cudnn/<this>`: the tree's cuDNN version, with its
 // CUDA ("8.9.7.29-cuda12") when another of `trees` has the same version.

@@ -177,7 +177,19 @@ ld_path=$(sed -n 's/^export LD_LIBRARY_PATH=//p' out | tr -d "'")
 expect_eq "$ld_path" "$CUDNNENV_ROOT/$cudnn_tree/lib:$CUDNNENV_ROOT/cuda-13.0.2/lib" "activate: the runtime's folder right after cuDNN's"
 run current --cuda 12.4
 expect_eq "$(sed -n 2p out)" "" "--cuda 12.4: no runtime of that release, none chosen"
-pass "the runtime is selected with the cuDNN tree of its major; current, which --all, exec (audit and path) and activate agree, and the pin holds against decoys"
+# A conda env's hook and a modulefile carry the runtime as activate does.
+mkdir -p conda-env/conda-meta
+run export conda "$cudnn_tree" --prefix "$WORK/conda-env"
+expect_eq "$rc" "0" "export conda: $(cat err)"
+hooked=$(bash -c 'source "$0"; printf %s "$LD_LIBRARY_PATH|$CUDNNENV_CUDA_RUNTIME"' "$WORK/conda-env/etc/conda/activate.d/cudnnenv-activate.sh")
+expect_eq "$hooked" "$ld_path|cuda-13.0.2" "a conda env's hook: the runtime's folder right after cuDNN's"
+run export modulefile "$cudnn_tree" -o "$WORK/mods"
+expect_eq "$(cat out)" "wrote $WORK/mods/cudnn/9.19.0.lua (module load cudnn/9.19.0: '$cudnn_tree' with 'cuda-13.0.2')" "export modulefile names the runtime"
+if [ -r /usr/share/lmod/lmod/init/bash ]; then
+  loaded=$(LD_LIBRARY_PATH= bash -c 'source /usr/share/lmod/lmod/init/bash > /dev/null 2>&1; module use "$0/mods"; module load cudnn/9.19.0; printf %s "$LD_LIBRARY_PATH|$CUDNNENV_CUDA_RUNTIME"' "$WORK")
+  expect_eq "$loaded" "$ld_path|cuda-13.0.2" "module load (real Lmod): the runtime's folder right after cuDNN's"
+fi
+pass "the runtime is selected with the cuDNN tree of its major; current, which --all, exec (audit and path), activate, a conda hook and a modulefile agree, and the pin holds against decoys"
 
 # 4. verify reads each library's own version.
 run verify cuda-13.0.2 --level load
