@@ -3,6 +3,7 @@
 
 #include "cli/context.hpp"
 #include "cli/output.hpp"
+#include "select/profile.hpp"
 #include "select/project.hpp"
 #include "select/resolve.hpp"
 #include "util/text.hpp"
@@ -16,24 +17,44 @@ struct RemoveArguments {
   bool yes = false;
 };
 
-// What selects `tree` now: the selection here, and the global default.
+// What selects `tree` now: the selection here and the global default; for
+// a CUDA runtime tree also each profile whose cuDNN is installed and that
+// would run with it (`install tf2.5` installs such a pair).
 std::vector<std::string> selecting(const Store& store, const TreeRecord& tree, const Context& context) {
   std::vector<std::string> found;
+  const auto chooses = [&](const Selection& selection) {
+    return selection.tree.name == tree.name || (selection.runtime && selection.runtime->name == tree.name);
+  };
+  const auto as_what = [&](const Selection& selection, const std::string& who) {
+    return selection.tree.name == tree.name
+               ? who
+               : "with '" + selection.tree.name + "' (" + who + "; chosen by " + selection.runtime_reason + ")";
+  };
+  const auto selection_of = [&](const std::string& spec) {
+    return resolve_selection(store, SelectionRequest{spec, std::nullopt, {}, context.request().working_directory});
+  };
   auto here = resolve_selection(store, context.request());
-  if (here && here->tree.name == tree.name) found.push_back(describe_origin(*here));
-  if (here && here->runtime && here->runtime->name == tree.name) {
-    // A runtime tree: chosen here with the selected cuDNN tree.
-    found.push_back("the CUDA runtime of '" + here->tree.name + "' here, chosen by " + here->runtime_reason);
-    return found;
-  }
-  if (tree.kind == TreeKind::cuda) return found;
-  if (here && here->origin == Origin::global_default) return found;
-  if (auto config = effective_config(store); config && config->default_spec) {
-    if (auto chosen = choose_tree(store, *config->default_spec, std::nullopt);
-        chosen && chosen->tree.name == tree.name) {
-      found.push_back("the global default in " + util::to_utf8(config->default_file));
+  if (here && chooses(*here)) found.push_back(as_what(*here, describe_origin(*here)));
+  if (!(here && here->origin == Origin::global_default)) {
+    if (auto config = effective_config(store); config && config->default_spec) {
+      if (auto selection = selection_of(*config->default_spec); selection && chooses(*selection)) {
+        found.push_back(as_what(*selection, "the global default in " + util::to_utf8(config->default_file)));
+      }
     }
   }
+  if (tree.kind != TreeKind::cuda) return found;
+  std::string profiles;
+  int count = 0;
+  if (auto all = all_profiles(host_platform().os, config_files(store))) {
+    for (const auto& profile : *all) {
+      if (auto selection = selection_of(profile.name);
+          selection && selection->runtime && selection->runtime->name == tree.name) {
+        profiles += (profiles.empty() ? "" : ", ") + profile.name + " ('" + selection->tree.name + "')";
+        ++count;
+      }
+    }
+  }
+  if (count > 0) found.push_back(std::string(count == 1 ? "with the profile " : "with the profiles ") + profiles);
   return found;
 }
 
@@ -48,10 +69,12 @@ Result<int> run_remove(const RemoveArguments& arguments, const Context& context)
     std::string by;
     for (const auto& each : selected) by += (by.empty() ? "" : "; ") + each;
     const std::string warning =
-        "'" + tree->name + "' is selected (" + by + "): " +
-        (tree->kind == TreeKind::cuda ? "programs started here then find their CUDA libraries as they would without "
-                                        "cudnnenv, unless another runtime of that CUDA is installed"
-                                      : "that selection will match no tree until 'cudnnenv use' names another");
+        tree->kind == TreeKind::cuda
+            ? "'" + tree->name + "' is the CUDA runtime selected " + by +
+                  ": programs started with those then find their CUDA libraries as they would without cudnnenv, "
+                  "unless another runtime of that CUDA is installed"
+            : "'" + tree->name + "' is selected (" + by +
+                  "): that selection will match no tree until 'cudnnenv use' names another";
     if (arguments.yes) {
       log_warning(warning);
     } else {
