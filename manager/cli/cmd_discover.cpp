@@ -12,14 +12,6 @@ struct DiscoverArguments {
   bool no_load = false;
 };
 
-std::string join(const std::vector<std::string>& items) {
-  std::string text;
-  for (const auto& item : items) {
-    text += (text.empty() ? "" : ", ") + item;
-  }
-  return text;
-}
-
 Result<int> run_discover(const DiscoverArguments& arguments, const Context& context) {
   DiscoverContext discover_context;
   discover_context.environment = context.environment;
@@ -54,7 +46,7 @@ Result<int> run_discover(const DiscoverArguments& arguments, const Context& cont
     if (copy.cuda) {
       line += ", CUDA " + copy.cuda->str();
     }
-    line += "; found via " + join(copy.found_via) + ")";
+    line += "; found via " + util::join(copy.found_via, ", ") + ")";
     print(line + "\n");
     if (!copy.note.empty()) {
       print("      note: " + copy.note + "\n");

@@ -37,8 +37,8 @@ Result<int> run_modulefile(const ModulefileArguments& arguments, const Context& 
   std::vector<std::pair<TreeRecord, std::optional<TreeRecord>>> chosen;
   if (arguments.all) {
     for (const auto& tree : trees) {
-      chosen.emplace_back(tree, tree.cuda ? choose_runtime(listing.runtimes, std::nullopt, tree.cuda->major)
-                                          : std::nullopt);
+      chosen.emplace_back(tree,
+                          tree.cuda ? choose_runtime(listing.runtimes, std::nullopt, tree.cuda->major) : std::nullopt);
     }
     if (chosen.empty()) {
       return make_error("the store '" + util::to_utf8(context.store().root()) + "' has no tree",

@@ -6,6 +6,7 @@
 
 #include "discover/dependencies.hpp"
 #include "store/layout.hpp"
+#include "store/runtime.hpp"
 #include "util/text.hpp"
 #include "verify/verify.hpp"
 
@@ -443,6 +444,75 @@ DoctorCheck check_copy_wins(const Facts& facts) {
                    quoted(winner.file.parent_path()) + " (" + winner.via + ") comes before the selected tree " +
                        tree_words(tree) + " in " + program + "'s search order",
                    fix + "; or remove the copy " + quoted(winner.file) + " if it was copied there by hand");
+  result.details = details;
+  return result;
+}
+
+// The copy-wins check for the selected CUDA runtime's libraries: which file
+// of each name the program loads when started plainly.
+DoctorCheck check_runtime_copy_wins(const Facts& facts) {
+  const std::string id = "cuda-copy-wins";
+  if (!facts.selection || !facts.selection->runtime) {
+    return check(id, DoctorStatus::skip, "no CUDA runtime tree is selected");
+  }
+  if (facts.program.path.empty()) {
+    return check(id, DoctorStatus::skip, "no '" + facts.program.requested + "' on PATH");
+  }
+  const TreeRecord& runtime = *facts.selection->runtime;
+  const fs::path folder = runtime.resolve(runtime.layout.library_dir);
+  const std::string program = program_name(facts);
+  const std::string words = "the selected runtime '" + runtime.name + "'";
+  std::vector<std::string> details;
+  // The names found elsewhere, grouped by where ("'/opt/x/lib' (LD_LIBRARY_PATH)"), in the order first seen.
+  std::vector<std::pair<std::string, std::vector<std::string>>> elsewhere;
+  std::vector<std::string> nowhere;
+  const auto names = runtime_library_files(folder, facts.platform.os);
+  for (const auto& name : names) {
+    const auto candidates = candidates_for(facts, name);
+    if (candidates.empty()) {
+      nowhere.push_back(name);
+      details.push_back("finds no " + name);
+      continue;
+    }
+    const LoaderCandidate& first = candidates.front();
+    if (util::same_file(first.file, folder / util::path_from_utf8(name))) {
+      details.push_back("loads  " + util::to_utf8(first.file) + "  (the runtime, via " + first.via + ")");
+      continue;
+    }
+    details.push_back("loads  " + util::to_utf8(first.file) + "  (" + first.via + ")");
+    const std::string where = quoted(first.file.parent_path()) + " (" + first.via + ")";
+    auto group =
+        std::find_if(elsewhere.begin(), elsewhere.end(), [&](const auto& each) { return each.first == where; });
+    if (group == elsewhere.end()) group = elsewhere.insert(elsewhere.end(), {where, {}});
+    group->second.push_back(name);
+  }
+  DoctorCheck result;
+  if (facts.program.is_shim) {
+    result = check(id, DoctorStatus::ok,
+                   program + " on PATH is a cudnnenv shim: it loads " + words +
+                       "; without it, it would load what is listed below");
+  } else if (elsewhere.empty() && nowhere.empty()) {
+    result = check(id, DoctorStatus::ok,
+                   program + " loads each of the " + std::to_string(names.size()) + " libraries of " + words);
+  } else {
+    std::vector<std::string> parts;
+    for (const auto& [where, found] : elsewhere) {
+      parts.push_back(std::to_string(found.size()) + " from " + where + ": " + util::join(found, ", "));
+    }
+    std::string summary = parts.empty() ? std::string() : program + " loads " + util::join(parts, "; ");
+    if (!nowhere.empty()) {
+      summary += (summary.empty() ? program + " finds no " : "; finds no ") + util::join(nowhere, ", ");
+    }
+    const bool windows = facts.platform.os == Os::windows;
+    result = problem(
+        id, DoctorStatus::warn, summary + ", not " + words,
+        "a plain '" + facts.program.requested + "' gets other CUDA libraries than cuDNN was selected with ('" +
+            (windows ? std::string("DLL load failed") : std::string("cannot open shared object file")) +
+            "', CUBLAS_STATUS_NOT_INITIALIZED, or a framework's own bundled copies)",
+        "the runtime's folder " + quoted(folder) + " is not first in " + program + "'s search order for those names",
+        "run it pinned: 'cudnnenv shim add " + facts.program.requested + "', or 'cudnnenv exec -- " +
+            facts.program.requested + " ...'; or remove a copy that was put there by hand");
+  }
   result.details = details;
   return result;
 }
@@ -963,11 +1033,23 @@ DoctorCheck check_verify(const Facts& facts, const DoctorOptions& doctor_options
 }
 
 std::vector<DoctorCheck> run_checks(const Facts& facts, const DoctorOptions& options) {
-  std::vector<DoctorCheck> checks = {
-      check_selection(facts),          check_driver(facts),     check_gpu(facts),          check_toolkit(facts),
-      check_dependencies(facts),       check_copy_wins(facts),  check_stray_copies(facts), check_bundled_copies(facts),
-      check_architecture(facts),       check_headers(facts),    check_vc_runtime(facts),   check_cpu(facts),
-      check_integrity(facts, options), check_path_stale(facts), check_path_entries(facts), check_frameworks(facts)};
+  std::vector<DoctorCheck> checks = {check_selection(facts),
+                                     check_driver(facts),
+                                     check_gpu(facts),
+                                     check_toolkit(facts),
+                                     check_dependencies(facts),
+                                     check_copy_wins(facts),
+                                     check_runtime_copy_wins(facts),
+                                     check_stray_copies(facts),
+                                     check_bundled_copies(facts),
+                                     check_architecture(facts),
+                                     check_headers(facts),
+                                     check_vc_runtime(facts),
+                                     check_cpu(facts),
+                                     check_integrity(facts, options),
+                                     check_path_stale(facts),
+                                     check_path_entries(facts),
+                                     check_frameworks(facts)};
   if (options.verify) checks.push_back(check_verify(facts, options));
   return checks;
 }

@@ -74,19 +74,18 @@ Result<std::string> modulefile_for(const TreeRecord& tree, shell::ModuleFormat f
   shell::ModuleDescription description;
   description.family = "cudnn";
   description.version = tree.version.str();
-  description.whatis =
-      "NVIDIA cuDNN " + tree.version.str() + " for " + cuda + " (the cudnnenv tree '" + tree.name + "')" +
-      (runtime ? " with the CUDA runtime '" + runtime->name + "'" : "");
+  description.whatis = "NVIDIA cuDNN " + tree.version.str() + " for " + cuda + " (the cudnnenv tree '" + tree.name +
+                       "')" + (runtime ? " with the CUDA runtime '" + runtime->name + "'" : "");
   const std::string loader_path = host_platform().os == Os::windows ? "PATH" : "LD_LIBRARY_PATH";
   description.help = "NVIDIA cuDNN " + tree.version.str() + " for " + cuda + ", from the cudnnenv store.\n" +
                      "Library folder: " + util::to_utf8(tree.resolve(tree.layout.library_dir)) + "\n" +
-                     (runtime ? "CUDA runtime '" + runtime->name +
-                                    "', its folder right after: " + util::to_utf8(runtime->resolve(runtime->layout.library_dir)) +
-                                    "\n"
+                     (runtime ? "CUDA runtime '" + runtime->name + "', its folder right after: " +
+                                    util::to_utf8(runtime->resolve(runtime->layout.library_dir)) + "\n"
                               : std::string()) +
                      "Sets CUDNN_PATH, CUDNN_INCLUDE_DIR, CUDNN_LIB_DIR and CUDNNENV_ACTIVE, and puts the library "
                      "folder first on " +
-                     loader_path + ". One cudnn module at a time.\n"
+                     loader_path +
+                     ". One cudnn module at a time.\n"
                      "To run a program with exactly this cuDNN whatever else is on the path:\n"
                      "  cudnnenv exec --cudnn " +
                      tree.name + " -- python train.py";

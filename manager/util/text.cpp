@@ -60,6 +60,15 @@ std::vector<std::string> split(std::string_view text, char separator) {
   }
 }
 
+std::string join(const std::vector<std::string>& items, std::string_view separator) {
+  std::string text;
+  for (const auto& item : items) {
+    if (!text.empty()) text += separator;
+    text += item;
+  }
+  return text;
+}
+
 std::string to_hex(const unsigned char* data, std::size_t size) {
   static const char digits[] = "0123456789abcdef";
   std::string out;

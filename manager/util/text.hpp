@@ -26,6 +26,9 @@ bool ends_with(std::string_view text, std::string_view suffix);
 std::string_view trim(std::string_view text);
 std::vector<std::string> split(std::string_view text, char separator);
 
+// `items` joined by `separator`: "a, b, c".
+std::string join(const std::vector<std::string>& items, std::string_view separator);
+
 // Lower-case hex of `size` bytes.
 std::string to_hex(const unsigned char* data, std::size_t size);
 

@@ -177,6 +177,20 @@ ld_path=$(sed -n 's/^export LD_LIBRARY_PATH=//p' out | tr -d "'")
 expect_eq "$ld_path" "$CUDNNENV_ROOT/$cudnn_tree/lib:$CUDNNENV_ROOT/cuda-13.0.2/lib" "activate: the runtime's folder right after cuDNN's"
 run current --cuda 12.4
 expect_eq "$(sed -n 2p out)" "" "--cuda 12.4: no runtime of that release, none chosen"
+# doctor's copy-wins check for the runtime's names: the decoys win for a plain program, activation puts the runtime first.
+doctor_check() {  # FIELD: of the cuda-copy-wins check in doctor --json's output (in `out`)
+  python3 -c 'import json, sys; print({c["id"]: c for c in json.load(open("out"))["checks"]}["cuda-copy-wins"][sys.argv[1]])' "$1"
+}
+PATH="$WORK:$PATH" LD_LIBRARY_PATH="$WORK/decoys" run doctor --for use-cublas --json
+expect_eq "$(doctor_check status)" "warn" "doctor: the decoys win for a plain program"
+# The other six are where this machine's ld.so cache has them (a real CUDA 13), else nowhere.
+others="libcufft.so.12, libcurand.so.10, libcusolver.so.12, libcusparse.so.12, libnvJitLink.so.13, libnvrtc.so.13"
+cached=$(ldconfig -p 2> /dev/null | sed -n 's/^\tlibcufft\.so\.12 (libc6,x86-64) => //p' | head -1)
+rest="finds no $others"
+[ -n "$cached" ] && rest="6 from '$(dirname "$(readlink -f "$cached")")' (ld.so cache): $others"
+expect_eq "$(doctor_check summary)" "use-cublas loads 3 from '$WORK/decoys' (LD_LIBRARY_PATH): libcublas.so.13, libcublasLt.so.13, libcudart.so.13; $rest, not the selected runtime 'cuda-13.0.2'" "doctor names each runtime library a plain program gets elsewhere"
+PATH="$WORK:$PATH" LD_LIBRARY_PATH="$ld_path:$WORK/decoys" run doctor --for use-cublas --json
+expect_eq "$(doctor_check summary)" "use-cublas loads each of the 9 libraries of the selected runtime 'cuda-13.0.2'" "doctor in an activated shell"
 # A conda env's hook and a modulefile carry the runtime as activate does.
 mkdir -p conda-env/conda-meta
 run export conda "$cudnn_tree" --prefix "$WORK/conda-env"
