@@ -360,6 +360,7 @@ Result<int> run_install(const InstallArguments& arguments, const Context& contex
   options.require_official = arguments.require_official ? RequireOfficial::yes : RequireOfficial::no;
   options.probe = context.probe();
   options.warn = context.warner();
+  options.carried = carried_libraries_beside(util::current_executable());
   options.limits.max_bytes = arguments.max_unpacked;
   options.limits.max_ratio = arguments.max_ratio;
   Store& store = context.store();
@@ -409,6 +410,11 @@ Result<int> run_install(const InstallArguments& arguments, const Context& contex
         (record.source.official.empty() ? std::string("not a known official archive")
                                         : "official archive " + record.source.official) +
         "\n");
+  for (const auto& added : record.components) {
+    // A library cudnnenv carried into the tree (InstallOptions::carried).
+    print("  added:    " + added.name + ".dll (" + added.version + ", carried by cudnnenv: cuDNN " +
+          record.version.str() + " opens it by name and its archive does not ship it)\n");
+  }
   return 0;
 }
 

@@ -26,7 +26,13 @@ std::string hint_for(const std::string& name) {
     return "the Microsoft Visual C++ Redistributable (x64) installs it";
   }
   if (lower == "zlibwapi.dll") {
-    return "cuDNN 8.3 to 8.9 needs zlib's zlibwapi.dll on PATH, e.g. from zlib123dllx64.zip";
+    // The package carries one (store::carried_libraries_beside), which install puts into the trees it makes.
+    const fs::path carried = util::current_executable().parent_path() / "zlib" / "zlibwapi.dll";
+    return "cuDNN 8.3 to 8.9 opens zlibwapi.dll by name and does not ship it; 'cudnnenv install' puts the one "
+           "cudnnenv carries (" +
+           util::to_utf8(carried) +
+           ") into the trees it installs: remove this tree and install it again, or for a folder copy that file "
+           "next to its cudnn64_8.dll";
   }
   for (const char* cuda : {"cublas", "cudart", "nvrtc", "nvjitlink", "cufft", "curand", "cusolver", "cusparse"}) {
     if (util::starts_with(lower, cuda) || util::starts_with(lower, std::string("lib") + cuda)) {
@@ -71,13 +77,6 @@ struct Found {
 
 std::string MissingDependency::describe() const {
   return needed_by + " needs " + name + ": not in " + looked_in + (hint.empty() ? "" : " (" + hint + ")");
-}
-
-std::vector<std::string> loaded_at_run_time(const Version& version, Os os) {
-  if (os == Os::windows && version.major == 8 && version.minor >= 3) {
-    return {"zlibwapi.dll"};
-  }
-  return {};
 }
 
 std::vector<MissingDependency> find_missing_dependencies(const fs::path& library, const DiscoverContext& context,

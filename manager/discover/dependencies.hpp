@@ -33,8 +33,4 @@ std::vector<MissingDependency> find_missing_dependencies(const std::filesystem::
                                                          const DiscoverContext& context,
                                                          const std::vector<std::string>& loaded_at_run_time = {});
 
-// What cuDNN `version` on `os` opens by name at run time besides its own
-// sub-libraries (cudnn-facts.md, section 3).
-std::vector<std::string> loaded_at_run_time(const Version& version, Os os);
-
 }  // namespace cudnnenv

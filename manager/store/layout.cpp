@@ -100,6 +100,13 @@ std::optional<int> main_library_major(const std::string& file_name, Os os) {
   return std::nullopt;
 }
 
+std::vector<std::string> loaded_at_run_time(const Version& version, Os os) {
+  if (os == Os::windows && version.major == 8 && version.minor >= 3) {
+    return {"zlibwapi.dll"};
+  }
+  return {};
+}
+
 bool is_cudnn_library_name(const std::string& file_name, Os os) {
   static const std::regex windows(R"(^cudnn[a-z_]*64_\d+\.dll$)", std::regex::icase);
   static const std::regex linux(R"(^libcudnn[a-z_]*\.so(\.\d+)*$)");

@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "formats/platform.hpp"
+#include "formats/version.hpp"
 #include "util/result.hpp"
 
 namespace cudnnenv {
@@ -28,6 +29,11 @@ std::string main_library_name(int major, Os os);
 
 // The major version a main-library file name stands for, if it is one.
 std::optional<int> main_library_major(const std::string& file_name, Os os);
+
+// What cuDNN `version` on `os` opens by name at run time besides its own
+// sub-libraries (cudnn-facts.md, section 3): zlibwapi.dll for 8.3 to 8.9 on
+// Windows (9.2 on links zlib in; for 9.0 and 9.1 the facts are unsure).
+std::vector<std::string> loaded_at_run_time(const Version& version, Os os);
 
 // Whether a file name looks like any cuDNN library (for discovery and checks).
 bool is_cudnn_library_name(const std::string& file_name, Os os);

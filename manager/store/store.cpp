@@ -479,7 +479,44 @@ std::string adopted_name(const fs::path& location, const VersionFacts& versions)
   return name;
 }
 
+// The carried libraries `record`'s release opens by name and its library
+// folder lacks, copied into the staged tree at `tree_root`.
+Result<void> add_carried(const fs::path& tree_root, TreeRecord& record, const std::vector<CarriedLibrary>& carried) {
+  for (const auto& name : loaded_at_run_time(record.version, record.platform.os)) {
+    const std::string relative = (record.layout.library_dir.empty() ? "" : record.layout.library_dir + "/") + name;
+    const auto in_tree = std::find_if(record.files.begin(), record.files.end(),
+                                      [&](const FileRecord& file) { return util::iequals(file.path, relative); });
+    const auto library = std::find_if(carried.begin(), carried.end(), [&](const CarriedLibrary& each) {
+      return util::iequals(util::to_utf8(each.file.filename()), name);
+    });
+    if (in_tree != record.files.end() || library == carried.end()) continue;
+    const fs::path into = tree_root / util::path_from_utf8(relative);
+    std::error_code ec;
+    fs::copy_file(library->file, into, fs::copy_options::overwrite_existing, ec);
+    if (ec) {
+      return make_error("cannot copy '" + util::to_utf8(library->file) + "' into the tree: " + ec.message(),
+                        "reinstall cudnnenv, whose package carries it");
+    }
+    CUDNNENV_TRY_ASSIGN(sha256, util::sha256_file(into));
+    record.files.push_back({relative, fs::file_size(into, ec), *sha256, {}});
+    record.components.push_back({library->component, library->version});
+  }
+  return {};
+}
+
 }  // namespace
+
+std::vector<CarriedLibrary> carried_libraries_beside(const fs::path& program) {
+  std::vector<CarriedLibrary> carried;
+#ifdef CUDNNENV_CARRIED_ZLIB_VERSION
+  const fs::path zlib = program.parent_path() / "zlib" / "zlibwapi.dll";
+  std::error_code ec;
+  if (fs::is_regular_file(zlib, ec)) carried.push_back({zlib, "zlibwapi", "zlib " CUDNNENV_CARRIED_ZLIB_VERSION});
+#else
+  (void)program;
+#endif
+  return carried;
+}
 
 std::string default_tree_name(const Version& version, const std::optional<CudaVersion>& cuda) {
   return version.str() + (cuda ? "-cuda" + cuda->str() : std::string());
@@ -657,6 +694,7 @@ Result<InstallOutcome> Store::install(const fs::path& source_path, const Install
     entry.path = entry.path.substr(staged->strip.size());
     record.files.push_back(std::move(entry));
   }
+  CUDNNENV_TRY(add_carried(staged->tree_root, record, options.carried));
   CUDNNENV_TRY(publish(staged->tree_root, record, tree_dir));
   record.root = tree_dir;
   return InstallOutcome{InstallStatus::installed, std::move(record)};

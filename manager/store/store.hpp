@@ -24,8 +24,25 @@ enum class RequireOfficial { no, yes };
 
 using WarningSink = std::function<void(const std::string& message)>;
 
+// A library the package carries for releases that open it by name but do
+// not ship it (loaded_at_run_time): zlibwapi.dll for cuDNN 8.3-8.9 on Windows.
+struct CarriedLibrary {
+  std::filesystem::path file;
+  std::string component;  // the name a tree's record gives it: "zlibwapi"
+  std::string version;    // "zlib 1.2.13"
+};
+
+// What the package carries beside `program` (cudnnenv's own executable):
+// on Windows `zlib/zlibwapi.dll`, Debian's zlib (libz-mingw-w64) linked into
+// a DLL of that name by the build (cmake/zlibwapi.c), when it is there.
+std::vector<CarriedLibrary> carried_libraries_beside(const std::filesystem::path& program);
+
 struct InstallOptions {
   std::optional<std::string> name;  // the tree's folder name; default: the archive's name
+  // Copied into a tree's library folder that lacks one of these names its
+  // release opens by name, hashed with the tree's files and named in its
+  // record's components.
+  std::vector<CarriedLibrary> carried;
   RequireOfficial require_official = RequireOfficial::no;
   Platform platform = host_platform();  // what the tree must be built for
   ProbeFunction probe;                  // reads a library's version; empty: never load anything

@@ -70,7 +70,9 @@ struct TreeRecord {
   // Adopted trees stay where they are: their files live under `location`.
   std::optional<std::string> location;
   SourceRecord source;
-  std::vector<ComponentRecord> components;  // a runtime tree's, from its manifest or folder
+  // A runtime tree's, from its manifest or folder; a cuDNN tree's libraries the
+  // package carried into it (InstallOptions::carried: zlibwapi).
+  std::vector<ComponentRecord> components;
   std::vector<FileRecord> files;
 
   // Where the tree's files are: the store folder, or the adopted location.

@@ -6,7 +6,7 @@
 # tree, pins a program with the installed audit module (exec --report), and
 # its bash completion answers; `cpack -G DEB` makes a .deb holding the same.
 # Windows (the mingw build): `cpack -G ZIP` makes a .zip of the three
-# programs and the README.
+# programs, the README and zlib/zlibwapi.dll (for cuDNN 8.3-8.9).
 CUDNNENV=$1
 FIXTURES=$2
 source "$(dirname "$0")/lib.sh"
@@ -19,11 +19,18 @@ if [[ $CUDNNENV == *.exe ]]; then
   expect_eq "$(unzip -Z1 "$zip" | sort)" "README.md
 cudnnenv-probe.exe
 cudnnenv-shim.exe
-cudnnenv.exe" "the Windows .zip"
+cudnnenv.exe
+zlib/
+zlib/zlibwapi.dll" "the Windows .zip"
   mkdir unzipped && (cd unzipped && unzip -q "$zip")
   expect_eq "$(WINEDEBUG=-all "$WINE" unzipped/cudnnenv.exe --version 2> /dev/null | tr -d '\r')" \
     "$(WINEDEBUG=-all "$WINE" "$CUDNNENV" --version 2> /dev/null | tr -d '\r')" "--version of the unpacked cudnnenv.exe under Wine"
-  pass "the Windows .zip"
+  # The unpacked program finds the zlib it carries: an 8.9 tree it installs gets it.
+  make_windows_tree t8.9 "$FIXTURES/fake-pe64-8.9.7.dll" 8.9.7
+  WINEDEBUG=-all "$WINE" unzipped/cudnnenv.exe --root "$(winpath "$WORK/store")" install "$(winpath "$WORK/t8.9/cuda")" \
+    > install.out 2>&1 < /dev/null || fail "install with the unpacked cudnnenv.exe: $(cat install.out)"
+  cmp "$WORK/store/8.9.7-cuda12/bin/zlibwapi.dll" unzipped/zlib/zlibwapi.dll || fail "the tree's zlibwapi.dll: $(cat install.out)"
+  pass "the Windows .zip: the three programs, the README and zlib/zlibwapi.dll, which an 8.9 tree installed by the unpacked program gets"
   exit 0
 fi
 

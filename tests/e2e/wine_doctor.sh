@@ -27,7 +27,7 @@ print(value if isinstance(value, str) else json.dumps(value))' "$1" "$2"
 make_windows_tree t81 "$FIXTURES/fake-pe64-8.1.0.dll"
 make_windows_tree t89 "$FIXTURES/fake-pe64-8.9.7.dll" 8.9.7
 run install "$(winpath "$WORK/t81/cuda")" --name t8.1
-run install "$(winpath "$WORK/t89/cuda")" --name t8.9
+run adopt "$(winpath "$WORK/t89/cuda")" --name t8.9  # adopted: cudnnenv puts nothing into a folder it adopts
 run use --global t8.1
 expect_eq "$rc" "0" "use --global ($(cat err))"
 # python.exe: a 64-bit program (never started: doctor reads its PE header).
@@ -58,7 +58,7 @@ pass "a 32-bit cudnn64_8.dll in python.exe's folder: architecture fails and name
 run doctor --cudnn t8.9 --json
 expect_eq "$(check dependencies status)" "fail" "dependencies of 8.9 without zlibwapi.dll"
 expect_eq "$(check dependencies summary)" "missing: zlibwapi.dll" "dependencies summary"
-expect_eq "$(check dependencies fix)" "cuDNN 8.3 to 8.9 needs zlib's zlibwapi.dll on PATH, e.g. from zlib123dllx64.zip" \
+expect_eq "$(check dependencies fix)" "cuDNN 8.3 to 8.9 opens zlibwapi.dll by name and does not ship it; 'cudnnenv install' puts the one cudnnenv carries ($(winpath "$(dirname "$CUDNNENV")/zlib/zlibwapi.dll")) into the trees it installs: remove this tree and install it again, or for a folder copy that file next to its cudnn64_8.dll" \
   "dependencies fix"
 mkdir zlib && cp "$FIXTURES/link-only/cublas64_11.dll" zlib/zlibwapi.dll
 WINEPATH="$WINEPATH;$(winpath "$WORK/zlib")" run doctor --cudnn t8.9 --json

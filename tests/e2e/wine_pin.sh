@@ -100,7 +100,8 @@ expect_eq "$rc" "4" "exec of a tree without cudnn_cnn_infer64_8.dll ($(cat err))
 expect_eq "$(cat err)" "cudnnenv: error: the tree 'partial' is incomplete: 'bin/cudnn_cnn_infer64_8.dll' missing or changed since it was installed
   hint: see 'cudnnenv verify partial'; launch anyway with --verify none" "exec's message"
 make_windows_tree t8.9 "$FIXTURES/fake-pe64-8.9.7.dll" 8.9.7
-cud install "$(winpath "$WORK/t8.9/cuda")" --name t8.9 > /dev/null
+# Adopted: cudnnenv puts nothing into a folder it adopts (install carries zlibwapi.dll in: e2e_wine_runtime).
+cud adopt "$(winpath "$WORK/t8.9/cuda")" --name t8.9 > /dev/null
 run_program cud exec --cudnn t8.9 -- "$program"
 expect_eq "$rc" "4" "exec of 8.9 without zlibwapi.dll"
 grep -q "^cudnnenv: error: cudnn64_8.dll needs zlibwapi.dll: not in its folder, " err || fail "exec's message: $(cat err)"

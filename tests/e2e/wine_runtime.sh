@@ -6,7 +6,8 @@
 # (and nvrtc) opened by bare name with LOAD_WITH_ALTERED_SEARCH_PATH, as TF
 # does, while decoys of each name sit on PATH where a CUDA toolkit's bin
 # would be: directly the decoys load, through `exec` every one comes from the
-# trees and --report says so; verify loads each runtime DLL.
+# trees and --report says so; verify loads each runtime DLL. cuDNN 8.9's
+# zlibwapi.dll: install puts the zlib the package carries into the tree.
 #
 # Loads with LOAD_LIBRARY_SEARCH_DEFAULT_DIRS (Python 3.8+) find both trees:
 # exec adds both folders with AddDllDirectory inside the program.
@@ -111,6 +112,27 @@ cublas64_11.dll $(winpath "$root/cuda-11.8.0/bin/cublas64_11.dll")
 cudnn64_8.dll $(winpath "$root/cudnn-8.1/bin/cudnn64_8.dll")" "exec $report: both trees' folders added inside the program"
 done
 pass "LOAD_LIBRARY_SEARCH_DEFAULT_DIRS (Python 3.8+): exec and exec --report add the runtime's folder too (AddDllDirectory)"
+
+# cuDNN 8.3-8.9 opens zlibwapi.dll by name and ships none: install puts the one the package carries (Debian's
+# zlib for mingw-w64, linked by the build into bin/zlib/zlibwapi.dll) into the tree, hashed with its files.
+zlib_version=$(sed -n 's/^#define ZLIB_VERSION "\(.*\)"/\1/p' /usr/x86_64-w64-mingw32/include/zlib.h)
+make_windows_tree t8.9 "$FIXTURES/fake-pe64-8.9.7.dll" 8.9.7
+run_program cud install "$(winpath "$WORK/t8.9/cuda")" --name cudnn-8.9
+expect_eq "$rc" "0" "install cuDNN 8.9: $(cat err)"
+expect_eq "$(grep '^  added:' out)" "  added:    zlibwapi.dll (zlib $zlib_version, carried by cudnnenv: cuDNN 8.9.7 opens it by name and its archive does not ship it)" "install says what it added"
+cmp "$root/cudnn-8.9/bin/zlibwapi.dll" "$(dirname "$CUDNNENV")/zlib/zlibwapi.dll" || fail "the tree's zlibwapi.dll is the carried one"
+run_program cud verify cudnn-8.9 --level load
+expect_eq "$rc" "0" "verify --level load of cuDNN 8.9 with the carried zlib: $(cat out)"
+grep -q "^  ok    run-time dependencies: zlibwapi.dll found" out || fail "verify: $(cat out)"
+cp decoys/cudart64_110.dll decoys/zlibwapi.dll
+for flags in "" --default-dirs; do
+  run_program cud exec --cudnn cudnn-8.9 -- "$(winpath "$WORK/prog/load-names.exe")" $flags zlibwapi.dll
+  expect_eq "$(cat out)" "zlibwapi.dll $(winpath "$root/cudnn-8.9/bin/zlibwapi.dll") zlib $zlib_version" "exec ${flags:-(standard search)}: zlibwapi.dll from the tree past a decoy on PATH, a working zlib"
+done
+echo "changed" >> "$root/cudnn-8.9/bin/zlibwapi.dll"
+run_program cud verify cudnn-8.9 --level files
+expect_eq "$rc" "4" "verify --level files of a changed zlibwapi.dll"
+pass "cuDNN 8.9: install adds the zlibwapi.dll cudnnenv carries (a real zlib), verify and exec find it in the tree past a decoy; it is hashed like the tree's own files"
 
 run_program cud verify cuda-11.8.0 --level load
 expect_eq "$rc" "0" "verify the runtime under Wine: $(cat out)"
