@@ -46,7 +46,11 @@ bool start_in_job(const wchar_t* application, std::wstring& command_line, wchar_
   return true;
 }
 
-DWORD begin_add_dll_directory(const WinChild& child, const std::wstring& folder, RemoteCall& call) {
+namespace {
+
+// `function` of kernel32 (one pointer in, one out) run as a thread of the
+// child, with a copy of `text` as its argument.
+DWORD begin_remote_call(const WinChild& child, const char* function, const std::wstring& text, RemoteCall& call) {
   BOOL ours = FALSE, theirs = FALSE;
   if (!::IsWow64Process(::GetCurrentProcess(), &ours) || !::IsWow64Process(child.process.hProcess, &theirs)) {
     return ::GetLastError();
@@ -55,22 +59,22 @@ DWORD begin_add_dll_directory(const WinChild& child, const std::wstring& folder,
     return ERROR_NOT_SUPPORTED;
   }
   const HMODULE kernel32 = ::GetModuleHandleW(L"kernel32.dll");
-  const FARPROC add = kernel32 ? ::GetProcAddress(kernel32, "AddDllDirectory") : nullptr;
+  const FARPROC add = kernel32 ? ::GetProcAddress(kernel32, function) : nullptr;
   if (!add) {
     return ERROR_PROC_NOT_FOUND;
   }
-  const SIZE_T bytes = (folder.size() + 1) * sizeof(wchar_t);
+  const SIZE_T bytes = (text.size() + 1) * sizeof(wchar_t);
   call.memory = ::VirtualAllocEx(child.process.hProcess, nullptr, bytes, MEM_COMMIT | MEM_RESERVE, PAGE_READWRITE);
   if (!call.memory) {
     return ::GetLastError();
   }
-  if (!::WriteProcessMemory(child.process.hProcess, call.memory, folder.c_str(), bytes, nullptr)) {
+  if (!::WriteProcessMemory(child.process.hProcess, call.memory, text.c_str(), bytes, nullptr)) {
     const DWORD error = ::GetLastError();
     ::VirtualFreeEx(child.process.hProcess, call.memory, 0, MEM_RELEASE);
     call.memory = nullptr;
     return error;
   }
-  // AddDllDirectory(PCWSTR) as a thread's start: one pointer in, one out.
+  // AddDllDirectory(PCWSTR) or LoadLibraryW(PCWSTR) as a thread's start: one pointer in, one out.
   call.thread = ::CreateRemoteThread(child.process.hProcess, nullptr, 0,
                                      reinterpret_cast<LPTHREAD_START_ROUTINE>(reinterpret_cast<void*>(add)),
                                      call.memory, 0, nullptr);
@@ -83,8 +87,18 @@ DWORD begin_add_dll_directory(const WinChild& child, const std::wstring& folder,
   return 0;
 }
 
-DWORD end_add_dll_directory(const WinChild& child, RemoteCall& call) {
-  DWORD cookie = 0;  // the low half of AddDllDirectory's cookie: 0 when it failed
+}  // namespace
+
+DWORD begin_add_dll_directory(const WinChild& child, const std::wstring& folder, RemoteCall& call) {
+  return begin_remote_call(child, "AddDllDirectory", folder, call);
+}
+
+DWORD begin_load_library(const WinChild& child, const std::wstring& file, RemoteCall& call) {
+  return begin_remote_call(child, "LoadLibraryW", file, call);
+}
+
+DWORD end_remote_call(const WinChild& child, RemoteCall& call) {
+  DWORD cookie = 0;  // the low half of the function's result: 0 when it failed
   const BOOL ended = ::GetExitCodeThread(call.thread, &cookie) && cookie != STILL_ACTIVE;
   ::CloseHandle(call.thread);
   if (ended) ::VirtualFreeEx(child.process.hProcess, call.memory, 0, MEM_RELEASE);  // else still in use: left
@@ -98,7 +112,16 @@ DWORD add_dll_directory_in(const WinChild& child, const std::wstring& folder) {
     return error;
   }
   ::WaitForSingleObject(call.thread, 10000);
-  return end_add_dll_directory(child, call);
+  return end_remote_call(child, call);
+}
+
+DWORD load_library_in(const WinChild& child, const std::wstring& file) {
+  RemoteCall call;
+  if (const DWORD error = begin_load_library(child, file, call)) {
+    return error;
+  }
+  ::WaitForSingleObject(call.thread, 60000);  // its DllMain, and its imports' (cuBLAS is large)
+  return end_remote_call(child, call);
 }
 
 int close_child(WinChild& child) {

@@ -45,9 +45,17 @@ struct RemoteCall {
   void* memory = nullptr;
 };
 DWORD begin_add_dll_directory(const WinChild& child, const std::wstring& folder, RemoteCall& call);
-DWORD end_add_dll_directory(const WinChild& child, RemoteCall& call);
+// The same for LoadLibraryW(file) with an absolute path: the module is then
+// loaded in the child, and a later load of its name by any search gets it
+// (the loader reuses a loaded module of the same name).
+DWORD begin_load_library(const WinChild& child, const std::wstring& file, RemoteCall& call);
+// Either's end: 0 when the function returned non-zero. (Only the low half
+// of LoadLibraryW's module handle comes back: a module at an address whose
+// low 32 bits are all zero reads as a failure.)
+DWORD end_remote_call(const WinChild& child, RemoteCall& call);
 // Both, waiting up to 10 s for the thread.
 DWORD add_dll_directory_in(const WinChild& child, const std::wstring& folder);
+DWORD load_library_in(const WinChild& child, const std::wstring& file);
 
 // Resumes a child started suspended, waits for it, closes its handles and
 // returns its exit code.

@@ -105,11 +105,12 @@ Result<int> run_exec(const ExecArguments& arguments, const Context& context) {
   for (const auto& text : plan->notes) {
     note(text);
   }
-  if (!arguments.shims_dir.empty() && variables.empty() && !selection->runtime) {
+  if (!arguments.shims_dir.empty() && variables.empty() && !selection->runtime && plan->preload.empty()) {
     // A shim's slow path: the decision, for the shim's next start in the same
     // situation. Not with variables to set, which the fast path cannot: such
     // a selection always starts through here; nor a runtime tree's folder,
-    // which the fast path does not pin.
+    // or DLLs to load inside the program past a copy, which the fast path
+    // does not do.
     record_launch_decision(context.root_option.empty() ? util::to_utf8(store.root()) : context.root_option,
                            util::to_utf8(store.state().folder), tree);
   }
@@ -146,6 +147,7 @@ Result<int> run_exec(const ExecArguments& arguments, const Context& context) {
                            {"pid", file.pid},
                            {"inside", file.inside},
                            {"runtime", file.runtime},
+                           {"preloaded", file.preloaded},
                            {"why", or_null(file.why)}});
     }
     print_diagnostic(Json{{"tree", tree.name},

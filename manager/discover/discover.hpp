@@ -66,6 +66,12 @@ struct LoaderCandidate {
 std::vector<LoaderCandidate> loader_candidates(const DiscoverContext& context, const std::filesystem::path& program,
                                                const std::string& file_name);
 
+// Windows: the folders the standard DLL search looks in before PATH (safe
+// search mode: the program's folder, System32, the 16-bit System folder, the
+// Windows folder, the working folder), in order, each with its `via`: a copy
+// of a name there wins over every folder on PATH. Empty on other systems.
+std::vector<SearchDirectory> folders_before_path(const DiscoverContext& context, const std::filesystem::path& program);
+
 // Expands '*' in any component of `pattern` against the file system.
 std::vector<std::filesystem::path> expand_glob(const std::filesystem::path& pattern);
 

@@ -159,6 +159,10 @@ std::string describe_default_search(const DiscoverContext& context) {
   return text;
 }
 
+std::vector<SearchDirectory> folders_before_path(const DiscoverContext&, const fs::path&) {
+  return {};
+}
+
 std::vector<LoaderCandidate> loader_candidates(const DiscoverContext& context, const fs::path& program,
                                                const std::string& file_name) {
   std::vector<LoaderCandidate> candidates;

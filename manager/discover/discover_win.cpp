@@ -127,6 +127,18 @@ std::string describe_default_search(const DiscoverContext& context) {
          (entries.size() == 1 ? " folder)" : " folders)");
 }
 
+std::vector<SearchDirectory> folders_before_path(const DiscoverContext& context, const fs::path& program) {
+  std::error_code ec;
+  const fs::path windows = windows_directory(context);
+  std::vector<SearchDirectory> folders;
+  if (!program.empty()) folders.push_back({program.parent_path(), "the program's folder"});
+  folders.push_back({windows / "System32", "System32"});
+  folders.push_back({windows / "System", "the 16-bit System folder"});
+  folders.push_back({windows, "the Windows folder"});
+  folders.push_back({fs::current_path(ec), "the working folder"});
+  return folders;
+}
+
 std::vector<LoaderCandidate> loader_candidates(const DiscoverContext& context, const fs::path& program,
                                                const std::string& file_name) {
   std::vector<LoaderCandidate> candidates;
@@ -144,14 +156,9 @@ std::vector<LoaderCandidate> loader_candidates(const DiscoverContext& context, c
     }
     candidates.push_back({file, via});
   };
-  const fs::path windows = windows_directory(context);
-  if (!program.empty()) {
-    consider(program.parent_path(), "the program's folder");
+  for (const auto& folder : folders_before_path(context, program)) {
+    consider(folder.directory, folder.via);
   }
-  consider(windows / "System32", "System32");
-  consider(windows / "System", "the 16-bit System folder");
-  consider(windows, "the Windows folder");
-  consider(fs::current_path(ec), "the working folder");
   for (const auto& entry : util::split_path_list(context.environment.get("PATH").value_or(""))) {
     consider(util::path_from_utf8(entry), "PATH");
   }

@@ -7,6 +7,9 @@
 #include <optional>
 #include <system_error>
 
+#include <spdlog/spdlog.h>
+
+#include "discover/discover.hpp"
 #include "formats/binfmt.hpp"
 #include "store/layout.hpp"
 #include "store/runtime.hpp"
@@ -92,15 +95,7 @@ std::vector<std::string> pin_notes(const fs::path& program, const util::Environm
   std::vector<std::string> notes;
   const std::string name = util::to_utf8(program.filename());
   if (windows_host()) {
-    // The program's own folder is searched before SetDllDirectory and PATH.
-    std::error_code ec;
-    for (const auto& entry : fs::directory_iterator(program.parent_path(), ec)) {
-      if (is_cudnn_file(util::to_utf8(entry.path().filename()))) {
-        notes.push_back("'" + util::to_utf8(entry.path()) +
-                        "' is in the program's own folder, which Windows searches first: it wins over the pin");
-        break;
-      }
-    }
+    // (A copy in the program's own folder or System32: shadowed_libraries.)
     // A Python with PyTorch: torch\lib's cuDNN is loaded by full path.
     if (util::starts_with(util::to_lower(name), "python")) {
       for (const fs::path& prefix : {program.parent_path(), program.parent_path().parent_path()}) {
@@ -132,6 +127,63 @@ std::vector<std::string> pin_notes(const fs::path& program, const util::Environm
                                             : std::string("LD_LIBRARY_PATH still steers")));
   }
   return notes;
+}
+
+// Windows: the DLLs of the plan's folders of which a copy lies in a folder
+// the standard search looks in before PATH (folders_before_path), ordered so
+// that each comes after those of them it imports. Each copy is logged (-v):
+// the pin holds, --report shows the tree's file loaded.
+std::vector<fs::path> shadowed_libraries(const LaunchPlan& plan) {
+  DiscoverContext context;
+  context.environment = plan.environment;
+  context.os = Os::windows;
+  const auto before = folders_before_path(context, plan.program);
+  std::vector<fs::path> shadowed;
+  for (const fs::path& folder : {plan.library_dir, plan.runtime_dir}) {
+    if (folder.empty()) continue;
+    for (const auto& entry : util::directory_entries(folder)) {
+      const fs::path name = entry.path.filename();
+      if (!entry.is_regular_file || util::to_lower(util::to_utf8(name.extension())) != ".dll") continue;
+      for (const auto& place : before) {
+        const fs::path copy = place.directory / name;
+        std::error_code ec;
+        if (place.directory.empty() || !fs::is_regular_file(copy, ec) || util::same_file(copy, entry.path)) continue;
+        shadowed.push_back(entry.path);
+        spdlog::debug(
+            "'{}' ({}) comes before the pinned folders in Windows' search: '{}' is loaded inside the "
+            "program before it starts, so a load of that name gets the tree's",
+            util::to_utf8(copy), place.via, util::to_utf8(entry.path));
+        break;
+      }
+    }
+  }
+  // Dependencies first: a DLL loaded by path resolves its imports by the
+  // standard search, which would find the copy of one not loaded yet.
+  std::vector<fs::path> ordered;
+  const auto imports_pending = [&](const fs::path& file) {
+    const auto links = read_link_info(file);
+    if (!links) return false;
+    return std::any_of(links->needed.begin(), links->needed.end(), [&](const std::string& needed) {
+      return std::any_of(shadowed.begin(), shadowed.end(), [&](const fs::path& other) {
+        return other != file && util::iequals(util::to_utf8(other.filename()), needed) &&
+               std::find(ordered.begin(), ordered.end(), other) == ordered.end();
+      });
+    });
+  };
+  while (ordered.size() < shadowed.size()) {
+    const std::size_t before_pass = ordered.size();
+    for (const auto& file : shadowed) {
+      if (std::find(ordered.begin(), ordered.end(), file) == ordered.end() && !imports_pending(file)) {
+        ordered.push_back(file);
+      }
+    }
+    if (ordered.size() == before_pass) {  // a cycle: the rest in folder order
+      for (const auto& file : shadowed) {
+        if (std::find(ordered.begin(), ordered.end(), file) == ordered.end()) ordered.push_back(file);
+      }
+    }
+  }
+  return ordered;
 }
 
 }  // namespace
@@ -271,6 +323,10 @@ Result<LaunchPlan> plan_launch(const LaunchRequest& request) {
     }
   }
   plan.notes = pin_notes(plan.program, plan.environment, request.mode);
+  if (windows_host() && !shim::is_batch_file(std::basic_string_view<fs::path::value_type>(plan.program.native()))) {
+    // (cmd.exe runs a batch file: what it starts gets no loads of ours.)
+    plan.preload = shadowed_libraries(plan);
+  }
   return plan;
 }
 
@@ -301,7 +357,10 @@ PinReport classify_loaded(const TreeRecord& tree, const TreeRecord* runtime, con
     seen.push_back(shown);
     const auto relative = file.lexically_relative(root);
     const bool inside = !relative.empty() && *relative.begin() != "..";
-    LoadedCudnnFile entry{shown, module.pid, inside, is_runtime, {}};
+    LoadedCudnnFile entry{shown, module.pid, inside, is_runtime, module.preloaded, {}};
+    if (module.preloaded) {
+      entry.why = "loaded inside the program before it started, as a copy of its name comes first in Windows' search";
+    }
     if (inside) {
       report.files.push_back(std::move(entry));
       continue;

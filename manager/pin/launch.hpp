@@ -46,6 +46,12 @@ struct LaunchPlan {
   util::Environment environment;
   std::filesystem::path library_dir;  // the tree's, first on the search path
   std::filesystem::path runtime_dir;  // the runtime tree's, second; empty without one
+  // Windows: the trees' DLLs of which a copy lies where the standard search
+  // looks before PATH (the program's folder, System32, ...; Wine also before
+  // the SetDllDirectory folder): loaded by absolute path inside the program
+  // before its own code runs, dependencies first, so that a load of the name
+  // gets the module already loaded and never that copy.
+  std::vector<std::filesystem::path> preload;
   std::filesystem::path report_log;
   std::vector<std::string> notes;  // where the pin cannot hold, said before the start
 };
@@ -74,6 +80,7 @@ Result<int> launch(const LaunchPlan& plan);
 struct LoadedModule {
   long pid = 0;
   std::string path;
+  bool preloaded = false;  // Windows: loaded by cudnnenv inside the program before it started (LaunchPlan::preload)
 };
 
 // Runs the program, waits for it, and lists every module its processes
@@ -91,8 +98,9 @@ struct LoadedCudnnFile {
   std::string path;  // resolved (links and `..` followed)
   long pid = 0;      // the process that mapped it first
   bool inside = false;
-  bool runtime = false;  // a CUDA runtime library (reported only when a runtime tree is pinned)
-  std::string why;       // outside: why that copy won, when known
+  bool runtime = false;    // a CUDA runtime library (reported only when a runtime tree is pinned)
+  bool preloaded = false;  // loaded by cudnnenv before the program started (LoadedModule::preloaded)
+  std::string why;         // outside: why that copy won, when known; a preloaded file: why it was
 };
 
 struct PinReport {

@@ -143,36 +143,56 @@ std::string image_name(HANDLE process, const LOAD_DLL_DEBUG_INFO& info) {
   return util::narrow(name);
 }
 
-// The folders AddDllDirectory adds inside the program: the tree's, then the
-// CUDA runtime tree's (what Python 3.8+'s LOAD_LIBRARY_SEARCH_DEFAULT_DIRS
-// loads search; they never search PATH).
-std::vector<std::filesystem::path> added_folders(const LaunchPlan& plan) {
-  std::vector<std::filesystem::path> folders{plan.library_dir};
-  if (!plan.runtime_dir.empty()) folders.push_back(plan.runtime_dir);
-  return folders;
+// What runs inside the program before its own code: AddDllDirectory of the
+// tree's folder, then of the CUDA runtime tree's (what Python 3.8+'s
+// LOAD_LIBRARY_SEARCH_DEFAULT_DIRS loads search; they never search PATH);
+// then LoadLibraryW of each DLL a copy would shadow (LaunchPlan::preload).
+struct RemoteStep {
+  bool load = false;  // LoadLibraryW; else AddDllDirectory
+  std::filesystem::path path;
+};
+
+std::vector<RemoteStep> remote_steps(const LaunchPlan& plan) {
+  std::vector<RemoteStep> steps{{false, plan.library_dir}};
+  if (!plan.runtime_dir.empty()) steps.push_back({false, plan.runtime_dir});
+  for (const auto& file : plan.preload) steps.push_back({true, file});
+  return steps;
 }
 
-void warn_not_added(const LaunchPlan& plan, const std::filesystem::path& folder, DWORD error) {
+DWORD begin_step(const Started& started, const RemoteStep& step, shim::RemoteCall& call) {
+  return step.load ? shim::begin_load_library(started, step.path.native(), call)
+                   : shim::begin_add_dll_directory(started, step.path.native(), call);
+}
+
+void warn_not_done(const LaunchPlan& plan, const RemoteStep& step, DWORD error) {
   if (error == ERROR_NOT_SUPPORTED) {
-    spdlog::debug("'{}' is not a program of cudnnenv's bitness: no AddDllDirectory inside it",
-                  util::to_utf8(plan.program));
+    spdlog::debug("'{}' is not a program of cudnnenv's bitness: nothing is run inside it", util::to_utf8(plan.program));
     return;
   }
   ::SetLastError(error);
+  if (step.load) {
+    spdlog::warn(
+        "could not load '{}' inside '{}' ({}): a copy of that name found before the pinned folders may "
+        "load instead",
+        util::to_utf8(step.path), util::to_utf8(plan.program), util::last_error_message());
+    return;
+  }
   spdlog::warn(
       "could not add '{}' to the DLL search inside '{}' (AddDllDirectory: {}): what it loads with "
       "LOAD_LIBRARY_SEARCH_DEFAULT_DIRS (Python 3.8+) will not find the tree; PATH and SetDllDirectoryW pin the rest",
-      util::to_utf8(folder), util::to_utf8(plan.program), util::last_error_message());
+      util::to_utf8(step.path), util::to_utf8(plan.program), util::last_error_message());
 }
 
 }  // namespace
 
 Result<int> launch(const LaunchPlan& plan) {
   CUDNNENV_TRY_ASSIGN(started, start(plan, CREATE_SUSPENDED));
-  for (const auto& folder : added_folders(plan)) {
-    if (const DWORD error = shim::add_dll_directory_in(*started, folder.native())) {
-      warn_not_added(plan, folder, error);
-      if (error == ERROR_NOT_SUPPORTED) break;  // another bitness: none can be added
+  for (const auto& step : remote_steps(plan)) {
+    const DWORD error = step.load ? shim::load_library_in(*started, step.path.native())
+                                  : shim::add_dll_directory_in(*started, step.path.native());
+    if (error) {
+      warn_not_done(plan, step, error);
+      if (error == ERROR_NOT_SUPPORTED) break;  // another bitness: nothing can run inside it
     }
   }
   return shim::resume_and_wait(*started);
@@ -188,23 +208,25 @@ Result<int> launch_and_watch(const LaunchPlan& plan, std::vector<LoadedModule>& 
   CUDNNENV_TRY_ASSIGN(started, start(plan, DEBUG_PROCESS | CREATE_SUSPENDED));
   const DWORD pid = started->process.dwProcessId;
   program_pid = static_cast<long>(pid);
-  // Each folder's AddDllDirectory in turn, as a thread of the program; its
-  // own code starts once the last has run.
+  // Each remote step in turn, as a thread of the program; its own code
+  // starts once the last has run.
   shim::RemoteCall call;
   DWORD call_thread = 0;
-  const auto folders = added_folders(plan);
-  std::size_t next_folder = 0;
+  const auto steps = remote_steps(plan);
+  std::size_t next_step = 0;
+  bool resumed = false;  // the program's own code runs: what loads now is its own doing
   const auto begin_next = [&]() {
-    while (next_folder < folders.size()) {
-      const auto& folder = folders[next_folder++];
-      if (const DWORD error = shim::begin_add_dll_directory(*started, folder.native(), call)) {
-        warn_not_added(plan, folder, error);
+    while (next_step < steps.size()) {
+      const auto& step = steps[next_step++];
+      if (const DWORD error = begin_step(*started, step, call)) {
+        warn_not_done(plan, step, error);
         if (error == ERROR_NOT_SUPPORTED) break;
         continue;
       }
       call_thread = ::GetThreadId(call.thread);
       return;
     }
+    resumed = true;
     ::ResumeThread(started->process.hThread);
   };
   begin_next();
@@ -224,16 +246,16 @@ Result<int> launch_and_watch(const LaunchPlan& plan, std::vector<LoadedModule>& 
       case LOAD_DLL_DEBUG_EVENT: {
         std::string name = path_of(event.u.LoadDll.hFile);
         if (name.empty()) name = image_name(processes[event.dwProcessId], event.u.LoadDll);
-        loaded.push_back({static_cast<long>(event.dwProcessId), std::move(name)});
+        loaded.push_back({static_cast<long>(event.dwProcessId), std::move(name), !resumed && event.dwProcessId == pid});
       }
         if (event.u.LoadDll.hFile) ::CloseHandle(event.u.LoadDll.hFile);
         break;
       case EXIT_THREAD_DEBUG_EVENT:
         if (call_thread != 0 && event.dwProcessId == pid && event.dwThreadId == call_thread) {
-          // AddDllDirectory ran in the program: now its own code may start.
+          // The step ran in the program: the next, else its own code may start.
           call_thread = 0;
-          if (const DWORD error = shim::end_add_dll_directory(*started, call)) {
-            warn_not_added(plan, folders[next_folder - 1], error);
+          if (const DWORD error = shim::end_remote_call(*started, call)) {
+            warn_not_done(plan, steps[next_step - 1], error);
           }
           begin_next();
         }

@@ -5,7 +5,9 @@
 #     AddDllDirectory folders, System32, never PATH) gets the tree through
 #     exec and through a shim, with decoys in System32 and on PATH: cudnnenv
 #     runs AddDllDirectory(tree) inside the program before its code runs.
-#     Without cudnnenv the System32 decoy wins.
+#     Without cudnnenv the System32 decoy wins. The standard search too:
+#     exec loads the tree's DLL inside the program first, as a copy of its
+#     name lies in System32.
 #  2. --report follows the whole process tree: a decoy loaded by a grandchild
 #     (exec -> cmd /c -> the program) is reported OUTSIDE, with the process
 #     that loaded it, exit 4. A pinned program that loads nothing is told so,
@@ -43,7 +45,14 @@ run_program cud exec --cudnn t81 --report -- "$program" --default-dirs
 expect_eq "$rc" "0" "exec --report exit code ($(cat err))"
 expect_eq "$(cat out)" "8100" "through exec --report"
 expect_eq "$(tr -d '\r' < err)" "cudnnenv: report: pinned to 't81' (cuDNN 8.1.0, $(winpath "$root/t81/bin")), PATH + SetDllDirectoryW + AddDllDirectory in the program
-  in the tree  $(winpath "$root/t81/bin/cudnn64_8.dll")" "the report"
+  in the tree  $(winpath "$root/t81/bin/cudnn64_8.dll") (loaded inside the program before it started, as a copy of its name comes first in Windows' search)" "the report"
+# The standard search (TensorFlow's LOAD_WITH_ALTERED_SEARCH_PATH) looks in System32 before PATH, and (on
+# Windows) after the SetDllDirectoryW folder; Wine passes that folder to no child, so System32 wins here
+# without the load exec makes inside the program before it starts.
+run_program "$WINE" prog/load-cudnn.exe
+expect_eq "$(cat out)" "8907" "the standard search without cudnnenv: the System32 decoy"
+run_program cud exec --cudnn t81 -- "$program"
+expect_eq "$(cat out) $(cat err)" "8100 " "the standard search through exec: the tree's, past System32"
 cud use --global t81 > /dev/null 2>&1
 cud shim add load-cudnn > /dev/null
 shims="$root/.cudnnenv/shims"
@@ -52,7 +61,8 @@ for start in first second; do  # the slow path (through exec), then the recorded
   run_program "$WINE" "$shims/load-cudnn.exe" --default-dirs
   expect_eq "$(cat out)" "8100" "through the shim, $start start ($(cat err))"
 done
-pass "4: LOAD_LIBRARY_SEARCH_DEFAULT_DIRS gets the tree through exec and a shim (System32 and PATH decoys; 8907 without cudnnenv)"
+pass "4: LOAD_LIBRARY_SEARCH_DEFAULT_DIRS gets the tree through exec and a shim (System32 and PATH decoys; 8907 without cudnnenv); so does the standard search through exec"
+rm -f "$system32/cudnn64_8.dll"
 
 export WINEPATH="$(winpath "$WORK/decoy")"
 decoy=$(winpath "$WORK/decoy/cudnn64_8.dll")

@@ -12,11 +12,14 @@
 # Loads with LOAD_LIBRARY_SEARCH_DEFAULT_DIRS (Python 3.8+) find both trees:
 # exec adds both folders with AddDllDirectory inside the program.
 #
-# What Wine cannot show, and what is not built: for the standard search the
-# runtime's folder is on PATH, right after cuDNN's (which is also the
-# SetDllDirectory folder), so on Windows a copy in System32 or in the
-# program's own folder wins over it; Wine passes SetDllDirectory to no child,
-# so neither case is tested here.
+# For the standard search the runtime's folder is on PATH, right after
+# cuDNN's (which is also the SetDllDirectory folder), so a copy in System32 or
+# in the program's own folder comes first: exec loads the tree's file of that
+# name inside the program before it starts, and the program's load of the name
+# gets it (shown with copies in both places). What Wine cannot show: the
+# SetDllDirectory folder reaching the program (Wine passes it to no child),
+# and a program's grandchildren, which get no such load (a Python venv's
+# python.exe starts the real one as its child).
 CUDNNENV=$1   # build/mingw/bin/cudnnenv.exe
 FIXTURES=$2
 source "$(dirname "$0")/lib.sh"
@@ -96,6 +99,26 @@ expect_eq "$(grep "^cudnn64_8.dll " out | cut -d' ' -f2-)" "$(winpath "$root/cud
 expect_eq "$(grep -c '^  in the runtime ' err)" "8" "--report lists the eight runtime DLLs as inside: $(cat err)"
 if grep -q OUTSIDE err; then fail "an outside copy loaded: $(cat err)"; fi
 pass "TF 2.5's names by bare name with LOAD_WITH_ALTERED_SEARCH_PATH: decoys on PATH directly, the trees through exec (--report: inside)"
+
+# Copies where the standard search looks before PATH, and (on Windows) before the runtime's folder, which
+# is on PATH only: System32 (cufft64_10.dll) and the program's own folder (cublas64_11.dll). Directly they
+# win; through exec the trees' files of those names are loaded inside the program before it starts.
+system32=$("$WINE" winepath -u 'C:\windows\system32' 2> /dev/null | tr -d '\r')
+[ -d "$system32" ] && [ ! -e "$system32/cufft64_10.dll" ] || fail "System32 of the Wine prefix: '$system32'"
+cp decoys/cufft64_10.dll "$system32/cufft64_10.dll"
+trap 'rm -f "$system32/cufft64_10.dll"; cleanup' EXIT
+cp decoys/cublas64_11.dll prog/
+run_program "$WINE" prog/load-names.exe cufft64_10.dll cublas64_11.dll
+expect_eq "$(cat out)" "cufft64_10.dll C:\windows\system32\cufft64_10.dll
+cublas64_11.dll $(winpath "$WORK/prog/cublas64_11.dll")" "directly: the copies in System32 and the program's folder"
+run_program cud exec --cudnn cudnn-8.1 --report -- "$(winpath "$WORK/prog/load-names.exe")" "${names[@]}" cudnn64_8.dll
+expect_eq "$rc" "0" "exec past copies in System32 and the program's folder: $(cat err)"
+for name in "${names[@]}"; do
+  expect_eq "$(grep "^$name " out | cut -d' ' -f2-)" "$(winpath "$root/cuda-11.8.0/bin/$name")" "$name through exec, past the copies"
+done
+expect_eq "$(grep -c "in the runtime .*(loaded inside the program before it started, as a copy of its name comes first in Windows' search)" err)" "2" "--report: the two loaded first ($(cat err))"
+rm prog/cublas64_11.dll "$system32/cufft64_10.dll"
+pass "copies in System32 and in the program's own folder: exec loads the runtime's files of those names inside the program first, and the program gets them"
 
 # Python 3.8+'s way: LOAD_LIBRARY_SEARCH_DEFAULT_DIRS never searches PATH; exec adds both trees' folders
 # with AddDllDirectory inside the program, so both load from the trees (directly, neither loads).
