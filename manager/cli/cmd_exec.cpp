@@ -56,6 +56,7 @@ Result<int> run_exec(const ExecArguments& arguments, const Context& context) {
   check.probe_program = probe_program_beside(self);
   check.cache_file = store.state().pin_checks();
   check.device = arguments.device;
+  if (selection->runtime) check.runtime_dir = selection->runtime->resolve(selection->runtime->layout.library_dir);
   TreeRecord tree = selection->tree;
   if (*policy != LaunchPolicy::none) {
     // The file manifest, for the check of the whole file set: from the store's

@@ -4,6 +4,7 @@
 #include "cli/context.hpp"
 #include "cli/output.hpp"
 #include "select/resolve.hpp"
+#include "store/runtime.hpp"
 #include "store/spec.hpp"
 #include "util/fs.hpp"
 #include "util/text.hpp"
@@ -70,7 +71,7 @@ struct VerifyArguments {
   bool json = false;
 };
 
-Result<std::vector<TreeRecord>> trees_to_verify(const VerifyArguments& arguments, const Context& context) {
+Result<std::vector<TreeRecord>> trees_named(const VerifyArguments& arguments, const Context& context) {
   const Store& store = context.store();
   if (arguments.all) {
     const Listing listing = store.list();
@@ -123,6 +124,40 @@ Result<std::vector<TreeRecord>> trees_to_verify(const VerifyArguments& arguments
   return std::vector<TreeRecord>{choice->tree};
 }
 
+// A tree to verify, with the CUDA runtime tree it runs with (a cuDNN tree of
+// the store: the selection's when it is the selected tree, else the newest
+// runtime of its CUDA major, as a selection of it would choose).
+struct ToVerify {
+  TreeRecord tree;
+  std::optional<TreeRecord> runtime;
+};
+
+Result<std::vector<ToVerify>> trees_to_verify(const VerifyArguments& arguments, const Context& context) {
+  CUDNNENV_TRY_ASSIGN(trees, trees_named(arguments, context));
+  const Store& store = context.store();
+  const auto runtimes = store.list(RecordPart::identity).runtimes;
+  std::optional<Selection> here;
+  if (arguments.target.empty()) {
+    if (auto selection = context.selection(context.request())) here = std::move(*selection);
+  }
+  std::vector<ToVerify> result;
+  for (auto& tree : *trees) {
+    std::optional<TreeRecord> runtime;
+    bool in_store = false;  // not a folder given by path
+    if (tree.kind == TreeKind::cudnn) {
+      const auto found = store.find(tree.name);
+      in_store = found && util::same_file(found->root, tree.root);
+    }
+    if (in_store && here && here->tree.name == tree.name) {
+      runtime = here->runtime;
+    } else if (in_store && tree.cuda) {
+      runtime = choose_runtime(runtimes, std::nullopt, tree.cuda->major);
+    }
+    result.push_back({std::move(tree), std::move(runtime)});
+  }
+  return result;
+}
+
 Result<int> run_verify(const VerifyArguments& arguments, const Context& context) {
   CUDNNENV_TRY_ASSIGN(trees, trees_to_verify(arguments, context));
   VerifyOptions options;
@@ -135,7 +170,8 @@ Result<int> run_verify(const VerifyArguments& arguments, const Context& context)
 
   int exit_code = 0;
   Json results = Json::array();
-  for (const auto& tree : *trees) {
+  for (const auto& [tree, runtime] : *trees) {
+    options.runtime_dir = runtime ? runtime->resolve(runtime->layout.library_dir) : fs::path();
     const VerifyReport report = verify_tree(tree, options);
     if (!report.passed()) {
       exit_code = static_cast<int>(ExitCode::verify_failed);
@@ -151,6 +187,7 @@ Result<int> run_verify(const VerifyArguments& arguments, const Context& context)
                              {"version", tree.version.str()},
                              {"library", util::to_utf8(tree.library_path())},
                              {"level", to_string(options.level)},
+                             {"runtime", runtime ? Json(runtime->name) : Json(nullptr)},
                              {"passed", report.passed()},
                              {"gpu_unavailable", report.gpu_unavailable},
                              {"checks", std::move(checks)},
@@ -159,6 +196,10 @@ Result<int> run_verify(const VerifyArguments& arguments, const Context& context)
     }
     print("verify " + tree.name + " (" + (tree.kind == TreeKind::cuda ? "CUDA runtime " : "cuDNN ") +
           tree.version.str() + "): " + util::to_utf8(tree.library_path()) + "\n");
+    if (runtime) {
+      print("  with the CUDA runtime '" + runtime->name + "' (" + util::to_utf8(options.runtime_dir) +
+            " searched after the tree's folder, as exec runs a program)\n");
+    }
     for (const auto& check : report.checks) {
       const char* mark = check.status == CheckStatus::ok       ? "  ok    "
                          : check.status == CheckStatus::failed ? "  FAIL  "

@@ -312,18 +312,36 @@ DoctorCheck check_dependencies(const Facts& facts) {
   if (tree.platform != facts.platform) {
     return check("dependencies", DoctorStatus::skip, "the selected tree is built for " + describe(tree.platform));
   }
+  // Every library of the tree (cuDNN 8's sub-libraries import cuBLAS, the
+  // main one does not), searched as exec runs a program: the tree's folder,
+  // then the CUDA runtime's selected with it, then the path.
   DiscoverContext context;
-  context.environment = facts.environment;
+  const auto& runtime = facts.selection->runtime;
+  context.environment =
+      with_runtime_folder(facts.environment, runtime ? runtime->resolve(runtime->layout.library_dir) : fs::path());
   context.os = facts.platform.os;
-  const auto missing =
-      find_missing_dependencies(tree.library_path(), context, loaded_at_run_time(tree.version, facts.platform.os));
+  std::vector<MissingDependency> missing;
+  for (const auto& name : expected_set(tree.version.major, tree.platform.os).libraries) {
+    const fs::path library = tree.resolve(tree.layout.library_dir) / util::path_from_utf8(name);
+    std::error_code ec;
+    if (library != tree.library_path() && !fs::is_regular_file(library, ec)) continue;  // the integrity check's
+    const auto found =
+        find_missing_dependencies(library, context,
+                                  library == tree.library_path() ? loaded_at_run_time(tree.version, facts.platform.os)
+                                                                 : std::vector<std::string>{});
+    missing.insert(missing.end(), found.begin(), found.end());
+  }
   if (missing.empty()) {
-    return check("dependencies", DoctorStatus::ok, "every library " + tree.name + " needs is found");
+    return check("dependencies", DoctorStatus::ok,
+                 "every library " + tree.name + " needs is found" +
+                     (runtime ? " (with the CUDA runtime '" + runtime->name + "')" : std::string()));
   }
   DoctorCheck result;
   std::string names;
   std::string hints;
+  std::set<std::string> named;  // one name that several libraries need, once
   for (const auto& item : missing) {
+    if (!named.insert(item.name).second) continue;
     names += (names.empty() ? "" : ", ") + item.name;
     if (!item.hint.empty() && hints.find(item.hint) == std::string::npos) {
       hints += (hints.empty() ? "" : "; ") + item.hint;

@@ -79,7 +79,7 @@ std::string cache_key(const TreeRecord& tree, const std::vector<fs::path>& files
   }
   return to_string(options.policy) + "|" + std::to_string(options.device) + "|" + library_identity + "|" +
          files_identity + "|" + (options.policy == LaunchPolicy::conv ? driver_identity() : std::string("-")) + "|" +
-         util::to_utf8(library);
+         util::to_utf8(library) + "|" + util::to_utf8(options.runtime_dir);
 }
 
 // What a load of the main library cannot see: a sub-library gone or
@@ -189,7 +189,8 @@ Result<void> check_pin(const TreeRecord& tree, const PinCheckOptions& options) {
   }
   if (options.policy == LaunchPolicy::load) {
     // verify's own load check of the main library: the same words as 'cudnnenv verify --level load'.
-    const MainLoadCheck main = check_main_library(tree, options.probe_program, std::chrono::seconds(30));
+    const MainLoadCheck main =
+        check_main_library(tree, options.probe_program, std::chrono::seconds(30), options.runtime_dir);
     if (main.check.status == CheckStatus::failed) {
       return make_error("the pin check failed: " + main.check.name + ": " + main.check.detail, hint,
                         ExitCode::verify_failed);
@@ -198,6 +199,7 @@ Result<void> check_pin(const TreeRecord& tree, const PinCheckOptions& options) {
     VerifyOptions verify;
     verify.level = VerifyLevel::conv;
     verify.probe_program = options.probe_program;
+    verify.runtime_dir = options.runtime_dir;
     verify.device = options.device;
     const VerifyReport report = verify_tree(tree, verify);
     for (const auto& check : report.checks) {

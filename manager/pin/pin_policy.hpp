@@ -34,6 +34,7 @@ struct PinCheckOptions {
   std::filesystem::path probe_program;  // cudnnenv-probe
   std::filesystem::path cache_file;     // <root>/.cudnnenv/cache/pin-checks
   int device = 0;
+  std::filesystem::path runtime_dir;  // the CUDA runtime tree selected with the tree: searched after its folder
 };
 
 // Passes, or fails with exit code 4 saying what is wrong and how to see more.

@@ -49,7 +49,8 @@ fs::path probe_program_beside(const fs::path& program) {
 }
 
 util::ProcessSpec probe_process(const fs::path& probe_program, const fs::path& library,
-                                std::vector<std::string> arguments, std::chrono::milliseconds timeout) {
+                                std::vector<std::string> arguments, std::chrono::milliseconds timeout,
+                                const fs::path& runtime_dir) {
   util::ProcessSpec spec;
   spec.program = probe_program;
   spec.arguments = std::move(arguments);
@@ -57,7 +58,8 @@ util::ProcessSpec probe_process(const fs::path& probe_program, const fs::path& l
   spec.environment = util::Environment::current();
   spec.timeout = timeout;
   const char* search_variable = host_platform().os == Os::windows ? "PATH" : "LD_LIBRARY_PATH";
-  const std::string folder = util::to_utf8(library.parent_path());
+  std::string folder = util::to_utf8(library.parent_path());
+  if (!runtime_dir.empty()) folder += util::path_list_separator() + util::to_utf8(runtime_dir);
   const auto existing = spec.environment.get(search_variable);
   spec.environment.set(search_variable,
                        existing && !existing->empty() ? folder + util::path_list_separator() + *existing : folder);
@@ -65,8 +67,8 @@ util::ProcessSpec probe_process(const fs::path& probe_program, const fs::path& l
 }
 
 Result<ProbeReport> probe_in_child(const fs::path& probe_program, const fs::path& library,
-                                   std::chrono::milliseconds timeout) {
-  const util::ProcessSpec spec = probe_process(probe_program, library, {}, timeout);
+                                   std::chrono::milliseconds timeout, const fs::path& runtime_dir) {
+  const util::ProcessSpec spec = probe_process(probe_program, library, {}, timeout, runtime_dir);
   CUDNNENV_TRY_ASSIGN(outcome, util::run_process(spec));
   const std::string name = "'" + util::to_utf8(library) + "'";
   if (outcome->timed_out) {

@@ -57,12 +57,16 @@ std::optional<ProbeReport> parse_probe_output(std::string_view text);
 // loader's search path (LD_LIBRARY_PATH / PATH), so that its sub-libraries
 // come from the same folder.
 Result<ProbeReport> probe_in_child(const std::filesystem::path& probe_program, const std::filesystem::path& library,
-                                   std::chrono::milliseconds timeout = std::chrono::seconds(30));
+                                   std::chrono::milliseconds timeout = std::chrono::seconds(30),
+                                   const std::filesystem::path& runtime_dir = {});
 
 // The child process that probes `library`: `probe_program [arguments...]
-// library`, with the library's folder first on the loader's search path.
+// library`, with the library's folder first on the loader's search path,
+// then `runtime_dir` when given (the CUDA runtime tree selected with it, as
+// exec puts it).
 util::ProcessSpec probe_process(const std::filesystem::path& probe_program, const std::filesystem::path& library,
-                                std::vector<std::string> arguments, std::chrono::milliseconds timeout);
+                                std::vector<std::string> arguments, std::chrono::milliseconds timeout,
+                                const std::filesystem::path& runtime_dir = {});
 
 // The version a CUDA runtime library reports of itself, read without a GPU
 // (cudaRuntimeGetVersion, cublasGetProperty / cusparseGetProperty,

@@ -161,7 +161,7 @@ void check_files(const TreeRecord& tree, VerifyReport& report) {
 std::string missing_dependencies_text(const fs::path& library, const VerifyOptions& options,
                                       const std::vector<std::string>& loaded_at_run_time = {}) {
   DiscoverContext context;
-  context.environment = options.environment;
+  context.environment = with_runtime_folder(options.environment, options.runtime_dir);
   std::vector<std::string> lines;
   for (const auto& missing : find_missing_dependencies(library, context, loaded_at_run_time)) {
     lines.push_back(missing.describe());
@@ -171,10 +171,20 @@ std::string missing_dependencies_text(const fs::path& library, const VerifyOptio
 
 }  // namespace
 
+util::Environment with_runtime_folder(util::Environment environment, const fs::path& runtime_dir) {
+  if (runtime_dir.empty()) return environment;
+  const char* variable = host_platform().os == Os::windows ? "PATH" : "LD_LIBRARY_PATH";
+  const auto existing = environment.get(variable);
+  environment.set(variable, util::to_utf8(runtime_dir) + (existing && !existing->empty()
+                                                              ? std::string(1, util::path_list_separator()) + *existing
+                                                              : std::string()));
+  return environment;
+}
+
 MainLoadCheck check_main_library(const TreeRecord& tree, const fs::path& probe_program,
-                                 std::chrono::milliseconds timeout) {
+                                 std::chrono::milliseconds timeout, const fs::path& runtime_dir) {
   const fs::path library = tree.library_path();
-  auto probed = probe_in_child(probe_program, library, timeout);
+  auto probed = probe_in_child(probe_program, library, timeout, runtime_dir);
   if (!probed) {
     return {{"load", CheckStatus::failed, probed.error().message}, std::nullopt};
   }
@@ -196,7 +206,7 @@ namespace {
 
 void check_load(const TreeRecord& tree, const VerifyOptions& options, VerifyReport& report) {
   const fs::path library = tree.library_path();
-  MainLoadCheck main = check_main_library(tree, options.probe_program, options.timeout);
+  MainLoadCheck main = check_main_library(tree, options.probe_program, options.timeout, options.runtime_dir);
   if (!main.probed) {
     const std::string missing = missing_dependencies_text(library, options);
     if (!missing.empty()) main.check.detail = missing;
@@ -221,7 +231,8 @@ void check_load(const TreeRecord& tree, const VerifyOptions& options, VerifyRepo
       continue;
     }
     loads.push_back(std::async(std::launch::async, [&options, path]() -> std::string {
-      auto outcome = util::run_process(probe_process(options.probe_program, path, {"--load-only"}, options.timeout));
+      auto outcome = util::run_process(
+          probe_process(options.probe_program, path, {"--load-only"}, options.timeout, options.runtime_dir));
       if (!outcome) {
         return outcome.error().message;
       }
@@ -264,9 +275,9 @@ void check_load(const TreeRecord& tree, const VerifyOptions& options, VerifyRepo
 }
 
 void check_conv(const TreeRecord& tree, const VerifyOptions& options, VerifyReport& report) {
-  auto outcome =
-      util::run_process(probe_process(options.probe_program, tree.library_path(),
-                                      {"--conv", "--device", std::to_string(options.device)}, options.timeout));
+  auto outcome = util::run_process(probe_process(options.probe_program, tree.library_path(),
+                                                 {"--conv", "--device", std::to_string(options.device)},
+                                                 options.timeout, options.runtime_dir));
   if (!outcome) {
     report.checks.push_back({"conv", CheckStatus::failed, outcome.error().message});
     return;
@@ -370,7 +381,8 @@ void check_runtime_load(const TreeRecord& tree, const VerifyOptions& options, Ve
   for (const auto& path : libraries) {
     loads.push_back(std::async(std::launch::async, [&options, path]() -> std::pair<bool, std::string> {
       const std::string name = util::to_utf8(path.filename());
-      auto outcome = util::run_process(probe_process(options.probe_program, path, {"--load-only"}, options.timeout));
+      auto outcome = util::run_process(
+          probe_process(options.probe_program, path, {"--load-only"}, options.timeout, options.runtime_dir));
       if (!outcome) return {false, name + ": " + outcome.error().message};
       if (outcome->exit_code != 0) {
         if (std::string missing = missing_dependencies_text(path, options); !missing.empty()) return {false, missing};

@@ -45,9 +45,20 @@ struct VerifyOptions {
   int device = 0;
   std::chrono::milliseconds timeout{std::chrono::seconds(60)};
   util::Environment environment = util::Environment::current();  // for the dependency search (PATH, LD_LIBRARY_PATH)
+  // The CUDA runtime tree selected with a cuDNN tree (empty: none): its
+  // folder is searched right after the tree's, by the loads and by the
+  // dependency search, as exec runs a program (cuDNN 8's libraries import
+  // cuBLAS).
+  std::filesystem::path runtime_dir;
 };
 
 VerifyReport verify_tree(const TreeRecord& tree, const VerifyOptions& options);
+
+// `environment` with `runtime_dir` (when not empty) in front of the loader's
+// search path (PATH, LD_LIBRARY_PATH): where a dependency search looks when
+// the tree's folder is searched first and the runtime's next, as exec runs
+// a program.
+util::Environment with_runtime_folder(util::Environment environment, const std::filesystem::path& runtime_dir);
 
 // The one load check of a tree's main library (`verify --level load`, and the
 // check `exec` and the shims' slow path run before a start): in a child, it
@@ -58,7 +69,7 @@ struct MainLoadCheck {
   std::optional<ProbeReport> probed;
 };
 MainLoadCheck check_main_library(const TreeRecord& tree, const std::filesystem::path& probe_program,
-                                 std::chrono::milliseconds timeout);
+                                 std::chrono::milliseconds timeout, const std::filesystem::path& runtime_dir = {});
 
 // Plain words for a known cause in the GPU check's error text (cuDNN status
 // names, CUDA driver messages), or empty: an architecture the build lacks,

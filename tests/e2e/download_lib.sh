@@ -8,8 +8,8 @@
 # 8.1.0 tree as cudnn-11.2-windows-x64-v8.1.0.77.zip. Each index names a
 # second CUDA variant of the same release (never served) and the official
 # URL, so that the tests reach the server as a mirror.
-make_download_archives() {
-  local platform=$1
+make_download_archives() {  # PLATFORM [WINDOWS_DLL: the fake cuDNN DLL of the Windows zip]
+  local platform=$1 windows_dll=${2:-$FIXTURES/fake-pe64-8.1.0.dll}
   mkdir -p srv
   if [ "$platform" = linux-x86_64 ]; then
     ARCHIVE=cudnn-linux-x86_64-9.1.0.70_cuda12-archive.tar.xz
@@ -23,7 +23,7 @@ make_download_archives() {
     URL_DIR=https://developer.download.nvidia.com/compute/cudnn/redist/cudnn/linux-x86_64
   else
     ARCHIVE=cudnn-11.2-windows-x64-v8.1.0.77.zip
-    make_windows_tree w "$FIXTURES/fake-pe64-8.1.0.dll" 8.1.0
+    make_windows_tree w "$windows_dll" 8.1.0
     head -c 8000000 /dev/urandom > w/cuda/include/padding.bin
     (cd w && zip -q -r "../srv/$ARCHIVE" cuda)
     rm -rf w

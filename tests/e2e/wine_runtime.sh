@@ -40,7 +40,7 @@ mkdir -p dlls decoys prog
 names=(cudart64_110.dll cublas64_11.dll cublasLt64_11.dll cufft64_10.dll curand64_10.dll cusolver64_11.dll
        cusparse64_11.dll nvrtc64_112_0.dll)
 dll dlls/cudart64_110.dll -DFAKE_CUDART=11080
-dll dlls/cublas64_11.dll -DFAKE_PROPERTY=cublasGetProperty -DFAKE_MAJOR=11 -DFAKE_MINOR=11 -DFAKE_PATCH=3
+dll dlls/cublas64_11.dll -DFAKE_PROPERTY=cublasGetProperty -DFAKE_MAJOR=11 -DFAKE_MINOR=11 -DFAKE_PATCH=3 -DFAKE_CUBLAS_CREATE
 for name in cublasLt64_11.dll cufft64_10.dll curand64_10.dll cusolver64_11.dll cusparse64_11.dll nvrtc64_112_0.dll; do
   dll "dlls/$name"
 done
@@ -168,7 +168,7 @@ pass "verify --level load of the runtime reads cudart's and cuBLAS's versions"
 # an archive list (CUDNNENV_INDEX), the CUDA release by the manifest folder.
 source "$E2E_DIR/download_lib.sh"
 unset CUDNNENV_MIRROR HTTPS_PROXY https_proxy HTTP_PROXY http_proxy ALL_PROXY all_proxy
-make_download_archives windows-x86_64
+make_download_archives windows-x86_64 "$FIXTURES/fake-pe64-8.1.0-needs-cublas.dll"  # imports cublas64_11.dll, as cuDNN 8's do
 find redist -name '*.zip' -exec cp {} srv/ \;
 start_server plain
 tf="$WORK/tf store"
@@ -185,6 +185,14 @@ expect_eq "$(grep -c '^  in the runtime \|^  in the tree ' err)" "9" "--report: 
 if grep -q OUTSIDE err; then fail "an outside copy loaded: $(cat err)"; fi
 run_program tfc verify cuda-11.8.0 --level load
 expect_eq "$rc" "0" "verify the runtime tf2.5 installed: $(cat out)"
+# cuDNN 8's libraries import cublas64_11.dll: alone the tree cannot load; with the runtime selected, it does.
+# (WINEPATH empty: Wine fills an import a decoy lacks with a stub and loads it, where Windows refuses.)
+WINEPATH= run_program tfc verify "$TREE" --level load
+expect_eq "$rc" "0" "verify --level load of cuDNN 8.1 with the runtime: $(cat out)"
+expect_eq "$(sed -n 2p out)" "  with the CUDA runtime 'cuda-11.8.0' ($(winpath "$tf/cuda-11.8.0/bin") searched after the tree's folder, as exec runs a program)" "verify names the runtime it loads with"
+WINEPATH= run_program tfc doctor --cudnn tf2.5 --json
+expect_eq "$(python3 -c 'import json,sys; c={c["id"]: c for c in json.load(open("out"))["checks"]}["dependencies"]; print(c["status"], c["summary"])')" \
+  "ok every library $TREE needs is found (with the CUDA runtime 'cuda-11.8.0')" "doctor: every library of the tree, with the runtime"
 pass "install tf2.5 over HTTP installs cuDNN 8.1 and the CUDA 11.8 runtime; exec --cudnn tf2.5 loads TF 2.5's nine names from them past the decoys"
 
 # The same through the generated activate.bat in a plain cmd.
@@ -208,6 +216,14 @@ cuda = "11.2"
 windows_libraries = ["cudart64_110.dll", "cusolver64_10.dll"]
 TOML
 tfc remove cuda-11.8.0 --yes > /dev/null
+# Without a runtime the cuDNN 8.1 tree cannot load: verify and doctor name cuBLAS and the one command.
+WINEPATH= run_program tfc verify "$TREE" --level load
+expect_eq "$rc" "4" "verify of cuDNN 8.1 without a runtime: exit code"
+grep -q "FAIL  load: cudnn64_8.dll needs cublas64_11.dll: not in its folder, .*'cudnnenv install cuda 11.8.0' installs the runtime beside cuDNN" out ||
+  fail "verify without the runtime names cuBLAS and the fix: $(cat out)"
+WINEPATH= run_program tfc doctor --cudnn tf2.5 --json
+expect_eq "$(python3 -c 'import json,sys; c={c["id"]: c for c in json.load(open("out"))["checks"]}["dependencies"]; print(c["status"], c["summary"])')" \
+  "fail missing: cublas64_11.dll" "doctor without the runtime: the sub-libraries' cuBLAS, once"
 run_program tfc install old-tf --mirror "http://127.0.0.1:$PORT" -q
 expect_eq "$rc" "3" "a runtime without a name the profile needs: exit code"
 expect_eq "$(grep '^cudnnenv: error' err)" "cudnnenv: error: the CUDA 11.8.0 runtime has no 'cusolver64_10.dll', which TensorFlow 2.4 (as a test) opens; nothing was installed" "a missing name, said"
