@@ -108,17 +108,20 @@ system32=$("$WINE" winepath -u 'C:\windows\system32' 2> /dev/null | tr -d '\r')
 cp decoys/cufft64_10.dll "$system32/cufft64_10.dll"
 trap 'rm -f "$system32/cufft64_10.dll"; cleanup' EXIT
 cp decoys/cublas64_11.dll prog/
-run_program "$WINE" prog/load-names.exe cufft64_10.dll cublas64_11.dll
+mkdir -p cwd && cp decoys/curand64_10.dll cwd/  # the working folder: Wine searches it (no SetDllDirectory reaches the program)
+(cd cwd && run_program "$WINE" ../prog/load-names.exe cufft64_10.dll cublas64_11.dll curand64_10.dll
+ mv out ../out)
 expect_eq "$(cat out)" "cufft64_10.dll C:\windows\system32\cufft64_10.dll
-cublas64_11.dll $(winpath "$WORK/prog/cublas64_11.dll")" "directly: the copies in System32 and the program's folder"
-run_program cud exec --cudnn cudnn-8.1 --report -- "$(winpath "$WORK/prog/load-names.exe")" "${names[@]}" cudnn64_8.dll
-expect_eq "$rc" "0" "exec past copies in System32 and the program's folder: $(cat err)"
+cublas64_11.dll $(winpath "$WORK/prog/cublas64_11.dll")
+curand64_10.dll $(winpath "$WORK/cwd/curand64_10.dll")" "directly: the copies in System32, the program's folder and the working folder"
+(cd cwd && run_program cud exec --cudnn cudnn-8.1 --report -- "$(winpath "$WORK/prog/load-names.exe")" "${names[@]}" cudnn64_8.dll
+ mv out err ../)
 for name in "${names[@]}"; do
   expect_eq "$(grep "^$name " out | cut -d' ' -f2-)" "$(winpath "$root/cuda-11.8.0/bin/$name")" "$name through exec, past the copies"
 done
-expect_eq "$(grep -c "in the runtime .*(loaded inside the program before it started, as a copy of its name comes first in Windows' search)" err)" "2" "--report: the two loaded first ($(cat err))"
-rm prog/cublas64_11.dll "$system32/cufft64_10.dll"
-pass "copies in System32 and in the program's own folder: exec loads the runtime's files of those names inside the program first, and the program gets them"
+expect_eq "$(grep -c "in the runtime .*(loaded inside the program before it started, as a copy of its name comes first in Windows' search)" err)" "3" "--report: the three loaded first ($(cat err))"
+rm -r prog/cublas64_11.dll cwd "$system32/cufft64_10.dll"
+pass "copies in System32, the program's own folder and the working folder: exec loads the runtime's files of those names inside the program first, and the program gets them"
 
 # Python 3.8+'s way: LOAD_LIBRARY_SEARCH_DEFAULT_DIRS never searches PATH; exec adds both trees' folders
 # with AddDllDirectory inside the program, so both load from the trees (directly, neither loads).
