@@ -31,7 +31,7 @@ check "verify of the adopted runtime reads the versions (rc=$rc)" '[ $rc = 0 ] &
 echo "== verify --level conv (the selected pair)"
 "$bin/cudnnenv" verify --level conv | tee out; rc=${PIPESTATUS[0]}
 check "verify --level conv of cuDNN 9.14 and the runtime: the convolution and cuBLAS's SGEMM against CPU references (rc=$rc)" \
-  '[ $rc = 0 ] && grep -q "ok    conv: 3x3 pad 1" out && grep -q "ok    sgemm: 256x256x256: max relative error" out'
+  '[ $rc = 0 ] && grep -q "ok    conv: 3x3 pad 1" out && grep -q "ok    sgemm: 256x256x256: max relative error" out && grep -q "^  with the CUDA runtime .$runtime. " out'
 
 line='import torch
 a = torch.randn(256, 256); b = torch.randn(256, 256)
