@@ -34,7 +34,10 @@ Result<int> run_adopt(const AdoptArguments& arguments, const Context& context) {
     }
     print("adopted '" + runtime->name + "': CUDA " + (runtime->cuda ? runtime->cuda->str() : std::string("?")) +
           " runtime, " + std::to_string(runtime->files.size()) + " library files stay in " +
-          util::to_utf8(runtime->resolve(runtime->layout.library_dir)) + "\n");
+          (runtime->location ? util::to_utf8(runtime->resolve(runtime->layout.library_dir))
+                             : runtime->source.path + " (linked from one folder, " +
+                                   util::to_utf8(runtime->resolve(runtime->layout.library_dir)) + ")") +
+          "\n");
     return 0;
   }
   CUDNNENV_TRY_ASSIGN(record, context.store().adopt(directory, options));

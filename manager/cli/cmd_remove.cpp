@@ -61,10 +61,13 @@ std::vector<std::string> selecting(const Store& store, const TreeRecord& tree, c
 Result<int> run_remove(const RemoveArguments& arguments, const Context& context) {
   Store& store = context.store();
   CUDNNENV_TRY_ASSIGN(tree, store.find(arguments.spec));
-  std::string what =
-      tree->location ? "forget adopted tree '" + tree->name + "' (its files in " + util::to_utf8(tree->root) + " stay)"
-                     : "delete '" + tree->name + "' (" + util::human_size(tree->total_size()) + " in " +
-                           util::to_utf8(tree->root) + ")";
+  // An adopted tree's files stay where they are; one adopted from split
+  // wheels is a store folder of links to them, which goes.
+  const bool adopted = tree->location || tree->source.kind == "adopted";
+  std::string what = adopted ? "forget adopted tree '" + tree->name + "' (its files in " +
+                                   (tree->location ? util::to_utf8(tree->root) : tree->source.path) + " stay)"
+                             : "delete '" + tree->name + "' (" + util::human_size(tree->total_size()) + " in " +
+                                   util::to_utf8(tree->root) + ")";
   if (const auto selected = selecting(store, *tree, context); !selected.empty()) {
     std::string by;
     for (const auto& each : selected) by += (by.empty() ? "" : "; ") + each;
@@ -94,7 +97,7 @@ Result<int> run_remove(const RemoveArguments& arguments, const Context& context)
     }
   }
   CUDNNENV_TRY(store.remove(*tree));
-  print(std::string(tree->location ? "forgot '" : "removed '") + tree->name + "'\n");
+  print(std::string(adopted ? "forgot '" : "removed '") + tree->name + "'\n");
   return 0;
 }
 

@@ -356,7 +356,11 @@ PinReport classify_loaded(const TreeRecord& tree, const TreeRecord* runtime, con
     }
     seen.push_back(shown);
     const auto relative = file.lexically_relative(root);
-    const bool inside = !relative.empty() && *relative.begin() != "..";
+    // A runtime adopted from split wheels is a folder of links to the files where they are.
+    const bool inside =
+        (!relative.empty() && *relative.begin() != "..") ||
+        (is_runtime &&
+         util::same_file(runtime->resolve(runtime->layout.library_dir) / util::path_from_utf8(base), file));
     LoadedCudnnFile entry{shown, module.pid, inside, is_runtime, module.preloaded, {}};
     if (module.preloaded) {
       entry.why = "loaded inside the program before it started, as a copy of its name comes first in Windows' search";

@@ -149,6 +149,27 @@ std::vector<std::string> runtime_library_files(const fs::path& library_dir, Os o
   return names;
 }
 
+std::vector<fs::path> runtime_library_folders(const fs::path& root, Os os) {
+  std::vector<fs::path> found;
+  std::vector<std::pair<fs::path, int>> folders{{root, 0}};
+  while (!folders.empty()) {
+    auto [folder, depth] = folders.back();
+    folders.pop_back();
+    bool holds = false;
+    for (const auto& entry : util::directory_entries(folder)) {
+      const std::string name = util::to_utf8(entry.path.filename());
+      if (entry.is_directory) {
+        if (depth < 3 && name != "stubs" && name.front() != '.') folders.push_back({entry.path, depth + 1});
+      } else {
+        holds = holds || is_runtime_library_name(name, os);
+      }
+    }
+    if (holds) found.push_back(folder);
+  }
+  std::sort(found.begin(), found.end());
+  return found;
+}
+
 Result<TreeLayout> locate_runtime_layout(const fs::path& root, Os os) {
   std::vector<std::pair<fs::path, std::string>> found;  // folder, cudart file
   std::vector<std::pair<fs::path, int>> folders{{root, 0}};

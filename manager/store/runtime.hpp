@@ -61,6 +61,12 @@ Result<TreeLayout> locate_runtime_layout(const std::filesystem::path& root, Os o
 // The runtime library files directly in `library_dir`, sorted.
 std::vector<std::string> runtime_library_files(const std::filesystem::path& library_dir, Os os);
 
+// The folders under `root` (itself and up to three levels down, never
+// `stubs`) that hold runtime library files, sorted: one for a toolkit's lib64
+// or NVIDIA's CUDA 13 wheel (nvidia/cu13/lib); one per component for the
+// CUDA 12 wheels (nvidia/cublas/lib, nvidia/cuda_runtime/lib, ...).
+std::vector<std::filesystem::path> runtime_library_folders(const std::filesystem::path& root, Os os);
+
 // "cuda-13.0.2"; for a release known only by its major, "cuda-13".
 std::string default_runtime_name(const Version& release, bool major_only);
 

@@ -938,6 +938,9 @@ Result<TreeRecord> Store::adopt_runtime(const fs::path& directory, const AdoptOp
   std::error_code ec;
   const fs::path location = fs::weakly_canonical(fs::absolute(directory, ec), ec);
   CUDNNENV_TRY_ASSIGN(layout, locate_runtime_layout(location, options.platform.os));
+  if (runtime_library_folders(location, options.platform.os).size() > 1) {
+    return adopt_runtime_folders(location, *layout, options);
+  }
   const fs::path library_dir = location / util::path_from_utf8(layout->library_dir);
   for (const auto& existing : list().runtimes) {
     if (existing.location && util::same_file(existing.resolve(existing.layout.library_dir), library_dir)) {
@@ -978,6 +981,80 @@ Result<TreeRecord> Store::adopt_runtime(const fs::path& directory, const AdoptOp
   record.files = std::move(files);
 
   return publish_adopted(std::move(record), options.name.has_value(), location);
+}
+
+Result<TreeRecord> Store::adopt_runtime_folders(const fs::path& location, const TreeLayout& cudart,
+                                                const AdoptOptions& options) {
+  const Os os = options.platform.os;
+  const auto folders = runtime_library_folders(location, os);
+  for (const auto& existing : list().runtimes) {
+    if (!existing.location && existing.source.kind == "adopted" &&
+        util::same_file(util::path_from_utf8(existing.source.path), location)) {
+      return make_error("'" + util::to_utf8(location) + "' is already adopted as '" + existing.name + "'",
+                        "'cudnnenv list' shows it; 'cudnnenv remove " + existing.name + "' forgets it");
+    }
+  }
+  const fs::path cudart_file = location / util::path_from_utf8(cudart.main_library);
+  Version release{cudart.major, 0, 0, std::nullopt};
+  bool minor_known = false;
+  if (const std::string name = util::to_utf8(cudart_file.filename()); util::starts_with(name, "libcudart.so.")) {
+    if (auto full = parse_version(name.substr(13)); full && full->major == cudart.major) {
+      release = Version{full->major, full->minor, 0, std::nullopt};
+      minor_known = true;
+    }
+  }
+  TreeLayout layout;
+  layout.library_dir = os == Os::windows ? "bin" : "lib";
+  layout.main_library = layout.library_dir + "/" + util::to_utf8(cudart_file.filename());
+  layout.major = cudart.major;
+  TreeRecord record = runtime_record(options.name.value_or(default_runtime_name(release, !minor_known)), layout,
+                                     release, minor_known, options.platform);
+  CUDNNENV_TRY(check_tree_name(record.name));
+  record.version_from = minor_known ? "library" : "name";
+  record.cuda_from = record.version_from;
+  record.source.kind = "adopted";
+  record.source.path = util::to_utf8(location);
+
+  CUDNNENV_TRY(prepare());
+  CUDNNENV_TRY_ASSIGN(lock, util::FileLock::acquire(state_dir() / "locks" / (record.name + ".lock")));
+  if (!options.name) record.name = free_tree_name(record.name);
+  const fs::path tree_dir = m_root / util::path_from_utf8(record.name);
+  std::error_code ec;
+  if (fs::exists(fs::symlink_status(tree_dir, ec))) {
+    return make_error("'" + record.name + "' is already in the store", "pick another name with --name");
+  }
+  const fs::path staging = state_dir() / "staging" / util::path_from_utf8(record.name);
+  util::remove_tree(staging);
+  ScopedRemoval cleanup(staging);
+  const fs::path links = staging / util::path_from_utf8(layout.library_dir);
+  fs::create_directories(links, ec);
+  // One folder of links to the files where they are (Linux: symbolic links;
+  // Windows: hard links, which need the store's volume), so that the runtime
+  // has one folder to pin, as every other tree.
+  std::set<std::string> linked;
+  for (const auto& folder : folders) {
+    for (const auto& name : runtime_library_files(folder, os)) {
+      if (!linked.insert(os == Os::windows ? util::to_lower(name) : name).second) continue;  // the first folder's
+      const fs::path target = folder / util::path_from_utf8(name);
+      const fs::path link = links / util::path_from_utf8(name);
+      if (os == Os::windows) {
+        fs::create_hard_link(target, link, ec);
+      } else {
+        fs::create_symlink(target, link, ec);
+      }
+      if (ec) {
+        return make_error("cannot link '" + util::to_utf8(target) + "' into the store: " + ec.message(),
+                          os == Os::windows ? "a hard link needs the store (--root) on the same drive as '" +
+                                                  util::to_utf8(location) + "'; or adopt each folder by itself"
+                                            : "adopt each folder by itself");
+      }
+      CUDNNENV_TRY_ASSIGN(hash, util::sha256_file(target));
+      record.files.push_back({layout.library_dir + "/" + name, fs::file_size(target, ec), *hash, {}});
+    }
+  }
+  CUDNNENV_TRY(publish(staging, record, tree_dir));
+  record.root = tree_dir;
+  return record;
 }
 
 Result<TreeRecord> Store::publish_adopted(TreeRecord record, bool named, const fs::path& location) {

@@ -169,6 +169,11 @@ class Store {
   // The last steps of every adopt: under the name's lock, the next free name
   // unless the user `named` it, the record published in the store; the
   // tree's files stay in `location`.
+  // A Python environment's split CUDA wheels (nvidia/cublas/lib,
+  // nvidia/cuda_runtime/lib, ...) as one runtime tree: a store folder of
+  // links to each library where it is; `cudart` is where its cudart lies.
+  Result<TreeRecord> adopt_runtime_folders(const std::filesystem::path& location, const TreeLayout& cudart,
+                                           const AdoptOptions& options);
   Result<TreeRecord> publish_adopted(TreeRecord record, bool named, const std::filesystem::path& location);
   // `base`, else `base-2`, `base-3`...: the first no folder of the store has.
   std::string free_tree_name(const std::string& base) const;

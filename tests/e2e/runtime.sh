@@ -233,6 +233,31 @@ run current
 expect_eq "$(sed -n 2p out)" "CUDA 13.0.0  cuda-13  (chosen by the CUDA major of '$cudnn_tree')" "the adopted runtime is chosen next"
 pass "adopt takes a pip nvidia/cu13/lib folder as a runtime tree; remove warns before removing a selected runtime"
 
+# 5b. Split wheels (as nvidia-cublas-cu12, nvidia-cuda-runtime-cu12, ... install CUDA 12): one folder per
+# component under site-packages/nvidia; adopted together as one runtime tree, a store folder of links.
+run remove cuda-13 --yes
+expect_eq "$(cat out)" "forgot 'cuda-13'" "forget the adopted cu13 folder"
+split="$WORK/venv12/nvidia"
+mkdir -p "$split"/{cuda_runtime,cublas,cufft,curand,cusolver,cusparse,cuda_nvrtc,nvjitlink}/lib "$split/cudnn/lib"
+cp libs/libcudart.so.13 "$split/cuda_runtime/lib/"; cp libs/libcublas*.so.13 "$split/cublas/lib/"
+cp libs/libcufft.so.12 "$split/cufft/lib/"; cp libs/libcurand.so.10 "$split/curand/lib/"
+cp libs/libcusolver.so.12 "$split/cusolver/lib/"; cp libs/libcusparse.so.12 "$split/cusparse/lib/"
+cp libs/libnvrtc.so.13 "$split/cuda_nvrtc/lib/"; cp libs/libnvJitLink.so.13 "$split/nvjitlink/lib/"
+run adopt --runtime "$split"
+expect_eq "$(cat out)" "adopted 'cuda-13': CUDA 13 runtime, 9 library files stay in $split (linked from one folder, $CUDNNENV_ROOT/cuda-13/lib)" "adopt split wheels"
+run current
+expect_eq "$(sed -n 2p out)" "CUDA 13.0.0  cuda-13  (chosen by the CUDA major of '$cudnn_tree')" "the split wheels' runtime is selected"
+run_program env LD_LIBRARY_PATH="$WORK/decoys" "$CUDNNENV" exec --report -- ./use-cublas
+expect_eq "$(cat out)" "cublas 13.1.0 cudart 13000" "exec pins the split wheels' runtime against the decoys"
+grep -qx "  in the runtime $split/cublas/lib/libcublas.so.13" err &&
+  grep -qx "  in the runtime $split/cuda_runtime/lib/libcudart.so.13" err || fail "--report: the wheels' files, in the runtime: $(cat err)"
+run verify cuda-13 --level load
+expect_eq "$rc" "0" "verify the split wheels' runtime: $(cat out)"
+run remove cuda-13 --yes
+expect_eq "$(cat out)" "forgot 'cuda-13'" "forget the split wheels' runtime"
+[ -f "$split/cublas/lib/libcublas.so.13" ] && [ ! -e "$CUDNNENV_ROOT/cuda-13" ] || fail "remove: the wheels' files stay, the links go"
+pass "split CUDA wheels under site-packages/nvidia adopted as one runtime tree of links: selected, pinned (--report names the wheels' files), verified, forgotten with the files left"
+
 # 6. This machine's real CUDA 13 libraries, in NVIDIA's layout.
 REAL=/usr/local/cuda-13.0/lib
 if [ ! -e "$REAL/libcublas.so.13" ]; then

@@ -232,3 +232,23 @@ expect_eq "$rc" "3" "a runtime without a name the profile needs: exit code"
 expect_eq "$(grep '^cudnnenv: error' err)" "cudnnenv: error: the CUDA 11.8.0 runtime has no 'cusolver64_10.dll', which TensorFlow 2.4 (as a test) opens; nothing was installed" "a missing name, said"
 [ ! -e "$tf/cuda-11.8.0" ] || fail "a runtime without the name was installed"
 pass "a runtime that lacks a library the profile opens is refused before it becomes visible, naming the library"
+
+# Split wheels on Windows (nvidia/cublas/bin/cublas64_11.dll, nvidia/cuda_runtime/bin/cudart64_110.dll, ...):
+# adopted together as one runtime tree, a store folder of hard links (the store and the wheels on one drive).
+cud remove cuda-11.8.0 --yes > /dev/null
+split="$WORK/venv/Lib/site-packages/nvidia"
+for pair in cuda_runtime:cudart64_110.dll cublas:cublas64_11.dll cublas:cublasLt64_11.dll cufft:cufft64_10.dll \
+            curand:curand64_10.dll cusolver:cusolver64_11.dll cusparse:cusparse64_11.dll cuda_nvrtc:nvrtc64_112_0.dll; do
+  mkdir -p "$split/${pair%%:*}/bin" && cp "dlls/${pair#*:}" "$split/${pair%%:*}/bin/"
+done
+run_program cud adopt --runtime "$(winpath "$split")"
+expect_eq "$(cat out)" "adopted 'cuda-11': CUDA 11 runtime, 8 library files stay in $(winpath "$split") (linked from one folder, $(winpath "$root/cuda-11/bin"))" "adopt split wheels under Wine: $(cat err)"
+[ "$(stat -c %i "$root/cuda-11/bin/cublas64_11.dll")" = "$(stat -c %i "$split/cublas/bin/cublas64_11.dll")" ] ||
+  fail "the store's cublas64_11.dll is a hard link to the wheel's"
+run_program cud exec --cudnn cudnn-8.1 --report -- "$(winpath "$WORK/prog/load-names.exe")" "${names[@]}"
+expect_eq "$rc" "0" "exec with the split wheels' runtime: $(cat err)"
+for name in "${names[@]}"; do
+  expect_eq "$(grep "^$name " out | cut -d' ' -f2-)" "$(winpath "$root/cuda-11/bin/$name")" "$name from the split wheels' runtime, past the decoys"
+done
+expect_eq "$(grep -c '^  in the runtime ' err)" "8" "--report: the eight inside ($(cat err))"
+pass "split CUDA wheels adopted under Wine as one runtime tree of hard links: exec loads TF 2.5's CUDA names from it past the decoys"
