@@ -748,12 +748,14 @@ DoctorCheck check_cpu(const Facts& facts) {
 }
 
 DoctorCheck check_integrity(const Facts& facts, const DoctorOptions& options) {
-  if (facts.trees.empty() && facts.damaged_trees.empty()) {
+  if (facts.trees.empty() && facts.runtimes.empty() && facts.damaged_trees.empty()) {
     return check("integrity", DoctorStatus::skip, "no tree installed");
   }
+  std::vector<TreeRecord> all = facts.trees;  // cuDNN trees and CUDA runtime trees alike
+  all.insert(all.end(), facts.runtimes.begin(), facts.runtimes.end());
   std::vector<std::string> details;
   std::string first_tree;
-  for (const auto& tree : facts.trees) {
+  for (const auto& tree : all) {
     std::vector<std::string> problems;
     if (options.deep) {
       VerifyOptions verify;
@@ -786,8 +788,7 @@ DoctorCheck check_integrity(const Facts& facts, const DoctorOptions& options) {
                               : "sizes compared, files written since the install hashed; --deep hashes every file";
   if (details.empty()) {
     return check("integrity", DoctorStatus::ok,
-                 std::to_string(facts.trees.size()) + (facts.trees.size() == 1 ? " tree" : " trees") +
-                     " as installed (" + how + ")");
+                 std::to_string(all.size()) + (all.size() == 1 ? " tree" : " trees") + " as installed (" + how + ")");
   }
   const bool windows = facts.platform.os == Os::windows;
   DoctorCheck result = problem(

@@ -398,6 +398,7 @@ Facts collect_facts(const FactsRequest& request) {
     facts.store_root = request.store->root();
     auto listing = request.store->list(RecordPart::everything);
     facts.trees = listing.trees;
+    facts.runtimes = listing.runtimes;
     facts.damaged_trees = listing.damaged;
     auto selection = resolve_selection(*request.store, request.selection);
     if (selection) {

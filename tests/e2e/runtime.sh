@@ -219,7 +219,10 @@ echo "tampered" >> "$CUDNNENV_ROOT/cuda-13.0.2/lib/libcurand.so.10"
 run verify cuda-13.0.2 --level files
 expect_eq "$rc" "4" "verify of a changed runtime file: exit code"
 grep -q "'lib/libcurand.so.10' is" out || fail "verify names the changed file: $(cat out)"
-pass "verify loads every runtime library and reads its version; a changed file fails it"
+run doctor --json
+expect_eq "$(python3 -c 'import json; c={c["id"]: c for c in json.load(open("out"))["checks"]}["integrity"]; print(c["status"], c["details"])')" \
+  "fail ['cuda-13.0.2: lib/libcurand.so.10: missing or another size than installed', 'cuda-13.0.2: lib/libcurand.so: missing or another size than installed']" "doctor's integrity check covers runtime trees (the file, and its link)"
+pass "verify loads every runtime library and reads its version; a changed file fails it, and doctor's integrity check"
 
 # 5. Adopt a runtime folder; remove says when a runtime is selected.
 mkdir -p venv/nvidia/cu13/lib && cp libs/*.so.* venv/nvidia/cu13/lib/
