@@ -15,6 +15,8 @@ packages=(
   openssl bsdutils curl
   # shells, Lmod (export modulefile's test) and benches
   bash zsh fish lmod hyperfine
+  # export jupyter's test: a real jupyter_client and ipykernel, and jupyter kernelspec
+  python3-ipykernel python3-jupyter-client jupyter-client
   # the fuzz preset (libFuzzer and the sanitizer runtimes come with clang's)
   clang libclang-rt-14-dev
   # the format check (tests/lint/format.sh)

@@ -5,6 +5,8 @@
 
 #include "cli/context.hpp"
 #include "cli/output.hpp"
+#include "pin/kernelspec.hpp"
+#include "pin/launch.hpp"
 #include "select/activation.hpp"
 #include "shell/init.hpp"
 #include "store/runtime.hpp"
@@ -148,11 +150,125 @@ Result<int> run_conda(const CondaArguments& arguments, const Context& context) {
   return 0;
 }
 
+struct JupyterArguments {
+  std::string spec;
+  std::string name;
+  std::string display_name;
+  std::string python;
+  std::string prefix;
+  bool user = false;
+  bool remove = false;
+};
+
+// `cudnnenv export jupyter`: a kernelspec whose every start goes through
+// `cudnnenv exec --cudnn TREE` (pin/kernelspec.hpp).
+Result<int> run_jupyter(const JupyterArguments& arguments, const Context& context) {
+  if (arguments.user && !arguments.prefix.empty()) {
+    return make_error("--user and --prefix name two places", "give one", ExitCode::usage);
+  }
+  const Os os = host_platform().os;
+  const std::optional<fs::path> prefix =
+      arguments.prefix.empty() ? std::nullopt : std::optional(fs::absolute(util::path_from_utf8(arguments.prefix)));
+  CUDNNENV_TRY_ASSIGN(folder, kernels_folder(context.environment, os, prefix));
+  if (!arguments.name.empty() && !is_valid_kernel_name(arguments.name)) {
+    return make_error("'" + util::printable(arguments.name) + "' cannot be a kernel name",
+                      "Jupyter takes letters, digits, '.', '_' and '-'", ExitCode::usage);
+  }
+  std::error_code ec;
+  if (arguments.remove) {
+    if (arguments.name.empty() && arguments.spec.empty()) {
+      return make_error("which kernel should go?", "cudnnenv export jupyter --remove --name cudnnenv-9.19.0-cuda13",
+                        ExitCode::usage);
+    }
+    std::string name = arguments.name;
+    if (name.empty()) {
+      CUDNNENV_TRY_ASSIGN(selection, context.selection(context.request(arguments.spec)));
+      name = default_kernel_name(selection->tree.name);
+    }
+    const fs::path kernel = *folder / util::path_from_utf8(name);
+    auto text = util::read_file(kernel / "kernel.json", k_max_settings_file);
+    if (!text) {
+      return make_error("no kernel '" + name + "' in " + util::to_utf8(*folder), "'jupyter kernelspec list' lists them",
+                        ExitCode::not_found);
+    }
+    if (!written_by_cudnnenv(*text)) {
+      return make_error("the kernel '" + name + "' in " + util::to_utf8(kernel) + " was not written by cudnnenv",
+                        "'jupyter kernelspec remove " + name + "' removes it");
+    }
+    fs::remove(kernel / "kernel.json", ec);
+    if (ec) return make_error("cannot remove '" + util::to_utf8(kernel / "kernel.json") + "': " + ec.message());
+    fs::remove(kernel, ec);  // only when nothing else is in it
+    print("removed " + util::to_utf8(kernel / "kernel.json") + "\n");
+    return 0;
+  }
+  if (arguments.spec.empty()) {
+    return make_error("which tree should the kernel load?",
+                      "cudnnenv export jupyter 9.19 (a version, a tree's name or a profile)", ExitCode::usage);
+  }
+  CUDNNENV_TRY_ASSIGN(selection, context.selection(context.request(arguments.spec)));
+  const Store& store = context.store();
+  // The Python: as given, else python3 (then python) on PATH, never one of the shims.
+  fs::path python;
+  if (!arguments.python.empty()) {
+    python = fs::absolute(util::path_from_utf8(arguments.python), ec);
+    if (!fs::is_regular_file(python, ec)) {
+      return make_error("no program '" + util::printable(arguments.python) + "'",
+                        "give the Python that has ipykernel with --python", ExitCode::not_found);
+    }
+  } else {
+    for (const char* command : {"python3", "python"}) {
+      if (auto found = find_program(command, context.environment, {store.state().shims()})) {
+        python = *found;
+        break;
+      }
+    }
+    if (python.empty()) {
+      return make_error("no python3 or python on PATH", "give the Python that has ipykernel with --python",
+                        ExitCode::not_found);
+    }
+  }
+  const std::string root = util::to_utf8(store.root());
+  if (!util::is_valid_utf8(util::to_utf8(python)) || !util::is_valid_utf8(root)) {
+    return make_error("'" + util::printable(util::to_utf8(python)) + "' or the store '" + util::printable(root) +
+                          "' is not UTF-8 text, which kernel.json must be",
+                      "move it to a path of UTF-8 letters");
+  }
+  KernelSpec spec;
+  spec.name = arguments.name.empty() ? default_kernel_name(selection->tree.name) : arguments.name;
+  spec.tree = selection->tree.name;
+  spec.runtime = selection->runtime ? selection->runtime->name : std::string();
+  spec.store = root;
+  spec.display_name =
+      !arguments.display_name.empty()
+          ? arguments.display_name
+          : "Python 3 (cuDNN " + selection->tree.version.str() +
+                (selection->runtime ? ", CUDA " + selection->runtime->version.str() + " runtime" : std::string()) +
+                ", cudnnenv '" + selection->tree.name + "')";
+  if (!util::is_valid_utf8(spec.display_name)) {
+    return make_error("the display name is not UTF-8 text", "give --display-name in UTF-8", ExitCode::usage);
+  }
+  spec.argv = pinned_kernel_argv(util::current_executable(), root, selection->tree.name, python);
+  const fs::path kernel = *folder / util::path_from_utf8(spec.name);
+  if (auto existing = util::read_file(kernel / "kernel.json", k_max_settings_file);
+      existing && !written_by_cudnnenv(*existing)) {
+    return make_error("a kernel '" + spec.name + "' that cudnnenv did not write is in " + util::to_utf8(kernel),
+                      "pick another name with --name");
+  }
+  fs::create_directories(kernel, ec);
+  if (ec) return make_error("cannot create '" + util::to_utf8(kernel) + "': " + ec.message());
+  CUDNNENV_TRY(util::write_file_atomic(kernel / "kernel.json", kernel_json(spec)));
+  print("wrote " + util::to_utf8(kernel / "kernel.json") + " (kernel '" + spec.name + "': " + spec.display_name +
+        ")\n");
+  print_note("each start of the kernel runs 'cudnnenv exec --cudnn " + spec.tree + " -- " + util::to_utf8(python) +
+             " -m ipykernel_launcher'; that Python needs ipykernel");
+  return 0;
+}
+
 }  // namespace
 
 void register_export(CLI::App& app, Context& context) {
   CLI::App* command =
-      app.add_subcommand("export", "the store's trees as Lmod / Environment Modules modulefiles and conda env hooks");
+      app.add_subcommand("export", "the store's trees as modulefiles, conda env hooks and Jupyter kernels");
   command->require_subcommand(1);
 
   auto modulefile = std::make_shared<ModulefileArguments>();
@@ -185,6 +301,28 @@ void register_export(CLI::App& app, Context& context) {
       "  cudnnenv export conda --remove --prefix ~/miniconda3/envs/torch");
   conda_command->callback(
       [conda, &context] { context.action = [conda, &context] { return run_conda(*conda, context); }; });
+
+  auto jupyter = std::make_shared<JupyterArguments>();
+  CLI::App* jupyter_command = command->add_subcommand(
+      "jupyter", "a Jupyter kernel (kernel.json) whose every start runs Python through 'cudnnenv exec --cudnn TREE'");
+  jupyter_command->add_option("spec", jupyter->spec, "the tree: a version, a tree's name or a profile (tf2.5)");
+  jupyter_command->add_option("--name", jupyter->name, "the kernel's name (default: cudnnenv-<tree>)");
+  jupyter_command->add_option("--display-name", jupyter->display_name,
+                              "what the kernel picker shows (default: Python 3 (cuDNN <version>, ...))");
+  jupyter_command->add_option("--python", jupyter->python,
+                              "the Python with ipykernel (default: python3, else python, on PATH)");
+  jupyter_command->add_flag("--user", jupyter->user, "this user's kernels folder (the default)");
+  jupyter_command->add_option("--prefix", jupyter->prefix,
+                              "an environment's folder: PREFIX/share/jupyter/kernels (a venv, a conda env)");
+  jupyter_command->add_flag("--remove", jupyter->remove, "delete the kernel cudnnenv wrote, and nothing else");
+  jupyter_command->footer(
+      "Examples:\n"
+      "  cudnnenv export jupyter 9.19                      kernel 'cudnnenv-9.19.0.56-cuda13' for this user\n"
+      "  cudnnenv export jupyter tf2.5 --python ~/venvs/tf/bin/python --prefix ~/venvs/tf\n"
+      "  jupyter kernelspec list                           shows it; pick it in Jupyter or VS Code\n"
+      "  cudnnenv export jupyter --remove --name cudnnenv-9.19.0.56-cuda13");
+  jupyter_command->callback(
+      [jupyter, &context] { context.action = [jupyter, &context] { return run_jupyter(*jupyter, context); }; });
 }
 
 }  // namespace cudnnenv::cli

@@ -1,0 +1,56 @@
+// Jupyter kernelspecs that start a Python pinned to one tree: kernel.json
+// whose argv runs `cudnnenv exec --cudnn TREE -- PYTHON -m ipykernel_launcher
+// -f {connection_file}`, so Jupyter, VS Code's notebooks and every other
+// client of jupyter_client start each kernel through the pin and its check.
+// Where kernelspecs live is jupyter_core's rule (jupyter_data_dir), the JSON
+// is written by the JSON library, and a kernelspec cudnnenv wrote says so in
+// its metadata: removal deletes nothing else.
+#pragma once
+
+#include <filesystem>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "formats/platform.hpp"
+#include "util/environment.hpp"
+#include "util/result.hpp"
+
+namespace cudnnenv {
+
+struct KernelSpec {
+  std::string name;          // the kernelspec's folder: [A-Za-z0-9._-]+
+  std::string display_name;  // what the notebook's kernel picker shows
+  std::vector<std::string> argv;
+  std::string tree;     // the cuDNN tree the kernel is pinned to
+  std::string runtime;  // the CUDA runtime tree selected with it at export, or empty
+  std::string store;    // the store root the argv names
+};
+
+// The argv of a pinned kernel: `cudnnenv --root STORE exec --cudnn TREE --
+// PYTHON -m ipykernel_launcher -f {connection_file}`.
+std::vector<std::string> pinned_kernel_argv(const std::filesystem::path& cudnnenv, const std::string& store,
+                                            const std::string& tree, const std::filesystem::path& python);
+
+// kernel.json's text (two-space indented, as `jupyter kernelspec install` writes it).
+std::string kernel_json(const KernelSpec& spec);
+
+// Whether `text` is a kernel.json that cudnnenv wrote (its metadata says
+// so); false for anything else, malformed or not.
+bool written_by_cudnnenv(const std::string& text);
+
+// jupyter_client's rule for a kernel name: letters, digits, '.', '_', '-'.
+bool is_valid_kernel_name(const std::string& name);
+
+// "cudnnenv-" and the tree's name in the letters a kernel name may hold
+// (every other byte becomes '_'), lower-case as jupyter_client lists names.
+std::string default_kernel_name(const std::string& tree);
+
+// Where kernelspecs go: with `prefix`, PREFIX/share/jupyter/kernels;
+// else the user's jupyter_data_dir()/kernels: JUPYTER_DATA_DIR, else on
+// Windows %APPDATA%\jupyter, elsewhere XDG_DATA_HOME/jupyter or
+// ~/.local/share/jupyter. Fails when no such folder can be named.
+Result<std::filesystem::path> kernels_folder(const util::Environment& environment, Os os,
+                                             const std::optional<std::filesystem::path>& prefix);
+
+}  // namespace cudnnenv
