@@ -145,6 +145,22 @@ int main(int argc, char** argv) {
   const bool have_target = target[0] != '\0';
   const char* library_dir = sidecar.library_dir;
   cudnnenv::shim::LaunchDecision decision;
+  if (sidecar.cudnn[0] != '\0') {
+    // A launcher pinned to one tree: every start through `cudnnenv exec
+    // --cudnn TREE` (no --shims-dir: no decision recorded for the shims).
+    arguments[count++] = sidecar.cudnnenv;
+    arguments[count++] = const_cast<char*>("--root");
+    arguments[count++] = sidecar.root;
+    arguments[count++] = const_cast<char*>("exec");
+    arguments[count++] = const_cast<char*>("--cudnn");
+    arguments[count++] = sidecar.cudnn;
+    arguments[count++] = const_cast<char*>("--");
+    arguments[count++] = sidecar.path;
+    finish_arguments(arguments, count, sidecar.args, argc, argv);
+    ::execv(sidecar.cudnnenv, arguments);
+    std::fprintf(stderr, "cudnnenv-shim: error: cannot start '%s': %s\n", sidecar.cudnnenv, std::strerror(errno));
+    return 127;
+  }
   if (library_dir[0] == '\0' || !have_target) {
     static char key[k_key_max];
     static char cache_path[k_path_max + 64];

@@ -173,6 +173,15 @@ int wmain() {
   const wchar_t* rest = after_program_name(::GetCommandLineW());
   const std::wstring target = sidecar.path[0] ? widen(sidecar.path) : find_target(name, shims_dir, self);
   std::wstring library_dir = widen(sidecar.library_dir);
+  if (sidecar.cudnn[0] != '\0') {
+    // A launcher pinned to one tree: every start through `cudnnenv exec
+    // --cudnn TREE` (no --shims-dir: no decision recorded for the shims).
+    const std::wstring program = widen(sidecar.cudnnenv);
+    std::wstring command_line = quote(program) + L" --root " + quote(widen(sidecar.root)) + L" exec --cudnn " +
+                                quote(widen(sidecar.cudnn)) + L" -- " + quote(widen(sidecar.path));
+    append_arguments(command_line, sidecar.args, rest);
+    return run(program, command_line);
+  }
   if (library_dir.empty() || target.empty()) {
     static char key[k_key_max];
     static char cache_path[k_path_max + 64];

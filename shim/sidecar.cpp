@@ -26,7 +26,7 @@ const char* trim_end(const char* begin, const char* end) {
 }  // namespace
 
 bool parse_sidecar(char* text, std::size_t size, Sidecar& sidecar, char* error, std::size_t error_size) {
-  sidecar = Sidecar{g_empty, g_empty, g_empty, g_empty, g_empty, g_empty, g_empty};
+  sidecar = Sidecar{g_empty, g_empty, g_empty, g_empty, g_empty, g_empty, g_empty, g_empty};
   char* const end = text + size;
   int line_number = 0;
   for (char* line = text; line < end;) {
@@ -50,19 +50,20 @@ bool parse_sidecar(char* text, std::size_t size, Sidecar& sidecar, char* error, 
       const struct {
         const char* name;
         char** field;
-      } keys[] = {{"path", &sidecar.path},  {"library_dir", &sidecar.library_dir},
-                  {"args", &sidecar.args},  {"cudnnenv", &sidecar.cudnnenv},
-                  {"root", &sidecar.root},  {"audit", &sidecar.audit},
-                  {"state", &sidecar.state}};
+      } keys[] = {{"path", &sidecar.path},   {"library_dir", &sidecar.library_dir},
+                  {"args", &sidecar.args},   {"cudnnenv", &sidecar.cudnnenv},
+                  {"root", &sidecar.root},   {"audit", &sidecar.audit},
+                  {"state", &sidecar.state}, {"cudnn", &sidecar.cudnn}};
       for (const auto& key : keys) {
         if (key_length == std::strlen(key.name) && std::memcmp(p, key.name, key_length) == 0) {
           target = key.field;
         }
       }
       if (!target) {
-        std::snprintf(error, error_size,
-                      "line %d: unknown key '%.*s' (known: cudnnenv, root, state, audit, path, args, library_dir)",
-                      line_number, static_cast<int>(key_length), p);
+        std::snprintf(
+            error, error_size,
+            "line %d: unknown key '%.*s' (known: cudnnenv, root, state, audit, path, args, library_dir, cudnn)",
+            line_number, static_cast<int>(key_length), p);
         return false;
       }
       *target = value;
@@ -72,6 +73,10 @@ bool parse_sidecar(char* text, std::size_t size, Sidecar& sidecar, char* error, 
   }
   if (sidecar.path[0] == '\0' && sidecar.cudnnenv[0] == '\0') {
     std::snprintf(error, error_size, "neither 'path = ...' nor 'cudnnenv = ...': recreate it with 'cudnnenv shim add'");
+    return false;
+  }
+  if (sidecar.cudnn[0] != '\0' && (sidecar.cudnnenv[0] == '\0' || sidecar.root[0] == '\0' || sidecar.path[0] == '\0')) {
+    std::snprintf(error, error_size, "'cudnn = ...' needs 'cudnnenv = ...', 'root = ...' and 'path = ...'");
     return false;
   }
   if (sidecar.library_dir[0] == '\0' && (sidecar.cudnnenv[0] == '\0' || sidecar.root[0] == '\0')) {

@@ -7,6 +7,8 @@
 //   path = /usr/bin/python3            # optional: the program to start (else NAME on PATH, shims skipped)
 //   args = -X utf8                     # optional, inserted before the user's arguments
 //   library_dir = /store/tree/lib      # optional: a fixed pin instead of the selection
+//   cudnn = 9.19.0.56-cuda13           # optional: always `cudnnenv exec --cudnn TREE`, a launcher
+//                                      # pinned to one tree (export launcher, export vscode)
 //
 // Lines are `key = value`; '#' starts a comment line; unknown keys are errors.
 // Kept free of the C++ library's heavier parts: the launcher starts before
@@ -26,6 +28,7 @@ struct Sidecar {
   char* root;
   char* audit;
   char* state;  // this user's state folder; "" in sidecars written before it (then <root>/.cudnnenv)
+  char* cudnn;  // a tree every start is pinned to through `cudnnenv exec --cudnn`; "" for a shim of the selection
 };
 
 // Parses `text` (`size` bytes, UTF-8) in place: each value is cut out with a

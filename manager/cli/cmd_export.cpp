@@ -7,10 +7,12 @@
 #include "cli/output.hpp"
 #include "pin/kernelspec.hpp"
 #include "pin/launch.hpp"
+#include "pin/shims.hpp"
 #include "select/activation.hpp"
 #include "shell/init.hpp"
 #include "store/runtime.hpp"
 #include "util/fs.hpp"
+#include "util/json.hpp"
 #include "util/text.hpp"
 
 namespace cudnnenv::cli {
@@ -160,6 +162,24 @@ struct JupyterArguments {
   bool remove = false;
 };
 
+// The Python to pin: `given`, else python3 (then python) on PATH, never one
+// of the shims; `which` names it in the hint.
+Result<fs::path> find_python(const std::string& given, const Context& context, const std::string& which) {
+  std::error_code ec;
+  if (!given.empty()) {
+    fs::path python = fs::absolute(util::path_from_utf8(given), ec);
+    if (!fs::is_regular_file(python, ec)) {
+      return make_error("no program '" + util::printable(given) + "'", "give " + which + " with --python",
+                        ExitCode::not_found);
+    }
+    return python;
+  }
+  for (const char* command : {"python3", "python"}) {
+    if (auto found = find_program(command, context.environment, {context.store().state().shims()})) return *found;
+  }
+  return make_error("no python3 or python on PATH", "give " + which + " with --python", ExitCode::not_found);
+}
+
 // `cudnnenv export jupyter`: a kernelspec whose every start goes through
 // `cudnnenv exec --cudnn TREE` (pin/kernelspec.hpp).
 Result<int> run_jupyter(const JupyterArguments& arguments, const Context& context) {
@@ -207,26 +227,8 @@ Result<int> run_jupyter(const JupyterArguments& arguments, const Context& contex
   }
   CUDNNENV_TRY_ASSIGN(selection, context.selection(context.request(arguments.spec)));
   const Store& store = context.store();
-  // The Python: as given, else python3 (then python) on PATH, never one of the shims.
-  fs::path python;
-  if (!arguments.python.empty()) {
-    python = fs::absolute(util::path_from_utf8(arguments.python), ec);
-    if (!fs::is_regular_file(python, ec)) {
-      return make_error("no program '" + util::printable(arguments.python) + "'",
-                        "give the Python that has ipykernel with --python", ExitCode::not_found);
-    }
-  } else {
-    for (const char* command : {"python3", "python"}) {
-      if (auto found = find_program(command, context.environment, {store.state().shims()})) {
-        python = *found;
-        break;
-      }
-    }
-    if (python.empty()) {
-      return make_error("no python3 or python on PATH", "give the Python that has ipykernel with --python",
-                        ExitCode::not_found);
-    }
-  }
+  CUDNNENV_TRY_ASSIGN(found_python, find_python(arguments.python, context, "the Python that has ipykernel"));
+  const fs::path python = *found_python;
   const std::string root = util::to_utf8(store.root());
   if (!util::is_valid_utf8(util::to_utf8(python)) || !util::is_valid_utf8(root)) {
     return make_error("'" + util::printable(util::to_utf8(python)) + "' or the store '" + util::printable(root) +
@@ -261,6 +263,68 @@ Result<int> run_jupyter(const JupyterArguments& arguments, const Context& contex
         ")\n");
   print_note("each start of the kernel runs 'cudnnenv exec --cudnn " + spec.tree + " -- " + util::to_utf8(python) +
              " -m ipykernel_launcher'; that Python needs ipykernel");
+  return 0;
+}
+
+struct LauncherArguments {
+  std::string spec;
+  std::string python;
+  std::string folder = ".";  // export vscode: the workspace
+};
+
+// A launcher named python (python.exe) pinned to the spec's tree: a shim in
+// launchers/<tree>/ whose every start is `cudnnenv exec --cudnn TREE --
+// PYTHON` (the sidecar's `cudnn`), for IDEs that take an interpreter's path.
+Result<fs::path> write_launcher(const LauncherArguments& arguments, const Context& context, std::string& tree) {
+  CUDNNENV_TRY_ASSIGN(selection, context.selection(context.request(arguments.spec)));
+  CUDNNENV_TRY_ASSIGN(python, find_python(arguments.python, context, "the Python the IDE should run"));
+  tree = selection->tree.name;
+  ShimPaths paths = shim_paths(context);
+  paths.shims_dir = context.store().state().launchers(tree);
+  ShimSpec spec;
+  spec.name = "python";
+  spec.target = *python;
+  spec.cudnn = tree;
+  CUDNNENV_TRY_ASSIGN(shim, add_shim(spec, paths));
+  return shim->file;
+}
+
+Result<int> run_launcher(const LauncherArguments& arguments, const Context& context) {
+  std::string tree;
+  CUDNNENV_TRY_ASSIGN(launcher, write_launcher(arguments, context, tree));
+  print(util::to_utf8(*launcher) + "\n");
+  print_note("every start of it is 'cudnnenv exec --cudnn " + tree +
+             " -- PYTHON': give it as the interpreter (PyCharm: Add Interpreter, System Interpreter, this path)");
+  return 0;
+}
+
+// `cudnnenv export vscode`: the workspace's .vscode/settings.json, merged:
+// the interpreter is the launcher, the integrated terminals select the tree.
+Result<int> run_vscode(const LauncherArguments& arguments, const Context& context) {
+  const fs::path settings = util::path_from_utf8(arguments.folder) / ".vscode" / "settings.json";
+  Json merged = Json::object();
+  std::error_code ec;
+  if (fs::exists(settings, ec)) {
+    auto text = util::read_file(settings, k_max_settings_file);
+    if (!text) return make_error("cannot read '" + util::to_utf8(settings) + "': " + text.error().message);
+    merged = json_nesting_within(*text, 64) ? Json::parse(*text, nullptr, false) : Json(Json::value_t::discarded);
+    if (merged.is_discarded() || !merged.is_object()) {
+      return make_error(
+          "'" + util::to_utf8(settings) + "' is not plain JSON (comments or trailing commas?): it was left as it is",
+          "add \"python.defaultInterpreterPath\" by hand, or remove the comments and run this again");
+    }
+  }
+  std::string tree;
+  CUDNNENV_TRY_ASSIGN(launcher, write_launcher(arguments, context, tree));
+  merged["python.defaultInterpreterPath"] = util::to_utf8(*launcher);
+  const std::string terminal_key =
+      host_platform().os == Os::windows ? "terminal.integrated.env.windows" : "terminal.integrated.env.linux";
+  if (!merged.contains(terminal_key) || !merged[terminal_key].is_object()) merged[terminal_key] = Json::object();
+  merged[terminal_key]["CUDNNENV_VERSION"] = tree;
+  fs::create_directories(settings.parent_path(), ec);
+  CUDNNENV_TRY(util::write_file_atomic(settings, merged.dump(4, ' ', false, Json::error_handler_t::replace) + "\n"));
+  print("wrote " + util::to_utf8(settings) + " (python.defaultInterpreterPath: " + util::to_utf8(*launcher) +
+        "; its terminals: CUDNNENV_VERSION=" + tree + ")\n");
   return 0;
 }
 
@@ -323,6 +387,28 @@ void register_export(CLI::App& app, Context& context) {
       "  cudnnenv export jupyter --remove --name cudnnenv-9.19.0.56-cuda13");
   jupyter_command->callback(
       [jupyter, &context] { context.action = [jupyter, &context] { return run_jupyter(*jupyter, context); }; });
+
+  auto launcher = std::make_shared<LauncherArguments>();
+  CLI::App* launcher_command = command->add_subcommand(
+      "launcher", "print a python launcher pinned to a tree, for an IDE's interpreter setting (PyCharm)");
+  launcher_command->add_option("spec", launcher->spec, "the tree: a version, a tree's name or a profile")->required();
+  launcher_command->add_option("--python", launcher->python, "the Python it starts (default: python3 on PATH)");
+  launcher_command->footer("Example:\n  cudnnenv export launcher 9.19 --python ~/venvs/torch/bin/python");
+  launcher_command->callback(
+      [launcher, &context] { context.action = [launcher, &context] { return run_launcher(*launcher, context); }; });
+
+  auto vscode = std::make_shared<LauncherArguments>();
+  CLI::App* vscode_command = command->add_subcommand(
+      "vscode",
+      "a VS Code workspace's interpreter pinned to a tree, and its terminals selecting it (.vscode/settings.json)");
+  vscode_command->add_option("spec", vscode->spec, "the tree: a version, a tree's name or a profile")->required();
+  vscode_command->add_option("--python", vscode->python, "the Python it starts (default: python3 on PATH)");
+  vscode_command->add_option("--folder", vscode->folder, "the workspace folder (default: here)");
+  vscode_command->footer(
+      "Example:\n  cudnnenv export vscode tf2.5 --python .venv/bin/python   then reload the window\n"
+      "Every other key of settings.json is kept; a file with comments is left as it is.");
+  vscode_command->callback(
+      [vscode, &context] { context.action = [vscode, &context] { return run_vscode(*vscode, context); }; });
 }
 
 }  // namespace cudnnenv::cli

@@ -10,6 +10,7 @@
 
 #include <CLI/CLI.hpp>
 
+#include "pin/shims.hpp"
 #include "probe/probe.hpp"
 #include "select/resolve.hpp"
 #include "shell/quote.hpp"
@@ -60,6 +61,10 @@ struct Context {
 };
 
 // Registered per file (cmd_*.cpp), each with the one-line description --help shows.
+// The shims' paths for this run's store and program (cmd_shim.cpp); a
+// launcher pinned to one tree uses them with its own folder.
+ShimPaths shim_paths(const Context& context);
+
 void register_install(CLI::App& app, Context& context);
 void register_adopt(CLI::App& app, Context& context);
 void register_list(CLI::App& app, Context& context);

@@ -62,6 +62,9 @@ std::string sidecar_text(const ShimSpec& spec, const ShimPaths& paths, const std
   if (!spec.args.empty()) {
     text += "args = " + spec.args + "\n";
   }
+  if (!spec.cudnn.empty()) {
+    text += "cudnn = " + spec.cudnn + "\n";
+  }
   return text;
 }
 
@@ -103,8 +106,11 @@ Result<ShimInfo> add_shim(const ShimSpec& spec, const ShimPaths& paths) {
                         "give the real program's path", ExitCode::usage);
     }
   }
+  if (!spec.cudnn.empty() && !target) {
+    return make_error("a launcher pinned to a tree needs the program's path", "give --python", ExitCode::usage);
+  }
   for (const std::string& value : {util::to_utf8(paths.program), util::to_utf8(paths.root), util::to_utf8(paths.state),
-                                   target ? util::to_utf8(*target) : std::string(), spec.args}) {
+                                   target ? util::to_utf8(*target) : std::string(), spec.args, spec.cudnn}) {
     if (value.find_first_of("\r\n") != std::string::npos) {
       return make_error("a line break in '" + value + "' cannot go into a shim file", "use a path without one",
                         ExitCode::usage);

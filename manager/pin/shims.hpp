@@ -19,6 +19,7 @@ struct ShimSpec {
   std::string name;                             // "python"
   std::optional<std::filesystem::path> target;  // --target; else the first NAME on PATH outside the shims
   std::string args;                             // inserted before the user's arguments
+  std::string cudnn;  // a tree every start is pinned to (a launcher: needs `target`); empty: the selection
 };
 
 struct ShimPaths {

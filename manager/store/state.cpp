@@ -17,6 +17,9 @@ fs::path StatePaths::trust() const {
 fs::path StatePaths::shims() const {
   return folder / "shims";
 }
+fs::path StatePaths::launchers(const std::string& tree) const {
+  return folder / "launchers" / util::path_from_utf8(tree);
+}
 fs::path StatePaths::downloads() const {
   return folder / "downloads";
 }

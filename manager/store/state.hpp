@@ -19,9 +19,11 @@ namespace cudnnenv {
 struct StatePaths {
   std::filesystem::path folder;
 
-  std::filesystem::path config() const;      // config.toml: use --global, [download], [profiles]
-  std::filesystem::path trust() const;       // trusted/: one entry per trusted project file
-  std::filesystem::path shims() const;       // shims/: the shims `shim add` writes
+  std::filesystem::path config() const;  // config.toml: use --global, [download], [profiles]
+  std::filesystem::path trust() const;   // trusted/: one entry per trusted project file
+  std::filesystem::path shims() const;   // shims/: the shims `shim add` writes
+  // launchers/<tree>/: shims pinned to one tree (export launcher, export vscode).
+  std::filesystem::path launchers(const std::string& tree) const;
   std::filesystem::path downloads() const;   // downloads/: the archives install kept
   std::filesystem::path cache() const;       // cache/: what can be deleted at any time
   std::filesystem::path pin_checks() const;  // cache/pin-checks: passed checks before a start

@@ -7,6 +7,7 @@
 # name, as TensorFlow does, gets the pinned tree's DLL with a decoy on PATH,
 # and receives `-m ipykernel_launcher -f FILE` as Python would. A store whose
 # path holds a space, '&' and non-ASCII letters reaches the argv intact.
+# `export launcher` under Wine: its python.exe starts the stand-in pinned.
 # What Wine cannot show: Jupyter's own Windows start (Python's list2cmdline
 # and CreateProcess); no Python with jupyter_client runs under this Wine.
 CUDNNENV=$1   # build/mingw/bin/cudnnenv.exe
@@ -60,3 +61,15 @@ arg C:\\users\\me\\kernel-1.json
 run_program cud export jupyter --remove --name cudnnenv-tree_8.2
 expect_eq "$(cat out)" "removed $(winpath "$kernel_json")" "--remove under Wine"
 pass "a Windows kernelspec: its argv, run as Jupyter runs it, starts the Python stand-in pinned past a decoy on PATH"
+
+# An IDE's interpreter: the launcher `export launcher` prints (python.exe, a shim whose sidecar names the tree).
+run_program cud export launcher "tree 8.2" --python "$(winpath "$WORK/py dir/python.exe")"
+expect_eq "$rc" "0" "export launcher under Wine: $(cat err)"
+launcher=$(head -1 out)
+expect_eq "$launcher" "$(winpath "$root/.cudnnenv/launchers/tree 8.2/python.exe")" "the launcher's path"
+run_program "$WINE" "$launcher" -c x
+expect_eq "$rc" "0" "the launcher under Wine: $(cat err)"
+expect_eq "$(cat out)" "arg -c
+arg x
+8200" "the launcher starts the Python pinned past the decoy, with its arguments"
+pass "export launcher under Wine: python.exe pinned to the tree, for an IDE"

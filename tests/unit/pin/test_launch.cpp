@@ -186,10 +186,23 @@ TEST_SUITE("shim") {
     char unknown[] = "path = /bin/true\ncolour = red\n\0";
     CHECK_FALSE(shim::parse_sidecar(unknown, std::strlen(unknown), sidecar, error, sizeof error));
     CHECK(std::string(error) ==
-          "line 2: unknown key 'colour' (known: cudnnenv, root, state, audit, path, args, library_dir)");
+          "line 2: unknown key 'colour' (known: cudnnenv, root, state, audit, path, args, library_dir, cudnn)");
     char no_tree[] = "path = /bin/true\n\0";
     CHECK_FALSE(shim::parse_sidecar(no_tree, std::strlen(no_tree), sidecar, error, sizeof error));
     CHECK(std::string(error) == "no 'library_dir = ...', and no 'cudnnenv = ...' and 'root = ...' to select one");
+    char pinned_without_path[] = "cudnnenv = /c\nroot = /r\ncudnn = 9.1\n\0";
+    CHECK_FALSE(
+        shim::parse_sidecar(pinned_without_path, std::strlen(pinned_without_path), sidecar, error, sizeof error));
+    CHECK(std::string(error) == "'cudnn = ...' needs 'cudnnenv = ...', 'root = ...' and 'path = ...'");
+  }
+
+  TEST_CASE("a launcher's sidecar names the tree every start is pinned to") {
+    char text[] = "cudnnenv = /opt/cudnnenv\nroot = /store\npath = /usr/bin/python3\ncudnn = tree 9.1 & é\n\0";
+    shim::Sidecar sidecar;
+    char error[256] = {};
+    REQUIRE(shim::parse_sidecar(text, std::strlen(text), sidecar, error, sizeof error));
+    CHECK(std::string(sidecar.cudnn) == "tree 9.1 & é");
+    CHECK(std::string(sidecar.path) == "/usr/bin/python3");
   }
 
   TEST_CASE("a cached launch decision holds while nothing resolution reads has changed") {
