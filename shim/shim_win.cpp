@@ -33,8 +33,26 @@ std::wstring widen(const char* text) {
   return wide;
 }
 
+// A line on stderr, whole: the console gets UTF-16 (WriteConsoleW), a pipe
+// or file UTF-8, as cudnnenv writes (the C runtime's wide output stops at
+// the first letter outside the code page).
+void write_error(const std::wstring& line) {
+  const HANDLE handle = ::GetStdHandle(STD_ERROR_HANDLE);
+  DWORD mode = 0;
+  DWORD written = 0;
+  if (::GetConsoleMode(handle, &mode)) {
+    ::WriteConsoleW(handle, line.data(), static_cast<DWORD>(line.size()), &written, nullptr);
+    return;
+  }
+  const int length =
+      ::WideCharToMultiByte(CP_UTF8, 0, line.data(), static_cast<int>(line.size()), nullptr, 0, nullptr, nullptr);
+  std::string utf8(static_cast<std::size_t>(length > 0 ? length : 0), '\0');
+  ::WideCharToMultiByte(CP_UTF8, 0, line.data(), static_cast<int>(line.size()), utf8.data(), length, nullptr, nullptr);
+  ::WriteFile(handle, utf8.data(), static_cast<DWORD>(utf8.size()), &written, nullptr);
+}
+
 int fail(const wchar_t* what, const std::wstring& detail) {
-  std::fwprintf(stderr, L"cudnnenv-shim: error: %ls%ls\n", what, detail.c_str());
+  write_error(L"cudnnenv-shim: error: " + std::wstring(what) + detail + L"\n");
   return 127;
 }
 
@@ -129,10 +147,9 @@ int run(const std::wstring& program, std::wstring& command_line, const std::wstr
   if (!dll_folder.empty()) {
     const DWORD error = cudnnenv::shim::add_dll_directory_in(child, dll_folder);
     if (error != 0 && error != ERROR_NOT_SUPPORTED) {  // not supported: a 32-bit program, which loads no 64-bit cuDNN
-      std::fwprintf(stderr,
-                    L"cudnnenv-shim: warning: could not add %ls to the DLL search inside %ls (error %lu): what it "
-                    L"loads with LOAD_LIBRARY_SEARCH_DEFAULT_DIRS (Python 3.8+) will not find the tree\n",
-                    dll_folder.c_str(), program.c_str(), error);
+      write_error(L"cudnnenv-shim: warning: could not add " + dll_folder + L" to the DLL search inside " + program +
+                  L" (error " + std::to_wstring(error) +
+                  L"): what it loads with LOAD_LIBRARY_SEARCH_DEFAULT_DIRS (Python 3.8+) will not find the tree\n");
     }
   }
   return cudnnenv::shim::resume_and_wait(child);
@@ -216,11 +233,12 @@ int wmain() {
   path.resize(::GetEnvironmentVariableW(L"PATH", path.data(), static_cast<DWORD>(path.size())));
   const std::wstring pinned = path.empty() ? library_dir : library_dir + L";" + path;
   // Inherited by the child: what Wine honours. A variable holds 32,767 characters at most.
-  if (pinned.size() > 32766 || !::SetEnvironmentVariableW(L"PATH", pinned.c_str()) ||
+  if (pinned.size() > cudnnenv::shim::k_max_variable_value || !::SetEnvironmentVariableW(L"PATH", pinned.c_str()) ||
       !::SetEnvironmentVariableW(L"CUDNNENV_PIN_DIR", library_dir.c_str())) {
-    return fail(L"cannot put the tree first on PATH (PATH would hold ",
-                std::to_wstring(pinned.size()) + L" characters; Windows allows 32,767): shorten PATH, or " +
-                    L"move the store to a shorter folder: " + library_dir);
+    return fail(L"PATH would hold ", std::to_wstring(pinned.size()) +
+                                         L" characters, more than the 32,766 Windows allows in a variable; shorten "
+                                         L"PATH, or move the store (--root) to a shorter folder: " +
+                                         library_dir);
   }
   ::SetDllDirectoryW(library_dir.c_str());  // inherited on real Windows, ahead of PATH
 

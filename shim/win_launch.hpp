@@ -9,9 +9,14 @@
 
 #include <windows.h>
 
+#include <cstddef>
 #include <string>
 
 namespace cudnnenv::shim {
+
+// The most characters a variable's value may hold: 32,767 with the NUL that
+// ends it (SetEnvironmentVariableW). One rule for the shims and exec.
+inline constexpr std::size_t k_max_variable_value = 32766;
 
 struct WinChild {
   PROCESS_INFORMATION process{};

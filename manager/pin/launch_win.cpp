@@ -33,8 +33,8 @@ using Started = shim::WinChild;
 
 // The child's environment block: cmd's per-drive folders ("=C:=C:\\work",
 // which no variable API lists and a program's relative "D:file" needs) as
-// they are here, then the plan's variables. A value over 32,767 characters
-// is refused (Windows would cut or refuse it, and a pinned PATH is the
+// they are here, then the plan's variables. A value over 32,766 characters
+// (shim::k_max_variable_value) is refused (Windows would cut or refuse it, and a pinned PATH is the
 // likely one).
 Result<std::wstring> environment_block_of(const util::Environment& environment) {
   std::wstring block;
@@ -48,9 +48,10 @@ Result<std::wstring> environment_block_of(const util::Environment& environment) 
   ::FreeEnvironmentStringsW(current);
   for (const auto& [name, value] : environment.variables()) {
     const std::wstring wide = util::widen(value);
-    if (wide.size() > 32767) {
+    if (wide.size() > shim::k_max_variable_value) {
       return make_error(
-          name + " would hold " + std::to_string(wide.size()) + " characters, more than the 32,767 Windows allows",
+          name + " would hold " + std::to_string(wide.size()) +
+              " characters, more than the 32,766 Windows allows in a variable",
           name == "PATH" ? "shorten PATH, or move the store (--root) to a shorter folder" : "shorten " + name);
     }
     block += util::widen(name) + L'=' + wide;

@@ -165,14 +165,58 @@ TEST_ROOT=$(winpath "$root") "$WINE" cmd /c drive.bat > drive.out 2>&1 || fail "
 expect_eq "$(tr -d '\r' < drive.txt)" "[$(winpath "$WORK/decoy")]" "the program's =Z: entry"
 pass "3: the per-drive folder entries (=Z:) reach the program through exec"
 
-# PATH near its limit: the tree first would pass the 32,767 characters
-# Windows allows a variable; refused with the reason, nothing started.
-long_path=$(for i in $(seq 1 400); do printf 'C:\\folder-%04d-of-eighty-characters-long-xxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxx;' "$i"; done)
-export WINEPATH="${long_path:0:32700}"
-run_program "$WINE" "$CUDNNENV" --root "$(winpath "$root")" exec --cudnn t81 -- "$program" --exit 0
-expect_eq "$rc" "1" "exec with PATH near 32,767 characters ($(cat err))"
-path_length=$(grep -o 'PATH would hold [0-9]*' err | grep -o '[0-9]*$')
-expect_eq "$(tr -d '\r' < err)" "cudnnenv: error: PATH would hold $path_length characters, more than the 32,767 Windows allows
-  hint: shorten PATH, or move the store (--root) to a shorter folder" "the refusal"
-[ "$path_length" -gt 32767 ] || fail "the length said: $path_length"
-pass "3: a PATH that the tree would push past 32,767 characters: refused, with the reason"
+# PATH at its limit: a variable holds 32,766 characters (32,767 with its end). A PATH that the tree first
+# makes exactly 32,766 long runs, through exec and through the shim; one character more is refused by both
+# with one sentence, nothing started. (Wine builds no PATH that long from WINEPATH: it stops at 8,195
+# characters; a helper built here sets it with SetEnvironmentVariableW and starts the command.)
+cat > with_path.c <<'C'
+/* with-path.exe N COMMAND...: PATH made exactly N characters long (this PATH, then ";C:\xxx..." entries),
+ * then COMMAND started with it; its exit code returned. */
+#include <windows.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <wchar.h>
+int wmain(int argc, wchar_t** argv) {
+  static wchar_t path[40000];
+  const size_t want = (size_t)_wtoi(argv[1]);
+  size_t length = GetEnvironmentVariableW(L"PATH", path, 40000);
+  while (length < want) {
+    path[length++] = (length % 200 == 0) ? L';' : L'x';
+  }
+  path[want] = 0;
+  if (!SetEnvironmentVariableW(L"PATH", path)) return 120;
+  const wchar_t* line = GetCommandLineW();  /* past argv[0] and N: the third word on */
+  for (int words = 0; words < 2; ++words) {
+    int quoted = 0;
+    while (*line && (quoted || (*line != L' ' && *line != L'\t'))) { if (*line == L'"') quoted = !quoted; ++line; }
+    while (*line == L' ' || *line == L'\t') ++line;
+  }
+  STARTUPINFOW startup = {sizeof startup};
+  PROCESS_INFORMATION process;
+  wchar_t* copy = _wcsdup(line);
+  if (!CreateProcessW(NULL, copy, NULL, NULL, TRUE, 0, NULL, NULL, &startup, &process)) return 121;
+  WaitForSingleObject(process.hProcess, INFINITE);
+  DWORD code = 0;
+  GetExitCodeProcess(process.hProcess, &code);
+  return (int)code;
+}
+C
+"${MINGW_CC:-x86_64-w64-mingw32-gcc}" -O1 -municode -o with-path.exe with_path.c
+lib=$(winpath "$root/t81/bin")
+export WINEPATH=$(winpath "$WORK/prog")  # where the shim finds its program
+run_program "$WINE" "$shims/load-cudnn.exe" --exit 0  # records the shim's decision
+for total in 32766 32767; do
+  n=$(( total - ${#lib} - 1 ))  # the pinned PATH: the tree's folder, ';', PATH
+  run_program "$WINE" with-path.exe $n "$(winpath "$CUDNNENV")" --root "$(winpath "$root")" exec --cudnn t81 -- "$program" --exit 0
+  exec_rc=$rc exec_err=$(tr -d '\r' < err)
+  run_program "$WINE" with-path.exe $n "$(winpath "$shims/load-cudnn.exe")" --exit 0
+  shim_rc=$rc shim_err=$(tr -d '\r' < err)
+  if [ $total = 32766 ]; then
+    expect_eq "$exec_rc:$exec_err|$shim_rc:$shim_err" "0:|0:" "a pinned PATH of 32,766 characters: exec and the shim run"
+  else
+    expect_eq "$exec_rc:$exec_err" "1:cudnnenv: error: PATH would hold 32767 characters, more than the 32,766 Windows allows in a variable
+  hint: shorten PATH, or move the store (--root) to a shorter folder" "exec with a pinned PATH of 32,767 characters"
+    expect_eq "$shim_rc:$shim_err" "127:cudnnenv-shim: error: PATH would hold 32767 characters, more than the 32,766 Windows allows in a variable; shorten PATH, or move the store (--root) to a shorter folder: $lib" "the shim with a pinned PATH of 32,767 characters"
+  fi
+done
+pass "3: PATH at its limit: 32,766 characters run through exec and the shim, 32,767 refused by both with one sentence"
