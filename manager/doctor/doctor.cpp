@@ -766,10 +766,10 @@ DoctorCheck check_integrity(const Facts& facts, const DoctorOptions& options) {
       }
     } else {
       for (const auto& file : changed_files(tree)) {
-        problems.push_back(file + ": missing or another size than installed");
+        problems.push_back(util::printable(file) + ": missing or another size than installed");
       }
       for (const auto& file : modified_files(tree)) {
-        problems.push_back(file + ": written after the install, and its SHA-256 differs");
+        problems.push_back(util::printable(file) + ": written after the install, and its SHA-256 differs");
       }
     }
     for (const auto& item : problems) {

@@ -1,5 +1,7 @@
 #include "store/extract.hpp"
 
+#include <algorithm>
+
 #include <map>
 #include <set>
 #include <system_error>
@@ -85,7 +87,7 @@ struct PendingLink {
 }  // namespace
 
 Result<std::string> safe_entry_path(std::string_view name) {
-  const std::string quoted = "'" + std::string(name) + "'";
+  const std::string quoted = "'" + util::printable(name) + "'";
   if (name.empty()) {
     return make_error("the archive has an entry with an empty name", k_escape_hint);
   }
@@ -113,6 +115,14 @@ Result<std::string> safe_entry_path(std::string_view name) {
       return make_error("the archive entry " + quoted + " is not a valid Windows file name", k_escape_hint);
     }
     parts.push_back(part);
+  }
+  // A control character (ESC, BEL, a line break) would reach a terminal in
+  // every listing of the file: a cuDNN archive has none.
+  if (std::any_of(name.begin(), name.end(), [](char c) {
+        const auto byte = static_cast<unsigned char>(c);
+        return byte < 0x20 || byte == 0x7f;
+      })) {
+    return make_error("the archive entry " + quoted + " has a control character in its name", k_escape_hint);
   }
   if (parts.empty()) {
     return make_error("the archive entry " + quoted + " names the tree itself", k_escape_hint);

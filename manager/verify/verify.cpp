@@ -79,17 +79,18 @@ void check_files(const TreeRecord& tree, VerifyReport& report) {
     pending.push_back(std::async(std::launch::async, [&tree, &file]() -> std::string {
       std::error_code ec;
       const fs::path path = tree.resolve(file.path);
+      const std::string shown = util::printable(file.path);  // a name from an archive or folder, escaped
       if (!fs::exists(path, ec)) {
-        return "'" + file.path + "' is gone (deleted, or quarantined by a virus scanner?)";
+        return "'" + shown + "' is gone (deleted, or quarantined by a virus scanner?)";
       }
       const auto size = fs::file_size(path, ec);
       if (size != file.size) {
-        return "'" + file.path + "' is " + std::to_string(size) + " bytes, was " + std::to_string(file.size) +
+        return "'" + shown + "' is " + std::to_string(size) + " bytes, was " + std::to_string(file.size) +
                (size < file.size ? " (truncated?)" : "");
       }
       auto hash = util::sha256_file(path);
       return hash && *hash == file.sha256 ? std::string()
-                                          : "'" + file.path + "' changed since it was installed (SHA-256 differs)";
+                                          : "'" + shown + "' changed since it was installed (SHA-256 differs)";
     }));
   }
   std::vector<std::string> problems;

@@ -86,6 +86,8 @@ def main():
     escape = b'\x1b[2J\x1b]0;owned\x07/../evil.dll'
     raw = b'x'
     write('escape.zip', single_entry_zip(escape, zlib.compress(raw)[2:-4], zlib.crc32(raw), 1))
+    control = b'cuda/lib/\x1b[31mred\x07.so'
+    write('control.zip', single_entry_zip(control, zlib.compress(raw)[2:-4], zlib.crc32(raw), 1))
 
 
 if __name__ == '__main__':

@@ -197,10 +197,15 @@ expect_eq "$(stat -c %s "$CUDNNENV_ROOT/sparse512/sparse/lib/hole.bin")" "536870
 pass "6, 7: crafted zips, PE headers, version headers and sparse tarballs end in one line and exit 1, bounded in memory and size"
 
 # --- 8. smaller ----------------------------------------------------------------
+trees_before=$("$CUDNNENV" list --json | python3 -c 'import json, sys; print(len(json.load(sys.stdin)))')
 run install crafted/escape.zip
 expect_eq "$rc" "1" "escape.zip"
 ! grep -q $'\e' err || fail "a raw escape byte reached stderr"
 expect_eq "$(head -1 err)" "cudnnenv: error: the archive entry '\\x1b[2J\\x1b]0;owned\\x07/../evil.dll' climbs out of the tree with '..'" "escaped name"
+run install crafted/control.zip
+expect_eq "$rc:$(head -1 err)" "1:cudnnenv: error: the archive entry 'cuda/lib/\\x1b[31mred\\x07.so' has a control character in its name" "a name with control characters is refused, shown escaped"
+! grep -q $'\e' err || fail "a raw escape byte reached stderr"
+expect_eq "$("$CUDNNENV" list --json | python3 -c 'import json, sys; print(len(json.load(sys.stdin)))')" "$trees_before" "nothing installed"
 make_linux_tree dot 9.1.0 "$FIXTURES/fake-elf64-9.1.0.so"
 tar -C dot -cf dot.tar .
 run install dot.tar --name dot
