@@ -300,8 +300,9 @@ Result<Extraction> extract(ArchiveSource& source, const fs::path& destination, c
         return std::move(made).error();
       }
       ExtractedFile file = extraction.files[found->second];
-      if (auto allowed = account(file.record.size); !allowed) {  // a copy, or a link that may become one
-        return std::move(allowed).error();
+      // A copy (a hard link, or a link on Windows) counts its bytes; a link, none.
+      if (const bool copied = link.hard || !fs::is_symlink(fs::symlink_status(link_path, ec)); copied) {
+        if (auto allowed = account(file.record.size); !allowed) return std::move(allowed).error();
       }
       file.record.path = link.path;
       file.record.link = link.hard ? std::string() : link.text;
