@@ -66,6 +66,7 @@ std::string BinaryInfo::describe() const {
       return "ELF " + std::to_string(bits) + "-bit " + to_string(arch) +
              (arch == Arch::unknown ? std::string(" (e_machine ") + std::to_string(machine) + ")" : "");
     case BinaryFormat::pe:
+      if (bits == 0 && machine == 0) return "an MZ file with no PE header where it says one is";  // not a DLL
       return "PE " + std::to_string(bits) + "-bit " + to_string(arch) + " (Machine " + machine_text + ")";
     case BinaryFormat::none:
       break;

@@ -154,9 +154,9 @@ install_refused crafted/bomb.zip "'bomb.zip' unpacks to more than 100 MiB, the l
 [ -z "$(ls -A "$CUDNNENV_ROOT/.cudnnenv/staging")" ] || fail "a refused archive left files in staging"
 mkdir mz && cp crafted/mz-lfanew.dll mz/
 (cd mz && zip -q ../mz.zip mz-lfanew.dll)
-install_refused mz "'mz-lfanew.dll' is PE 0-bit unknown (Machine 0x0), not Linux x86_64" \
+install_refused mz "'mz-lfanew.dll' is an MZ file with no PE header where it says one is, not Linux x86_64" \
   "use the Linux archive for this machine (cudnn-linux-x86_64-*-archive.tar.xz)"
-install_refused mz.zip "'mz-lfanew.dll' is PE 0-bit unknown (Machine 0x0), not Linux x86_64" \
+install_refused mz.zip "'mz-lfanew.dll' is an MZ file with no PE header where it says one is, not Linux x86_64" \
   "use the Linux archive for this machine (cudnn-linux-x86_64-*-archive.tar.xz)"
 run discover --no-load --json
 expect_eq "$rc" "0" "discover beside the crafted DLL"
