@@ -53,15 +53,20 @@ Result<int> run_cache_clean(const CacheArguments& arguments, const Context& cont
   const Store& store = context.store();
   const std::uint64_t leftovers =
       util::is_writable_directory(store.own().folder) ? store.clean_leftovers() : std::uint64_t{0};
+  // What a killed `use --global` left beside config.toml.
+  const std::size_t temporaries = util::remove_stale_temporaries(store.state().config());
   if (arguments.json) {
     Json array = Json::array();
     for (const auto& file : removed) array.push_back(file_json(file));
-    print_json(Json{{"removed", array}, {"freed", total}, {"leftovers_freed", leftovers}});
+    print_json(Json{
+        {"removed", array}, {"freed", total}, {"leftovers_freed", leftovers}, {"temporaries_removed", temporaries}});
     return 0;
   }
   print("freed " + util::human_size(total) + " (" + std::to_string(removed.size()) +
         (removed.size() == 1 ? " file" : " files") + ") in " + util::to_utf8(downloads_folder(context)) +
-        (leftovers ? ", and " + util::human_size(leftovers) + " that killed installs left in the store" : "") + "\n");
+        (leftovers ? ", and " + util::human_size(leftovers) + " that killed installs left in the store" : "") +
+        (temporaries ? ", and " + std::to_string(temporaries) + " config.toml.tmp file(s) of killed writes" : "") +
+        "\n");
   return 0;
 }
 

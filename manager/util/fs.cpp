@@ -96,27 +96,39 @@ bool remove_tree(const fs::path& path) {
   return !entry_exists(path);
 }
 
-namespace {
+namespace {}  // namespace
 
-// What a killed writer of `path` left: `<name>.tmp<pid>-<n>` files over an
-// hour old (a live writer renames its file within moments).
-void sweep_stale_temporaries(const fs::path& path) {
+std::size_t remove_stale_temporaries(const fs::path& path) {
   std::error_code ec;
   const fs::path::string_type prefix = path.filename().native() + fs::path(".tmp").native();
   const auto now = fs::file_time_type::clock::now();
+  std::size_t removed = 0;
   for (const auto& entry : directory_entries(path.parent_path())) {
-    if (entry.path.filename().native().rfind(prefix, 0) != 0) continue;
-    const auto written = fs::last_write_time(entry.path, ec);
-    if (!ec && now - written > std::chrono::hours(1)) {
-      remove_entry(entry.path);
+    const fs::path::string_type name = entry.path.filename().native();
+    if (name.rfind(prefix, 0) != 0) continue;
+    // <prefix><pid>-<n>: a writer that no longer runs renames nothing.
+    const std::string rest = to_utf8(fs::path(name.substr(prefix.size())));
+    const auto dash = rest.find('-');
+    unsigned long writer = 0;
+    for (std::size_t i = 0; i < dash && i < rest.size() && i < 10; ++i) {
+      if (rest[i] < '0' || rest[i] > '9') {
+        writer = 0;
+        break;
+      }
+      writer = writer * 10 + static_cast<unsigned long>(rest[i] - '0');
     }
+    // (A writer on another host of a shared store has an id that means
+    // nothing here: a file of a few seconds is left to its writer.)
+    const auto written = fs::last_write_time(entry.path, ec);
+    const bool old = !ec && now - written > std::chrono::hours(1);
+    const bool orphan = !ec && now - written > std::chrono::seconds(10) && writer != 0 && !process_is_running(writer);
+    if ((old || orphan) && remove_entry(entry.path)) ++removed;
   }
+  return removed;
 }
 
-}  // namespace
-
 Result<void> write_file_atomic(const fs::path& path, std::string_view content) {
-  sweep_stale_temporaries(path);
+  remove_stale_temporaries(path);
   std::random_device random;
   const fs::path temporary =
       path.parent_path() /

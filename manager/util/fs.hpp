@@ -169,4 +169,13 @@ std::optional<std::string> short_path(const std::filesystem::path& path);
 // Process id, for unique temporary names.
 unsigned long current_process_id();
 
+// Whether a process of that id runs now (a reused id reads as running).
+bool process_is_running(unsigned long process_id);
+
+// Removes what killed writers of `path` left (write_file_atomic's
+// `<name>.tmp<pid>-<n>`): each whose writer no longer runs (and that is over
+// ten seconds old), and any over an hour old. Returns how many went.
+// write_file_atomic calls it first.
+std::size_t remove_stale_temporaries(const std::filesystem::path& path);
+
 }  // namespace cudnnenv::util

@@ -1,4 +1,5 @@
 #include <fcntl.h>
+#include <signal.h>
 #include <sys/file.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -166,6 +167,10 @@ bool is_writable_directory(const fs::path& path) {
 
 unsigned long current_process_id() {
   return static_cast<unsigned long>(::getpid());
+}
+
+bool process_is_running(unsigned long process_id) {
+  return process_id != 0 && (::kill(static_cast<pid_t>(process_id), 0) == 0 || errno == EPERM);
 }
 
 std::optional<fs::path> account_home_folder() {

@@ -254,6 +254,14 @@ unsigned long current_process_id() {
   return ::GetCurrentProcessId();
 }
 
+bool process_is_running(unsigned long process_id) {
+  const HANDLE process = ::OpenProcess(SYNCHRONIZE, FALSE, static_cast<DWORD>(process_id));
+  if (!process) return ::GetLastError() == ERROR_ACCESS_DENIED;  // another user's: it runs
+  const bool running = ::WaitForSingleObject(process, 0) == WAIT_TIMEOUT;
+  ::CloseHandle(process);
+  return running;
+}
+
 bool is_writable_directory(const std::filesystem::path& path) {
   return ::_waccess(path.c_str(), 2) == 0;
 }

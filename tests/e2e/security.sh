@@ -224,7 +224,21 @@ touch -d '2 hours ago' "$old_tmp"; touch "$new_tmp"
 "$CUDNNENV" use t91 --global 2> /dev/null
 [ ! -e "$old_tmp" ] || fail "a config.toml.tmp left by a killed writer two hours ago is still there"
 [ -e "$new_tmp" ] || fail "a config.toml.tmp a live writer may own was removed"
-pass "8: names shown escaped, './' tarballs install, stale config.toml.tmp files are cleared"
+rm -f "$new_tmp"
+# A writer killed moments ago (its process gone): the next write, or cache clean, removes what it left.
+dead=$(sh -c 'echo $$')
+killed_tmp="$CUDNNENV_ROOT/.cudnnenv/config.toml.tmp$dead-7"
+live_tmp="$CUDNNENV_ROOT/.cudnnenv/config.toml.tmp$$-7"
+touch -d '20 seconds ago' "$killed_tmp" "$live_tmp"
+"$CUDNNENV" use t91 --global 2> /dev/null
+[ ! -e "$killed_tmp" ] || fail "the next write left a killed writer's config.toml.tmp"
+[ -e "$live_tmp" ] || fail "a running writer's config.toml.tmp was removed"
+touch -d '20 seconds ago' "$killed_tmp"
+run cache clean
+expect_eq "$(cat out)" "freed 0 B (0 files) in $CUDNNENV_ROOT/.cudnnenv/downloads, and 1 config.toml.tmp file(s) of killed writes" "cache clean removes a killed writer's temporary"
+[ ! -e "$killed_tmp" ] && [ -e "$live_tmp" ] || fail "cache clean: only the killed writer's temporary goes"
+rm -f "$live_tmp"
+pass "8: names shown escaped, './' tarballs install, stale config.toml.tmp files (over an hour old, or of a killed writer) are cleared by the next write and cache clean"
 
 # 9. JSON and logs carry names from the file system and the environment: a
 # folder whose name is not UTF-8 comes out as valid JSON (U+FFFD), never an
