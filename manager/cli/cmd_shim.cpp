@@ -67,6 +67,11 @@ Result<int> run_add(const ShimArguments& arguments, const Context& context) {
   print("added shim '" + added->name + "': " + util::to_utf8(added->file) + " starts " +
         (added->target.empty() ? "the first '" + added->name + "' on PATH after the shims folder" : added->target) +
         ", pinned to the tree selected where it runs\n");
+  if (!context.store().state_is_own()) {
+    print_note("the store '" + util::to_utf8(context.store().root()) +
+               "' is not yours to write: the shim is yours, in your state folder " +
+               util::to_utf8(context.store().state().folder));
+  }
   const std::string path = context.environment.get("PATH").value_or("");
   if (path.find(util::to_utf8(paths.shims_dir)) == std::string::npos) {
     print("put '" + util::to_utf8(paths.shims_dir) + "' first on PATH ('cudnnenv init' does it)\n");

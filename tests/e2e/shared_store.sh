@@ -61,6 +61,7 @@ pass "list, current, which, verify and exec on a store this user cannot write"
 # A shim: in the user's state folder; its first start records the decision there, the next uses it.
 as_user "$shared/bin/cudnnenv" shim add load-cudnn --target "$shared/bin/load-cudnn"
 expect_eq "$rc" "0" "shim add: $(cat err)"
+expect_eq "$(cat err)" "cudnnenv: the store '$store' is not yours to write: the shim is yours, in your state folder $state" "shim add says where it wrote"
 [ -x "$state/shims/load-cudnn" ] || fail "the shim is not in the user's state folder"
 WORKDIR=$shared/project/sub as_user "$state/shims/load-cudnn"
 expect_eq "$(cat out)" "90200" "the shim pins the project's tree"
@@ -73,6 +74,8 @@ pass "a shim on a store this user cannot write"
 # use --global: the user's own default, in the state folder; it wins over the store's.
 as_user "$shared/bin/cudnnenv" use --global t92
 expect_eq "$rc" "0" "use --global: $(cat err)"
+grep -qx "cudnnenv: the store '$store' is not yours to write: this default is yours, in $state/config.toml; the store's own default stays for everyone else" err ||
+  fail "use --global says where it wrote: $(cat err)"
 as_user "$shared/bin/cudnnenv" current
 expect_eq "$(cat out)" "9.2.0  t92  (set by $state/config.toml, the global default)" "the user's default"
 USER_ENV="CUDNNENV_STATE_DIR=$shared/home/elsewhere" as_user "$shared/bin/cudnnenv" current
