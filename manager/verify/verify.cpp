@@ -172,6 +172,23 @@ std::string missing_dependencies_text(const fs::path& library, const VerifyOptio
 
 }  // namespace
 
+std::vector<std::string> missing_dependencies_of_set(const TreeRecord& tree, const util::Environment& environment,
+                                                     const fs::path& runtime_dir) {
+  DiscoverContext context;
+  context.environment = with_runtime_folder(environment, runtime_dir);
+  context.os = tree.platform.os;
+  std::vector<std::string> lines;
+  for (const auto& name : expected_set(tree.version.major, tree.platform.os).libraries) {
+    const fs::path library = tree.resolve(tree.layout.library_dir) / util::path_from_utf8(name);
+    std::error_code ec;
+    if (!fs::is_regular_file(library, ec)) continue;  // the file set's check says so
+    for (const auto& missing : find_missing_dependencies(library, context)) {
+      if (std::find(lines.begin(), lines.end(), missing.describe()) == lines.end()) lines.push_back(missing.describe());
+    }
+  }
+  return lines;
+}
+
 util::Environment with_runtime_folder(util::Environment environment, const fs::path& runtime_dir) {
   if (runtime_dir.empty()) return environment;
   const char* variable = host_platform().os == Os::windows ? "PATH" : "LD_LIBRARY_PATH";

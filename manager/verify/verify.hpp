@@ -54,6 +54,16 @@ struct VerifyOptions {
 
 VerifyReport verify_tree(const TreeRecord& tree, const VerifyOptions& options);
 
+// What the libraries of `tree` need (their import tables: ELF DT_NEEDED,
+// PE imports) that the loader would find nowhere: the library's folder,
+// `runtime_dir`, then the search path of `environment`. One line per missing
+// name, as verify words it ("cudnn_ops_infer64_8.dll needs cublas64_11.dll:
+// not in ..."); empty when every one is found. Reads files, starts nothing:
+// exec's check before a start runs it, where a load of each would cost a
+// process.
+std::vector<std::string> missing_dependencies_of_set(const TreeRecord& tree, const util::Environment& environment,
+                                                     const std::filesystem::path& runtime_dir);
+
 // `environment` with `runtime_dir` (when not empty) in front of the loader's
 // search path (PATH, LD_LIBRARY_PATH): where a dependency search looks when
 // the tree's folder is searched first and the runtime's next, as exec runs

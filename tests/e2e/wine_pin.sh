@@ -116,3 +116,23 @@ run_program cud exec --cudnn t8.9 -- "$program"
 expect_eq "$rc" "4" "exec of 8.9 without zlibwapi.dll"
 grep -q "^cudnnenv: error: cudnn64_8.dll needs zlibwapi.dll: not in its folder, " err || fail "exec's message: $(cat err)"
 pass "exec refuses a tree without a sub-library, and 8.9 without zlibwapi.dll (exit 4)"
+
+# What the libraries need, from their tables (issue 29): a main library that cannot load names the DLL it
+# lacks (not only "Module not found"); a sub-library's missing import is said before the start (a framework
+# may load cuBLAS itself first, so the program still starts).
+make_windows_tree needs "$FIXTURES/fake-pe64-8.1.0-needs-cublas.dll" 8.1.0
+cud install "$(winpath "$WORK/needs/cuda")" --name needs > /dev/null
+run_program cud exec --cudnn needs -- "$program"
+expect_eq "$rc" "4" "exec of a tree whose main DLL's import is missing"
+grep -q "^cudnnenv: error: the pin check failed: load: .*; cudnn64_8.dll needs cublas64_11.dll: not in its folder, " err ||
+  fail "the refusal names the missing DLL: $(cat err)"
+make_windows_tree subneeds "$FIXTURES/fake-pe64-8.1.0.dll" 8.1.0
+cp "$FIXTURES/fake-pe64-8.1.0-needs-cublas.dll" subneeds/cuda/bin/cudnn_ops_infer64_8.dll
+cud install "$(winpath "$WORK/subneeds/cuda")" --name subneeds > /dev/null
+for start in first second; do  # said at each start: such a check is not remembered as passed
+  run_program cud exec --cudnn subneeds -- "$program"
+  expect_eq "$rc:$(cat out)" "0:8100" "exec of a tree whose sub-library's import is missing starts ($start)"
+  grep -q "^cudnnenv: warning: cudnn_ops_infer64_8.dll needs cublas64_11.dll: not in its folder, .*: the program fails at the first call that needs it unless it loads that library itself; see 'cudnnenv verify subneeds'" err ||
+    fail "the warning names the sub-library's missing DLL ($start): $(cat err)"
+done
+pass "exec names a missing import: of the main DLL in its refusal, of a sub-library in a warning at each start"
