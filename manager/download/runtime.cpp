@@ -93,7 +93,8 @@ Result<CudaRelease> find_cuda_release(const std::string& asked, const Platform& 
     }
     found.pinned = !sha256.empty();
     const std::string url = std::string(k_cuda_redist_url) + file_name;
-    const OfficialArchive archive{chosen->str(), "", "", file_name, sha256, 0, url, "the pinned manifest list"};
+    const std::string version = chosen->str();  // outlives `archive`, whose fields are views
+    const OfficialArchive archive{version, "", "", file_name, sha256, 0, url, "the pinned manifest list"};
     CUDNNENV_TRY_ASSIGN(downloaded, fetch_archive(archive, options));
     manifest_file = downloaded->file;
     found.manifest_source = url;
