@@ -5,6 +5,7 @@
 #include <system_error>
 
 #include "discover/dependencies.hpp"
+#include "pin/launch.hpp"
 #include "store/layout.hpp"
 #include "store/runtime.hpp"
 #include "util/text.hpp"
@@ -530,6 +531,67 @@ DoctorCheck check_runtime_copy_wins(const Facts& facts) {
         "the runtime's folder " + quoted(folder) + " is not first in " + program + "'s search order for those names",
         "run it pinned: 'cudnnenv shim add " + facts.program.requested + "', or 'cudnnenv exec -- " +
             facts.program.requested + " ...'; or remove a copy that was put there by hand");
+  }
+  result.details = details;
+  return result;
+}
+
+// Jupyter's kernels: which cuDNN each kernel's Python loads when Jupyter
+// starts it (directly, with Jupyter's environment), or that cudnnenv pins it.
+DoctorCheck check_kernels(const Facts& facts) {
+  const std::string id = "kernels";
+  if (facts.kernels.empty()) return check(id, DoctorStatus::skip, "no Jupyter kernel found");
+  if (!facts.selection) return skipped_without_selection(id);
+  const TreeRecord& tree = facts.selection->tree;
+  const std::string library = util::to_utf8(tree.library_path().filename());
+  DiscoverContext context;
+  context.environment = facts.environment;
+  context.os = facts.platform.os;
+  std::vector<std::string> details;
+  std::vector<std::string> others;
+  std::string python;
+  for (const auto& kernel : facts.kernels) {
+    if (kernel.argv.empty()) continue;
+    if (kernel.by_cudnnenv) {
+      const auto at = std::find(kernel.argv.begin(), kernel.argv.end(), "--cudnn");
+      details.push_back(kernel.name + ": pinned by cudnnenv to '" +
+                        (at != kernel.argv.end() && at + 1 != kernel.argv.end() ? *(at + 1) : std::string("?")) + "'");
+      continue;
+    }
+    auto program = find_program(kernel.argv.front(), facts.environment, {});
+    if (!program) {
+      details.push_back(kernel.name + ": its program '" + util::printable(kernel.argv.front()) + "' is not found");
+      continue;
+    }
+    const auto candidates = loader_candidates(context, *program, library);
+    if (candidates.empty()) {
+      details.push_back(kernel.name + ": " + util::to_utf8(*program) + " finds no " + library);
+    } else if (util::same_file(candidates.front().file, tree.library_path())) {
+      details.push_back(kernel.name + ": " + util::to_utf8(*program) + " loads the selected tree");
+    } else {
+      others.push_back(kernel.name);
+      if (python.empty()) python = util::to_utf8(*program);
+      details.push_back(kernel.name + ": " + util::to_utf8(*program) + " loads " +
+                        util::to_utf8(candidates.front().file) + " (" + version_of(facts, candidates.front().file) +
+                        ", " + candidates.front().via + ")");
+    }
+  }
+  DoctorCheck result;
+  if (others.empty()) {
+    result = check(id, DoctorStatus::ok,
+                   std::to_string(facts.kernels.size()) +
+                       (facts.kernels.size() == 1 ? " Jupyter kernel" : " Jupyter kernels") +
+                       ": each pinned by cudnnenv, or loading the selected tree or no cuDNN");
+  } else {
+    result = problem(id, DoctorStatus::warn,
+                     "the Jupyter kernel" + std::string(others.size() == 1 ? " " : "s ") + util::join(others, ", ") +
+                         " load another cuDNN than the selected tree " + tree_words(tree),
+                     "a notebook reports another cuDNN than this shell (TensorFlow's 'Loaded cuDNN version', "
+                     "torch.backends.cudnn.version())",
+                     "Jupyter starts a kernel's Python directly, with the environment Jupyter itself was started "
+                     "from: no activation, no shim reaches it",
+                     "a kernel whose every start is pinned: 'cudnnenv export jupyter " + tree.name + " --python " +
+                         python + "', then pick it in the notebook");
   }
   result.details = details;
   return result;
@@ -1068,6 +1130,7 @@ std::vector<DoctorCheck> run_checks(const Facts& facts, const DoctorOptions& opt
                                      check_integrity(facts, options),
                                      check_path_stale(facts),
                                      check_path_entries(facts),
+                                     check_kernels(facts),
                                      check_frameworks(facts)};
   if (options.verify) checks.push_back(check_verify(facts, options));
   return checks;

@@ -6,12 +6,14 @@
 
 #include <spdlog/spdlog.h>
 
+#include "pin/kernelspec.hpp"
 #include "pin/launch.hpp"
 #include "pin/shims.hpp"
 #include "probe/probe.hpp"
 #include "probe/protocol.hpp"
 #include "store/layout.hpp"
 #include "util/fs.hpp"
+#include "util/json.hpp"
 #include "util/process.hpp"
 #include "util/text.hpp"
 
@@ -389,6 +391,44 @@ std::vector<FrameworkInfo> find_frameworks(const std::vector<fs::path>& site_pac
   return frameworks;
 }
 
+namespace {
+
+// The kernelspecs jupyter_client would list: the user's folder, then the
+// system's (Linux: /usr/local/share, /usr/share; Windows: %PROGRAMDATA%).
+std::vector<KernelInfo> find_kernels(const util::Environment& environment, Os os) {
+  std::vector<std::filesystem::path> folders;
+  if (auto user = kernels_folder(environment, os, std::nullopt)) folders.push_back(*user);
+  if (os == Os::windows) {
+    if (auto data = environment.get("PROGRAMDATA"); data && !data->empty()) {
+      folders.push_back(util::path_from_utf8(*data) / "jupyter" / "kernels");
+    }
+  } else {
+    folders.push_back("/usr/local/share/jupyter/kernels");
+    folders.push_back("/usr/share/jupyter/kernels");
+  }
+  std::vector<KernelInfo> kernels;
+  for (const auto& folder : folders) {
+    for (const auto& entry : util::directory_entries(folder)) {
+      if (!entry.is_directory) continue;
+      const std::filesystem::path file = entry.path / "kernel.json";
+      auto text = util::read_file(file, 256 * 1024);
+      if (!text || !json_nesting_within(*text, 16)) continue;
+      const Json kernel = Json::parse(*text, nullptr, false);
+      if (kernel.is_discarded() || !kernel.is_object() || !kernel.contains("argv") || !kernel["argv"].is_array()) {
+        continue;
+      }
+      KernelInfo info{util::to_utf8(entry.path.filename()), file, {}, written_by_cudnnenv(*text)};
+      for (const auto& word : kernel["argv"]) {
+        if (word.is_string()) info.argv.push_back(word.get<std::string>());
+      }
+      kernels.push_back(std::move(info));
+    }
+  }
+  return kernels;
+}
+
+}  // namespace
+
 Facts collect_facts(const FactsRequest& request) {
   Facts facts;
   facts.platform = request.platform;
@@ -399,6 +439,7 @@ Facts collect_facts(const FactsRequest& request) {
     auto listing = request.store->list(RecordPart::everything);
     facts.trees = listing.trees;
     facts.runtimes = listing.runtimes;
+    facts.kernels = find_kernels(request.environment, request.platform.os);
     facts.damaged_trees = listing.damaged;
     auto selection = resolve_selection(*request.store, request.selection);
     if (selection) {

@@ -76,6 +76,15 @@ struct ProgramInfo {
   std::optional<BinaryInfo> binary;  // of `target`
 };
 
+// A Jupyter kernelspec found where jupyter_client looks (the user's kernels
+// folder, then the system's).
+struct KernelInfo {
+  std::string name;
+  std::filesystem::path file;     // its kernel.json
+  std::vector<std::string> argv;  // as written
+  bool by_cudnnenv = false;       // written by `export jupyter` (its metadata says so)
+};
+
 struct Facts {
   Platform platform;
   util::Environment environment;
@@ -98,6 +107,7 @@ struct Facts {
   // from the registry, expanded); absent elsewhere or when unreadable.
   std::optional<std::vector<std::string>> registry_path;
   std::vector<RuntimeFile> vc_runtime;  // Windows: msvcp140.dll, vcruntime140.dll in System32
+  std::vector<KernelInfo> kernels;      // Jupyter's kernelspecs
 };
 
 struct FactsRequest {

@@ -57,6 +57,26 @@ expect_eq "$(LD_LIBRARY_PATH=$WORK/decoy "$PY" -c "$load")" "90200" "a plain pyt
 expect_eq "$(kernel cudnnenv-real-9 "$load")" "$expected" "the kernel, started by KernelManager with the decoy first on LD_LIBRARY_PATH, loads the pinned tree"
 pass "a kernel exported for '$tree' and started by jupyter_client loads the pinned cuDNN ($expected) past a decoy; kernelspec list shows it"
 
+# doctor: a kernel Jupyter starts directly whose Python loads another cuDNN than the selection (the decoy
+# here), with the fix; the exported kernel is named as pinned.
+mkdir -p "$JUPYTER_DATA_DIR/kernels/plain"
+printf '{"argv": ["%s", "-m", "ipykernel_launcher", "-f", "{connection_file}"], "display_name": "plain", "language": "python"}\n' "$PY" \
+  > "$JUPYTER_DATA_DIR/kernels/plain/kernel.json"
+run use --global "$tree"
+run doctor --json
+"$PY" - "$tree" "$PY" <<'PY' || fail "doctor's kernels check: $(cat out)"
+import json, sys
+tree, python = sys.argv[1], sys.argv[2]
+check = {c["id"]: c for c in json.load(open("out"))["checks"]}["kernels"]
+assert check["status"] == "warn", check
+assert check["summary"].startswith("the Jupyter kernel") and "plain" in check["summary"], check
+assert check["fix"] == "a kernel whose every start is pinned: 'cudnnenv export jupyter %s --python %s', then pick it in the notebook" % (tree, python), check
+assert "cudnnenv-%s: pinned by cudnnenv to '%s'" % (tree, tree) in check["details"], check
+assert any(d.startswith("plain: %s loads " % python) and "/decoy/libcudnn.so.9 (" in d for d in check["details"]), check
+PY
+rm -r "$JUPYTER_DATA_DIR/kernels/plain"
+pass "doctor names a kernel whose Python loads another cuDNN (the decoy), with the export that pins it"
+
 # Removal deletes only cudnnenv's kernel.json; another kernel of that name is refused.
 mkdir -p "$JUPYTER_DATA_DIR/kernels/theirs"
 printf '{"argv": ["python3", "-m", "ipykernel_launcher", "-f", "{connection_file}"], "display_name": "theirs", "language": "python"}\n' \
