@@ -302,27 +302,23 @@ Result<int> run_launcher(const LauncherArguments& arguments, const Context& cont
 // the interpreter is the launcher, the integrated terminals select the tree.
 Result<int> run_vscode(const LauncherArguments& arguments, const Context& context) {
   const fs::path settings = util::path_from_utf8(arguments.folder) / ".vscode" / "settings.json";
-  Json merged = Json::object();
+  std::string existing;
   std::error_code ec;
   if (fs::exists(settings, ec)) {
     auto text = util::read_file(settings, k_max_settings_file);
     if (!text) return make_error("cannot read '" + util::to_utf8(settings) + "': " + text.error().message);
-    merged = json_nesting_within(*text, 64) ? Json::parse(*text, nullptr, false) : Json(Json::value_t::discarded);
-    if (merged.is_discarded() || !merged.is_object()) {
-      return make_error(
-          "'" + util::to_utf8(settings) + "' is not plain JSON (comments or trailing commas?): it was left as it is",
-          "add \"python.defaultInterpreterPath\" by hand, or remove the comments and run this again");
+    existing = std::move(*text);
+    // Checked before the launcher is made: a refusal changes nothing.
+    if (auto parsed = merged_vscode_settings(existing, "", "", host_platform().os); !parsed) {
+      return make_error("'" + util::to_utf8(settings) + "' is " + parsed.error().message + ": it was left as it is",
+                        "add \"python.defaultInterpreterPath\" by hand, or remove the comments and run this again");
     }
   }
   std::string tree;
   CUDNNENV_TRY_ASSIGN(launcher, write_launcher(arguments, context, tree));
-  merged["python.defaultInterpreterPath"] = util::to_utf8(*launcher);
-  const std::string terminal_key =
-      host_platform().os == Os::windows ? "terminal.integrated.env.windows" : "terminal.integrated.env.linux";
-  if (!merged.contains(terminal_key) || !merged[terminal_key].is_object()) merged[terminal_key] = Json::object();
-  merged[terminal_key]["CUDNNENV_VERSION"] = tree;
+  CUDNNENV_TRY_ASSIGN(merged, merged_vscode_settings(existing, util::to_utf8(*launcher), tree, host_platform().os));
   fs::create_directories(settings.parent_path(), ec);
-  CUDNNENV_TRY(util::write_file_atomic(settings, merged.dump(4, ' ', false, Json::error_handler_t::replace) + "\n"));
+  CUDNNENV_TRY(util::write_file_atomic(settings, *merged));
   print("wrote " + util::to_utf8(settings) + " (python.defaultInterpreterPath: " + util::to_utf8(*launcher) +
         "; its terminals: CUDNNENV_VERSION=" + tree + ")\n");
   return 0;

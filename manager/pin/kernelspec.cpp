@@ -4,6 +4,7 @@
 
 #include "util/fs.hpp"
 #include "util/json.hpp"
+#include "util/text.hpp"
 
 namespace cudnnenv {
 
@@ -68,6 +69,23 @@ std::string default_kernel_name(const std::string& tree) {
     name += std::isalnum(byte) || c == '.' || c == '-' ? static_cast<char>(std::tolower(byte)) : '_';
   }
   return name;
+}
+
+Result<std::string> merged_vscode_settings(std::string_view existing, const std::string& launcher,
+                                           const std::string& tree, Os os) {
+  Json merged = Json::object();
+  if (!existing.empty()) {
+    merged = util::is_valid_utf8(existing) && json_nesting_within(existing, 64) ? Json::parse(existing, nullptr, false)
+                                                                                : Json(Json::value_t::discarded);
+    if (merged.is_discarded() || !merged.is_object()) {
+      return make_error("not plain JSON (comments or trailing commas?)");
+    }
+  }
+  merged["python.defaultInterpreterPath"] = launcher;
+  const std::string terminal = os == Os::windows ? "terminal.integrated.env.windows" : "terminal.integrated.env.linux";
+  if (!merged.contains(terminal) || !merged[terminal].is_object()) merged[terminal] = Json::object();
+  merged[terminal]["CUDNNENV_VERSION"] = tree;
+  return merged.dump(4, ' ', false, Json::error_handler_t::replace) + "\n";
 }
 
 Result<fs::path> kernels_folder(const util::Environment& environment, Os os, const std::optional<fs::path>& prefix) {

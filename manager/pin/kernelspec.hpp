@@ -10,6 +10,7 @@
 #include <filesystem>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "formats/platform.hpp"
@@ -45,6 +46,15 @@ bool is_valid_kernel_name(const std::string& name);
 // "cudnnenv-" and the tree's name in the letters a kernel name may hold
 // (every other byte becomes '_'), lower-case as jupyter_client lists names.
 std::string default_kernel_name(const std::string& tree);
+
+// A VS Code workspace's settings.json (`existing`: its text, empty when
+// there is none) with `python.defaultInterpreterPath` set to `launcher` and
+// CUDNNENV_VERSION=`tree` in the integrated terminals' environment for `os`;
+// every other key kept, in its order. Fails, changing nothing, for a text
+// that is not a plain JSON object (VS Code also reads comments and trailing
+// commas, which a rewrite would lose), nested too deep, or not UTF-8.
+Result<std::string> merged_vscode_settings(std::string_view existing, const std::string& launcher,
+                                           const std::string& tree, Os os);
 
 // Where kernelspecs go: with `prefix`, PREFIX/share/jupyter/kernels;
 // else the user's jupyter_data_dir()/kernels: JUPYTER_DATA_DIR, else on

@@ -9,7 +9,7 @@ fixtures=${2:+$(cd "$2" && pwd)}
 here=$(cd "$(dirname "$0")" && pwd)
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
-for target in zip tar binfmt version toml spec sidecar cmd_script download modulefile doctor snapshot redist; do mkdir -p "$out/$target"; done
+for target in zip tar binfmt version toml spec sidecar cmd_script download modulefile doctor snapshot redist kernelspec; do mkdir -p "$out/$target"; done
 
 # A small tree: headers, a library stand-in, a link.
 tree=$work/tree
@@ -22,7 +22,7 @@ ln -s libcudnn.so.9.1.0 "$tree/lib/libcudnn.so.9"
 (cd "$work" && zip -qry "$out/zip/tree.zip" tree && zip -q0ry "$out/zip/stored.zip" tree &&
   zip -qry -fz "$out/zip/zip64.zip" tree)
 python3 "$here/../crafted/make_crafted.py" "$work/crafted"
-for name in zip64-wrap.zip zip64-wrap-3g.zip overlap.zip escape.zip; do cp "$work/crafted/$name" "$out/zip/"; done
+for name in zip64-wrap.zip zip64-wrap-3g.zip overlap.zip escape.zip control.zip; do cp "$work/crafted/$name" "$out/zip/"; done
 
 # tar: plain, gzip, xz, './' entries, a hard link, a sparse file.
 ln "$tree/include/cudnn_version.h" "$tree/include/hard.h"
@@ -132,3 +132,10 @@ cat > "$out/redist/cudnn-nested.json" <<'JSON'
  "linux-x86_64": {"cuda12": {"relative_path": "cudnn/linux-x86_64/x.tar.xz", "sha256": "00", "size": "1"}}}}
 JSON
 sed 's|cuda_cudart/linux-x86_64/|../../|' "$out/redist/cuda.json" > "$out/redist/dotdot.json"
+
+# kernelspec: VS Code settings as VS Code writes them, one with a comment, and a kernel.json of cudnnenv's.
+printf '{\n    "editor.fontSize": 14,\n    "terminal.integrated.env.linux": {\n        "FOO": "bar"\n    }\n}\n' \
+  > "$out/kernelspec/settings.json"
+printf '{\n    // a comment\n    "editor.fontSize": 14,\n}\n' > "$out/kernelspec/comments.json"
+printf '{"argv": ["/c", "exec", "--cudnn", "t"], "display_name": "x", "metadata": {"cudnnenv": {"tree": "t"}}}\n' \
+  > "$out/kernelspec/kernel.json"
