@@ -77,6 +77,18 @@ Result<int> run_exec(const ExecArguments& arguments, const Context& context) {
   // The profile's variables and the trusted project file's [env], as activation sets them.
   const auto variables = selection_variables(*selection);
   for (const auto& [name, value] : variables) launch_request.environment.set(name, value);
+  // Windows: the CUDA toolkit activation puts on PATH, whose bin holds DLLs the
+  // program may load (after the trees' folders, which the plan puts in front).
+  // On Linux its bin holds programs (nvcc) and PATH stays as it is, as the
+  // shims' fast path leaves it.
+  const auto toolkit =
+      host_platform().os == Os::windows ? selection_toolkit(*selection, launch_request.environment) : std::nullopt;
+  if (toolkit) {
+    const auto path = launch_request.environment.get("PATH");
+    const std::string entries = util::to_utf8(*toolkit / "bin") + ";" + util::to_utf8(*toolkit / "libnvvp");
+    launch_request.environment.set("PATH", entries + (path && !path->empty() ? ";" + *path : std::string()));
+    launch_request.environment.set("CUDA_PATH", util::to_utf8(*toolkit));
+  }
   launch_request.audit_module = audit_module_beside(self);
   if (!arguments.shims_dir.empty()) {
     launch_request.skip.push_back(util::path_from_utf8(arguments.shims_dir));
@@ -106,7 +118,7 @@ Result<int> run_exec(const ExecArguments& arguments, const Context& context) {
   for (const auto& text : plan->notes) {
     note(text);
   }
-  if (!arguments.shims_dir.empty() && variables.empty() && !selection->runtime && plan->preload.empty()) {
+  if (!arguments.shims_dir.empty() && variables.empty() && !toolkit && !selection->runtime && plan->preload.empty()) {
     // A shim's slow path: the decision, for the shim's next start in the same
     // situation. Not with variables to set, which the fast path cannot: such
     // a selection always starts through here; nor a runtime tree's folder,

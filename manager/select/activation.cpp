@@ -54,11 +54,26 @@ std::vector<std::pair<std::string, std::string>> selection_variables(const Selec
   return variables;
 }
 
-shell::Activation activation_of(const Selection& selection, const util::Environment& environment) {
+namespace {
+
+std::optional<CudaVersion> selection_cuda(const Selection& selection) {
   std::optional<CudaVersion> cuda = selection.tree.cuda;
   if (selection.profile) {
     if (auto profile_cuda = parse_cuda_version(selection.profile->cuda)) cuda = profile_cuda;
   }
+  return cuda;
+}
+
+}  // namespace
+
+std::optional<std::filesystem::path> selection_toolkit(const Selection& selection,
+                                                       const util::Environment& environment) {
+  const auto cuda = selection_cuda(selection);
+  return cuda ? find_toolkit(*cuda, environment) : std::nullopt;
+}
+
+shell::Activation activation_of(const Selection& selection, const util::Environment& environment) {
+  const std::optional<CudaVersion> cuda = selection_cuda(selection);
   return activation_for(selection.tree, cuda, selection_variables(selection), environment,
                         selection.runtime ? &*selection.runtime : nullptr);
 }

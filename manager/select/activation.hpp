@@ -31,6 +31,12 @@ shell::Activation activation_for(const TreeRecord& tree, const std::optional<Cud
 // the trusted project file's [env]. Activation, exec and the shims set them.
 std::vector<std::pair<std::string, std::string>> selection_variables(const Selection& selection);
 
+// The CUDA toolkit activation puts on PATH for `selection` (its profile's
+// CUDA, else the tree's; find_toolkit), when this machine has one. exec and
+// the shims' slow path put it there too, after the trees' folders.
+std::optional<std::filesystem::path> selection_toolkit(const Selection& selection,
+                                                       const util::Environment& environment);
+
 // The activation of what `selection` chose, with the profile's CUDA and
 // variables and the project's [env].
 shell::Activation activation_of(const Selection& selection, const util::Environment& environment);

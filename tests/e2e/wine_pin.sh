@@ -136,3 +136,15 @@ for start in first second; do  # said at each start: such a check is not remembe
     fail "the warning names the sub-library's missing DLL ($start): $(cat err)"
 done
 pass "exec names a missing import: of the main DLL in its refusal, of a sub-library in a warning at each start"
+
+# The tree's CUDA toolkit, where its installer's CUDA_PATH_V11_2 says: exec puts its bin (and libnvvp) on PATH
+# right after the tree's folder and sets CUDA_PATH, as activate does (issue 29: one truth for the toolkit).
+mkdir -p "toolkit 11.2/bin"
+toolkit=$(winpath "$WORK/toolkit 11.2")
+CUDA_PATH_V11_2=$toolkit run_program cud exec --cudnn t8.1.0 -- "$program" --env PATH
+expect_eq "$(cut -d';' -f1-3 out)" "[$(winpath "$root/t8.1.0/bin");$toolkit\\bin;$toolkit\\libnvvp" "exec: the toolkit's folders right after the tree's"
+CUDA_PATH_V11_2=$toolkit run_program cud exec --cudnn t8.1.0 -- "$program" --env CUDA_PATH
+expect_eq "$(cat out)" "[$toolkit]" "exec sets CUDA_PATH"
+CUDA_PATH_V11_2=$toolkit run_program cud activate t8.1.0 --shell powershell
+grep -qF "$toolkit\\bin" out || fail "activate names the same toolkit: $(cat out)"
+pass "exec puts the tree's CUDA toolkit on PATH and sets CUDA_PATH, as activate does"
