@@ -328,7 +328,7 @@ Result<int> run_vscode(const LauncherArguments& arguments, const Context& contex
 
 void register_export(CLI::App& app, Context& context) {
   CLI::App* command =
-      app.add_subcommand("export", "the store's trees as modulefiles, conda env hooks and Jupyter kernels");
+      app.add_subcommand("export", "the store's trees as modulefiles, conda hooks, Jupyter kernels and IDE launchers");
   command->require_subcommand(1);
 
   auto modulefile = std::make_shared<ModulefileArguments>();
