@@ -685,9 +685,30 @@ DoctorCheck check_bundled_copies(const Facts& facts) {
 
 DoctorCheck check_architecture(const Facts& facts) {
   if (!facts.program.binary) {
-    return check("architecture", DoctorStatus::skip,
-                 facts.program.path.empty() ? "no '" + facts.program.requested + "' on PATH"
-                                            : quoted(facts.program.target) + " is not a program file");
+    const std::string no_program = facts.program.path.empty() ? "no '" + facts.program.requested + "' on PATH"
+                                                              : quoted(facts.program.target) + " is not a program file";
+    // Nothing to compare with: every copy found, against this machine's own
+    // architecture (cuDNN has no 32-bit build: such a copy only fails).
+    std::vector<std::string> others;
+    for (const auto& copy : facts.copies) {
+      if (auto info = identify_binary_file(copy.library);
+          info && info->format != BinaryFormat::none && (info->arch != facts.platform.arch || info->bits != 64)) {
+        others.push_back(quoted(copy.library) + " is " + info->describe());
+      }
+    }
+    if (others.empty()) return check("architecture", DoctorStatus::skip, no_program);
+    const bool windows = facts.platform.os == Os::windows;
+    DoctorCheck result = problem(
+        "architecture", DoctorStatus::warn,
+        others.front() + (others.size() > 1 ? " (and " + std::to_string(others.size() - 1) + " more)" : "") + ", not " +
+            describe(facts.platform) + " (" + no_program + " to compare with)",
+        windows ? "'DLL load failed: %1 is not a valid Win32 application' (error 193)"
+                : "'wrong ELF class' when it loads",
+        "a 64-bit program loads only 64-bit libraries; a copy of another architecture found first by name fails "
+        "its load",
+        "delete or rename that copy if it was copied there by hand (cuDNN has no 32-bit build)");
+    result.details = others;
+    return result;
   }
   const BinaryInfo& program = *facts.program.binary;
   const std::string name = program_name(facts);

@@ -54,6 +54,16 @@ run doctor --json
 expect_eq "$(check architecture status)" "ok" "architecture without the 32-bit DLL"
 pass "a 32-bit cudnn64_8.dll in python.exe's folder: architecture fails and names it, copy-wins says why it wins"
 
+# 1b. The same copy first on PATH and no program to compare with (issue 29): every copy is held against this
+# machine's own architecture.
+mkdir -p x86 && cp "$FIXTURES/fake-pe32-8.1.0.dll" x86/cudnn64_8.dll
+WINEPATH="$(winpath "$WORK/x86");$WINEPATH" run doctor --for nosuchprogram --json
+expect_eq "$(check architecture status)|$(check architecture summary)" \
+  "warn|'$(winpath "$WORK/x86")\\cudnn64_8.dll' is PE 32-bit x86 (Machine 0x14c), not Windows x64 (no 'nosuchprogram' on PATH to compare with)" \
+  "architecture without a program: the 32-bit copy on PATH named"
+rm -r x86
+pass "a 32-bit cudnn64_8.dll first on PATH and no program: architecture names it"
+
 # 2. cuDNN 8.9 opens zlibwapi.dll at run time; nothing here provides it.
 run doctor --cudnn t8.9 --json
 expect_eq "$(check dependencies status)" "fail" "dependencies of 8.9 without zlibwapi.dll"
