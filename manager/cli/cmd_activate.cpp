@@ -38,11 +38,14 @@ Result<shell::Shell> shell_of(const ActivateArguments& arguments, const Context&
 
 // What a cmd script may spell paths from (shell::render): the old values of
 // the variables it changes (PATH's entries), _CUDNNENV_ROOT (the store's
-// folder, set by cudnnenv.bat and the profiles' batch files), and variables
-// every cmd of this user has.
+// folder, set by cudnnenv.bat and the profiles' batch files), _CUDNNENV_PROFILE
+// (the name those batch files activate, read from a folder's name: a tree's
+// name in any letters, with no code page between), and variables every cmd of
+// this user has.
 std::vector<std::pair<std::string, std::string>> cmd_sources(const util::Environment& environment,
                                                              const std::vector<shell::Operation>& operations) {
-  std::vector<std::string> names = {"_CUDNNENV_ROOT", "CUDNNENV_ROOT", "USERPROFILE", "LOCALAPPDATA", "APPDATA"};
+  std::vector<std::string> names = {"_CUDNNENV_ROOT", "_CUDNNENV_PROFILE", "CUDNNENV_ROOT",
+                                    "USERPROFILE",    "LOCALAPPDATA",      "APPDATA"};
   for (const auto& operation : operations) names.push_back(operation.name);
   std::vector<std::pair<std::string, std::string>> sources;
   for (const auto& name : names) {
