@@ -181,6 +181,20 @@ std::string profile_batch(const std::string& program_line, const std::string& ve
                           verb);
 }
 
+std::string terminal_batch(const std::string& about, const std::string& program_line, const std::string& root_line) {
+  // `for /d` over `*` from inside the folder: Wine's cmd matches nothing for a
+  // quoted set ("%~dp0tree\*"), which a path with spaces would need.
+  return activation_batch(
+      "@rem " + about +
+          "\n@rem Activates the tree (or profile) named by the folder in tree\\ beside this file, in the\n"
+          "@rem cmd a terminal opens with it (cmd /k).",
+      program_line,
+      root_line +
+          "\n@for %%i in (\"%_CUDNNENV_ROOT%\") do @set \"_CUDNNENV_ROOT=%%~fi\"\n"
+          "@pushd \"%~dp0tree\"\n@for /d %%i in (*) do @set \"_CUDNNENV_PROFILE=%%~nxi\"\n@popd",
+      "activate");
+}
+
 std::string conda_batch(const std::string& program_line, const std::string& root, const std::string& spec,
                         const std::string& verb) {
   const std::string about = "@rem " + std::string(k_conda_marker) + "\n@rem " +

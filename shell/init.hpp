@@ -59,6 +59,14 @@ CmdIntegration cmd_integration(const std::string& program_line);
 // folders (<root>\.cudnnenv\profiles\<name>), found when it runs.
 std::string profile_batch(const std::string& program_line, const std::string& verb);
 
+// The activate.bat `cudnnenv export terminal` writes into
+// <state>\terminals\<name>\, which a terminal opens cmd with (`cmd /k`):
+// ASCII, it activates the tree or profile named by the one folder under its
+// own tree\ folder (a name in any letters, read as the file system has it),
+// in the store `root_line` sets as _CUDNNENV_ROOT (batch_path_line's line).
+// `about` is its first comment line.
+std::string terminal_batch(const std::string& about, const std::string& program_line, const std::string& root_line);
+
 // The first line of every hook `cudnnenv export conda` writes (what --remove looks for).
 inline constexpr const char* k_conda_marker =
     "written by 'cudnnenv export conda'; 'cudnnenv export conda --remove' deletes it";

@@ -59,14 +59,31 @@ WarningSink Context::warner() const {
   return [](const std::string& message) { log_warning(message); };
 }
 
-Result<std::string> Context::program_batch_line(const std::filesystem::path& folder,
-                                                const std::string& variable) const {
+namespace {
+
+// What is known about `target` for a batch file in `folder`, but for PATH.
+shell::BatchPathFacts batch_path_facts(const std::filesystem::path& target, const std::filesystem::path& folder,
+                                       const util::Environment& environment) {
   shell::BatchPathFacts facts;
-  facts.target = util::current_executable();
+  facts.target = target;
   facts.folder = folder;
   for (const char* name : {"USERPROFILE", "LOCALAPPDATA", "APPDATA"}) {
     if (auto value = environment.get(name)) facts.variables.emplace_back(name, *value);
   }
+  facts.short_path = util::short_path(facts.target);
+  return facts;
+}
+
+}  // namespace
+
+Result<std::string> Context::folder_batch_line(const std::filesystem::path& target, const std::filesystem::path& folder,
+                                               const std::string& variable) const {
+  return shell::batch_path_line(batch_path_facts(target, folder, environment), variable);
+}
+
+Result<std::string> Context::program_batch_line(const std::filesystem::path& folder,
+                                                const std::string& variable) const {
+  shell::BatchPathFacts facts = batch_path_facts(util::current_executable(), folder, environment);
   // On PATH: the first folder of PATH that holds a file of the program's name holds this program.
   std::error_code ec;
   for (const auto& entry : util::split_path_list(environment.get("PATH").value_or(""))) {
@@ -76,7 +93,6 @@ Result<std::string> Context::program_batch_line(const std::filesystem::path& fol
       break;
     }
   }
-  facts.short_path = util::short_path(facts.target);
   return shell::batch_path_line(facts, variable);
 }
 

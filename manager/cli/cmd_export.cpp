@@ -1,5 +1,5 @@
-// cudnnenv export modulefile|conda: the store's trees for the tools clusters
-// and data scientists already use (Lmod / Environment Modules, conda envs).
+// cudnnenv export modulefile|conda|jupyter|launcher|vscode|terminal: the
+// store's trees for the tools people already use (Lmod, conda, Jupyter, IDEs, terminals).
 #include <filesystem>
 #include <set>
 
@@ -8,11 +8,13 @@
 #include "pin/kernelspec.hpp"
 #include "pin/launch.hpp"
 #include "pin/shims.hpp"
+#include "pin/terminal.hpp"
 #include "select/activation.hpp"
 #include "shell/init.hpp"
 #include "store/runtime.hpp"
 #include "util/fs.hpp"
 #include "util/json.hpp"
+#include "util/shortcut.hpp"
 #include "util/text.hpp"
 
 namespace cudnnenv::cli {
@@ -324,11 +326,172 @@ Result<int> run_vscode(const LauncherArguments& arguments, const Context& contex
   return 0;
 }
 
+struct TerminalArguments {
+  std::string spec;
+  std::string name;
+  std::string display_name;
+  std::string shell = "cmd";
+  bool shortcut = false;
+  bool remove = false;
+};
+
+// Where Windows Terminal reads this user's fragments of cudnnenv:
+// %LOCALAPPDATA%\Microsoft\Windows Terminal\Fragments\cudnnenv.
+Result<fs::path> fragments_folder(const Context& context) {
+  const auto local = context.environment.get("LOCALAPPDATA");
+  if (!local || local->empty() || !util::path_from_utf8(*local).is_absolute()) {
+    return make_error("LOCALAPPDATA is not set to a folder, and Windows Terminal's fragments are under it",
+                      "run this from a user's own session (Explorer, cmd, PowerShell)");
+  }
+  return util::path_from_utf8(*local) / "Microsoft" / "Windows Terminal" / "Fragments" / "cudnnenv";
+}
+
+// The script of the terminal in `folder`, when cudnnenv wrote it.
+std::optional<fs::path> terminal_script(const fs::path& folder) {
+  for (const char* name : {"activate.bat", "activate.ps1"}) {
+    auto text = util::read_file(folder / name, k_max_settings_file);
+    if (text && text->find(k_terminal_marker) != std::string::npos) return folder / name;
+  }
+  return std::nullopt;
+}
+
+// Deletes the shortcuts in the Start menu's cudnnenv folder that open the
+// terminal in `folder` (and no other), printing each.
+void remove_shortcuts_to(const fs::path& folder) {
+  auto programs = util::start_menu_programs();
+  if (!programs) return;
+  const std::string needle = util::to_utf8(folder);
+  for (const auto& entry : util::directory_entries(*programs / "cudnnenv")) {
+    if (!entry.is_regular_file || entry.path.extension() != ".lnk") continue;
+    auto shortcut = util::read_shortcut(entry.path);
+    std::error_code ec;
+    if (shortcut && shortcut->arguments.find(needle) != std::string::npos && fs::remove(entry.path, ec)) {
+      print("removed " + util::to_utf8(entry.path) + "\n");
+    }
+  }
+}
+
+// `cudnnenv export terminal`: a terminal opened already activated, offered by
+// Windows Terminal (a fragment) and, with --shortcut, the Start menu.
+Result<int> run_terminal(const TerminalArguments& arguments, const Context& context) {
+  if (host_platform().os != Os::windows) {
+    return make_error(
+        "export terminal writes Windows Terminal profiles and Start-menu shortcuts, which are Windows's",
+        "here every new shell is activated by its integration: eval \"$(cudnnenv init bash)\" in ~/.bashrc "
+        "('cudnnenv init --help' for zsh and fish), then 'cudnnenv use --global 9.19' or a project's .cudnnenv.toml",
+        ExitCode::usage);
+  }
+  if (!arguments.name.empty() && !is_valid_kernel_name(arguments.name)) {
+    return make_error("'" + util::printable(arguments.name) + "' cannot be a terminal's name",
+                      "give letters, digits, '.', '_' and '-'", ExitCode::usage);
+  }
+  const bool powershell = arguments.shell == "powershell";
+  const auto default_name = [&](const std::string& what) {
+    return default_kernel_name(what) + (powershell ? "-powershell" : "");
+  };
+  CUDNNENV_TRY_ASSIGN(fragments, fragments_folder(context));
+  const Store& store = context.store();
+  std::error_code ec;
+  if (arguments.remove) {
+    if (arguments.name.empty() && arguments.spec.empty()) {
+      return make_error("which terminal should go?",
+                        "cudnnenv export terminal --remove --name cudnnenv-8.9.7.29-cuda12", ExitCode::usage);
+    }
+    std::string name = arguments.name;
+    if (name.empty()) {
+      CUDNNENV_TRY_ASSIGN(selection, context.selection(context.request(arguments.spec)));
+      name = default_name(selection->profile ? selection->profile->name : selection->tree.name);
+    }
+    const fs::path folder = store.state().terminal(name);
+    const fs::path fragment = *fragments / (name + ".json");
+    if (!terminal_script(folder)) {
+      return make_error("no terminal '" + name + "' that cudnnenv wrote in " + util::to_utf8(folder.parent_path()),
+                        "the names are the folders there, and the files in " + util::to_utf8(*fragments),
+                        ExitCode::not_found);
+    }
+    if (fs::remove(fragment, ec)) print("removed " + util::to_utf8(fragment) + "\n");
+    remove_shortcuts_to(folder);
+    fs::remove_all(folder, ec);
+    if (ec) return make_error("cannot remove '" + util::to_utf8(folder) + "': " + ec.message());
+    print("removed " + util::to_utf8(folder) + "\n");
+    return 0;
+  }
+  if (arguments.spec.empty()) {
+    return make_error("which tree should the terminal activate?",
+                      "cudnnenv export terminal 8.9 (a version, a tree's name or a profile)", ExitCode::usage);
+  }
+  CUDNNENV_TRY_ASSIGN(selection, context.selection(context.request(arguments.spec)));
+  // A profile stays a profile (its variables come with it); else the tree, by name.
+  const std::string what = selection->profile ? selection->profile->name : selection->tree.name;
+  const std::string name = arguments.name.empty() ? default_name(what) : arguments.name;
+  const std::string display_name =
+      !arguments.display_name.empty()
+          ? arguments.display_name
+          : "cuDNN " + selection->tree.version.str() +
+                (selection->runtime ? ", CUDA " + selection->runtime->version.str() + " runtime" : std::string()) +
+                " (cudnnenv '" + what + "'" + (powershell ? ", PowerShell" : "") + ")";
+  if (!util::is_valid_utf8(display_name)) {
+    return make_error("the display name is not UTF-8 text", "give --display-name in UTF-8", ExitCode::usage);
+  }
+  const fs::path folder = store.state().terminal(name);
+  if (fs::exists(folder, ec) && !terminal_script(folder)) {
+    return make_error("'" + util::to_utf8(folder) + "' is there and cudnnenv did not write it",
+                      "pick another name with --name");
+  }
+  const fs::path script = folder / (powershell ? "activate.ps1" : "activate.bat");
+  CUDNNENV_TRY_ASSIGN(command_arguments, terminal_arguments(powershell ? TerminalShell::powershell : TerminalShell::cmd,
+                                                            util::to_utf8(script)));
+  // The name to activate is a folder's name (tree\NAME): cmd reads it as the
+  // file system has it, whatever the console's code page.
+  fs::remove_all(folder / "tree", ec);
+  fs::create_directories(folder / "tree" / util::path_from_utf8(what), ec);
+  if (ec) return make_error("cannot create '" + util::to_utf8(folder) + "': " + ec.message());
+  const std::string root = util::to_utf8(store.root());
+  const std::string about =
+      std::string(k_terminal_marker) + "; 'cudnnenv export terminal --remove --name " + name + "' deletes it";
+  std::string text;
+  if (powershell) {
+    // UTF-8 with its mark: Windows PowerShell 5 reads a file without one in the ANSI code page.
+    text = "\xEF\xBB\xBF# " + about + "\r\n" +
+           shell::apply_command(shell::Shell::powershell, util::to_utf8(util::current_executable()), root,
+                                "activate " + shell::quote(shell::Shell::powershell, what));
+  } else {
+    CUDNNENV_TRY_ASSIGN(program_line, context.program_batch_line(folder, "_CUDNNENV_EXE"));
+    CUDNNENV_TRY_ASSIGN(root_line, context.folder_batch_line(store.root(), folder, "_CUDNNENV_ROOT"));
+    text = shell::terminal_batch(about, *program_line, *root_line);
+  }
+  CUDNNENV_TRY(util::write_file_atomic(script, text));
+  const std::string command_line =
+      terminal_program(powershell ? TerminalShell::powershell : TerminalShell::cmd) + " " + *command_arguments;
+  fs::create_directories(*fragments, ec);
+  const fs::path fragment = *fragments / (name + ".json");
+  CUDNNENV_TRY(util::write_file_atomic(fragment, terminal_fragment_json(display_name, command_line)));
+  print("wrote " + util::to_utf8(fragment) + " (Windows Terminal profile '" + display_name + "')\n");
+  if (arguments.shortcut) {
+    CUDNNENV_TRY_ASSIGN(programs, util::start_menu_programs());
+    CUDNNENV_TRY_ASSIGN(system, util::system_folder());
+    remove_shortcuts_to(folder);  // one of an earlier display name
+    const fs::path menu = *programs / "cudnnenv";
+    fs::create_directories(menu, ec);
+    util::Shortcut shortcut;
+    shortcut.target = powershell ? *system / "WindowsPowerShell" / "v1.0" / "powershell.exe" : *system / "cmd.exe";
+    shortcut.arguments = *command_arguments;
+    shortcut.working_directory = util::path_from_utf8(context.environment.get("USERPROFILE").value_or(""));
+    shortcut.description = display_name;
+    const fs::path file = menu / util::path_from_utf8(shortcut_file_name(display_name));
+    CUDNNENV_TRY(util::write_shortcut(file, shortcut));
+    print("wrote " + util::to_utf8(file) + " (Start menu)\n");
+  }
+  print_note("it opens " + std::string(powershell ? "PowerShell" : "cmd") + " with '" + what +
+             "' activated: " + command_line);
+  return 0;
+}
+
 }  // namespace
 
 void register_export(CLI::App& app, Context& context) {
-  CLI::App* command =
-      app.add_subcommand("export", "the store's trees as modulefiles, conda hooks, Jupyter kernels and IDE launchers");
+  CLI::App* command = app.add_subcommand(
+      "export", "the store's trees as modulefiles, conda hooks, Jupyter kernels, IDE launchers and terminals");
   command->require_subcommand(1);
 
   auto modulefile = std::make_shared<ModulefileArguments>();
@@ -405,6 +568,30 @@ void register_export(CLI::App& app, Context& context) {
       "Every other key of settings.json is kept; a file with comments is left as it is.");
   vscode_command->callback(
       [vscode, &context] { context.action = [vscode, &context] { return run_vscode(*vscode, context); }; });
+
+  auto terminal = std::make_shared<TerminalArguments>();
+  CLI::App* terminal_command = command->add_subcommand(
+      "terminal",
+      "Windows: a Windows Terminal profile (and a Start-menu shortcut) opening cmd or PowerShell already activated");
+  terminal_command->add_option("spec", terminal->spec, "the tree: a version, a tree's name or a profile (tf2.5)");
+  terminal_command->add_option("--shell", terminal->shell, "cmd (the default) or powershell")
+      ->check(CLI::IsMember({"cmd", "powershell"}));
+  terminal_command->add_option("--name", terminal->name,
+                               "the terminal's name (default: cudnnenv-<tree>, with -powershell for PowerShell)");
+  terminal_command->add_option("--display-name", terminal->display_name,
+                               "what the new-tab menu shows (default: cuDNN <version> (cudnnenv '<tree>'))");
+  terminal_command->add_flag("--shortcut", terminal->shortcut, "also a shortcut in the Start menu's cudnnenv folder");
+  terminal_command->add_flag("--remove", terminal->remove,
+                             "delete the terminal: its script, fragment and shortcuts, and nothing else");
+  terminal_command->footer(
+      "Examples:\n"
+      "  cudnnenv export terminal tf2.5 --shortcut       'cuDNN 8.1.1 (cudnnenv 'tf2.5')' in Windows Terminal's "
+      "new-tab\n"
+      "                                                  menu and the Start menu, like Anaconda Prompt\n"
+      "  cudnnenv export terminal 8.9 --shell powershell\n"
+      "  cudnnenv export terminal --remove --name cudnnenv-tf2.5");
+  terminal_command->callback(
+      [terminal, &context] { context.action = [terminal, &context] { return run_terminal(*terminal, context); }; });
 }
 
 }  // namespace cudnnenv::cli

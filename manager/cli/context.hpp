@@ -58,6 +58,9 @@ struct Context {
   // The line of a batch file in `folder` that sets `variable` to this
   // program's path, in ASCII (shell::batch_path_line, with this machine's facts).
   Result<std::string> program_batch_line(const std::filesystem::path& folder, const std::string& variable) const;
+  // The same for a folder `target` (the store's root): never searched on PATH.
+  Result<std::string> folder_batch_line(const std::filesystem::path& target, const std::filesystem::path& folder,
+                                        const std::string& variable) const;
 };
 
 // Registered per file (cmd_*.cpp), each with the one-line description --help shows.

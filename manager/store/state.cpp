@@ -38,6 +38,9 @@ fs::path StatePaths::cmd_scripts() const {
 fs::path StatePaths::profile_scripts(const std::string& profile) const {
   return folder / "profiles" / util::path_from_utf8(profile);
 }
+fs::path StatePaths::terminal(const std::string& name) const {
+  return folder / "terminals" / util::path_from_utf8(name);
+}
 
 Result<fs::path> state_folder_for(const fs::path& root, const util::Environment& environment, Os os) {
   const auto absolute = [&](const char* variable) -> std::optional<fs::path> {

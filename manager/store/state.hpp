@@ -32,6 +32,8 @@ struct StatePaths {
   std::filesystem::path cmd_scripts() const;  // cmd/: init.bat and the cmd integration
   // profiles/<name>/: the scripts `profile generate` writes.
   std::filesystem::path profile_scripts(const std::string& profile) const;
+  // terminals/<name>/: what `export terminal` opens a terminal with.
+  std::filesystem::path terminal(const std::string& name) const;
 };
 
 // The state folder of a user of the store at `root`: CUDNNENV_STATE_DIR, else

@@ -139,3 +139,7 @@ printf '{\n    "editor.fontSize": 14,\n    "terminal.integrated.env.linux": {\n 
 printf '{\n    // a comment\n    "editor.fontSize": 14,\n}\n' > "$out/kernelspec/comments.json"
 printf '{"argv": ["/c", "exec", "--cudnn", "t"], "display_name": "x", "metadata": {"cudnnenv": {"tree": "t"}}}\n' \
   > "$out/kernelspec/kernel.json"
+# ... and names and paths: a terminal's script under a hostile store, a '%', a quote.
+printf 'C:\\libs & \xe5\xba\x93\\.cudnnenv\\terminals\\t (1)\\activate.bat' > "$out/kernelspec/terminal-path"
+printf 'tree 100%%' > "$out/kernelspec/percent-name"
+printf "q'uote \"x\" \xe2\x80\xae" > "$out/kernelspec/quote-name"
