@@ -71,6 +71,22 @@ std::string quoted(const fs::path& path) {
   return "'" + util::to_utf8(path) + "'";
 }
 
+// `word` as one word of a command a fix shows, for the shells of `os`: as
+// it is when plain, else in double quotes (escaped inside for sh).
+std::string command_word(const std::string& word, Os os) {
+  const bool plain = !word.empty() && std::all_of(word.begin(), word.end(), [](char c) {
+    return std::isalnum(static_cast<unsigned char>(c)) ||
+           std::string_view("._+-/:\\=,@").find(c) != std::string_view::npos;
+  });
+  if (plain) return util::printable(word);
+  std::string out = "\"";
+  for (const char c : word) {
+    if (os != Os::windows && (c == '"' || c == '\\' || c == '$' || c == '`')) out += '\\';
+    out += c;
+  }
+  return util::printable(out + "\"");
+}
+
 const FoundCopy* copy_of(const Facts& facts, const fs::path& library) {
   for (const auto& copy : facts.copies) {
     if (util::same_file(copy.library, library)) {
@@ -590,11 +606,71 @@ DoctorCheck check_kernels(const Facts& facts) {
                      "torch.backends.cudnn.version())",
                      "Jupyter starts a kernel's Python directly, with the environment Jupyter itself was started "
                      "from: no activation, no shim reaches it",
-                     "a kernel whose every start is pinned: 'cudnnenv export jupyter " + tree.name + " --python " +
-                         python + "', then pick it in the notebook");
+                     "a kernel whose every start is pinned: 'cudnnenv export jupyter " +
+                         command_word(tree.name, facts.platform.os) + " --python " +
+                         command_word(python, facts.platform.os) + "', then pick it in the notebook");
   }
   result.details = details;
   return result;
+}
+
+// The VS Code workspace here: which cuDNN its interpreter loads when VS Code
+// starts it (Run, the debugger, its notebooks' default), or the tree a
+// cudnnenv launcher pins it to.
+DoctorCheck check_vscode(const Facts& facts) {
+  const std::string id = "vscode";
+  if (!facts.vscode) return check(id, DoctorStatus::skip, "no VS Code workspace here (.vscode/settings.json)");
+  const VscodeInfo& vscode = *facts.vscode;
+  const std::string settings = util::to_utf8(vscode.settings);
+  if (!vscode.problem.empty()) {
+    return check(id, DoctorStatus::skip, settings + " is " + vscode.problem + ": its interpreter was not read");
+  }
+  if (vscode.interpreter.empty()) {
+    return check(id, DoctorStatus::skip, settings + " names no interpreter (python.defaultInterpreterPath)");
+  }
+  if (!facts.selection) return skipped_without_selection(id);
+  const TreeRecord& tree = facts.selection->tree;
+  const std::string program = util::to_utf8(vscode.program);
+  if (vscode.pinned) {
+    if (vscode.pinned->tree == tree.name) {
+      return check(id, DoctorStatus::ok,
+                   "VS Code's interpreter " + util::printable(program) +
+                       " is pinned by cudnnenv to the selected tree " + tree_words(tree));
+    }
+    return problem(id, DoctorStatus::warn,
+                   "VS Code's interpreter " + util::printable(program) + " (" + settings +
+                       ") is pinned by cudnnenv to '" + util::printable(vscode.pinned->tree) +
+                       "', not the selected tree " + tree_words(tree),
+                   "Run and Debug in VS Code report another cuDNN than this shell",
+                   "the workspace's settings were exported for another tree",
+                   "'cudnnenv export vscode " + command_word(tree.name, facts.platform.os) + " --python " +
+                       command_word(vscode.pinned->target, facts.platform.os) + "', then reload the window");
+  }
+  DiscoverContext context;
+  context.environment = facts.environment;
+  context.os = facts.platform.os;
+  std::error_code ec;
+  if (!std::filesystem::is_regular_file(vscode.program, ec)) {
+    return check(id, DoctorStatus::warn,
+                 "VS Code's interpreter " + util::printable(program) + " (" + settings + ") is not found");
+  }
+  const std::string library = util::to_utf8(tree.library_path().filename());
+  const auto candidates = loader_candidates(context, vscode.program, library);
+  if (candidates.empty() || util::same_file(candidates.front().file, tree.library_path())) {
+    return check(id, DoctorStatus::ok,
+                 "VS Code's interpreter " + util::printable(program) +
+                     (candidates.empty() ? " finds no " + library : " loads the selected tree"));
+  }
+  return problem(id, DoctorStatus::warn,
+                 "VS Code's interpreter " + util::printable(program) + " (" + settings + ") loads " +
+                     util::to_utf8(candidates.front().file) + " (" + version_of(facts, candidates.front().file) + ", " +
+                     candidates.front().via + "), not the selected tree " + tree_words(tree),
+                 "Run and Debug in VS Code report another cuDNN than this shell",
+                 "VS Code starts the interpreter directly, with the environment VS Code itself was started from: no "
+                 "activation, no shim reaches it",
+                 "an interpreter whose every start is pinned: 'cudnnenv export vscode " +
+                     command_word(tree.name, facts.platform.os) + " --python " +
+                     command_word(program, facts.platform.os) + "', then reload the window");
 }
 
 DoctorCheck check_stray_copies(const Facts& facts) {
@@ -1152,6 +1228,7 @@ std::vector<DoctorCheck> run_checks(const Facts& facts, const DoctorOptions& opt
                                      check_path_stale(facts),
                                      check_path_entries(facts),
                                      check_kernels(facts),
+                                     check_vscode(facts),
                                      check_frameworks(facts)};
   if (options.verify) checks.push_back(check_verify(facts, options));
   return checks;

@@ -427,6 +427,43 @@ std::vector<KernelInfo> find_kernels(const util::Environment& environment, Os os
   return kernels;
 }
 
+// The nearest .vscode/settings.json from `folder` up, and its interpreter.
+std::optional<VscodeInfo> find_vscode(const fs::path& folder) {
+  std::error_code ec;
+  fs::path workspace = folder;
+  for (int depth = 0; depth < 256; ++depth) {
+    const fs::path settings = workspace / ".vscode" / "settings.json";
+    if (fs::is_regular_file(settings, ec)) {
+      VscodeInfo info;
+      info.settings = settings;
+      auto text = util::read_file(settings, k_max_settings_file);
+      const Json parsed = text && util::is_valid_utf8(*text) && json_nesting_within(*text, 64)
+                              ? Json::parse(*text, nullptr, false)
+                              : Json(Json::value_t::discarded);
+      if (parsed.is_discarded() || !parsed.is_object()) {
+        info.problem = text ? "not plain JSON (comments or trailing commas?)" : text.error().message;
+        return info;
+      }
+      const auto interpreter = parsed.find("python.defaultInterpreterPath");
+      if (interpreter == parsed.end() || !interpreter->is_string()) return info;
+      info.interpreter = interpreter->get<std::string>();
+      std::string path = info.interpreter;
+      for (const std::string variable : {"${workspaceFolder}", "${workspaceRoot}"}) {
+        for (auto at = path.find(variable); at != std::string::npos; at = path.find(variable)) {
+          path.replace(at, variable.size(), util::to_utf8(workspace));
+        }
+      }
+      info.program = util::path_from_utf8(path);
+      if (info.program.is_relative()) info.program = workspace / info.program;
+      info.pinned = launcher_pin(info.program);
+      return info;
+    }
+    if (!workspace.has_parent_path() || workspace.parent_path() == workspace) break;
+    workspace = workspace.parent_path();
+  }
+  return std::nullopt;
+}
+
 }  // namespace
 
 Facts collect_facts(const FactsRequest& request) {
@@ -440,6 +477,7 @@ Facts collect_facts(const FactsRequest& request) {
     facts.trees = listing.trees;
     facts.runtimes = listing.runtimes;
     facts.kernels = find_kernels(request.environment, request.platform.os);
+    facts.vscode = find_vscode(request.selection.working_directory);
     facts.damaged_trees = listing.damaged;
     auto selection = resolve_selection(*request.store, request.selection);
     if (selection) {

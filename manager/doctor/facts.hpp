@@ -18,6 +18,7 @@
 #include "formats/binfmt.hpp"
 #include "formats/platform.hpp"
 #include "formats/version.hpp"
+#include "pin/shims.hpp"
 #include "select/profile.hpp"
 #include "select/resolve.hpp"
 #include "store/store.hpp"
@@ -85,6 +86,16 @@ struct KernelInfo {
   bool by_cudnnenv = false;       // written by `export jupyter` (its metadata says so)
 };
 
+// The VS Code workspace around the working folder: the nearest
+// .vscode/settings.json here or above, and the interpreter it names.
+struct VscodeInfo {
+  std::filesystem::path settings;
+  std::string problem;                // why it could not be read (not plain JSON, ...); empty when read
+  std::string interpreter;            // python.defaultInterpreterPath as written; empty: none
+  std::filesystem::path program;      // it, ${workspaceFolder} put in, relative to the workspace
+  std::optional<LauncherPin> pinned;  // when it is a cudnnenv launcher
+};
+
 struct Facts {
   Platform platform;
   util::Environment environment;
@@ -108,6 +119,7 @@ struct Facts {
   std::optional<std::vector<std::string>> registry_path;
   std::vector<RuntimeFile> vc_runtime;  // Windows: msvcp140.dll, vcruntime140.dll in System32
   std::vector<KernelInfo> kernels;      // Jupyter's kernelspecs
+  std::optional<VscodeInfo> vscode;     // the VS Code workspace here, if any
 };
 
 struct FactsRequest {

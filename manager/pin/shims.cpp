@@ -46,6 +46,17 @@ std::string sidecar_value(const std::string& text, const std::string& key) {
 
 }  // namespace
 
+std::optional<LauncherPin> launcher_pin(const fs::path& program) {
+  // NAME.shim beside NAME (Linux) or NAME.exe (Windows).
+  std::string name = util::to_utf8(program.filename());
+  if (name.size() > 4 && util::iequals(name.substr(name.size() - 4), ".exe")) name.resize(name.size() - 4);
+  auto text = util::read_file(program.parent_path() / util::path_from_utf8(name + ".shim"), 64 * 1024);
+  if (!text) return std::nullopt;
+  LauncherPin pin{sidecar_value(*text, "cudnn"), sidecar_value(*text, "path")};
+  if (pin.tree.empty()) return std::nullopt;
+  return pin;
+}
+
 std::string sidecar_text(const ShimSpec& spec, const ShimPaths& paths, const std::optional<fs::path>& target) {
   std::string text = "# written by 'cudnnenv shim add " + spec.name + "'; see 'cudnnenv shim --help'\n";
   text += "cudnnenv = " + util::to_utf8(paths.program) + "\n";

@@ -56,6 +56,15 @@ Result<void> remove_shim(const std::string& name, const ShimPaths& paths);
 
 std::vector<ShimInfo> list_shims(const ShimPaths& paths);
 
+// When `program` is a launcher (a shim whose sidecar pins it to one tree:
+// export launcher, export vscode), that tree and the program it starts;
+// nullopt for anything else.
+struct LauncherPin {
+  std::string tree;
+  std::string target;
+};
+std::optional<LauncherPin> launcher_pin(const std::filesystem::path& program);
+
 // The sidecar's text (also what tests compare against).
 std::string sidecar_text(const ShimSpec& spec, const ShimPaths& paths,
                          const std::optional<std::filesystem::path>& target);

@@ -6,7 +6,10 @@
 # LD_LIBRARY_PATH, it loads the tree. `export vscode` merges the workspace's
 # .vscode/settings.json: the interpreter is the launcher, the integrated
 # terminals get CUDNNENV_VERSION; every other key stays, in its order; a file
-# that is not plain JSON (comments) is refused and left byte for byte.
+# that is not plain JSON (comments) is refused and left byte for byte; hostile
+# tree names come back exactly (seeded). doctor's vscode check: the
+# workspace's interpreter (a launcher, or a plain Python walked as copy-wins
+# walks it) against the selection. export terminal is Windows's (wine_terminal.sh).
 CUDNNENV=$1
 FIXTURES=$2
 source "$(dirname "$0")/lib.sh"
@@ -67,3 +70,62 @@ run remove "tree 9.1" --yes
 run_program "$launcher" -c "$load"
 expect_eq "$rc:$(head -1 err)" "3:cudnnenv: error: no installed cuDNN matches 'tree 9.1' (set by --cudnn)" "the launcher of a removed tree: cudnnenv's error"
 pass "a launcher whose tree was removed says so with cudnnenv's error"
+
+# doctor's vscode check: the workspace's interpreter against the selection.
+run install t91 --name "tree 9.1"
+run install t91 --name "tree 9.1b"
+rm -rf ws && mkdir ws && run export vscode "tree 9.1" --python "$PY" --folder ws
+launcher="$CUDNNENV_ROOT/.cudnnenv/launchers/tree 9.1/python"
+(cd ws && run doctor --cudnn "tree 9.1" && grep '^ok    vscode' out) > check.txt || fail "doctor in the workspace: $(cat ws/err)"
+expect_eq "$(cat check.txt)" "ok    vscode          VS Code's interpreter $launcher is pinned by cudnnenv to the selected tree 'tree 9.1' (cuDNN 9.1.0, CUDA 12.2)" "doctor: the workspace's launcher pins the selected tree"
+mkdir -p ws/src/deep && (cd ws/src/deep && run doctor --cudnn "tree 9.1b"; grep -A3 '^warn vscode' out) > check.txt
+expect_eq "$(cat check.txt)" "warn vscode: VS Code's interpreter $launcher ($WORK/ws/.vscode/settings.json) is pinned by cudnnenv to 'tree 9.1', not the selected tree 'tree 9.1b' (cuDNN 9.1.0, CUDA 12.2)
+  you see:  Run and Debug in VS Code report another cuDNN than this shell
+  because:  the workspace's settings were exported for another tree
+  fix:      'cudnnenv export vscode \"tree 9.1b\" --python $PY', then reload the window" "doctor, below the workspace: the launcher pins another tree than the selection"
+printf '{"python.defaultInterpreterPath": "/usr/bin/python3"}' > ws/.vscode/settings.json
+(cd ws && LD_LIBRARY_PATH="$WORK/decoy" run doctor --cudnn "tree 9.1"; grep -A3 '^warn vscode' out) > check.txt
+expect_eq "$(cat check.txt)" "warn vscode: VS Code's interpreter /usr/bin/python3 ($WORK/ws/.vscode/settings.json) loads $WORK/decoy/libcudnn.so.9 (9.2.0, LD_LIBRARY_PATH), not the selected tree 'tree 9.1' (cuDNN 9.1.0, CUDA 12.2)
+  you see:  Run and Debug in VS Code report another cuDNN than this shell
+  because:  VS Code starts the interpreter directly, with the environment VS Code itself was started from: no activation, no shim reaches it
+  fix:      an interpreter whose every start is pinned: 'cudnnenv export vscode \"tree 9.1\" --python /usr/bin/python3', then reload the window" "doctor: a plain interpreter loading a decoy"
+printf '{\n  // mine\n  "python.defaultInterpreterPath": "/usr/bin/python3"\n}\n' > ws/.vscode/settings.json
+(cd ws && run doctor --cudnn "tree 9.1"; grep '^skip  vscode' out) > check.txt
+expect_eq "$(cat check.txt)" "skip  vscode          $WORK/ws/.vscode/settings.json is not plain JSON (comments or trailing commas?): its interpreter was not read" "doctor: settings with comments are not read"
+pass "doctor's vscode check: a launcher of the selected tree, of another tree, a plain interpreter loading a decoy, a file with comments"
+
+# export terminal is Windows's.
+run export terminal "tree 9.1"
+expect_eq "$rc:$(cat err)" "2:cudnnenv: error: export terminal writes Windows Terminal profiles and Start-menu shortcuts, which are Windows's
+  hint: here every new shell is activated by its integration: eval \"\$(cudnnenv init bash)\" in ~/.bashrc ('cudnnenv init --help' for zsh and fish), then 'cudnnenv use --global 9.19' or a project's .cudnnenv.toml" "export terminal on Linux"
+pass "export terminal on Linux says it is Windows's, and what works here"
+
+# Hostile tree names through the settings merge (seeded: CUDNNENV_TEST_SEED
+# repeats a run; a tree's name is a folder's: no quote, backslash, colon or
+# control character): a JSON reader gets the launcher and the name back
+# exactly, every other key kept; the launcher starts pinned.
+seed=${CUDNNENV_TEST_SEED:-$RANDOM}
+echo "seed $seed (CUDNNENV_TEST_SEED=$seed repeats this run)"
+"$PY" - "$seed" > names.txt <<'PY'
+import random, sys
+rng = random.Random(int(sys.argv[1]))
+pieces = ["'", " ", "&", "$", "`", "%", "!", "{", "}", ",", "é", "库", "\u202e", "a", "1"]
+print("q'uote $HOME `x` 100%")
+for _ in range(5):
+    print(("t" + "".join(rng.choice(pieces) for _ in range(rng.randint(1, 8)))).rstrip(" "))
+PY
+printf '{\n    "editor.tabSize": 2,\n    "terminal.integrated.env.linux": {"A": "b"}\n}\n' > base.json
+while IFS= read -r name; do
+  run install t91 --name "$name"
+  expect_eq "$rc" "0" "install as '$name': $(cat err)"
+  rm -rf hws && mkdir -p hws/.vscode && cp base.json hws/.vscode/settings.json
+  run export vscode "$name" --python "$PY" --folder hws
+  expect_eq "$rc" "0" "export vscode '$name': $(cat err)"
+  read_back=$("$PY" -c 'import json, sys; s = json.load(open(sys.argv[1], encoding="utf-8")); print(json.dumps([s["editor.tabSize"], s["terminal.integrated.env.linux"], s["python.defaultInterpreterPath"]]))' hws/.vscode/settings.json)
+  expected=$("$PY" -c 'import json, sys; print(json.dumps([2, {"A": "b", "CUDNNENV_VERSION": sys.argv[1]}, sys.argv[2]]))' "$name" "$CUDNNENV_ROOT/.cudnnenv/launchers/$name/python")
+  expect_eq "$read_back" "$expected" "the settings of the tree '$name', read back"
+  interpreter=$("$PY" -c 'import json, sys; print(json.load(open(sys.argv[1], encoding="utf-8"))["python.defaultInterpreterPath"])' hws/.vscode/settings.json)
+  expect_eq "$(LD_LIBRARY_PATH="$WORK/decoy" "$interpreter" -c "$load")" "90100" "the interpreter of the tree '$name' starts pinned"
+  run remove "$name" --yes
+done < names.txt
+pass "hostile tree names reach .vscode/settings.json intact (read back by a JSON reader), and the launchers start pinned"
