@@ -17,6 +17,8 @@ packages=(
   bash zsh fish lmod hyperfine
   # export jupyter's test: a real jupyter_client and ipykernel, and jupyter kernelspec
   python3-ipykernel python3-jupyter-client jupyter-client
+  # the durability test: the order of syncs and the rename that publishes a tree
+  strace
   # the fuzz preset (libFuzzer and the sanitizer runtimes come with clang's)
   clang libclang-rt-14-dev
   # the format check (tests/lint/format.sh)

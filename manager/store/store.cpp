@@ -106,15 +106,20 @@ Result<void> check_binaries(const std::vector<ExtractedFile>& files, const std::
 }
 
 // The one commit point of every operation that adds a tree: the record goes
-// into the staged folder, then the folder is renamed into place, so a visible
-// tree always has its record.
+// into the staged folder, every file of it is put on disk, then the folder is
+// renamed into place and the store's folder synced, so a visible tree always
+// has its record and whole files, after a power cut too.
 Result<void> publish(const fs::path& staged, const TreeRecord& record, const fs::path& tree_dir) {
   std::error_code ec;
   fs::create_directories(record_path(staged).parent_path(), ec);
   if (auto written = util::write_file_atomic(record_path(staged), serialize(record)); !written) {
     return written;
   }
-  return util::rename_directory(staged, tree_dir);
+  CUDNNENV_TRY(util::sync_tree(staged));
+  CUDNNENV_TRY(util::rename_directory(staged, tree_dir));
+  // The tree is visible now: a folder that cannot be synced (EIO) does not undo that.
+  (void)util::sync_directory(tree_dir.parent_path());
+  return {};
 }
 
 std::vector<std::string> top_level_names(const fs::path& folder) {

@@ -59,6 +59,17 @@ std::uint64_t file_size(std::FILE* file);
 // Flushes an open file's data to disk.
 void sync_file(std::FILE* file);
 
+// Puts every file below `folder` on disk, data and names, before a rename
+// makes them visible (a power cut then leaves the old state or a whole tree,
+// never empty or short files). Linux: one syncfs(2) of the file system that
+// holds `folder`; Windows: FlushFileBuffers on each file (NTFS journals the
+// names).
+Result<void> sync_tree(const std::filesystem::path& folder);
+
+// Puts a folder's entries on disk (after a rename into it). Linux: fsync(2)
+// of the folder; Windows: nothing (MoveFileExW's MOVEFILE_WRITE_THROUGH does it).
+Result<void> sync_directory(const std::filesystem::path& folder);
+
 // Renames a directory (same volume) so that it appears at `to` at once;
 // fails if `to` exists. Retries briefly on Windows, where a virus scanner
 // holding a file open makes a rename fail for a moment.

@@ -74,6 +74,30 @@ void sync_file(std::FILE* file) {
   ::fsync(::fileno(file));
 }
 
+namespace {
+
+// Runs `sync` on `folder` opened as a folder.
+Result<void> sync_folder_with(const fs::path& folder, int (*sync)(int), const char* what) {
+  const int descriptor = ::open(folder.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+  if (descriptor < 0) return make_error("cannot open '" + to_utf8(folder) + "': " + std::strerror(errno));
+  const int result = sync(descriptor);
+  const int error = errno;
+  ::close(descriptor);
+  if (result != 0)
+    return make_error(std::string(what) + " of '" + to_utf8(folder) + "' failed: " + std::strerror(error));
+  return {};
+}
+
+}  // namespace
+
+Result<void> sync_tree(const fs::path& folder) {
+  return sync_folder_with(folder, ::syncfs, "syncfs");
+}
+
+Result<void> sync_directory(const fs::path& folder) {
+  return sync_folder_with(folder, ::fsync, "fsync");
+}
+
 Result<void> replace_file(const fs::path& from, const fs::path& to) {
   if (::rename(from.c_str(), to.c_str()) != 0) {
     return make_error("cannot rename '" + to_utf8(from) + "' to '" + to_utf8(to) + "': " + std::strerror(errno));
