@@ -104,8 +104,7 @@ pass "export terminal on Linux says it is Windows's, and what works here"
 # repeats a run; a tree's name is a folder's: no quote, backslash, colon or
 # control character): a JSON reader gets the launcher and the name back
 # exactly, every other key kept; the launcher starts pinned.
-seed=${CUDNNENV_TEST_SEED:-$RANDOM}
-echo "seed $seed (CUDNNENV_TEST_SEED=$seed repeats this run)"
+test_seed
 "$PY" - "$seed" > names.txt <<'PY'
 import random, sys
 rng = random.Random(int(sys.argv[1]))

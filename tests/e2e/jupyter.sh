@@ -105,8 +105,7 @@ expect_eq "$(listed cudnnenv-gone)" "" "kernelspec list no longer shows it"
 pass "a kernel of a removed tree dies with cudnnenv's error; --remove takes the kernel out"
 
 # Hostile tree names through kernel.json and jupyter_client: the spec read back names the tree exactly; some start.
-seed=${CUDNNENV_TEST_SEED:-$RANDOM}
-echo "seed $seed (CUDNNENV_TEST_SEED=$seed repeats this run)"
+test_seed
 "$PY" - "$seed" > names.txt <<'PY'
 import random, sys
 rng = random.Random(int(sys.argv[1]))

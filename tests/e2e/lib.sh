@@ -26,6 +26,15 @@ run_program() {
 # (wine, for the Windows build).
 run() { run_program ${RUNNER:+"$RUNNER"} "$CUDNNENV" "$@"; }
 
+# The seed of a property test's generator: CUDNNENV_TEST_SEED, else a fixed
+# one, so the test command checks the same cases each run and a failure
+# replays (scripts/test.sh runs the property tests once more on a fresh
+# seed). Sets `seed` and prints it.
+test_seed() {
+  seed=${CUDNNENV_TEST_SEED:-10}
+  echo "seed $seed (CUDNNENV_TEST_SEED=$seed repeats this run)"
+}
+
 # expect_eq ACTUAL EXPECTED WHAT
 expect_eq() { [ "$1" = "$2" ] || fail "$3: expected '$2', got '$1'"; }
 

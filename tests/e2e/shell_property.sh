@@ -4,8 +4,9 @@
 # fish. For every round, either the shell ends with exactly the intended
 # variables holding exactly the intended bytes (compared through env -0), or
 # cudnnenv refused the input and printed nothing to evaluate; a marker file
-# never appears. The generator is seeded (PROPERTY_SEED, default 10) so a
-# failure can be replayed; PROPERTY_ROUNDS sets the rounds per shell.
+# never appears. The generator is seeded (CUDNNENV_TEST_SEED, default 10:
+# lib.sh's test_seed) so a failure can be replayed; PROPERTY_ROUNDS sets the
+# rounds per shell.
 CUDNNENV=$1
 FIXTURES=$2
 source "$(dirname "$0")/lib.sh"
@@ -13,7 +14,8 @@ export CUDNNENV_ROOT="$WORK/store"
 unset CUDNNENV_VERSION CUDNNENV_SHELL _CUDNNENV_STATE CUDNNENV_ACTIVE
 export LD_LIBRARY_PATH=/pre
 rounds=${PROPERTY_ROUNDS:-25}
-RANDOM=${PROPERTY_SEED:-10}
+test_seed
+RANDOM=$seed
 
 make_linux_tree t91 9.1.0 "$FIXTURES/fake-elf64-9.1.0.so"
 "$CUDNNENV" install t91 --name t91 > /dev/null

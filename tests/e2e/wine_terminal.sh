@@ -103,8 +103,7 @@ pass "the PowerShell terminal: its command line and script (Wine has no PowerShe
 
 # Hostile tree names: what the activated cmd says is the name, exactly (no ;
 # activation refuses a tree folder PATH cannot hold).
-seed=${CUDNNENV_TEST_SEED:-$RANDOM}
-echo "seed $seed (CUDNNENV_TEST_SEED=$seed repeats this run)"
+test_seed
 {
   printf '%s\n' "a & b" "库 'q' é" "x(1)^!,="
   python3 - "$seed" <<'PY'
