@@ -48,9 +48,16 @@ Result<ProcessOutcome> run_process(const ProcessSpec& spec) {
   startup.hStdOutput = out_write;
   startup.hStdError = err_write;
   PROCESS_INFORMATION process{};
-  const BOOL started = ::CreateProcessW(spec.program.c_str(), command_line.data(), nullptr, nullptr, TRUE,
-                                        CREATE_UNICODE_ENVIRONMENT | CREATE_NO_WINDOW, environment_block.data(),
-                                        nullptr, &startup, &process);
+  // A start Windows (and Wine, with another prefix busy) fails with
+  // ERROR_INTERNAL_ERROR for a moment is tried once more.
+  BOOL started = FALSE;
+  for (int attempt = 0; attempt < 2; ++attempt) {
+    started = ::CreateProcessW(spec.program.c_str(), command_line.data(), nullptr, nullptr, TRUE,
+                               CREATE_UNICODE_ENVIRONMENT | CREATE_NO_WINDOW, environment_block.data(), nullptr,
+                               &startup, &process);
+    if (started || ::GetLastError() != ERROR_INTERNAL_ERROR) break;
+    ::Sleep(100);
+  }
   const std::string start_error = started ? std::string() : last_error_message();
   ::CloseHandle(out_write);
   ::CloseHandle(err_write);
