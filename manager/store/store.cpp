@@ -111,6 +111,8 @@ Result<void> check_binaries(const std::vector<ExtractedFile>& files, const std::
 // has its record and whole files, after a power cut too.
 Result<void> publish(const fs::path& staged, const TreeRecord& record, const fs::path& tree_dir) {
   std::error_code ec;
+  // Gone with the store's folder: creating the record's folder would make a tree of one file.
+  if (!fs::is_directory(staged, ec)) return make_error("the staged tree '" + util::to_utf8(staged) + "' is gone");
   fs::create_directories(record_path(staged).parent_path(), ec);
   if (auto written = util::write_file_atomic(record_path(staged), serialize(record)); !written) {
     return written;
@@ -624,7 +626,32 @@ std::uint64_t Store::clean_leftovers() const {
   return freed;
 }
 
+namespace {
+
+// An install's failure while the store's folder was deleted under it reads as
+// whatever step noticed first (a staged file gone: "an incomplete set"): say
+// what happened instead.
+Result<InstallOutcome> unless_root_vanished(Result<InstallOutcome> outcome, const fs::path& root) {
+  std::error_code ec;
+  if (outcome || fs::exists(root, ec)) return outcome;
+  return make_error("the store's folder '" + util::to_utf8(root) +
+                        "' was removed while this install ran: nothing was installed (the step that failed: " +
+                        outcome.error().message + ")",
+                    "create the folder again (or give another --root), then run this again");
+}
+
+}  // namespace
+
 Result<InstallOutcome> Store::install(const fs::path& source_path, const InstallOptions& options) {
+  return unless_root_vanished(install_source(source_path, options), m_root);
+}
+
+Result<InstallOutcome> Store::install_runtime(const std::vector<RuntimeArchive>& archives,
+                                              const RuntimeInstallOptions& options) {
+  return unless_root_vanished(install_runtime_archives(archives, options), m_root);
+}
+
+Result<InstallOutcome> Store::install_source(const fs::path& source_path, const InstallOptions& options) {
   const AtScopeEnd forget_listing([this] { m_identities.reset(); });  // the store changes
   CUDNNENV_TRY_ASSIGN(source, classify_source(source_path, options));
   Provenance provenance(*source, options);
@@ -847,8 +874,8 @@ TreeRecord runtime_record(std::string name, const TreeLayout& layout, const Vers
 
 }  // namespace
 
-Result<InstallOutcome> Store::install_runtime(const std::vector<RuntimeArchive>& archives,
-                                              const RuntimeInstallOptions& options) {
+Result<InstallOutcome> Store::install_runtime_archives(const std::vector<RuntimeArchive>& archives,
+                                                       const RuntimeInstallOptions& options) {
   const AtScopeEnd forget_listing([this] { m_identities.reset(); });  // the store changes
   const std::string name = options.name.value_or(default_runtime_name(options.release, false));
   CUDNNENV_TRY(check_tree_name(name));

@@ -164,6 +164,10 @@ class Store {
   Result<void> remove(const TreeRecord& record);
 
  private:
+  // install's and install_runtime's work; their errors are read again when the store's folder went meanwhile.
+  Result<InstallOutcome> install_source(const std::filesystem::path& source, const InstallOptions& options);
+  Result<InstallOutcome> install_runtime_archives(const std::vector<RuntimeArchive>& archives,
+                                                  const RuntimeInstallOptions& options);
   std::filesystem::path state_dir() const;
   Result<void> prepare() const;
   // The last steps of every adopt: under the name's lock, the next free name

@@ -32,3 +32,22 @@ record_line=$(grep -n 'fsync(.*tree.toml.tmp' trace.txt | head -1 | cut -d: -f1)
 syncfs_line=$(grep -n 'syncfs(' trace.txt | head -1 | cut -d: -f1)
 [ -n "$record_line" ] && [ "$record_line" -lt "$syncfs_line" ] || fail "the record after the tree's sync: $(cat trace.txt)"
 pass "a tree is on disk before the rename that publishes it, and the store's folder after"
+
+# The store's folder deleted while an install runs (issue 29): held at the sync
+# before the rename (strace delays that call), the folder is removed; the
+# install says so, nothing is published, and the folder is not made again.
+root2="$WORK/store two"
+mkdir -p "$root2"
+CUDNNENV_ROOT="$root2" strace -f -o /dev/null -e trace=syncfs -e inject=syncfs:delay_enter=2000000 \
+  "$CUDNNENV" install t91 --name t3 > out3 2> err3 &
+installer=$!
+for _ in $(seq 100); do
+  [ -e "$root2/.cudnnenv/staging/t3/content/.cudnnenv/tree.toml" ] && break
+  sleep 0.05
+done
+rm -rf "$root2"
+rc=0; wait $installer || rc=$?
+expect_eq "$rc:$(cat err3)" "1:cudnnenv: error: the store's folder '$root2' was removed while this install ran: nothing was installed (the step that failed: cannot move '$root2/.cudnnenv/staging/t3/content' to '$root2/t3': No such file or directory)
+  hint: create the folder again (or give another --root), then run this again" "install into a store deleted meanwhile"
+[ ! -e "$root2" ] || fail "the deleted store's folder was made again: $(find "$root2")"
+pass "a store deleted during an install: the install says so and publishes nothing"
