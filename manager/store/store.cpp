@@ -1,6 +1,7 @@
 #include "store/store.hpp"
 
 #include <algorithm>
+#include <functional>
 #include <future>
 #include <random>
 #include <set>
@@ -111,8 +112,10 @@ Result<void> check_binaries(const std::vector<ExtractedFile>& files, const std::
 // has its record and whole files, after a power cut too.
 Result<void> publish(const fs::path& staged, const TreeRecord& record, const fs::path& tree_dir) {
   std::error_code ec;
-  // Gone with the store's folder: creating the record's folder would make a tree of one file.
-  if (!fs::is_directory(staged, ec)) return make_error("the staged tree '" + util::to_utf8(staged) + "' is gone");
+  // Gone with the store's folder: creating the record's folder would make the store again, with a tree of one file.
+  if (!fs::is_directory(staged.parent_path(), ec)) {
+    return make_error("the staging folder '" + util::to_utf8(staged.parent_path()) + "' is gone");
+  }
   fs::create_directories(record_path(staged).parent_path(), ec);
   if (auto written = util::write_file_atomic(record_path(staged), serialize(record)); !written) {
     return written;
@@ -631,9 +634,12 @@ namespace {
 // An install's failure while the store's folder was deleted under it reads as
 // whatever step noticed first (a staged file gone: "an incomplete set"): say
 // what happened instead.
-Result<InstallOutcome> unless_root_vanished(Result<InstallOutcome> outcome, const fs::path& root) {
+Result<InstallOutcome> unless_root_vanished(const fs::path& root,
+                                            const std::function<Result<InstallOutcome>()>& install) {
   std::error_code ec;
-  if (outcome || fs::exists(root, ec)) return outcome;
+  const bool existed = fs::exists(root, ec);
+  auto outcome = install();
+  if (outcome || !existed || fs::exists(root, ec)) return outcome;
   return make_error("the store's folder '" + util::to_utf8(root) +
                         "' was removed while this install ran: nothing was installed (the step that failed: " +
                         outcome.error().message + ")",
@@ -643,12 +649,12 @@ Result<InstallOutcome> unless_root_vanished(Result<InstallOutcome> outcome, cons
 }  // namespace
 
 Result<InstallOutcome> Store::install(const fs::path& source_path, const InstallOptions& options) {
-  return unless_root_vanished(install_source(source_path, options), m_root);
+  return unless_root_vanished(m_root, [&] { return install_source(source_path, options); });
 }
 
 Result<InstallOutcome> Store::install_runtime(const std::vector<RuntimeArchive>& archives,
                                               const RuntimeInstallOptions& options) {
-  return unless_root_vanished(install_runtime_archives(archives, options), m_root);
+  return unless_root_vanished(m_root, [&] { return install_runtime_archives(archives, options); });
 }
 
 Result<InstallOutcome> Store::install_source(const fs::path& source_path, const InstallOptions& options) {
