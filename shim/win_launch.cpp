@@ -17,7 +17,9 @@ bool start_in_job(const wchar_t* application, std::wstring& command_line, wchar_
     return false;
   }
   JOBOBJECT_EXTENDED_LIMIT_INFORMATION limits{};
-  limits.BasicLimitInformation.LimitFlags = JOB_OBJECT_LIMIT_KILL_ON_JOB_CLOSE;
+  // What the program starts ends with it, unless started to leave the job
+  // (CREATE_BREAKAWAY_FROM_JOB), as Windows' own shells allow.
+  limits.BasicLimitInformation.LimitFlags = JOB_OBJECT_LIMIT_KILL_ON_JOB_CLOSE | JOB_OBJECT_LIMIT_BREAKAWAY_OK;
   if (!::SetInformationJobObject(child.job, JobObjectExtendedLimitInformation, &limits, sizeof limits)) {
     const DWORD error = ::GetLastError();
     ::CloseHandle(child.job);

@@ -132,8 +132,9 @@ Result<int> run_exec(const ExecArguments& arguments, const Context& context) {
   }
 
   std::vector<LoadedModule> loaded;
-  long program_pid = 0;
-  auto exit_code = launch_and_watch(*plan, loaded, program_pid);
+  WatchedRun run;
+  auto exit_code = launch_and_watch(*plan, loaded, run);
+  const long program_pid = run.program_pid;
   if (!launch_request.report_log.empty()) {
     fs::remove(launch_request.report_log, ec);
   }
@@ -173,7 +174,9 @@ Result<int> run_exec(const ExecArguments& arguments, const Context& context) {
                           {"pid", program_pid},
                           {"exit_code", *exit_code},
                           {"files", std::move(files)},
-                          {"outside", outside}}
+                          {"outside", outside},
+                          {"started", run.started},
+                          {"running_at_exit", run.running_at_exit}}
                          .dump(-1, ' ', false, Json::error_handler_t::replace) +
                      "\n");
   } else {
@@ -192,6 +195,19 @@ Result<int> run_exec(const ExecArguments& arguments, const Context& context) {
                    ? " [pid " + std::to_string(file.pid) + ", a process the program started]"
                    : std::string()) +
               "\n";
+    }
+    if (run.started != 0) {
+      // What the pin does not reach in them (Windows): the in-program calls.
+      text += "cudnnenv: report: " + std::to_string(run.started) + (run.started == 1 ? " process" : " processes") +
+              " the program started had the trees' folders on PATH, not its AddDllDirectory folders: a load "
+              "there with LOAD_LIBRARY_SEARCH_DEFAULT_DIRS (os.add_dll_directory, Python 3.8+) does not search "
+              "the trees; start such a child through 'cudnnenv exec' or a shim\n";
+    }
+    if (run.running_at_exit != 0) {
+      text += "cudnnenv: report: " + std::to_string(run.running_at_exit) +
+              (run.running_at_exit == 1 ? " process" : " processes") +
+              " the program started still ran when it ended: ended with it, or left running if started outside "
+              "its job (CREATE_BREAKAWAY_FROM_JOB); what they load from then on is not in this report\n";
     }
     if (outside != 0) {
       text += "cudnnenv: report: " + std::to_string(outside) + " cuDNN " +

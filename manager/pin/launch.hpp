@@ -83,11 +83,22 @@ struct LoadedModule {
   bool preloaded = false;  // Windows: loaded by cudnnenv inside the program before it started (LaunchPlan::preload)
 };
 
+// What a watched run saw besides the modules.
+struct WatchedRun {
+  long program_pid = 0;
+  // Windows: the processes the program started (children, grandchildren),
+  // and how many of them still ran when it ended (ended with its job, or
+  // left running when started outside it); 0 elsewhere.
+  int started = 0;
+  int running_at_exit = 0;
+};
+
 // Runs the program, waits for it, and lists every module its processes
 // mapped (POSIX: the audit module's log; Windows: the debug API's DLL load
 // events), its children's and grandchildren's included. The exit code is
-// the program's; `program_pid`, its process id.
-Result<int> launch_and_watch(const LaunchPlan& plan, std::vector<LoadedModule>& loaded, long& program_pid);
+// the program's. On Windows, a process still running when the program ends
+// is let go of (never ended by the debugger's exit).
+Result<int> launch_and_watch(const LaunchPlan& plan, std::vector<LoadedModule>& loaded, WatchedRun& run);
 
 // A file named like any cuDNN library of any version (libcudnn*.so*,
 // cudnn*.dll), by its last path component.

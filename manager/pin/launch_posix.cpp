@@ -46,7 +46,7 @@ Result<int> launch(const LaunchPlan& plan) {
   return make_error("cannot start '" + argv.storage[0] + "': " + std::strerror(errno));
 }
 
-Result<int> launch_and_watch(const LaunchPlan& plan, std::vector<LoadedModule>& loaded, long& program_pid) {
+Result<int> launch_and_watch(const LaunchPlan& plan, std::vector<LoadedModule>& loaded, WatchedRun& run) {
   Argv argv = make_argv(plan);
   Argv envp = make_envp(plan);
   // The terminal's Ctrl-C and Ctrl-\ reach the program (same process
@@ -69,7 +69,7 @@ Result<int> launch_and_watch(const LaunchPlan& plan, std::vector<LoadedModule>& 
   const int spawned =
       ::posix_spawn(&pid, argv.storage[0].c_str(), nullptr, &attributes, argv.pointers.data(), envp.pointers.data());
   posix_spawnattr_destroy(&attributes);
-  program_pid = static_cast<long>(pid);
+  run.program_pid = static_cast<long>(pid);
   int status = 0;
   if (spawned == 0) {
     while (::waitpid(pid, &status, 0) < 0 && errno == EINTR) {

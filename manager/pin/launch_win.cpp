@@ -199,7 +199,7 @@ Result<int> launch(const LaunchPlan& plan) {
   return shim::resume_and_wait(*started);
 }
 
-Result<int> launch_and_watch(const LaunchPlan& plan, std::vector<LoadedModule>& loaded, long& program_pid) {
+Result<int> launch_and_watch(const LaunchPlan& plan, std::vector<LoadedModule>& loaded, WatchedRun& run) {
   // Under the debug API, the program and every process it starts (cmd /c,
   // wrapper scripts, multiprocessing workers): every DLL load is an event
   // with a handle to the file, so the report names the file the loader
@@ -208,7 +208,10 @@ Result<int> launch_and_watch(const LaunchPlan& plan, std::vector<LoadedModule>& 
   // (two for a 32-bit one under WOW64) go back to them unhandled.
   CUDNNENV_TRY_ASSIGN(started, start(plan, DEBUG_PROCESS | CREATE_SUSPENDED));
   const DWORD pid = started->process.dwProcessId;
-  program_pid = static_cast<long>(pid);
+  run.program_pid = static_cast<long>(pid);
+  // A process that outlives the program (started outside its job) is let
+  // go of below; none is ended because this debugger exits.
+  ::DebugSetProcessKillOnExit(FALSE);
   // Each remote step in turn, as a thread of the program; its own code
   // starts once the last has run.
   shim::RemoteCall call;
@@ -242,7 +245,11 @@ Result<int> launch_and_watch(const LaunchPlan& plan, std::vector<LoadedModule>& 
     switch (event.dwDebugEventCode) {
       case CREATE_PROCESS_DEBUG_EVENT:
         processes[event.dwProcessId] = event.u.CreateProcessInfo.hProcess;  // the system closes it
+        if (event.dwProcessId != pid) ++run.started;
         if (event.u.CreateProcessInfo.hFile) ::CloseHandle(event.u.CreateProcessInfo.hFile);
+        break;
+      case EXIT_PROCESS_DEBUG_EVENT:
+        processes.erase(event.dwProcessId);
         break;
       case LOAD_DLL_DEBUG_EVENT: {
         std::string name = path_of(event.u.LoadDll.hFile);
@@ -278,7 +285,13 @@ Result<int> launch_and_watch(const LaunchPlan& plan, std::vector<LoadedModule>& 
       break;
     }
   }
-  // What the program started and left running ends with the job (close_child), as without --report.
+  // What the program started and left running ends with the job
+  // (close_child), as without --report; what left the job runs on, no
+  // longer watched: what it loads from now on is not in the report.
+  run.running_at_exit = static_cast<int>(processes.size());
+  for (const auto& [process, handle] : processes) {
+    ::DebugActiveProcessStop(process);
+  }
   ::WaitForSingleObject(started->process.hProcess, INFINITE);
   return shim::close_child(*started);
 }

@@ -148,3 +148,32 @@ expect_eq "$(cat out)" "[$toolkit]" "exec sets CUDA_PATH"
 CUDA_PATH_V11_2=$toolkit run_program cud activate t8.1.0 --shell powershell
 grep -qF "$toolkit\\bin" out || fail "activate names the same toolkit: $(cat out)"
 pass "exec puts the tree's CUDA toolkit on PATH and sets CUDA_PATH, as activate does"
+
+# Processes the program starts (issue 29): a child (a multiprocessing worker)
+# inherits PATH, so a load by name gets the tree, and --report names its pid
+# and says what does not reach it: the in-program AddDllDirectory calls, so a
+# LOAD_LIBRARY_SEARCH_DEFAULT_DIRS load in the child fails (shown: error 126).
+# A child started outside the job (CREATE_BREAKAWAY_FROM_JOB) may leave it, as
+# Windows' own shells allow, and outlives exec (with --report too: the
+# debugger lets it go); it loads the tree later. (Without the job's
+# permission, Wine refuses that start with error 5, as Windows does.)
+started_line="cudnnenv: report: 1 process the program started had the trees' folders on PATH, not its AddDllDirectory folders: a load there with LOAD_LIBRARY_SEARCH_DEFAULT_DIRS (os.add_dll_directory, Python 3.8+) does not search the trees; start such a child through 'cudnnenv exec' or a shim"
+run_program cud exec --cudnn t8.2.0 --report -- "$program" --child
+expect_eq "$rc:$(cat out)" "0:8200" "a child of the program loads the tree by name"
+expect_eq "$(sed -E 's/pid [0-9]+/pid N/' err)" "cudnnenv: report: pinned to 't8.2.0' (cuDNN 8.2.0, $(winpath "$root")\\t8.2.0\\bin), PATH + SetDllDirectoryW + AddDllDirectory in the program
+  in the tree  $(winpath "$root")\\t8.2.0\\bin\\cudnn64_8.dll [pid N, a process the program started]
+$started_line" "--report of a child's load"
+run_program cud exec --cudnn t8.2.0 --report -- "$program" --child --default-dirs
+expect_eq "$rc:$(cat out)" "1:" "a child's LOAD_LIBRARY_SEARCH_DEFAULT_DIRS load misses the tree ($(cat err))"
+grep -qxF "$started_line" err || fail "--report does not say what misses the child: $(cat err)"
+run_program cud exec --cudnn t8.2.0 --report --json -- "$program" --child
+expect_eq "$(json_field started < err):$(json_field running_at_exit < err)" "1:0" "--report --json counts the process the program started"
+for report in "" --report; do
+  rm -f later.txt
+  run_program cud exec --cudnn t8.2.0 $report -- "$program" --breakaway-child 1500 "$(winpath "$WORK/later.txt")"
+  expect_eq "$rc:$(cat out)" "0:" "exec $report of a program starting a child outside its job: $(cat err)"
+  for _ in $(seq 50); do [ -s later.txt ] && break; sleep 0.2; done
+  expect_eq "$(tr -d '\r' < later.txt 2>/dev/null)" "8200" "the child outside the job outlives exec $report and loads the tree"
+done
+expect_eq "$(tail -1 err)" "cudnnenv: report: 1 process the program started still ran when it ended: ended with it, or left running if started outside its job (CREATE_BREAKAWAY_FROM_JOB); what they load from then on is not in this report" "--report says what it no longer watches"
+pass "processes the program starts: pinned through PATH, named by --report with what misses them; a breakaway child outlives exec"
