@@ -63,7 +63,9 @@ void register_discover(CLI::App& app, Context& context) {
   CLI::App* command = app.add_subcommand(
       "discover", "find every cuDNN copy on this machine, its real version, and which one loads by default");
   command->add_flag("--json", arguments->json, "print the copies as a JSON array");
-  command->add_flag("--no-load", arguments->no_load, "read versions from headers only; never load a library");
+  command->add_flag("--no-load", arguments->no_load,
+                    "read versions from headers and file names only; never load a library (a copy others could "
+                    "have replaced is never loaded)");
   command->callback(
       [arguments, &context] { context.action = [arguments, &context] { return run_discover(*arguments, context); }; });
 }

@@ -23,17 +23,19 @@ struct DoctorArguments {
   bool deep = false;
   bool verify = false;
   bool json = false;
+  bool no_load = false;
 };
 
 struct SnapshotArguments {
   std::string program = "python";
   std::string output;
   bool json = false;
+  bool no_load = false;
   std::string before;
   std::string after;
 };
 
-Facts gather(const Context& context, const std::string& program, const std::string& cudnn) {
+Facts gather(const Context& context, const std::string& program, const std::string& cudnn, bool load_copies) {
   const Store& store = context.store();
   FactsRequest request;
   request.environment = context.environment;
@@ -42,6 +44,7 @@ Facts gather(const Context& context, const std::string& program, const std::stri
   request.program = program;
   request.probe_program = probe_program_beside(util::current_executable());
   request.config_files = config_files(store);
+  request.load_copies = load_copies;
   return collect_facts(request);
 }
 
@@ -50,7 +53,7 @@ Paint paint_of(DoctorStatus status) {
 }
 
 Result<int> run_doctor(const DoctorArguments& arguments, const Context& context) {
-  const Facts facts = gather(context, arguments.program, arguments.cudnn);
+  const Facts facts = gather(context, arguments.program, arguments.cudnn, !arguments.no_load);
   DoctorOptions options;
   options.deep = arguments.deep;
   options.verify = arguments.verify;
@@ -126,7 +129,7 @@ Result<int> run_diff(const SnapshotArguments& arguments) {
   return changes->empty() ? 0 : 1;  // as diff(1) does
 }
 Result<int> run_snapshot(const SnapshotArguments& arguments, const Context& context) {
-  const Facts facts = gather(context, arguments.program, {});
+  const Facts facts = gather(context, arguments.program, {}, !arguments.no_load);
   const Json json = snapshot_json(facts, run_checks(facts), CUDNNENV_VERSION_STRING);
   if (!arguments.output.empty()) {
     CUDNNENV_TRY(util::write_file_atomic(util::path_from_utf8(arguments.output), json.dump(2) + "\n"));
@@ -156,6 +159,9 @@ void register_doctor(CLI::App& app, Context& context) {
   command->add_flag("--deep", arguments->deep, "hash every file of every tree (default: compare sizes)");
   command->add_flag("--verify", arguments->verify, "also run 'verify --level conv' on the selected tree");
   command->add_flag("--json", arguments->json, "print the checks as JSON (docs/doctor.md)");
+  command->add_flag("--no-load", arguments->no_load,
+                    "load no cuDNN copy found on the machine to read its version (headers and file names only); "
+                    "copies others could have replaced are never loaded");
   command->footer(
       "Exit code: 0 when no check failed, 1 otherwise.\n"
       "Examples:\n"
@@ -174,6 +180,8 @@ void register_snapshot(CLI::App& app, Context& context) {
   command->add_option("-o,--output", arguments->output, "write the snapshot (JSON) to this file");
   command->add_option("--for", arguments->program, "the program whose loader and site-packages are recorded");
   command->add_flag("--json", arguments->json, "print the snapshot as JSON");
+  command->add_flag("--no-load", arguments->no_load,
+                    "load no cuDNN copy found on the machine to read its version (headers and file names only)");
   command->footer(
       "Examples:\n"
       "  cudnnenv snapshot -o before.json\n"

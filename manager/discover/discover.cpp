@@ -61,6 +61,18 @@ std::optional<Version> version_from_headers(const fs::path& library_dir, int maj
   return version && version->major == major ? version : std::nullopt;
 }
 
+// libcudnn.so.9.1.0 -> 9.1.0 (Linux names carry the release; Windows' do not).
+std::optional<Version> version_from_file_name(const fs::path& library) {
+  std::error_code ec;
+  const fs::path target = fs::weakly_canonical(library, ec);  // libcudnn.so.9 -> libcudnn.so.9.1.0
+  const std::string name = util::to_utf8((ec ? library : target).filename());
+  const auto at = name.find(".so.");
+  if (at == std::string::npos) return std::nullopt;
+  auto version = parse_version(name.substr(at + 4));
+  if (!version || util::split(name.substr(at + 4), '.').size() < 3) return std::nullopt;
+  return version;
+}
+
 }  // namespace
 
 std::vector<FoundCopy> discover(const DiscoverContext& context) {
@@ -96,7 +108,19 @@ std::vector<FoundCopy> discover(const DiscoverContext& context) {
       copy.version = version;
       copy.version_from = "header";
     }
-    if (context.probe) {
+    // Loading runs the file's code: only a copy no one else could have put there.
+    std::optional<std::string> unsafe = context.probe ? util::changeable_by_others(copy.library) : std::nullopt;
+    if ((unsafe || !context.probe) && !copy.version) {
+      if (auto named = version_from_file_name(copy.library)) {
+        copy.version = named;
+        copy.version_from = "file name";
+      }
+    }
+    if (unsafe) {
+      copy.note = "not loaded: " + *unsafe +
+                  ", so loading it could run another user's code; its version is read "
+                  "from its files";
+    } else if (context.probe) {
       if (auto report = context.probe(copy.library)) {
         const Version loaded = decode_cudnn_version(report->version_raw);
         if (report->cudart_raw) {

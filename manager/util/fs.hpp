@@ -70,6 +70,15 @@ Result<void> sync_tree(const std::filesystem::path& folder);
 // of the folder; Windows: nothing (MoveFileExW's MOVEFILE_WRITE_THROUGH does it).
 Result<void> sync_directory(const std::filesystem::path& folder);
 
+// Why someone other than this user and root could replace `file` (and so
+// choose code that loading it would run), in words; nullopt when no one can.
+// POSIX: `file` and every folder above it must be owned by this user or
+// root, writable by no one else (a group write only for root's group or
+// this user's own), where a folder with the sticky bit (/tmp) may be
+// writable by all, since only an entry's owner may replace it. Windows:
+// always nullopt (access lists are not read; README, security model).
+std::optional<std::string> changeable_by_others(const std::filesystem::path& file);
+
 // Renames a directory (same volume) so that it appears at `to` at once;
 // fails if `to` exists. Retries briefly on Windows, where a virus scanner
 // holding a file open makes a rename fail for a moment.

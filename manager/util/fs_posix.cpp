@@ -98,6 +98,29 @@ Result<void> sync_directory(const fs::path& folder) {
   return sync_folder_with(folder, ::fsync, "fsync");
 }
 
+std::optional<std::string> changeable_by_others(const fs::path& file) {
+  const uid_t user = ::geteuid();
+  const gid_t group = ::getegid();
+  // The file a load would map: links followed (a link in a safe folder may point anywhere).
+  std::error_code ec;
+  fs::path path = fs::weakly_canonical(fs::absolute(file, ec), ec);
+  if (ec) return "'" + to_utf8(file) + "' cannot be resolved";
+  for (bool first = true;; first = false) {
+    struct stat info {};
+    if (::lstat(path.c_str(), &info) != 0) return "'" + to_utf8(path) + "' cannot be read";
+    if (info.st_uid != user && info.st_uid != 0) {
+      return "'" + to_utf8(path) + "' belongs to another user (uid " + std::to_string(info.st_uid) + ")";
+    }
+    const bool sticky_folder = !first && S_ISDIR(info.st_mode) && (info.st_mode & S_ISVTX) != 0;
+    if ((info.st_mode & S_IWOTH) != 0 && !sticky_folder) return "'" + to_utf8(path) + "' is writable by everyone";
+    if ((info.st_mode & S_IWGRP) != 0 && info.st_gid != 0 && info.st_gid != group && !sticky_folder) {
+      return "'" + to_utf8(path) + "' is writable by its group (gid " + std::to_string(info.st_gid) + ")";
+    }
+    if (!path.has_relative_path()) return std::nullopt;  // the root folder, checked
+    path = path.parent_path();
+  }
+}
+
 Result<void> replace_file(const fs::path& from, const fs::path& to) {
   if (::rename(from.c_str(), to.c_str()) != 0) {
     return make_error("cannot rename '" + to_utf8(from) + "' to '" + to_utf8(to) + "': " + std::strerror(errno));

@@ -152,6 +152,10 @@ Result<void> sync_directory(const fs::path&) {
   return {};
 }
 
+std::optional<std::string> changeable_by_others(const fs::path&) {
+  return std::nullopt;
+}
+
 Result<void> replace_file(const fs::path& from, const fs::path& to) {
   if (!::MoveFileExW(from.c_str(), to.c_str(), MOVEFILE_REPLACE_EXISTING | MOVEFILE_WRITE_THROUGH)) {
     return make_error("cannot rename '" + to_utf8(from) + "' to '" + to_utf8(to) + "': " + last_error_message());

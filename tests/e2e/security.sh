@@ -10,6 +10,8 @@
 #     ending in '#define CUDNN_MAJOR ', a sparse tar hole under a memory limit)
 #  7. what an archive may unpack to: ratio, total, overlapping entries
 #  8. escapes in names, a './' tarball, stale config.toml.tmp files
+#  9-11. names in JSON and logs, escape sequences in names, huge project files
+#  12. a library planted where discover, doctor and snapshot look
 # Every case compares whole messages; a marker file proves nothing ran.
 CUDNNENV=$1
 FIXTURES=$2
@@ -287,4 +289,43 @@ if [ -r /proc/self/pagemap ]; then
   [ "$elapsed_ms" -lt 2000 ] || fail "the pagemap link took $elapsed_ms ms"
 fi
 pass "11: a huge project file, and one linked to /proc/self/pagemap, are refused at 256 KiB"
+
+# 12. A library planted where discover, doctor and snapshot look (a folder on
+# LD_LIBRARY_PATH anyone can write, as a shared /opt or conda folder may be):
+# its constructor would run as whoever runs them. Such a copy is never
+# loaded (its version comes from its file name, and a note says why); a copy
+# in a folder only this user and root can change is; --no-load loads none.
+cat > planted.c <<'C'
+#include <stdio.h>
+#include <stdlib.h>
+#include <stddef.h>
+__attribute__((constructor)) static void planted(void) {
+  FILE* f = fopen(getenv("PLANTED_MARKER"), "a");
+  if (f) { fprintf(f, "%s\n", getenv("PLANTED_NAME") ? getenv("PLANTED_NAME") : "?"); fclose(f); }
+}
+size_t cudnnGetVersion(void) { return 90400; }
+C
+mkdir -p shared mine
+chmod 777 shared
+cc -shared -fPIC -o shared/libcudnn.so.9.4.0 planted.c && ln -s libcudnn.so.9.4.0 shared/libcudnn.so.9
+cc -shared -fPIC -o mine/libcudnn.so.9.4.0 planted.c && ln -s libcudnn.so.9.4.0 mine/libcudnn.so.9
+export PLANTED_MARKER="$WORK/planted-ran"
+LD_LIBRARY_PATH="$WORK/shared:$WORK/mine" run discover
+expect_eq "$(grep -A1 "$WORK/shared/" out)" "* 9.4.0  $WORK/shared/libcudnn.so.9  (version from file name; found via LD_LIBRARY_PATH)
+      note: not loaded: '$WORK/shared' is writable by everyone, so loading it could run another user's code; its version is read from its files" "discover: the copy in a folder anyone can write"
+expect_eq "$(grep "$WORK/mine/" out)" "  9.4.0  $WORK/mine/libcudnn.so.9  (version from library; found via LD_LIBRARY_PATH)" "discover: the copy in this user's folder, loaded"
+expect_eq "$(sort -u "$PLANTED_MARKER")" "?" "only one library's code ran (the safe copy's, loaded in a child)"
+chmod 755 shared && chown nobody shared && rm -f "$PLANTED_MARKER"
+LD_LIBRARY_PATH="$WORK/shared" run discover --json
+expect_eq "$(json_field note < out)" "not loaded: '$WORK/shared' belongs to another user (uid $(id -u nobody)), so loading it could run another user's code; its version is read from its files" "discover: a folder of another user"
+[ ! -e "$PLANTED_MARKER" ] || fail "the other user's library ran"
+for command in "doctor --no-load" "snapshot --no-load"; do
+  LD_LIBRARY_PATH="$WORK/mine" run $command
+  [ ! -e "$PLANTED_MARKER" ] || fail "$command loaded a copy: $(cat "$PLANTED_MARKER")"
+done
+LD_LIBRARY_PATH="$WORK/mine" run snapshot --no-load --json
+expect_eq "$(python3 -c 'import json, sys; print([c["version"] for c in json.load(sys.stdin)["copies"] if "/mine/" in c["library"]])' < out)" "['9.4.0']" "snapshot --no-load reads the version from the file name"
+[ ! -e "$PLANTED_MARKER" ] || fail "snapshot --no-load --json loaded a copy"
+unset PLANTED_MARKER
+pass "12: a copy others could replace is never loaded by discover, doctor or snapshot (its version from its files); --no-load loads none"
 no_marker "the whole run"
