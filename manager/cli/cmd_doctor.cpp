@@ -112,15 +112,18 @@ Result<int> run_diff(const SnapshotArguments& arguments) {
     print_json(Json{{"before", arguments.before}, {"after", arguments.after}, {"changes", list}});
     return changes->empty() ? 0 : 1;
   }
-  print("--- " + arguments.before + "  (" + snapshot_taken_at(*before) + ")\n");
-  print("+++ " + arguments.after + "  (" + snapshot_taken_at(*after) + ")\n");
+  // Every line through print_report: a snapshot is a file anyone may hand over,
+  // and a newline in one of its values must not make a line of its own.
+  const auto line = [](const std::string& text) { print_report(util::printable(text) + "\n"); };
+  line("--- " + arguments.before + "  (" + snapshot_taken_at(*before) + ")");
+  line("+++ " + arguments.after + "  (" + snapshot_taken_at(*after) + ")");
   for (const auto& change : *changes) {
     if (change.change == "changed") {
-      print("changed  " + change.key + ": " + *change.before + " -> " + *change.after + "\n");
+      line("changed  " + change.key + ": " + *change.before + " -> " + *change.after);
     } else if (change.change == "added") {
-      print("added    " + change.key + ": " + *change.after + "\n");
+      line("added    " + change.key + ": " + *change.after);
     } else {
-      print("removed  " + change.key + ": " + *change.before + "\n");
+      line("removed  " + change.key + ": " + *change.before);
     }
   }
   if (changes->empty()) {

@@ -85,14 +85,13 @@ Result<int> run_remove(const RemoveArguments& arguments, const Context& context)
     }
   }
   if (!arguments.yes) {
-    std::fprintf(stderr, "%s? [y/N] ", what.c_str());
-    std::fflush(stderr);
+    print_prompt(what + "? [y/N] ");
     std::string answer;
     if (!std::getline(std::cin, answer)) {
       return make_error("no answer to the confirmation", "pass --yes to remove without asking", ExitCode::usage);
     }
     if (util::to_lower(util::trim(answer)) != "y" && util::to_lower(util::trim(answer)) != "yes") {
-      std::fprintf(stderr, "nothing removed\n");
+      print_diagnostic("nothing removed\n");
       return 1;
     }
   }

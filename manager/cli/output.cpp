@@ -152,6 +152,26 @@ void print_marked(Paint paint, std::string_view mark, std::string_view rest) {
   print(rest);
 }
 
+void print_report(std::string_view text) {
+  std::fflush(stdout);
+  std::string out;
+  for (const auto& line : util::split(text, '\n')) out += util::printable(line) + "\n";
+  if (!text.empty() && text.back() == '\n') out.pop_back();
+  util::write_utf8(stdout, out);
+}
+
+void print_prompt(std::string_view text) {
+  std::fflush(stdout);
+  std::string out;
+  bool first = true;
+  for (const auto& line : util::split(text, '\n')) {
+    out += (first ? "" : "\n") + util::printable(line);
+    first = false;
+  }
+  util::write_utf8(stderr, out);
+  std::fflush(stderr);
+}
+
 void print(std::string_view text) {
   if (!util::is_terminal(stdout)) {
     util::write_utf8(stdout, text);  // data for a pipe or a file, as it is

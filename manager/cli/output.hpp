@@ -46,8 +46,19 @@ void print_progress(std::string_view line, bool last);
 enum class Paint { ok, warn, fail };
 void print_marked(Paint paint, std::string_view mark, std::string_view rest);
 
-// Writes `text` to stdout as is (UTF-8).
+// Writes `text` to stdout as is (UTF-8) for a pipe or a file (scripts, data);
+// on a terminal, each line through util::printable.
 void print(std::string_view text);
+
+// Writes `text` to stdout with each line through util::printable, terminal or
+// not: a report whose lines carry names from files cudnnenv did not write (a
+// snapshot's keys and values), which a newline or an escape in them must not
+// forge or drive.
+void print_report(std::string_view text);
+
+// A question on stderr without a line end ("... [y/N] "), through
+// util::printable.
+void print_prompt(std::string_view text);
 
 // Json and or_null: util/json.hpp (the core parses JSON too).
 using cudnnenv::Json;

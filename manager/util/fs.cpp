@@ -10,18 +10,15 @@ namespace cudnnenv::util {
 namespace fs = std::filesystem;
 
 Result<std::string> read_file(const fs::path& path) {
-  return read_file(path, std::string().max_size());
+  return read_file(path, k_max_read_file);
 }
 
 Result<std::string> read_file(const fs::path& path, std::size_t max_bytes) {
-  FilePtr file = open_file(path, "rb");
-  if (!file) {
-    return make_error("cannot read '" + to_utf8(path) + "'");
-  }
+  CUDNNENV_TRY_ASSIGN(file, open_regular_file(path));
   std::string content;
   char buffer[65536];
   std::size_t got = 0;
-  while ((got = std::fread(buffer, 1, sizeof buffer, file.get())) > 0) {
+  while ((got = std::fread(buffer, 1, sizeof buffer, file->get())) > 0) {
     if (got > max_bytes - content.size()) {
       const std::string limit =
           max_bytes % 1024 == 0 ? std::to_string(max_bytes / 1024) + " KiB" : std::to_string(max_bytes) + " bytes";
@@ -30,7 +27,7 @@ Result<std::string> read_file(const fs::path& path, std::size_t max_bytes) {
     }
     content.append(buffer, got);
   }
-  if (std::ferror(file.get())) {
+  if (std::ferror(file->get())) {
     return make_error("cannot read '" + to_utf8(path) + "'");
   }
   return content;

@@ -28,7 +28,14 @@ using FilePtr = std::unique_ptr<std::FILE, FileCloser>;
 // fopen with a wide path on Windows; `mode` as for fopen ("rb", "wb").
 FilePtr open_file(const std::filesystem::path& path, const char* mode);
 
-// Whole file as bytes.
+// Opens `path` for reading when it is a regular file (after links), without
+// blocking on a FIFO or reading a device such as /dev/zero: an error says
+// what it is instead.
+Result<FilePtr> open_regular_file(const std::filesystem::path& path);
+
+// Whole file as bytes: a regular file only (open_regular_file), of at most
+// k_max_read_file bytes (a header, ld.so.cache, a framework's version.py).
+inline constexpr std::size_t k_max_read_file = 64 * 1024 * 1024;
 Result<std::string> read_file(const std::filesystem::path& path);
 
 // POSIX: this account's home folder from /etc/passwd (read directly: the

@@ -61,6 +61,24 @@ FilePtr open_file(const fs::path& path, const char* mode) {
   return FilePtr(std::fopen(path.c_str(), mode));
 }
 
+Result<FilePtr> open_regular_file(const fs::path& path) {
+  // O_NONBLOCK: opening a FIFO with no writer returns at once instead of waiting for one.
+  const int descriptor = ::open(path.c_str(), O_RDONLY | O_NONBLOCK | O_CLOEXEC);
+  if (descriptor < 0) return make_error("cannot read '" + to_utf8(path) + "': " + std::strerror(errno));
+  struct stat info {};
+  if (::fstat(descriptor, &info) != 0 || !S_ISREG(info.st_mode)) {
+    ::close(descriptor);
+    return make_error("'" + to_utf8(path) + "' is not a regular file");
+  }
+  ::fcntl(descriptor, F_SETFL, ::fcntl(descriptor, F_GETFL) & ~O_NONBLOCK);
+  std::FILE* file = ::fdopen(descriptor, "rb");
+  if (file == nullptr) {
+    ::close(descriptor);
+    return make_error("cannot read '" + to_utf8(path) + "'");
+  }
+  return FilePtr(file);
+}
+
 bool seek_file(std::FILE* file, std::uint64_t offset) {
   return ::fseeko(file, static_cast<off_t>(offset), SEEK_SET) == 0;
 }

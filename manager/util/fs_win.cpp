@@ -113,6 +113,16 @@ FilePtr open_file(const fs::path& path, const char* mode) {
   return FilePtr(::_wfopen(path.c_str(), wide_mode.c_str()));
 }
 
+Result<FilePtr> open_regular_file(const fs::path& path) {
+  FilePtr file(::_wfopen(path.c_str(), L"rb"));
+  if (!file) return make_error("cannot read '" + to_utf8(path) + "'");
+  // A named pipe or a device (NUL, CON) is no file to read to its end.
+  if (::GetFileType(reinterpret_cast<HANDLE>(::_get_osfhandle(::_fileno(file.get())))) != FILE_TYPE_DISK) {
+    return make_error("'" + to_utf8(path) + "' is not a regular file");
+  }
+  return file;
+}
+
 bool seek_file(std::FILE* file, std::uint64_t offset) {
   return ::_fseeki64(file, static_cast<__int64>(offset), SEEK_SET) == 0;
 }

@@ -328,4 +328,32 @@ expect_eq "$(python3 -c 'import json, sys; print([c["version"] for c in json.loa
 [ ! -e "$PLANTED_MARKER" ] || fail "snapshot --no-load --json loaded a copy"
 unset PLANTED_MARKER
 pass "12: a copy others could replace is never loaded by discover, doctor or snapshot (its version from its files); --no-load loads none"
+
+# 13 (#28, low). What doctor reads of a Python's frameworks may be a FIFO or a
+# link to /dev/zero: read as not a regular file, at once. `remove`'s question
+# names a tree escaped; `snapshot diff` of a handed-over snapshot whose values
+# hold a newline and an escape prints them escaped, one line each, piped too.
+mkdir -p venv/lib/python3.11/site-packages/tensorflow/python/platform venv/lib/python3.11/site-packages/torch/lib
+mkfifo venv/lib/python3.11/site-packages/tensorflow/python/platform/build_info.py
+ln -s /dev/zero venv/lib/python3.11/site-packages/torch/version.py
+start=$(date +%s%N)
+VIRTUAL_ENV="$WORK/venv" run_program timeout 20 "$CUDNNENV" doctor --no-load --json
+elapsed_ms=$(( ($(date +%s%N) - start) / 1000000 ))
+expect_eq "$(python3 -c 'import json, sys; print([c["details"] for c in json.load(sys.stdin)["checks"] if c["id"] == "frameworks"])' < out)" \
+  "[['TensorFlow ? in $WORK/venv/lib/python3.11/site-packages/tensorflow', 'PyTorch ? in $WORK/venv/lib/python3.11/site-packages/torch']]" \
+  "doctor with a FIFO build_info.py and version.py -> /dev/zero"
+[ "$elapsed_ms" -lt 5000 ] || fail "doctor took $elapsed_ms ms"
+echo n > no.txt
+STDIN=no.txt run remove $'esc\e[31mred'
+expect_eq "$rc:$(sed 's/ ([0-9.]* [kMG]*B in .*)?/ (SIZE)?/' err)" "1:delete 'esc\\x1b[31mred' (SIZE)? [y/N] nothing removed" "remove's question names the tree escaped"
+run snapshot --no-load -o a.json
+python3 - <<'PY'
+import json
+snapshot = json.load(open("a.json"))
+snapshot["forged"] = "1\nadded    driver.version: 999\x1b[2J"
+json.dump(snapshot, open("b.json", "w"))
+PY
+run snapshot diff a.json b.json
+expect_eq "$(grep -c '' out):$(grep forged out)" "3:added    forged: 1\\x0aadded    driver.version: 999\\x1b[2J" "snapshot diff, piped: the forged value on one line, escaped"
+pass "13: a FIFO and /dev/zero among a framework's files, a tree named with an escape in remove's question, a forged snapshot value: read at once, shown escaped"
 no_marker "the whole run"
