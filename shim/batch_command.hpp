@@ -22,8 +22,14 @@
 
 namespace cudnnenv::shim {
 
+// Whether Windows runs `path` through cmd.exe: a .bat or .cmd name, any case,
+// after the trailing dots and spaces Windows drops from a file name ("x.bat."
+// and "x.bat " open x.bat: Rust's CVE-2024-43402).
 template <typename Char>
 bool is_batch_file(std::basic_string_view<Char> path) {
+  while (!path.empty() && (path.back() == Char('.') || path.back() == Char(' '))) {
+    path.remove_suffix(1);
+  }
   if (path.size() < 4 || path[path.size() - 4] != Char('.')) {
     return false;
   }

@@ -4,6 +4,7 @@
 #include "cli/output.hpp"
 #include "select/project.hpp"
 #include "select/trust.hpp"
+#include "util/fs.hpp"
 #include "util/text.hpp"
 
 namespace cudnnenv::cli {
@@ -30,11 +31,13 @@ Result<fs::path> project_file_in(const TrustArguments& arguments) {
 
 Result<int> run_trust(const TrustArguments& arguments, const Context& context) {
   CUDNNENV_TRY_ASSIGN(file, project_file_in(arguments));
-  auto project = read_project_file(*file);  // never trust what does not parse
+  // Read once: the text that parsed is the text whose hash is trusted.
+  CUDNNENV_TRY_ASSIGN(content, util::read_file(*file, k_max_settings_file));
+  auto project = parse_project_file(*content, *file);  // never trust what does not parse
   if (!project) {
     return std::move(project).error();
   }
-  CUDNNENV_TRY(TrustStore(context.store().state().trust()).trust(*file));
+  CUDNNENV_TRY(TrustStore(context.store().state().trust()).trust(*file, *content));
   print("trusted " + util::to_utf8(*file) + (project->path ? " (path = '" + *project->path + "')" : std::string()) +
         "; editing it will need 'cudnnenv trust' again\n");
   return 0;

@@ -118,7 +118,8 @@ Result<int> run_use(const UseArguments& arguments, const Context& context) {
     CUDNNENV_TRY(write_settings(file, settings, TomlFileKind::project));
     print_note("wrote " + util::to_utf8(file) + ": cudnn = " + toml_quote(arguments.spec) + " -> " + chosen);
     if (was_trusted) {
-      CUDNNENV_TRY(trust_store.trust(file));
+      CUDNNENV_TRY_ASSIGN(after, util::read_file(file, k_max_settings_file));  // the text this command wrote
+      CUDNNENV_TRY(trust_store.trust(file, *after));
       print_note("it stays trusted: only its selection changed");
     }
     say_what_outranks(context, util::to_utf8(file));

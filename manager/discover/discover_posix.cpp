@@ -13,6 +13,19 @@ namespace fs = std::filesystem;
 
 namespace {
 
+// LD_LIBRARY_PATH's folders as ld.so reads them: an empty entry (a leading,
+// trailing or doubled ':') is the working folder.
+std::vector<std::string> ld_library_path(const DiscoverContext& context) {
+  const std::string value = context.environment.get("LD_LIBRARY_PATH").value_or("");
+  std::vector<std::string> folders;
+  if (value.empty()) return folders;
+  std::error_code ec;
+  for (auto& entry : util::split(value, ':')) {
+    folders.push_back(entry.empty() ? util::to_utf8(fs::current_path(ec)) : std::move(entry));
+  }
+  return folders;
+}
+
 struct CacheEntry {
   std::string name;
   fs::path path;
@@ -72,7 +85,7 @@ std::vector<SearchDirectory> candidate_directories(const DiscoverContext& contex
       directories.push_back({directory, via});
     }
   };
-  for (const auto& entry : util::split_path_list(context.environment.get("LD_LIBRARY_PATH").value_or(""))) {
+  for (const auto& entry : ld_library_path(context)) {
     add(entry, "LD_LIBRARY_PATH");
   }
   for (const auto& entry : read_ld_so_cache()) {
@@ -129,7 +142,7 @@ std::vector<SearchDirectory> candidate_directories(const DiscoverContext& contex
 
 fs::path default_resolution(const DiscoverContext& context, const std::string& file_name) {
   std::error_code ec;
-  for (const auto& entry : util::split_path_list(context.environment.get("LD_LIBRARY_PATH").value_or(""))) {
+  for (const auto& entry : ld_library_path(context)) {
     if (fs::is_regular_file(fs::path(entry) / file_name, ec)) {
       return fs::path(entry) / file_name;
     }
@@ -148,7 +161,7 @@ fs::path default_resolution(const DiscoverContext& context, const std::string& f
 }
 
 std::string describe_default_search(const DiscoverContext& context) {
-  const auto entries = util::split_path_list(context.environment.get("LD_LIBRARY_PATH").value_or(""));
+  const auto entries = ld_library_path(context);
   std::string text = entries.empty() ? std::string("LD_LIBRARY_PATH (unset)")
                                      : "LD_LIBRARY_PATH (" + std::to_string(entries.size()) +
                                            (entries.size() == 1 ? " folder)" : " folders)");
@@ -201,7 +214,7 @@ std::vector<LoaderCandidate> loader_candidates(const DiscoverContext& context, c
       consider(expand(entry) / file_name, "DT_RPATH of " + program_name);
     }
   }
-  for (const auto& entry : util::split_path_list(context.environment.get("LD_LIBRARY_PATH").value_or(""))) {
+  for (const auto& entry : ld_library_path(context)) {
     consider(fs::path(entry) / file_name, "LD_LIBRARY_PATH");
   }
   for (const auto& entry : runpath) {

@@ -25,10 +25,14 @@ fs::path sidecar_file(const ShimPaths& paths, const std::string& name) {
 }
 
 Result<void> check_shim_name(const std::string& name) {
+  // NAME.shim is shim NAME's sidecar: a shim of that name would be written over it.
+  const std::string lower = util::to_lower(name);
   if (name.empty() || name.front() == '.' || name.find_first_of("/\\:*?\"<>|\n\r\t ") != std::string::npos ||
-      !util::is_valid_utf8(name) || (windows_host() && util::ends_with(util::to_lower(name), ".exe"))) {
-    return make_error("'" + name + "' cannot be a shim name",
-                      "use the program's name without a folder or .exe: cudnnenv shim add python", ExitCode::usage);
+      !util::is_valid_utf8(name) || (windows_host() && util::ends_with(lower, ".exe")) ||
+      util::ends_with(lower, ".shim") || name.back() == '.') {
+    return make_error("'" + util::printable(name) + "' cannot be a shim name",
+                      "use the program's name without a folder, .exe or .shim: cudnnenv shim add python",
+                      ExitCode::usage);
   }
   return {};
 }

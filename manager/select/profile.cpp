@@ -1,5 +1,7 @@
 #include "select/profile.hpp"
 
+#include "store/store.hpp"
+
 #include "formats/toml_text.hpp"
 #include "select/project.hpp"
 #include "store/spec.hpp"
@@ -33,6 +35,13 @@ Result<std::vector<Profile>> parse_profiles(std::string_view text, const fs::pat
       return make_error(
           toml_place(origin, node.source()) + ": profile '" + std::string(name.str()) + "' must be a table",
           "write [profiles.\"NAME\"] with cudnn = \"...\"");
+    }
+    // A profile's name is a folder's (profile generate writes <state>/profiles/<name>/): the trees' rule.
+    if (auto named = check_tree_name(std::string(name.str())); !named) {
+      return make_error(toml_place(origin, name.source()) + ": the profile name '" +
+                            util::printable(std::string(name.str())) + "' cannot be a folder name",
+                        "a profile's name is a folder's on every OS: none of / \\ : * ? \" < > |, no line breaks, "
+                        "not starting with '.' nor ending with a space");
     }
     Profile profile;
     profile.name = std::string(name.str());

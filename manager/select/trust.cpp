@@ -57,7 +57,7 @@ fs::path TrustStore::entry_for(const fs::path& project_file) const {
   return m_dir / (sha256_of(util::to_utf8(absolute_file(project_file))).substr(0, 32) + ".trust");
 }
 
-Result<void> TrustStore::trust(const fs::path& project_file) {
+Result<void> TrustStore::trust(const fs::path& project_file, std::string_view content) {
   if (is_link(project_file)) {
     std::error_code ec;
     const fs::path target = fs::weakly_canonical(absolute_file(project_file), ec);
@@ -65,10 +65,9 @@ Result<void> TrustStore::trust(const fs::path& project_file) {
                           util::to_utf8(target) + "'), which cudnnenv never trusts",
                       "trust the file itself in its own folder, or replace the link with a copy and trust that");
   }
-  CUDNNENV_TRY_ASSIGN(content, util::read_file(project_file, k_max_settings_file));
   std::error_code ec;
   fs::create_directories(m_dir, ec);
-  const std::string entry = util::to_utf8(absolute_file(project_file)) + "\n" + sha256_of(*content) + "\n";
+  const std::string entry = util::to_utf8(absolute_file(project_file)) + "\n" + sha256_of(content) + "\n";
   return util::write_file_atomic(entry_for(project_file), entry);
 }
 

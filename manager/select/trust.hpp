@@ -26,8 +26,10 @@ class TrustStore {
   // `folder`: StatePaths::trust(), this user's trusted/ folder.
   explicit TrustStore(std::filesystem::path folder);
 
-  // Fails for a symbolic link, naming the file it points to.
-  Result<void> trust(const std::filesystem::path& project_file);
+  // Records `content`, the text of `project_file` as the caller read and
+  // parsed it (read once: what is trusted is what was checked). Fails for a
+  // symbolic link, naming the file it points to.
+  Result<void> trust(const std::filesystem::path& project_file, std::string_view content);
   // Fails with exit code 3 when the file was not trusted.
   Result<void> untrust(const std::filesystem::path& project_file);
   TrustStatus status(const std::filesystem::path& project_file, std::string_view content) const;

@@ -355,5 +355,18 @@ json.dump(snapshot, open("b.json", "w"))
 PY
 run snapshot diff a.json b.json
 expect_eq "$(grep -c '' out):$(grep forged out)" "3:added    forged: 1\\x0aadded    driver.version: 999\\x1b[2J" "snapshot diff, piped: the forged value on one line, escaped"
-pass "13: a FIFO and /dev/zero among a framework's files, a tree named with an escape in remove's question, a forged snapshot value: read at once, shown escaped"
+# An empty LD_LIBRARY_PATH entry is the working folder, to ld.so and to discover.
+(cd mine && LD_LIBRARY_PATH="::" "$CUDNNENV" discover --no-load) > out
+expect_eq "$(head -1 out)" "* 9.4.0  $WORK/mine/libcudnn.so.9  (version from file name; found via LD_LIBRARY_PATH)" "discover: LD_LIBRARY_PATH='::' names the working folder's copy"
+run shim add python.shim
+expect_eq "$rc:$(cat err)" "2:cudnnenv: error: 'python.shim' cannot be a shim name
+  hint: use the program's name without a folder, .exe or .shim: cudnnenv shim add python" "a shim named like shim python's sidecar"
+mkdir -p "$CUDNNENV_ROOT/.cudnnenv" && cp "$CUDNNENV_ROOT/.cudnnenv/config.toml" config.saved 2>/dev/null || true
+printf '[profiles."../up"]\ncudnn = "9.1"\n' >> "$CUDNNENV_ROOT/.cudnnenv/config.toml"
+run profile generate
+expect_eq "$rc:$(cat err)" "1:cudnnenv: error: $CUDNNENV_ROOT/.cudnnenv/config.toml:$(grep -c '' "$CUDNNENV_ROOT/.cudnnenv/config.toml" | awk '{print $1-1}'):11: the profile name '../up' cannot be a folder name
+  hint: a profile's name is a folder's on every OS: none of / \\ : * ? \" < > |, no line breaks, not starting with '.' nor ending with a space" "profile generate with a profile named '../up'"
+[ ! -e "$CUDNNENV_ROOT/.cudnnenv/up" ] || fail "a folder outside profiles/ was written"
+if [ -e config.saved ]; then cp config.saved "$CUDNNENV_ROOT/.cudnnenv/config.toml"; else rm "$CUDNNENV_ROOT/.cudnnenv/config.toml"; fi
+pass "13: a FIFO and /dev/zero among a framework's files, a tree named with an escape in remove's question, a forged snapshot value: read at once, shown escaped; an empty LD_LIBRARY_PATH entry; a shim named NAME.shim and a profile named '../up' refused"
 no_marker "the whole run"

@@ -297,6 +297,12 @@ TEST_SUITE("batch_command") {
     CHECK(shim::is_batch_file(std::string_view("x.cmd")));
     CHECK_FALSE(shim::is_batch_file(std::string_view("x.exe")));
     CHECK_FALSE(shim::is_batch_file(std::string_view("bat")));
+    // Windows drops trailing dots and spaces from a file name: these open x.bat (CVE-2024-43402).
+    CHECK(shim::is_batch_file(std::string_view("C:\\tools\\x.bat.")));
+    CHECK(shim::is_batch_file(std::string_view("x.cmd ")));
+    CHECK(shim::is_batch_file(std::string_view("x.BAT. . ")));
+    CHECK_FALSE(shim::is_batch_file(std::string_view("x.bat.exe")));
+    CHECK_FALSE(shim::is_batch_file(std::string_view(". .")));
     CHECK(shim::batch_command_line(std::string_view("C:\\t\\tool.bat"),
                                    std::vector<std::string>{"a&b", "(x) | y ^ <z>", ""}) ==
           "cmd.exe /d /s /c \"\"C:\\t\\tool.bat\" \"a&b\" \"(x) | y ^ <z>\" \"\"\"");

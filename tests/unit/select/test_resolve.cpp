@@ -227,7 +227,8 @@ TEST_SUITE("selection") {
     REQUIRE(near->withheld_env);
     CHECK(near->withheld_env->message == "'" + util::to_utf8(middle / k_project_file_name) +
                                              "' sets variables ([env]) and is not trusted: they were not set");
-    REQUIRE(TrustStore(store.state().trust()).trust(middle / k_project_file_name));
+    REQUIRE(TrustStore(store.state().trust())
+                .trust(middle / k_project_file_name, *util::read_file(middle / k_project_file_name)));
     auto trusted = resolve_selection(store, request_in(deep));
     REQUIRE(trusted);
     CHECK_FALSE(trusted->withheld_env);
@@ -341,7 +342,7 @@ TEST_SUITE("selection") {
           "'" + util::to_utf8(file) + "' points outside the store (path = '../vendored cudnn') and is not trusted");
     CHECK(refused.error().hint == "read it, then run 'cudnnenv trust' in '" + util::to_utf8(project) + "'");
 
-    REQUIRE(trust.trust(file));
+    REQUIRE(trust.trust(file, *util::read_file(file)));
     auto trusted = resolve_selection(store, request_in(project));
     REQUIRE_MESSAGE(trusted, (trusted ? "" : trusted.error().message));
     CHECK(trusted->tree.version.str() == "9.1.0");
@@ -354,7 +355,7 @@ TEST_SUITE("selection") {
     CHECK(edited.error().message == "'" + util::to_utf8(file) +
                                         "' points outside the store (path = '../vendored cudnn') and changed since it "
                                         "was trusted");
-    REQUIRE(trust.trust(file));
+    REQUIRE(trust.trust(file, *util::read_file(file)));
     CHECK(resolve_selection(store, request_in(project)));
 
     REQUIRE(trust.untrust(file));
