@@ -37,6 +37,10 @@ bool is_regular_file(const char* path) {
   return attributes != INVALID_FILE_ATTRIBUTES && !(attributes & FILE_ATTRIBUTE_DIRECTORY);
 }
 
+bool is_project_file(const char* path) {
+  return is_regular_file(path);  // owners are not compared on Windows (util::foreign_owner)
+}
+
 bool working_directory(char* out, std::size_t out_size) {
   static wchar_t wide[k_path_max];
   const DWORD length = ::GetCurrentDirectoryW(k_path_max, wide);

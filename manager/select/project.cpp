@@ -113,7 +113,13 @@ std::optional<fs::path> find_project_file(const fs::path& start) {
   for (fs::path dir = start;; dir = dir.parent_path()) {
     const fs::path candidate = dir / k_project_file_name;
     if (fs::is_regular_file(candidate, ec)) {
-      return candidate;
+      // As git's safe.directory: another user's file in a shared folder (/tmp) chooses nothing here.
+      if (const auto owner = util::foreign_owner(candidate)) {
+        spdlog::debug("'{}' belongs to another user (uid {}): not taken as this project's file",
+                      util::to_utf8(candidate), *owner);
+      } else {
+        return candidate;
+      }
     }
     if (ec == std::errc::permission_denied) {
       // A folder on the way cannot be searched: say which project file, if

@@ -86,6 +86,11 @@ Result<void> sync_directory(const std::filesystem::path& folder);
 // always nullopt (access lists are not read; README, security model).
 std::optional<std::string> changeable_by_others(const std::filesystem::path& file);
 
+// The owner of `file` (a link followed) when it is neither this user nor
+// root: a file another user put in a shared folder (/tmp). POSIX only;
+// Windows: always nullopt.
+std::optional<unsigned long> foreign_owner(const std::filesystem::path& file);
+
 // Renames a directory (same volume) so that it appears at `to` at once;
 // fails if `to` exists. Retries briefly on Windows, where a virus scanner
 // holding a file open makes a rename fail for a moment.

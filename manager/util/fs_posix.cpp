@@ -116,6 +116,12 @@ Result<void> sync_directory(const fs::path& folder) {
   return sync_folder_with(folder, ::fsync, "fsync");
 }
 
+std::optional<unsigned long> foreign_owner(const fs::path& file) {
+  struct stat info {};
+  if (::stat(file.c_str(), &info) != 0 || info.st_uid == 0 || info.st_uid == ::geteuid()) return std::nullopt;
+  return static_cast<unsigned long>(info.st_uid);
+}
+
 std::optional<std::string> changeable_by_others(const fs::path& file) {
   const uid_t user = ::geteuid();
   const gid_t group = ::getegid();

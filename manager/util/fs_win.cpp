@@ -162,6 +162,10 @@ Result<void> sync_directory(const fs::path&) {
   return {};
 }
 
+std::optional<unsigned long> foreign_owner(const fs::path&) {
+  return std::nullopt;
+}
+
 std::optional<std::string> changeable_by_others(const fs::path&) {
   return std::nullopt;
 }

@@ -369,4 +369,20 @@ expect_eq "$rc:$(cat err)" "1:cudnnenv: error: $CUDNNENV_ROOT/.cudnnenv/config.t
 [ ! -e "$CUDNNENV_ROOT/.cudnnenv/up" ] || fail "a folder outside profiles/ was written"
 if [ -e config.saved ]; then cp config.saved "$CUDNNENV_ROOT/.cudnnenv/config.toml"; else rm "$CUDNNENV_ROOT/.cudnnenv/config.toml"; fi
 pass "13: a FIFO and /dev/zero among a framework's files, a tree named with an escape in remove's question, a forged snapshot value: read at once, shown escaped; an empty LD_LIBRARY_PATH entry; a shim named NAME.shim and a profile named '../up' refused"
+# 14 (#28, low). A .cudnnenv.toml another user put in a shared folder (/tmp, a
+# scratch space) chooses nothing for this user, as git's safe.directory: the
+# search passes over it to the next one up and says so with -v (the shims'
+# cached decision applies the same rule: shim/launch_key).
+run install t91 --name t91-other
+mkdir -p scratch && printf 'cudnn = "t91"\n' > scratch/.cudnnenv.toml
+mkdir -p scratch/shared/sub && chmod 1777 scratch/shared
+printf 'cudnn = "t91-other"\n[verify]\non_launch = "none"\n' > scratch/shared/.cudnnenv.toml
+chown nobody scratch/shared/.cudnnenv.toml
+(cd scratch/shared/sub && "$CUDNNENV" current -v) > out 2> err
+expect_eq "$(cat out)" "9.1.0  t91  (set by $WORK/scratch/.cudnnenv.toml)" "current below another user's project file"
+grep -qF "'$WORK/scratch/shared/.cudnnenv.toml' belongs to another user (uid $(id -u nobody)): not taken as this project's file" err ||
+  fail "-v does not say why the file was passed over: $(cat err)"
+chown root scratch/shared/.cudnnenv.toml
+expect_eq "$(cd scratch/shared/sub && "$CUDNNENV" current)" "9.1.0  t91-other  (set by $WORK/scratch/shared/.cudnnenv.toml)" "the same file, this user's (root's) own, is taken"
+pass "14: another user's project file in a shared folder chooses nothing (-v says so)"
 no_marker "the whole run"
