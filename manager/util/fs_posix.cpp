@@ -174,10 +174,13 @@ Result<void> create_link_or_copy(const fs::path& /*target_in_tree*/, const std::
 }
 
 Result<FileLock> FileLock::acquire(const fs::path& path) {
-  const int fd = ::open(path.c_str(), O_RDWR | O_CREAT | O_CLOEXEC, 0644);
+  const int fd = ::open(path.c_str(), O_RDWR | O_CREAT | O_CLOEXEC | O_NOFOLLOW, 0644);  // a planted link: ELOOP
   if (fd < 0) {
-    return make_error("cannot open lock file '" + to_utf8(path) + "': " + std::strerror(errno),
-                      "check that the store folder is writable");
+    return make_error("cannot open lock file '" + to_utf8(path) + "': " +
+                          (errno == ELOOP ? std::string("it is a symbolic link, which a lock file never is")
+                                          : std::string(std::strerror(errno))),
+                      errno == ELOOP ? "remove the link; cudnnenv makes the lock file itself"
+                                     : "check that the store folder is writable");
   }
   while (::flock(fd, LOCK_EX) != 0) {
     if (errno != EINTR) {
@@ -191,7 +194,7 @@ Result<FileLock> FileLock::acquire(const fs::path& path) {
 }
 
 std::optional<FileLock> FileLock::try_acquire(const fs::path& path) {
-  const int fd = ::open(path.c_str(), O_RDWR | O_CREAT | O_CLOEXEC, 0644);
+  const int fd = ::open(path.c_str(), O_RDWR | O_CREAT | O_CLOEXEC | O_NOFOLLOW, 0644);  // a planted link: ELOOP
   if (fd < 0) {
     return std::nullopt;
   }

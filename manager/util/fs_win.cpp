@@ -213,9 +213,9 @@ Result<void> create_link_or_copy(const fs::path& target_in_tree, const std::stri
 }
 
 Result<FileLock> FileLock::acquire(const fs::path& path) {
-  HANDLE handle =
-      ::CreateFileW(path.c_str(), GENERIC_READ | GENERIC_WRITE, FILE_SHARE_READ | FILE_SHARE_WRITE | FILE_SHARE_DELETE,
-                    nullptr, OPEN_ALWAYS, FILE_ATTRIBUTE_NORMAL, nullptr);
+  HANDLE handle = ::CreateFileW(
+      path.c_str(), GENERIC_READ | GENERIC_WRITE, FILE_SHARE_READ | FILE_SHARE_WRITE | FILE_SHARE_DELETE, nullptr,
+      OPEN_ALWAYS, FILE_ATTRIBUTE_NORMAL | FILE_FLAG_OPEN_REPARSE_POINT, nullptr);  // a link itself, never its target
   if (handle == INVALID_HANDLE_VALUE) {
     return make_error("cannot open lock file '" + to_utf8(path) + "': " + last_error_message(),
                       "check that the store folder is writable");
@@ -232,9 +232,9 @@ Result<FileLock> FileLock::acquire(const fs::path& path) {
 }
 
 std::optional<FileLock> FileLock::try_acquire(const fs::path& path) {
-  HANDLE handle =
-      ::CreateFileW(path.c_str(), GENERIC_READ | GENERIC_WRITE, FILE_SHARE_READ | FILE_SHARE_WRITE | FILE_SHARE_DELETE,
-                    nullptr, OPEN_ALWAYS, FILE_ATTRIBUTE_NORMAL, nullptr);
+  HANDLE handle = ::CreateFileW(
+      path.c_str(), GENERIC_READ | GENERIC_WRITE, FILE_SHARE_READ | FILE_SHARE_WRITE | FILE_SHARE_DELETE, nullptr,
+      OPEN_ALWAYS, FILE_ATTRIBUTE_NORMAL | FILE_FLAG_OPEN_REPARSE_POINT, nullptr);  // a link itself, never its target
   if (handle == INVALID_HANDLE_VALUE) {
     return std::nullopt;
   }

@@ -385,4 +385,19 @@ grep -qF "'$WORK/scratch/shared/.cudnnenv.toml' belongs to another user (uid $(i
 chown root scratch/shared/.cudnnenv.toml
 expect_eq "$(cd scratch/shared/sub && "$CUDNNENV" current)" "9.1.0  t91-other  (set by $WORK/scratch/shared/.cudnnenv.toml)" "the same file, this user's (root's) own, is taken"
 pass "14: another user's project file in a shared folder chooses nothing (-v says so)"
+
+# 15 (#28, low). A lock file planted as a link (to a file that is not there)
+# is never followed: `cache clean` leaves that staging folder and creates
+# nothing; an install under that name says what is wrong.
+mkdir -p "$CUDNNENV_ROOT/.cudnnenv/staging/planted" "$CUDNNENV_ROOT/.cudnnenv/locks"
+ln -s "$WORK/lock-target" "$CUDNNENV_ROOT/.cudnnenv/locks/planted.lock"
+run cache clean
+expect_eq "$rc" "0" "cache clean with a planted lock link: $(cat err)"
+[ ! -e "$WORK/lock-target" ] || fail "cache clean created the lock link's target"
+[ -d "$CUDNNENV_ROOT/.cudnnenv/staging/planted" ] || fail "a staging folder whose lock could not be taken was removed"
+run install t91 --name planted
+expect_eq "$rc:$(cat err)" "1:cudnnenv: error: cannot open lock file '$CUDNNENV_ROOT/.cudnnenv/locks/planted.lock': it is a symbolic link, which a lock file never is
+  hint: remove the link; cudnnenv makes the lock file itself" "install under a planted lock link"
+[ ! -e "$WORK/lock-target" ] || fail "install created the lock link's target"
+pass "15: a lock file planted as a link is never followed (cache clean, install)"
 no_marker "the whole run"
