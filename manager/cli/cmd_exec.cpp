@@ -186,6 +186,10 @@ Result<int> run_exec(const ExecArguments& arguments, const Context& context) {
         text +=
             "  hint: a program that loads cuDNN with its own list of folders can add the tree's: in Python, "
             "os.add_dll_directory(os.environ[\"CUDNNENV_PIN_DIR\"]) before the import\n";
+      } else {
+        text +=
+            "  hint: a process started with its environment cleared (env -i) runs without cudnnenv's audit module: "
+            "neither pinned nor seen here; start it through 'cudnnenv exec' itself\n";
       }
     }
     for (const auto& file : report.files) {

@@ -233,7 +233,7 @@ Result<LinkInfo> read_elf_links(FileReader& file, LinkInfo info, const std::stri
           strtab = segment.offset + (value - segment.vaddr);
         }
       }
-    } else if (tag == 1 || tag == 15 || tag == 29) {  // DT_NEEDED, DT_RPATH, DT_RUNPATH
+    } else if (tag == 1 || tag == 14 || tag == 15 || tag == 29) {  // DT_NEEDED, DT_SONAME, DT_RPATH, DT_RUNPATH
       tagged.emplace_back(tag, value);
     }
   }
@@ -247,6 +247,8 @@ Result<LinkInfo> read_elf_links(FileReader& file, LinkInfo info, const std::stri
     }
     if (tag == 1) {
       info.needed.push_back(*text);
+    } else if (tag == 14) {
+      info.soname = *text;
     } else {
       auto& list = tag == 15 ? info.rpath : info.runpath;
       for (auto& entry : split_search_path(*text)) {

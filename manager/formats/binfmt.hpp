@@ -40,6 +40,7 @@ struct LinkInfo {
   std::vector<std::string> needed;   // ELF DT_NEEDED; PE import and delay-import DLL names, in file order
   std::vector<std::string> rpath;    // ELF DT_RPATH entries, unexpanded ($ORIGIN stays)
   std::vector<std::string> runpath;  // ELF DT_RUNPATH entries
+  std::string soname;                // ELF DT_SONAME: the name the library answers to, whatever its file is called
 };
 
 // Reads the dynamic section of a little-endian ELF (32 or 64-bit) or the

@@ -1,5 +1,7 @@
 #include "pin/launch.hpp"
 
+#include <regex>
+
 #include "batch_command.hpp"
 
 #include <algorithm>
@@ -202,8 +204,25 @@ std::string pin_mode_name(PinMode mode) {
 
 bool is_cudnn_file(std::string_view path) {
   const auto slash = path.find_last_of(windows_host() ? "/\\" : "/");
-  const std::string name(slash == std::string_view::npos ? path : path.substr(slash + 1));
+  std::string name(slash == std::string_view::npos ? path : path.substr(slash + 1));
+  // A wheel repaired by auditwheel or delvewheel renames its libraries with
+  // a hash: libcudnn-0123abcd.so.9, cudnn64_8-0123abcd....dll.
+  static const std::regex hashed(R"(^((lib)?cudnn[a-z_]*(64_\d+)?)-[0-9a-f]{8,}(\..*)$)", std::regex::icase);
+  name = std::regex_replace(name, hashed, "$1$4");
   return is_cudnn_library_name(name, Os::windows) || is_cudnn_library_name(name, Os::linux);
+}
+
+bool is_cudnn_module(const std::string& path) {
+  if (is_cudnn_file(path)) return true;
+  // By what it is: reached through a link of another name, or a copy
+  // renamed: a library whose soname is cuDNN's (ELF).
+  std::error_code ec;
+  const fs::path file = util::path_from_utf8(path);
+  const fs::path resolved = fs::weakly_canonical(file, ec);
+  if (!ec && is_cudnn_file(util::to_utf8(resolved))) return true;
+  if (windows_host()) return false;
+  auto links = read_link_info(ec ? file : resolved);
+  return links && !links->soname.empty() && is_cudnn_file(links->soname);
 }
 
 Result<fs::path> find_program(const std::string& command, const util::Environment& environment,
@@ -345,7 +364,7 @@ PinReport classify_loaded(const TreeRecord& tree, const TreeRecord* runtime, con
   for (const auto& module : loaded) {
     const std::string base = util::to_utf8(util::path_from_utf8(module.path).filename());
     const bool is_runtime = runtime && is_runtime_library_name(base, tree.platform.os);
-    if (!is_runtime && !is_cudnn_file(module.path)) {
+    if (!is_runtime && !is_cudnn_module(module.path)) {
       continue;
     }
     const fs::path& root = is_runtime ? runtime_root : cudnn_root;

@@ -104,6 +104,10 @@ Result<int> launch_and_watch(const LaunchPlan& plan, std::vector<LoadedModule>& 
 // cudnn*.dll), by its last path component.
 bool is_cudnn_file(std::string_view path);
 
+// Whether a module a watched program mapped is cuDNN: by its name (a wheel's
+// hashed name too), the name its links resolve to, or (ELF) its soname.
+bool is_cudnn_module(const std::string& path);
+
 // One cuDNN file a watched program mapped, once per file.
 struct LoadedCudnnFile {
   std::string path;  // resolved (links and `..` followed)

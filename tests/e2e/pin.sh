@@ -68,6 +68,28 @@ expect_eq "$rc" "4" "--mode path --report with an outside copy"
 grep -q "OUTSIDE      $(cd "$other" && pwd -P)/libcudnn.so" err || fail "the outside copy is not named: $(cat err)"
 pass "absolute path to another copy: the tree's with the audit module; --mode path shows the outsider, exit 4"
 
+# 3b. A foreign cuDNN under another name (issue 28, item 5), which no name
+# rule redirects: --report knows it by what it is, names it OUTSIDE, exit 4.
+printf '#include <stddef.h>\nsize_t cudnnGetVersion(void) { return 90200; }\n' > foreign.c
+mkdir -p foreign
+cc -shared -fPIC -Wl,-soname,libcudnn.so.9 -o foreign/libcudnn.so.9.2.0 foreign.c
+ln -s libcudnn.so.9.2.0 foreign/libfoo.so                         # a link of another name
+cp foreign/libcudnn.so.9.2.0 foreign/libbar.so.1                 # a renamed copy: its soname says cuDNN
+cc -shared -fPIC -o foreign/libcudnn-0123abcd.so.9 foreign.c      # a wheel's hashed name, no soname
+for name in libfoo.so libbar.so.1 libcudnn-0123abcd.so.9; do
+  run_program "$CUDNNENV" exec --cudnn pinned --report -- ./load-cudnn "$WORK/foreign/$name"
+  expect_eq "$rc:$(cat out)" "4:90200" "a foreign cuDNN loaded as $name"
+  shown=$WORK/foreign/$name; [ "$name" = libfoo.so ] && shown=$WORK/foreign/libcudnn.so.9.2.0
+  expect_eq "$(grep OUTSIDE err)" "  OUTSIDE      $shown" "--report names the foreign cuDNN loaded as $name"
+done
+# A child started with its environment cleared (env -i) runs without the audit
+# module: the report cannot see it, and says which processes it follows.
+run_program "$CUDNNENV" exec --cudnn pinned --report -- env -i "$WORK/load-cudnn" "$WORK/foreign/libbar.so.1"
+expect_eq "$rc:$(cat out)" "0:90200" "a child with a cleared environment"
+expect_eq "$(tail -2 err)" "  no cuDNN library was loaded
+  hint: a process started with its environment cleared (env -i) runs without cudnnenv's audit module: neither pinned nor seen here; start it through 'cudnnenv exec' itself" "--report says what it cannot see"
+pass "--report knows a foreign cuDNN by what it is (a link, a renamed copy, a wheel's hashed name) and says what it cannot see"
+
 # 4. LD_LIBRARY_PATH already naming the other copy.
 run_program env LD_LIBRARY_PATH="$other" "$CUDNNENV" exec --cudnn pinned --report -- ./load-cudnn
 expect_eq "$(cat out)" "90100" "LD_LIBRARY_PATH set, through exec ($(cat err))"
