@@ -34,6 +34,7 @@ struct InstallArguments {
   bool quiet = false;
   int retries = 3;
   int stall_seconds = 60;
+  std::uint64_t min_rate = 16 * 1024;
 };
 
 bool is_url(std::string_view text) {
@@ -133,6 +134,7 @@ DownloadOptions download_options(const InstallArguments& arguments, const Contex
   options.ca_file = util::path_from_utf8(arguments.cacert);
   options.retries = arguments.retries;
   options.stall_time = std::chrono::seconds(arguments.stall_seconds);
+  options.min_rate = arguments.min_rate;
   options.allow_unverified = arguments.allow_unverified;
   options.max_unknown_size = arguments.max_download;
   // --mirror, else CUDNNENV_MIRROR, else [download] mirror in config.toml.
@@ -441,8 +443,13 @@ void register_install(CLI::App& app, Context& context) {
       ->check(CLI::Range(0, 20));
   command
       ->add_option("--stall-timeout", arguments->stall_seconds,
-                   "give up a try after this many seconds under 1 KiB/s (default 60)")
+                   "give up a try after this many seconds under --min-rate (default 60)")
       ->check(CLI::Range(1, 3600));
+  command
+      ->add_option("--min-rate", arguments->min_rate,
+                   "bytes a second below which, over --stall-timeout, a try gives up (default 16384: an archive of "
+                   "1 GB then takes at most a day)")
+      ->check(CLI::Range(std::uint64_t{1}, std::uint64_t{1} << 30));
   command->add_option("--name", arguments->name,
                       "the tree's folder name (default: version and CUDA, 9.19.0.56-cuda13; -2 for a second)");
   command->add_flag("--require-official", arguments->require_official,

@@ -59,8 +59,14 @@ std::string tries(int count) {
   return count == 1 ? "1 try" : std::to_string(count) + " tries";
 }
 
+// "16 KiB/s", "1 KiB/s", "500 B/s".
+std::string rate_words(std::uint64_t bytes_per_second) {
+  return bytes_per_second % 1024 == 0 ? std::to_string(bytes_per_second / 1024) + " KiB/s"
+                                      : std::to_string(bytes_per_second) + " B/s";
+}
+
 Error failure_error_of(const TransferOutcome& outcome, const std::string& url, int attempts,
-                       std::chrono::seconds stall_time, const std::string& mirror_path) {
+                       std::chrono::seconds stall_time, std::uint64_t min_rate, const std::string& mirror_path) {
   const bool from_mirror = !mirror_path.empty();
   const std::string mirror_hint =
       from_mirror ? "try another mirror, or none (a mirror holds each archive at NVIDIA's path: " + mirror_path + ")"
@@ -91,9 +97,11 @@ Error failure_error_of(const TransferOutcome& outcome, const std::string& url, i
       return make_error("'" + url + "' answered HTTP " + std::to_string(outcome.status) + " after " + tries(attempts),
                         "the server has a problem: try again later (the download resumes), or " + mirror_hint);
     case TransferFailure::too_slow:
-      return make_error("the download from '" + url + "' stalled: less than 1 KiB/s for " +
+      return make_error("the download from '" + url + "' stalled: less than " + rate_words(min_rate) + " for " +
                             std::to_string(stall_time.count()) + " s, " + tries(attempts),
-                        "check the network; run the same command again to resume, or " + mirror_hint);
+                        "check the network (--min-rate sets the rate below which a try gives up); run the same "
+                        "command again to resume, or " +
+                            mirror_hint);
     case TransferFailure::cut:
       return make_error("the connection to '" + host + "' broke off before the end, " + tries(attempts) + detail,
                         "run the same command again: it resumes where it stopped");
@@ -111,13 +119,34 @@ std::string offline_hint(const std::string& file_name) {
 // holds the archive, NVIDIA's path (empty: not from a mirror; its hints then
 // say "set a mirror").
 Error failure_error(const TransferOutcome& outcome, const std::string& url, int attempts,
-                    std::chrono::seconds stall_time, const std::string& file_name, const std::string& mirror_path) {
-  Error error = failure_error_of(outcome, url, attempts, stall_time, mirror_path);
+                    std::chrono::seconds stall_time, std::uint64_t min_rate, const std::string& file_name,
+                    const std::string& mirror_path) {
+  Error error = failure_error_of(outcome, url, attempts, stall_time, min_rate, mirror_path);
   error.hint += offline_hint(file_name);
   return error;
 }
 
 // The part file and the hash of what it holds, kept in step.
+// Partial downloads kept for a resume, this one included: the others, oldest
+// first, go (a run of broken transfers from a mirror of many names must not
+// fill the disk).
+constexpr std::size_t k_kept_partials = 3;
+
+void prune_partials(const fs::path& folder, const fs::path& keep) {
+  std::vector<std::pair<fs::file_time_type, fs::path>> parts;
+  std::error_code ec;
+  for (const auto& entry : util::directory_entries(folder)) {
+    if (!entry.is_regular_file || entry.is_symlink || entry.path.extension() != ".part" || entry.path == keep) continue;
+    parts.emplace_back(fs::last_write_time(entry.path, ec), entry.path);
+  }
+  if (parts.size() < k_kept_partials) return;
+  std::sort(parts.begin(), parts.end());  // oldest first
+  for (std::size_t i = 0; i + k_kept_partials - 1 < parts.size(); ++i) {
+    spdlog::debug("download: removing the old partial file {}", util::to_utf8(parts[i].second));
+    fs::remove(parts[i].second, ec);
+  }
+}
+
 class PartFile {
  public:
   explicit PartFile(fs::path path) : m_path(std::move(path)) {}
@@ -351,6 +380,7 @@ Result<Downloaded> fetch_archive(const OfficialArchive& archive, const DownloadO
     request.ca_file = options.ca_file;
     request.helper = options.helper;
     request.low_speed_time = options.stall_time;
+    request.low_speed_bytes = options.min_rate;
     spdlog::debug("download: GET {} from byte {} (try {})", *url, offset, attempt);
 
     std::optional<Error> refusal;
@@ -431,12 +461,17 @@ Result<Downloaded> fetch_archive(const OfficialArchive& archive, const DownloadO
     if (!transient(outcome) || attempt > options.retries) {
       // What arrived stays for the next run to resume, unless nothing did
       // or the server said the file is not there.
-      if (part.size() == 0 || (outcome.failure == TransferFailure::http && outcome.status < 500)) part.reset();
-      return failure_error(outcome, *url, attempt, options.stall_time, name, mirror_path);
+      if (part.size() == 0 || (outcome.failure == TransferFailure::http && outcome.status < 500)) {
+        part.reset();
+      } else {
+        prune_partials(options.folder, options.folder / util::path_from_utf8(name + ".part"));
+      }
+      return failure_error(outcome, *url, attempt, options.stall_time, options.min_rate, name, mirror_path);
     }
     if (options.note) {
-      options.note(failure_error(outcome, *url, attempt, options.stall_time, name, mirror_path).message +
-                   "; trying again in " + fmt::format("{:.1f}", delay.count() / 1000.0) + " s");
+      options.note(
+          failure_error(outcome, *url, attempt, options.stall_time, options.min_rate, name, mirror_path).message +
+          "; trying again in " + fmt::format("{:.1f}", delay.count() / 1000.0) + " s");
     }
     std::this_thread::sleep_for(delay);
     delay *= 2;

@@ -42,8 +42,11 @@ struct DownloadOptions {
   std::filesystem::path helper;  // Linux: cudnnenv-fetch
   int retries = 3;               // after a transient failure (a cut, a stall, 5xx), each from where it stopped
   std::chrono::milliseconds first_delay{1000};  // doubled after each retry
-  std::chrono::seconds stall_time{60};          // under 1 KiB/s for this long: a stall
-  bool allow_unverified = false;                // an archive without a SHA-256 in the list
+  std::chrono::seconds stall_time{60};          // under min_rate for this long: a stall
+  // Below this many bytes a second over stall_time, a try gives up: a server
+  // trickling just above nothing would otherwise hold an install for days.
+  std::uint64_t min_rate = 16 * 1024;
+  bool allow_unverified = false;  // an archive without a SHA-256 in the list
   // An archive the list gives no size for stops here (a mirror could send
   // without end): the largest official archive is about 1.2 GB.
   std::uint64_t max_unknown_size = std::uint64_t{4} << 30;

@@ -154,9 +154,18 @@ expect_eq "$(cat err)" "cudnnenv: error: 'http://127.0.0.1:$PORT/500$path' answe
 start=$(date +%s)
 run install 9.1 --cuda 12 --mirror "http://127.0.0.1:$PORT/stall" --quiet --retries 0 --stall-timeout 2
 expect_eq "$rc" "1" "a stall"
-expect_eq "$(cat err)" "cudnnenv: error: the download from 'http://127.0.0.1:$PORT/stall$path' stalled: less than 1 KiB/s for 2 s, 1 try
-  hint: check the network; run the same command again to resume, or $another$offline" "a stall in plain words"
+expect_eq "$(cat err)" "cudnnenv: error: the download from 'http://127.0.0.1:$PORT/stall$path' stalled: less than 16 KiB/s for 2 s, 1 try
+  hint: check the network (--min-rate sets the rate below which a try gives up); run the same command again to resume, or $another$offline" "a stall in plain words"
 [ $(($(date +%s) - start)) -lt 30 ] || fail "the stall took more than 30 s to end"
+# A server trickling about 4 KiB/s, just above nothing: under --min-rate for --stall-timeout, the try ends.
+# What trickled in stays for a resume, with the two newest other partial files; older ones go.
+for n in 1 2 3 4; do head -c 1000 /dev/zero > "$downloads/old-$n.tar.xz.part"; touch -d "$((5 - n)) hours ago" "$downloads/old-$n.tar.xz.part"; done
+start=$(date +%s)
+run install 9.1 --cuda 12 --mirror "http://127.0.0.1:$PORT/trickle" --quiet --retries 0 --stall-timeout 2 --min-rate 16384
+expect_eq "$rc:$(head -1 err)" "1:cudnnenv: error: the download from 'http://127.0.0.1:$PORT/trickle$path' stalled: less than 16 KiB/s for 2 s, 1 try" "a trickle"
+[ $(($(date +%s) - start)) -lt 30 ] || fail "the trickle took more than 30 s to end"
+expect_eq "$(cd "$downloads" && ls *.part | sort | tr '\n' ' ')" "$(printf '%s\n' old-3.tar.xz.part old-4.tar.xz.part "$(basename "$path").part" | sort | tr '\n' ' ')" "the partial files kept: this one and the two newest others"
+rm -f "$downloads"/*.part
 run install 9.1 --cuda 12 --mirror "http://127.0.0.1:1" --quiet --retries 0
 expect_eq "$rc" "1" "nothing listening"
 expect_eq "$(sed -n 1p err | sed 's/ (.*)$//')" "cudnnenv: error: cannot connect to '127.0.0.1:1' after 1 try" "refused connection"

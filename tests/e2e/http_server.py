@@ -13,6 +13,7 @@ of the path, the rest naming the file:
   /stall/FILE           the headers, then nothing (until the client gives up)
   /norange/FILE         200 and the whole file whatever was asked
   /slow/FILE            the file at about 2 MB/s (a download to kill halfway)
+  /trickle/FILE         the file at about 4 KiB/s (a server just above nothing)
 
 Asked as an HTTP proxy (`GET http://host/PATH`), it answers for PATH.
 
@@ -99,11 +100,14 @@ class Handler(http.server.BaseHTTPRequestHandler):
             self.close_connection = True
             self.connection.shutdown(2)
             return
-        step = 64 * 1024
+        step = 1024 if fault == "trickle" else 64 * 1024
         for offset in range(0, len(body), step):
             self.wfile.write(body[offset:offset + step])
             if fault == "slow":
                 time.sleep(step / 2e6)
+            if fault == "trickle":
+                self.wfile.flush()
+                time.sleep(0.25)
 
 
 class Server(socketserver.ThreadingMixIn, http.server.HTTPServer):
