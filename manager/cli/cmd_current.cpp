@@ -99,9 +99,10 @@ Result<int> run_which(const SelectionArguments& arguments, const Context& contex
     const std::string library = util::to_utf8(tree.library_path());
     std::error_code ec;
     if (!std::filesystem::is_regular_file(tree.library_path(), ec)) {
-      return make_error("'" + library + "', the library of '" + tree.name + "', is missing",
-                        "the tree is damaged: 'cudnnenv verify " + tree.name + "' says what else is gone",
-                        ExitCode::verify_failed);
+      return make_error(
+          "'" + library + "', the library of '" + tree.name + "', is missing",
+          "the tree is damaged: 'cudnnenv verify " + util::command_word(tree.name) + "' says what else is gone",
+          ExitCode::verify_failed);
     }
     if (arguments.json) {
       print_json(Json{{"library", library}});

@@ -71,20 +71,8 @@ std::string quoted(const fs::path& path) {
   return "'" + util::to_utf8(path) + "'";
 }
 
-// `word` as one word of a command a fix shows, for the shells of `os`: as
-// it is when plain, else in double quotes (escaped inside for sh).
 std::string command_word(const std::string& word, Os os) {
-  const bool plain = !word.empty() && std::all_of(word.begin(), word.end(), [](char c) {
-    return std::isalnum(static_cast<unsigned char>(c)) ||
-           std::string_view("._+-/:\\=,@").find(c) != std::string_view::npos;
-  });
-  if (plain) return util::printable(word);
-  std::string out = "\"";
-  for (const char c : word) {
-    if (os != Os::windows && (c == '"' || c == '\\' || c == '$' || c == '`')) out += '\\';
-    out += c;
-  }
-  return util::printable(out + "\"");
+  return util::command_word(word, os == Os::windows);
 }
 
 const FoundCopy* copy_of(const Facts& facts, const fs::path& library) {
@@ -1095,17 +1083,17 @@ DoctorCheck check_frameworks(const Facts& facts) {
                            "higher minor version'",
                        "TensorFlow " + framework.version + " was built with cuDNN " + profile->cudnn + " and CUDA " +
                            profile->cuda + " (its tested pair); the selected tree is " + tree_words(tree),
-                       "cudnnenv use " + profile->name + "  (or: cudnnenv install " + profile->cudnn + " --cuda " +
-                           profile->cuda + ")"));
+                       "cudnnenv use " + command_word(profile->name, facts.platform.os) + "  (or: cudnnenv install " +
+                           profile->cudnn + " --cuda " + profile->cuda + ")"));
         } else if (!fit->tested) {
-          keep(problem(
-              "frameworks", DoctorStatus::warn,
-              "TensorFlow " + framework.version + " with cuDNN " + tree.version.str() +
-                  ": outside its tested pair (cuDNN " + profile->cudnn + ", CUDA " + profile->cuda + ")",
-              "it runs (same major, a newer minor), but this pairing was never tested by TensorFlow",
-              "the selected tree " + tree_words(tree) + " is not the pair TensorFlow " + framework.version +
-                  " was built and tested with",
-              "cudnnenv install " + profile->cudnn + " --cuda " + profile->cuda + " && cudnnenv use " + profile->name));
+          keep(problem("frameworks", DoctorStatus::warn,
+                       "TensorFlow " + framework.version + " with cuDNN " + tree.version.str() +
+                           ": outside its tested pair (cuDNN " + profile->cudnn + ", CUDA " + profile->cuda + ")",
+                       "it runs (same major, a newer minor), but this pairing was never tested by TensorFlow",
+                       "the selected tree " + tree_words(tree) + " is not the pair TensorFlow " + framework.version +
+                           " was built and tested with",
+                       "cudnnenv install " + profile->cudnn + " --cuda " + profile->cuda + " && cudnnenv use " +
+                           command_word(profile->name, facts.platform.os)));
         }
       } else if (!framework.cudnn.empty() && std::atoi(framework.cudnn.c_str()) != tree.version.major) {
         keep(problem("frameworks", DoctorStatus::fail,
@@ -1196,7 +1184,8 @@ DoctorCheck check_verify(const Facts& facts, const DoctorOptions& doctor_options
     check.summary = "verify --level conv failed: " + first;
     check.symptom = "the selected tree does not work as installed";
     check.cause = first;
-    check.fix = "cudnnenv verify " + facts.selection->tree.name + " --level conv shows every step";
+    check.fix = "cudnnenv verify " + command_word(facts.selection->tree.name, facts.platform.os) +
+                " --level conv shows every step";
   } else if (report.gpu_unavailable) {
     check.status = DoctorStatus::warn;
     check.summary = "verified up to load; the convolution was skipped: no GPU";

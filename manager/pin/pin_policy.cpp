@@ -183,7 +183,8 @@ Result<void> check_pin(const TreeRecord& tree, const PinCheckOptions& options) {
   }
   spdlog::debug("pin check ({}) of '{}': {}", to_string(options.policy), tree.name,
                 key.empty() ? "a file cannot be read" : "not in the cache: checking");
-  const std::string hint = "see 'cudnnenv verify " + tree.name + "'; launch anyway with --verify none";
+  const std::string hint =
+      "see 'cudnnenv verify " + util::command_word(tree.name) + "'; launch anyway with --verify none";
   if (auto complete = check_file_set(tree, files, hint); !complete) {
     return complete;
   }

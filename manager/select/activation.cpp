@@ -1,5 +1,7 @@
 #include "select/activation.hpp"
 
+#include "shell/quote.hpp"
+
 #include <cctype>
 #include <system_error>
 
@@ -103,7 +105,8 @@ Result<std::string> modulefile_for(const TreeRecord& tree, shell::ModuleFormat f
                      ". One cudnn module at a time.\n"
                      "To run a program with exactly this cuDNN whatever else is on the path:\n"
                      "  cudnnenv exec --cudnn " +
-                     tree.name + " -- python train.py";
+                     // Quoted for the shell it is pasted into (modules are a Linux cluster's: sh).
+                     shell::quote(shell::Shell::bash, tree.name) + " -- python train.py";
   return shell::render_modulefile(format, description, activation);
 }
 

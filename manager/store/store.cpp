@@ -676,10 +676,10 @@ Result<InstallOutcome> Store::install_source(const fs::path& source_path, const 
       return InstallOutcome{InstallStatus::already_installed, std::move(*existing)};
     }
     if (options.name) {
-      return make_error(
-          "'" + source->tree_name + "' is already in the store" +
-              (existing ? " (from '" + existing->source.path + "')" : std::string()),
-          "remove it first ('cudnnenv remove " + source->tree_name + "') or pick another name with --name");
+      return make_error("'" + source->tree_name + "' is already in the store" +
+                            (existing ? " (from '" + existing->source.path + "')" : std::string()),
+                        "remove it first ('cudnnenv remove " + util::command_word(source->tree_name) +
+                            "') or pick another name with --name");
     }
     // Another source of the same version and CUDA (a re-zipped copy, a wheel): the next free name.
     source->tree_name = free_tree_name(source->tree_name);
@@ -716,9 +716,9 @@ Result<InstallOutcome> Store::install_source(const fs::path& source_path, const 
         return InstallOutcome{InstallStatus::already_installed, std::move(*existing)};
       }
       if (existing && existing->source.path == source->record.path) {
-        return make_error(
-            "'" + source->tree_name + "' is already in the store (from '" + existing->source.path + "')",
-            "remove it first ('cudnnenv remove " + source->tree_name + "') or pick another name with --name");
+        return make_error("'" + source->tree_name + "' is already in the store (from '" + existing->source.path + "')",
+                          "remove it first ('cudnnenv remove " + util::command_word(source->tree_name) +
+                              "') or pick another name with --name");
       }
       source->tree_name = free_tree_name(source->tree_name);
       tree_dir = m_root / util::path_from_utf8(source->tree_name);
@@ -747,8 +747,9 @@ Result<TreeRecord> Store::adopt(const fs::path& directory, const AdoptOptions& o
       fs::weakly_canonical(found->location / util::path_from_utf8(found->layout.main_library), ec);
   for (const auto& existing : list().trees) {
     if (existing.location && fs::weakly_canonical(existing.library_path(), ec) == real_library) {
-      return make_error("'" + util::to_utf8(real_library) + "' is already adopted as '" + existing.name + "'",
-                        "'cudnnenv list' shows it; 'cudnnenv remove " + existing.name + "' forgets it");
+      return make_error(
+          "'" + util::to_utf8(real_library) + "' is already adopted as '" + existing.name + "'",
+          "'cudnnenv list' shows it; 'cudnnenv remove " + util::command_word(existing.name) + "' forgets it");
     }
   }
   CUDNNENV_TRY_ASSIGN(files, hash_adopted_files(*found, options.platform.os));
@@ -894,9 +895,10 @@ Result<InstallOutcome> Store::install_runtime_archives(const std::vector<Runtime
     if (existing && existing->kind == TreeKind::cuda && existing->source.sha256 == options.manifest_sha256) {
       return InstallOutcome{InstallStatus::already_installed, std::move(*existing)};
     }
-    return make_error("'" + name + "' is already in the store" +
-                          (existing ? " (from '" + existing->source.path + "')" : std::string()),
-                      "remove it first ('cudnnenv remove " + name + "') or pick another name with --name");
+    return make_error(
+        "'" + name + "' is already in the store" +
+            (existing ? " (from '" + existing->source.path + "')" : std::string()),
+        "remove it first ('cudnnenv remove " + util::command_word(name) + "') or pick another name with --name");
   }
   const fs::path staging = state_dir() / "staging" / util::path_from_utf8(name);
   util::remove_tree(staging);
@@ -982,8 +984,9 @@ Result<TreeRecord> Store::adopt_runtime(const fs::path& directory, const AdoptOp
   const fs::path library_dir = location / util::path_from_utf8(layout->library_dir);
   for (const auto& existing : list().runtimes) {
     if (existing.location && util::same_file(existing.resolve(existing.layout.library_dir), library_dir)) {
-      return make_error("'" + util::to_utf8(library_dir) + "' is already adopted as '" + existing.name + "'",
-                        "'cudnnenv list' shows it; 'cudnnenv remove " + existing.name + "' forgets it");
+      return make_error(
+          "'" + util::to_utf8(library_dir) + "' is already adopted as '" + existing.name + "'",
+          "'cudnnenv list' shows it; 'cudnnenv remove " + util::command_word(existing.name) + "' forgets it");
     }
   }
   // The release: a full name (libcudart.so.13.0.96) says major and minor;
@@ -1028,8 +1031,9 @@ Result<TreeRecord> Store::adopt_runtime_folders(const fs::path& location, const 
   for (const auto& existing : list().runtimes) {
     if (!existing.location && existing.source.kind == "adopted" &&
         util::same_file(util::path_from_utf8(existing.source.path), location)) {
-      return make_error("'" + util::to_utf8(location) + "' is already adopted as '" + existing.name + "'",
-                        "'cudnnenv list' shows it; 'cudnnenv remove " + existing.name + "' forgets it");
+      return make_error(
+          "'" + util::to_utf8(location) + "' is already adopted as '" + existing.name + "'",
+          "'cudnnenv list' shows it; 'cudnnenv remove " + util::command_word(existing.name) + "' forgets it");
     }
   }
   const fs::path cudart_file = location / util::path_from_utf8(cudart.main_library);

@@ -210,4 +210,26 @@ std::string printable(std::string_view text) {
   return out;
 }
 
+std::string command_word(std::string_view word, bool windows) {
+  const bool plain = !word.empty() && std::all_of(word.begin(), word.end(), [](char c) {
+    return std::isalnum(static_cast<unsigned char>(c)) ||
+           std::string_view("._+-/:\\=,@").find(c) != std::string_view::npos;
+  });
+  if (plain) return printable(word);
+  std::string out = "\"";
+  for (const char c : word) {
+    if (!windows && (c == '"' || c == '\\' || c == '$' || c == '`')) out += '\\';
+    out += c;
+  }
+  return printable(out + "\"");
+}
+
+std::string command_word(std::string_view word) {
+#if defined(_WIN32)
+  return command_word(word, true);
+#else
+  return command_word(word, false);
+#endif
+}
+
 }  // namespace cudnnenv::util

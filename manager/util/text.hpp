@@ -51,4 +51,12 @@ std::pair<char32_t, std::size_t> decode_utf8(std::string_view text, std::size_t 
 // archives, folders and files before they reach stderr.
 std::string printable(std::string_view text);
 
+// `word` as one word of a command a message suggests, safe to paste into the
+// shells of Windows (`windows`: cmd, PowerShell) or POSIX sh: as it is when it
+// holds only letters, digits and ._+-/:\=,@; else in double quotes (for sh,
+// '"', '\', '$' and '`' escaped inside); printable either way. The overload
+// without `windows` is this host's.
+std::string command_word(std::string_view word, bool windows);
+std::string command_word(std::string_view word);
+
 }  // namespace cudnnenv::util

@@ -60,7 +60,7 @@ wrote $mods/cudnn/9.2.0$ext (module load cudnn/9.2.0: 'tree two')" "what export 
   expect_eq "$(cat two.txt)" "$expected_two" "a second cudnn module replaces the first ($format)"
   expect_eq "$(cat after.txt)" "$before" "module unload gives the environment back ($format)"
   grep -q "NVIDIA cuDNN 9.1.0 for CUDA 12.2 (the cudnnenv tree 'tree one')" whatis.txt || fail "whatis ($format): $(cat whatis.txt)"
-  grep -q "cudnnenv exec --cudnn tree one -- python train.py" help.txt || fail "help ($format): $(cat help.txt)"
+  grep -qF "cudnnenv exec --cudnn 'tree one' -- python train.py" help.txt || fail "help ($format): $(cat help.txt)"
 }
 
 check_format lua "$WORK/store \"q\" \$x [y] {z} é"
