@@ -291,7 +291,7 @@ int run_unguarded(std::vector<std::string> arguments) {
     }
     spdlog::debug("official archives: the list in '{}' (CUDNNENV_INDEX)", *index);
   }
-  if (context.script_shell) print(shell::script_marker_line(*context.script_shell));
+  if (context.script_shell) print_script(shell::script_marker_line(*context.script_shell));
   const Result<int> outcome = context.action();
   if (!outcome) {
     print_error(outcome.error());

@@ -54,8 +54,8 @@ std::vector<std::pair<std::string, std::string>> cmd_sources(const util::Environ
   return sources;
 }
 
-Result<int> print_script(shell::Shell shell, const std::vector<shell::Operation>& operations,
-                         const util::Environment& environment) {
+Result<int> print_activation_script(shell::Shell shell, const std::vector<shell::Operation>& operations,
+                                    const util::Environment& environment) {
   if (auto unsafe = shell::unsafe_value(shell, operations)) {
     return make_error(*unsafe, "activate in another shell, or move the store (--root) to a plain path");
   }
@@ -69,7 +69,7 @@ Result<int> print_script(shell::Shell shell, const std::vector<shell::Operation>
                script + "@chcp %_CUDNNENV_CP% >nul\r\n@set \"_CUDNNENV_CP=\"\r\n";
     }
   }
-  print(script);
+  print_script(script);
   return 0;
 }
 
@@ -99,8 +99,8 @@ Result<int> apply_activation(shell::Shell shell, const shell::Activation& activa
           "move the store (--root) to a path without one");
     }
   }
-  return print_script(shell, shell::activate(context.environment, activation, util::path_list_separator()),
-                      context.environment);
+  return print_activation_script(shell, shell::activate(context.environment, activation, util::path_list_separator()),
+                                 context.environment);
 }
 
 Result<int> run_activate(const ActivateArguments& arguments, const Context& context) {
@@ -129,8 +129,8 @@ Result<int> run_hook(const ActivateArguments& arguments, const Context& context)
                         : std::string("nothing is activated until that is fixed"));
       return 0;
     }
-    return print_script(*shell, shell::deactivate(context.environment, util::path_list_separator()),
-                        context.environment);
+    return print_activation_script(*shell, shell::deactivate(context.environment, util::path_list_separator()),
+                                   context.environment);
   }
   // Nothing to do when activating again would change nothing: the same tree,
   // and the same variables from the project's [env] and the profile.
@@ -151,7 +151,7 @@ Result<int> run_deactivate(const ActivateArguments& arguments, const Context& co
   const std::optional<std::string> active = context.environment.get("CUDNNENV_ACTIVE");
   const std::optional<std::string> used = context.environment.get("CUDNNENV_VERSION");
   if (used) operations.push_back({"CUDNNENV_VERSION", std::nullopt});
-  CUDNNENV_TRY(print_script(*shell, operations, context.environment));
+  CUDNNENV_TRY(print_activation_script(*shell, operations, context.environment));
   std::string done = active ? "deactivated '" + *active + "'" : std::string("nothing was active");
   if (used && !used->empty()) done += "; this shell's 'cudnnenv use " + *used + "' is undone";
   SelectionRequest request = context.request();

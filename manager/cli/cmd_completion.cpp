@@ -144,7 +144,7 @@ Result<int> run_complete(const CLI::App& app, const CompleteArguments& arguments
     if (util::starts_with(candidate, arguments.current) && seen.insert(candidate).second) {
       // One per line, and shown by the shell: a name with a control byte (a line break, an escape
       // sequence) cannot be typed anyway; leave it out.
-      if (util::printable(candidate) == candidate) print(candidate + "\n");
+      if (util::printable(candidate) == candidate) print_script(candidate + "\n");
     }
   }
   return 0;
@@ -158,7 +158,7 @@ Result<int> run_completion(const std::string& name, const std::string& command) 
     return make_error("no completion for '" + name + "'", "use " + shell::shell_choices(shell::has_completion),
                       ExitCode::usage);
   }
-  print(*script);
+  print_script(*script);
   return 0;
 }
 

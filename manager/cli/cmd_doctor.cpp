@@ -112,9 +112,9 @@ Result<int> run_diff(const SnapshotArguments& arguments) {
     print_json(Json{{"before", arguments.before}, {"after", arguments.after}, {"changes", list}});
     return changes->empty() ? 0 : 1;
   }
-  // Every line through print_report: a snapshot is a file anyone may hand over,
+  // Each line whole through printable: a snapshot is a file anyone may hand over,
   // and a newline in one of its values must not make a line of its own.
-  const auto line = [](const std::string& text) { print_report(util::printable(text) + "\n"); };
+  const auto line = [](const std::string& text) { print(util::printable(text) + "\n"); };
   line("--- " + arguments.before + "  (" + snapshot_taken_at(*before) + ")");
   line("+++ " + arguments.after + "  (" + snapshot_taken_at(*after) + ")");
   for (const auto& change : *changes) {

@@ -97,7 +97,7 @@ Result<int> run_init(const InitArguments& arguments, const Context& context) {
     }
   }
   // Tab completion comes with the integration (no second process at each shell start).
-  print(*script + shell::completion_script(*shell, util::to_utf8(util::current_executable())).value_or(""));
+  print_script(*script + shell::completion_script(*shell, util::to_utf8(util::current_executable())).value_or(""));
   return 0;
 }
 

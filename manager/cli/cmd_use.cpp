@@ -67,7 +67,7 @@ Result<int> run_use(const UseArguments& arguments, const Context& context) {
       return make_error("--unset takes nothing else", "cudnnenv use --unset", ExitCode::usage);
     }
     if (!context.script_shell) return needs_integration(context, std::nullopt);
-    print(shell::unset_variable(*context.script_shell, "CUDNNENV_VERSION") + "\n");
+    print_script(shell::unset_variable(*context.script_shell, "CUDNNENV_VERSION") + "\n");
     if (auto shell = context.environment.get("CUDNNENV_VERSION"); shell && !shell->empty()) {
       print_note("this shell's 'cudnnenv use " + *shell + "' is undone");
     }
@@ -130,7 +130,7 @@ Result<int> run_use(const UseArguments& arguments, const Context& context) {
   // `cudnnenv __script SHELL use ...` and evaluates what this prints.
   const std::string value = arguments.cuda.empty() ? arguments.spec : arguments.spec + "+cuda" + arguments.cuda;
   if (!context.script_shell) return needs_integration(context, value);
-  print(shell::set_variable(*context.script_shell, "CUDNNENV_VERSION", value) + "\n");
+  print_script(shell::set_variable(*context.script_shell, "CUDNNENV_VERSION", value) + "\n");
   return 0;
 }
 

@@ -152,14 +152,6 @@ void print_marked(Paint paint, std::string_view mark, std::string_view rest) {
   print(rest);
 }
 
-void print_report(std::string_view text) {
-  std::fflush(stdout);
-  std::string out;
-  for (const auto& line : util::split(text, '\n')) out += util::printable(line) + "\n";
-  if (!text.empty() && text.back() == '\n') out.pop_back();
-  util::write_utf8(stdout, out);
-}
-
 void print_prompt(std::string_view text) {
   std::fflush(stdout);
   std::string out;
@@ -172,13 +164,11 @@ void print_prompt(std::string_view text) {
   std::fflush(stderr);
 }
 
+void print_script(std::string_view text) {
+  util::write_utf8(stdout, text);
+}
+
 void print(std::string_view text) {
-  if (!util::is_terminal(stdout)) {
-    util::write_utf8(stdout, text);  // data for a pipe or a file, as it is
-    return;
-  }
-  // On a terminal, as on stderr: a name from a folder or a file cannot drive
-  // it (control bytes escaped; line ends kept, CRLF too).
   std::string out;
   const auto lines = util::split(text, '\n');
   for (std::size_t i = 0; i < lines.size(); ++i) {
@@ -227,7 +217,7 @@ Json tree_to_json(const TreeRecord& record) {
 }
 
 void print_json(const Json& value) {
-  print(value.dump(2, ' ', false, Json::error_handler_t::replace) + "\n");
+  print_script(value.dump(2, ' ', false, Json::error_handler_t::replace) + "\n");
 }
 
 }  // namespace cudnnenv::cli

@@ -46,15 +46,16 @@ void print_progress(std::string_view line, bool last);
 enum class Paint { ok, warn, fail };
 void print_marked(Paint paint, std::string_view mark, std::string_view rest);
 
-// Writes `text` to stdout as is (UTF-8) for a pipe or a file (scripts, data);
-// on a terminal, each line through util::printable.
+// Writes `text` to stdout (UTF-8), each line through util::printable (line
+// ends kept, CRLF too), terminal or not: the one edge where names from
+// folders, archives and handed-over files reach a person or a pipe, so none
+// can drive a terminal or forge a line. JSON (print_json) escapes its own.
 void print(std::string_view text);
 
-// Writes `text` to stdout with each line through util::printable, terminal or
-// not: a report whose lines carry names from files cudnnenv did not write (a
-// snapshot's keys and values), which a newline or an escape in them must not
-// forge or drive.
-void print_report(std::string_view text);
+// Writes `text` to stdout exactly: what a shell evaluates or reads as data
+// (activate's and the hook's scripts, init, completion candidates, JSON),
+// whose renderers quote every value for that shell.
+void print_script(std::string_view text);
 
 // A question on stderr without a line end ("... [y/N] "), through
 // util::printable.

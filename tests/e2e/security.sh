@@ -257,9 +257,9 @@ expect_eq "$(head -1 err)" "cudnnenv: warning: CUDNNENV_LOG is 'x\x1b[31m': use 
   "an escape sequence in CUDNNENV_LOG"
 pass "9: a non-UTF-8 folder name in JSON, an escape sequence in CUDNNENV_LOG: valid JSON, shown escaped"
 # 10. A store folder named with an escape sequence (any folder the store
-# holds is a tree's name): on a terminal, `list` (every command's stdout)
-# shows it escaped, as errors do; piped, the bytes are data; tab completion leaves it
-# out (it cannot be typed).
+# holds is a tree's name): `list` (every command's stdout but scripts and
+# JSON) shows it escaped, as errors do, on a terminal and into a pipe alike;
+# --json carries it exactly; tab completion leaves it out (it cannot be typed).
 make_linux_tree esc 9.1.0 "$FIXTURES/fake-elf64-9.1.0.so"
 run install esc --name $'esc\e[31mred'
 expect_eq "$rc" "0" "a tree named with an escape sequence ($(cat err))"
@@ -267,10 +267,13 @@ script -qec "$CUDNNENV list" /dev/null < /dev/null > terminal.out 2>&1 || true
 grep -q 'esc\\x1b\[31mred  9.1.0' terminal.out || fail "list on a terminal: $(cat -A terminal.out)"
 grep -q $'\e' terminal.out && fail "an escape byte reached the terminal: $(cat -A terminal.out)"
 run list
-grep -q $'esc\e\[31mred' out || fail "list into a pipe: the name as it is ($(cat -A out))"
+grep -q 'esc\\x1b\[31mred  9.1.0' out || fail "list into a pipe: escaped too ($(cat -A out))"
+grep -q $'\e' out && fail "an escape byte went into the pipe: $(cat -A out)"
+run list --json
+expect_eq "$(python3 -c 'import json, sys; print([t["name"] for t in json.load(sys.stdin) if t["name"].startswith("esc")] == ["esc\x1b[31mred"])' < out)" "True" "list --json: the name exactly, as JSON escapes it"
 run_program "$CUDNNENV" __complete --current=es -- use
 expect_eq "$(cat out)" "" "completion leaves the name out"
-pass "10: a tree named with an escape sequence: escaped on a terminal, data in a pipe, not offered by completion"
+pass "10: a tree named with an escape sequence: escaped on a terminal and in a pipe, exact in JSON, not offered by completion"
 
 # 11 (#28, item 2). A project file that is huge, or a link to what never ends or says its size wrong
 # (/proc/self/pagemap passes every "regular file" test): refused at 256 KiB counted as read, never read whole.

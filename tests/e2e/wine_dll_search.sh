@@ -72,7 +72,8 @@ expect_eq "$(cat out)" "8907" "the grandchild loaded the decoy"
 expect_eq "$rc" "4" "exit code with a grandchild's decoy ($(cat err))"
 pid=$(tr -d '\r' < err | sed -n 's/.*cudnn64_8.dll \[pid \([0-9]*\), a process the program started\]$/\1/p')
 [ -n "$pid" ] || fail "no pid in the report: $(cat err)"
-expect_eq "$(tr -d '\r' < err | tail -2)" "  OUTSIDE      $decoy [pid $pid, a process the program started]
+expect_eq "$(tr -d '\r' < err | tail -3)" "  OUTSIDE      $decoy [pid $pid, a process the program started]
+cudnnenv: report: 1 process the program started had the trees' folders on PATH, not its AddDllDirectory folders: a load there with LOAD_LIBRARY_SEARCH_DEFAULT_DIRS (os.add_dll_directory, Python 3.8+) does not search the trees; start such a child through 'cudnnenv exec' or a shim
 cudnnenv: report: 1 cuDNN file(s) came from outside the tree" "the grandchild's decoy, named with its process"
 run_program cud exec --cudnn t81 --report --json -- cmd /c call "$program" "$decoy"
 json=$(grep '^{' err)
