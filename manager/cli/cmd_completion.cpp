@@ -8,10 +8,13 @@
 
 #include "cli/context.hpp"
 #include "cli/output.hpp"
+#include "pin/launch.hpp"
+#include "pin/pin_policy.hpp"
 #include "select/profile.hpp"
 #include "shell/init.hpp"
 #include "util/fs.hpp"
 #include "util/text.hpp"
+#include "verify/verify.hpp"
 
 namespace cudnnenv::cli {
 
@@ -110,9 +113,9 @@ std::vector<std::string> candidates(const CLI::App& app, const Context& context,
       (takes_value(*scope, previous) || takes_value(app, previous))) {
     if (previous == "--cudnn") return specs(context);
     if (previous == "--shell") return shell::shell_names();
-    if (previous == "--verify") return {"none", "load", "conv"};
-    if (previous == "--mode") return {"audit", "preload", "path"};
-    if (previous == "--level") return {"files", "load", "conv"};
+    if (previous == "--verify") return util::names_of(k_launch_policies);
+    if (previous == "--mode") return util::names_of(k_pin_modes);
+    if (previous == "--level") return util::names_of(k_verify_levels);
     return {};  // a path or a number
   }
   if (util::starts_with(arguments.current, "-")) {

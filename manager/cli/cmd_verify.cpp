@@ -161,9 +161,7 @@ Result<std::vector<ToVerify>> trees_to_verify(const VerifyArguments& arguments, 
 Result<int> run_verify(const VerifyArguments& arguments, const Context& context) {
   CUDNNENV_TRY_ASSIGN(trees, trees_to_verify(arguments, context));
   VerifyOptions options;
-  options.level = arguments.level == "files"  ? VerifyLevel::files
-                  : arguments.level == "load" ? VerifyLevel::load
-                                              : VerifyLevel::conv;
+  options.level = util::parse_name(k_verify_levels, arguments.level).value_or(VerifyLevel::conv);
   options.device = arguments.device;
   options.probe_program = probe_program_beside(util::current_executable());
   const bool conv_asked = arguments.level == "conv";
@@ -250,7 +248,7 @@ void register_verify(CLI::App& app, Context& context) {
   command->add_option("target", arguments->target, "a spec, a tree name or a folder (default: the current selection)");
   command
       ->add_option("--level", arguments->level, "files, load, or conv (default: conv when a GPU is there, else load)")
-      ->check(CLI::IsMember({"files", "load", "conv"}));
+      ->check(CLI::IsMember(util::names_of(k_verify_levels)));
   command->add_option("--device", arguments->device, "which GPU (default 0)");
   command->add_flag("--all", arguments->all, "every tree in the store");
   command->add_flag("--json", arguments->json, "print the results as a JSON array");

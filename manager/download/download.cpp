@@ -323,6 +323,205 @@ Result<std::string> archive_url(const OfficialArchive& archive, const std::strin
   return base + std::string(url.substr(k_official_host.size()));
 }
 
+namespace {
+
+// The file of an earlier install (or of another store sharing the folder),
+// when it is the archive; anything else under its name is removed.
+Result<bool> already_downloaded(const OfficialArchive& archive, const fs::path& final_file, Downloaded& result) {
+  std::error_code ec;
+  if (!fs::is_regular_file(final_file, ec)) return false;
+  const std::uint64_t size = fs::file_size(final_file, ec);
+  if (!ec && (archive.size == 0 || size == archive.size)) {
+    CUDNNENV_TRY_ASSIGN(digest, util::sha256_file(final_file));
+    if (archive.sha256.empty() || *digest == archive.sha256) {
+      result.sha256 = *digest;
+      return true;
+    }
+  }
+  spdlog::debug("download: '{}' in the downloads folder is not the official file; fetching it again",
+                util::to_utf8(final_file.filename()));
+  fs::remove(final_file, ec);
+  return false;
+}
+
+// One download over HTTP into `<name>.part`: the tries with their delays, the
+// resume from what the part file holds, one start over for a server that
+// does not resume, and the checks of size and SHA-256 before the rename.
+class ArchiveFetch {
+ public:
+  ArchiveFetch(const OfficialArchive& archive, const DownloadOptions& options, std::string url, std::string mirror_path,
+               Downloaded result)
+      : m_archive(archive),
+        m_options(options),
+        m_url(std::move(url)),
+        m_mirror_path(std::move(mirror_path)),
+        m_name(archive.file_name),
+        m_part(options.folder / util::path_from_utf8(m_name + ".part")),
+        m_result(std::move(result)) {}
+
+  Result<Downloaded> run() {
+    auto delay = m_options.first_delay;
+    for (int attempt = 1;; ++attempt) {
+      CUDNNENV_TRY_ASSIGN(outcome, try_once(attempt));
+      if (outcome->failure == TransferFailure::none) break;
+      spdlog::debug("download: try {} failed: {} (HTTP {})", attempt, outcome->detail, outcome->status);
+      if ((outcome->failure == TransferFailure::no_range ||
+           (outcome->failure == TransferFailure::http && outcome->status == 416)) &&
+          start_over()) {
+        continue;
+      }
+      const Error failed =
+          failure_error(*outcome, m_url, attempt, m_options.stall_time, m_options.min_rate, m_name, m_mirror_path);
+      if (!transient(*outcome) || attempt > m_options.retries) {
+        // What arrived stays for the next run to resume, unless nothing did
+        // or the server said the file is not there.
+        if (m_part.size() == 0 || (outcome->failure == TransferFailure::http && outcome->status < 500)) {
+          m_part.reset();
+        } else {
+          prune_partials(m_options.folder, m_part.path());
+        }
+        return failed;
+      }
+      if (m_options.note) {
+        m_options.note(failed.message + "; trying again in " + fmt::format("{:.1f}", delay.count() / 1000.0) + " s");
+      }
+      std::this_thread::sleep_for(delay);
+      delay *= 2;
+    }
+    return finish();
+  }
+
+ private:
+  // A server that sent the whole file again, or cannot send a range: the
+  // part file emptied, once. False when it was done already.
+  bool start_over() {
+    if (m_restarted) return false;
+    m_restarted = true;
+    if (m_options.note) m_options.note("the server does not resume downloads: starting over");
+    m_part.reset();
+    return true;
+  }
+
+  // One GET from the part file's end. An error is a refusal (other bytes
+  // than the archive's, a write that failed): the part file is gone.
+  Result<TransferOutcome> try_once(int attempt) {
+    CUDNNENV_TRY(m_part.open(m_archive.size));
+    const std::uint64_t offset = m_part.size();
+    if (offset > 0) m_result.resumed = true;
+    if (m_archive.size && offset == m_archive.size) {  // complete, killed before the rename
+      CUDNNENV_TRY(m_part.close());
+      return TransferOutcome{};
+    }
+    TransferRequest request;
+    request.url = m_url;
+    request.offset = offset;
+    request.ca_file = m_options.ca_file;
+    request.helper = m_options.helper;
+    request.low_speed_time = m_options.stall_time;
+    request.low_speed_bytes = m_options.min_rate;
+    spdlog::debug("download: GET {} from byte {} (try {})", m_url, offset, attempt);
+
+    std::optional<Error> refusal;
+    const auto began = std::chrono::steady_clock::now();
+    std::uint64_t total = m_archive.size;
+    const auto report = [&](bool done) {
+      if (m_options.progress) {
+        m_options.progress({m_part.size(), total, offset, std::chrono::steady_clock::now() - began, done});
+      }
+    };
+    TransferSink sink;
+    sink.start = [&](const TransferStart& start) {
+      if (start.offset != m_part.size()) {  // the whole file again, not the rest
+        if (!start_over()) {
+          refusal = make_error("'" + m_url + "' ignored the range request twice", "run the command again");
+          return false;
+        }
+        if (auto reopened = m_part.open(m_archive.size); !reopened) {
+          refusal = reopened.error();
+          return false;
+        }
+      }
+      if (start.length && m_archive.size && start.offset + *start.length != m_archive.size) {
+        refusal = make_error("'" + m_url + "' offers " + std::to_string(start.offset + *start.length) + " bytes for " +
+                                 m_name + ", " + std::string(m_archive.listed_by) + " says " +
+                                 std::to_string(m_archive.size) + "; nothing was installed",
+                             "the server (or the mirror) has another file under this name");
+        return false;
+      }
+      if (!m_archive.size && start.length) total = start.offset + *start.length;
+      report(false);
+      return true;
+    };
+    sink.data = [&](std::string_view data) {
+      refusal = too_much(data.size());
+      if (!refusal && !m_part.append(data)) refusal = m_part.write_error();
+      if (refusal) return false;
+      m_result.bytes_fetched += data.size();
+      report(false);
+      return true;
+    };
+    const TransferOutcome outcome = transfer(request, sink);
+    const auto closed = m_part.close();
+    if (refusal || !closed) {
+      m_part.reset();
+      return refusal ? *refusal : closed.error();
+    }
+    if (outcome.failure == TransferFailure::none) {
+      report(true);
+      if (!outcome.url.empty()) m_result.url = outcome.url;
+    }
+    return outcome;
+  }
+
+  // Past the archive's size, or past the cap when the list gives none.
+  std::optional<Error> too_much(std::size_t more) const {
+    if (m_archive.size && m_part.size() + more > m_archive.size) {
+      return make_error("'" + m_url + "' sent more than the " + std::to_string(m_archive.size) + " bytes of " + m_name +
+                            "; it was deleted and nothing was installed",
+                        "the server (or the mirror) has another file under this name");
+    }
+    if (!m_archive.size && m_part.size() + more > m_options.max_unknown_size) {
+      return make_error("'" + m_url + "' sent more than " + util::human_size(m_options.max_unknown_size) + " of " +
+                            m_name + ", whose size the list does not give; it was deleted and nothing was installed",
+                        "the official archives are smaller; a larger one needs --max-download SIZE");
+    }
+    return std::nullopt;
+  }
+
+  // The size and the SHA-256 checked, then the rename to the archive's name.
+  Result<Downloaded> finish() {
+    if (m_result.url.empty()) m_result.url = m_url;
+    if (m_archive.size && m_part.size() != m_archive.size) {
+      const std::uint64_t got = m_part.size();
+      m_part.reset();
+      return make_error("'" + m_result.url + "' sent " + std::to_string(got) + " bytes of " + m_name + ", " +
+                            std::string(m_archive.listed_by) + " says " + std::to_string(m_archive.size) +
+                            "; it was deleted",
+                        "the server (or the mirror) has another file under this name");
+    }
+    m_result.sha256 = m_part.digest();
+    if (auto checked = check_digest(m_archive, m_result.sha256, m_result.url); !checked) {
+      m_part.reset();
+      return checked.error();
+    }
+    CUDNNENV_TRY(util::replace_file(m_part.path(), m_result.file));
+    spdlog::debug("download: '{}' verified ({} bytes fetched, SHA-256 {})", m_name, m_result.bytes_fetched,
+                  m_result.sha256);
+    return m_result;
+  }
+
+  const OfficialArchive& m_archive;
+  const DownloadOptions& m_options;
+  const std::string m_url;
+  const std::string m_mirror_path;  // the archive's path on NVIDIA's host, for a mirror's messages
+  const std::string m_name;
+  PartFile m_part;
+  Downloaded m_result;
+  bool m_restarted = false;
+};
+
+}  // namespace
+
 Result<Downloaded> fetch_archive(const OfficialArchive& archive, const DownloadOptions& options) {
   if (archive.sha256.empty() && !options.allow_unverified) {
     return make_error(
@@ -330,7 +529,6 @@ Result<Downloaded> fetch_archive(const OfficialArchive& archive, const DownloadO
         "pass --allow-unverified to install it anyway (its hash is recorded in the tree)");
   }
   CUDNNENV_TRY_ASSIGN(url, archive_url(archive, options.mirror));
-  const std::string mirror_path = *url != archive.url ? path_of(archive.url) : std::string();
   std::error_code ec;
   fs::create_directories(options.folder, ec);
   if (ec) {
@@ -339,160 +537,19 @@ Result<Downloaded> fetch_archive(const OfficialArchive& archive, const DownloadO
   }
   const std::string name(archive.file_name);
   CUDNNENV_TRY_ASSIGN(lock, util::FileLock::acquire(options.folder / util::path_from_utf8("." + name + ".lock")));
-  const fs::path final_file = options.folder / util::path_from_utf8(name);
   Downloaded result;
-  result.file = final_file;
-
-  // Already here from an earlier install (or another store sharing the folder).
-  if (fs::is_regular_file(final_file, ec)) {
-    const std::uint64_t size = fs::file_size(final_file, ec);
-    if (!ec && (archive.size == 0 || size == archive.size)) {
-      CUDNNENV_TRY_ASSIGN(digest, util::sha256_file(final_file));
-      if (archive.sha256.empty() || *digest == archive.sha256) {
-        spdlog::debug("download: '{}' is already in '{}', checked", name, util::to_utf8(options.folder));
-        result.sha256 = *digest;
-        return result;
-      }
-    }
-    spdlog::debug("download: '{}' in the downloads folder is not the official file; fetching it again", name);
-    fs::remove(final_file, ec);
+  result.file = options.folder / util::path_from_utf8(name);
+  CUDNNENV_TRY_ASSIGN(here, already_downloaded(archive, result.file, result));
+  if (*here) {
+    spdlog::debug("download: '{}' is already in '{}', checked", name, util::to_utf8(options.folder));
+    return result;
   }
-
-  if (util::starts_with(*url, "file://")) return copy_from_folder(archive, *url, final_file, std::move(result));
-
-  PartFile part(options.folder / util::path_from_utf8(name + ".part"));
-  bool restarted = false;  // a server without ranges: start over, once
-  int attempt = 0;
-  auto delay = options.first_delay;
-  for (;;) {
-    ++attempt;
-    CUDNNENV_TRY(part.open(archive.size));
-    const std::uint64_t offset = part.size();
-    if (offset > 0) result.resumed = true;
-    if (archive.size && offset == archive.size) {  // complete, killed before the rename
-      CUDNNENV_TRY(part.close());
-      break;
-    }
-
-    TransferRequest request;
-    request.url = *url;
-    request.offset = offset;
-    request.ca_file = options.ca_file;
-    request.helper = options.helper;
-    request.low_speed_time = options.stall_time;
-    request.low_speed_bytes = options.min_rate;
-    spdlog::debug("download: GET {} from byte {} (try {})", *url, offset, attempt);
-
-    std::optional<Error> refusal;
-    const auto began = std::chrono::steady_clock::now();
-    std::uint64_t total = archive.size;
-    const auto report = [&](bool done) {
-      if (options.progress) {
-        options.progress({part.size(), total, offset, std::chrono::steady_clock::now() - began, done});
-      }
-    };
-    TransferSink sink;
-    sink.start = [&](const TransferStart& start) {
-      if (start.offset != part.size()) {  // the whole file again, not the rest
-        if (restarted) {
-          refusal = make_error("'" + *url + "' ignored the range request twice", "run the command again");
-          return false;
-        }
-        restarted = true;
-        if (options.note) options.note("the server does not resume downloads: starting over");
-        part.reset();
-        if (auto reopened = part.open(archive.size); !reopened) {
-          refusal = reopened.error();
-          return false;
-        }
-      }
-      if (start.length && archive.size && start.offset + *start.length != archive.size) {
-        refusal = make_error("'" + *url + "' offers " + std::to_string(start.offset + *start.length) + " bytes for " +
-                                 name + ", " + std::string(archive.listed_by) + " says " +
-                                 std::to_string(archive.size) + "; nothing was installed",
-                             "the server (or the mirror) has another file under this name");
-        return false;
-      }
-      if (!archive.size && start.length) total = start.offset + *start.length;
-      report(false);
-      return true;
-    };
-    sink.data = [&](std::string_view data) {
-      if (archive.size && part.size() + data.size() > archive.size) {
-        refusal = make_error("'" + *url + "' sent more than the " + std::to_string(archive.size) + " bytes of " + name +
-                                 "; it was deleted and nothing was installed",
-                             "the server (or the mirror) has another file under this name");
-        return false;
-      }
-      if (!archive.size && part.size() + data.size() > options.max_unknown_size) {
-        refusal = make_error("'" + *url + "' sent more than " + util::human_size(options.max_unknown_size) + " of " +
-                                 name + ", whose size the list does not give; it was deleted and nothing was installed",
-                             "the official archives are smaller; a larger one needs --max-download SIZE");
-        return false;
-      }
-      if (!part.append(data)) {
-        refusal = part.write_error();
-        return false;
-      }
-      result.bytes_fetched += data.size();
-      report(false);
-      return true;
-    };
-    const TransferOutcome outcome = transfer(request, sink);
-    const auto closed = part.close();
-    if (refusal || !closed) {
-      part.reset();
-      return refusal ? *refusal : closed.error();
-    }
-    if (outcome.failure == TransferFailure::none) {
-      report(true);
-      if (!outcome.url.empty()) result.url = outcome.url;
-      break;
-    }
-    spdlog::debug("download: try {} failed: {} (HTTP {})", attempt, outcome.detail, outcome.status);
-    if ((outcome.failure == TransferFailure::no_range ||
-         (outcome.failure == TransferFailure::http && outcome.status == 416)) &&
-        !restarted) {
-      restarted = true;
-      if (options.note) options.note("the server does not resume downloads: starting over");
-      part.reset();
-      continue;
-    }
-    if (!transient(outcome) || attempt > options.retries) {
-      // What arrived stays for the next run to resume, unless nothing did
-      // or the server said the file is not there.
-      if (part.size() == 0 || (outcome.failure == TransferFailure::http && outcome.status < 500)) {
-        part.reset();
-      } else {
-        prune_partials(options.folder, options.folder / util::path_from_utf8(name + ".part"));
-      }
-      return failure_error(outcome, *url, attempt, options.stall_time, options.min_rate, name, mirror_path);
-    }
-    if (options.note) {
-      options.note(
-          failure_error(outcome, *url, attempt, options.stall_time, options.min_rate, name, mirror_path).message +
-          "; trying again in " + fmt::format("{:.1f}", delay.count() / 1000.0) + " s");
-    }
-    std::this_thread::sleep_for(delay);
-    delay *= 2;
+  if (util::starts_with(*url, "file://")) {
+    const fs::path final_file = result.file;
+    return copy_from_folder(archive, *url, final_file, std::move(result));
   }
-
-  if (result.url.empty()) result.url = *url;
-  if (archive.size && part.size() != archive.size) {
-    const std::uint64_t got = part.size();
-    part.reset();
-    return make_error("'" + result.url + "' sent " + std::to_string(got) + " bytes of " + name + ", " +
-                          std::string(archive.listed_by) + " says " + std::to_string(archive.size) + "; it was deleted",
-                      "the server (or the mirror) has another file under this name");
-  }
-  result.sha256 = part.digest();
-  if (auto checked = check_digest(archive, result.sha256, result.url); !checked) {
-    part.reset();
-    return checked.error();
-  }
-  CUDNNENV_TRY(util::replace_file(part.path(), final_file));
-  spdlog::debug("download: '{}' verified ({} bytes fetched, SHA-256 {})", name, result.bytes_fetched, result.sha256);
-  return result;
+  const std::string mirror_path = *url != archive.url ? path_of(archive.url) : std::string();
+  return ArchiveFetch(archive, options, *url, mirror_path, std::move(result)).run();
 }
 
 Result<const OfficialArchive*> choose_archive(const Platform& platform, const Spec& spec,

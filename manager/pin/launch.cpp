@@ -190,18 +190,6 @@ std::vector<fs::path> shadowed_libraries(const LaunchPlan& plan) {
 
 }  // namespace
 
-std::string pin_mode_name(PinMode mode) {
-  switch (mode) {
-    case PinMode::audit:
-      return "audit";
-    case PinMode::preload:
-      return "preload";
-    case PinMode::path:
-      return "path";
-  }
-  return "";
-}
-
 bool is_cudnn_file(std::string_view path) {
   const auto slash = path.find_last_of(windows_host() ? "/\\" : "/");
   std::string name(slash == std::string_view::npos ? path : path.substr(slash + 1));

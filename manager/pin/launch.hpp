@@ -15,6 +15,7 @@
 
 #include "store/tree.hpp"
 #include "util/environment.hpp"
+#include "util/names.hpp"
 #include "util/result.hpp"
 
 namespace cudnnenv {
@@ -24,6 +25,12 @@ enum class PinMode {
   preload,  // the tree's main library in LD_PRELOAD + LD_LIBRARY_PATH
   path,     // LD_LIBRARY_PATH (PATH on Windows) only
 };
+
+// exec --mode's words: parsing, the CLI's check, completion, the notes and
+// JSON read this table.
+inline constexpr util::Named<PinMode> k_pin_modes[] = {
+    {PinMode::audit, "audit"}, {PinMode::preload, "preload"}, {PinMode::path, "path"}};
+static_assert(util::covers_each_once(k_pin_modes, 3));
 
 struct LaunchRequest {
   TreeRecord tree;
@@ -129,7 +136,5 @@ struct PinReport {
 // is searched before PATH and SetDllDirectory: no launcher can beat it).
 PinReport classify_loaded(const TreeRecord& tree, const TreeRecord* runtime, const std::filesystem::path& program,
                           const std::vector<LoadedModule>& loaded);
-
-std::string pin_mode_name(PinMode mode);
 
 }  // namespace cudnnenv

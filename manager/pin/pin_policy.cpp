@@ -135,15 +135,8 @@ void remember(const PinCheckOptions& options, const std::string& key) {
 
 }  // namespace
 
-std::optional<LaunchPolicy> parse_launch_policy(std::string_view text) {
-  if (text == "none") return LaunchPolicy::none;
-  if (text == "load") return LaunchPolicy::load;
-  if (text == "conv") return LaunchPolicy::conv;
-  return std::nullopt;
-}
-
 std::string to_string(LaunchPolicy policy) {
-  return policy == LaunchPolicy::none ? "none" : policy == LaunchPolicy::load ? "load" : "conv";
+  return std::string(util::name_of(k_launch_policies, policy));
 }
 
 Result<LaunchPolicy> choose_launch_policy(const std::optional<std::string>& option,
@@ -155,10 +148,11 @@ Result<LaunchPolicy> choose_launch_policy(const std::optional<std::string>& opti
       {project_value, "[verify] on_launch"}};
   for (const auto& [value, where] : sources) {
     if (value && !value->empty()) {
-      if (auto policy = parse_launch_policy(*value)) {
+      if (auto policy = util::parse_name(k_launch_policies, *value)) {
         return *policy;
       }
-      return make_error(std::string(where) + " is '" + *value + "'", "use none, load or conv", ExitCode::usage);
+      return make_error(std::string(where) + " is '" + *value + "'", "use " + util::choices_of(k_launch_policies),
+                        ExitCode::usage);
     }
   }
   return LaunchPolicy::load;

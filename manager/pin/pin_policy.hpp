@@ -14,13 +14,19 @@
 
 #include "store/tree.hpp"
 #include "util/environment.hpp"
+#include "util/names.hpp"
 #include "util/result.hpp"
 
 namespace cudnnenv {
 
 enum class LaunchPolicy { none, load, conv };
 
-std::optional<LaunchPolicy> parse_launch_policy(std::string_view text);
+// --verify's, CUDNNENV_VERIFY's and [verify] on_launch's words: parsing, the
+// CLI's check, the error's hint and completion read this table.
+inline constexpr util::Named<LaunchPolicy> k_launch_policies[] = {
+    {LaunchPolicy::none, "none"}, {LaunchPolicy::load, "load"}, {LaunchPolicy::conv, "conv"}};
+static_assert(util::covers_each_once(k_launch_policies, 3));
+
 std::string to_string(LaunchPolicy policy);
 
 // First found wins: `option` (--verify), CUDNNENV_VERIFY, the project file's

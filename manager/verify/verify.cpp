@@ -497,7 +497,7 @@ std::string plain_cause(std::string_view error_text) {
 }
 
 std::string to_string(VerifyLevel level) {
-  return level == VerifyLevel::files ? "files" : level == VerifyLevel::load ? "load" : "conv";
+  return std::string(util::name_of(k_verify_levels, level));
 }
 
 std::string to_string(CheckStatus status) {

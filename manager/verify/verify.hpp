@@ -18,10 +18,17 @@
 #include "probe/protocol.hpp"
 #include "store/tree.hpp"
 #include "util/environment.hpp"
+#include "util/names.hpp"
 
 namespace cudnnenv {
 
 enum class VerifyLevel { files, load, conv };
+
+// --level's words, lowest first: parsing, the CLI's check, completion and
+// JSON read this table.
+inline constexpr util::Named<VerifyLevel> k_verify_levels[] = {
+    {VerifyLevel::files, "files"}, {VerifyLevel::load, "load"}, {VerifyLevel::conv, "conv"}};
+static_assert(util::covers_each_once(k_verify_levels, 3));
 
 enum class CheckStatus { ok, failed, skipped };
 
