@@ -119,6 +119,72 @@ Result<TreeRecord> tree_from_folder(const fs::path& folder) {
   return tree;
 }
 
+namespace {
+
+// Any [env] needs trust: no list of "dangerous" names is complete
+// (LD_PRELOAD, PATH, PYTHONSTARTUP, BASH_ENV, NODE_OPTIONS, ...). An untrusted
+// file's variables are dropped, and the selection says why.
+void withhold_untrusted_env(const Store& store, const fs::path& file, ProjectFile& project, Selection& selection) {
+  if (project.env.empty()) return;
+  const TrustStatus status = TrustStore(store.state().trust()).status(file, project.content);
+  if (status == TrustStatus::trusted) return;
+  selection.withheld_env =
+      make_error("'" + util::to_utf8(file) + "' sets variables ([env]) and " + describe(status) + ": they were not set",
+                 status == TrustStatus::symbolic_link
+                     ? "variables come only from a project file in its own folder"
+                     : "read it, then run 'cudnnenv trust' in '" + util::to_utf8(file.parent_path()) + "'");
+  project.env.clear();
+}
+
+// The tree a project file chooses: by path (outside the store only when
+// trusted), by profile, or by version. The outer error is a refusal said as
+// it is; an inner error gets the selection's origin; none: the file names no
+// tree (only [env], say) and leaves the choice to the default.
+Result<std::optional<Result<TreeRecord>>> project_tree(const Store& store, const SelectionRequest& request,
+                                                       const fs::path& file, const ProjectFile& project,
+                                                       Selection& selection) {
+  if (project.path) {
+    std::error_code ec;
+    const fs::path folder = fs::weakly_canonical(file.parent_path() / util::path_from_utf8(*project.path), ec);
+    selection.spec = *project.path;
+    if (!inside(folder, fs::weakly_canonical(store.root(), ec))) {
+      const TrustStatus status = TrustStore(store.state().trust()).status(file, project.content);
+      if (status != TrustStatus::trusted) {
+        return make_error("'" + util::to_utf8(file) + "' points outside the store (path = '" + *project.path +
+                              "') and " + describe(status),
+                          status == TrustStatus::symbolic_link
+                              ? "a project file that changes what loads must be a file of its own folder"
+                              : "read it, then run 'cudnnenv trust' in '" + util::to_utf8(file.parent_path()) + "'");
+      }
+    }
+    return std::optional(tree_from_folder(folder));
+  }
+  if (project.profile) {
+    auto profile = find_profile(*project.profile, host_platform().os, config_files(store));
+    if (!profile) {
+      return make_error(selection.decided_by + ": " + profile.error().message, profile.error().hint,
+                        ExitCode::not_found);
+    }
+    selection.spec = *project.profile;
+    selection.profile = *profile;
+    auto tree = satisfying_tree(*profile, store.list(RecordPart::identity).trees);
+    if (!tree) {
+      Error error = no_tree_for(*profile);
+      error.message += ", which " + selection.decided_by + " asks for";
+      return error;
+    }
+    if (!tree->tested) selection.warnings.push_back(untested_warning(*profile, *tree));
+    return std::optional<Result<TreeRecord>>(std::move(tree->tree));
+  }
+  if (project.cudnn) {
+    selection.spec = *project.cudnn;
+    return std::optional(select(store, selection.spec, request.cuda ? request.cuda : project.cuda, selection));
+  }
+  return std::optional<Result<TreeRecord>>();
+}
+
+}  // namespace
+
 Result<Selection> resolve_selection(const Store& store, const SelectionRequest& request) {
   Selection selection;
   auto finish = [&](Result<TreeRecord> tree) -> Result<Selection> {
@@ -133,43 +199,26 @@ Result<Selection> resolve_selection(const Store& store, const SelectionRequest& 
     return selection;
   };
 
-  if (request.cudnn && !request.cudnn->empty()) {
-    selection.origin = Origin::command_line;
-    selection.decided_by = "--cudnn";
-    selection.spec = *request.cudnn;
-    return finish(select(store, selection.spec, request.cuda, selection));
+  // Before any file: the command line, the shell's version, the shell's activation.
+  const std::pair<Origin, std::optional<std::string>> named[] = {
+      {Origin::command_line, request.cudnn},
+      {Origin::environment, request.environment.get("CUDNNENV_VERSION")},
+      {Origin::activation, request.environment.get(k_activated_variable)}};
+  const char* const names[] = {"--cudnn", "CUDNNENV_VERSION", k_activated_variable};
+  for (std::size_t i = 0; i < std::size(named); ++i) {
+    const auto& [origin, spec] = named[i];
+    if (spec && !spec->empty()) {
+      selection.origin = origin;
+      selection.decided_by = names[i];
+      selection.spec = *spec;
+      return finish(select(store, selection.spec, request.cuda, selection));
+    }
+    spdlog::trace("selection: no {}", names[i]);
   }
-  spdlog::trace("selection: no --cudnn; next CUDNNENV_VERSION");
-  if (auto shell = request.environment.get("CUDNNENV_VERSION"); shell && !shell->empty()) {
-    selection.origin = Origin::environment;
-    selection.decided_by = "CUDNNENV_VERSION";
-    selection.spec = *shell;
-    return finish(select(store, selection.spec, request.cuda, selection));
-  }
-  spdlog::trace("selection: CUDNNENV_VERSION unset; next {}", k_activated_variable);
-  if (auto activated = request.environment.get(k_activated_variable); activated && !activated->empty()) {
-    selection.origin = Origin::activation;
-    selection.decided_by = k_activated_variable;
-    selection.spec = *activated;
-    return finish(select(store, selection.spec, request.cuda, selection));
-  }
-  spdlog::trace("selection: no activation in this shell; next a .cudnnenv.toml in '{}' or above",
-                util::to_utf8(request.working_directory));
+  spdlog::trace("selection: next a .cudnnenv.toml in '{}' or above", util::to_utf8(request.working_directory));
   if (auto file = find_project_file(request.working_directory)) {
     CUDNNENV_TRY_ASSIGN(project, read_project_file(*file));
-    if (!project->env.empty()) {
-      // Any [env] needs trust: no list of "dangerous" names is complete
-      // (LD_PRELOAD, PATH, PYTHONSTARTUP, BASH_ENV, NODE_OPTIONS, ...).
-      const TrustStatus status = TrustStore(store.state().trust()).status(*file, project->content);
-      if (status != TrustStatus::trusted) {
-        selection.withheld_env = make_error(
-            "'" + util::to_utf8(*file) + "' sets variables ([env]) and " + describe(status) + ": they were not set",
-            status == TrustStatus::symbolic_link
-                ? "variables come only from a project file in its own folder"
-                : "read it, then run 'cudnnenv trust' in '" + util::to_utf8(file->parent_path()) + "'");
-        project->env.clear();
-      }
-    }
+    withhold_untrusted_env(store, *file, *project, selection);
     selection.warnings = project->warnings;
     if (selection.withheld_env) {
       selection.warnings.push_back(selection.withheld_env->message + " (hint: " + selection.withheld_env->hint + ")");
@@ -177,46 +226,8 @@ Result<Selection> resolve_selection(const Store& store, const SelectionRequest& 
     selection.origin = Origin::project_file;
     selection.decided_by = util::to_utf8(*file);
     selection.project = *project;
-    const std::optional<std::string> cuda = request.cuda ? request.cuda : project->cuda;
-    if (project->path) {
-      std::error_code ec;
-      const fs::path folder = fs::weakly_canonical(file->parent_path() / util::path_from_utf8(*project->path), ec);
-      selection.spec = *project->path;
-      if (!inside(folder, fs::weakly_canonical(store.root(), ec))) {
-        const TrustStatus status = TrustStore(store.state().trust()).status(*file, project->content);
-        if (status != TrustStatus::trusted) {
-          const std::string quoted = "'" + util::to_utf8(*file) + "'";
-          return make_error(
-              quoted + " points outside the store (path = '" + *project->path + "') and " + describe(status),
-              status == TrustStatus::symbolic_link
-                  ? "a project file that changes what loads must be a file of its own folder"
-                  : "read it, then run 'cudnnenv trust' in '" + util::to_utf8(file->parent_path()) + "'");
-        }
-      }
-      return finish(tree_from_folder(folder));
-    }
-    if (project->profile) {
-      auto profile = find_profile(*project->profile, host_platform().os, config_files(store));
-      if (!profile) {
-        return make_error(selection.decided_by + ": " + profile.error().message, profile.error().hint,
-                          ExitCode::not_found);
-      }
-      selection.spec = *project->profile;
-      selection.profile = *profile;
-      auto tree = satisfying_tree(*profile, store.list(RecordPart::identity).trees);
-      if (!tree) {
-        Error error = no_tree_for(*profile);
-        error.message += ", which " + selection.decided_by + " asks for";
-        return error;
-      }
-      if (!tree->tested) selection.warnings.push_back(untested_warning(*profile, *tree));
-      return finish(std::move(tree->tree));
-    }
-    if (project->cudnn) {
-      selection.spec = *project->cudnn;
-      return finish(select(store, selection.spec, cuda, selection));
-    }
-    // A project file that names no tree (only [env], say) leaves the choice to the default.
+    CUDNNENV_TRY_ASSIGN(tree, project_tree(store, request, *file, *project, selection));
+    if (*tree) return finish(std::move(**tree));
   }
   // This user's default, else (a shared store this user cannot write) the store's own.
   CUDNNENV_TRY_ASSIGN(config, effective_config(store));
