@@ -10,6 +10,7 @@
 #include <stdexcept>
 
 #include "store/layout.hpp"
+#include "store/spec.hpp"
 #include "util/fs.hpp"
 #include "util/text.hpp"
 
@@ -139,8 +140,6 @@ void write_folder(const fs::path& root, const FileMap& files) {
   }
 }
 
-namespace {
-
 void put16(std::string& out, std::uint32_t value) {
   out += static_cast<char>(value & 0xff);
   out += static_cast<char>((value >> 8) & 0xff);
@@ -153,6 +152,8 @@ void put64(std::string& out, std::uint64_t value) {
   put32(out, static_cast<std::uint32_t>(value));
   put32(out, static_cast<std::uint32_t>(value >> 32));
 }
+
+namespace {
 
 std::string raw_deflate(const std::string& data) {
   z_stream stream{};
@@ -336,6 +337,41 @@ TreeRecord install_host_tree(Store& store, const std::string& header_version,
   auto outcome = store.install("source", options);
   REQUIRE_MESSAGE(outcome, (outcome ? "" : outcome.error().message));
   return outcome->record;
+}
+
+void install_fake(Store& store, const std::string& archive, const std::string& version, int major) {
+  FakeTree spec;
+  spec.os = Os::linux;
+  spec.major = major;
+  spec.header_version = version;
+  spec.library = "fake-elf64-9.1.0.so";
+  spec.style = util::starts_with(archive, "cudnn-linux") ? TreeStyle::archive : TreeStyle::legacy;
+  if (spec.style == TreeStyle::archive) {
+    spec.prefix = archive.substr(0, archive.size() - 4);
+  }
+  fs::create_directories("archives");
+  write_zip("archives/" + archive, fake_tree(spec));
+  InstallOptions options;
+  options.platform = Platform{Os::linux, Arch::x86_64};
+  auto outcome = store.install("archives/" + archive, options);
+  REQUIRE_MESSAGE(outcome, (outcome ? "" : outcome.error().message));
+}
+
+// Five trees: 8.1.0.77 (CUDA 11.2), 8.10.0.5 (12), 8.9.7.29 for CUDA 11 and 12, 9.1.0.70 (12).
+Store make_selection_store() {
+  Store store(test_dir() / "store 库");
+  install_fake(store, "cudnn-11.2-linux-x64-v8.1.0.77.zip", "8.1.0", 8);
+  install_fake(store, "cudnn-linux-x86_64-8.10.0.5_cuda12-archive.zip", "8.10.0", 8);
+  install_fake(store, "cudnn-linux-x86_64-8.9.7.29_cuda11-archive.zip", "8.9.7", 8);
+  install_fake(store, "cudnn-linux-x86_64-8.9.7.29_cuda12-archive.zip", "8.9.7", 8);
+  install_fake(store, "cudnn-linux-x86_64-9.1.0.70_cuda12-archive.zip", "9.1.0", 9);
+  return store;
+}
+
+Result<TreeRecord> pick(const Store& store, const std::string& text, std::optional<std::string> cuda) {
+  auto spec = parse_spec(text, cuda ? std::optional<std::string_view>(*cuda) : std::nullopt);
+  REQUIRE_MESSAGE(spec, (spec ? "" : spec.error().message));
+  return select_tree(store.list(RecordPart::identity).trees, *spec);
 }
 
 }  // namespace cudnnenv::test

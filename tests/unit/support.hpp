@@ -6,6 +6,7 @@
 #include <cstdint>
 #include <filesystem>
 #include <map>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -90,5 +91,19 @@ std::string snapshot(const fs::path& root);
 // the test's folder; `overrides` puts other fixtures under some names.
 TreeRecord install_host_tree(Store& store, const std::string& header_version = "9.1.0",
                              std::map<std::string, std::string> overrides = {});
+
+// A fake Linux tree installed from a zip named `archive` (its name tells
+// the style: an official archive's or a legacy one's).
+void install_fake(Store& store, const std::string& archive, const std::string& version, int major);
+// A store of five such trees: 8.1 (CUDA 11.2), 8.9.7 for CUDA 11 and 12,
+// 8.10 (CUDA 12), 9.1 (CUDA 12).
+Store make_selection_store();
+// The tree `text` (with `cuda`) selects among the store's.
+Result<TreeRecord> pick(const Store& store, const std::string& text, std::optional<std::string> cuda = {});
+
+// Little-endian fields, as zip and PE headers store them.
+void put16(std::string& out, std::uint32_t value);
+void put32(std::string& out, std::uint32_t value);
+void put64(std::string& out, std::uint64_t value);
 
 }  // namespace cudnnenv::test

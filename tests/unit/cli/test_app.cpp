@@ -18,7 +18,7 @@ std::pair<Words, Words> split(Words arguments) {
 
 }  // namespace
 
-TEST_SUITE("exec's argument split") {
+TEST_SUITE("cli/app") {
   TEST_CASE("after '--' everything is the program's, options and empty words too") {
     const auto [parsed, program] = split({"cudnnenv", "exec", "--", "python", "--cudnn", "8", "", "--"});
     CHECK(parsed == Words{"cudnnenv", "exec"});

@@ -9,7 +9,7 @@ namespace cudnnenv {
 
 namespace fs = std::filesystem;
 
-TEST_SUITE("discover") {
+TEST_SUITE("discover/discover") {
   TEST_CASE("globs expand '*' in any component, sorted") {
     for (const char* dir : {"a/v11.2/bin", "a/v12.4/bin", "a/x/bin"}) {
       fs::create_directories(dir);

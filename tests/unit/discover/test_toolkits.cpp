@@ -9,7 +9,7 @@ namespace cudnnenv {
 
 namespace fs = std::filesystem;
 
-TEST_SUITE("toolkits") {
+TEST_SUITE("discover/toolkits") {
   TEST_CASE("one way to find CUDA toolkits: CUDA_HOME's is seen by activate's and install's questions too") {
     const fs::path home = test::test_dir() / "cuda home";
     fs::create_directories(home);

@@ -4,7 +4,7 @@
 
 namespace cudnnenv {
 
-TEST_SUITE("snapshot") {
+TEST_SUITE("doctor/snapshot") {
   TEST_CASE("snapshot diff: key by key, list elements by identity; what is not a snapshot is refused") {
     const std::string before =
         R"({"format": 1, "taken_at": "a", "selection": {"version": "9.4.0"}, "copies": [{"library": "/x", "size": 1}]})";

@@ -9,7 +9,7 @@ namespace cudnnenv {
 
 using test::fixture;
 
-TEST_SUITE("binfmt") {
+TEST_SUITE("formats/binfmt") {
   TEST_CASE("ELF class and machine of the fake libraries") {
     const auto elf64 = identify_binary_file(fixture("fake-elf64-9.1.0.so"));
     REQUIRE(elf64);
@@ -102,6 +102,20 @@ TEST_SUITE("binfmt") {
     CHECK(std::find(links->needed.begin(), links->needed.end(), "libz.so.1") != links->needed.end());
     REQUIRE_FALSE(links->runpath.empty());
     CHECK(links->runpath.front() == "$ORIGIN");
+  }
+
+  TEST_CASE("an MZ header with e_lfanew 0xFFFFFFFF is a PE of unknown machine, and has no import table") {
+    std::string bytes = "MZ";
+    bytes.append(0x3A, '\0');
+    test::put32(bytes, 0xFFFFFFFF);
+    REQUIRE(bytes.size() == 64);
+    const BinaryInfo info = identify_binary(bytes);
+    CHECK(info.format == BinaryFormat::pe);
+    CHECK(info.arch == Arch::unknown);
+    test::write_binary("lfanew.dll", bytes);
+    auto links = read_link_info("lfanew.dll");
+    REQUIRE_FALSE(links);
+    CHECK(links.error().message == "'lfanew.dll' has no PE header");
   }
 }
 

@@ -27,7 +27,7 @@ const char* const k_manifest = R"json({
 
 }  // namespace
 
-TEST_SUITE("redist") {
+TEST_SUITE("formats/redist") {
   TEST_CASE("a manifest gives each component's archive for the platform asked, size as a string or a number") {
     auto windows = parse_redist_manifest(k_manifest, "m.json", "windows-x86_64");
     REQUIRE(windows);

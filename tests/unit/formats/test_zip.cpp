@@ -2,6 +2,7 @@
 
 #include <clocale>
 #include <cstdlib>
+#include <cstring>
 #include <map>
 
 #include "formats/zip.hpp"
@@ -21,6 +22,58 @@ using test::FileMap;
 using test::Item;
 
 namespace {
+
+using test::put16;
+using test::put32;
+using test::put64;
+
+// A zip whose zip64 end record claims a central directory at `offset` of
+// `size` bytes (tests/crafted/make_crafted.py writes the same).
+std::string zip64_claiming(std::uint64_t offset, std::uint64_t size) {
+  std::string bytes = "PK\3\4";
+  bytes.append(26, '\0');
+  const std::uint64_t end64_at = bytes.size();
+  put32(bytes, 0x06064B50);
+  put64(bytes, 44);
+  put16(bytes, 45);
+  put16(bytes, 45);
+  put32(bytes, 0);
+  put32(bytes, 0);
+  put64(bytes, 1);
+  put64(bytes, 1);
+  put64(bytes, size);
+  put64(bytes, offset);
+  put32(bytes, 0x07064B50);
+  put32(bytes, 0);
+  put64(bytes, end64_at);
+  put32(bytes, 1);
+  put32(bytes, 0x06054B50);
+  put16(bytes, 0);
+  put16(bytes, 0);
+  put16(bytes, 0xFFFF);
+  put16(bytes, 0xFFFF);
+  put32(bytes, 0xFFFFFFFF);
+  put32(bytes, 0xFFFFFFFF);
+  put16(bytes, 0);
+  return bytes;
+}
+
+std::string zip_error(const std::string& bytes) {
+  test::write_binary("crafted.zip", bytes);
+  auto reader = ZipReader::open("crafted.zip");
+  REQUIRE_FALSE(reader);
+  return reader.error().message;
+}
+
+// Every central-directory record of the zip at `path` pointed at the first
+// entry's local header: eight names, one body.
+void overlap_all(const std::string& path) {
+  std::string bytes = test::read_binary(path);
+  for (std::size_t at = bytes.find("PK\1\2"); at != std::string::npos; at = bytes.find("PK\1\2", at + 4)) {
+    std::memset(&bytes[at + 42], 0, 4);
+  }
+  test::write_binary(path, bytes);
+}
 
 // name -> content (or "link:<target>"), as our reader sees the archive.
 std::map<std::string, std::string> read_with_ours(const std::filesystem::path& path) {
@@ -58,7 +111,7 @@ FileMap sample_files() {
 
 }  // namespace
 
-TEST_SUITE("zip") {
+TEST_SUITE("formats/zip") {
   TEST_CASE("stored, deflated and zip64 archives read back byte for byte") {
     const FileMap files = sample_files();
     struct Variant {
@@ -182,6 +235,27 @@ TEST_SUITE("zip") {
     }
   }
 #endif
+
+  TEST_CASE("a zip64 central directory whose offset plus size wraps is refused before anything is allocated") {
+    const std::string expected =
+        "'crafted.zip' is not a valid zip archive: central directory beyond the end of the file (truncated?)";
+    CHECK(zip_error(zip64_claiming(16, ~std::uint64_t{0} - 7)) == expected);
+    CHECK(zip_error(zip64_claiming(~std::uint64_t{0} - (std::uint64_t{3} << 30) + 9, std::uint64_t{3} << 30)) ==
+          expected);
+  }
+
+  TEST_CASE("zip entries that share bytes are refused") {
+    test::FileMap files;
+    for (const char* name : {"a.dll", "b.dll", "c.dll"}) {
+      files[name] = test::Item{std::string(4096, 'x')};
+    }
+    test::write_zip("overlap.zip", files);
+    REQUIRE(ZipReader::open("overlap.zip"));
+    overlap_all("overlap.zip");
+    auto reader = ZipReader::open("overlap.zip");
+    REQUIRE_FALSE(reader);
+    CHECK(reader.error().message == "'overlap.zip' is not a safe zip archive: entry 'a.dll' overlaps 'b.dll'");
+  }
 }
 
 }  // namespace cudnnenv

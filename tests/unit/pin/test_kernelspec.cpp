@@ -7,7 +7,7 @@ namespace cudnnenv {
 
 namespace fs = std::filesystem;
 
-TEST_SUITE("kernelspec") {
+TEST_SUITE("pin/kernelspec") {
   TEST_CASE("kernel.json: the pinned argv, the display name and cudnnenv's mark, as JSON") {
     KernelSpec spec;
     spec.name = "cudnnenv-9.1";

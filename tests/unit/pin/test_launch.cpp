@@ -45,7 +45,7 @@ util::Environment path_of(std::initializer_list<fs::path> folders) {
 
 }  // namespace
 
-TEST_SUITE("launch") {
+TEST_SUITE("pin/launch") {
   TEST_CASE("cuDNN files by name, of any version, and nothing else") {
     for (const char* name : {"libcudnn.so.9", "/x/libcudnn_ops.so.9.1.0", "libcudnn.so", "libcudnn_graph.so.9",
                              "cudnn64_8.dll", "cudnn_ops_infer64_8.dll", "CUDNN64_9.DLL"}) {
@@ -165,125 +165,16 @@ TEST_SUITE("launch") {
     REQUIRE_FALSE(bad);
     CHECK(bad.error().message == "CUDNNENV_VERIFY is 'always'");
   }
-}
 
-TEST_SUITE("shim") {
-  TEST_CASE("a sidecar is parsed in place: CRLF, comments, blanks") {
-    char text[] = "# a comment\r\ncudnnenv = C:\\cudnnenv\\cudnnenv.exe\r\n\r\n  root =  C:\\libs  \r\npath = x y\0";
-    shim::Sidecar sidecar;
-    char error[256] = {};
-    REQUIRE(shim::parse_sidecar(text, std::strlen(text), sidecar, error, sizeof error));
-    CHECK(std::string(sidecar.cudnnenv) == "C:\\cudnnenv\\cudnnenv.exe");
-    CHECK(std::string(sidecar.root) == "C:\\libs");
-    CHECK(std::string(sidecar.path) == "x y");
-    CHECK(std::string(sidecar.args).empty());
-    CHECK(std::string(sidecar.library_dir).empty());
-  }
-
-  TEST_CASE("a bad sidecar says which line, or what is missing") {
-    char error[256] = {};
-    shim::Sidecar sidecar;
-    char unknown[] = "path = /bin/true\ncolour = red\n\0";
-    CHECK_FALSE(shim::parse_sidecar(unknown, std::strlen(unknown), sidecar, error, sizeof error));
-    CHECK(std::string(error) ==
-          "line 2: unknown key 'colour' (known: cudnnenv, root, state, audit, path, args, library_dir, cudnn)");
-    char no_tree[] = "path = /bin/true\n\0";
-    CHECK_FALSE(shim::parse_sidecar(no_tree, std::strlen(no_tree), sidecar, error, sizeof error));
-    CHECK(std::string(error) == "no 'library_dir = ...', and no 'cudnnenv = ...' and 'root = ...' to select one");
-    char pinned_without_path[] = "cudnnenv = /c\nroot = /r\ncudnn = 9.1\n\0";
-    CHECK_FALSE(
-        shim::parse_sidecar(pinned_without_path, std::strlen(pinned_without_path), sidecar, error, sizeof error));
-    CHECK(std::string(error) == "'cudnn = ...' needs 'cudnnenv = ...', 'root = ...' and 'path = ...'");
-  }
-
-  TEST_CASE("a launcher's sidecar names the tree every start is pinned to") {
-    char text[] = "cudnnenv = /opt/cudnnenv\nroot = /store\npath = /usr/bin/python3\ncudnn = tree 9.1 & é\n\0";
-    shim::Sidecar sidecar;
-    char error[256] = {};
-    REQUIRE(shim::parse_sidecar(text, std::strlen(text), sidecar, error, sizeof error));
-    CHECK(std::string(sidecar.cudnn) == "tree 9.1 & é");
-    CHECK(std::string(sidecar.path) == "/usr/bin/python3");
-  }
-
-  TEST_CASE("a cached launch decision holds while nothing resolution reads has changed") {
-    const std::string root = util::to_utf8(fs::absolute("store"));
-    const std::string state = root + "/.cudnnenv";
-    fs::create_directories("store/.cudnnenv");
-    fs::create_directories("store/tree/lib");
-    test::write_binary("store/tree/lib/lib.so", "library");
-    test::write_binary("store/tree/lib/lib_ops.so", "sub-library");
-    const std::string library = util::to_utf8(fs::absolute("store/tree/lib/lib.so"));
-    const std::string library_dir = util::to_utf8(fs::absolute("store/tree/lib"));
-    char key[shim::k_key_max];
-    REQUIRE(shim::launch_key(root.c_str(), state.c_str(), key, sizeof key));
-    char text[shim::k_key_max + 3 * shim::k_path_max];
-    std::string written;
-    auto record = [&] {  // what exec's slow path writes for this key
-      char identity[128];
-      REQUIRE(shim::decision_identity(library.c_str(), library_dir.c_str(), identity, sizeof identity));
-      const shim::LaunchDecision decision{library_dir.c_str(), library.c_str(), identity};
-      REQUIRE(shim::format_decision(key, decision, text, sizeof text));
-      written = text;
-    };
-    record();
-
-    auto accepted = [&](const char* with_key) {
-      char copy[sizeof text];
-      std::memcpy(copy, written.c_str(), written.size() + 1);
-      shim::LaunchDecision read;
-      const bool ok = shim::read_decision(copy, written.size(), with_key, read);
-      return ok && std::string(read.library_dir) == library_dir;
-    };
-    CHECK(accepted(key));
-
-    SUBCASE("a project file appears in the working folder: another key") {
-      test::write_binary(".cudnnenv.toml", "cudnn = \"8\"\n");
-      char other[shim::k_key_max];
-      REQUIRE(shim::launch_key(root.c_str(), state.c_str(), other, sizeof other));
-      CHECK(std::string(other) != std::string(key));
-      CHECK(std::string(other).find(util::to_utf8(fs::absolute(".cudnnenv.toml"))) != std::string::npos);
-      CHECK_FALSE(accepted(other));
-    }
-    SUBCASE("the global default is written: another key") {
-      test::write_binary("store/.cudnnenv/config.toml", "default = \"9\"\n");
-      char other[shim::k_key_max];
-      REQUIRE(shim::launch_key(root.c_str(), state.c_str(), other, sizeof other));
-      CHECK_FALSE(accepted(other));
-    }
-    SUBCASE("a shared store's own default is written (this user's state folder elsewhere): another key") {
-      fs::create_directories("home-state");
-      const std::string user_state = util::to_utf8(fs::absolute("home-state"));
-      char before[shim::k_key_max];
-      REQUIRE(shim::launch_key(root.c_str(), user_state.c_str(), before, sizeof before));
-      test::write_binary("store/.cudnnenv/config.toml", "default = \"9\"\n");
-      char after[shim::k_key_max];
-      REQUIRE(shim::launch_key(root.c_str(), user_state.c_str(), after, sizeof after));
-      CHECK(std::string(after) != std::string(before));
-      test::write_binary("home-state/config.toml", "default = \"8\"\n");
-      REQUIRE(shim::launch_key(root.c_str(), user_state.c_str(), before, sizeof before));
-      CHECK(std::string(after) != std::string(before));
-      char path[shim::k_path_max];
-      REQUIRE(shim::launch_cache_path(user_state.c_str(), before, path, sizeof path));
-      CHECK(std::string(path).rfind(user_state + "/cache/launch/", 0) == 0);
-    }
-    SUBCASE("the library changed since the check: refused") {
-      test::write_binary("store/tree/lib/lib.so", "another library, longer");
-      CHECK_FALSE(accepted(key));
-    }
-    SUBCASE("a sub-library deleted since the check: the folder changed, refused") {
-      // File times come from a coarse clock (Linux: a few ms; Windows: ~16 ms), so a
-      // deletion right after the check could keep the folder's time: age the folder
-      // first (Windows cannot set a folder's time through the C runtime: wait instead).
-#ifdef _WIN32
-      std::this_thread::sleep_for(std::chrono::milliseconds(50));
-#else
-      fs::last_write_time("store/tree/lib", fs::last_write_time("store/tree/lib") - std::chrono::seconds(10));
-#endif
-      record();
-      REQUIRE(accepted(key));
-      fs::remove("store/tree/lib/lib_ops.so");
-      CHECK_FALSE(accepted(key));
-    }
+  TEST_CASE("exec refuses what cmd would re-read, naming the argument; programs are not affected") {
+    auto refused = check_batch_arguments("tool.bat", {"ok", "\"&echo INJECTED", "x"});
+    REQUIRE_FALSE(refused);
+    CHECK(refused.error().message ==
+          "argument 2 ('\"&echo INJECTED') for the batch file 'tool.bat' has a double quote, which ends cmd's "
+          "quoting: refused");
+    CHECK(refused.error().code == ExitCode::usage);
+    CHECK(check_batch_arguments("tool.exe", {"\"&echo INJECTED"}));
+    CHECK(check_batch_arguments("tool.cmd", {"a&b", "c|d"}));
   }
 }
 

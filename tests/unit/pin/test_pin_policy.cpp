@@ -44,7 +44,7 @@ std::string incomplete(const TreeRecord& tree, const std::vector<std::string>& c
 
 }  // namespace
 
-TEST_SUITE("pin check") {
+TEST_SUITE("pin/pin_policy") {
   TEST_CASE("a sound tree passes, and the pass is remembered: the next check starts no probe") {
     Store store(test::test_dir() / "store");
     const TreeRecord tree = test::install_host_tree(store);

@@ -5,7 +5,7 @@
 
 namespace cudnnenv {
 
-TEST_SUITE("terminal") {
+TEST_SUITE("pin/terminal") {
   TEST_CASE("the command line: cmd keeps the script one word; PowerShell runs it and stays") {
     const auto cmd = terminal_arguments(TerminalShell::cmd, "C:\\libs & 库\\.cudnnenv\\terminals\\t (1)\\activate.bat");
     REQUIRE(cmd);

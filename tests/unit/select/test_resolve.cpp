@@ -2,6 +2,7 @@
 
 #include <system_error>
 
+#include "select/profile.hpp"
 #include "select/project.hpp"
 #include "select/resolve.hpp"
 #include "select/trust.hpp"
@@ -21,40 +22,9 @@ namespace {
 
 // Installs a fake Linux release under an official-style name; nothing is
 // loaded (the fake libraries would all report the same version).
-void install_fake(Store& store, const std::string& archive, const std::string& version, int major) {
-  FakeTree spec;
-  spec.os = Os::linux;
-  spec.major = major;
-  spec.header_version = version;
-  spec.library = "fake-elf64-9.1.0.so";
-  spec.style = util::starts_with(archive, "cudnn-linux") ? TreeStyle::archive : TreeStyle::legacy;
-  if (spec.style == TreeStyle::archive) {
-    spec.prefix = archive.substr(0, archive.size() - 4);
-  }
-  fs::create_directories("archives");
-  test::write_zip("archives/" + archive, test::fake_tree(spec));
-  InstallOptions options;
-  options.platform = Platform{Os::linux, Arch::x86_64};
-  auto outcome = store.install("archives/" + archive, options);
-  REQUIRE_MESSAGE(outcome, (outcome ? "" : outcome.error().message));
-}
-
-// Five trees: 8.1.0.77 (CUDA 11.2), 8.10.0.5 (12), 8.9.7.29 for CUDA 11 and 12, 9.1.0.70 (12).
-Store make_selection_store() {
-  Store store(test::test_dir() / "store 库");
-  install_fake(store, "cudnn-11.2-linux-x64-v8.1.0.77.zip", "8.1.0", 8);
-  install_fake(store, "cudnn-linux-x86_64-8.10.0.5_cuda12-archive.zip", "8.10.0", 8);
-  install_fake(store, "cudnn-linux-x86_64-8.9.7.29_cuda11-archive.zip", "8.9.7", 8);
-  install_fake(store, "cudnn-linux-x86_64-8.9.7.29_cuda12-archive.zip", "8.9.7", 8);
-  install_fake(store, "cudnn-linux-x86_64-9.1.0.70_cuda12-archive.zip", "9.1.0", 9);
-  return store;
-}
-
-Result<TreeRecord> pick(const Store& store, const std::string& text, std::optional<std::string> cuda = {}) {
-  auto spec = parse_spec(text, cuda ? std::optional<std::string_view>(*cuda) : std::nullopt);
-  REQUIRE_MESSAGE(spec, (spec ? "" : spec.error().message));
-  return select_tree(store.list(RecordPart::identity).trees, *spec);
-}
+using test::install_fake;
+using test::make_selection_store;
+using test::pick;
 
 SelectionRequest request_in(const fs::path& directory) {
   SelectionRequest request;
@@ -70,93 +40,90 @@ void write_text(const fs::path& file, const std::string& text) {
 
 }  // namespace
 
-TEST_SUITE("selection") {
-  TEST_CASE("specs match whole components and pick the newest that fits") {
+TEST_SUITE("select/resolve") {
+  TEST_CASE("one matcher: a profile's name works wherever a spec does; remove is the strict mode") {
     const Store store = make_selection_store();
-    CHECK(pick(store, "8.1")->version.str() == "8.1.0.77");
-    CHECK(pick(store, "8.10")->version.str() == "8.10.0.5");
-    CHECK(pick(store, "8.1.0.77")->version.str() == "8.1.0.77");
-    CHECK(pick(store, "9")->version.str() == "9.1.0.70");
-    CHECK(pick(store, "8+cuda11")->version.str() == "8.9.7.29");
-    CHECK(pick(store, "8+cuda11")->cuda->str() == "11");
-    CHECK(pick(store, "8.9", "12")->cuda->str() == "12");
-    CHECK(pick(store, "8.1+cuda11.2")->version.str() == "8.1.0.77");
-    CHECK(pick(store, "cudnn-linux-x86_64-8.9.7.29_cuda11-archive")->cuda->str() == "11");
-  }
-
-  TEST_CASE("a CUDA request matches what a tree serves, not the minor it was built with") {
-    TreeRecord cuda13;  // a cuda13 archive whose library says it was built with CUDA 13.1
-    cuda13.version = *parse_version("9.19.0.56");
-    cuda13.cuda_variant = CudaVersion{13, std::nullopt};
-    cuda13.cudart = CudaVersion{13, 1};
-    cuda13.cuda = cuda13.cudart;
-    for (const char* asked : {"13.0", "13.1", "13.2", "13"}) {
-      CHECK_MESSAGE(serves_cuda(cuda13, *parse_cuda_version(asked)), asked);
-    }
-    CHECK_FALSE(serves_cuda(cuda13, *parse_cuda_version("12.9")));
-    CHECK(describe_served_cuda(cuda13) == "CUDA 13.x (built with 13.1)");
-
-    TreeRecord cuda11_2;  // 8.1's cuda11.2 archive: 11.2 and newer 11.x
-    cuda11_2.version = *parse_version("8.1.0.77");
-    cuda11_2.cuda_variant = CudaVersion{11, 2};
-    CHECK(serves_cuda(cuda11_2, *parse_cuda_version("11.2")));
-    CHECK(serves_cuda(cuda11_2, *parse_cuda_version("11.8")));
-    CHECK(serves_cuda(cuda11_2, *parse_cuda_version("11")));
-    CHECK_FALSE(serves_cuda(cuda11_2, *parse_cuda_version("11.1")));
-    CHECK(describe_served_cuda(cuda11_2) == "CUDA 11.2 and newer 11.x");
-
-    TreeRecord adopted;  // no variant known: the cudart's major, every minor
-    adopted.cudart = CudaVersion{12, 9};
-    CHECK(serves_cuda(adopted, *parse_cuda_version("12.5")));
-    CHECK(describe_served_cuda(adopted) == "CUDA 12.x (built with 12.9)");
-
-    auto spec = parse_spec("9.19", "13.0");
+    // tf2.5 wants cuDNN 8.1 with CUDA 11.2 (profiles/tensorflow.toml): the tested pair is installed.
+    auto profile = choose_tree(store, "tf2.5", std::nullopt);
+    REQUIRE_MESSAGE(profile, (profile ? "" : profile.error().message));
+    CHECK(profile->tree.name == "8.1.0.77-cuda11.2");
+    CHECK(profile->warnings.empty());
+    REQUIRE(profile->profile);
+    CHECK(profile->profile->name == "tf2.5");
+    auto spec = choose_tree(store, "9", std::nullopt);
     REQUIRE(spec);
-    CHECK(fits(*spec, cuda13));
-    cuda13.name = "9.19.0.56-cuda13";
-    auto none = select_tree({cuda13}, *parse_spec("9.19", "12.5"));
-    REQUIRE_FALSE(none);
-    CHECK(none.error().message == "no installed cuDNN matches '9.19' for CUDA 12.5");
-    CHECK(none.error().hint.find("installed: '9.19.0.56-cuda13' (9.19.0.56, CUDA 13.x (built with 13.1)); ") == 0);
-  }
-
-  TEST_CASE("of one version built for two minors, the variant that serves the request and is newest") {
-    TreeRecord older;
-    older.name = "a-8.0.5-cuda11.0";
-    older.version = *parse_version("8.0.5.39");
-    older.cuda_variant = CudaVersion{11, 0};
-    TreeRecord newer = older;
-    newer.name = "b-8.0.5-cuda11.1";
-    newer.cuda_variant = CudaVersion{11, 1};
-    CHECK(select_tree({older, newer}, *parse_spec("8.0.5", "11.1"))->name == "b-8.0.5-cuda11.1");
-    CHECK(select_tree({older, newer}, *parse_spec("8.0.5", "11.0"))->name == "a-8.0.5-cuda11.0");
-  }
-
-  TEST_CASE("a spec that fits trees for two CUDA majors is an error naming both") {
-    const Store store = make_selection_store();
-    auto both = pick(store, "8.9.7");
-    REQUIRE_FALSE(both);
-    CHECK(both.error().message ==
-          "'8.9.7' fits trees for 2 CUDA versions: '8.9.7.29-cuda11' (CUDA 11) and "
-          "'8.9.7.29-cuda12' (CUDA 12)");
-    CHECK(both.error().hint == "say which: '8.9.7+cuda12' (or --cuda 12)");
-    CHECK_FALSE(pick(store, "8"));
-  }
-
-  TEST_CASE("a spec that fits nothing says what is installed and how to get it, with exit code 3") {
-    const Store store = make_selection_store();
-    auto missing = pick(store, "7.6");
+    CHECK_FALSE(spec->profile);
+    auto missing = choose_tree(store, "tf9.9", std::nullopt);
     REQUIRE_FALSE(missing);
     CHECK(missing.error().code == ExitCode::not_found);
-    CHECK(missing.error().message == "no installed cuDNN matches '7.6'");
-    CHECK(missing.error().hint.find("installed: 9.1.0.70 (CUDA 12), 8.10.0.5 (CUDA 12)") == 0);
-    CHECK(missing.error().hint.find("; 'cudnnenv install 7.6' fetches cudnn-") != std::string::npos);
-    CHECK(missing.error().hint.find("-v7.6.5.32.") != std::string::npos);  // an official 7.6.5 archive
-    auto typo = pick(store, "cudnn-11.2-linux-x64-v8.1.0.7");
-    REQUIRE_FALSE(typo);
-    CHECK(typo.error().hint == "did you mean '8.1.0.77-cuda11.2'?");
-    CHECK_FALSE(parse_spec("8.1+cudaX"));
-    CHECK(parse_spec("8.1+cuda11", "12").error().message == "'8.1+cuda11' asks for CUDA 11 but CUDA 12 was given too");
+
+    auto newest = choose_tree(store, "8.9+cuda12", std::nullopt);
+    REQUIRE(newest);
+    auto ambiguous = choose_tree(store, "8.9", std::nullopt);  // CUDA 11 and 12
+    REQUIRE_FALSE(ambiguous);
+    CHECK(ambiguous.error().code == ExitCode::usage);
+    auto strict = store.find("8");  // five 8.x trees: remove must name one
+    REQUIRE_FALSE(strict);
+    CHECK(strict.error().code == ExitCode::usage);
+    CHECK(strict.error().message.rfind("'8' ", 0) == 0);
+    auto exact = store.find("8.1");
+    REQUIRE(exact);
+    CHECK(exact->version.str() == "8.1.0.77");
+    auto with_cuda = store.find("8.9.7+cuda11");  // the strict matcher honours +cuda too
+    REQUIRE(with_cuda);
+    CHECK(with_cuda->name == "8.9.7.29-cuda11");
+  }
+
+  TEST_CASE("a profile prefers its tested pair; a newer minor runs it with a warning naming the pair") {
+    Store store(test::test_dir() / "store");
+    install_fake(store, "cudnn-11.3-linux-x64-v8.2.0.53.zip", "8.2.0", 8);
+    auto newer = choose_tree(store, "tf2.5", std::nullopt);
+    REQUIRE_MESSAGE(newer, (newer ? "" : newer.error().message));
+    CHECK(newer->tree.name == "8.2.0.53-cuda11.3");
+    CHECK(newer->warnings ==
+          std::vector<std::string>{"tf2.5 (TensorFlow 2.5) was tested with cuDNN 8.1 and CUDA 11.2, which is not "
+                                   "installed; using '8.2.0.53-cuda11.3' (cuDNN 8.2.0.53, CUDA 11.3), which "
+                                   "it accepts (hint: install the tested pair: cudnnenv install 8.1 --cuda 11.2)"});
+    // The same through a project file: every command shows the warning.
+    write_text(test::test_dir() / "p" / k_project_file_name, "profile = \"tf2.5\"\n");
+    auto project = resolve_selection(store, request_in(test::test_dir() / "p"));
+    REQUIRE(project);
+    CHECK(project->warnings == newer->warnings);
+
+    install_fake(store, "cudnn-11.2-linux-x64-v8.1.0.77.zip", "8.1.0", 8);  // older, but the tested pair
+    auto tested = choose_tree(store, "tf2.5", std::nullopt);
+    REQUIRE(tested);
+    CHECK(tested->tree.name == "8.1.0.77-cuda11.2");
+    CHECK(tested->warnings.empty());
+    auto fit = satisfying_tree(*tested->profile, store.list(RecordPart::identity).trees);
+    REQUIRE(fit);
+    CHECK(fit->tested);
+    project = resolve_selection(store, request_in(test::test_dir() / "p"));
+    REQUIRE(project);
+    CHECK(project->tree.name == "8.1.0.77-cuda11.2");
+    CHECK(project->warnings.empty());
+  }
+
+  TEST_CASE("an activation in this shell takes its place: after CUDNNENV_VERSION, before the project file") {
+    Store store = make_selection_store();
+    write_text(store.state().config(), "default = \"9\"\n");
+    write_text(test::test_dir() / "p" / k_project_file_name, "cudnn = \"8.10\"\n");
+    SelectionRequest request = request_in(test::test_dir() / "p");
+    request.environment.set(k_activated_variable, "8.1.0.77-cuda11.2");
+    auto activated = resolve_selection(store, request);
+    REQUIRE(activated);
+    CHECK(activated->origin == Origin::activation);
+    CHECK(activated->tree.version.str() == "8.1.0.77");
+    CHECK(describe_origin(*activated) == "set by 'cudnnenv activate' in this shell");
+    request.environment.set("CUDNNENV_VERSION", "9");
+    auto shell = resolve_selection(store, request);
+    REQUIRE(shell);
+    CHECK(shell->origin == Origin::environment);
+    request.environment.unset("CUDNNENV_VERSION");
+    request.environment.unset(k_activated_variable);
+    auto project = resolve_selection(store, request);
+    REQUIRE(project);
+    CHECK(project->tree.version.str() == "8.10.0.5");
   }
 
   TEST_CASE("precedence: --cudnn, then CUDNNENV_VERSION, then .cudnnenv.toml, then the global default") {
@@ -383,88 +350,6 @@ TEST_SUITE("selection") {
     }
   }
 
-  TEST_CASE("editing one key keeps every other line and comment") {
-    const std::string original = "# project settings\ncuda = \"11.2\"  # toolkit\n\n[env]\nA = \"1\"\n";
-    CHECK(set_top_level_string(original, "cudnn", "8.1") ==
-          "# project settings\ncuda = \"11.2\"  # toolkit\ncudnn = \"8.1\"\n\n[env]\nA = \"1\"\n");
-    CHECK(set_top_level_string("cudnn = \"7\"\n[env]\ncudnn = \"x\"\n", "cudnn", "8.1") ==
-          "cudnn = \"8.1\"\n[env]\ncudnn = \"x\"\n");
-    CHECK(set_top_level_string("", "default", "9") == "default = \"9\"\n");
-    CHECK(toml_quote("C:\\libs\\\"x\"") == "\"C:\\\\libs\\\\\\\"x\\\"\"");
-    auto parsed = parse_project_file(set_top_level_string(original, "cudnn", "a \"quoted\" \\ value"), "x.toml");
-    REQUIRE(parsed);
-    CHECK(*parsed->cudnn == "a \"quoted\" \\ value");
-  }
-}
-
-}  // namespace cudnnenv
-
-#include "select/profile.hpp"
-
-namespace cudnnenv {
-
-TEST_SUITE("profiles") {
-  TEST_CASE("the built-in TensorFlow profiles: Windows to tf2.10, Linux to tf2.21, each with cuDNN and CUDA") {
-    const auto tensorflow = [](std::vector<Profile> all) {
-      std::erase_if(all, [](const Profile& each) { return !util::starts_with(each.name, "tf"); });
-      return all;
-    };
-    auto windows_all = all_profiles(Os::windows, {});
-    REQUIRE(windows_all);
-    const auto windows = tensorflow(*windows_all);
-    REQUIRE(windows.size() == 7);
-    CHECK(windows.front().name == "tf2.4");
-    CHECK(windows.back().name == "tf2.10");
-    CHECK(windows.back().cudnn == "8.1");
-    CHECK(windows.back().cuda == "11.2");
-    auto linux_all = all_profiles(Os::linux, {});
-    REQUIRE(linux_all);
-    const auto linux = tensorflow(*linux_all);
-    CHECK(linux.back().name == "tf2.21");
-    CHECK(linux.back().cudnn == "9.3");
-    auto tf2_5 = find_profile("tf2.5", Os::windows, {});
-    REQUIRE(tf2_5);
-    CHECK(tf2_5->framework == "TensorFlow 2.5");
-    auto missing = find_profile("tf2.11", Os::windows, {});
-    REQUIRE_FALSE(missing);
-    CHECK(missing.error().message == "there is no profile 'tf2.11' for Windows");
-  }
-
-  TEST_CASE("the built-in PyTorch and JAX profiles: the cuDNN their pip builds pin, per CUDA variant") {
-    auto torch = find_profile("torch2.8-cu128", Os::linux, {});
-    REQUIRE(torch);
-    CHECK(torch->framework == "PyTorch 2.8 (cu128)");
-    CHECK(torch->cudnn == "9.10.2");
-    CHECK(torch->cuda == "12.8");
-    CHECK(find_profile("torch2.5-cu124", Os::windows, {}));
-    CHECK(find_profile("torch2.8-cu128", Os::windows, {}).error().message ==
-          "there is no profile 'torch2.8-cu128' for Windows");
-    auto jax = find_profile("jax-cuda12", Os::linux, {});
-    REQUIRE(jax);
-    CHECK(jax->cudnn == "9.8");
-    CHECK(jax->cuda == "12");
-    CHECK_FALSE(find_profile("jax-cuda12", Os::windows, {}));
-  }
-
-  TEST_CASE("the user's profiles in config.toml, one replacing a built-in; a broken one is an error with its place") {
-    test::write_binary("config.toml",
-                       "default = \"9\"\n[profiles.mine]\ncudnn = \"9.1\"\ncuda = \"12.2\"\n"
-                       "[profiles.mine.env]\nX = \"1\"\n[profiles.\"tf2.5\"]\ncudnn = \"8.9\"\n");
-    REQUIRE(read_config("config.toml"));  // the config's own reader leaves [profiles] alone
-    auto mine = find_profile("mine", host_platform().os, {"config.toml"});
-    REQUIRE(mine);
-    CHECK(mine->cudnn == "9.1");
-    CHECK(mine->env == std::vector<std::pair<std::string, std::string>>{{"X", "1"}});
-    auto replaced = find_profile("tf2.5", host_platform().os, {"config.toml"});
-    REQUIRE(replaced);
-    CHECK(replaced->cudnn == "8.9");
-
-    test::write_binary("config.toml", "[profiles.bad]\ncuda = \"12\"\n");
-    auto bad = all_profiles(host_platform().os, {"config.toml"});
-    REQUIRE_FALSE(bad);
-    CHECK(bad.error().message == "config.toml:1:1: profile 'bad' needs cudnn = \"<version>\"");
-  }
-
   TEST_CASE(
       "a shared store: its config.toml gives the default, the mirror and profiles that the user's own leaves out") {
     const Store shared = make_selection_store();
@@ -505,97 +390,6 @@ TEST_SUITE("profiles") {
     auto broken = effective_config(user);
     REQUIRE_FALSE(broken);
     CHECK(broken.error().message.find(util::to_utf8(shared.own().config())) == 0);
-  }
-}
-
-}  // namespace cudnnenv
-
-namespace cudnnenv {
-
-TEST_SUITE("selection") {
-  TEST_CASE("one matcher: a profile's name works wherever a spec does; remove is the strict mode") {
-    const Store store = make_selection_store();
-    // tf2.5 wants cuDNN 8.1 with CUDA 11.2 (profiles/tensorflow.toml): the tested pair is installed.
-    auto profile = choose_tree(store, "tf2.5", std::nullopt);
-    REQUIRE_MESSAGE(profile, (profile ? "" : profile.error().message));
-    CHECK(profile->tree.name == "8.1.0.77-cuda11.2");
-    CHECK(profile->warnings.empty());
-    REQUIRE(profile->profile);
-    CHECK(profile->profile->name == "tf2.5");
-    auto spec = choose_tree(store, "9", std::nullopt);
-    REQUIRE(spec);
-    CHECK_FALSE(spec->profile);
-    auto missing = choose_tree(store, "tf9.9", std::nullopt);
-    REQUIRE_FALSE(missing);
-    CHECK(missing.error().code == ExitCode::not_found);
-
-    auto newest = choose_tree(store, "8.9+cuda12", std::nullopt);
-    REQUIRE(newest);
-    auto ambiguous = choose_tree(store, "8.9", std::nullopt);  // CUDA 11 and 12
-    REQUIRE_FALSE(ambiguous);
-    CHECK(ambiguous.error().code == ExitCode::usage);
-    auto strict = store.find("8");  // five 8.x trees: remove must name one
-    REQUIRE_FALSE(strict);
-    CHECK(strict.error().code == ExitCode::usage);
-    CHECK(strict.error().message.rfind("'8' ", 0) == 0);
-    auto exact = store.find("8.1");
-    REQUIRE(exact);
-    CHECK(exact->version.str() == "8.1.0.77");
-    auto with_cuda = store.find("8.9.7+cuda11");  // the strict matcher honours +cuda too
-    REQUIRE(with_cuda);
-    CHECK(with_cuda->name == "8.9.7.29-cuda11");
-  }
-
-  TEST_CASE("a profile prefers its tested pair; a newer minor runs it with a warning naming the pair") {
-    Store store(test::test_dir() / "store");
-    install_fake(store, "cudnn-11.3-linux-x64-v8.2.0.53.zip", "8.2.0", 8);
-    auto newer = choose_tree(store, "tf2.5", std::nullopt);
-    REQUIRE_MESSAGE(newer, (newer ? "" : newer.error().message));
-    CHECK(newer->tree.name == "8.2.0.53-cuda11.3");
-    CHECK(newer->warnings ==
-          std::vector<std::string>{"tf2.5 (TensorFlow 2.5) was tested with cuDNN 8.1 and CUDA 11.2, which is not "
-                                   "installed; using '8.2.0.53-cuda11.3' (cuDNN 8.2.0.53, CUDA 11.3), which "
-                                   "it accepts (hint: install the tested pair: cudnnenv install 8.1 --cuda 11.2)"});
-    // The same through a project file: every command shows the warning.
-    write_text(test::test_dir() / "p" / k_project_file_name, "profile = \"tf2.5\"\n");
-    auto project = resolve_selection(store, request_in(test::test_dir() / "p"));
-    REQUIRE(project);
-    CHECK(project->warnings == newer->warnings);
-
-    install_fake(store, "cudnn-11.2-linux-x64-v8.1.0.77.zip", "8.1.0", 8);  // older, but the tested pair
-    auto tested = choose_tree(store, "tf2.5", std::nullopt);
-    REQUIRE(tested);
-    CHECK(tested->tree.name == "8.1.0.77-cuda11.2");
-    CHECK(tested->warnings.empty());
-    auto fit = satisfying_tree(*tested->profile, store.list(RecordPart::identity).trees);
-    REQUIRE(fit);
-    CHECK(fit->tested);
-    project = resolve_selection(store, request_in(test::test_dir() / "p"));
-    REQUIRE(project);
-    CHECK(project->tree.name == "8.1.0.77-cuda11.2");
-    CHECK(project->warnings.empty());
-  }
-
-  TEST_CASE("an activation in this shell takes its place: after CUDNNENV_VERSION, before the project file") {
-    Store store = make_selection_store();
-    write_text(store.state().config(), "default = \"9\"\n");
-    write_text(test::test_dir() / "p" / k_project_file_name, "cudnn = \"8.10\"\n");
-    SelectionRequest request = request_in(test::test_dir() / "p");
-    request.environment.set(k_activated_variable, "8.1.0.77-cuda11.2");
-    auto activated = resolve_selection(store, request);
-    REQUIRE(activated);
-    CHECK(activated->origin == Origin::activation);
-    CHECK(activated->tree.version.str() == "8.1.0.77");
-    CHECK(describe_origin(*activated) == "set by 'cudnnenv activate' in this shell");
-    request.environment.set("CUDNNENV_VERSION", "9");
-    auto shell = resolve_selection(store, request);
-    REQUIRE(shell);
-    CHECK(shell->origin == Origin::environment);
-    request.environment.unset("CUDNNENV_VERSION");
-    request.environment.unset(k_activated_variable);
-    auto project = resolve_selection(store, request);
-    REQUIRE(project);
-    CHECK(project->tree.version.str() == "8.10.0.5");
   }
 }
 

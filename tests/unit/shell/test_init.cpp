@@ -6,13 +6,14 @@
 
 #include "shell/activation.hpp"
 #include "shell/init.hpp"
+#include "support.hpp"
 #include "util/text.hpp"
 
 namespace cudnnenv::shell {
 
 namespace fs = std::filesystem;
 
-TEST_SUITE("batch files") {
+TEST_SUITE("shell/init") {
   TEST_CASE(
       "batch_path_line: the path, a variable and the rest, the file's folder, PATH, the short name, else refused") {
     BatchPathFacts facts;
@@ -84,6 +85,34 @@ TEST_SUITE("batch files") {
     CHECK(render(Shell::cmd, bang, sources) ==
           "@set \"_CUDNNENV_DX=!\"\r\n@if defined _CUDNNENV_DX (set \"PATH=C:\\a!^;%PATH:~0,9%\") else (set "
           "\"PATH=C:\\a^!^^;%PATH:~0,9%\")\r\n@set \"_CUDNNENV_DX=\"\r\n");
+  }
+
+  TEST_CASE("cmd's AutoRun as a list: ours added once, at the end; removed with its own separator") {
+    const std::string ours =
+        "if exist \"C:\\libs\\.cudnnenv\\cmd\\init.bat\" call \"C:\\libs\\.cudnnenv\\cmd\\init.bat\"";
+    CHECK(autorun_with("", ours) == ours);
+    CHECK(autorun_with("echo a & echo b", ours) == "echo a & echo b & " + ours);
+    CHECK(autorun_with("echo a & " + ours, ours) == "echo a & " + ours);
+    CHECK(autorun_without("echo a & " + ours, ours) == "echo a");
+    CHECK(autorun_without(ours + " & echo b", ours) == "echo b");
+    CHECK(autorun_without("echo a & " + ours + " & echo b", ours) == "echo a & echo b");
+    CHECK(autorun_without(ours, ours) == "");
+    CHECK(autorun_without("echo a", ours) == "echo a");
+  }
+
+  TEST_CASE("init powershell, against the golden file reviewed by hand") {
+    const auto script = init_script(Shell::powershell, "C:\\Program Files\\cudnnenv\\cudnnenv.exe",
+                                    "C:\\Users\\O'Brien\\libs\\.cudnnenv\\shims");
+    REQUIRE(script);
+    CHECK(*script == test::read_binary(test::golden("init.ps1")));
+  }
+
+  TEST_CASE("completion powershell, against the golden file reviewed by hand") {
+    // No PowerShell runs here: the script is what was reviewed, with the
+    // program's path quoted as a verbatim string (O'Brien's quote doubled).
+    const auto script = completion_script(Shell::powershell, "C:\\Users\\O'Brien\\bin\\cudnnenv.exe");
+    REQUIRE(script);
+    CHECK(*script == test::read_binary(test::golden("completion.ps1")));
   }
 }
 

@@ -4,7 +4,7 @@
 
 namespace cudnnenv {
 
-TEST_SUITE("extract") {
+TEST_SUITE("store/extract") {
   TEST_CASE("entry names that stay inside the tree are normalised") {
     CHECK(*safe_entry_path("cuda/bin/cudnn64_8.dll") == "cuda/bin/cudnn64_8.dll");
     CHECK(*safe_entry_path("./cuda//bin/./x.dll") == "cuda/bin/x.dll");
@@ -38,6 +38,53 @@ TEST_SUITE("extract") {
     CHECK_FALSE(resolve_link_target("lib/libcudnn.so.9", "../../etc/passwd"));
     CHECK(resolve_link_target("lib/libcudnn.so.9", "../../etc/passwd").error().message.find("leads out of the tree") !=
           std::string::npos);
+  }
+
+  TEST_CASE("under 256 MiB the ratio is not enforced: small archives of repetitive files install") {
+    CHECK(ExtractLimits{}.ratio_floor == std::uint64_t{256} << 20);
+  }
+
+  TEST_CASE("unpacking stops at the ratio and at the total, counted from the bytes written") {
+    test::FileMap files;
+    files["zeros.bin"] = test::Item{std::string(4 << 20, '\0')};
+    test::write_zip("zeros.zip", files);
+    auto reader = open_source("zeros.zip", SourceKind::zip);
+    REQUIRE(reader);
+    fs::create_directories("out");
+    ExtractLimits limits;
+    limits.source_size = fs::file_size("zeros.zip");
+    limits.ratio_floor = 0;
+    SUBCASE("ratio") {
+      auto extracted = extract(**reader, "out", "zeros.zip", limits);
+      REQUIRE_FALSE(extracted);
+      CHECK(extracted.error().message == "'zeros.zip' unpacks to more than 50 times its size (" +
+                                             util::human_size(limits.source_size) +
+                                             "): refused as a decompression bomb");
+    }
+    SUBCASE("total") {
+      limits.max_ratio = 0;
+      limits.max_bytes = 1 << 20;
+      auto extracted = extract(**reader, "out", "zeros.zip", limits);
+      REQUIRE_FALSE(extracted);
+      CHECK(extracted.error().message == "'zeros.zip' unpacks to more than 1 MiB, the limit for one tree");
+    }
+    SUBCASE("within both") {
+      limits.max_ratio = 0;
+      CHECK(extract(**reader, "out", "zeros.zip", limits));
+    }
+  }
+
+  TEST_CASE("a './' folder entry is the tree itself, not an error") {
+    test::FileMap files;
+    files["./"] = test::Item{};
+    files["./lib/x.so"] = test::Item{"x"};
+    test::write_zip("dot.zip", files);
+    auto reader = open_source("dot.zip", SourceKind::zip);
+    REQUIRE(reader);
+    fs::create_directories("out");
+    auto extracted = extract(**reader, "out", "dot.zip");
+    REQUIRE_MESSAGE(extracted, (extracted ? std::string() : extracted.error().message));
+    CHECK(fs::is_regular_file("out/lib/x.so"));
   }
 }
 

@@ -5,7 +5,7 @@
 
 namespace cudnnenv {
 
-TEST_SUITE("layout") {
+TEST_SUITE("store/layout") {
   TEST_CASE("expected sets match the facts page") {
     const auto windows8 = expected_set(8, Os::windows);
     CHECK(windows8.libraries.size() == 7);

@@ -4,7 +4,7 @@
 
 namespace cudnnenv {
 
-TEST_SUITE("runtime") {
+TEST_SUITE("store/runtime") {
   TEST_CASE("the runtime libraries frameworks open, by name, on each OS") {
     for (const char* name : {"libcudart.so.13", "libcudart.so.11.0", "libcublas.so.12", "libcublasLt.so.11",
                              "libcufft.so.10", "libcurand.so.10", "libcusolver.so.11", "libcusparse.so.12",

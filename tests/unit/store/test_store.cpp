@@ -91,7 +91,7 @@ std::string error_of(const Result<InstallOutcome>& result) {
 
 }  // namespace
 
-TEST_SUITE("store") {
+TEST_SUITE("store/store") {
   TEST_CASE("a legacy Windows zip installs with version, build and CUDA from its name") {
     Store store = make_store();
     const FileMap files = windows_8_1();
@@ -493,6 +493,17 @@ TEST_SUITE("store") {
     auto typo = store.find("v8.1.O");
     REQUIRE_FALSE(typo);
     CHECK(typo.error().hint == "did you mean '8.1.0'?");
+  }
+
+  TEST_CASE("a remove that lost the race says the tree was already removed") {
+    Store store(test::test_dir() / "store");
+    fs::create_directories(store.root());
+    TreeRecord record;
+    record.name = "gone-9.1";
+    auto removed = store.remove(record);
+    REQUIRE_FALSE(removed);
+    CHECK(removed.error().message == "'gone-9.1' was already removed");
+    CHECK(removed.error().code == ExitCode::not_found);
   }
 }
 

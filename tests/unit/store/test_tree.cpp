@@ -68,7 +68,7 @@ void check_same(const TreeRecord& read, const TreeRecord& written, bool with_fil
 
 }  // namespace
 
-TEST_SUITE("tree record") {
+TEST_SUITE("store/tree") {
   TEST_CASE("what serialize writes, parse_record reads back field for field") {
     const TreeRecord written = full_example();
     auto read = parse_record(serialize(written), "store/tree", "store/tree/.cudnnenv/tree.toml");
@@ -123,6 +123,18 @@ TEST_SUITE("tree record") {
     REQUIRE_FALSE(read);
     CHECK(read.error().message == "'t/.cudnnenv/tree.toml' is not a valid tree record: unknown format");
     CHECK(read.error().hint == "remove the tree and install it again");
+  }
+
+  TEST_CASE("install times read back; anything else is no time") {
+    const auto time = parse_utc_timestamp("2026-12-01T15:19:50Z");
+    REQUIRE(time);
+    CHECK(std::chrono::duration_cast<std::chrono::seconds>(time->time_since_epoch()).count() == 1796138390);
+    CHECK(std::chrono::duration_cast<std::chrono::seconds>(
+              parse_utc_timestamp("1970-01-01T00:00:00Z")->time_since_epoch())
+              .count() == 0);
+    CHECK_FALSE(parse_utc_timestamp("2026-13-01T15:19:50Z"));
+    CHECK_FALSE(parse_utc_timestamp("2026-12-01 15:19:50"));
+    CHECK_FALSE(parse_utc_timestamp(""));
   }
 }
 

@@ -4,6 +4,7 @@
 
 #include "support.hpp"
 #include "util/fs.hpp"
+#include "util/text.hpp"
 
 namespace cudnnenv::util {
 
@@ -32,7 +33,7 @@ std::vector<std::string> names(const std::vector<DirectoryEntry>& entries) {
 
 }  // namespace
 
-TEST_SUITE("fs") {
+TEST_SUITE("util/fs") {
   TEST_CASE("list_directory: the entries sorted, with their kinds and sizes") {
     const fs::path folder = test::test_dir() / "listed";
     write(folder / "b.dll", "12345");

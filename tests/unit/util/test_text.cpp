@@ -4,7 +4,7 @@
 
 namespace cudnnenv {
 
-TEST_SUITE("text") {
+TEST_SUITE("util/text") {
   TEST_CASE("command_word: a name pasted from a hint is one word and runs nothing") {
     CHECK(util::command_word("9.19.0.56-cuda13", false) == "9.19.0.56-cuda13");
     CHECK(util::command_word("C:\\libs\\t", true) == "C:\\libs\\t");
@@ -14,6 +14,21 @@ TEST_SUITE("text") {
     CHECK(util::command_word("a & b", true) == "\"a & b\"");
     CHECK(util::command_word("esc\x1b[31m", false) == "\"esc\\x1b[31m\"");  // printable
     CHECK(util::command_word("", false) == "\"\"");
+  }
+
+  TEST_CASE("names shown on a terminal: controls, C1 and bidi overrides escaped, letters kept") {
+    CHECK(util::printable("a\x1b[2Jb\x07") == "a\\x1b[2Jb\\x07");
+    CHECK(util::printable("C:\\libs\\中文 é") == "C:\\libs\\中文 é");
+    CHECK(util::printable("x\xC2\x9B"
+                          "31m") == "x\\u{9b}31m");  // C1 CSI
+    CHECK(util::printable("evil\xE2\x80\xAE"
+                          "lld.exe") == "evil\\u{202e}lld.exe");  // right-to-left override
+    CHECK(util::printable("bad\xFF\xC3") == "bad\\xff\\xc3");
+    // Not UTF-8 either: a surrogate, an overlong form, past U+10FFFF (each byte escaped).
+    CHECK(util::printable("s\xED\xBF\x9A") == "s\\xed\\xbf\\x9a");
+    CHECK(util::printable("o\xE0\x80\xAF") == "o\\xe0\\x80\\xaf");
+    CHECK(util::printable("p\xF4\x90\x80\x80") == "p\\xf4\\x90\\x80\\x80");
+    CHECK(util::is_valid_utf8("\xF0\x9F\x98\x80\xEF\xBF\xBD\xE0\xA0\x80"));
   }
 }
 

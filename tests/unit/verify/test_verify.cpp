@@ -34,7 +34,7 @@ const VerifyCheck& check_named(const VerifyReport& report, const std::string& na
 
 }  // namespace
 
-TEST_SUITE("verify") {
+TEST_SUITE("verify/verify") {
   TEST_CASE("a sound tree passes files and load, with the decoded version") {
     Store store(test::test_dir() / "store");
     const TreeRecord tree = test::install_host_tree(store);

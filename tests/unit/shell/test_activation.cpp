@@ -102,7 +102,7 @@ std::vector<Operation> parse_script(const std::string& script) {
 
 }  // namespace
 
-TEST_SUITE("powershell") {
+TEST_SUITE("shell/activation") {
   TEST_CASE("every value comes back from the parsed script as it went in") {
     const std::vector<std::string> values = {"C:\\Program Files\\NVIDIA\\CUDNN\\v9.1\\bin",
                                              "it's",
@@ -217,28 +217,91 @@ TEST_SUITE("powershell") {
     const std::string golden = test::read_binary(test::golden("activate.ps1"));
     CHECK(script == golden);
   }
-}
 
-}  // namespace cudnnenv::shell
-
-#include "shell/init.hpp"
-
-namespace cudnnenv::shell {
-
-TEST_SUITE("powershell") {
-  TEST_CASE("init powershell, against the golden file reviewed by hand") {
-    const auto script = init_script(Shell::powershell, "C:\\Program Files\\cudnnenv\\cudnnenv.exe",
-                                    "C:\\Users\\O'Brien\\libs\\.cudnnenv\\shims");
-    REQUIRE(script);
-    CHECK(*script == test::read_binary(test::golden("init.ps1")));
+  TEST_CASE("an entry leaves a list with its separator, every other byte kept") {
+    CHECK(remove_entry("T:a:b", "T", ':') == "a:b");
+    CHECK(remove_entry("a:T:b", "T", ':') == "a:b");
+    CHECK(remove_entry("a:b:T", "T", ':') == "a:b");
+    CHECK(remove_entry("T", "T", ':') == "");
+    CHECK(remove_entry("T:", "T", ':') == "");
+    CHECK(remove_entry("a::T::b", "T", ':') == "a:::b");
+    CHECK(remove_entry("TT:T:T", "T", ':') == "TT:T");  // the first whole entry only
+    CHECK(remove_entry("a:b", "T", ':') == "a:b");
   }
 
-  TEST_CASE("completion powershell, against the golden file reviewed by hand") {
-    // No PowerShell runs here: the script is what was reviewed, with the
-    // program's path quoted as a verbatim string (O'Brien's quote doubled).
-    const auto script = completion_script(Shell::powershell, "C:\\Users\\O'Brien\\bin\\cudnnenv.exe");
-    REQUIRE(script);
-    CHECK(*script == test::read_binary(test::golden("completion.ps1")));
+  TEST_CASE("activate, deactivate: the environment as it was, what the user added kept") {
+    util::Environment before;
+    before.set("PATH", "/usr/bin:/bin");
+    before.set("CUDNN_PATH", "old; value = 100%");
+    Activation activation;
+    activation.prepend = {{"PATH", "/tree/bin"}, {"LD_LIBRARY_PATH", "/tree/lib"}};
+    activation.set = {{"CUDNN_PATH", "/tree"}, {"CUDNNENV_ACTIVE", "t"}};
+    auto run = [](util::Environment environment, const std::vector<Operation>& operations) {
+      for (const auto& operation : operations) {
+        if (operation.value) {
+          environment.set(operation.name, *operation.value);
+        } else {
+          environment.unset(operation.name);
+        }
+      }
+      return environment;
+    };
+    util::Environment active = run(before, activate(before, activation, ':'));
+    CHECK(active.get("PATH") == "/tree/bin:/usr/bin:/bin");
+    CHECK(active.get("LD_LIBRARY_PATH") == "/tree/lib");
+    CHECK(active.get("CUDNN_PATH") == "/tree");
+
+    SUBCASE("undone exactly") {
+      const util::Environment after = run(active, deactivate(active, ':'));
+      CHECK(after.variables() == before.variables());
+    }
+    SUBCASE("the user's own additions stay") {
+      active.set("PATH", "/mine:" + *active.get("PATH"));
+      const util::Environment after = run(active, deactivate(active, ':'));
+      CHECK(after.get("PATH") == "/mine:/usr/bin:/bin");
+      CHECK_FALSE(after.get("LD_LIBRARY_PATH"));
+      CHECK(after.get("CUDNN_PATH") == "old; value = 100%");
+    }
+    SUBCASE("activating again replaces, it does not pile up") {
+      util::Environment again = active;
+      for (int i = 0; i < 5; ++i) again = run(again, activate(again, activation, ':'));
+      CHECK(again.get("PATH") == "/tree/bin:/usr/bin:/bin");
+      const util::Environment after = run(again, deactivate(again, ':'));
+      CHECK(after.variables() == before.variables());
+    }
+  }
+
+  TEST_CASE("cmd: '!' set right with delayed expansion on or off; quotes and line breaks refused") {
+    const std::vector<Operation> operations = {{"A", std::string("x!y^z%")}, {"B", std::nullopt}};
+    CHECK(render(Shell::cmd, operations) ==
+          "@set \"_CUDNNENV_DX=!\"\r\n"
+          "@if defined _CUDNNENV_DX (set \"A=x!y^z%%\") else (set \"A=x^!y^^z%%\")\r\n"
+          "@set \"B=\"\r\n"
+          "@set \"_CUDNNENV_DX=\"\r\n");
+    CHECK(render(Shell::cmd, {{"A", std::string("a^b")}}) == "@set \"A=a^b\"\r\n");  // no '!': carets are literal
+    CHECK(unsafe_value(Shell::cmd, {{"A", std::string("a\"b")}}).has_value());
+    CHECK(unsafe_value(Shell::cmd, {{"A", std::string("a\nb")}}).has_value());
+    CHECK_FALSE(unsafe_value(Shell::bash, {{"A", std::string("a\"b\nc")}}).has_value());
+    CHECK(render(Shell::powershell, {{"A", std::string("it's")}, {"B", std::nullopt}}) ==
+          "$Env:A = 'it''s'\nRemove-Item -ErrorAction SilentlyContinue Env:B\n");
+    CHECK(render(Shell::fish, {{"A", std::string("a'b\\c")}, {"B", std::nullopt}}) ==
+          "set -gx A 'a\\'b\\\\c'\nset -e B\n");
+  }
+
+  TEST_CASE("no script is rendered with a name that is not a variable name, whatever the state holds") {
+    util::Environment environment;
+    environment.set(shell::k_state_variable, "1;SX;touch PWNED=%zz;UY$(id)");
+    const auto operations = shell::deactivate(environment, ':');
+    for (auto each :
+         {shell::Shell::bash, shell::Shell::zsh, shell::Shell::fish, shell::Shell::powershell, shell::Shell::cmd}) {
+      CHECK(shell::unsafe_value(each, operations) ==
+            "'Y$(id)' is not a variable name (letters, digits and '_', not starting with a digit)");
+    }
+    util::Environment odd;
+    odd.set(shell::k_state_variable, "1;SFOO=%zz%4");
+    const auto restored = shell::deactivate(odd, ':');
+    REQUIRE(restored.size() == 2);
+    CHECK(restored[0].value == "%zz%4");  // not hex: kept as it was, no exception
   }
 }
 

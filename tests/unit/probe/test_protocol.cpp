@@ -5,7 +5,7 @@
 
 namespace cudnnenv {
 
-TEST_SUITE("probe protocol") {
+TEST_SUITE("probe/protocol") {
   TEST_CASE("key=value lines: in order, repeated keys kept, values trimmed, other lines skipped") {
     const auto pairs =
         probe_protocol::parse_key_values("gpu=NVIDIA H200\nnoise\nconv=a ok \r\nconv=b ok\n=x\nempty=\n");

@@ -1,0 +1,48 @@
+#include <doctest/doctest.h>
+
+#include <cstring>
+
+#include "sidecar.hpp"
+
+namespace cudnnenv {
+
+TEST_SUITE("shim/sidecar") {
+  TEST_CASE("a sidecar is parsed in place: CRLF, comments, blanks") {
+    char text[] = "# a comment\r\ncudnnenv = C:\\cudnnenv\\cudnnenv.exe\r\n\r\n  root =  C:\\libs  \r\npath = x y\0";
+    shim::Sidecar sidecar;
+    char error[256] = {};
+    REQUIRE(shim::parse_sidecar(text, std::strlen(text), sidecar, error, sizeof error));
+    CHECK(std::string(sidecar.cudnnenv) == "C:\\cudnnenv\\cudnnenv.exe");
+    CHECK(std::string(sidecar.root) == "C:\\libs");
+    CHECK(std::string(sidecar.path) == "x y");
+    CHECK(std::string(sidecar.args).empty());
+    CHECK(std::string(sidecar.library_dir).empty());
+  }
+
+  TEST_CASE("a bad sidecar says which line, or what is missing") {
+    char error[256] = {};
+    shim::Sidecar sidecar;
+    char unknown[] = "path = /bin/true\ncolour = red\n\0";
+    CHECK_FALSE(shim::parse_sidecar(unknown, std::strlen(unknown), sidecar, error, sizeof error));
+    CHECK(std::string(error) ==
+          "line 2: unknown key 'colour' (known: cudnnenv, root, state, audit, path, args, library_dir, cudnn)");
+    char no_tree[] = "path = /bin/true\n\0";
+    CHECK_FALSE(shim::parse_sidecar(no_tree, std::strlen(no_tree), sidecar, error, sizeof error));
+    CHECK(std::string(error) == "no 'library_dir = ...', and no 'cudnnenv = ...' and 'root = ...' to select one");
+    char pinned_without_path[] = "cudnnenv = /c\nroot = /r\ncudnn = 9.1\n\0";
+    CHECK_FALSE(
+        shim::parse_sidecar(pinned_without_path, std::strlen(pinned_without_path), sidecar, error, sizeof error));
+    CHECK(std::string(error) == "'cudnn = ...' needs 'cudnnenv = ...', 'root = ...' and 'path = ...'");
+  }
+
+  TEST_CASE("a launcher's sidecar names the tree every start is pinned to") {
+    char text[] = "cudnnenv = /opt/cudnnenv\nroot = /store\npath = /usr/bin/python3\ncudnn = tree 9.1 & é\n\0";
+    shim::Sidecar sidecar;
+    char error[256] = {};
+    REQUIRE(shim::parse_sidecar(text, std::strlen(text), sidecar, error, sizeof error));
+    CHECK(std::string(sidecar.cudnn) == "tree 9.1 & é");
+    CHECK(std::string(sidecar.path) == "/usr/bin/python3");
+  }
+}
+
+}  // namespace cudnnenv
