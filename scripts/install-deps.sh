@@ -7,6 +7,8 @@ packages=(
   cmake ninja-build g++ pkg-config
   libtomlplusplus-dev libcli11-dev libspdlog-dev libfmt-dev doctest-dev nlohmann-json3-dev
   libarchive-dev zlib1g-dev libssl-dev libcurl4-openssl-dev
+  # Boost.Process (v1, header-only) for the manager's plain children
+  libboost1.81-dev
   # Windows cross-build and its tests
   g++-mingw-w64-x86-64-posix gcc-mingw-w64-i686 libz-mingw-w64-dev wine64
   # test fixtures: 32-bit ELF libraries, archives

@@ -5,9 +5,20 @@
 #include <doctest/doctest.h>
 
 #include <atomic>
+#include <chrono>
 #include <cstdio>
+#include <cstdlib>
 #include <filesystem>
 #include <random>
+#include <string_view>
+#include <thread>
+
+#ifdef _WIN32
+#include <fcntl.h>
+#include <io.h>
+
+#include "util/win.hpp"
+#endif
 
 #include "support.hpp"
 #include "util/fs.hpp"
@@ -70,7 +81,71 @@ REGISTER_LISTENER("fresh-folder", 1, FreshFolder);
 
 }  // namespace cudnnenv::test
 
+namespace {
+
+// The test program started again as a child of util/process's test (the
+// same on Linux and Windows, where no shell's output is the same twice):
+// writes bytes exactly as given, on both streams.
+const char* variable(const char* name) {
+#ifdef _WIN32
+  // The variable in UTF-16, as the parent set it (getenv's would pass through the ANSI code page).
+  static std::string value;
+  const wchar_t* wide = _wgetenv(cudnnenv::util::widen(name).c_str());
+  if (!wide) return nullptr;
+  value = cudnnenv::util::narrow(wide);
+  return value.c_str();
+#else
+  return std::getenv(name);
+#endif
+}
+
+int run_as_child(std::string_view mode, int argc, char** argv) {
+#ifdef _WIN32
+  _setmode(_fileno(stdout), _O_BINARY);
+  _setmode(_fileno(stderr), _O_BINARY);
+#endif
+  if (mode == "streams") {
+    const char* only = variable("ONLY");
+    const char* home = variable("HOME");
+    std::printf("out\n%s|%s\n", only ? only : "unset", home ? home : "unset");
+    std::fprintf(stderr, "err\n");
+    return 7;
+  }
+  if (mode == "args") {  // each argument after the mode, between brackets
+    for (int i = 3; i < argc; ++i) std::printf("[%s]", argv[i]);
+    return 0;
+  }
+  if (mode == "flood") {  // more than a pipe holds, on both at once
+    for (int i = 0; i < 3000; ++i) {
+      std::fputs("0123456789012345678901234567890123456789\n", stdout);
+      std::fputs("0123456789012345678901234567890123456789\n", stderr);
+    }
+    return 0;
+  }
+  if (mode == "hang") {
+    std::puts("started");
+    std::fflush(stdout);
+    std::this_thread::sleep_for(std::chrono::seconds(30));
+    return 0;
+  }
+  if (mode == "slow") {  // one line, a second, another, then nothing for long
+    std::puts("one");
+    std::fflush(stdout);
+    std::this_thread::sleep_for(std::chrono::seconds(1));
+    std::puts("two");
+    std::fflush(stdout);
+    std::this_thread::sleep_for(std::chrono::seconds(30));
+    return 0;
+  }
+  return 2;
+}
+
+}  // namespace
+
 int main(int argc, char** argv) {
+  if (argc >= 3 && std::string_view(argv[1]) == "--as-child") {
+    return run_as_child(argv[2], argc, argv);
+  }
   doctest::Context context;
   context.applyCommandLine(argc, argv);
   return context.run();
