@@ -19,8 +19,9 @@ packages=(
   bash zsh fish lmod hyperfine
   # export jupyter's test: a real jupyter_client and ipykernel, and jupyter kernelspec
   python3-ipykernel python3-jupyter-client jupyter-client
-  # the durability test: the order of syncs and the rename that publishes a tree
-  strace
+  # the durability tests: the order of syncs and the rename that publishes a tree (strace), and power cuts
+  # on a FUSE file system that keeps only synced bytes (python3-fusepy; mounted as root, no fusermount)
+  strace python3-fusepy
   # the fuzz preset (libFuzzer and the sanitizer runtimes come with clang's)
   clang libclang-rt-14-dev
   # the format check (tests/lint/format.sh)

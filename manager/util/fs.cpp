@@ -156,4 +156,20 @@ bool same_file(const std::filesystem::path& a, const std::filesystem::path& b) {
   return !a.empty() && !b.empty() && std::filesystem::equivalent(a, b, ec);
 }
 
+Result<void> sync_tree(const fs::path& folder) {
+  DirectoryWalk walk(folder);
+  for (;;) {
+    CUDNNENV_TRY_ASSIGN(entry, walk.next());
+    if (!*entry) break;
+    if ((*entry)->is_symlink) continue;  // a link's name is its folder's entry; what it names is elsewhere
+    if ((*entry)->is_directory) {
+      CUDNNENV_TRY(walk.enter());
+      CUDNNENV_TRY(sync_entry((*entry)->path, true));
+    } else if ((*entry)->is_regular_file) {
+      CUDNNENV_TRY(sync_entry((*entry)->path, false));
+    }
+  }
+  return sync_entry(folder, true);
+}
+
 }  // namespace cudnnenv::util

@@ -68,10 +68,15 @@ void sync_file(std::FILE* file);
 
 // Puts every file below `folder` on disk, data and names, before a rename
 // makes them visible (a power cut then leaves the old state or a whole tree,
-// never empty or short files). Linux: one syncfs(2) of the file system that
-// holds `folder`; Windows: FlushFileBuffers on each file (NTFS journals the
-// names).
+// never empty or short files): sync_entry on each file and folder (links are
+// their folder's entries), `folder` last.
 Result<void> sync_tree(const std::filesystem::path& folder);
+
+// One file's data, or one folder's entries, on disk. POSIX: fsync(2), which
+// every file system (a FUSE one too) receives, where syncfs(2) is not passed
+// on to FUSE servers; Windows: FlushFileBuffers on a file, nothing for a
+// folder (NTFS journals the names).
+Result<void> sync_entry(const std::filesystem::path& path, bool folder);
 
 // Puts a folder's entries on disk (after a rename into it). Linux: fsync(2)
 // of the folder; Windows: nothing (MoveFileExW's MOVEFILE_WRITE_THROUGH does it).

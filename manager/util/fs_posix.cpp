@@ -70,7 +70,7 @@ Result<FilePtr> open_regular_file(const fs::path& path) {
     ::close(descriptor);
     return make_error("'" + to_utf8(path) + "' is not a regular file");
   }
-  ::fcntl(descriptor, F_SETFL, ::fcntl(descriptor, F_GETFL) & ~O_NONBLOCK);
+  // O_NONBLOCK stays: it has no effect on a regular file's reads (open(2)), and clearing it cost two calls per file.
   std::FILE* file = ::fdopen(descriptor, "rb");
   if (file == nullptr) {
     ::close(descriptor);
@@ -108,8 +108,14 @@ Result<void> sync_folder_with(const fs::path& folder, int (*sync)(int), const ch
 
 }  // namespace
 
-Result<void> sync_tree(const fs::path& folder) {
-  return sync_folder_with(folder, ::syncfs, "syncfs");
+Result<void> sync_entry(const fs::path& path, bool folder) {
+  const int descriptor = ::open(path.c_str(), O_RDONLY | O_CLOEXEC | O_NOFOLLOW | (folder ? O_DIRECTORY : 0));
+  if (descriptor < 0) return make_error("cannot open '" + to_utf8(path) + "': " + std::strerror(errno));
+  const int result = ::fsync(descriptor);
+  const int error = errno;
+  ::close(descriptor);
+  if (result != 0) return make_error("fsync of '" + to_utf8(path) + "' failed: " + std::strerror(error));
+  return {};
 }
 
 Result<void> sync_directory(const fs::path& folder) {

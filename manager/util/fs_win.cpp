@@ -138,23 +138,18 @@ void sync_file(std::FILE* file) {
   ::FlushFileBuffers(reinterpret_cast<HANDLE>(::_get_osfhandle(::_fileno(file))));
 }
 
-Result<void> sync_tree(const fs::path& folder) {
-  std::error_code ec;
-  for (auto it = fs::recursive_directory_iterator(folder, ec); !ec && it != fs::recursive_directory_iterator();
-       it.increment(ec)) {
-    if (!it->is_regular_file(ec) || it->is_symlink(ec)) continue;
-    const HANDLE file =
-        ::CreateFileW(it->path().c_str(), GENERIC_WRITE, FILE_SHARE_READ | FILE_SHARE_WRITE | FILE_SHARE_DELETE,
-                      nullptr, OPEN_EXISTING, FILE_ATTRIBUTE_NORMAL, nullptr);
-    if (file == INVALID_HANDLE_VALUE) {
-      return make_error("cannot open '" + to_utf8(it->path()) + "' to flush it: " + last_error_message());
-    }
-    const bool flushed = ::FlushFileBuffers(file);
-    const DWORD code = ::GetLastError();
-    ::CloseHandle(file);
-    if (!flushed) return make_error("cannot flush '" + to_utf8(it->path()) + "': " + last_error_message(code));
+Result<void> sync_entry(const fs::path& path, bool folder) {
+  if (folder) return {};  // NTFS journals the names
+  const HANDLE file =
+      ::CreateFileW(long_form(path).c_str(), GENERIC_WRITE, FILE_SHARE_READ | FILE_SHARE_WRITE | FILE_SHARE_DELETE,
+                    nullptr, OPEN_EXISTING, FILE_ATTRIBUTE_NORMAL, nullptr);
+  if (file == INVALID_HANDLE_VALUE) {
+    return make_error("cannot open '" + to_utf8(path) + "' to flush it: " + last_error_message());
   }
-  if (ec) return make_error("cannot list '" + to_utf8(folder) + "': " + ec.message());
+  const bool flushed = ::FlushFileBuffers(file);
+  const DWORD code = ::GetLastError();
+  ::CloseHandle(file);
+  if (!flushed) return make_error("cannot flush '" + to_utf8(path) + "': " + last_error_message(code));
   return {};
 }
 
