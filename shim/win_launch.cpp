@@ -1,5 +1,7 @@
 #include "win_launch.hpp"
 
+#include "util/start_retry.hpp"
+
 namespace cudnnenv::shim {
 
 namespace {
@@ -32,18 +34,16 @@ bool start_in_job(const wchar_t* application, std::wstring& command_line, wchar_
   ::SetConsoleCtrlHandler(leave_to_child, TRUE);
   STARTUPINFOW startup{};
   startup.cb = sizeof startup;
-  // A start that fails with ERROR_INTERNAL_ERROR for a moment (seen under
-  // Wine with another prefix busy) is tried once more.
-  BOOL started = FALSE;
-  for (int attempt = 0; attempt < 2; ++attempt) {
-    started = ::CreateProcessW(application, command_line.data(), nullptr, nullptr, TRUE,
-                               flags | (environment ? CREATE_UNICODE_ENVIRONMENT : 0), environment, nullptr, &startup,
-                               &child.process);
-    if (started || ::GetLastError() != ERROR_INTERNAL_ERROR) break;
-    ::Sleep(100);
-  }
-  if (!started) {
-    const DWORD error = ::GetLastError();
+  const DWORD error = util::start_with_retry(
+      [&]() -> unsigned long {
+        return ::CreateProcessW(application, command_line.data(), nullptr, nullptr, TRUE,
+                                flags | (environment ? CREATE_UNICODE_ENVIRONMENT : 0), environment, nullptr, &startup,
+                                &child.process)
+                   ? 0
+                   : ::GetLastError();
+      },
+      [] { ::Sleep(100); });
+  if (error != 0) {
     ::CloseHandle(child.job);
     child.job = nullptr;
     ::SetLastError(error);

@@ -31,6 +31,7 @@
 #include "util/process.hpp"
 #include "util/text.hpp"
 #ifdef _WIN32
+#include "util/start_retry.hpp"
 #include "util/win.hpp"
 #endif
 
@@ -104,16 +105,16 @@ Result<ProcessOutcome> run_process(const ProcessSpec& spec) {
     exec.env = environment_block.c_str();
     exec.creation_flags |= CREATE_UNICODE_ENVIRONMENT;
   };
-  // A start Windows (and Wine, with another prefix busy) fails with
-  // ERROR_INTERNAL_ERROR for a moment is tried once more.
   bp::child child;
-  for (int attempt = 0; attempt < 2; ++attempt) {
-    child = bp::child(bp::exe = spec.program.wstring(), bp::extend::on_setup = exact_line,
-                      bp::std_in<bp::null, bp::std_out> out_pipe, bp::std_err > err_pipe, bp::windows::create_no_window,
-                      error);
-    if (!error || error.value() != ERROR_INTERNAL_ERROR) break;
-    ::Sleep(100);
-  }
+  const unsigned long start_error = start_with_retry(
+      [&]() -> unsigned long {
+        child = bp::child(bp::exe = spec.program.wstring(), bp::extend::on_setup = exact_line,
+                          bp::std_in<bp::null, bp::std_out> out_pipe, bp::std_err > err_pipe,
+                          bp::windows::create_no_window, error);
+        return error ? static_cast<unsigned long>(error.value()) : 0;
+      },
+      [] { ::Sleep(100); });
+  (void)start_error;  // `error` holds the last attempt's
 #else
   bp::environment environment;
   environment.clear();

@@ -14,9 +14,9 @@ INCLUDE = re.compile(r'^\s*#\s*include\s+"([^"]+)"', re.M)
 
 def allowed(folder: str, target: str) -> bool:
     top = target.split("/")[0] if "/" in target else None
-    if folder == "shim":  # its own headers, and the one header-only quoting rule of util/
+    if folder == "shim":  # its own headers, and util/'s header-only rules: quoting, the start's retry
         return ("/" not in target and (target in SHIM_HEADERS or target == "win_launch.hpp")) or \
-            target == "util/windows_quote.hpp"
+            target in ("util/windows_quote.hpp", "util/start_retry.hpp")
     if folder == "shell":
         return top in ("util", "shell") or target.endswith(".inc")
     if top is None:  # generated (.inc, version_info.hpp) or a shim header
