@@ -2,7 +2,6 @@
 
 #include <algorithm>
 #include <cstdio>
-#include <regex>
 #include <variant>
 
 #include "util/text.hpp"
@@ -31,6 +30,96 @@ std::string escape(char32_t code) {
 
 // `text` with every character outside ASCII written as TOML reads the same
 // value (see the header), or where it cannot be.
+// A cursor over a token for is_toml_scalar: each step consumes what it
+// matches and says whether it did.
+class Scan {
+ public:
+  explicit Scan(std::string_view text) : m_text(text) {}
+
+  bool done() const { return m_at == m_text.size(); }
+  bool one(std::string_view choices) {
+    if (m_at < m_text.size() && choices.find(m_text[m_at]) != std::string_view::npos) {
+      ++m_at;
+      return true;
+    }
+    return false;
+  }
+  bool word(std::string_view expected) {
+    if (m_text.substr(m_at, expected.size()) != expected) return false;
+    m_at += expected.size();
+    return true;
+  }
+  // `count` characters of `digits`.
+  bool exactly(std::string_view digits, int count) {
+    for (int i = 0; i < count; ++i) {
+      if (!one(digits)) return false;
+    }
+    return true;
+  }
+  // D(_?D)*: a digit, then digits each after at most one '_'.
+  bool grouped(std::string_view digits) {
+    if (!one(digits)) return false;
+    for (;;) {
+      const std::size_t before = m_at;
+      one("_");
+      if (!one(digits)) {
+        m_at = before;
+        return true;
+      }
+    }
+  }
+  std::size_t at() const { return m_at; }
+  void reset(std::size_t at) { m_at = at; }
+
+ private:
+  std::string_view m_text;
+  std::size_t m_at = 0;
+};
+
+constexpr std::string_view k_digits = "0123456789";
+
+// [+-]?(0|[1-9](_?[0-9])*)(\.[0-9](_?[0-9])*)?([eE][+-]?[0-9](_?[0-9])*)?
+bool is_decimal(std::string_view token) {
+  Scan scan(token);
+  scan.one("+-");
+  if (!scan.one("0") && !(scan.one("123456789") && (scan.reset(scan.at() - 1), scan.grouped(k_digits)))) {
+    return false;
+  }
+  if (scan.one(".") && !scan.grouped(k_digits)) return false;
+  if (scan.one("eE")) {
+    scan.one("+-");
+    if (!scan.grouped(k_digits)) return false;
+  }
+  return scan.done();
+}
+
+// HH:MM:SS(\.[0-9]+)?
+bool time_of_day(Scan& scan) {
+  if (!(scan.exactly(k_digits, 2) && scan.one(":") && scan.exactly(k_digits, 2) && scan.one(":") &&
+        scan.exactly(k_digits, 2))) {
+    return false;
+  }
+  if (scan.one(".")) {
+    if (!scan.one(k_digits)) return false;
+    while (scan.one(k_digits)) {
+    }
+  }
+  return true;
+}
+
+// YYYY-MM-DD([Tt ]time([Zz]|[+-]HH:MM)?)?
+bool is_date(std::string_view token) {
+  Scan scan(token);
+  if (!(scan.exactly(k_digits, 4) && scan.one("-") && scan.exactly(k_digits, 2) && scan.one("-") &&
+        scan.exactly(k_digits, 2))) {
+    return false;
+  }
+  if (scan.done()) return true;
+  if (!scan.one("Tt ") || !time_of_day(scan)) return false;
+  if (scan.done() || scan.one("Zz")) return scan.done();
+  return scan.one("+-") && scan.exactly(k_digits, 2) && scan.one(":") && scan.exactly(k_digits, 2) && scan.done();
+}
+
 constexpr std::size_t k_max_key_parts = 128;
 
 std::variant<std::string, Refusal> to_ascii(std::string_view text) {
@@ -111,13 +200,8 @@ std::variant<std::string, Refusal> to_ascii(std::string_view text) {
               text[end + 1] <= '9') {
             for (++end; end < text.size() && !terminator(end);) ++end;  // a date, a space, a time
           }
-          static const std::regex scalar(
-              "true|false|[+-]?(inf|nan)|[+-]?(0|[1-9](_?[0-9])*)(\\.[0-9](_?[0-9])*)?([eE][+-]?[0-9](_?[0-9])*)?|"
-              "0x[0-9A-Fa-f](_?[0-9A-Fa-f])*|0o[0-7](_?[0-7])*|0b[01](_?[01])*|"
-              "[0-9]{4}-[0-9]{2}-[0-9]{2}([Tt ][0-9]{2}:[0-9]{2}:[0-9]{2}(\\.[0-9]+)?([Zz]|[+-][0-9]{2}:[0-9]{2})?)?|"
-              "[0-9]{2}:[0-9]{2}:[0-9]{2}(\\.[0-9]+)?");
           const std::string token(text.substr(i, end - i));
-          if (!std::regex_match(token, scalar)) {
+          if (!is_toml_scalar(token)) {
             return Refusal{here, "'" + token + "' is not a TOML value"};
           }
           out += token;
@@ -240,6 +324,21 @@ std::variant<std::string, Refusal> to_ascii(std::string_view text) {
 
 std::string toml_place(const fs::path& file, const toml::source_region& source) {
   return util::to_utf8(file) + ":" + std::to_string(source.begin.line) + ":" + std::to_string(source.begin.column);
+}
+
+bool is_toml_scalar(std::string_view token) {
+  if (token == "true" || token == "false") return true;
+  Scan signed_word(token);
+  signed_word.one("+-");
+  if ((signed_word.word("inf") || signed_word.word("nan")) && signed_word.done()) return true;
+  for (const auto& [prefix, digits] : {std::pair<std::string_view, std::string_view>{"0x", "0123456789ABCDEFabcdef"},
+                                       {"0o", "01234567"},
+                                       {"0b", "01"}}) {
+    Scan scan(token);
+    if (scan.word(prefix)) return scan.grouped(digits) && scan.done();
+  }
+  Scan time(token);
+  return is_decimal(token) || is_date(token) || (time_of_day(time) && time.done());
 }
 
 Result<toml::table> parse_toml(std::string_view text, const fs::path& file, const std::string& hint) {
