@@ -1,5 +1,8 @@
+#include <algorithm>
+#include <array>
 #include <filesystem>
 #include <iostream>
+#include <string_view>
 #include <tuple>
 
 #include <spdlog/spdlog.h>
@@ -131,7 +134,49 @@ std::pair<std::vector<std::string>, std::vector<std::string>> split_passthrough(
   return {std::move(arguments), {}};
 }
 
-void register_all(CLI::App& app, Context& context) {
+namespace {
+
+// Each registration and the subcommands it adds: a command line that names
+// one of them registers only that one (CLI11 builds every option it is
+// given, which was half of a prompt hook's instructions); anything else
+// (help, completion, a misspelled command's suggestion) registers all.
+struct Registration {
+  std::array<std::string_view, 3> commands;
+  void (*add)(CLI::App&, Context&);
+};
+
+const Registration k_registrations[] = {{{"install"}, register_install},
+                                        {{"adopt"}, register_adopt},
+                                        {{"list"}, register_list},
+                                        {{"remove"}, register_remove},
+                                        {{"discover"}, register_discover},
+                                        {{"use"}, register_use},
+                                        {{"current"}, register_current},
+                                        {{"which"}, register_which},
+                                        {{"trust"}, register_trust},
+                                        {{"untrust"}, register_untrust},
+                                        {{"verify"}, register_verify},
+                                        {{"exec"}, register_exec},
+                                        {{"shim"}, register_shim},
+                                        {{"activate", "hook", "deactivate"}, register_activate},
+                                        {{"init", "deinit"}, register_init},
+                                        {{"profile"}, register_profile},
+                                        {{"completion"}, register_completion},
+                                        {{"cache"}, register_cache},
+                                        {{"export"}, register_export},
+                                        {{"doctor"}, register_doctor},
+                                        {{"snapshot"}, register_snapshot}};
+
+const Registration* registration_of(std::string_view command) {
+  for (const auto& each : k_registrations) {
+    if (std::find(each.commands.begin(), each.commands.end(), command) != each.commands.end()) return &each;
+  }
+  return nullptr;
+}
+
+}  // namespace
+
+void register_all(CLI::App& app, Context& context, std::string_view only) {
   app.name("cudnnenv");
   app.require_subcommand(1);
   app.set_version_flag("--version", "cudnnenv " CUDNNENV_VERSION_STRING);
@@ -141,28 +186,25 @@ void register_all(CLI::App& app, Context& context) {
                "log to stderr: -v which selection won, the checks and their cache; -vv also every source and file "
                "looked at (or CUDNNENV_LOG=debug|trace)");
   app.fallthrough();  // -v and --root also after the subcommand: cudnnenv exec -v -- ...
+  if (const Registration* one = only.empty() ? nullptr : registration_of(only)) {
+    one->add(app, context);
+    return;
+  }
+  for (const auto& each : k_registrations) each.add(app, context);
+}
 
-  register_install(app, context);
-  register_adopt(app, context);
-  register_list(app, context);
-  register_remove(app, context);
-  register_discover(app, context);
-  register_use(app, context);
-  register_current(app, context);
-  register_which(app, context);
-  register_trust(app, context);
-  register_untrust(app, context);
-  register_verify(app, context);
-  register_exec(app, context);
-  register_shim(app, context);
-  register_activate(app, context);
-  register_init(app, context);
-  register_profile(app, context);
-  register_completion(app, context);
-  register_cache(app, context);
-  register_export(app, context);
-  register_doctor(app, context);
-  register_snapshot(app, context);
+std::string_view named_command(const std::vector<std::string>& arguments) {
+  for (std::size_t i = 1; i < arguments.size(); ++i) {
+    const std::string& word = arguments[i];
+    if (word == "__script") return i + 2 < arguments.size() ? std::string_view(arguments[i + 2]) : "";
+    if (word == "--root") {
+      ++i;  // its value
+      continue;
+    }
+    if (word.rfind("--root=", 0) == 0 || word == "-v" || word == "-vv" || word == "--verbose") continue;
+    return word.empty() || word[0] == '-' || word == "__complete" ? "" : std::string_view(word);
+  }
+  return "";
 }
 
 namespace {
@@ -207,7 +249,7 @@ int run_unguarded(std::vector<std::string> arguments) {
   context.environment = util::Environment::current();
   CLI::App app{"cudnnenv: keep several cuDNN versions side by side and know which one loads"};
   init_logging(0, std::nullopt);  // warnings while parsing; CUDNNENV_LOG is read once parsed
-  register_all(app, context);
+  register_all(app, context, named_command(arguments));
   if (arguments.size() > 1 && arguments[1] == "__complete") {
     return complete_command_line(app, context, {arguments.begin() + 2, arguments.end()});
   }

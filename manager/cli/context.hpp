@@ -90,8 +90,14 @@ void register_export(CLI::App& app, Context& context);
 void register_doctor(CLI::App& app, Context& context);
 void register_snapshot(CLI::App& app, Context& context);
 
-// Every option and subcommand on `app`, bound to `context`.
-void register_all(CLI::App& app, Context& context);
+// Every option and subcommand on `app`, bound to `context`; with `only` (a
+// subcommand's name), the global options and that subcommand's registration
+// alone (a name no registration has: all of them).
+void register_all(CLI::App& app, Context& context, std::string_view only = {});
+
+// The subcommand a command line names (after the global options, or after
+// `__script SHELL`), or nothing: the one registration run_unguarded needs.
+std::string_view named_command(const std::vector<std::string>& arguments);
 
 // Splits `arguments` (argv[0] included) of an `exec` command line into what
 // the option parser sees and the program with its arguments: after '--', or

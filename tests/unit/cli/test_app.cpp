@@ -1,5 +1,7 @@
 #include <doctest/doctest.h>
 
+#include <algorithm>
+
 #include "cli/context.hpp"
 
 namespace cudnnenv::cli {
@@ -57,6 +59,36 @@ TEST_SUITE("cli/app") {
     const auto [parsed, program] = split({"cudnnenv", "--root", "exec", "list", "--json"});
     CHECK(parsed == Words{"cudnnenv", "--root", "exec", "list", "--json"});
     CHECK(program.empty());
+  }
+
+  TEST_CASE("a command line that names a subcommand registers only it; anything else registers all") {
+    CHECK(named_command({"cudnnenv", "current"}) == "current");
+    CHECK(named_command({"cudnnenv", "--root", "current", "-v", "hook", "--shell", "bash"}) == "hook");
+    CHECK(named_command({"cudnnenv", "--root=/x", "-vv", "exec", "--", "python"}) == "exec");
+    CHECK(named_command({"cudnnenv", "__script", "bash", "use", "9"}) == "use");
+    CHECK(named_command({"cudnnenv", "__complete", "ins"}).empty());
+    CHECK(named_command({"cudnnenv", "--help"}).empty());
+    CHECK(named_command({"cudnnenv"}).empty());
+    const auto names = [](std::string_view only) {
+      Context context;
+      CLI::App app;
+      register_all(app, context, only);
+      std::vector<std::string> subcommands;
+      for (const auto* sub : app.get_subcommands([](CLI::App*) { return true; })) {
+        subcommands.push_back(sub->get_name());
+      }
+      return subcommands;
+    };
+    CHECK(names("current") == std::vector<std::string>{"current"});
+    CHECK(names("hook") == std::vector<std::string>{"activate", "hook", "deactivate"});
+    const auto all = names("");
+    CHECK(names("instal") == all);  // a misspelling: every name, for the suggestion
+    // Each of them, registered alone, is there under its own name.
+    for (const auto& name : all) {
+      const auto alone = names(name);
+      CHECK_MESSAGE(std::find(alone.begin(), alone.end(), name) != alone.end(), name);
+      CHECK_MESSAGE(alone.size() < all.size(), name);
+    }
   }
 }
 
