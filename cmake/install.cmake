@@ -26,6 +26,8 @@ if(WIN32)
 else()
   set(helpers ${CMAKE_INSTALL_LIBDIR}/cudnnenv)
   install(TARGETS cudnnenv cudnnenv-shim cudnnenv-probe cudnnenv-fetch RUNTIME DESTINATION ${helpers})
+  install(TARGETS ${CUDNNENV_SELFTEST_TARGETS} RUNTIME DESTINATION ${helpers}/selftest
+          LIBRARY DESTINATION ${helpers}/selftest)
   if(TARGET cudnnenv-audit)
     install(TARGETS cudnnenv-audit cudnnenv-audit-report LIBRARY DESTINATION ${helpers})
   endif()

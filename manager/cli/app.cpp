@@ -165,7 +165,8 @@ const Registration k_registrations[] = {{{"install"}, register_install},
                                         {{"cache"}, register_cache},
                                         {{"export"}, register_export},
                                         {{"doctor"}, register_doctor},
-                                        {{"snapshot"}, register_snapshot}};
+                                        {{"snapshot"}, register_snapshot},
+                                        {{"selftest"}, register_selftest}};
 
 const Registration* registration_of(std::string_view command) {
   for (const auto& each : k_registrations) {

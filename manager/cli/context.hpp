@@ -89,6 +89,7 @@ void register_cache(CLI::App& app, Context& context);
 void register_export(CLI::App& app, Context& context);
 void register_doctor(CLI::App& app, Context& context);
 void register_snapshot(CLI::App& app, Context& context);
+void register_selftest(CLI::App& app, Context& context);
 
 // Every option and subcommand on `app`, bound to `context`; with `only` (a
 // subcommand's name), the global options and that subcommand's registration

@@ -43,6 +43,10 @@ expect_eq "$(cd "$usr" && find . -type f -o -type l | sort)" "./bin/cudnnenv
 ./lib/cudnnenv/cudnnenv-shim
 ./lib/cudnnenv/libcudnnenv-audit-report.so
 ./lib/cudnnenv/libcudnnenv-audit.so
+./lib/cudnnenv/selftest/cudnnenv-selftest-9.90.1.so
+./lib/cudnnenv/selftest/cudnnenv-selftest-9.90.2.so
+./lib/cudnnenv/selftest/cudnnenv-selftest-load
+./lib/cudnnenv/selftest/cudnnenv-selftest-load-rpath
 ./share/bash-completion/completions/cudnnenv
 ./share/doc/cudnnenv/ARCHITECTURE.md
 ./share/doc/cudnnenv/README.md
@@ -82,6 +86,10 @@ expect_eq "$(dpkg-deb -c "$deb" | awk '{print $6}' | grep -v '/$' | sort)" "./us
 ./usr/lib/cudnnenv/cudnnenv-shim
 ./usr/lib/cudnnenv/libcudnnenv-audit-report.so
 ./usr/lib/cudnnenv/libcudnnenv-audit.so
+./usr/lib/cudnnenv/selftest/cudnnenv-selftest-9.90.1.so
+./usr/lib/cudnnenv/selftest/cudnnenv-selftest-9.90.2.so
+./usr/lib/cudnnenv/selftest/cudnnenv-selftest-load
+./usr/lib/cudnnenv/selftest/cudnnenv-selftest-load-rpath
 ./usr/share/bash-completion/completions/cudnnenv
 ./usr/share/doc/cudnnenv/ARCHITECTURE.md
 ./usr/share/doc/cudnnenv/README.md
@@ -96,4 +104,8 @@ dpkg --root="$chroot_dir" --force-depends --force-not-root --force-script-chroot
   fail "dpkg -i: $(cat dpkg.out)"
 expect_eq "$(dpkg --root="$chroot_dir" -s cudnnenv 2> /dev/null | grep '^Status:')" "Status: install ok installed" "dpkg's record"
 expect_eq "$("$chroot_dir/usr/bin/cudnnenv" --version)" "$("$CUDNNENV" --version)" "--version of the cudnnenv dpkg installed"
+# selftest from the installed files alone: its test libraries and loader in lib/cudnnenv/selftest.
+"$chroot_dir/usr/bin/cudnnenv" selftest --json > selftest.json || fail "selftest of the cudnnenv dpkg installed: $(cat selftest.json)"
+expect_eq "$(python3 -c 'import json; r = json.load(open("selftest.json")); print(r["passed"], sorted({c["status"] for c in r["cases"]}))')" \
+  "True ['held']" "selftest of the cudnnenv dpkg installed"
 pass "the .deb"

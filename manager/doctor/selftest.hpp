@@ -1,0 +1,64 @@
+// `cudnnenv selftest`: this machine proves the pin, with no GPU and no real
+// cuDNN. A temporary store (its path with a space, `&` and non-ASCII
+// letters) gets two trees built from the test libraries the package ships
+// (selftest/: sentinel versions 9.90.1 and 9.90.2, no real release), the
+// second also placed where a user's machine may have a stray copy (first on
+// LD_LIBRARY_PATH, behind a program's DT_RPATH, named by absolute path), and
+// every way the pin is reached starts the shipped loader, which prints the
+// version it got: exec in each mode, a shim, activation in each shell found
+// here. Each case runs `cudnnenv` itself as a child, as a user would.
+// Everything is removed afterwards unless kept.
+#pragma once
+
+#include <filesystem>
+#include <string>
+#include <vector>
+
+#include "util/environment.hpp"
+#include "util/result.hpp"
+
+namespace cudnnenv {
+
+enum class SelftestStatus { held, failed, unprovable };
+
+struct SelftestCase {
+  std::string id;        // "exec-audit", "shim", "activate-bash", ...
+  std::string how;       // what ran, in words
+  std::string expected;  // "9.90.1 (the pinned tree)"
+  std::string loaded;    // what the loader printed, named: "9.90.2 (the stray copy)", "nothing: <error>"
+  SelftestStatus status = SelftestStatus::held;
+  std::string detail;  // why it failed, or why it cannot be shown here
+};
+
+struct SelftestReport {
+  std::vector<SelftestCase> cases;
+  std::string os;                                           // "Linux 6.1.0 x86_64"
+  std::vector<std::pair<std::string, std::string>> shells;  // name, version line
+  bool wine = false;
+  std::filesystem::path store;  // the temporary store (gone unless kept)
+  bool kept = false;
+
+  bool passed() const;
+};
+
+struct SelftestOptions {
+  std::filesystem::path program;  // cudnnenv itself
+  std::filesystem::path assets;   // the selftest/ folder beside it
+  util::Environment environment;  // the user's: PATH finds the shells
+  std::string only;               // one case id, or all
+  bool keep = false;              // leave the temporary store for a look
+  // Test-only (CUDNNENV_SELFTEST_UNPINNED=1): each case starts the loader
+  // directly, without the pin, so the selftest's own failure can be seen.
+  bool unpinned = false;
+};
+
+// The ids of every case, in the order they run (for --only's check).
+std::vector<std::string> selftest_case_ids();
+
+// Fails only when the temporary store cannot be set up (the test files
+// missing, no space): a case that does not hold is a failed case.
+Result<SelftestReport> run_selftest(const SelftestOptions& options);
+
+std::string to_string(SelftestStatus status);
+
+}  // namespace cudnnenv

@@ -1,0 +1,65 @@
+#!/usr/bin/env bash
+# cudnnenv selftest (issue 27), Linux: every case holds with the pin, every
+# case fails without it (the test-only CUDNNENV_SELFTEST_UNPINNED=1: the
+# loader started directly, the stray copy first on LD_LIBRARY_PATH, so the
+# selftest can see a failure and exits 4), --only and --keep, and nothing is
+# left behind: the temporary folder, the user's store and environment.
+# The .deb's installed files run it too (e2e_package). Windows: not yet.
+CUDNNENV=$1
+FIXTURES=$2
+source "$(dirname "$0")/lib.sh"
+export TMPDIR="$WORK/tmp"
+mkdir -p "$TMPDIR"
+export CUDNNENV_ROOT="$WORK/user store"
+make_linux_tree t91 9.1.0 "$FIXTURES/fake-elf64-9.1.0.so"
+run install t91 --name mine
+[ "$rc" = 0 ] || fail "install: $(cat err)"
+before=$(cd "$CUDNNENV_ROOT" && find . | sort)
+# statuses: "id status loaded" per case, from the JSON on stdin.
+statuses() {
+  python3 -c 'import json, sys
+r = json.load(sys.stdin)
+for c in r["cases"]: print(c["id"], c["status"], c["loaded"])'
+}
+shells=""
+for shell in bash zsh fish; do command -v "$shell" > /dev/null && shells="$shells $shell"; done
+
+run selftest --json
+[ "$rc" = 0 ] || fail "selftest: $(cat out) $(cat err)"
+expected="exec-audit held 9.90.1 (the pinned tree)
+exec-preload held 9.90.1 (the pinned tree)
+exec-path held 9.90.1 (the pinned tree)
+exec-absolute held 9.90.1 (the pinned tree)
+exec-rpath held 9.90.1 (the pinned tree)
+shim held 9.90.1 (the pinned tree)
+shim-cached held 9.90.1 (the pinned tree)"
+for shell in $shells; do expected="$expected
+activate-$shell held 9.90.1 (the pinned tree)"; done
+expect_eq "$(statuses < out)" "$expected" "selftest --json, every case"
+expect_eq "$(json_field passed < out):$(json_field store < out)" "true:null" "passed, and no store kept"
+pass "selftest: every case held (shells here:$shells)"
+
+CUDNNENV_SELFTEST_UNPINNED=1 run selftest --json
+expect_eq "$rc" "4" "selftest without the pin exits 4"
+expect_eq "$(statuses < out)" "$(echo "$expected" | sed 's/held 9.90.1 (the pinned tree)/failed 9.90.2 (the stray copy)/')" \
+  "selftest without the pin: the stray copy loads in every case"
+CUDNNENV_SELFTEST_UNPINNED=1 run selftest --only exec-audit
+expect_eq "$rc:$(cat out)" "4:cudnnenv selftest: $(uname -s) $(uname -r) $(uname -m)
+failed     exec-audit: cudnnenv exec (audit module), the stray copy first on LD_LIBRARY_PATH
+           expected 9.90.1 (the pinned tree), loaded 9.90.2 (the stray copy)
+           the program loaded another copy than the pinned tree's
+a case failed: please attach 'cudnnenv selftest --json' to a bug report" "a failed case, as a person reads it"
+pass "without the pin every case fails and selftest exits 4"
+
+run selftest --only shim --keep
+[ "$rc" = 0 ] || fail "selftest --only shim --keep: $(cat out)"
+kept=$(sed -n 's/^the temporary store is kept: //p' out)
+[ -n "$kept" ] && [ -d "$kept/pinned" ] && [ -d "$kept/stray" ] || fail "--keep: no store with the two trees: $(cat out)"
+expect_eq "$(grep -c '^held' out)" "1" "--only runs one case"
+rm -rf "$(dirname "$kept")"
+
+expect_eq "$(ls -A "$TMPDIR")" "" "nothing left in the temporary folder"
+expect_eq "$(cd "$CUDNNENV_ROOT" && find . | sort)" "$before" "the user's store as it was"
+run current --cudnn mine
+[ "$rc" = 0 ] || fail "the user's store after selftest: $(cat err)"
+pass "--only, --keep, and nothing left behind"
