@@ -108,13 +108,16 @@ Result<ProcessOutcome> run_process(const ProcessSpec& spec) {
   bp::child child;
   const unsigned long start_error = start_with_retry(
       [&]() -> unsigned long {
+        // Fresh pipes each try: Boost closes a pipe's write end when a start fails.
+        out_pipe = bp::async_pipe(loop);
+        err_pipe = bp::async_pipe(loop);
         child = bp::child(bp::exe = spec.program.wstring(), bp::extend::on_setup = exact_line,
                           bp::std_in<bp::null, bp::std_out> out_pipe, bp::std_err > err_pipe,
                           bp::windows::create_no_window, error);
         return error ? static_cast<unsigned long>(error.value()) : 0;
       },
       [] { ::Sleep(100); });
-  (void)start_error;  // `error` holds the last attempt's
+  (void)start_error;  // `error` holds the last try's
 #else
   bp::environment environment;
   environment.clear();
