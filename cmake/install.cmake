@@ -6,8 +6,8 @@
 # program resolves its own path through the link). The completions (asking
 # `cudnnenv` on PATH) and the man page (help2man, when installed) are made
 # from the built program. `cpack -G DEB` makes the .deb.
-# Windows: one folder with the three programs and the README, as the .zip
-# (`cpack -G ZIP` in the mingw build).
+# Windows: one folder with the three programs, the README, zlib\ and
+# selftest\, as the .zip (`cpack -G ZIP` in the mingw build).
 include(GNUInstallDirs)
 set(CPACK_PACKAGE_NAME cudnnenv)
 set(CPACK_PACKAGE_VENDOR "cudnnenv")
@@ -19,6 +19,8 @@ set(CPACK_RESOURCE_FILE_README ${PROJECT_SOURCE_DIR}/README.md)
 if(WIN32)
   install(TARGETS cudnnenv cudnnenv-shim cudnnenv-probe RUNTIME DESTINATION .)
   install(TARGETS zlibwapi RUNTIME DESTINATION zlib)
+  # selftest's DLL pair and loader (no import libraries: nothing links to them).
+  install(TARGETS ${CUDNNENV_SELFTEST_TARGETS} RUNTIME DESTINATION selftest)
   install(FILES ${PROJECT_SOURCE_DIR}/README.md DESTINATION .)
   set(CPACK_GENERATOR ZIP)
   set(CPACK_PACKAGE_FILE_NAME cudnnenv-${PROJECT_VERSION}-windows-x86_64)

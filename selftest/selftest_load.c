@@ -1,14 +1,37 @@
 /* The program of `cudnnenv selftest`: loads cuDNN as a framework does and
  * prints what cudnnGetVersion() of the copy it got returns.
+ *
+ * Linux:
  *   cudnnenv-selftest-load          loads libcudnn.so.9 by name
  *   cudnnenv-selftest-load PATH     loads that file (an absolute path: what JAX does)
- * Exit 1 with the loader's message on stderr when nothing loads. Built twice
- * on Linux: the second (-rpath) has DT_RPATH $ORIGIN/decoy-lib, which the
- * dynamic loader searches before LD_LIBRARY_PATH. */
-#include <stdio.h>
+ * Built twice on Linux: the second (-rpath) has DT_RPATH $ORIGIN/decoy-lib,
+ * which the dynamic loader searches before LD_LIBRARY_PATH.
+ *
+ * Windows, the first argument names the load style:
+ *   bare                LoadLibraryW("cudnn64_9.dll")
+ *   altered             LoadLibraryExW with LOAD_WITH_ALTERED_SEARCH_PATH (TensorFlow)
+ *   default-dirs        SetDefaultDllDirectories(LOAD_LIBRARY_SEARCH_DEFAULT_DIRS),
+ *                       then a load with that flag (Python 3.8+'s ctypes)
+ *   add-dll-directory DIR
+ *                       the same after AddDllDirectory(DIR), a folder of the
+ *                       program's own (Python's os.add_dll_directory)
+ *   path FILE           LoadLibraryW(FILE), by full path (PyTorch's torch\lib)
+ *   child DIR           puts DIR first on PATH and starts itself with `bare`,
+ *                       as a program that starts another does (a grandchild
+ *                       of the launcher); its exit code is this one's
+ * Exit 1 with the loader's message on stderr when nothing loads, 2 on a
+ * wrong command line. */
 #include <stddef.h>
+#include <stdio.h>
 
 #if defined(_WIN32)
+#ifndef _WIN32_WINNT
+#define _WIN32_WINNT 0x0A00
+#endif
+#include <process.h>
+#include <stdlib.h>
+#include <string.h>
+#include <wchar.h>
 #include <windows.h>
 #else
 #include <dlfcn.h>
@@ -16,22 +39,7 @@
 
 typedef size_t (*VersionFunction)(void);
 
-int main(int argc, char** argv) {
-#if defined(_WIN32)
-  HMODULE library = LoadLibraryA(argc > 1 ? argv[1] : "cudnn64_9.dll");
-  if (library == NULL) {
-    fprintf(stderr, "LoadLibrary failed: %lu\n", GetLastError());
-    return 1;
-  }
-  VersionFunction version = (VersionFunction)(void*)GetProcAddress(library, "cudnnGetVersion");
-#else
-  void* library = dlopen(argc > 1 ? argv[1] : "libcudnn.so.9", RTLD_NOW);
-  if (library == NULL) {
-    fprintf(stderr, "%s\n", dlerror());
-    return 1;
-  }
-  VersionFunction version = (VersionFunction)dlsym(library, "cudnnGetVersion");
-#endif
+static int print_version(VersionFunction version) {
   if (version == NULL) {
     fprintf(stderr, "no cudnnGetVersion in the library loaded\n");
     return 1;
@@ -39,3 +47,89 @@ int main(int argc, char** argv) {
   printf("%zu\n", version());
   return 0;
 }
+
+#if defined(_WIN32)
+
+static const wchar_t k_name[] = L"cudnn64_9.dll";
+
+static int usage(void) {
+  fprintf(stderr,
+          "usage: cudnnenv-selftest-load bare | altered | default-dirs | add-dll-directory DIR | path FILE | "
+          "child DIR\n");
+  return 2;
+}
+
+/* PATH = DIR;PATH, then this program again with `bare`, its output on ours. */
+static int start_child(const wchar_t* self, const wchar_t* folder) {
+  const wchar_t* path = _wgetenv(L"PATH");
+  size_t size = wcslen(folder) + (path ? wcslen(path) : 0) + 2;
+  wchar_t* value = (wchar_t*)malloc(size * sizeof(wchar_t));
+  if (value == NULL) return 1;
+  swprintf(value, size, L"%ls;%ls", folder, path ? path : L"");
+  if (_wputenv_s(L"PATH", value) != 0) return 1;
+  free(value);
+  fflush(stdout);
+  /* _wspawnv joins its arguments with spaces: a path with one is quoted. */
+  size_t quoted_size = wcslen(self) + 3;
+  wchar_t* quoted = (wchar_t*)malloc(quoted_size * sizeof(wchar_t));
+  if (quoted == NULL) return 1;
+  swprintf(quoted, quoted_size, L"\"%ls\"", self);
+  const wchar_t* arguments[] = {quoted, L"bare", NULL};
+  intptr_t status = _wspawnv(_P_WAIT, self, arguments);
+  free(quoted);
+  if (status == -1) {
+    fprintf(stderr, "cannot start the child: %lu\n", GetLastError());
+    return 1;
+  }
+  return (int)status;
+}
+
+int main(void) {
+  int argc = 0;
+  wchar_t** argv = CommandLineToArgvW(GetCommandLineW(), &argc);
+  if (argv == NULL || argc < 2) return usage();
+  const wchar_t* style = argv[1];
+  HMODULE library = NULL;
+  if (wcscmp(style, L"bare") == 0 && argc == 2) {
+    library = LoadLibraryW(k_name);
+  } else if (wcscmp(style, L"altered") == 0 && argc == 2) {
+    library = LoadLibraryExW(k_name, NULL, LOAD_WITH_ALTERED_SEARCH_PATH);
+  } else if (wcscmp(style, L"default-dirs") == 0 && argc == 2) {
+    SetDefaultDllDirectories(LOAD_LIBRARY_SEARCH_DEFAULT_DIRS);
+    library = LoadLibraryExW(k_name, NULL, LOAD_LIBRARY_SEARCH_DEFAULT_DIRS);
+  } else if (wcscmp(style, L"add-dll-directory") == 0 && argc == 3) {
+    SetDefaultDllDirectories(LOAD_LIBRARY_SEARCH_DEFAULT_DIRS);
+    if (AddDllDirectory(argv[2]) == NULL) {
+      fprintf(stderr, "AddDllDirectory failed: %lu\n", GetLastError());
+      return 1;
+    }
+    library = LoadLibraryExW(k_name, NULL, LOAD_LIBRARY_SEARCH_DEFAULT_DIRS);
+  } else if (wcscmp(style, L"path") == 0 && argc == 3) {
+    library = LoadLibraryW(argv[2]);
+  } else if (wcscmp(style, L"child") == 0 && argc == 3) {
+    wchar_t self[32768];
+    const DWORD length = GetModuleFileNameW(NULL, self, 32768);
+    if (length == 0 || length >= 32768) return 1;
+    return start_child(self, argv[2]);
+  } else {
+    return usage();
+  }
+  if (library == NULL) {
+    fprintf(stderr, "LoadLibrary failed: %lu\n", GetLastError());
+    return 1;
+  }
+  return print_version((VersionFunction)(void*)GetProcAddress(library, "cudnnGetVersion"));
+}
+
+#else
+
+int main(int argc, char** argv) {
+  void* library = dlopen(argc > 1 ? argv[1] : "libcudnn.so.9", RTLD_NOW);
+  if (library == NULL) {
+    fprintf(stderr, "%s\n", dlerror());
+    return 1;
+  }
+  return print_version((VersionFunction)dlsym(library, "cudnnGetVersion"));
+}
+
+#endif

@@ -169,5 +169,11 @@ std::string proc_driver_version();                                              
 std::optional<bool> cpu_has_avx();                                               // x86: cpuid; else absent
 std::optional<std::vector<std::string>> read_registry_path();                    // Windows only
 std::vector<RuntimeFile> find_vc_runtime(const util::Environment& environment);  // Windows only
+// "Linux 6.1.0 x86_64", "Windows 10.0.19045 x86_64" (RtlGetVersion: the
+// build as it is, whatever the program's manifest claims), with "(Wine 8.0)"
+// under Wine.
+std::string os_description();
+std::optional<std::string> wine_version();  // Windows under Wine: its version
+std::string code_pages();                   // Windows: "console 437, ANSI 1252"; Linux: empty
 
 }  // namespace cudnnenv

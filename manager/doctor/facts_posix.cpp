@@ -1,3 +1,5 @@
+#include <sys/utsname.h>
+
 #include "doctor/facts.hpp"
 #include "util/fs.hpp"
 
@@ -22,6 +24,20 @@ std::optional<std::vector<std::string>> read_registry_path() {
 }
 
 std::vector<RuntimeFile> find_vc_runtime(const util::Environment&) {
+  return {};
+}
+
+std::string os_description() {
+  utsname name{};
+  if (::uname(&name) != 0) return "Linux";
+  return std::string(name.sysname) + " " + name.release + " " + name.machine;
+}
+
+std::optional<std::string> wine_version() {
+  return std::nullopt;
+}
+
+std::string code_pages() {
   return {};
 }
 

@@ -95,4 +95,42 @@ std::vector<RuntimeFile> find_vc_runtime(const util::Environment& environment) {
   return files;
 }
 
+std::string os_description() {
+  // RtlGetVersion, not GetVersionExW: the latter says 6.2 to a program
+  // without a manifest naming Windows 10.
+  using RtlGetVersionFunction = LONG(WINAPI*)(OSVERSIONINFOW*);
+  OSVERSIONINFOW info{};
+  info.dwOSVersionInfoSize = sizeof info;
+  std::string text = "Windows";
+  const auto get_version =
+      reinterpret_cast<RtlGetVersionFunction>(::GetProcAddress(::GetModuleHandleW(L"ntdll.dll"), "RtlGetVersion"));
+  if (get_version && get_version(&info) == 0) {
+    text += " " + std::to_string(info.dwMajorVersion) + "." + std::to_string(info.dwMinorVersion) + "." +
+            std::to_string(info.dwBuildNumber);
+  }
+  SYSTEM_INFO system{};
+  ::GetNativeSystemInfo(&system);
+  text += system.wProcessorArchitecture == PROCESSOR_ARCHITECTURE_AMD64   ? " x86_64"
+          : system.wProcessorArchitecture == PROCESSOR_ARCHITECTURE_ARM64 ? " arm64"
+                                                                          : "";
+  if (const auto wine = wine_version()) text += " (Wine " + *wine + ")";
+  return text;
+}
+
+std::optional<std::string> wine_version() {
+  // Wine's ntdll exports wine_get_version; Windows' has no such function.
+  using WineVersionFunction = const char*(CDECL*)();
+  const auto get_version =
+      reinterpret_cast<WineVersionFunction>(::GetProcAddress(::GetModuleHandleW(L"ntdll.dll"), "wine_get_version"));
+  if (!get_version) return std::nullopt;
+  const char* version = get_version();
+  return std::string(version ? version : "");
+}
+
+std::string code_pages() {
+  const UINT console = ::GetConsoleOutputCP();  // 0: no console
+  return (console ? "console " + std::to_string(console) : std::string("no console")) + ", ANSI " +
+         std::to_string(::GetACP());
+}
+
 }  // namespace cudnnenv

@@ -3,14 +3,12 @@
 #include <algorithm>
 #include <random>
 
-#ifndef _WIN32
-#include <sys/utsname.h>
-#endif
-
+#include "doctor/facts.hpp"
 #include "formats/platform.hpp"
 #include "store/state.hpp"
 #include "util/fs.hpp"
 #include "util/process.hpp"
+#include "util/shortcut.hpp"
 #include "util/text.hpp"
 
 namespace cudnnenv {
@@ -32,6 +30,21 @@ std::string named_version(const std::string& printed) {
   return printed;
 }
 
+// A cuDNN 9 release's headers, cudnn_version.h saying `version`.
+Result<void> write_headers(const fs::path& folder, const std::string& version) {
+  std::error_code ec;
+  fs::create_directories(folder / "include", ec);
+  const auto fields = util::split(version, '.');
+  CUDNNENV_TRY(util::write_file_atomic(folder / "include" / "cudnn_version.h",
+                                       "#define CUDNN_MAJOR " + fields[0] + "\n#define CUDNN_MINOR " + fields[1] +
+                                           "\n#define CUDNN_PATCHLEVEL " + fields[2] + "\n"));
+  for (const char* header : {"cudnn", "cudnn_graph", "cudnn_ops", "cudnn_cnn", "cudnn_adv", "cudnn_backend"}) {
+    CUDNNENV_TRY(util::write_file_atomic(folder / "include" / (std::string(header) + ".h"),
+                                         "/* " + std::string(header) + " */\n"));
+  }
+  return {};
+}
+
 // A cuDNN 9 release's files for Linux, every library the one test library
 // under its name (as tests/e2e/trees.sh's make_linux_tree does).
 Result<void> make_linux_tree(const fs::path& folder, const fs::path& library, const std::string& version) {
@@ -45,15 +58,23 @@ Result<void> make_linux_tree(const fs::path& folder, const fs::path& library, co
     if (ec) return make_error("cannot copy '" + util::to_utf8(library) + "': " + ec.message());
     fs::create_symlink(file, folder / "lib" / ("lib" + std::string(base) + ".so.9"), ec);
   }
-  const auto fields = util::split(version, '.');
-  CUDNNENV_TRY(util::write_file_atomic(folder / "include" / "cudnn_version.h",
-                                       "#define CUDNN_MAJOR " + fields[0] + "\n#define CUDNN_MINOR " + fields[1] +
-                                           "\n#define CUDNN_PATCHLEVEL " + fields[2] + "\n"));
-  for (const char* header : {"cudnn", "cudnn_graph", "cudnn_ops", "cudnn_cnn", "cudnn_adv", "cudnn_backend"}) {
-    CUDNNENV_TRY(util::write_file_atomic(folder / "include" / (std::string(header) + ".h"),
-                                         "/* " + std::string(header) + " */\n"));
+  return write_headers(folder, version);
+}
+
+// A cuDNN 9 release's files for Windows (bin, include, lib\x64), every DLL
+// the one test DLL under its name.
+Result<void> make_windows_tree(const fs::path& folder, const fs::path& library, const std::string& version) {
+  std::error_code ec;
+  for (const char* sub : {"bin", "include", "lib/x64"}) fs::create_directories(folder / sub, ec);
+  for (const char* base : {"cudnn", "cudnn_graph", "cudnn_ops", "cudnn_cnn", "cudnn_adv", "cudnn_heuristic",
+                           "cudnn_engines_precompiled", "cudnn_engines_runtime_compiled"}) {
+    fs::copy_file(library, folder / "bin" / (std::string(base) + "64_9.dll"), fs::copy_options::overwrite_existing, ec);
+    if (ec) return make_error("cannot copy '" + util::to_utf8(library) + "': " + ec.message());
+    for (const std::string lib : {std::string(base) + ".lib", std::string(base) + "64_9.lib"}) {
+      CUDNNENV_TRY(util::write_file_atomic(folder / "lib" / "x64" / lib, "!<arch>\n"));
+    }
   }
-  return {};
+  return write_headers(folder, version);
 }
 
 // The first `name` on the environment's PATH.
@@ -72,69 +93,121 @@ std::string first_line(const std::string& text) {
   return std::string(util::trim(end == std::string::npos ? text : text.substr(0, end)));
 }
 
+// One case: what runs with the pin, what runs without it (the test-only
+// switch), and what it must show.
+struct CaseSpec {
+  std::string id;
+  std::string how;
+  std::vector<std::string> pinned;  // words after `cudnnenv --root ROOT`
+  std::vector<std::string> direct;  // the program and its arguments, started without the pin
+  fs::path working_folder;          // empty: this process's
+  fs::path root;                    // the store, when not the temporary one
+  bool check_report = false;        // --report --json on stderr must name only the tree's files
+  // A load by full path, which no launcher can turn: the stray copy loads,
+  // and the case holds when --report names it outside the tree (exit 4).
+  bool stray_reported = false;
+  std::string wine_cannot;  // why Wine cannot show this case; empty when it can
+};
+
+// The loader's first word on Windows (its load style); Linux's takes none.
+std::vector<std::string> loader_words(const std::string& loader, std::initializer_list<std::string> more) {
+  std::vector<std::string> words{loader};
+  words.insert(words.end(), more);
+  return words;
+}
+
+std::vector<std::string> concat(std::vector<std::string> words, const std::vector<std::string>& more) {
+  words.insert(words.end(), more.begin(), more.end());
+  return words;
+}
+
+constexpr const char* k_wine_set_dll_directory =
+    "Wine passes a launcher's SetDllDirectoryW to no child, so PATH alone carries the pin to a grandchild, and "
+    "the program here puts the stray copy first on PATH; real Windows passes it on";
+constexpr const char* k_wine_default_dirs =
+    "LOAD_LIBRARY_SEARCH_DEFAULT_DIRS and AddDllDirectory are Wine's own implementation, not Windows' loader";
+constexpr const char* k_wine_long_paths =
+    "Wine opens paths past 260 characters whatever LongPathsEnabled says; Windows' loader may not";
+constexpr const char* k_wine_system32 = "Wine's System32 is a folder of its prefix, with no KnownDLLs of Windows'";
+
 class Run {
  public:
-  Run(const SelftestOptions& options, fs::path root, fs::path work)
-      : m_options(options), m_root(std::move(root)), m_work(std::move(work)) {}
+  Run(const SelftestOptions& options, fs::path root, fs::path work, bool wine)
+      : m_options(options), m_root(std::move(root)), m_work(std::move(work)), m_wine(wine) {}
 
   Result<void> set_up() {
+    const bool windows = windows_host();
+    const std::string loader = windows ? std::string(k_loader) + ".exe" : k_loader;
+    const std::string suffix = windows ? ".dll" : ".so";
+    std::vector<std::string> assets = {loader, "cudnnenv-selftest-9.90.1" + suffix,
+                                       "cudnnenv-selftest-9.90.2" + suffix};
+    if (!windows) assets.push_back("cudnnenv-selftest-load-rpath");
     std::error_code ec;
-    for (const char* asset :
-         {k_loader, "cudnnenv-selftest-load-rpath", "cudnnenv-selftest-9.90.1.so", "cudnnenv-selftest-9.90.2.so"}) {
+    for (const auto& asset : assets) {
       if (!fs::is_regular_file(m_options.assets / asset, ec)) {
         return make_error("the selftest's file '" + util::to_utf8(m_options.assets / asset) + "' is missing",
                           "reinstall cudnnenv: the package installs them beside the program");
       }
     }
+    const auto make_tree = windows ? make_windows_tree : make_linux_tree;
     CUDNNENV_TRY(
-        make_linux_tree(m_work / "release-a", m_options.assets / "cudnnenv-selftest-9.90.1.so", k_pinned_version));
+        make_tree(m_work / "release-a", m_options.assets / ("cudnnenv-selftest-9.90.1" + suffix), k_pinned_version));
     CUDNNENV_TRY(
-        make_linux_tree(m_work / "release-b", m_options.assets / "cudnnenv-selftest-9.90.2.so", k_stray_version));
+        make_tree(m_work / "release-b", m_options.assets / ("cudnnenv-selftest-9.90.2" + suffix), k_stray_version));
     for (const auto& [release, name] : {std::pair{"release-a", k_pinned}, std::pair{"release-b", k_stray}}) {
-      auto installed = cudnnenv({"install", util::to_utf8(m_work / release), "--name", name});
-      if (!installed) return installed.error();
-      if (installed->exit_code != 0) {
-        return make_error("the selftest could not install its test tree: " + first_line(installed->err),
-                          "run it again with --keep and look at '" + util::to_utf8(m_root) + "'");
-      }
+      CUDNNENV_TRY(install(m_root, m_work / release, name));
     }
-    // The program's folder: the loaders, and the rpath one's decoy-lib (the stray tree).
+    // The program's folder: the loaders (Linux: the rpath one's decoy-lib, the stray tree).
     fs::create_directories(m_work / "program", ec);
-    for (const char* loader : {k_loader, "cudnnenv-selftest-load-rpath"}) {
-      fs::copy_file(m_options.assets / loader, m_work / "program" / loader, fs::copy_options::overwrite_existing, ec);
+    for (const auto& asset : assets) {
+      if (asset.find("-load") == std::string::npos) continue;
+      fs::copy_file(m_options.assets / asset, m_work / "program" / asset, fs::copy_options::overwrite_existing, ec);
+      if (ec) return make_error("cannot copy '" + util::to_utf8(m_options.assets / asset) + "': " + ec.message());
     }
-    fs::create_directory_symlink(m_root / k_stray / "lib", m_work / "program" / "decoy-lib", ec);
-    // A user's environment, less any selection of theirs, with the stray copy first on LD_LIBRARY_PATH.
     m_environment = m_options.environment;
     for (const char* name : {"CUDNNENV_VERSION", "CUDNNENV_ACTIVATED", "_CUDNNENV_STATE", "CUDNNENV_STATE_DIR",
                              "CUDNNENV_VERIFY", "LD_PRELOAD", "LD_AUDIT"}) {
       m_environment.unset(name);
     }
     m_environment.set("CUDNNENV_ROOT", util::to_utf8(m_root));
+    if (windows) return set_up_windows();
+    fs::create_directory_symlink(m_root / k_stray / "lib", m_work / "program" / "decoy-lib", ec);
+    // A user's environment, less any selection of theirs, with the stray copy first on LD_LIBRARY_PATH.
     m_environment.set("LD_LIBRARY_PATH", util::to_utf8(m_root / k_stray / "lib"));
     return {};
   }
 
   void run_cases(SelftestReport& report) {
+    if (windows_host()) {
+      windows_cases(report);
+      return;
+    }
     const std::string loader = util::to_utf8(m_work / "program" / k_loader);
     const std::string rpath_loader = util::to_utf8(m_work / "program" / "cudnnenv-selftest-load-rpath");
     const std::string stray_file = util::to_utf8(m_root / k_stray / "lib" / "libcudnn.so.9");
     const std::vector<std::string> exec = {"exec", "--cudnn", k_pinned};
-    auto with = [](std::vector<std::string> words, std::initializer_list<std::string> more) {
-      words.insert(words.end(), more);
-      return words;
-    };
-    add(report, "exec-audit", "cudnnenv exec (audit module), the stray copy first on LD_LIBRARY_PATH",
-        with(exec, {"--report", "--json", "--", loader}), {loader}, true);
-    add(report, "exec-preload", "cudnnenv exec --mode preload", with(exec, {"--mode", "preload", "--", loader}),
-        {loader});
-    add(report, "exec-path", "cudnnenv exec --mode path (LD_LIBRARY_PATH only)",
-        with(exec, {"--mode", "path", "--", loader}), {loader});
-    add(report, "exec-absolute", "cudnnenv exec, the program loading the stray copy by absolute path",
-        with(exec, {"--", loader, stray_file}), {loader, stray_file});
-    add(report, "exec-rpath", "cudnnenv exec, the program's DT_RPATH naming the stray copy's folder",
-        with(exec, {"--", rpath_loader}), {rpath_loader});
-    shim_cases(report, loader);
+    add(report, {"exec-audit",
+                 "cudnnenv exec (audit module), the stray copy first on LD_LIBRARY_PATH",
+                 concat(exec, {"--report", "--json", "--", loader}),
+                 {loader},
+                 {},
+                 {},
+                 true});
+    add(report,
+        {"exec-preload", "cudnnenv exec --mode preload", concat(exec, {"--mode", "preload", "--", loader}), {loader}});
+    add(report, {"exec-path",
+                 "cudnnenv exec --mode path (LD_LIBRARY_PATH only)",
+                 concat(exec, {"--mode", "path", "--", loader}),
+                 {loader}});
+    add(report, {"exec-absolute",
+                 "cudnnenv exec, the program loading the stray copy by absolute path",
+                 concat(exec, {"--", loader, stray_file}),
+                 {loader, stray_file}});
+    add(report, {"exec-rpath",
+                 "cudnnenv exec, the program's DT_RPATH naming the stray copy's folder",
+                 concat(exec, {"--", rpath_loader}),
+                 {rpath_loader}});
+    shim_cases(report, loader, {});
     for (const char* shell : {"bash", "zsh", "fish"}) {
       activation_case(report, shell, loader);
     }
@@ -142,39 +215,205 @@ class Run {
 
  private:
   Result<util::ProcessOutcome> cudnnenv(std::vector<std::string> arguments,
-                                        const util::Environment* environment = nullptr) {
+                                        const util::Environment* environment = nullptr, const fs::path& root = {}) {
     util::ProcessSpec spec;
     spec.program = m_options.program;
-    spec.arguments = {"--root", util::to_utf8(m_root)};
+    spec.arguments = {"--root", util::to_utf8(root.empty() ? m_root : root)};
     spec.arguments.insert(spec.arguments.end(), arguments.begin(), arguments.end());
     spec.environment = environment ? *environment : m_options.environment;
     spec.timeout = std::chrono::seconds(60);
     return util::run_process(spec);
   }
 
-  bool wanted(const std::string& id) const { return m_options.only.empty() || m_options.only == id; }
-
-  // Runs `pinned` (words after `cudnnenv --root ROOT`), or the loader
-  // directly (`unpinned`: the test-only switch) and records what loaded.
-  void add(SelftestReport& report, const std::string& id, const std::string& how, std::vector<std::string> pinned,
-           std::vector<std::string> unpinned, bool check_report = false) {
-    if (!wanted(id)) return;
-    Result<util::ProcessOutcome> outcome = make_error("");
-    if (m_options.unpinned) {
-      util::ProcessSpec spec;
-      spec.program = util::path_from_utf8(unpinned.front());
-      spec.arguments.assign(unpinned.begin() + 1, unpinned.end());
-      spec.environment = m_environment;
-      outcome = util::run_process(spec);
-    } else {
-      outcome = cudnnenv(std::move(pinned), &m_environment);
+  Result<void> install(const fs::path& root, const fs::path& release, const std::string& name) {
+    auto installed = cudnnenv({"install", util::to_utf8(release), "--name", name}, nullptr, root);
+    if (!installed) return installed.error();
+    if (installed->exit_code != 0) {
+      return make_error("the selftest could not install its test tree: " + first_line(installed->err),
+                        "run it again with --keep and look at '" + util::to_utf8(root) + "'");
     }
-    record(report, id, how, outcome, check_report);
+    return {};
   }
 
-  void record(SelftestReport& report, const std::string& id, const std::string& how,
-              const Result<util::ProcessOutcome>& outcome, bool check_report) {
-    SelftestCase result{id, how, named_version("99001"), {}, SelftestStatus::held, {}};
+  // Windows: the stray copy in the working folder and beside a second copy
+  // of the loader, a batch file that starts the loader, a store past 260
+  // characters, the stray tree first on PATH, and (--system32) a copy in
+  // System32.
+  Result<void> set_up_windows() {
+    std::error_code ec;
+    const fs::path stray_dll = m_root / k_stray / "bin" / "cudnn64_9.dll";
+    for (const char* folder : {"working-folder", "program-folder"}) {
+      fs::create_directories(m_work / folder, ec);
+      fs::copy_file(stray_dll, m_work / folder / "cudnn64_9.dll", fs::copy_options::overwrite_existing, ec);
+      if (ec) return make_error("cannot copy '" + util::to_utf8(stray_dll) + "': " + ec.message());
+    }
+    fs::copy_file(m_work / "program" / (std::string(k_loader) + ".exe"),
+                  m_work / "program-folder" / (std::string(k_loader) + ".exe"), fs::copy_options::overwrite_existing,
+                  ec);
+    fs::create_directories(m_work / "own-dlls", ec);  // the program's own AddDllDirectory folder
+    CUDNNENV_TRY(util::write_file_atomic(m_work / "program" / "run-loader.bat",
+                                         "@\"%~dp0" + std::string(k_loader) + ".exe\" bare\r\n"));
+    if (wanted("exec-long-path")) {
+      // Four folders of 64 letters below the temporary folder: every file of the tree past 260 characters.
+      m_long_root = m_work;
+      for (char letter : {'a', 'b', 'c', 'd'}) m_long_root /= std::string(64, letter);
+      fs::create_directories(m_long_root, ec);
+      if (ec) return make_error("cannot create '" + util::to_utf8(m_long_root) + "': " + ec.message());
+      CUDNNENV_TRY(install(m_long_root, m_work / "release-a", k_pinned));
+    }
+    std::string path = util::to_utf8(m_root / k_stray / "bin");
+    if (const auto user = m_environment.get("PATH"); user && !user->empty()) path += ";" + *user;
+    m_environment.set("PATH", path);
+    if (m_options.system32 && wanted("exec-system32")) {
+      // Placed for its case only (activation, which has only PATH, cannot come before System32); tried here
+      // once so that a prompt that is not elevated is said before anything runs.
+      CUDNNENV_TRY_ASSIGN(system, util::system_folder());
+      const fs::path copy = *system / "cudnn64_9.dll";
+      if (fs::exists(copy, ec) || fs::is_symlink(copy, ec)) {
+        return make_error("'" + util::to_utf8(copy) + "' exists: the selftest never replaces a file in System32",
+                          "run it without --system32; 'cudnnenv doctor' names what that copy shadows");
+      }
+      m_system32_copy = copy;
+      CUDNNENV_TRY(place_system32_copy());
+      clean_up();
+    }
+    return {};
+  }
+
+  // Copies the stray DLL into System32, never over a file (copy_file fails
+  // when one is there): only a copy placed here is ever removed.
+  Result<void> place_system32_copy() {
+    std::error_code ec;
+    fs::copy_file(m_root / k_stray / "bin" / "cudnn64_9.dll", m_system32_copy, ec);
+    if (ec) {
+      return make_error(
+          "cannot put a test copy in '" + util::to_utf8(m_system32_copy.parent_path()) + "': " + ec.message(),
+          "run --system32 from an elevated prompt, or leave it out");
+    }
+    m_system32_placed = true;
+    return {};
+  }
+
+  void windows_cases(SelftestReport& report) {
+    const std::string loader = util::to_utf8(m_work / "program" / (std::string(k_loader) + ".exe"));
+    const std::string beside = util::to_utf8(m_work / "program-folder" / (std::string(k_loader) + ".exe"));
+    const std::string stray_file = util::to_utf8(m_root / k_stray / "bin" / "cudnn64_9.dll");
+    const std::string stray_bin = util::to_utf8(m_root / k_stray / "bin");
+    const std::string own_dlls = util::to_utf8(m_work / "own-dlls");
+    const std::string batch = util::to_utf8(m_work / "program" / "run-loader.bat");
+    const std::vector<std::string> exec = {"exec", "--cudnn", k_pinned};
+    const auto pinned = [&](std::vector<std::string> program) { return concat(concat(exec, {"--"}), program); };
+    add(report, {"exec-audit",
+                 "cudnnenv exec --report, LoadLibraryW by name, the stray copy first on PATH",
+                 concat(exec, {"--report", "--json", "--", loader, "bare"}),
+                 loader_words(loader, {"bare"}),
+                 {},
+                 {},
+                 true});
+    add(report, {"exec-path", "cudnnenv exec --mode path (PATH only), LoadLibraryW by name",
+                 concat(exec, {"--mode", "path", "--", loader, "bare"}), loader_words(loader, {"bare"})});
+    add(report, {"exec-altered", "LoadLibraryExW with LOAD_WITH_ALTERED_SEARCH_PATH (TensorFlow)",
+                 pinned(loader_words(loader, {"altered"})), loader_words(loader, {"altered"})});
+    add(report, {"exec-default-dirs",
+                 "LOAD_LIBRARY_SEARCH_DEFAULT_DIRS, which never searches PATH (Python 3.8+)",
+                 pinned(loader_words(loader, {"default-dirs"})),
+                 loader_words(loader, {"default-dirs"}),
+                 {},
+                 {},
+                 false,
+                 false,
+                 k_wine_default_dirs});
+    add(report, {"exec-add-dll-directory",
+                 "the program's own AddDllDirectory, then LOAD_LIBRARY_SEARCH_DEFAULT_DIRS (os.add_dll_directory)",
+                 pinned(loader_words(loader, {"add-dll-directory", own_dlls})),
+                 loader_words(loader, {"add-dll-directory", own_dlls}),
+                 {},
+                 {},
+                 false,
+                 false,
+                 k_wine_default_dirs});
+    add(report, {"exec-working-folder", "a stray copy in the working folder, LoadLibraryW by name",
+                 pinned(loader_words(loader, {"bare"})), loader_words(loader, {"bare"}), m_work / "working-folder"});
+    add(report, {"exec-program-folder", "a stray copy in the program's own folder, LoadLibraryW by name",
+                 pinned(loader_words(beside, {"bare"})), loader_words(beside, {"bare"})});
+    add(report, {"exec-absolute",
+                 "the program loading the stray copy by full path (PyTorch's torch\\lib): no launcher can turn "
+                 "it, --report must name it",
+                 concat(exec, {"--report", "--json", "--", loader, "path", stray_file}),
+                 loader_words(loader, {"path", stray_file}),
+                 {},
+                 {},
+                 false,
+                 true});
+    add(report, {"exec-grandchild",
+                 "a grandchild: the program puts the stray copy first on PATH and starts a program that loads by "
+                 "name (SetDllDirectoryW, passed on)",
+                 pinned(loader_words(loader, {"child", stray_bin})),
+                 loader_words(loader, {"child", stray_bin}),
+                 {},
+                 {},
+                 false,
+                 false,
+                 k_wine_set_dll_directory});
+    add(report, {"exec-batch", "a .bat file that starts the program (through cmd.exe)", pinned({batch}), {batch}});
+    if (!m_long_root.empty()) {
+      add(report, {"exec-long-path",
+                   "a store past 260 characters (" + std::to_string(util::to_utf8(m_long_root).size()) + ")",
+                   pinned(loader_words(loader, {"bare"})),
+                   loader_words(loader, {"bare"}),
+                   {},
+                   m_long_root,
+                   false,
+                   false,
+                   k_wine_long_paths});
+    }
+    if (!m_system32_copy.empty() && place_system32_copy()) {
+      add(report, {"exec-system32",
+                   "a stray copy in System32 (--system32), LoadLibraryW by name",
+                   pinned(loader_words(loader, {"bare"})),
+                   loader_words(loader, {"bare"}),
+                   {},
+                   {},
+                   false,
+                   false,
+                   k_wine_system32});
+      clean_up();
+    }
+    shim_cases(report, loader, {"bare"});
+    cmd_case(report, loader);
+    for (const char* shell : {"powershell", "pwsh"}) powershell_case(report, shell, loader);
+  }
+
+  bool wanted(const std::string& id) const { return m_options.only.empty() || m_options.only == id; }
+
+  // Runs the case with the pin (`cudnnenv --root ROOT` and its words), or
+  // its program directly (the test-only switch), and records what loaded.
+  void add(SelftestReport& report, CaseSpec spec) {
+    if (!wanted(spec.id)) return;
+    Result<util::ProcessOutcome> outcome = make_error("");
+    util::ProcessSpec process;
+    if (m_options.unpinned) {
+      process.program = util::path_from_utf8(spec.direct.front());
+      process.arguments.assign(spec.direct.begin() + 1, spec.direct.end());
+    } else {
+      process.program = m_options.program;
+      process.arguments = {"--root", util::to_utf8(spec.root.empty() ? m_root : spec.root)};
+      process.arguments.insert(process.arguments.end(), spec.pinned.begin(), spec.pinned.end());
+    }
+    process.environment = m_environment;
+    process.working_folder = spec.working_folder;
+    process.timeout = std::chrono::seconds(60);
+    record(report, spec, util::run_process(process));
+  }
+
+  void record(SelftestReport& report, const CaseSpec& spec, const Result<util::ProcessOutcome>& outcome) {
+    const std::string want = spec.stray_reported ? "99002" : "99001";
+    SelftestCase result{spec.id,
+                        spec.how,
+                        named_version(want) + (spec.stray_reported ? ", named by --report as outside the tree" : ""),
+                        {},
+                        SelftestStatus::held,
+                        {}};
     if (!outcome) {
       result.loaded = "nothing";
       result.status = SelftestStatus::failed;
@@ -182,27 +421,38 @@ class Run {
     } else {
       const std::string printed(util::trim(outcome->out));
       result.loaded = printed.empty() ? "nothing" : named_version(printed);
-      if (printed != "99001") {
+      // --report's JSON on stderr (the last line that starts with it).
+      const auto at = outcome->err.rfind("{\"tree\"");
+      const std::string json = at == std::string::npos ? std::string() : first_line(outcome->err.substr(at));
+      if (printed != want) {
+        result.status = SelftestStatus::failed;
+        result.detail = printed.empty()       ? first_line(outcome->err)
+                        : spec.stray_reported ? "the program loaded another copy than the one it named"
+                                              : "the program loaded another copy than the pinned tree's";
+      } else if (spec.check_report && !m_options.unpinned && json.find("\"outside\":0") == std::string::npos) {
         result.status = SelftestStatus::failed;
         result.detail =
-            printed.empty() ? first_line(outcome->err) : "the program loaded another copy than the pinned tree's";
-      } else if (check_report && !m_options.unpinned) {
-        // --report's JSON on stderr: every cuDNN file it names inside the tree.
-        const auto at = outcome->err.rfind("{\"tree\"");
-        if (at == std::string::npos || outcome->err.find("\"outside\":0", at) == std::string::npos) {
-          result.status = SelftestStatus::failed;
-          result.detail = "--report did not name only the tree's files: " +
-                          first_line(outcome->err.substr(at == std::string::npos ? 0 : at));
-        }
+            "--report did not name only the tree's files: " + (json.empty() ? first_line(outcome->err) : json);
+      } else if (spec.stray_reported &&
+                 (json.empty() || json.find("\"outside\":0") != std::string::npos || outcome->exit_code != 4)) {
+        result.status = SelftestStatus::failed;
+        result.detail = "--report did not name the copy loaded by full path (exit code " +
+                        std::to_string(outcome->exit_code) + "): " + (json.empty() ? first_line(outcome->err) : json);
       }
+    }
+    if (m_wine && !spec.wine_cannot.empty()) {
+      result.detail = "Wine cannot show this: " + spec.wine_cannot +
+                      (result.status == SelftestStatus::failed ? " (here: " + result.detail + ")" : "");
+      result.status = SelftestStatus::unprovable;
     }
     report.cases.push_back(std::move(result));
   }
 
-  void shim_cases(SelftestReport& report, const std::string& loader) {
+  void shim_cases(SelftestReport& report, const std::string& loader, const std::vector<std::string>& words) {
     if (!wanted("shim") && !wanted("shim-cached")) return;
     auto state = state_folder_for(m_root, m_environment, host_platform().os);
-    const fs::path shim = StatePaths{state ? *state : fs::path()}.shims() / k_loader;
+    const fs::path shim =
+        StatePaths{state ? *state : fs::path()}.shims() / (std::string(k_loader) + (windows_host() ? ".exe" : ""));
     auto added = cudnnenv({"shim", "add", k_loader, "--target", loader}, &m_environment);
     if (!added || added->exit_code != 0) {
       report.cases.push_back({"shim", "a shim (cudnnenv shim add)", named_version("99001"), "nothing",
@@ -212,14 +462,16 @@ class Run {
     }
     util::Environment environment = m_environment;
     environment.set("CUDNNENV_VERSION", k_pinned);
+    const std::string start = windows_host() ? "one CreateProcessW" : "one execv";
     for (const auto& [id, how] :
          {std::pair<std::string, std::string>{"shim", "a shim, its first start (the slow path)"},
-          {"shim-cached", "the shim again (its cached decision, one execv)"}}) {
+          {"shim-cached", "the shim again (its cached decision, " + start + ")"}}) {
       if (!wanted(id)) continue;
       util::ProcessSpec spec;
       spec.program = m_options.unpinned ? util::path_from_utf8(loader) : shim;
+      spec.arguments = words;
       spec.environment = environment;
-      record(report, id, how, util::run_process(spec), false);
+      record(report, {id, how}, util::run_process(spec));
     }
   }
 
@@ -243,38 +495,124 @@ class Run {
     }
     spec.environment = environment;
     spec.timeout = std::chrono::seconds(60);
-    record(report, id, "eval of `cudnnenv activate` in " + shell + ", then the program", util::run_process(spec),
-           false);
+    record(report, {id, "eval of `cudnnenv activate` in " + shell + ", then the program"}, util::run_process(spec));
   }
 
+  // cmd: a batch file (ASCII; the paths come in through variables, expanded
+  // inside double quotes, where `&` is text) writes `activate`'s script,
+  // calls it, and starts the loader, as a user's session would.
+  void cmd_case(SelftestReport& report, const std::string& loader) {
+    if (!wanted("activate-cmd")) return;
+    auto system = util::system_folder();
+    const fs::path driver = m_work / "activate-cmd.bat";
+    const std::string script =
+        m_options.unpinned ? "@echo off\r\n\"%SELFTEST_LOADER%\" bare\r\n"
+                           : "@echo off\r\n"
+                             "\"%SELFTEST_PROGRAM%\" activate pinned --shell cmd > \"%SELFTEST_WORK%\\on.bat\"\r\n"
+                             "if errorlevel 1 exit /b 1\r\n"
+                             "call \"%SELFTEST_WORK%\\on.bat\"\r\n"
+                             "\"%SELFTEST_LOADER%\" bare\r\n";
+    const CaseSpec spec{"activate-cmd", "cmd: call of `cudnnenv activate --shell cmd`'s script, then the program"};
+    if (!system) {
+      record(report, spec, system.error());
+      return;
+    }
+    if (auto written = util::write_file_atomic(driver, script); !written) {
+      record(report, spec, written.error());
+      return;
+    }
+    util::Environment environment = m_environment;
+    environment.set("SELFTEST_PROGRAM", util::to_utf8(m_options.program));
+    environment.set("SELFTEST_LOADER", loader);
+    environment.set("SELFTEST_WORK", util::to_utf8(m_work));
+    // The quotes are in the value: cmd expands %SELFTEST_DRIVER% before it
+    // reads quotes, so the path's `&` and spaces stay inside them.
+    environment.set("SELFTEST_DRIVER", "\"" + util::to_utf8(driver) + "\"");
+    util::ProcessSpec process;
+    process.program = *system / "cmd.exe";
+    process.arguments = {"/d", "/c", "call", "%SELFTEST_DRIVER%"};
+    process.environment = environment;
+    process.timeout = std::chrono::seconds(60);
+    record(report, spec, util::run_process(process));
+  }
+
+  void powershell_case(SelftestReport& report, const std::string& shell, const std::string& loader) {
+    const std::string id = "activate-" + shell;
+    if (!wanted(id)) return;
+    const CaseSpec spec{id, shell + ": `cudnnenv activate --shell powershell` | Invoke-Expression, then the program"};
+    if (m_wine) {
+      // Wine's powershell.exe is a stub that runs nothing; pwsh is not there.
+      if (shell == "powershell") {
+        report.cases.push_back({id, spec.how, named_version("99001"), "nothing", SelftestStatus::unprovable,
+                                "Wine cannot show this: Wine's powershell.exe is a stub, not PowerShell"});
+      }
+      return;
+    }
+    const auto found = on_path(m_environment, shell + ".exe");
+    if (!found) return;  // pwsh (PowerShell 7) is optional
+    util::Environment environment = m_environment;
+    environment.set("SELFTEST_PROGRAM", util::to_utf8(m_options.program));
+    environment.set("SELFTEST_LOADER", loader);
+    util::ProcessSpec process;
+    process.program = *found;
+    process.arguments = {"-NoLogo",
+                         "-NoProfile",
+                         "-NonInteractive",
+                         "-ExecutionPolicy",
+                         "Bypass",
+                         "-Command",
+                         m_options.unpinned ? "& $env:SELFTEST_LOADER bare"
+                                            : "& $env:SELFTEST_PROGRAM activate pinned --shell powershell | "
+                                              "Out-String | Invoke-Expression; & $env:SELFTEST_LOADER bare"};
+    process.environment = environment;
+    process.timeout = std::chrono::seconds(60);
+    record(report, spec, util::run_process(process));
+  }
+
+ public:
+  // The System32 copy, when one was placed: always removed, kept or not.
+  void clean_up() {
+    std::error_code ec;
+    if (m_system32_placed) fs::remove(m_system32_copy, ec);
+    m_system32_placed = false;
+  }
+
+ private:
   const SelftestOptions& m_options;
   fs::path m_root;
   fs::path m_work;
+  bool m_wine = false;
   util::Environment m_environment;
+  fs::path m_long_root;            // Windows: a second store past 260 characters
+  fs::path m_system32_copy;        // Windows, --system32: where the stray copy goes in System32
+  bool m_system32_placed = false;  // and whether it is there now, placed by us
 };
-
-std::string os_description() {
-#ifdef _WIN32
-  return "Windows";
-#else
-  utsname name{};
-  if (::uname(&name) != 0) return "Linux";
-  return std::string(name.sysname) + " " + name.release + " " + name.machine;
-#endif
-}
 
 std::vector<std::pair<std::string, std::string>> shell_versions(const util::Environment& environment) {
   std::vector<std::pair<std::string, std::string>> shells;
-  for (const char* shell : {"bash", "zsh", "fish"}) {
-    const auto found = on_path(environment, shell);
-    if (!found) continue;
+  const auto version_of = [&](const std::string& name, const fs::path& program, std::vector<std::string> words) {
     util::ProcessSpec spec;
-    spec.program = *found;
-    spec.arguments = {"--version"};
+    spec.program = program;
+    spec.arguments = std::move(words);
     spec.environment = environment;
     spec.timeout = std::chrono::seconds(10);
     auto outcome = util::run_process(spec);
-    shells.emplace_back(shell, outcome ? first_line(outcome->out) : std::string());
+    std::string line = outcome ? first_line(std::string(util::trim(outcome->out))) : std::string();
+    shells.emplace_back(name, line);
+  };
+  if (!windows_host()) {
+    for (const char* shell : {"bash", "zsh", "fish"}) {
+      if (const auto found = on_path(environment, shell)) version_of(shell, *found, {"--version"});
+    }
+    return shells;
+  }
+  if (auto system = util::system_folder()) version_of("cmd", *system / "cmd.exe", {"/d", "/c", "ver"});
+  for (const char* shell : {"powershell", "pwsh"}) {
+    if (wine_version()) break;  // Wine's powershell.exe is a stub
+    if (const auto found = on_path(environment, std::string(shell) + ".exe")) {
+      version_of(shell, *found,
+                 {"-NoLogo", "-NoProfile", "-NonInteractive", "-Command", "$PSVersionTable.PSVersion.ToString()"});
+    }
   }
   return shells;
 }
@@ -287,23 +625,29 @@ bool SelftestReport::passed() const {
 }
 
 std::vector<std::string> selftest_case_ids() {
+  if (windows_host()) {
+    return {
+        "exec-audit",          "exec-path",           "exec-altered",  "exec-default-dirs", "exec-add-dll-directory",
+        "exec-working-folder", "exec-program-folder", "exec-absolute", "exec-grandchild",   "exec-batch",
+        "exec-long-path",      "exec-system32",       "shim",          "shim-cached",       "activate-cmd",
+        "activate-powershell", "activate-pwsh"};
+  }
   return {"exec-audit", "exec-preload", "exec-path",     "exec-absolute", "exec-rpath",
           "shim",       "shim-cached",  "activate-bash", "activate-zsh",  "activate-fish"};
 }
 
 std::string to_string(SelftestStatus status) {
-  return status == SelftestStatus::held ? "held" : status == SelftestStatus::failed ? "failed" : "unprovable";
+  return std::string(util::name_of(k_selftest_statuses, status));
 }
 
 Result<SelftestReport> run_selftest(const SelftestOptions& options) {
-  if (host_platform().os == Os::windows) {
-    return make_error(
-        "selftest runs its Linux cases only so far: the Windows cases (the DLL pair, each load style, "
-        "cmd and PowerShell) are not written yet",
-        "run 'cudnnenv doctor' for what can be checked here");
+  if (options.system32 && !windows_host()) {
+    return make_error("--system32 is for Windows: Linux has no folder its loader searches before the pin's");
   }
   SelftestReport report;
   report.os = os_description();
+  report.wine = wine_version().has_value();
+  report.code_pages = code_pages();
   report.shells = shell_versions(options.environment);
   std::random_device random;
   // A space, '&' and letters outside ASCII in the store's path, on purpose.
@@ -314,9 +658,10 @@ Result<SelftestReport> run_selftest(const SelftestOptions& options) {
   std::error_code ec;
   fs::create_directories(report.store, ec);
   if (ec) return make_error("cannot create '" + util::to_utf8(work) + "': " + ec.message());
-  Run run(options, report.store, work);
+  Run run(options, report.store, work, report.wine);
   auto set_up = run.set_up();
   if (set_up) run.run_cases(report);
+  run.clean_up();
   report.kept = options.keep;
   if (!options.keep) util::remove_tree(work);
   if (!set_up) return set_up.error();

@@ -2,12 +2,16 @@
 // cuDNN. A temporary store (its path with a space, `&` and non-ASCII
 // letters) gets two trees built from the test libraries the package ships
 // (selftest/: sentinel versions 9.90.1 and 9.90.2, no real release), the
-// second also placed where a user's machine may have a stray copy (first on
-// LD_LIBRARY_PATH, behind a program's DT_RPATH, named by absolute path), and
-// every way the pin is reached starts the shipped loader, which prints the
-// version it got: exec in each mode, a shim, activation in each shell found
-// here. Each case runs `cudnnenv` itself as a child, as a user would.
-// Everything is removed afterwards unless kept.
+// second also placed where a user's machine may have a stray copy (Linux:
+// first on LD_LIBRARY_PATH, behind a program's DT_RPATH, named by absolute
+// path; Windows: first on PATH, in the working folder, in the program's
+// folder, named by full path, in System32 with --system32), and every way
+// the pin is reached starts the shipped loader, which prints the version it
+// got: exec in each mode and (Windows) each load style a framework uses, a
+// shim, activation in each shell found here. Each case runs `cudnnenv`
+// itself as a child, as a user would. Everything is removed afterwards
+// unless kept. Under Wine, a case that rests on what Wine does not do as
+// Windows does is `unprovable`, with the reason, whatever loaded.
 #pragma once
 
 #include <filesystem>
@@ -15,11 +19,15 @@
 #include <vector>
 
 #include "util/environment.hpp"
+#include "util/names.hpp"
 #include "util/result.hpp"
 
 namespace cudnnenv {
 
 enum class SelftestStatus { held, failed, unprovable };
+inline constexpr util::Named<SelftestStatus> k_selftest_statuses[] = {
+    {SelftestStatus::held, "held"}, {SelftestStatus::failed, "failed"}, {SelftestStatus::unprovable, "unprovable"}};
+static_assert(util::covers_each_once(k_selftest_statuses, 3));
 
 struct SelftestCase {
   std::string id;        // "exec-audit", "shim", "activate-bash", ...
@@ -33,6 +41,7 @@ struct SelftestCase {
 struct SelftestReport {
   std::vector<SelftestCase> cases;
   std::string os;                                           // "Linux 6.1.0 x86_64"
+  std::string code_pages;                                   // Windows: "console 437, ANSI 1252"
   std::vector<std::pair<std::string, std::string>> shells;  // name, version line
   bool wine = false;
   std::filesystem::path store;  // the temporary store (gone unless kept)
@@ -47,12 +56,14 @@ struct SelftestOptions {
   util::Environment environment;  // the user's: PATH finds the shells
   std::string only;               // one case id, or all
   bool keep = false;              // leave the temporary store for a look
+  bool system32 = false;          // Windows: a stray copy in System32 too (needs an elevated prompt)
   // Test-only (CUDNNENV_SELFTEST_UNPINNED=1): each case starts the loader
   // directly, without the pin, so the selftest's own failure can be seen.
   bool unpinned = false;
 };
 
-// The ids of every case, in the order they run (for --only's check).
+// The ids of every case on this platform, in the order they run (for
+// --only's check).
 std::vector<std::string> selftest_case_ids();
 
 // Fails only when the temporary store cannot be set up (the test files

@@ -20,6 +20,7 @@ struct ProcessSpec {
   std::vector<std::string> arguments;  // UTF-8, not including the program
   Environment environment;
   std::chrono::milliseconds timeout{std::chrono::seconds(30)};
+  std::filesystem::path working_folder;  // empty: this process's
   // When set, stdout goes here piece by piece as it arrives (not into
   // ProcessOutcome::out); returning false kills the child. POSIX only.
   std::function<bool(std::string_view)> on_out;

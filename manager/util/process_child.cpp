@@ -15,6 +15,9 @@
 #include <fcntl.h>
 #include <signal.h>
 #include <sys/wait.h>
+#include <unistd.h>
+
+#include <cerrno>
 #endif
 
 #include <boost/asio/io_context.hpp>
@@ -100,8 +103,10 @@ Result<ProcessOutcome> run_process(const ProcessSpec& spec) {
     environment_block += L'\0';
   }
   environment_block += L'\0';
+  const std::wstring working_folder = spec.working_folder.wstring();
   const auto exact_line = [&](auto& exec) {
     exec.cmd_line = command_line.c_str();
+    if (!working_folder.empty()) exec.work_dir = working_folder.c_str();
     exec.env = environment_block.c_str();
     exec.creation_flags |= CREATE_UNICODE_ENVIRONMENT;
   };
@@ -124,8 +129,16 @@ Result<ProcessOutcome> run_process(const ProcessSpec& spec) {
   for (const auto& [name, value] : spec.environment.variables()) {
     environment[name] = value;
   }
+  const std::string working_folder = spec.working_folder.string();
+  // In the forked child, before exec (chdir is async-signal-safe); a folder
+  // that cannot be entered fails the start, as it does on Windows.
+  const auto enter_folder = [&](auto& exec) {
+    if (!working_folder.empty() && ::chdir(working_folder.c_str()) != 0)
+      exec.set_error(std::error_code(errno, std::system_category()), "chdir");
+  };
   bp::child child(bp::exe = spec.program.string(), bp::args = spec.arguments, bp::env = environment,
-                  bp::std_in<bp::null, bp::std_out> out_pipe, bp::std_err > err_pipe, error);
+                  bp::extend::on_exec_setup = enter_folder, bp::std_in<bp::null, bp::std_out> out_pipe,
+                  bp::std_err > err_pipe, error);
 #endif
   if (error) {
     return make_error("cannot start '" + to_utf8(spec.program) + "': " + error.message());

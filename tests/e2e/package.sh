@@ -6,7 +6,8 @@
 # tree, pins a program with the installed audit module (exec --report), and
 # its bash completion answers; `cpack -G DEB` makes a .deb holding the same.
 # Windows (the mingw build): `cpack -G ZIP` makes a .zip of the three
-# programs, the README and zlib/zlibwapi.dll (for cuDNN 8.3-8.9).
+# programs, the README, zlib/zlibwapi.dll (for cuDNN 8.3-8.9) and selftest/
+# (its DLL pair and loader), from which `selftest` runs.
 CUDNNENV=$1
 FIXTURES=$2
 source "$(dirname "$0")/lib.sh"
@@ -20,6 +21,10 @@ if [[ $CUDNNENV == *.exe ]]; then
 cudnnenv-probe.exe
 cudnnenv-shim.exe
 cudnnenv.exe
+selftest/
+selftest/cudnnenv-selftest-9.90.1.dll
+selftest/cudnnenv-selftest-9.90.2.dll
+selftest/cudnnenv-selftest-load.exe
 zlib/
 zlib/zlibwapi.dll" "the Windows .zip"
   mkdir unzipped && (cd unzipped && unzip -q "$zip")
@@ -31,6 +36,14 @@ zlib/zlibwapi.dll" "the Windows .zip"
     > install.out 2>&1 < /dev/null || fail "install with the unpacked cudnnenv.exe: $(cat install.out)"
   cmp "$WORK/store/8.9.7-cuda12/bin/zlibwapi.dll" unzipped/zlib/zlibwapi.dll || fail "the tree's zlibwapi.dll: $(cat install.out)"
   pass "the Windows .zip: the three programs, the README and zlib/zlibwapi.dll, which an 8.9 tree installed by the unpacked program gets"
+  # selftest from the unpacked files alone (the build's own are elsewhere).
+  WINEDEBUG=-all "$WINE" unzipped/cudnnenv.exe --root "$(winpath "$WORK/store")" selftest --json > selftest.json 2> selftest.err \
+    < /dev/null || fail "selftest from the .zip: $(cat selftest.json selftest.err)"
+  python3 -c 'import json, sys
+r = json.load(open("selftest.json"))
+bad = [c["id"] for c in r["cases"] if c["status"] != ("unprovable" if c["detail"] and c["detail"].startswith("Wine cannot") else "held")]
+assert r["passed"] and len(r["cases"]) == 15 and not bad, bad' || fail "selftest from the .zip: $(cat selftest.json)"
+  pass "selftest from the unpacked .zip under Wine: 15 cases, each held or unprovable under Wine"
   exit 0
 fi
 

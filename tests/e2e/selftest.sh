@@ -4,7 +4,7 @@
 # loader started directly, the stray copy first on LD_LIBRARY_PATH, so the
 # selftest can see a failure and exits 4), --only and --keep, and nothing is
 # left behind: the temporary folder, the user's store and environment.
-# The .deb's installed files run it too (e2e_package). Windows: not yet.
+# The .deb's installed files run it too (e2e_package); Windows: e2e_wine_selftest.
 CUDNNENV=$1
 FIXTURES=$2
 source "$(dirname "$0")/lib.sh"

@@ -115,6 +115,10 @@ int run_as_child(std::string_view mode, int argc, char** argv) {
     for (int i = 3; i < argc; ++i) std::printf("[%s]", argv[i]);
     return 0;
   }
+  if (mode == "cwd") {  // the working folder, as UTF-8
+    std::printf("%s", cudnnenv::util::to_utf8(std::filesystem::current_path()).c_str());
+    return 0;
+  }
   if (mode == "flood") {  // more than a pipe holds, on both at once
     for (int i = 0; i < 3000; ++i) {
       std::fputs("0123456789012345678901234567890123456789\n", stdout);

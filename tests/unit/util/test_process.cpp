@@ -2,6 +2,7 @@
 
 #include <chrono>
 
+#include "support.hpp"
 #include "util/fs.hpp"
 #include "util/process.hpp"
 #include "util/text.hpp"
@@ -79,6 +80,23 @@ TEST_SUITE("util/process") {
     CHECK(seen == "one\ntwo\n");
     CHECK(outcome->out.empty());
     CHECK(std::chrono::steady_clock::now() - began < std::chrono::seconds(15));
+  }
+
+  TEST_CASE("the child starts in the working folder given, or in this one") {
+    const auto folder = test::test_dir() / path_from_utf8("working 库 &");
+    std::filesystem::create_directories(folder);
+    ProcessSpec spec = child("cwd");
+    spec.working_folder = folder;
+    auto outcome = run_process(spec);
+    REQUIRE_MESSAGE(outcome, (outcome ? std::string() : outcome.error().message));
+    CHECK(path_from_utf8(outcome->out) == folder);
+    CHECK(outcome->exit_code == 0);
+    outcome = run_process(child("cwd"));
+    REQUIRE(outcome);
+    CHECK(path_from_utf8(outcome->out) == std::filesystem::current_path());
+    spec.working_folder = folder / "gone";
+    outcome = run_process(spec);
+    CHECK_FALSE(outcome);
   }
 
   TEST_CASE("a program that is not there is an error naming it") {

@@ -1,0 +1,129 @@
+#!/usr/bin/env bash
+# cudnnenv selftest (issue 27) under Wine: every case Wine can show holds
+# (exec by name, --mode path, LOAD_WITH_ALTERED_SEARCH_PATH, stray copies in
+# the working folder and the program's folder, a load by full path that
+# --report names, a .bat target, a shim first and cached, cmd activation);
+# each case Wine cannot show is `unprovable` with its reason, never "held"
+# (LOAD_LIBRARY_SEARCH_DEFAULT_DIRS and AddDllDirectory, SetDllDirectoryW
+# passed to a grandchild, a store past 260 characters, System32, PowerShell).
+# Without the pin (the test-only CUDNNENV_SELFTEST_UNPINNED=1) every case
+# Wine can show fails and selftest exits 4. --system32 places its copy for
+# its case only and removes it, and refuses to touch one that is there.
+# Nothing is left behind: %TEMP%, the registry (HKCU and HKLM exported
+# before and after; the comparison is shown to catch a change) and the
+# user's store. The zip's files run it too (e2e_package_zip).
+CUDNNENV=$1
+FIXTURES=$2
+source "$(dirname "$0")/lib.sh"
+export LC_ALL=C.UTF-8 WINEDEBUG=-all
+RUNNER=$WINE
+
+export CUDNNENV_ROOT=$(winpath "$WORK/user store")
+make_windows_tree t81 "$FIXTURES/fake-pe64-8.1.0.dll"
+run install "$(winpath "$WORK/t81/cuda")" --name mine
+[ "$rc" = 0 ] || fail "install: $(cat err)"
+temp=$("$WINE" cmd /c echo %TEMP% 2> /dev/null | tr -d '\r')
+temp_unix=$("$WINE" winepath -u "$temp" 2> /dev/null)
+[ -d "$temp_unix" ] || fail "no %TEMP% folder: '$temp' -> '$temp_unix'"
+snapshot() {  # what must be as it was: %TEMP%, the registry, the user's store
+  (cd "$temp_unix" && find . | sort) > "$1.temp"
+  "$WINE" reg export HKCU "$(winpath "$WORK/$1.hkcu")" /y > /dev/null 2>&1
+  "$WINE" reg export HKLM "$(winpath "$WORK/$1.hklm")" /y > /dev/null 2>&1
+  (cd "$WORK/user store" && find . | sort) > "$1.store"
+}
+same_as_before() {
+  for part in temp hkcu hklm store; do
+    cmp -s "before.$part" "$1.$part" || { echo "$part differs: $(diff "before.$part" "$1.$part" | head -5)"; return 1; }
+  done
+}
+check_key='HKCU\Software\cudnnenv selftest check'
+"$WINE" reg delete "$check_key" /f > /dev/null 2>&1 || true  # left by a run that failed half-way
+snapshot before
+# The check can fail: a value added to HKCU shows.
+"$WINE" reg add "$check_key" /v x /d y /f > /dev/null 2>&1
+snapshot check
+"$WINE" reg delete "$check_key" /f > /dev/null 2>&1
+expect_eq "$(same_as_before check | head -1 | cut -d" " -f1-2)" "hkcu differs:" "the registry comparison sees a change"
+
+statuses() {  # "id status loaded" per case, from the JSON on stdin
+  python3 -c 'import json, sys
+r = json.load(sys.stdin)
+for c in r["cases"]: print(c["id"], c["status"], c["loaded"])'
+}
+details() {  # "id: detail" of each unprovable case
+  python3 -c 'import json, sys
+r = json.load(sys.stdin)
+for c in r["cases"]:
+    if c["status"] == "unprovable": print(c["id"] + ": " + c["detail"])'
+}
+
+run selftest --json
+[ "$rc" = 0 ] || fail "selftest: $(cat out) $(cat err)"
+pinned="9.90.1 (the pinned tree)"
+stray="9.90.2 (the stray copy)"
+expect_eq "$(statuses < out)" "exec-audit held $pinned
+exec-path held $pinned
+exec-altered held $pinned
+exec-default-dirs unprovable $pinned
+exec-add-dll-directory unprovable $pinned
+exec-working-folder held $pinned
+exec-program-folder held $pinned
+exec-absolute held $stray
+exec-grandchild unprovable $stray
+exec-batch held $pinned
+exec-long-path unprovable $pinned
+shim held $pinned
+shim-cached held $pinned
+activate-cmd held $pinned
+activate-powershell unprovable nothing" "selftest --json under Wine, every case"
+expect_eq "$(details < out)" "exec-default-dirs: Wine cannot show this: LOAD_LIBRARY_SEARCH_DEFAULT_DIRS and AddDllDirectory are Wine's own implementation, not Windows' loader
+exec-add-dll-directory: Wine cannot show this: LOAD_LIBRARY_SEARCH_DEFAULT_DIRS and AddDllDirectory are Wine's own implementation, not Windows' loader
+exec-grandchild: Wine cannot show this: Wine passes a launcher's SetDllDirectoryW to no child, so PATH alone carries the pin to a grandchild, and the program here puts the stray copy first on PATH; real Windows passes it on (here: the program loaded another copy than the pinned tree's)
+exec-long-path: Wine cannot show this: Wine opens paths past 260 characters whatever LongPathsEnabled says; Windows' loader may not
+activate-powershell: Wine cannot show this: Wine's powershell.exe is a stub, not PowerShell" "why each case cannot be shown under Wine"
+expect_eq "$(json_field passed < out):$(json_field wine < out):$(json_field store < out)" "true:true:null" \
+  "passed, Wine seen, no store kept"
+python3 -c 'import json, sys
+r = json.load(open("out"))
+assert r["os"].startswith("Windows ") and r["os"].endswith(")") and "(Wine " in r["os"], r["os"]
+assert r["code_pages"].endswith(", ANSI 1252"), r["code_pages"]
+assert r["shells"]["cmd"].startswith("Microsoft Windows"), r["shells"]' || fail "the machine's description: $(cat out)"
+pass "selftest under Wine: 10 cases held, 5 unprovable with their reasons"
+
+run selftest --only exec-absolute
+expect_eq "$rc:$(tail -n +2 out)" "0:held       exec-absolute: the program loading the stray copy by full path (PyTorch's torch\\lib): no launcher can turn it, --report must name it
+           expected 9.90.2 (the stray copy), named by --report as outside the tree, loaded 9.90.2 (the stray copy)
+every case held" "a load by full path, as a person reads it"
+run selftest --only exec-grandchild
+expect_eq "$rc:$(tail -1 out)" "0:every case held that can be shown here (1 cannot under Wine)" "an unprovable case does not fail the run"
+
+CUDNNENV_SELFTEST_UNPINNED=1 run selftest --json
+expect_eq "$rc" "4" "selftest without the pin exits 4"
+expect_eq "$(statuses < out | grep -v unprovable)" "exec-audit failed $stray
+exec-path failed $stray
+exec-altered failed $stray
+exec-working-folder failed $stray
+exec-program-folder failed $stray
+exec-absolute failed $stray
+exec-batch failed $stray
+shim failed $stray
+shim-cached failed $stray
+activate-cmd failed $stray" "without the pin, the stray copy in every case Wine can show"
+pass "without the pin every case fails (the stray copy loads) and selftest exits 4"
+
+system32=$("$WINE" winepath -u 'C:\windows\system32' 2> /dev/null)
+run selftest --system32 --only exec-system32 --json
+[ "$rc" = 0 ] || fail "selftest --system32: $(cat out) $(cat err)"
+expect_eq "$(statuses < out)" "exec-system32 unprovable $pinned" "--system32 under Wine"
+[ ! -e "$system32/cudnn64_9.dll" ] || fail "--system32 left its copy in System32"
+echo "someone's own" > "$system32/cudnn64_9.dll"
+run selftest --system32
+expect_eq "$rc:$(cat err)" "1:cudnnenv: error: 'C:\\windows\\system32\\cudnn64_9.dll' exists: the selftest never replaces a file in System32
+  hint: run it without --system32; 'cudnnenv doctor' names what that copy shadows" "--system32 with a copy there"
+expect_eq "$(cat "$system32/cudnn64_9.dll")" "someone's own" "a file in System32 left as it was"
+rm "$system32/cudnn64_9.dll"
+pass "--system32: its copy for its case only, then gone; a copy already there refused and untouched"
+
+snapshot after
+same_as_before after || fail "something was left behind: $(same_as_before after)"
+pass "nothing left behind: %TEMP%, HKCU, HKLM and the user's store as they were"
