@@ -21,6 +21,7 @@ if(WIN32)
   install(TARGETS zlibwapi RUNTIME DESTINATION zlib)
   # selftest's DLL pair and loader (no import libraries: nothing links to them).
   install(TARGETS ${CUDNNENV_SELFTEST_TARGETS} RUNTIME DESTINATION selftest)
+  install(FILES ${CUDNNENV_SELFTEST_FILES} DESTINATION selftest)
   install(FILES ${PROJECT_SOURCE_DIR}/README.md DESTINATION .)
   set(CPACK_GENERATOR ZIP)
   set(CPACK_PACKAGE_FILE_NAME cudnnenv-${PROJECT_VERSION}-windows-x86_64)

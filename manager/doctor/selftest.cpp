@@ -250,6 +250,15 @@ class Run {
     fs::copy_file(m_work / "program" / (std::string(k_loader) + ".exe"),
                   m_work / "program-folder" / (std::string(k_loader) + ".exe"), fs::copy_options::overwrite_existing,
                   ec);
+    // The 32-bit stray copy (when shipped) beside a third copy of the loader.
+    if (const fs::path x86 = m_options.assets / "cudnnenv-selftest-9.90.2-x86.dll"; fs::is_regular_file(x86, ec)) {
+      fs::create_directories(m_work / "program-x86-copy", ec);
+      fs::copy_file(x86, m_work / "program-x86-copy" / "cudnn64_9.dll", fs::copy_options::overwrite_existing, ec);
+      fs::copy_file(m_work / "program" / (std::string(k_loader) + ".exe"),
+                    m_work / "program-x86-copy" / (std::string(k_loader) + ".exe"),
+                    fs::copy_options::overwrite_existing, ec);
+      if (ec) return make_error("cannot copy '" + util::to_utf8(x86) + "': " + ec.message());
+    }
     fs::create_directories(m_work / "own-dlls", ec);  // the program's own AddDllDirectory folder
     CUDNNENV_TRY(util::write_file_atomic(m_work / "program" / "run-loader.bat",
                                          "@\"%~dp0" + std::string(k_loader) + ".exe\" bare\r\n"));
@@ -336,6 +345,13 @@ class Run {
                  pinned(loader_words(loader, {"bare"})), loader_words(loader, {"bare"}), m_work / "working-folder"});
     add(report, {"exec-program-folder", "a stray copy in the program's own folder, LoadLibraryW by name",
                  pinned(loader_words(beside, {"bare"})), loader_words(beside, {"bare"})});
+    if (const fs::path x86 = m_work / "program-x86-copy" / (std::string(k_loader) + ".exe"); fs::exists(x86)) {
+      const std::string program = util::to_utf8(x86);
+      add(report, {"exec-32bit-copy",
+                   "a 32-bit copy of the name in the program's own folder (an x86 DLL copied by mistake), met first by "
+                   "the search",
+                   pinned(loader_words(program, {"bare"})), loader_words(program, {"bare"})});
+    }
     add(report, {"exec-absolute",
                  "the program loading the stray copy by full path (PyTorch's torch\\lib): no launcher can turn "
                  "it, --report must name it",
@@ -626,11 +642,24 @@ bool SelftestReport::passed() const {
 
 std::vector<std::string> selftest_case_ids() {
   if (windows_host()) {
-    return {
-        "exec-audit",          "exec-path",           "exec-altered",  "exec-default-dirs", "exec-add-dll-directory",
-        "exec-working-folder", "exec-program-folder", "exec-absolute", "exec-grandchild",   "exec-batch",
-        "exec-long-path",      "exec-system32",       "shim",          "shim-cached",       "activate-cmd",
-        "activate-powershell", "activate-pwsh"};
+    return {"exec-audit",
+            "exec-path",
+            "exec-altered",
+            "exec-default-dirs",
+            "exec-add-dll-directory",
+            "exec-working-folder",
+            "exec-program-folder",
+            "exec-32bit-copy",
+            "exec-absolute",
+            "exec-grandchild",
+            "exec-batch",
+            "exec-long-path",
+            "exec-system32",
+            "shim",
+            "shim-cached",
+            "activate-cmd",
+            "activate-powershell",
+            "activate-pwsh"};
   }
   return {"exec-audit", "exec-preload", "exec-path",     "exec-absolute", "exec-rpath",
           "shim",       "shim-cached",  "activate-bash", "activate-zsh",  "activate-fish"};

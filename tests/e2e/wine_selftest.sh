@@ -1,7 +1,9 @@
 #!/usr/bin/env bash
 # cudnnenv selftest (issue 27) under Wine: every case Wine can show holds
 # (exec by name, --mode path, LOAD_WITH_ALTERED_SEARCH_PATH, stray copies in
-# the working folder and the program's folder, a load by full path that
+# the working folder and the program's folder, a 32-bit copy of the name in
+# the program's folder (Wine's loader skips it and takes PATH's: without
+# the pin the stray copy, not error 193 as on Windows), a load by full path that
 # --report names, a .bat target, a shim first and cached, cmd activation);
 # each case Wine cannot show is `unprovable` with its reason, never "held"
 # (LOAD_LIBRARY_SEARCH_DEFAULT_DIRS and AddDllDirectory, SetDllDirectoryW
@@ -68,6 +70,7 @@ exec-default-dirs unprovable $pinned
 exec-add-dll-directory unprovable $pinned
 exec-working-folder held $pinned
 exec-program-folder held $pinned
+exec-32bit-copy held $pinned
 exec-absolute held $stray
 exec-grandchild unprovable $stray
 exec-batch held $pinned
@@ -88,7 +91,7 @@ r = json.load(open("out"))
 assert r["os"].startswith("Windows ") and r["os"].endswith(")") and "(Wine " in r["os"], r["os"]
 assert r["code_pages"].endswith(", ANSI 1252"), r["code_pages"]
 assert r["shells"]["cmd"].startswith("Microsoft Windows"), r["shells"]' || fail "the machine's description: $(cat out)"
-pass "selftest under Wine: 10 cases held, 5 unprovable with their reasons"
+pass "selftest under Wine: 11 cases held, 5 unprovable with their reasons"
 
 run selftest --only exec-absolute
 expect_eq "$rc:$(tail -n +2 out)" "0:held       exec-absolute: the program loading the stray copy by full path (PyTorch's torch\\lib): no launcher can turn it, --report must name it
@@ -104,6 +107,7 @@ exec-path failed $stray
 exec-altered failed $stray
 exec-working-folder failed $stray
 exec-program-folder failed $stray
+exec-32bit-copy failed $stray
 exec-absolute failed $stray
 exec-batch failed $stray
 shim failed $stray
