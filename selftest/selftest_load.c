@@ -4,8 +4,9 @@
  * Linux:
  *   cudnnenv-selftest-load          loads libcudnn.so.9 by name
  *   cudnnenv-selftest-load PATH     loads that file (an absolute path: what JAX does)
- * Built twice on Linux: the second (-rpath) has DT_RPATH $ORIGIN/decoy-lib,
- * which the dynamic loader searches before LD_LIBRARY_PATH.
+ * Built three times on Linux: -rpath has DT_RPATH $ORIGIN/decoy-lib, which
+ * the dynamic loader searches before LD_LIBRARY_PATH, and -runpath the same
+ * folder as DT_RUNPATH (the linkers' default), searched after it.
  *
  * Windows, the first argument names the load style:
  *   bare                LoadLibraryW("cudnn64_9.dll")

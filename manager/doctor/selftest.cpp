@@ -141,7 +141,10 @@ class Run {
     const std::string suffix = windows ? ".dll" : ".so";
     std::vector<std::string> assets = {loader, "cudnnenv-selftest-9.90.1" + suffix,
                                        "cudnnenv-selftest-9.90.2" + suffix};
-    if (!windows) assets.push_back("cudnnenv-selftest-load-rpath");
+    if (!windows) {
+      assets.push_back("cudnnenv-selftest-load-rpath");
+      assets.push_back("cudnnenv-selftest-load-runpath");
+    }
     std::error_code ec;
     for (const auto& asset : assets) {
       if (!fs::is_regular_file(m_options.assets / asset, ec)) {
@@ -207,6 +210,11 @@ class Run {
                  "cudnnenv exec, the program's DT_RPATH naming the stray copy's folder",
                  concat(exec, {"--", rpath_loader}),
                  {rpath_loader}});
+    const std::string runpath_loader = util::to_utf8(m_work / "program" / "cudnnenv-selftest-load-runpath");
+    add(report, {"exec-runpath",
+                 "cudnnenv exec, the program's DT_RUNPATH naming the stray copy's folder",
+                 concat(exec, {"--", runpath_loader}),
+                 {runpath_loader}});
     shim_cases(report, loader, {});
     for (const char* shell : {"bash", "zsh", "fish"}) {
       activation_case(report, shell, loader);
@@ -661,7 +669,7 @@ std::vector<std::string> selftest_case_ids() {
             "activate-powershell",
             "activate-pwsh"};
   }
-  return {"exec-audit", "exec-preload", "exec-path",     "exec-absolute", "exec-rpath",
+  return {"exec-audit", "exec-preload", "exec-path",     "exec-absolute", "exec-rpath",   "exec-runpath",
           "shim",       "shim-cached",  "activate-bash", "activate-zsh",  "activate-fish"};
 }
 

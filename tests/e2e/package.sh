@@ -61,6 +61,7 @@ expect_eq "$(cd "$usr" && find . -type f -o -type l | sort)" "./bin/cudnnenv
 ./lib/cudnnenv/selftest/cudnnenv-selftest-9.90.2.so
 ./lib/cudnnenv/selftest/cudnnenv-selftest-load
 ./lib/cudnnenv/selftest/cudnnenv-selftest-load-rpath
+./lib/cudnnenv/selftest/cudnnenv-selftest-load-runpath
 ./share/bash-completion/completions/cudnnenv
 ./share/doc/cudnnenv/ARCHITECTURE.md
 ./share/doc/cudnnenv/README.md
@@ -104,6 +105,7 @@ expect_eq "$(dpkg-deb -c "$deb" | awk '{print $6}' | grep -v '/$' | sort)" "./us
 ./usr/lib/cudnnenv/selftest/cudnnenv-selftest-9.90.2.so
 ./usr/lib/cudnnenv/selftest/cudnnenv-selftest-load
 ./usr/lib/cudnnenv/selftest/cudnnenv-selftest-load-rpath
+./usr/lib/cudnnenv/selftest/cudnnenv-selftest-load-runpath
 ./usr/share/bash-completion/completions/cudnnenv
 ./usr/share/doc/cudnnenv/ARCHITECTURE.md
 ./usr/share/doc/cudnnenv/README.md

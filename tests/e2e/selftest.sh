@@ -31,6 +31,7 @@ exec-preload held 9.90.1 (the pinned tree)
 exec-path held 9.90.1 (the pinned tree)
 exec-absolute held 9.90.1 (the pinned tree)
 exec-rpath held 9.90.1 (the pinned tree)
+exec-runpath held 9.90.1 (the pinned tree)
 shim held 9.90.1 (the pinned tree)
 shim-cached held 9.90.1 (the pinned tree)"
 for shell in $shells; do expected="$expected
@@ -56,6 +57,11 @@ run selftest --only shim --keep
 kept=$(sed -n 's/^the temporary store is kept: //p' out)
 [ -n "$kept" ] && [ -d "$kept/pinned" ] && [ -d "$kept/stray" ] || fail "--keep: no store with the two trees: $(cat out)"
 expect_eq "$(grep -c '^held' out)" "1" "--only runs one case"
+# The loaders are what their cases say: run directly with the pinned tree on LD_LIBRARY_PATH, the one with
+# DT_RPATH gets the stray copy (searched first), the one with DT_RUNPATH the pinned tree (searched after).
+program="$(dirname "$kept")/program"
+expect_eq "$(LD_LIBRARY_PATH="$kept/pinned/lib" "$program/cudnnenv-selftest-load-rpath"):$(LD_LIBRARY_PATH="$kept/pinned/lib" "$program/cudnnenv-selftest-load-runpath")" \
+  "99002:99001" "the DT_RPATH and DT_RUNPATH loaders, started directly"
 rm -rf "$(dirname "$kept")"
 
 expect_eq "$(ls -A "$TMPDIR")" "" "nothing left in the temporary folder"
