@@ -1,4 +1,6 @@
+#include <algorithm>
 #include <charconv>
+#include <cstdio>
 #include <filesystem>
 
 #include "cli/context.hpp"
@@ -60,13 +62,71 @@ Json gpu_json(const probe_protocol::GpuReport& reported) {
   return gpu;
 }
 
+// Each GPU of a check of several (`--device all`): its index, what it
+// reported (gpu_json's keys) and its result: pass, fail or busy.
+Json devices_json(const std::vector<DeviceResult>& devices) {
+  Json list = Json::array();
+  for (const auto& device : devices) {
+    Json entry = gpu_json(device.gpu);
+    if (entry.is_null()) entry = Json::object();
+    entry["index"] = device.index;
+    entry["result"] = device.status == CheckStatus::ok       ? "pass"
+                      : device.status == CheckStatus::failed ? "fail"
+                                                             : "busy";
+    entry["detail"] = or_null(device.detail);
+    list.push_back(std::move(entry));
+  }
+  return list;
+}
+
+// One row per GPU: index, name, compute capability, the time on it
+// (context, handle, the check), the largest error, the result.
+std::string devices_table(const std::vector<DeviceResult>& devices) {
+  std::vector<std::vector<std::string>> rows = {{"GPU", "name", "cc", "time", "max error", "result"}};
+  for (const auto& device : devices) {
+    const auto& gpu = device.gpu;
+    double time = 0;
+    bool timed = false;
+    for (const auto& part : {gpu.context_ms, gpu.cudnn_create_ms, gpu.conv_ms}) {
+      if (part) {
+        time += part->value;
+        timed = true;
+      }
+    }
+    char shown[32];
+    std::snprintf(shown, sizeof shown, "%.1f ms", time);
+    rows.push_back({std::to_string(device.index), util::printable(gpu.gpu.value_or("?")),
+                    gpu.compute_capability.value_or("?"), timed ? shown : "-",
+                    gpu.max_relative_error ? gpu.max_relative_error->text : "-",
+                    device.status == CheckStatus::ok       ? "pass"
+                    : device.status == CheckStatus::failed ? "FAIL: " + device.detail
+                                                           : "busy: " + device.detail});
+  }
+  std::vector<std::size_t> widths(rows.front().size(), 0);
+  for (const auto& row : rows) {
+    for (std::size_t column = 0; column + 1 < row.size(); ++column) {
+      widths[column] = std::max(widths[column], row[column].size());
+    }
+  }
+  std::string text;
+  for (const auto& row : rows) {
+    text += "        ";
+    for (std::size_t column = 0; column < row.size(); ++column) {
+      text += row[column];
+      if (column + 1 < row.size()) text += std::string(widths[column] - row[column].size() + 2, ' ');
+    }
+    text += "\n";
+  }
+  return text;
+}
+
 // No GPU or driver for an explicitly requested conv level: distinct from a
 // failed verification (4).
 
 struct VerifyArguments {
   std::string target;
   std::string level;
-  int device = 0;
+  std::string device = "0";
   bool all = false;
   bool json = false;
 };
@@ -162,7 +222,7 @@ Result<int> run_verify(const VerifyArguments& arguments, const Context& context)
   CUDNNENV_TRY_ASSIGN(trees, trees_to_verify(arguments, context));
   VerifyOptions options;
   options.level = util::parse_name(k_verify_levels, arguments.level).value_or(VerifyLevel::conv);
-  options.device = arguments.device;
+  options.devices = arguments.device;
   options.probe_program = probe_program_beside(util::current_executable());
   const bool conv_asked = arguments.level == "conv";
 
@@ -189,7 +249,8 @@ Result<int> run_verify(const VerifyArguments& arguments, const Context& context)
                              {"passed", report.passed()},
                              {"gpu_unavailable", report.gpu_unavailable},
                              {"checks", std::move(checks)},
-                             {"gpu", gpu_json(report.gpu)}});
+                             {"gpu", gpu_json(report.gpu)},
+                             {"devices", devices_json(report.devices)}});
       continue;
     }
     print("verify " + tree.name + " (" + (tree.kind == TreeKind::cuda ? "CUDA runtime " : "cuDNN ") +
@@ -221,6 +282,7 @@ Result<int> run_verify(const VerifyArguments& arguments, const Context& context)
         if (value) print("        " + std::string(name) + ": " + *value + "\n");
       }
     }
+    if (!report.devices.empty()) print(devices_table(report.devices));
     if (report.gpu_unavailable && !conv_asked) {
       print("  the GPU step was skipped: verified up to 'load'\n");
     }
@@ -249,7 +311,17 @@ void register_verify(CLI::App& app, Context& context) {
   command
       ->add_option("--level", arguments->level, "files, load, or conv (default: conv when a GPU is there, else load)")
       ->check(CLI::IsMember(util::names_of(k_verify_levels)));
-  command->add_option("--device", arguments->device, "which GPU (default 0)");
+  command
+      ->add_option("--device", arguments->device,
+                   "which GPU: an index (default 0), 'all', or indices joined by commas (0,2,5); CUDA_VISIBLE_DEVICES "
+                   "applies")
+      ->check(CLI::Validator(
+          [](std::string& value) {
+            return probe_protocol::parse_device_choice(value)
+                       ? std::string()
+                       : "'" + util::printable(value) + "' is not a device index, 'all', or indices joined by commas";
+          },
+          "INDEX|all|LIST"));
   command->add_flag("--all", arguments->all, "every tree in the store");
   command->add_flag("--json", arguments->json, "print the results as a JSON array");
   command->footer(
@@ -257,6 +329,7 @@ void register_verify(CLI::App& app, Context& context) {
       "  cudnnenv verify                  the selected tree: files, then loading every library\n"
       "  cudnnenv verify 8.9 --level conv a convolution on the GPU against a CPU reference\n"
       "  cudnnenv verify --all --json     every tree, for a script\n"
+      "  cudnnenv verify --level conv --device all   the convolution on every GPU, the driver started once\n"
       "  cudnnenv verify /usr/local/cuda-12.2   a folder that is not in the store");
   command->callback(
       [arguments, &context] { context.action = [arguments, &context] { return run_verify(*arguments, context); }; });

@@ -1171,9 +1171,15 @@ DoctorCheck check_verify(const Facts& facts, const DoctorOptions& doctor_options
   options.level = VerifyLevel::conv;
   options.probe_program = doctor_options.probe_program;
   options.environment = facts.environment;
+  // Several GPUs listed: each is checked, the driver started once.
+  if (facts.driver.gpus.size() > 1) options.devices = "all";
   const VerifyReport report = verify_tree(facts.selection->tree, options);
   for (const auto& item : report.checks) {
     check.details.push_back(to_string(item.status) + "  " + item.name + ": " + item.detail);
+  }
+  for (const auto& device : report.devices) {
+    check.details.push_back(to_string(device.status) + "  GPU " + std::to_string(device.index) + " (" +
+                            device.gpu.gpu.value_or("?") + ")" + (device.detail.empty() ? "" : ": " + device.detail));
   }
   if (!report.passed()) {
     check.status = DoctorStatus::fail;
@@ -1194,7 +1200,9 @@ DoctorCheck check_verify(const Facts& facts, const DoctorOptions& doctor_options
     check.fix = "see the driver and gpu checks above";
   } else {
     check.status = DoctorStatus::ok;
-    check.summary = "a convolution on the GPU matches the CPU reference";
+    check.summary = report.devices.size() > 1
+                        ? "a convolution on each GPU matches the CPU reference (" + report.checks.back().detail + ")"
+                        : "a convolution on the GPU matches the CPU reference";
   }
   return check;
 }

@@ -212,7 +212,7 @@ Result<void> check_pin(const TreeRecord& tree, const PinCheckOptions& options) {
     verify.level = VerifyLevel::conv;
     verify.probe_program = options.probe_program;
     verify.runtime_dir = options.runtime_dir;
-    verify.device = options.device;
+    verify.devices = std::to_string(options.device);
     const VerifyReport report = verify_tree(tree, verify);
     for (const auto& check : report.checks) {
       if (check.status == CheckStatus::failed) {

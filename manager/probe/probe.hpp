@@ -13,6 +13,7 @@
 #include <utility>
 #include <vector>
 
+#include "probe/protocol.hpp"
 #include "util/dynlib.hpp"
 #include "util/process.hpp"
 #include "util/result.hpp"
@@ -32,18 +33,21 @@ Result<ProbeReport> probe_in_process(const std::filesystem::path& library);
 // The child's main: prints the report as "key=value" lines; 0 on success.
 int run_probe_child(const std::filesystem::path& library);
 
-// The GPU check's child: loads the CUDA driver and `library`, runs float32
-// forward convolutions on GPU `device` against a double-precision CPU
-// reference, prints key=value lines. Exit code: 0 pass, 4 wrong results,
-// 3 no usable GPU or driver, 1 other failures.
-int run_conv_probe(const std::filesystem::path& library, int device);
+// The GPU check's child: loads the CUDA driver and `library` once, runs
+// float32 forward convolutions on each GPU of `devices` against a
+// double-precision CPU reference, prints key=value lines (a section per GPU
+// when `devices.sections`). Exit code: 4 when a GPU's results were wrong, 1
+// on another failure, 3 when no GPU could be used (no driver, none there,
+// busy), else 0.
+int run_conv_probe(const std::filesystem::path& library, const probe_protocol::DeviceChoice& devices);
 
 // The GPU check of a CUDA runtime (`cudnnenv-probe --sgemm [--device N]
 // LIBCUBLAS`): loads the driver and cuBLAS (the runtime's folder first on the
 // search path), runs one float32 SGEMM (C = A B, 256x256) on GPU `device`
 // against a double-precision CPU reference, prints key=value lines (sgemm,
-// max_relative_error, error_bound, sgemm_result). Exit codes as run_conv_probe.
-int run_sgemm_probe(const std::filesystem::path& cublas, int device);
+// max_relative_error, error_bound, sgemm_result), per GPU as run_conv_probe.
+// Exit codes as run_conv_probe.
+int run_sgemm_probe(const std::filesystem::path& cublas, const probe_protocol::DeviceChoice& devices);
 
 // The driver and its GPUs (`cudnnenv-probe --gpus`): NVML's driver version
 // when present, the driver's CUDA version, one `device` line per GPU. Exit

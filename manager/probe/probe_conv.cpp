@@ -236,26 +236,76 @@ DeviceFacts device_facts(const Driver& cu, int index) {
   return facts;
 }
 
-// 2. The device: named, with its compute capability, and made current.
-std::optional<ProbeExit> open_device(const Driver& cu, int device_index) {
+// 2. The GPUs asked for, each one the driver sees (CUDA_VISIBLE_DEVICES is
+// the driver's: index 0 is the first visible one), else why not.
+std::optional<ProbeExit> choose_devices(const Driver& cu, const probe_protocol::DeviceChoice& choice,
+                                        std::vector<int>& devices) {
   const int count = say_driver_cuda(cu);
-  if (count == 0 || device_index >= count) {
-    say(key::gpu_error,
-        count == 0 ? "no GPU" : "no GPU " + std::to_string(device_index) + " (" + std::to_string(count) + " present)");
+  if (count == 0) {
+    say(key::gpu_error, "no GPU");
     return ProbeExit::no_gpu;
   }
+  devices = choice.indices;
+  if (choice.all) {
+    for (int index = 0; index < count; ++index) devices.push_back(index);
+  }
+  for (const int index : devices) {
+    if (index >= count) {
+      say(key::gpu_error, "no GPU " + std::to_string(index) + " (" + std::to_string(count) + " present)");
+      return ProbeExit::no_gpu;
+    }
+  }
+  return std::nullopt;
+}
+
+constexpr int k_compute_mode = 20;        // CU_DEVICE_ATTRIBUTE_COMPUTE_MODE
+constexpr int k_device_unavailable = 46;  // CUDA_ERROR_DEVICE_UNAVAILABLE
+
+// One GPU: named, with its compute capability, and made current. A GPU in
+// exclusive-process mode that another process holds (or in prohibited mode)
+// is busy: said as gpu_busy, exit 3, not a failure of the library.
+std::optional<ProbeExit> open_device(const Driver& cu, int device_index) {
   const DeviceFacts facts = device_facts(cu, device_index);
-  const CUdevice device = facts.device;
   say(key::gpu, facts.name);
   say(key::compute_capability, facts.compute_capability);
   CUcontext context = nullptr;
-  if (CUresult code = cu.cuDevicePrimaryCtxRetain(&context, device); code != 0) {
+  if (CUresult code = cu.cuDevicePrimaryCtxRetain(&context, facts.device); code != 0) {
+    if (code == k_device_unavailable) {
+      int mode = 0;
+      cu.cuDeviceGetAttribute(&mode, k_compute_mode, facts.device);
+      say(key::gpu_busy, "GPU " + std::to_string(device_index) + " is busy: " +
+                             (mode == 2   ? std::string("its compute mode is prohibited")
+                              : mode == 3 ? std::string("it is in exclusive-process mode and another process holds it")
+                                          : cu_error(cu, code)));
+      return ProbeExit::no_gpu;
+    }
     say(key::error, "cannot create a context: " + cu_error(cu, code));
     return ProbeExit::failed;
   }
   cu.cuCtxSetCurrent(context);
   return std::nullopt;
 }
+
+// The run's exit code from each GPU's: wrong results first, then a failure;
+// no usable GPU only when none was.
+class Outcomes {
+ public:
+  void add(ProbeExit code) { m_codes.push_back(code); }
+  int exit_code() const {
+    for (const ProbeExit worst : {ProbeExit::wrong_results, ProbeExit::failed}) {
+      for (const ProbeExit code : m_codes) {
+        if (code == worst) return static_cast<int>(worst);
+      }
+    }
+    for (const ProbeExit code : m_codes) {
+      if (code == ProbeExit::ok) return static_cast<int>(ProbeExit::ok);
+    }
+    return static_cast<int>(ProbeExit::no_gpu);
+  }
+
+ private:
+  std::vector<ProbeExit> m_codes;
+};
 
 // 3. cuDNN, loaded by absolute path: bound, its versions and file said.
 std::optional<ProbeExit> bind_cudnn(const util::DynamicLibrary& library, const std::filesystem::path& path,
@@ -438,12 +488,12 @@ int run_gpu_probe() {
   return static_cast<int>(ProbeExit::ok);
 }
 
-int run_sgemm_probe(const std::filesystem::path& cublas_path, int device_index) {
+int run_sgemm_probe(const std::filesystem::path& cublas_path, const probe_protocol::DeviceChoice& choice) {
   // C = A B, column-major as cuBLAS takes it, random input; the reference in double.
   constexpr int n = 256;
   std::mt19937 random(std::random_device{}());
   std::uniform_real_distribution<float> uniform(-1.0f, 1.0f);
-  std::vector<float> a(n * n), b(n * n), c(n * n, 0.0f);
+  std::vector<float> a(n * n), b(n * n);
   for (auto& v : a) v = uniform(random);
   for (auto& v : b) v = uniform(random);
   std::vector<double> reference(n * n, 0.0);
@@ -459,7 +509,8 @@ int run_sgemm_probe(const std::filesystem::path& cublas_path, int device_index) 
   ProbeExit stop = ProbeExit::ok;
   const auto driver_library = load_driver(cu, stop);
   if (!driver_library) return static_cast<int>(stop);
-  if (auto stopped = open_device(cu, device_index)) return static_cast<int>(*stopped);
+  std::vector<int> devices;
+  if (auto stopped = choose_devices(cu, choice, devices)) return static_cast<int>(*stopped);
   auto library = util::DynamicLibrary::open(cublas_path);
   if (!library) {
     say(key::error, library.error().message);
@@ -477,48 +528,62 @@ int run_sgemm_probe(const std::filesystem::path& cublas_path, int device_index) 
     return static_cast<int>(ProbeExit::failed);
   }
   say(key::loaded_from, util::to_utf8(library->loaded_path()));
-  Handle handle = nullptr;
-  if (const int status = create(&handle); status != 0) {
-    // CUBLAS_STATUS_NOT_INITIALIZED (1): the driver is too old for this runtime, or no usable GPU.
-    say(key::error, "cublasCreate_v2 failed: status " + std::to_string(status));
-    return static_cast<int>(status == 1 ? ProbeExit::no_gpu : ProbeExit::failed);
-  }
-  const std::size_t bytes = a.size() * sizeof(float);
-  CUdeviceptr da = 0, db = 0, dc = 0;
-  for (CUdeviceptr* pointer : {&da, &db, &dc}) {
-    if (CUresult code = cu.cuMemAlloc(pointer, bytes); code != 0) {
-      say(key::error, "cuMemAlloc failed: " + cu_error(cu, code));
-      return static_cast<int>(ProbeExit::failed);
+
+  // One GPU: a handle of its own (cuBLAS binds it to the current context), the product, the comparison.
+  const auto on_device = [&](int index) -> ProbeExit {
+    if (auto stopped = open_device(cu, index)) return *stopped;
+    Handle handle = nullptr;
+    if (const int status = create(&handle); status != 0) {
+      // CUBLAS_STATUS_NOT_INITIALIZED (1): the driver is too old for this runtime, or no usable GPU.
+      say(key::error, "cublasCreate_v2 failed: status " + std::to_string(status));
+      return status == 1 ? ProbeExit::no_gpu : ProbeExit::failed;
     }
+    const std::size_t bytes = a.size() * sizeof(float);
+    CUdeviceptr da = 0, db = 0, dc = 0;
+    for (CUdeviceptr* pointer : {&da, &db, &dc}) {
+      if (CUresult code = cu.cuMemAlloc(pointer, bytes); code != 0) {
+        say(key::error, "cuMemAlloc failed: " + cu_error(cu, code));
+        return ProbeExit::failed;
+      }
+    }
+    cu.cuMemcpyHtoD(da, a.data(), bytes);
+    cu.cuMemcpyHtoD(db, b.data(), bytes);
+    const float alpha = 1.0f, beta = 0.0f;
+    const auto start = std::chrono::steady_clock::now();
+    const int status = sgemm(handle, 0, 0, n, n, n, &alpha, reinterpret_cast<const float*>(da), n,
+                             reinterpret_cast<const float*>(db), n, &beta, reinterpret_cast<float*>(dc), n);
+    const CUresult synced = cu.cuCtxSynchronize();
+    const double gpu_ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
+    if (status != 0 || synced != 0) {
+      say(key::error, status != 0 ? "cublasSgemm_v2 failed: status " + std::to_string(status)
+                                  : "the SGEMM did not finish: " + cu_error(cu, synced));
+      say(key::sgemm_result, "fail");
+      return ProbeExit::failed;
+    }
+    std::vector<float> c(n * n, 0.0f);
+    cu.cuMemcpyDtoH(c.data(), dc, bytes);
+    for (CUdeviceptr pointer : {da, db, dc}) cu.cuMemFree(pointer);
+    const double relative = relative_error(c, reference);
+    char line[160];
+    std::snprintf(line, sizeof line, "%dx%dx%d: max relative error %.2e, %.1f ms on the GPU", n, n, n, relative,
+                  gpu_ms);
+    say(key::sgemm, line);
+    std::snprintf(line, sizeof line, "%.2e", relative);
+    say(key::max_relative_error, line);
+    say(key::error_bound, "1e-4");
+    const bool pass = relative <= k_relative_error_bound;
+    say(key::sgemm_result, pass ? "pass" : "fail");
+    return pass ? ProbeExit::ok : ProbeExit::wrong_results;
+  };
+  Outcomes outcomes;
+  for (const int index : devices) {
+    if (choice.sections) say(key::device_begin, std::to_string(index));
+    outcomes.add(on_device(index));
   }
-  cu.cuMemcpyHtoD(da, a.data(), bytes);
-  cu.cuMemcpyHtoD(db, b.data(), bytes);
-  const float alpha = 1.0f, beta = 0.0f;
-  const auto start = std::chrono::steady_clock::now();
-  const int status = sgemm(handle, 0, 0, n, n, n, &alpha, reinterpret_cast<const float*>(da), n,
-                           reinterpret_cast<const float*>(db), n, &beta, reinterpret_cast<float*>(dc), n);
-  const CUresult synced = cu.cuCtxSynchronize();
-  const double gpu_ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
-  if (status != 0 || synced != 0) {
-    say(key::error, status != 0 ? "cublasSgemm_v2 failed: status " + std::to_string(status)
-                                : "the SGEMM did not finish: " + cu_error(cu, synced));
-    say(key::sgemm_result, "fail");
-    return static_cast<int>(ProbeExit::failed);
-  }
-  cu.cuMemcpyDtoH(c.data(), dc, bytes);
-  const double relative = relative_error(c, reference);
-  char line[160];
-  std::snprintf(line, sizeof line, "%dx%dx%d: max relative error %.2e, %.1f ms on the GPU", n, n, n, relative, gpu_ms);
-  say(key::sgemm, line);
-  std::snprintf(line, sizeof line, "%.2e", relative);
-  say(key::max_relative_error, line);
-  say(key::error_bound, "1e-4");
-  const bool pass = relative <= k_relative_error_bound;
-  say(key::sgemm_result, pass ? "pass" : "fail");
-  return static_cast<int>(pass ? ProbeExit::ok : ProbeExit::wrong_results);
+  return outcomes.exit_code();
 }
 
-int run_conv_probe(const std::filesystem::path& library, int device_index) {
+int run_conv_probe(const std::filesystem::path& library, const probe_protocol::DeviceChoice& choice) {
   Phases phases;
   // The inputs and their reference results, on a second thread while the driver starts.
   std::vector<Case> cases = make_cases();
@@ -532,6 +597,7 @@ int run_conv_probe(const std::filesystem::path& library, int device_index) {
     }
   } joiner{references};
 
+  // Once for the run: the driver, the GPUs asked for, cuDNN.
   Driver cu{};
   ProbeExit stop = ProbeExit::ok;
   const auto driver_library = load_driver(cu, stop);
@@ -539,10 +605,10 @@ int run_conv_probe(const std::filesystem::path& library, int device_index) {
     return static_cast<int>(stop);
   }
   phases.end(key::driver_init_ms);
-  if (auto stop = open_device(cu, device_index)) {
+  std::vector<int> devices;
+  if (auto stop = choose_devices(cu, choice, devices)) {
     return static_cast<int>(*stop);
   }
-  phases.end(key::context_ms);
   auto cudnn_library = util::DynamicLibrary::open(library);
   if (!cudnn_library) {
     say(key::error, cudnn_library.error().message);
@@ -553,55 +619,67 @@ int run_conv_probe(const std::filesystem::path& library, int device_index) {
     return static_cast<int>(*stop);
   }
   phases.end(key::cudnn_load_ms);
-  cudnnHandle handle = nullptr;
-  if (cudnnStatus status = dnn.create(&handle); status != 0) {
-    say(key::error, std::string("cudnnCreate failed: ") + dnn.error_string(status));
-    // NOT_INITIALIZED (1001): the driver is too old for this build, or no GPU.
-    return static_cast<int>(status == 1001 ? ProbeExit::no_gpu : ProbeExit::failed);
-  }
-  phases.end(key::cudnn_create_ms);
 
-  int failed = 0;
-  const auto start = std::chrono::steady_clock::now();
-  std::vector<std::vector<float>> results(cases.size());
-  std::vector<double> gpu_times(cases.size(), 0.0);
-  for (std::size_t index = 0; index < cases.size(); ++index) {
-    if (std::string step = run_case(cu, dnn, handle, cases[index], results[index], gpu_times[index]); !step.empty()) {
-      say(key::conv_error, std::string(cases[index].shape.name) + ": " + step);
-      ++failed;
-      results[index].clear();
+  // Each GPU: its context, a cuDNN handle of its own, the three shapes, the comparison.
+  const auto on_device = [&](int index) -> ProbeExit {
+    Phases device_phases;
+    if (auto stop = open_device(cu, index)) return *stop;
+    device_phases.end(key::context_ms);
+    cudnnHandle handle = nullptr;
+    if (cudnnStatus status = dnn.create(&handle); status != 0) {
+      say(key::error, std::string("cudnnCreate failed: ") + dnn.error_string(status));
+      // NOT_INITIALIZED (1001): the driver is too old for this build, or no GPU.
+      return status == 1001 ? ProbeExit::no_gpu : ProbeExit::failed;
     }
+    device_phases.end(key::cudnn_create_ms);
+    int failed = 0;
+    const auto start = std::chrono::steady_clock::now();
+    std::vector<std::vector<float>> results(cases.size());
+    std::vector<double> gpu_times(cases.size(), 0.0);
+    for (std::size_t item = 0; item < cases.size(); ++item) {
+      if (std::string step = run_case(cu, dnn, handle, cases[item], results[item], gpu_times[item]); !step.empty()) {
+        say(key::conv_error, std::string(cases[item].shape.name) + ": " + step);
+        ++failed;
+        results[item].clear();
+      }
+    }
+    const double elapsed_ms =
+        std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
+    if (references.joinable()) references.join();
+    double worst = 0.0;
+    for (std::size_t item = 0; item < cases.size(); ++item) {
+      if (results[item].empty()) {
+        continue;
+      }
+      const Shape& shape = cases[item].shape;
+      const double relative = relative_error(results[item], cases[item].reference);
+      worst = std::max(worst, relative);
+      char line[256];
+      std::snprintf(line, sizeof line, "%s: algo %d, %dx%dx%dx%d, max relative error %.2e, %.1f ms on the GPU",
+                    shape.name, k_implicit_gemm, shape.n, shape.k, shape.out_h(), shape.out_w(), relative,
+                    gpu_times[item]);
+      say(key::conv, line);
+      if (!(relative <= k_relative_error_bound)) {
+        ++failed;
+      }
+    }
+    char summary[128];
+    std::snprintf(summary, sizeof summary, "%.2e", worst);
+    say(key::max_relative_error, summary);
+    say(key::error_bound, "1e-4");
+    std::snprintf(summary, sizeof summary, "%.1f", elapsed_ms);
+    say(key::conv_ms, summary);
+    // The handle and the context are left to the process's end (the probe
+    // exits right after this): destroying a context costs tens of milliseconds.
+    say(key::conv_result, failed == 0 ? "pass" : "fail");
+    return failed == 0 ? ProbeExit::ok : ProbeExit::wrong_results;
+  };
+  Outcomes outcomes;
+  for (const int index : devices) {
+    if (choice.sections) say(key::device_begin, std::to_string(index));
+    outcomes.add(on_device(index));
   }
-  const double elapsed_ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
-
-  references.join();
-  double worst = 0.0;
-  for (std::size_t index = 0; index < cases.size(); ++index) {
-    if (results[index].empty()) {
-      continue;
-    }
-    const Shape& shape = cases[index].shape;
-    const double relative = relative_error(results[index], cases[index].reference);
-    worst = std::max(worst, relative);
-    char line[256];
-    std::snprintf(line, sizeof line, "%s: algo %d, %dx%dx%dx%d, max relative error %.2e, %.1f ms on the GPU",
-                  shape.name, k_implicit_gemm, shape.n, shape.k, shape.out_h(), shape.out_w(), relative,
-                  gpu_times[index]);
-    say(key::conv, line);
-    if (!(relative <= k_relative_error_bound)) {
-      ++failed;
-    }
-  }
-  char summary[128];
-  std::snprintf(summary, sizeof summary, "%.2e", worst);
-  say(key::max_relative_error, summary);
-  say(key::error_bound, "1e-4");
-  std::snprintf(summary, sizeof summary, "%.1f", elapsed_ms);
-  say(key::conv_ms, summary);
-  // The handle and the context are left to the process's end (the probe
-  // exits right after this): destroying a context costs tens of milliseconds.
-  say(key::conv_result, failed == 0 ? "pass" : "fail");
-  return static_cast<int>(failed == 0 ? ProbeExit::ok : ProbeExit::wrong_results);
+  return outcomes.exit_code();
 }
 
 }  // namespace cudnnenv

@@ -1,5 +1,5 @@
 // cudnnenv-probe --gpus: the driver and its GPUs (doctor, snapshot).
-// cudnnenv-probe [--load-only | --conv [--device N]] LIBRARY: loads one library by
+// cudnnenv-probe [--load-only | --conv [--device D]] LIBRARY: loads one library by
 // absolute path and prints what it reports (cudnnGetVersion,
 // cudnnGetCudartVersion, the mapped file) as key=value lines; with --conv,
 // also runs the GPU convolution check; with --load-only, only loads it (the
@@ -7,6 +7,7 @@
 // with a timeout, so that a crashing or hanging library cannot take it down.
 #include <cstdio>
 #include <cstdlib>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -23,7 +24,7 @@ int probe_main(const std::vector<std::string>& arguments) {
   bool conv = false;
   bool sgemm = false;
   bool load_only = false;
-  int device = 0;
+  std::optional<cudnnenv::probe_protocol::DeviceChoice> devices = cudnnenv::probe_protocol::DeviceChoice{};
   std::string library;
   if (arguments.size() == 2 && arguments[1] == "--gpus") {
     const int code = cudnnenv::run_gpu_probe();
@@ -38,7 +39,7 @@ int probe_main(const std::vector<std::string>& arguments) {
     } else if (arguments[i] == "--load-only") {
       load_only = true;
     } else if (arguments[i] == "--device" && i + 1 < arguments.size()) {
-      device = std::atoi(arguments[++i].c_str());
+      devices = cudnnenv::probe_protocol::parse_device_choice(arguments[++i]);
     } else if (library.empty()) {
       library = arguments[i];
     } else {
@@ -46,9 +47,10 @@ int probe_main(const std::vector<std::string>& arguments) {
       break;
     }
   }
-  if (library.empty()) {
+  if (library.empty() || !devices) {
     std::fprintf(stderr,
-                 "usage: cudnnenv-probe --gpus | [--load-only | --conv [--device N] | --sgemm [--device N]] LIBRARY\n");
+                 "usage: cudnnenv-probe --gpus | [--load-only | --conv [--device D] | --sgemm [--device D]] LIBRARY\n"
+                 "  D: a GPU's index, 'all', or indices joined by commas (0,2,5)\n");
     return static_cast<int>(ProbeExit::usage);
   }
   const auto path = cudnnenv::util::path_from_utf8(library);
@@ -71,14 +73,14 @@ int probe_main(const std::vector<std::string>& arguments) {
     std::_Exit(static_cast<int>(ProbeExit::ok));
   }
   if (sgemm) {
-    const int code = cudnnenv::run_sgemm_probe(path, device);
+    const int code = cudnnenv::run_sgemm_probe(path, *devices);
     std::fflush(nullptr);
     std::_Exit(code);
   }
   if (conv) {
     // Out at once: the report is written, and the driver's own tear-down at
     // exit (contexts, modules) only adds to what verify waits for.
-    const int code = cudnnenv::run_conv_probe(path, device);
+    const int code = cudnnenv::run_conv_probe(path, *devices);
     std::fflush(nullptr);
     std::_Exit(code);
   }

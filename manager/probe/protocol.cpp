@@ -19,15 +19,58 @@ std::vector<std::pair<std::string, std::string>> parse_key_values(std::string_vi
   return pairs;
 }
 
+std::optional<DeviceChoice> parse_device_choice(std::string_view text) {
+  DeviceChoice choice;
+  if (text == "all") {
+    choice.all = true;
+    choice.indices.clear();
+    choice.sections = true;
+    return choice;
+  }
+  choice.indices.clear();
+  for (const auto& field : util::split(text, ',')) {
+    int index = -1;
+    const auto [end, error] = std::from_chars(field.data(), field.data() + field.size(), index);
+    if (field.empty() || error != std::errc() || end != field.data() + field.size() || index < 0 || index > 1023) {
+      return std::nullopt;
+    }
+    for (const int seen : choice.indices) {
+      if (seen == index) return std::nullopt;
+    }
+    choice.indices.push_back(index);
+  }
+  choice.sections = text.find(',') != std::string_view::npos;
+  return choice;
+}
+
+DeviceSections split_devices(std::string_view text) {
+  DeviceSections sections;
+  std::string* current = &sections.run;
+  for (const auto& line : util::split(text, '\n')) {
+    const auto equals = line.find('=');
+    if (equals != std::string::npos && util::trim(std::string_view(line).substr(0, equals)) == device_begin) {
+      int index = -1;
+      const std::string value(util::trim(std::string_view(line).substr(equals + 1)));
+      std::from_chars(value.data(), value.data() + value.size(), index);
+      sections.devices.emplace_back(index, std::string());
+      current = &sections.devices.back().second;
+      continue;
+    }
+    *current += line;
+    *current += '\n';
+  }
+  return sections;
+}
+
 bool GpuReport::empty() const {
-  return !driver_cuda && !gpu && !compute_capability && !loaded_from && !conv_result && !sgemm && !sgemm_result &&
-         !driver_init_ms && !context_ms && !cudnn_load_ms && !cudnn_create_ms && !cudnn_version && !cudart_version &&
-         !max_relative_error && !error_bound && !conv_ms && shapes.empty() && gpu_errors.empty() && errors.empty() &&
-         conv_errors.empty() && other.empty();
+  return !gpu_busy && !driver_cuda && !gpu && !compute_capability && !loaded_from && !conv_result && !sgemm &&
+         !sgemm_result && !driver_init_ms && !context_ms && !cudnn_load_ms && !cudnn_create_ms && !cudnn_version &&
+         !cudart_version && !max_relative_error && !error_bound && !conv_ms && shapes.empty() && gpu_errors.empty() &&
+         errors.empty() && conv_errors.empty() && other.empty();
 }
 
 std::string GpuReport::problems() const {
-  std::string text;
+  std::string text = gpu_busy.value_or("");
   for (const auto* list : {&gpu_errors, &errors, &conv_errors}) {
     for (const auto& problem : *list) text += (text.empty() ? "" : "; ") + problem;
   }
@@ -43,7 +86,8 @@ GpuReport parse_gpu_report(std::string_view text) {
       {loaded_from, &GpuReport::loaded_from},
       {conv_result, &GpuReport::conv_result},
       {sgemm, &GpuReport::sgemm},
-      {sgemm_result, &GpuReport::sgemm_result}};
+      {sgemm_result, &GpuReport::sgemm_result},
+      {gpu_busy, &GpuReport::gpu_busy}};
   const std::pair<std::string_view, std::optional<Number> GpuReport::*> numbers[] = {
       {driver_init_ms, &GpuReport::driver_init_ms},
       {context_ms, &GpuReport::context_ms},

@@ -22,6 +22,23 @@ enum class ProbeExit : int {
   wrong_results = 4,  // conv: the GPU's results differ from the CPU reference
 };
 
+// A GPU section's first line (its index), and a GPU another process holds
+// (exclusive-process or prohibited compute mode): busy, not a failure.
+inline constexpr std::string_view device_begin = "device_begin";
+inline constexpr std::string_view gpu_busy = "gpu_busy";
+
+// Which GPUs a GPU check runs on (`--device`): one index, as before, or
+// `all` / a list (`0,2,5`), each GPU's lines then following a
+// `device_begin=INDEX` line (split_devices), after the lines of the run
+// (driver, cuDNN's load).
+struct DeviceChoice {
+  bool all = false;
+  std::vector<int> indices{0};  // when not all
+  bool sections = false;        // all or a list: one section per GPU
+};
+// "all", "N" or "N,M,..." (each 0-1023, none twice); nothing when malformed.
+std::optional<DeviceChoice> parse_device_choice(std::string_view text);
+
 // Keys of the load probe (`cudnnenv-probe [--load-only] LIBRARY`).
 inline constexpr std::string_view cudnn_version = "cudnn_version";    // cudnnGetVersion(), raw
 inline constexpr std::string_view cudart_version = "cudart_version";  // cudnnGetCudartVersion(), raw
@@ -75,6 +92,7 @@ struct Number {
 struct GpuReport {
   std::optional<std::string> driver_cuda, gpu, compute_capability, loaded_from, conv_result;
   std::optional<std::string> sgemm, sgemm_result;  // a runtime's GPU check
+  std::optional<std::string> gpu_busy;
   std::optional<Number> driver_init_ms, context_ms, cudnn_load_ms, cudnn_create_ms;
   std::optional<Number> cudnn_version, cudart_version;
   std::optional<Number> max_relative_error, error_bound, conv_ms;
@@ -89,5 +107,13 @@ struct GpuReport {
 };
 
 GpuReport parse_gpu_report(std::string_view text);
+
+// A sectioned report (DeviceChoice::sections): the lines before the first
+// device_begin, and each GPU's index with its lines.
+struct DeviceSections {
+  std::string run;
+  std::vector<std::pair<int, std::string>> devices;
+};
+DeviceSections split_devices(std::string_view text);
 
 }  // namespace cudnnenv::probe_protocol

@@ -292,15 +292,78 @@ void check_load(const TreeRecord& tree, const VerifyOptions& options, VerifyRepo
   }
 }
 
+bool is_several(const std::string& devices) {
+  const auto choice = probe_protocol::parse_device_choice(devices);
+  return choice && choice->sections;
+}
+
+// A GPU check of several GPUs (`name`: conv or sgemm): the run's lines, one
+// result per GPU, and one check for them all: failed when a GPU failed,
+// skipped when none could be used, else ok (a busy GPU is said, not failed).
+void check_devices(const std::string& name, const util::ProcessOutcome& outcome, VerifyReport& report) {
+  namespace key = probe_protocol;
+  const auto sections = key::split_devices(outcome.out);
+  report.gpu = key::parse_gpu_report(sections.run);
+  std::vector<std::string> passed, busy, failed;
+  for (const auto& [index, text] : sections.devices) {
+    DeviceResult device{index, key::parse_gpu_report(text), CheckStatus::ok, {}};
+    const auto& result = name == "conv" ? device.gpu.conv_result : device.gpu.sgemm_result;
+    std::string problems = device.gpu.problems();
+    if (std::string cause = plain_cause(problems); !cause.empty()) problems += ": " + cause;
+    const std::string gpu = "GPU " + std::to_string(index);
+    if (result == std::optional<std::string>("pass")) {
+      passed.push_back(gpu);
+    } else if (device.gpu.gpu_busy) {
+      device.status = CheckStatus::skipped;
+      device.detail = problems.empty() ? "not usable" : problems;
+      busy.push_back(gpu + ": " + device.detail);
+    } else {
+      device.status = CheckStatus::failed;
+      device.detail = !problems.empty() ? problems
+                      : result          ? join_some(name == "conv" ? device.gpu.shapes
+                                                                   : std::vector<std::string>{device.gpu.sgemm.value_or("")},
+                                           5)
+                      : outcome.signal ? "the GPU check crashed (signal " + std::to_string(outcome.signal) + ")"
+                                       : "the GPU check stopped before a result";
+      failed.push_back(gpu + ": " + device.detail);
+    }
+    report.devices.push_back(std::move(device));
+  }
+  const std::string run_problems = report.gpu.problems();
+  if (outcome.timed_out) {
+    report.checks.push_back({name, CheckStatus::failed, "the GPU check did not finish in time"});
+  } else if (!failed.empty()) {
+    report.checks.push_back({name, CheckStatus::failed, join_some(failed, 3)});
+  } else if (passed.empty()) {
+    report.gpu_unavailable = outcome.exit_code == static_cast<int>(key::ProbeExit::no_gpu);
+    std::string why = !run_problems.empty() ? run_problems : join_some(busy, 3);
+    if (std::string cause = plain_cause(why); !cause.empty()) why += ": " + cause;
+    report.checks.push_back(
+        {name, report.gpu_unavailable ? CheckStatus::skipped : CheckStatus::failed,
+         why.empty() ? (outcome.signal ? "the GPU check crashed (signal " + std::to_string(outcome.signal) + ")"
+                                       : std::string("no usable GPU"))
+                     : why});
+  } else {
+    report.checks.push_back({name, CheckStatus::ok,
+                             std::to_string(passed.size()) + " of " + std::to_string(sections.devices.size()) +
+                                 (sections.devices.size() == 1 ? " GPU passed" : " GPUs passed") +
+                                 (busy.empty() ? "" : "; " + join_some(busy, 3))});
+  }
+}
+
 void check_conv(const TreeRecord& tree, const VerifyOptions& options, VerifyReport& report) {
-  auto outcome = util::run_process(probe_process(options.probe_program, tree.library_path(),
-                                                 {"--conv", "--device", std::to_string(options.device)},
-                                                 options.timeout, options.runtime_dir));
+  auto outcome =
+      util::run_process(probe_process(options.probe_program, tree.library_path(),
+                                      {"--conv", "--device", options.devices}, options.timeout, options.runtime_dir));
   if (!outcome) {
     report.checks.push_back({"conv", CheckStatus::failed, outcome.error().message});
     return;
   }
   namespace key = probe_protocol;
+  if (is_several(options.devices)) {
+    check_devices("conv", *outcome, report);
+    return;
+  }
   report.gpu = key::parse_gpu_report(outcome->out);
   const std::vector<std::string>& shapes = report.gpu.shapes;
   std::string error = report.gpu.problems();
@@ -361,13 +424,17 @@ void check_sgemm(const TreeRecord& tree, const VerifyOptions& options, VerifyRep
     report.checks.push_back({"sgemm", CheckStatus::failed, "the runtime has no cuBLAS library"});
     return;
   }
-  auto outcome = util::run_process(probe_process(
-      options.probe_program, cublas, {"--sgemm", "--device", std::to_string(options.device)}, options.timeout));
+  auto outcome = util::run_process(
+      probe_process(options.probe_program, cublas, {"--sgemm", "--device", options.devices}, options.timeout));
   if (!outcome) {
     report.checks.push_back({"sgemm", CheckStatus::failed, outcome.error().message});
     return;
   }
   namespace key = probe_protocol;
+  if (is_several(options.devices)) {
+    check_devices("sgemm", *outcome, report);
+    return;
+  }
   report.gpu = key::parse_gpu_report(outcome->out);
   std::string error = report.gpu.problems();
   if (std::string cause = plain_cause(error); !error.empty() && !cause.empty()) error += ": " + cause;
@@ -472,6 +539,7 @@ VerifyReport verify_tree(const TreeRecord& tree, const VerifyOptions& options) {
   report.checks.insert(report.checks.end(), part.checks.begin(), part.checks.end());
   report.gpu = std::move(part.gpu);
   report.gpu_unavailable = part.gpu_unavailable;
+  report.devices = std::move(part.devices);
   return report;
 }
 

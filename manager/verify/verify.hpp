@@ -38,10 +38,19 @@ struct VerifyCheck {
   std::string detail;
 };
 
+// One GPU's part of a check of several (`--device all`, `--device 0,2`).
+struct DeviceResult {
+  int index = 0;
+  probe_protocol::GpuReport gpu;         // its lines: name, compute capability, times, errors
+  CheckStatus status = CheckStatus::ok;  // skipped: busy (held by another process) or not usable
+  std::string detail;                    // why it failed or was skipped
+};
+
 struct VerifyReport {
   std::vector<VerifyCheck> checks;
-  probe_protocol::GpuReport gpu;  // what the GPU check reported
-  bool gpu_unavailable = false;   // the conv level was skipped: no GPU or driver
+  probe_protocol::GpuReport gpu;      // what the GPU check reported (with several GPUs: the run's lines)
+  bool gpu_unavailable = false;       // the conv level was skipped: no GPU or driver
+  std::vector<DeviceResult> devices;  // several GPUs asked for: one each, in the order asked
 
   bool passed() const;
 };
@@ -49,7 +58,10 @@ struct VerifyReport {
 struct VerifyOptions {
   VerifyLevel level = VerifyLevel::load;
   std::filesystem::path probe_program;  // cudnnenv-probe
-  int device = 0;
+  // The GPUs of the conv level: an index, `all` or a list (`0,2,5`), as
+  // probe_protocol::parse_device_choice reads it; a list or `all` fills
+  // VerifyReport::devices.
+  std::string devices = "0";
   std::chrono::milliseconds timeout{std::chrono::seconds(60)};
   util::Environment environment = util::Environment::current();  // for the dependency search (PATH, LD_LIBRARY_PATH)
   // The CUDA runtime tree selected with a cuDNN tree (empty: none): its

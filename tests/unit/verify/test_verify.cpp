@@ -139,6 +139,67 @@ TEST_SUITE("verify/verify") {
     CHECK(check_named(report, "conv").status == CheckStatus::skipped);
     CHECK(check_named(report, "conv").detail.find("no NVIDIA driver") == 0);
   }
+
+#ifndef _WIN32
+  // The parent's side of a check of several GPUs, from what a probe printed
+  // (a script standing in for cudnnenv-probe's --conv: no GPU here).
+  TEST_CASE("several GPUs: one result each, a busy one said and not failed, a failed one fails the check") {
+    Store store(test::test_dir() / "store");
+    const TreeRecord tree = test::install_host_tree(store);
+    const auto run_with = [&](const std::string& output, int exit_code) {
+      const fs::path probe = test::test_dir() / "fake-probe";
+      // The load level's probes go to the real one.
+      const std::string real = util::to_utf8(probe_program_beside(test::cudnnenv_program()));
+      test::write_binary(probe, "#!/bin/sh\n[ \"$1\" = --conv ] || exec '" + real + "' \"$@\"\ncat <<'EOF'\n" + output +
+                                    "EOF\nexit " + std::to_string(exit_code) + "\n");
+      fs::permissions(probe, fs::perms::owner_all);
+      VerifyOptions options = options_at(VerifyLevel::conv);
+      options.probe_program = probe;
+      options.devices = "all";
+      return verify_tree(tree, options);
+    };
+    const std::string run = "driver_cuda=13.0\ndriver_init_ms=90.0\ncudnn_load_ms=80.0\n";
+    const std::string pass0 =
+        "device_begin=0\ngpu=NVIDIA H200\ncompute_capability=9.0\ncontext_ms=100.0\n"
+        "cudnn_create_ms=5.0\nmax_relative_error=1.19e-07\nconv_ms=12.0\nconv_result=pass\n";
+    const std::string busy1 =
+        "device_begin=1\ngpu=NVIDIA H200\ncompute_capability=9.0\n"
+        "gpu_busy=GPU 1 is busy: it is in exclusive-process mode and another process holds it\n";
+    const std::string wrong2 =
+        "device_begin=2\ngpu=NVIDIA H200\ncompute_capability=9.0\nconv=1x1: algo 0, "
+        "4x64x16x16, max relative error 3.00e-01, 1.0 ms on the GPU\n"
+        "max_relative_error=3.00e-01\nconv_ms=12.0\nconv_result=fail\n";
+
+    VerifyReport report = run_with(run + pass0 + busy1, 0);
+    CHECK(report.passed());
+    CHECK(check_named(report, "conv").status == CheckStatus::ok);
+    CHECK(check_named(report, "conv").detail ==
+          "1 of 2 GPUs passed; GPU 1: GPU 1 is busy: it is in exclusive-process mode and another process holds it");
+    REQUIRE(report.devices.size() == 2);
+    CHECK(report.devices[0].index == 0);
+    CHECK(report.devices[0].status == CheckStatus::ok);
+    CHECK(report.devices[0].gpu.conv_ms->value == 12.0);
+    CHECK(report.devices[1].status == CheckStatus::skipped);
+    CHECK(report.gpu.driver_cuda == std::optional<std::string>("13.0"));
+    CHECK_FALSE(report.gpu.gpu);  // a GPU's lines stay in its own result
+
+    report = run_with(run + pass0 + busy1 + wrong2, 4);
+    CHECK_FALSE(report.passed());
+    CHECK(check_named(report, "conv").detail ==
+          "GPU 2: 1x1: algo 0, 4x64x16x16, max relative error 3.00e-01, 1.0 ms on the GPU");
+    CHECK(report.devices[2].status == CheckStatus::failed);
+
+    report = run_with(run + busy1, 3);
+    CHECK(report.passed());
+    CHECK(report.gpu_unavailable);
+    CHECK(check_named(report, "conv").status == CheckStatus::skipped);
+
+    report = run_with("driver_cuda=13.0\ngpu_error=no GPU 5 (2 present)\n", 3);
+    CHECK(report.gpu_unavailable);
+    CHECK(check_named(report, "conv").detail == "no GPU 5 (2 present)");
+    CHECK(report.devices.empty());
+  }
+#endif
 }
 
 }  // namespace cudnnenv
