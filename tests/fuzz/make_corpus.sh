@@ -110,6 +110,8 @@ printf '/opt/\xff\xfe bad utf-8' > "$out/modulefile/bytes"
 # doctor: /proc's driver line, the probe's GPU list, TensorFlow's and PyTorch's Python files.
 printf 'NVRM version: NVIDIA UNIX Open Kernel Module for x86_64  580.159.04  Release Build\n' > "$out/doctor/proc"
 printf 'driver_version=580.159.04\ndriver_cuda=13.0\ndevice=0 9.0 NVIDIA H200\n' > "$out/doctor/gpus"
+printf 'driver_cuda=13.0\ncudnn_load_ms=80.1\ndevice_begin=0\ngpu=NVIDIA H200\nconv_result=pass\ndevice_begin=1\ngpu_busy=GPU 1 is busy\n' > "$out/doctor/devices"
+printf '0,2,5' > "$out/doctor/device_list"
 printf "build_info = {'cuda_version': '11.2', 'cudnn_version': '8'}\n" > "$out/doctor/build_info"
 printf "__all__ = ['__version__']\n__version__ = '2.11.0+cu130'\ncuda: Optional[str] = '13.0'\n580.65.06|580.159.04" > "$out/doctor/version"
 # snapshot: two snapshots, split at a NUL.
