@@ -52,15 +52,6 @@ void identity_or_dash(const char* path, char* out, std::size_t out_size) {
   }
 }
 
-std::uint64_t fnv1a(const char* text) {
-  std::uint64_t hash = 14695981039346656037ull;
-  for (; *text; ++text) {
-    hash ^= static_cast<unsigned char>(*text);
-    hash *= 1099511628211ull;
-  }
-  return hash;
-}
-
 // The value of the line "name = value" in `text`, cut out in place.
 char* line_value(char* text, std::size_t size, const char* name) {
   const std::size_t name_length = std::strlen(name);
@@ -79,6 +70,14 @@ char* line_value(char* text, std::size_t size, const char* name) {
 }
 
 }  // namespace
+
+std::uint64_t fnv1a(const char* text, std::uint64_t hash) {
+  for (; *text; ++text) {
+    hash ^= static_cast<unsigned char>(*text);
+    hash *= 1099511628211ull;
+  }
+  return hash;
+}
 
 bool launch_key(const char* root, const char* state, char* out, std::size_t out_size) {
   TextBuffer key(out, out_size);

@@ -72,6 +72,10 @@ bool environment_value(const char* name, char* out, std::size_t out_size);
 // `state` (where config.toml, trusted/ and the caches are) from the working folder.
 bool launch_key(const char* root, const char* state, char* out, std::size_t out_size);
 
+// FNV-1a (64-bit) of `text`, continuing from `hash`: a cache's key, not a
+// check against tampering (whoever can write the files can write the cache).
+std::uint64_t fnv1a(const char* text, std::uint64_t hash = 14695981039346656037ull);
+
 // <state>/cache/launch/<16 hex digits of the key's FNV-1a hash>.
 bool launch_cache_path(const char* state, const char* key, char* out, std::size_t out_size);
 
