@@ -4,7 +4,7 @@
 # so that noise on a shared machine hits each alike), medians and ratios,
 # never a lone time. Writes BENCHMARKS.md (the table, the aims beside it,
 # the machine, the date, the command, each row's full output). Installs
-# what it needs on Debian (hyperfine, rbenv, direnv, lmod, libarchive-tools,
+# what it needs on Debian (rbenv, direnv, lmod, libarchive-tools,
 # curl, npm and mise from npm) unless --no-install. The GPU row is
 # bench/gpu.sh on the GPU host; its last figures are kept in the file.
 # Usage: bench/run.sh [--quick] [--no-install]   (about 1 minute with --quick, 10 without)
@@ -21,7 +21,7 @@ for argument in "$@"; do
 done
 if [ "$install" = 1 ]; then
   missing=()
-  for pair in hyperfine:hyperfine rbenv:rbenv direnv:direnv bsdtar:libarchive-tools curl:curl npm:npm; do
+  for pair in rbenv:rbenv direnv:direnv bsdtar:libarchive-tools curl:curl npm:npm; do
     command -v "${pair%%:*}" > /dev/null || missing+=("${pair#*:}")
   done
   [ -e /usr/share/lmod/lmod/init/bash ] || missing+=(lmod)
