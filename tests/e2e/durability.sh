@@ -51,10 +51,10 @@ pass "a tree is on disk before the rename that publishes it, and the store's fol
 # install says so, nothing is published, and the folder is not made again.
 root2="$WORK/store two"
 mkdir -p "$root2"
-CUDNNENV_ROOT="$root2" strace -f -o /dev/null -e trace=rename -e inject=rename:delay_enter=2000000:when=2 \
+CUDNNENV_ROOT="$root2" strace -f -o /dev/null -e trace=rename -e inject=rename:delay_enter=4000000:when=2 \
   "$CUDNNENV" install t91 --name t3 > out3 2> err3 &
 installer=$!
-for _ in $(seq 100); do
+for _ in $(seq 200); do  # up to 10 s on a loaded machine; the rename waits 4 s after this file is there
   [ -e "$root2/.cudnnenv/staging/t3/content/.cudnnenv/tree.toml" ] && break
   sleep 0.05
 done

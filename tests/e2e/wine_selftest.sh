@@ -35,9 +35,18 @@ snapshot() {  # what must be as it was: %TEMP%, the registry, the user's store
 }
 same_as_before() {
   for part in temp hkcu hklm store; do
-    cmp -s "before.$part" "$1.$part" || { echo "$part differs: $(diff "before.$part" "$1.$part" | head -5)"; return 1; }
+    cmp -s "before.$part" "$1.$part" && continue
+    if [[ $part == hk* ]]; then  # reg export writes UTF-16
+      echo "$part differs: $(diff <(iconv -f UTF-16LE -t UTF-8 "before.$part") <(iconv -f UTF-16LE -t UTF-8 "$1.$part") | head -20)"
+    else
+      echo "$part differs: $(diff "before.$part" "$1.$part" | head -20)"
+    fi
+    return 1
   done
 }
+# One run first: what Wine itself writes the first time a program or cmd runs in a prefix (CI's is fresh)
+# is not the selftest's to leave behind.
+run selftest --only activate-cmd
 check_key='HKCU\Software\cudnnenv selftest check'
 "$WINE" reg delete "$check_key" /f > /dev/null 2>&1 || true  # left by a run that failed half-way
 snapshot before
