@@ -102,8 +102,8 @@ std::string os_description() {
   OSVERSIONINFOW info{};
   info.dwOSVersionInfoSize = sizeof info;
   std::string text = "Windows";
-  const auto get_version =
-      reinterpret_cast<RtlGetVersionFunction>(::GetProcAddress(::GetModuleHandleW(L"ntdll.dll"), "RtlGetVersion"));
+  const auto get_version = reinterpret_cast<RtlGetVersionFunction>(
+      reinterpret_cast<void*>(::GetProcAddress(::GetModuleHandleW(L"ntdll.dll"), "RtlGetVersion")));
   if (get_version && get_version(&info) == 0) {
     text += " " + std::to_string(info.dwMajorVersion) + "." + std::to_string(info.dwMinorVersion) + "." +
             std::to_string(info.dwBuildNumber);
@@ -120,8 +120,8 @@ std::string os_description() {
 std::optional<std::string> wine_version() {
   // Wine's ntdll exports wine_get_version; Windows' has no such function.
   using WineVersionFunction = const char*(CDECL*)();
-  const auto get_version =
-      reinterpret_cast<WineVersionFunction>(::GetProcAddress(::GetModuleHandleW(L"ntdll.dll"), "wine_get_version"));
+  const auto get_version = reinterpret_cast<WineVersionFunction>(
+      reinterpret_cast<void*>(::GetProcAddress(::GetModuleHandleW(L"ntdll.dll"), "wine_get_version")));
   if (!get_version) return std::nullopt;
   const char* version = get_version();
   return std::string(version ? version : "");

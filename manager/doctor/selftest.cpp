@@ -70,7 +70,7 @@ Result<void> make_windows_tree(const fs::path& folder, const fs::path& library, 
                            "cudnn_engines_precompiled", "cudnn_engines_runtime_compiled"}) {
     fs::copy_file(library, folder / "bin" / (std::string(base) + "64_9.dll"), fs::copy_options::overwrite_existing, ec);
     if (ec) return make_error("cannot copy '" + util::to_utf8(library) + "': " + ec.message());
-    for (const std::string lib : {std::string(base) + ".lib", std::string(base) + "64_9.lib"}) {
+    for (const std::string& lib : {std::string(base) + ".lib", std::string(base) + "64_9.lib"}) {
       CUDNNENV_TRY(util::write_file_atomic(folder / "lib" / "x64" / lib, "!<arch>\n"));
     }
   }
@@ -119,6 +119,27 @@ std::vector<std::string> loader_words(const std::string& loader, std::initialize
 std::vector<std::string> concat(std::vector<std::string> words, const std::vector<std::string>& more) {
   words.insert(words.end(), more.begin(), more.end());
   return words;
+}
+
+CaseSpec named(std::string id, std::string how) {
+  CaseSpec spec;
+  spec.id = std::move(id);
+  spec.how = std::move(how);
+  return spec;
+}
+
+// exec (with `options` of its own) of `program`; without the pin, `program` alone.
+CaseSpec through_exec(std::string id, std::string how, std::vector<std::string> program,
+                      const std::vector<std::string>& options = {}) {
+  CaseSpec spec = named(std::move(id), std::move(how));
+  spec.pinned = concat(concat(concat({"exec", "--cudnn", k_pinned}, options), {"--"}), program);
+  spec.direct = std::move(program);
+  return spec;
+}
+
+CaseSpec unprovable_under_wine(CaseSpec spec, const char* why) {
+  spec.wine_cannot = why;
+  return spec;
 }
 
 constexpr const char* k_wine_set_dll_directory =
@@ -188,33 +209,19 @@ class Run {
     const std::string loader = util::to_utf8(m_work / "program" / k_loader);
     const std::string rpath_loader = util::to_utf8(m_work / "program" / "cudnnenv-selftest-load-rpath");
     const std::string stray_file = util::to_utf8(m_root / k_stray / "lib" / "libcudnn.so.9");
-    const std::vector<std::string> exec = {"exec", "--cudnn", k_pinned};
-    add(report, {"exec-audit",
-                 "cudnnenv exec (audit module), the stray copy first on LD_LIBRARY_PATH",
-                 concat(exec, {"--report", "--json", "--", loader}),
-                 {loader},
-                 {},
-                 {},
-                 true});
+    CaseSpec audit = through_exec("exec-audit", "cudnnenv exec (audit module), the stray copy first on LD_LIBRARY_PATH",
+                                  {loader}, {"--report", "--json"});
+    audit.check_report = true;
+    add(report, audit);
+    add(report, through_exec("exec-preload", "cudnnenv exec --mode preload", {loader}, {"--mode", "preload"}));
     add(report,
-        {"exec-preload", "cudnnenv exec --mode preload", concat(exec, {"--mode", "preload", "--", loader}), {loader}});
-    add(report, {"exec-path",
-                 "cudnnenv exec --mode path (LD_LIBRARY_PATH only)",
-                 concat(exec, {"--mode", "path", "--", loader}),
-                 {loader}});
-    add(report, {"exec-absolute",
-                 "cudnnenv exec, the program loading the stray copy by absolute path",
-                 concat(exec, {"--", loader, stray_file}),
-                 {loader, stray_file}});
-    add(report, {"exec-rpath",
-                 "cudnnenv exec, the program's DT_RPATH naming the stray copy's folder",
-                 concat(exec, {"--", rpath_loader}),
-                 {rpath_loader}});
-    const std::string runpath_loader = util::to_utf8(m_work / "program" / "cudnnenv-selftest-load-runpath");
-    add(report, {"exec-runpath",
-                 "cudnnenv exec, the program's DT_RUNPATH naming the stray copy's folder",
-                 concat(exec, {"--", runpath_loader}),
-                 {runpath_loader}});
+        through_exec("exec-path", "cudnnenv exec --mode path (LD_LIBRARY_PATH only)", {loader}, {"--mode", "path"}));
+    add(report, through_exec("exec-absolute", "cudnnenv exec, the program loading the stray copy by absolute path",
+                             {loader, stray_file}));
+    add(report, through_exec("exec-rpath", "cudnnenv exec, the program's DT_RPATH naming the stray copy's folder",
+                             {rpath_loader}));
+    add(report, through_exec("exec-runpath", "cudnnenv exec, the program's DT_RUNPATH naming the stray copy's folder",
+                             {util::to_utf8(m_work / "program" / "cudnnenv-selftest-load-runpath")}));
     shim_cases(report, loader, {});
     for (const char* shell : {"bash", "zsh", "fish"}) {
       activation_case(report, shell, loader);
@@ -318,89 +325,62 @@ class Run {
     const std::string stray_bin = util::to_utf8(m_root / k_stray / "bin");
     const std::string own_dlls = util::to_utf8(m_work / "own-dlls");
     const std::string batch = util::to_utf8(m_work / "program" / "run-loader.bat");
-    const std::vector<std::string> exec = {"exec", "--cudnn", k_pinned};
-    const auto pinned = [&](std::vector<std::string> program) { return concat(concat(exec, {"--"}), program); };
-    add(report, {"exec-audit",
-                 "cudnnenv exec --report, LoadLibraryW by name, the stray copy first on PATH",
-                 concat(exec, {"--report", "--json", "--", loader, "bare"}),
-                 loader_words(loader, {"bare"}),
-                 {},
-                 {},
-                 true});
-    add(report, {"exec-path", "cudnnenv exec --mode path (PATH only), LoadLibraryW by name",
-                 concat(exec, {"--mode", "path", "--", loader, "bare"}), loader_words(loader, {"bare"})});
-    add(report, {"exec-altered", "LoadLibraryExW with LOAD_WITH_ALTERED_SEARCH_PATH (TensorFlow)",
-                 pinned(loader_words(loader, {"altered"})), loader_words(loader, {"altered"})});
-    add(report, {"exec-default-dirs",
-                 "LOAD_LIBRARY_SEARCH_DEFAULT_DIRS, which never searches PATH (Python 3.8+)",
-                 pinned(loader_words(loader, {"default-dirs"})),
-                 loader_words(loader, {"default-dirs"}),
-                 {},
-                 {},
-                 false,
-                 false,
-                 k_wine_default_dirs});
-    add(report, {"exec-add-dll-directory",
-                 "the program's own AddDllDirectory, then LOAD_LIBRARY_SEARCH_DEFAULT_DIRS (os.add_dll_directory)",
-                 pinned(loader_words(loader, {"add-dll-directory", own_dlls})),
-                 loader_words(loader, {"add-dll-directory", own_dlls}),
-                 {},
-                 {},
-                 false,
-                 false,
-                 k_wine_default_dirs});
-    add(report, {"exec-working-folder", "a stray copy in the working folder, LoadLibraryW by name",
-                 pinned(loader_words(loader, {"bare"})), loader_words(loader, {"bare"}), m_work / "working-folder"});
-    add(report, {"exec-program-folder", "a stray copy in the program's own folder, LoadLibraryW by name",
-                 pinned(loader_words(beside, {"bare"})), loader_words(beside, {"bare"})});
+    const std::vector<std::string> bare = loader_words(loader, {"bare"});
+    CaseSpec audit =
+        through_exec("exec-audit", "cudnnenv exec --report, LoadLibraryW by name, the stray copy first on PATH", bare,
+                     {"--report", "--json"});
+    audit.check_report = true;
+    add(report, audit);
+    add(report, through_exec("exec-path", "cudnnenv exec --mode path (PATH only), LoadLibraryW by name", bare,
+                             {"--mode", "path"}));
+    add(report, through_exec("exec-altered", "LoadLibraryExW with LOAD_WITH_ALTERED_SEARCH_PATH (TensorFlow)",
+                             loader_words(loader, {"altered"})));
+    add(report,
+        unprovable_under_wine(through_exec("exec-default-dirs",
+                                           "LOAD_LIBRARY_SEARCH_DEFAULT_DIRS, which never searches PATH (Python 3.8+)",
+                                           loader_words(loader, {"default-dirs"})),
+                              k_wine_default_dirs));
+    add(report, unprovable_under_wine(through_exec("exec-add-dll-directory",
+                                                   "the program's own AddDllDirectory, then "
+                                                   "LOAD_LIBRARY_SEARCH_DEFAULT_DIRS (os.add_dll_directory)",
+                                                   loader_words(loader, {"add-dll-directory", own_dlls})),
+                                      k_wine_default_dirs));
+    CaseSpec working =
+        through_exec("exec-working-folder", "a stray copy in the working folder, LoadLibraryW by name", bare);
+    working.working_folder = m_work / "working-folder";
+    add(report, working);
+    add(report, through_exec("exec-program-folder", "a stray copy in the program's own folder, LoadLibraryW by name",
+                             loader_words(beside, {"bare"})));
     if (const fs::path x86 = m_work / "program-x86-copy" / (std::string(k_loader) + ".exe"); fs::exists(x86)) {
-      const std::string program = util::to_utf8(x86);
-      add(report, {"exec-32bit-copy",
-                   "a 32-bit copy of the name in the program's own folder (an x86 DLL copied by mistake), met first by "
-                   "the search",
-                   pinned(loader_words(program, {"bare"})), loader_words(program, {"bare"})});
+      add(report, through_exec("exec-32bit-copy",
+                               "a 32-bit copy of the name in the program's own folder (an x86 DLL copied by "
+                               "mistake), met first by the search",
+                               loader_words(util::to_utf8(x86), {"bare"})));
     }
-    add(report, {"exec-absolute",
-                 "the program loading the stray copy by full path (PyTorch's torch\\lib): no launcher can turn "
-                 "it, --report must name it",
-                 concat(exec, {"--report", "--json", "--", loader, "path", stray_file}),
-                 loader_words(loader, {"path", stray_file}),
-                 {},
-                 {},
-                 false,
-                 true});
-    add(report, {"exec-grandchild",
-                 "a grandchild: the program puts the stray copy first on PATH and starts a program that loads by "
-                 "name (SetDllDirectoryW, passed on)",
-                 pinned(loader_words(loader, {"child", stray_bin})),
-                 loader_words(loader, {"child", stray_bin}),
-                 {},
-                 {},
-                 false,
-                 false,
-                 k_wine_set_dll_directory});
-    add(report, {"exec-batch", "a .bat file that starts the program (through cmd.exe)", pinned({batch}), {batch}});
+    CaseSpec absolute = through_exec("exec-absolute",
+                                     "the program loading the stray copy by full path (PyTorch's torch\\lib): no "
+                                     "launcher can turn it, --report must name it",
+                                     loader_words(loader, {"path", stray_file}), {"--report", "--json"});
+    absolute.stray_reported = true;
+    add(report, absolute);
+    add(report, unprovable_under_wine(through_exec("exec-grandchild",
+                                                   "a grandchild: the program puts the stray copy first on PATH and "
+                                                   "starts a program that loads by name (SetDllDirectoryW, passed on)",
+                                                   loader_words(loader, {"child", stray_bin})),
+                                      k_wine_set_dll_directory));
+    add(report, through_exec("exec-batch", "a .bat file that starts the program (through cmd.exe)", {batch}));
     if (!m_long_root.empty()) {
-      add(report, {"exec-long-path",
-                   "a store past 260 characters (" + std::to_string(util::to_utf8(m_long_root).size()) + ")",
-                   pinned(loader_words(loader, {"bare"})),
-                   loader_words(loader, {"bare"}),
-                   {},
-                   m_long_root,
-                   false,
-                   false,
-                   k_wine_long_paths});
+      CaseSpec deep =
+          through_exec("exec-long-path",
+                       "a store past 260 characters (" + std::to_string(util::to_utf8(m_long_root).size()) + ")", bare);
+      deep.root = m_long_root;
+      add(report, unprovable_under_wine(deep, k_wine_long_paths));
     }
     if (!m_system32_copy.empty() && place_system32_copy()) {
-      add(report, {"exec-system32",
-                   "a stray copy in System32 (--system32), LoadLibraryW by name",
-                   pinned(loader_words(loader, {"bare"})),
-                   loader_words(loader, {"bare"}),
-                   {},
-                   {},
-                   false,
-                   false,
-                   k_wine_system32});
+      add(report,
+          unprovable_under_wine(
+              through_exec("exec-system32", "a stray copy in System32 (--system32), LoadLibraryW by name", bare),
+              k_wine_system32));
       clean_up();
     }
     shim_cases(report, loader, {"bare"});
@@ -495,7 +475,7 @@ class Run {
       spec.program = m_options.unpinned ? util::path_from_utf8(loader) : shim;
       spec.arguments = words;
       spec.environment = environment;
-      record(report, {id, how}, util::run_process(spec));
+      record(report, named(id, how), util::run_process(spec));
     }
   }
 
@@ -519,7 +499,8 @@ class Run {
     }
     spec.environment = environment;
     spec.timeout = std::chrono::seconds(60);
-    record(report, {id, "eval of `cudnnenv activate` in " + shell + ", then the program"}, util::run_process(spec));
+    record(report, named(id, "eval of `cudnnenv activate` in " + shell + ", then the program"),
+           util::run_process(spec));
   }
 
   // cmd: a batch file (ASCII; the paths come in through variables, expanded
@@ -536,7 +517,8 @@ class Run {
                              "if errorlevel 1 exit /b 1\r\n"
                              "call \"%SELFTEST_WORK%\\on.bat\"\r\n"
                              "\"%SELFTEST_LOADER%\" bare\r\n";
-    const CaseSpec spec{"activate-cmd", "cmd: call of `cudnnenv activate --shell cmd`'s script, then the program"};
+    const CaseSpec spec =
+        named("activate-cmd", "cmd: call of `cudnnenv activate --shell cmd`'s script, then the program");
     if (!system) {
       record(report, spec, system.error());
       return;
@@ -563,7 +545,8 @@ class Run {
   void powershell_case(SelftestReport& report, const std::string& shell, const std::string& loader) {
     const std::string id = "activate-" + shell;
     if (!wanted(id)) return;
-    const CaseSpec spec{id, shell + ": `cudnnenv activate --shell powershell` | Invoke-Expression, then the program"};
+    const CaseSpec spec =
+        named(id, shell + ": `cudnnenv activate --shell powershell` | Invoke-Expression, then the program");
     if (m_wine) {
       // Wine's powershell.exe is a stub that runs nothing; pwsh is not there.
       if (shell == "powershell") {
