@@ -54,10 +54,14 @@ mkdir -p "$root2"
 CUDNNENV_ROOT="$root2" strace -f -o /dev/null -e trace=rename -e inject=rename:delay_enter=4000000:when=2 \
   "$CUDNNENV" install t91 --name t3 > out3 2> err3 &
 installer=$!
-for _ in $(seq 200); do  # up to 10 s on a loaded machine; the rename waits 4 s after this file is there
+for _ in $(seq 200); do  # up to 10 s on a loaded machine
   [ -e "$root2/.cudnnenv/staging/t3/content/.cudnnenv/tree.toml" ] && break
   sleep 0.05
 done
+# The record is renamed into place before the staged tree's sync walk, which must not meet the deletion (it
+# would fail with "cannot list"): it takes milliseconds, under the sanitizers too; the publishing rename
+# waits 4 s.
+sleep 1.5
 rm -rf "$root2"
 rc=0; wait $installer || rc=$?
 expect_eq "$rc:$(cat err3)" "1:cudnnenv: error: the store's folder '$root2' was removed while this install ran: nothing was installed (the step that failed: cannot move '$root2/.cudnnenv/staging/t3/content' to '$root2/t3': No such file or directory)
