@@ -503,40 +503,38 @@ class Run {
            util::run_process(spec));
   }
 
-  // cmd: a batch file (ASCII; the paths come in through variables, expanded
-  // inside double quotes, where `&` is text) writes `activate`'s script,
-  // calls it, and starts the loader, as a user's session would.
+  // cmd: a batch file (ASCII) writes `activate`'s script, calls it, and
+  // starts the loader, as a user's session would. cmd runs in the temporary
+  // folder and calls both scripts by their bare names: `call` expands `%`
+  // a second time, so no path (a %TEMP% may hold a `%`) is on a `call` line.
+  // The two programs' paths come in through variables, expanded once, inside
+  // double quotes (where `&` is text; a Windows path holds no `"`).
   void cmd_case(SelftestReport& report, const std::string& loader) {
     if (!wanted("activate-cmd")) return;
     auto system = util::system_folder();
-    const fs::path driver = m_work / "activate-cmd.bat";
-    const std::string script =
-        m_options.unpinned ? "@echo off\r\n\"%SELFTEST_LOADER%\" bare\r\n"
-                           : "@echo off\r\n"
-                             "\"%SELFTEST_PROGRAM%\" activate pinned --shell cmd > \"%SELFTEST_WORK%\\on.bat\"\r\n"
-                             "if errorlevel 1 exit /b 1\r\n"
-                             "call \"%SELFTEST_WORK%\\on.bat\"\r\n"
-                             "\"%SELFTEST_LOADER%\" bare\r\n";
+    const std::string script = m_options.unpinned ? "@echo off\r\n\"%SELFTEST_LOADER%\" bare\r\n"
+                                                  : "@echo off\r\n"
+                                                    "\"%SELFTEST_PROGRAM%\" activate pinned --shell cmd > on.bat\r\n"
+                                                    "if errorlevel 1 exit /b 1\r\n"
+                                                    "call on.bat\r\n"
+                                                    "\"%SELFTEST_LOADER%\" bare\r\n";
     const CaseSpec spec =
         named("activate-cmd", "cmd: call of `cudnnenv activate --shell cmd`'s script, then the program");
     if (!system) {
       record(report, spec, system.error());
       return;
     }
-    if (auto written = util::write_file_atomic(driver, script); !written) {
+    if (auto written = util::write_file_atomic(m_work / "activate-cmd.bat", script); !written) {
       record(report, spec, written.error());
       return;
     }
     util::Environment environment = m_environment;
     environment.set("SELFTEST_PROGRAM", util::to_utf8(m_options.program));
     environment.set("SELFTEST_LOADER", loader);
-    environment.set("SELFTEST_WORK", util::to_utf8(m_work));
-    // The quotes are in the value: cmd expands %SELFTEST_DRIVER% before it
-    // reads quotes, so the path's `&` and spaces stay inside them.
-    environment.set("SELFTEST_DRIVER", "\"" + util::to_utf8(driver) + "\"");
     util::ProcessSpec process;
     process.program = *system / "cmd.exe";
-    process.arguments = {"/d", "/c", "call", "%SELFTEST_DRIVER%"};
+    process.arguments = {"/d", "/c", "call", "activate-cmd.bat"};
+    process.working_folder = m_work;
     process.environment = environment;
     process.timeout = std::chrono::seconds(60);
     record(report, spec, util::run_process(process));

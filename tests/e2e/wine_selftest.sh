@@ -115,6 +115,15 @@ every case held" "a load by full path, as a person reads it"
 run selftest --only exec-grandchild
 expect_eq "$rc:$(tail -1 out)" "0:every case held that can be shown here (1 cannot under Wine)" "an unprovable case does not fail the run"
 
+# A %TEMP% whose path holds what cmd expands (`call` expands `%` a second time): the cmd case still holds,
+# and nothing is left there.
+odd_temp="$WORK/temp %PATH% !OS! & x"
+mkdir -p "$odd_temp"
+TMP=$(winpath "$odd_temp") TEMP=$(winpath "$odd_temp") run selftest --only activate-cmd --json
+expect_eq "$rc:$(statuses < out)" "0:activate-cmd held $pinned" "the cmd case with '%PATH% !OS! &' in %TEMP%'s path"
+expect_eq "$(ls -A "$odd_temp")" "" "nothing left in that %TEMP%"
+pass "a %TEMP% holding %PATH%, !OS! and &: cmd's activation holds"
+
 CUDNNENV_SELFTEST_UNPINNED=1 run selftest --json
 expect_eq "$rc" "4" "selftest without the pin exits 4"
 expect_eq "$(statuses < out | grep -v unprovable)" "exec-audit failed $stray
