@@ -71,9 +71,9 @@ Result<int> run_selftest_command(const SelftestArguments& arguments, const Conte
       return each.status == SelftestStatus::unprovable;
     });
     print(!report->passed() ? "a case failed: please attach 'cudnnenv selftest --json' to a bug report\n"
-          : unprovable == 0
-              ? "every case held\n"
-              : "every case held that can be shown here (" + std::to_string(unprovable) + " cannot under Wine)\n");
+          : unprovable == 0 ? "every case held\n"
+                            : "every case held that can be shown here (" + std::to_string(unprovable) +
+                                  " cannot be: each says why)\n");
   }
   return report->passed() ? 0 : static_cast<int>(ExitCode::verify_failed);
 }

@@ -22,6 +22,7 @@ constexpr const char* k_stray = "stray";
 constexpr const char* k_pinned_version = "9.90.1";
 constexpr const char* k_stray_version = "9.90.2";
 constexpr const char* k_loader = "cudnnenv-selftest-load";
+constexpr const char* k_profile = "cudnnenv-selftest";  // a profile of the temporary store's config.toml
 
 // What the loader printed, in words.
 std::string named_version(const std::string& printed) {
@@ -86,6 +87,15 @@ std::optional<fs::path> on_path(const util::Environment& environment, const std:
     if (fs::is_regular_file(candidate, ec)) return candidate;
   }
   return std::nullopt;
+}
+
+// Text a batch file carries in every code page, outside quotes too: ASCII
+// without controls and none of `"%!^&|<>` (as export conda's check).
+bool plain_ascii(const std::string& text) {
+  return std::all_of(text.begin(), text.end(), [](char c) {
+    const auto byte = static_cast<unsigned char>(c);
+    return byte >= 0x20 && byte < 0x80 && std::string_view("\"%!^&|<>").find(c) == std::string_view::npos;
+  });
 }
 
 std::string first_line(const std::string& text) {
@@ -153,8 +163,12 @@ constexpr const char* k_wine_system32 = "Wine's System32 is a folder of its pref
 
 class Run {
  public:
-  Run(const SelftestOptions& options, fs::path root, fs::path work, bool wine)
-      : m_options(options), m_root(std::move(root)), m_work(std::move(work)), m_wine(wine) {}
+  Run(const SelftestOptions& options, fs::path root, fs::path work, fs::path plain_work, bool wine)
+      : m_options(options),
+        m_root(std::move(root)),
+        m_work(std::move(work)),
+        m_plain_work(std::move(plain_work)),
+        m_wine(wine) {}
 
   Result<void> set_up() {
     const bool windows = windows_host();
@@ -223,8 +237,25 @@ class Run {
     add(report, through_exec("exec-runpath", "cudnnenv exec, the program's DT_RUNPATH naming the stray copy's folder",
                              {util::to_utf8(m_work / "program" / "cudnnenv-selftest-load-runpath")}));
     shim_cases(report, loader, {});
-    for (const char* shell : {"bash", "zsh", "fish"}) {
-      activation_case(report, shell, loader);
+    const auto profile = profile_scripts();
+    const auto conda = conda_hooks(m_root, m_work / "conda env");
+    for (const std::string shell : {"bash", "zsh", "fish"}) {
+      const bool fish = shell == "fish";
+      posix_case(report, named("activate-" + shell, "eval of `cudnnenv activate` in " + shell + ", then the program"),
+                 shell, loader,
+                 fish ? "$SELFTEST_PROGRAM activate pinned --shell fish | source"
+                      : "eval \"$(\"$SELFTEST_PROGRAM\" activate pinned --shell " + shell + ")\"",
+                 fs::path());
+      const std::string source = fish ? "source $SELFTEST_SCRIPT" : ". \"$SELFTEST_SCRIPT\"";
+      const std::string extension = fish ? ".fish" : ".sh";
+      posix_case(report,
+                 named("profile-" + shell, shell + ": the script `profile generate` wrote (activate" + extension +
+                                               "), sourced, then the program"),
+                 shell, loader, source, in_folder(profile, "activate" + extension));
+      posix_case(report,
+                 named("conda-" + shell, shell + ": the conda env's hook `export conda` wrote (cudnnenv-activate" +
+                                             extension + "), sourced as `conda activate` does, then the program"),
+                 shell, loader, source, in_folder(conda, "cudnnenv-activate" + extension));
     }
   }
 
@@ -384,11 +415,14 @@ class Run {
       clean_up();
     }
     shim_cases(report, loader, {"bare"});
-    cmd_case(report, loader);
-    for (const char* shell : {"powershell", "pwsh"}) powershell_case(report, shell, loader);
+    windows_shell_cases(report, loader);
   }
 
   bool wanted(const std::string& id) const { return m_options.only.empty() || m_options.only == id; }
+  // Whether a case whose id starts with `prefix` runs.
+  bool wanted_any(const std::string& prefix) const {
+    return m_options.only.empty() || m_options.only.rfind(prefix, 0) == 0;
+  }
 
   // Runs the case with the pin (`cudnnenv --root ROOT` and its words), or
   // its program directly (the test-only switch), and records what loaded.
@@ -479,99 +513,203 @@ class Run {
     }
   }
 
-  void activation_case(SelftestReport& report, const std::string& shell, const std::string& loader) {
-    const std::string id = "activate-" + shell;
-    if (!wanted(id)) return;
-    const auto found = on_path(m_environment, shell);
-    if (!found) return;  // a shell this machine does not have: no case
-    util::Environment environment = m_environment;
-    environment.set("SELFTEST_PROGRAM", util::to_utf8(m_options.program));
-    environment.set("SELFTEST_LOADER", loader);
-    util::ProcessSpec spec;
-    spec.program = *found;
-    if (m_options.unpinned) {
-      spec.arguments = {"-c", shell == "fish" ? "exec $SELFTEST_LOADER" : "exec \"$SELFTEST_LOADER\""};
-    } else if (shell == "fish") {
-      spec.arguments = {"-c", "$SELFTEST_PROGRAM activate pinned --shell fish | source; and exec $SELFTEST_LOADER"};
-    } else {
-      spec.arguments = {
-          "-c", "eval \"$(\"$SELFTEST_PROGRAM\" activate pinned --shell " + shell + ")\" && exec \"$SELFTEST_LOADER\""};
-    }
-    spec.environment = environment;
-    spec.timeout = std::chrono::seconds(60);
-    record(report, named(id, "eval of `cudnnenv activate` in " + shell + ", then the program"),
-           util::run_process(spec));
+  // A script's path for a case, or why there is none.
+  static Result<fs::path> in_folder(const Result<fs::path>& folder, const std::string& file) {
+    if (!folder) return folder.error();
+    return *folder / file;
   }
 
-  // cmd: a batch file (ASCII) writes `activate`'s script, calls it, and
-  // starts the loader, as a user's session would. cmd runs in the temporary
-  // folder and calls both scripts by their bare names: `call` expands `%`
-  // a second time, so no path (a %TEMP% may hold a `%`) is on a `call` line.
-  // The two programs' paths come in through variables, expanded once, inside
-  // double quotes (where `&` is text; a Windows path holds no `"`).
-  void cmd_case(SelftestReport& report, const std::string& loader) {
-    if (!wanted("activate-cmd")) return;
-    auto system = util::system_folder();
-    const std::string script = m_options.unpinned ? "@echo off\r\n\"%SELFTEST_LOADER%\" bare\r\n"
-                                                  : "@echo off\r\n"
-                                                    "\"%SELFTEST_PROGRAM%\" activate pinned --shell cmd > on.bat\r\n"
-                                                    "if errorlevel 1 exit /b 1\r\n"
-                                                    "call on.bat\r\n"
-                                                    "\"%SELFTEST_LOADER%\" bare\r\n";
-    const CaseSpec spec =
-        named("activate-cmd", "cmd: call of `cudnnenv activate --shell cmd`'s script, then the program");
-    if (!system) {
-      record(report, spec, system.error());
+  // bash, zsh or fish (when found): `setup`, a line of the shell's that
+  // reads every path from a variable (SELFTEST_PROGRAM, SELFTEST_SCRIPT),
+  // then the loader. Without the pin, the loader alone.
+  void posix_case(SelftestReport& report, const CaseSpec& spec, const std::string& shell, const std::string& loader,
+                  const std::string& setup, const Result<fs::path>& script) {
+    if (!wanted(spec.id)) return;
+    const auto found = on_path(m_environment, shell);
+    if (!found) return;  // a shell this machine does not have: no case
+    const bool fish = shell == "fish";
+    const std::string start = fish ? "exec $SELFTEST_LOADER" : "exec \"$SELFTEST_LOADER\"";
+    const std::string line = m_options.unpinned ? start : setup + (fish ? "; and " : " && ") + start;
+    in_shell(report, spec, *found, {"-c", line}, loader, script);
+  }
+
+  // Runs a shell (its program and words) with the selftest's environment,
+  // the paths in variables (SELFTEST_PROGRAM, SELFTEST_LOADER and, when the
+  // case has one, SELFTEST_SCRIPT): a script reads them, its text holds
+  // none. Records what the loader printed.
+  void in_shell(SelftestReport& report, const CaseSpec& spec, const fs::path& shell, std::vector<std::string> words,
+                const std::string& loader, const Result<fs::path>& script = fs::path(),
+                const fs::path& working_folder = {}) {
+    if (!script) {
+      record(report, spec, script.error());
       return;
     }
-    if (auto written = util::write_file_atomic(m_work / "activate-cmd.bat", script); !written) {
-      record(report, spec, written.error());
-      return;
-    }
-    util::Environment environment = m_environment;
-    environment.set("SELFTEST_PROGRAM", util::to_utf8(m_options.program));
-    environment.set("SELFTEST_LOADER", loader);
     util::ProcessSpec process;
-    process.program = *system / "cmd.exe";
-    process.arguments = {"/d", "/c", "call", "activate-cmd.bat"};
-    process.working_folder = m_work;
-    process.environment = environment;
+    process.program = shell;
+    process.arguments = std::move(words);
+    process.environment = m_environment;
+    process.environment.set("SELFTEST_PROGRAM", util::to_utf8(m_options.program));
+    process.environment.set("SELFTEST_LOADER", loader);
+    if (!script->empty()) process.environment.set("SELFTEST_SCRIPT", util::to_utf8(*script));
+    process.working_folder = working_folder;
     process.timeout = std::chrono::seconds(60);
     record(report, spec, util::run_process(process));
   }
 
-  void powershell_case(SelftestReport& report, const std::string& shell, const std::string& loader) {
-    const std::string id = "activate-" + shell;
-    if (!wanted(id)) return;
-    const CaseSpec spec =
-        named(id, shell + ": `cudnnenv activate --shell powershell` | Invoke-Expression, then the program");
+  // The scripts `profile generate` writes for a profile of the store's own
+  // config.toml that names the pinned tree's version (no framework's
+  // profile names a sentinel version). Their folder, or why there is none.
+  Result<fs::path> profile_scripts() {
+    if (!wanted_any("profile-")) return fs::path();
+    CUDNNENV_TRY_ASSIGN(state, state_folder_for(m_root, m_environment, host_platform().os));
+    const StatePaths paths{*state};
+    std::error_code ec;
+    fs::create_directories(paths.folder, ec);
+    CUDNNENV_TRY(util::write_file_atomic(paths.config(), "[profiles." + std::string(k_profile) +
+                                                             "]\nframework = \"cudnnenv selftest\"\ncudnn = \"" +
+                                                             k_pinned_version + "\"\n"));
+    CUDNNENV_TRY(succeeded("profile generate", cudnnenv({"profile", "generate", k_profile}, &m_environment)));
+    return paths.profile_scripts(k_profile);
+  }
+
+  // A conda env (a folder with conda-meta) whose hooks `export conda` wrote
+  // for the pinned tree of the store `root`: its activate.d folder, or why
+  // there is none.
+  Result<fs::path> conda_hooks(const fs::path& root, const fs::path& env) {
+    if (!wanted_any("conda-")) return fs::path();
+    std::error_code ec;
+    fs::create_directories(env / "conda-meta", ec);
+    if (ec) return make_error("cannot create '" + util::to_utf8(env) + "': " + ec.message());
+    CUDNNENV_TRY(succeeded(
+        "export conda", cudnnenv({"export", "conda", k_pinned, "--prefix", util::to_utf8(env)}, &m_environment, root)));
+    return env / "etc" / "conda" / "activate.d";
+  }
+
+  static Result<void> succeeded(const std::string& what, const Result<util::ProcessOutcome>& outcome) {
+    if (!outcome) return outcome.error();
+    if (outcome->exit_code != 0) return make_error("cudnnenv " + what + " failed: " + first_line(outcome->err));
+    return {};
+  }
+
+  // cmd: a batch file (ASCII) of `setup`'s lines, then the loader, as a
+  // user's session would. The file is written in `folder`, cmd runs there
+  // and calls it by its bare name, and `setup` calls its scripts by paths
+  // relative to it: `call` expands `%` a second time, so no path (a %TEMP%
+  // may hold a `%`) is on a `call` line. The programs' paths come in
+  // through variables, expanded once, inside double quotes (where `&` is
+  // text; a Windows path holds no `"`).
+  void cmd_case(SelftestReport& report, const CaseSpec& spec, const std::string& loader,
+                const Result<std::string>& setup, const fs::path& folder) {
+    if (!wanted(spec.id)) return;
+    auto system = util::system_folder();
+    if (!system) {
+      record(report, spec, system.error());
+      return;
+    }
+    if (!setup) {
+      record(report, spec, setup.error());
+      return;
+    }
+    const std::string batch = spec.id + ".bat";
+    const std::string text =
+        "@echo off\r\n" + (m_options.unpinned ? std::string() : *setup) + "\"%SELFTEST_LOADER%\" bare\r\n";
+    if (auto written = util::write_file_atomic(folder / batch, text); !written) {
+      record(report, spec, written.error());
+      return;
+    }
+    in_shell(report, spec, *system / "cmd.exe", {"/d", "/c", "call", batch}, loader, fs::path(), folder);
+  }
+
+  // `call` of a script at `script`, by its path relative to `folder` (one
+  // a batch file carries whatever the code page), then its errorlevel.
+  static Result<std::string> call_line(const Result<fs::path>& script, const fs::path& folder) {
+    if (!script) return script.error();
+    const std::string relative = util::to_utf8(script->lexically_relative(folder).make_preferred());
+    if (relative.empty() || relative.rfind("..", 0) == 0 || !plain_ascii(relative)) {
+      return make_error("'" + util::to_utf8(*script) + "' is not below '" + util::to_utf8(folder) + "'");
+    }
+    return "call " + relative + "\r\nif errorlevel 1 exit /b 1\r\n";
+  }
+
+  // PowerShell 5 (powershell) and 7 (pwsh), when found: `setup`, reading
+  // the paths from variables ($env:SELFTEST_PROGRAM, $env:SELFTEST_SCRIPT),
+  // then the loader.
+  void powershell_case(SelftestReport& report, const CaseSpec& spec, const std::string& shell,
+                       const std::string& loader, const std::string& setup, const Result<fs::path>& script) {
+    if (!wanted(spec.id)) return;
     if (m_wine) {
       // Wine's powershell.exe is a stub that runs nothing; pwsh is not there.
       if (shell == "powershell") {
-        report.cases.push_back({id, spec.how, named_version("99001"), "nothing", SelftestStatus::unprovable,
+        report.cases.push_back({spec.id, spec.how, named_version("99001"), "nothing", SelftestStatus::unprovable,
                                 "Wine cannot show this: Wine's powershell.exe is a stub, not PowerShell"});
       }
       return;
     }
     const auto found = on_path(m_environment, shell + ".exe");
     if (!found) return;  // pwsh (PowerShell 7) is optional
-    util::Environment environment = m_environment;
-    environment.set("SELFTEST_PROGRAM", util::to_utf8(m_options.program));
-    environment.set("SELFTEST_LOADER", loader);
-    util::ProcessSpec process;
-    process.program = *found;
-    process.arguments = {"-NoLogo",
-                         "-NoProfile",
-                         "-NonInteractive",
-                         "-ExecutionPolicy",
-                         "Bypass",
-                         "-Command",
-                         m_options.unpinned ? "& $env:SELFTEST_LOADER bare"
-                                            : "& $env:SELFTEST_PROGRAM activate pinned --shell powershell | "
-                                              "Out-String | Invoke-Expression; & $env:SELFTEST_LOADER bare"};
-    process.environment = environment;
-    process.timeout = std::chrono::seconds(60);
-    record(report, spec, util::run_process(process));
+    const std::string start = "& $env:SELFTEST_LOADER bare";
+    in_shell(report, spec, *found,
+             {"-NoLogo", "-NoProfile", "-NonInteractive", "-ExecutionPolicy", "Bypass", "-Command",
+              m_options.unpinned ? start : setup + "; " + start},
+             loader, script);
+  }
+
+  // cmd's conda hook: `export conda` writes one only for a store whose path
+  // a batch file carries in every code page (ASCII, none of `%!^&|<>"`),
+  // which the temporary store's is not, on purpose; so a second store, in
+  // a plain folder of %TEMP% when its path is plain, with its env.
+  void conda_cmd_case(SelftestReport& report, const std::string& loader) {
+    const CaseSpec spec = named("conda-cmd",
+                                "cmd: call of the conda env's hook `export conda` wrote (cudnnenv-activate.bat), as "
+                                "conda's activate.bat calls it, then the program (a store of a plain path)");
+    if (!wanted(spec.id)) return;
+    if (m_plain_work.empty()) {
+      report.cases.push_back({spec.id, spec.how, named_version("99001"), "nothing", SelftestStatus::unprovable,
+                              "the temporary folder's path holds a letter a batch file cannot carry in every code "
+                              "page, so export conda writes no cmd hook for a store there (it says so)"});
+      return;
+    }
+    const fs::path root = m_plain_work / "store";
+    std::error_code ec;
+    fs::create_directories(root, ec);
+    const fs::path env = m_plain_work / "env";
+    auto installed = install(root, m_work / "release-a", k_pinned);
+    const Result<std::string> setup = installed
+                                          ? call_line(in_folder(conda_hooks(root, env), "cudnnenv-activate.bat"), env)
+                                          : Result<std::string>(installed.error());
+    cmd_case(report, spec, loader, setup, env);
+  }
+
+  // Windows: activation, the profile's scripts and the conda hooks, in cmd
+  // and in each PowerShell found.
+  void windows_shell_cases(SelftestReport& report, const std::string& loader) {
+    cmd_case(report, named("activate-cmd", "cmd: call of `cudnnenv activate --shell cmd`'s script, then the program"),
+             loader,
+             std::string("\"%SELFTEST_PROGRAM%\" activate pinned --shell cmd > on.bat\r\nif errorlevel 1 exit /b 1\r\n"
+                         "call on.bat\r\n"),
+             m_work);
+    const auto profile = profile_scripts();
+    cmd_case(report, named("profile-cmd", "cmd: call of the activate.bat `profile generate` wrote, then the program"),
+             loader, call_line(in_folder(profile, "activate.bat"), m_work), m_work);
+    conda_cmd_case(report, loader);
+    const auto conda = conda_hooks(m_root, m_work / "conda env");
+    for (const std::string shell : {"powershell", "pwsh"}) {
+      powershell_case(report,
+                      named("activate-" + shell,
+                            shell + ": `cudnnenv activate --shell powershell` | Invoke-Expression, then the program"),
+                      shell, loader,
+                      "& $env:SELFTEST_PROGRAM activate pinned --shell powershell | Out-String | Invoke-Expression",
+                      fs::path());
+      powershell_case(report,
+                      named("profile-" + shell, shell + ": the activate.ps1 `profile generate` wrote, dot-sourced, "
+                                                        "then the program"),
+                      shell, loader, ". $env:SELFTEST_SCRIPT", in_folder(profile, "activate.ps1"));
+      powershell_case(report,
+                      named("conda-" + shell, shell + ": the conda env's hook `export conda` wrote "
+                                                      "(cudnnenv-activate.ps1), dot-sourced as `conda activate` "
+                                                      "does, then the program"),
+                      shell, loader, ". $env:SELFTEST_SCRIPT", in_folder(conda, "cudnnenv-activate.ps1"));
+    }
   }
 
  public:
@@ -586,6 +724,7 @@ class Run {
   const SelftestOptions& m_options;
   fs::path m_root;
   fs::path m_work;
+  fs::path m_plain_work;  // Windows: a folder of %TEMP% a batch file carries (empty: %TEMP%'s path cannot)
   bool m_wine = false;
   util::Environment m_environment;
   fs::path m_long_root;            // Windows: a second store past 260 characters
@@ -647,11 +786,18 @@ std::vector<std::string> selftest_case_ids() {
             "shim",
             "shim-cached",
             "activate-cmd",
+            "profile-cmd",
+            "conda-cmd",
             "activate-powershell",
-            "activate-pwsh"};
+            "profile-powershell",
+            "conda-powershell",
+            "activate-pwsh",
+            "profile-pwsh",
+            "conda-pwsh"};
   }
-  return {"exec-audit", "exec-preload", "exec-path",     "exec-absolute", "exec-rpath",   "exec-runpath",
-          "shim",       "shim-cached",  "activate-bash", "activate-zsh",  "activate-fish"};
+  return {"exec-audit",  "exec-preload", "exec-path",     "exec-absolute", "exec-rpath", "exec-runpath",
+          "shim",        "shim-cached",  "activate-bash", "profile-bash",  "conda-bash", "activate-zsh",
+          "profile-zsh", "conda-zsh",    "activate-fish", "profile-fish",  "conda-fish"};
 }
 
 std::string to_string(SelftestStatus status) {
@@ -676,12 +822,23 @@ Result<SelftestReport> run_selftest(const SelftestOptions& options) {
   std::error_code ec;
   fs::create_directories(report.store, ec);
   if (ec) return make_error("cannot create '" + util::to_utf8(work) + "': " + ec.message());
-  Run run(options, report.store, work, report.wine);
+  // Windows: a second folder a batch file can name in every code page (conda's cmd hook), when %TEMP% allows.
+  fs::path plain_work;
+  if (windows_host()) {
+    const fs::path plain =
+        fs::temp_directory_path() /
+        ("cudnnenv-selftest-" + std::to_string(util::current_process_id()) + "-" + std::to_string(random() % 100000));
+    if (plain_ascii(util::to_utf8(plain))) plain_work = plain;
+  }
+  Run run(options, report.store, work, plain_work, report.wine);
   auto set_up = run.set_up();
   if (set_up) run.run_cases(report);
   run.clean_up();
   report.kept = options.keep;
-  if (!options.keep) util::remove_tree(work);
+  if (!options.keep) {
+    util::remove_tree(work);
+    if (!plain_work.empty()) util::remove_tree(plain_work);
+  }
   if (!set_up) return set_up.error();
   return report;
 }

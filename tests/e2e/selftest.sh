@@ -2,7 +2,9 @@
 # cudnnenv selftest (issue 27), Linux: every case holds with the pin, every
 # case fails without it (the test-only CUDNNENV_SELFTEST_UNPINNED=1: the
 # loader started directly, the stray copy first on LD_LIBRARY_PATH, so the
-# selftest can see a failure and exits 4), --only and --keep, and nothing is
+# selftest can see a failure and exits 4), the scripts `profile generate`
+# writes and the hooks `export conda` writes sourced in each shell, --only
+# and --keep, and nothing is
 # left behind: the temporary folder, the user's store and environment.
 # The .deb's installed files run it too (e2e_package); Windows: e2e_wine_selftest.
 CUDNNENV=$1
@@ -35,7 +37,9 @@ exec-runpath held 9.90.1 (the pinned tree)
 shim held 9.90.1 (the pinned tree)
 shim-cached held 9.90.1 (the pinned tree)"
 for shell in $shells; do expected="$expected
-activate-$shell held 9.90.1 (the pinned tree)"; done
+activate-$shell held 9.90.1 (the pinned tree)
+profile-$shell held 9.90.1 (the pinned tree)
+conda-$shell held 9.90.1 (the pinned tree)"; done
 expect_eq "$(statuses < out)" "$expected" "selftest --json, every case"
 expect_eq "$(json_field passed < out):$(json_field store < out)" "true:null" "passed, and no store kept"
 pass "selftest: every case held (shells here:$shells)"
@@ -62,6 +66,19 @@ expect_eq "$(grep -c '^held' out)" "1" "--only runs one case"
 program="$(dirname "$kept")/program"
 expect_eq "$(LD_LIBRARY_PATH="$kept/pinned/lib" "$program/cudnnenv-selftest-load-rpath"):$(LD_LIBRARY_PATH="$kept/pinned/lib" "$program/cudnnenv-selftest-load-runpath")" \
   "99002:99001" "the DT_RPATH and DT_RUNPATH loaders, started directly"
+rm -rf "$(dirname "$kept")"
+# The profile's scripts and the conda hooks are the files `profile generate` and `export conda` write.
+run selftest --only profile-bash --keep
+kept=$(sed -n 's/^the temporary store is kept: //p' out)
+expect_eq "$rc:$(cd "$kept/.cudnnenv/profiles/cudnnenv-selftest" && ls | tr '\n' ' ')" \
+  "0:activate.bat activate.fish activate.ps1 activate.sh deactivate.bat deactivate.fish deactivate.ps1 deactivate.sh " \
+  "selftest --only profile-bash --keep: the scripts profile generate wrote"
+rm -rf "$(dirname "$kept")"
+run selftest --only conda-zsh --keep
+kept=$(sed -n 's/^the temporary store is kept: //p' out)
+expect_eq "$rc:$(cd "$(dirname "$kept")/conda env/etc/conda" && ls activate.d deactivate.d | tr '\n' ' ')" \
+  "0:activate.d: cudnnenv-activate.fish cudnnenv-activate.ps1 cudnnenv-activate.sh  deactivate.d: cudnnenv-deactivate.fish cudnnenv-deactivate.ps1 cudnnenv-deactivate.sh " \
+  "selftest --only conda-zsh --keep: the hooks export conda wrote"
 rm -rf "$(dirname "$kept")"
 
 expect_eq "$(ls -A "$TMPDIR")" "" "nothing left in the temporary folder"

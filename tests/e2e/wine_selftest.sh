@@ -4,7 +4,9 @@
 # the working folder and the program's folder, a 32-bit copy of the name in
 # the program's folder (Wine's loader skips it and takes PATH's: without
 # the pin the stray copy, not error 193 as on Windows), a load by full path that
-# --report names, a .bat target, a shim first and cached, cmd activation);
+# --report names, a .bat target, a shim first and cached, cmd activation,
+# the activate.bat `profile generate` writes, the cmd hook `export conda`
+# writes, called as conda calls it);
 # each case Wine cannot show is `unprovable` with its reason, never "held"
 # (LOAD_LIBRARY_SEARCH_DEFAULT_DIRS and AddDllDirectory, SetDllDirectoryW
 # passed to a grandchild, a store past 260 characters, System32, PowerShell).
@@ -93,12 +95,18 @@ exec-long-path unprovable $pinned
 shim held $pinned
 shim-cached held $pinned
 activate-cmd held $pinned
-activate-powershell unprovable nothing" "selftest --json under Wine, every case"
+profile-cmd held $pinned
+conda-cmd held $pinned
+activate-powershell unprovable nothing
+profile-powershell unprovable nothing
+conda-powershell unprovable nothing" "selftest --json under Wine, every case"
 expect_eq "$(details < out)" "exec-default-dirs: Wine cannot show this: LOAD_LIBRARY_SEARCH_DEFAULT_DIRS and AddDllDirectory are Wine's own implementation, not Windows' loader
 exec-add-dll-directory: Wine cannot show this: LOAD_LIBRARY_SEARCH_DEFAULT_DIRS and AddDllDirectory are Wine's own implementation, not Windows' loader
 exec-grandchild: Wine cannot show this: Wine passes a launcher's SetDllDirectoryW to no child, so PATH alone carries the pin to a grandchild, and the program here puts the stray copy first on PATH; real Windows passes it on (here: the program loaded another copy than the pinned tree's)
 exec-long-path: Wine cannot show this: Wine opens paths past 260 characters whatever LongPathsEnabled says; Windows' loader may not
-activate-powershell: Wine cannot show this: Wine's powershell.exe is a stub, not PowerShell" "why each case cannot be shown under Wine"
+activate-powershell: Wine cannot show this: Wine's powershell.exe is a stub, not PowerShell
+profile-powershell: Wine cannot show this: Wine's powershell.exe is a stub, not PowerShell
+conda-powershell: Wine cannot show this: Wine's powershell.exe is a stub, not PowerShell" "why each case cannot be shown under Wine"
 expect_eq "$(json_field passed < out):$(json_field wine < out):$(json_field store < out)" "true:true:null" \
   "passed, Wine seen, no store kept"
 python3 -c 'import json, sys
@@ -106,23 +114,43 @@ r = json.load(open("out"))
 assert r["os"].startswith("Windows ") and r["os"].endswith(")") and "(Wine " in r["os"], r["os"]
 assert r["code_pages"].endswith(", ANSI 1252"), r["code_pages"]
 assert r["shells"]["cmd"].startswith("Microsoft Windows"), r["shells"]' || fail "the machine's description: $(cat out)"
-pass "selftest under Wine: 11 cases held, 5 unprovable with their reasons"
+pass "selftest under Wine: 13 cases held, 7 unprovable with their reasons"
 
 run selftest --only exec-absolute
 expect_eq "$rc:$(tail -n +2 out)" "0:held       exec-absolute: the program loading the stray copy by full path (PyTorch's torch\\lib): no launcher can turn it, --report must name it
            expected 9.90.2 (the stray copy), named by --report as outside the tree, loaded 9.90.2 (the stray copy)
 every case held" "a load by full path, as a person reads it"
 run selftest --only exec-grandchild
-expect_eq "$rc:$(tail -1 out)" "0:every case held that can be shown here (1 cannot under Wine)" "an unprovable case does not fail the run"
+expect_eq "$rc:$(tail -1 out)" "0:every case held that can be shown here (1 cannot be: each says why)" "an unprovable case does not fail the run"
 
-# A %TEMP% whose path holds what cmd expands (`call` expands `%` a second time): the cmd case still holds,
-# and nothing is left there.
-odd_temp="$WORK/temp %PATH% !OS! & x"
+# A %TEMP% a batch file cannot name bare (`&`): cmd's cases still hold, conda's cmd case says why it cannot
+# run, and nothing is left there. Wine takes TEMP and TMP from its registry, not from the Unix environment,
+# so a batch file sets them (`&` inside the quotes). Wine cannot show the harder names: a `%` (its cmd
+# expands a variable's value again, dropping a lone `%` and growing a `%PATH%` until cmd crashes in
+# WCMD_expand_envvar, both seen here; Windows' cmd expands once, and the cases keep every path off `call`
+# lines, which expand a second time on Windows too) nor a `!` (a store path with `!` and letters outside the
+# code page reaches cmd through `chcp 65001`, which Wine's cmd ignores).
+odd_temp="$WORK/temp & x"
 mkdir -p "$odd_temp"
-TMP=$(winpath "$odd_temp") TEMP=$(winpath "$odd_temp") run selftest --only activate-cmd --json
-expect_eq "$rc:$(statuses < out)" "0:activate-cmd held $pinned" "the cmd case with '%PATH% !OS! &' in %TEMP%'s path"
+odd_windows=$(winpath "$odd_temp")
+printf '@echo off\r\nset "TEMP=%s"\r\nset "TMP=%s"\r\n"%s" selftest --only %%1 --json\r\n' \
+  "$odd_windows" "$odd_windows" "$(winpath "$CUDNNENV")" > odd-temp.bat
+in_odd_temp() {
+  set +e
+  "$WINE" cmd /d /c odd-temp.bat "$1" > out 2> err < /dev/null
+  rc=$?
+  set -e
+}
+for case in activate-cmd profile-cmd; do
+  in_odd_temp $case
+  expect_eq "$rc:$(statuses < out)" "0:$case held $pinned" "the $case case with '&' in %TEMP%'s path"
+done
+# conda's cmd hook needs a store of a plain path (export conda writes none otherwise, and says so): this
+# case also shows that the runs above had that %TEMP%.
+in_odd_temp conda-cmd
+expect_eq "$rc:$(statuses < out):$(details < out)" "0:conda-cmd unprovable nothing:conda-cmd: the temporary folder's path holds a letter a batch file cannot carry in every code page, so export conda writes no cmd hook for a store there (it says so)" "the conda-cmd case with such a %TEMP%"
 expect_eq "$(ls -A "$odd_temp")" "" "nothing left in that %TEMP%"
-pass "a %TEMP% holding %PATH%, !OS! and &: cmd's activation holds"
+pass "a %TEMP% holding &: cmd's activation and the profile's activate.bat hold; conda's cmd case says why it cannot run"
 
 CUDNNENV_SELFTEST_UNPINNED=1 run selftest --json
 expect_eq "$rc" "4" "selftest without the pin exits 4"
@@ -136,7 +164,9 @@ exec-absolute failed $stray
 exec-batch failed $stray
 shim failed $stray
 shim-cached failed $stray
-activate-cmd failed $stray" "without the pin, the stray copy in every case Wine can show"
+activate-cmd failed $stray
+profile-cmd failed $stray
+conda-cmd failed $stray" "without the pin, the stray copy in every case Wine can show"
 pass "without the pin every case fails (the stray copy loads) and selftest exits 4"
 
 system32=$("$WINE" winepath -u 'C:\windows\system32' 2> /dev/null)
