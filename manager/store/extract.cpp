@@ -236,7 +236,9 @@ Result<Extraction> extract(ArchiveSource& source, const fs::path& destination, c
                         "check free space and permissions in the store");
     }
     std::setvbuf(output.get(), write_buffer.data(), _IOFBF, write_buffer.size());
-    util::Sha256 hash;
+    // Hashed on a second core while this one unpacks and writes (the end of
+    // each file waits only for its last queued chunks).
+    util::Sha256Stream hash;
     std::string head;
     std::uint64_t written = 0;
     auto copied = source.read_data([&](std::string_view chunk) -> Result<void> {
@@ -259,6 +261,7 @@ Result<Extraction> extract(ArchiveSource& source, const fs::path& destination, c
     if (std::fflush(output.get()) != 0) {
       return make_error("cannot write '" + util::to_utf8(output_path) + "'", "check free space in the store");
     }
+    util::start_writeback(output.get());  // the sync before the tree is published then waits for less
     output.reset();
     ExtractedFile file;
     file.record.path = path;

@@ -66,6 +66,12 @@ std::uint64_t file_size(std::FILE* file);
 // Flushes an open file's data to disk.
 void sync_file(std::FILE* file);
 
+// Starts writing an open file's data to disk and returns at once, so that a
+// later sync_entry of it waits for less (an install writes every file, then
+// syncs them all). Linux: sync_file_range(SYNC_FILE_RANGE_WRITE); elsewhere
+// nothing. Durability still comes from sync_entry alone.
+void start_writeback(std::FILE* file);
+
 // Puts every file below `folder` on disk, data and names, before a rename
 // makes them visible (a power cut then leaves the old state or a whole tree,
 // never empty or short files): sync_entry on each file and folder (links are

@@ -92,6 +92,14 @@ void sync_file(std::FILE* file) {
   ::fsync(::fileno(file));
 }
 
+void start_writeback(std::FILE* file) {
+#ifdef __linux__
+  ::sync_file_range(::fileno(file), 0, 0, SYNC_FILE_RANGE_WRITE);
+#else
+  (void)file;
+#endif
+}
+
 namespace {
 
 // Runs `sync` on `folder` opened as a folder.
