@@ -29,7 +29,8 @@ Json report_json(const SelftestReport& report) {
                          {"expected", each.expected},
                          {"loaded", each.loaded},
                          {"status", to_string(each.status)},
-                         {"detail", or_null(each.detail)}});
+                         {"detail", or_null(each.detail)},
+                         {"unprovable", or_null(each.unprovable)}});
   }
   Json shells = Json::object();
   for (const auto& [name, version] : report.shells) shells[name] = version;

@@ -451,6 +451,7 @@ class Run {
                         named_version(want) + (spec.stray_reported ? ", named by --report as outside the tree" : ""),
                         {},
                         SelftestStatus::held,
+                        {},
                         {}};
     if (!outcome) {
       result.loaded = "nothing";
@@ -482,6 +483,7 @@ class Run {
       result.detail = "Wine cannot show this: " + spec.wine_cannot +
                       (result.status == SelftestStatus::failed ? " (here: " + result.detail + ")" : "");
       result.status = SelftestStatus::unprovable;
+      result.unprovable = "wine";
     }
     report.cases.push_back(std::move(result));
   }
@@ -493,9 +495,13 @@ class Run {
         StatePaths{state ? *state : fs::path()}.shims() / (std::string(k_loader) + (windows_host() ? ".exe" : ""));
     auto added = cudnnenv({"shim", "add", k_loader, "--target", loader}, &m_environment);
     if (!added || added->exit_code != 0) {
-      report.cases.push_back({"shim", "a shim (cudnnenv shim add)", named_version("99001"), "nothing",
+      report.cases.push_back({"shim",
+                              "a shim (cudnnenv shim add)",
+                              named_version("99001"),
+                              "nothing",
                               SelftestStatus::failed,
-                              added ? "shim add failed: " + first_line(added->err) : added.error().message});
+                              added ? "shim add failed: " + first_line(added->err) : added.error().message,
+                              {}});
       return;
     }
     util::Environment environment = m_environment;
@@ -641,7 +647,7 @@ class Run {
       // Wine's powershell.exe is a stub that runs nothing; pwsh is not there.
       if (shell == "powershell") {
         report.cases.push_back({spec.id, spec.how, named_version("99001"), "nothing", SelftestStatus::unprovable,
-                                "Wine cannot show this: Wine's powershell.exe is a stub, not PowerShell"});
+                                "Wine cannot show this: Wine's powershell.exe is a stub, not PowerShell", "wine"});
       }
       return;
     }
@@ -666,7 +672,8 @@ class Run {
     if (m_plain_work.empty()) {
       report.cases.push_back({spec.id, spec.how, named_version("99001"), "nothing", SelftestStatus::unprovable,
                               "the temporary folder's path holds a letter a batch file cannot carry in every code "
-                              "page, so export conda writes no cmd hook for a store there (it says so)"});
+                              "page, so export conda writes no cmd hook for a store there (it says so)",
+                              "temporary folder"});
       return;
     }
     const fs::path root = m_plain_work / "store";

@@ -37,6 +37,9 @@ struct SelftestCase {
   std::string loaded;    // what the loader printed, named: "9.90.2 (the stray copy)", "nothing: <error>"
   SelftestStatus status = SelftestStatus::held;
   std::string detail;  // why it failed, or why it cannot be shown here
+  // What keeps an unprovable case from being shown: "wine" (what Wine does
+  // not do as Windows does), "temporary folder" (its path); empty otherwise.
+  std::string unprovable;
 };
 
 struct SelftestReport {

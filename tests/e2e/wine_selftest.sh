@@ -107,6 +107,9 @@ exec-long-path: Wine cannot show this: Wine opens paths past 260 characters what
 activate-powershell: Wine cannot show this: Wine's powershell.exe is a stub, not PowerShell
 profile-powershell: Wine cannot show this: Wine's powershell.exe is a stub, not PowerShell
 conda-powershell: Wine cannot show this: Wine's powershell.exe is a stub, not PowerShell" "why each case cannot be shown under Wine"
+expect_eq "$(python3 -c 'import json, sys
+print(sorted({(c["status"], c["unprovable"]) for c in json.load(sys.stdin)["cases"]}))' < out)" \
+  "[('held', None), ('unprovable', 'wine')]" "each unprovable case marked unprovable: wine, no other"
 expect_eq "$(json_field passed < out):$(json_field wine < out):$(json_field store < out)" "true:true:null" \
   "passed, Wine seen, no store kept"
 python3 -c 'import json, sys
@@ -148,6 +151,8 @@ done
 # conda's cmd hook needs a store of a plain path (export conda writes none otherwise, and says so): this
 # case also shows that the runs above had that %TEMP%.
 in_odd_temp conda-cmd
+expect_eq "$(python3 -c 'import json, sys; print(json.load(sys.stdin)["cases"][0]["unprovable"])' < out)" \
+  "temporary folder" "conda-cmd's unprovable mark with such a %TEMP%"
 expect_eq "$rc:$(statuses < out):$(details < out)" "0:conda-cmd unprovable nothing:conda-cmd: the temporary folder's path holds a letter a batch file cannot carry in every code page, so export conda writes no cmd hook for a store there (it says so)" "the conda-cmd case with such a %TEMP%"
 expect_eq "$(ls -A "$odd_temp")" "" "nothing left in that %TEMP%"
 pass "a %TEMP% holding &: cmd's activation and the profile's activate.bat hold; conda's cmd case says why it cannot run"
