@@ -5,7 +5,8 @@
 #   floor     bench/conv_floor.c: driver, primary context, cuDNN handle,
 #             descriptors, one implicit-GEMM convolution, copy back; nothing else
 #   verify    cudnnenv verify TREE --level conv (also hashes the tree's files,
-#             loads every sub-library, three shapes against a CPU reference)
+#             loads every sub-library, three shapes against a CPU reference),
+#             and its phases alone: --level load, --level files
 #   torch     PyTorch's one-liner (import torch, one Conv2d on the GPU), fewer rounds
 # for the system's cuDNN 9.14 and PyTorch's 9.19; then the launch check
 # before a start: `exec --verify conv` (its result cached after the first)
@@ -32,7 +33,11 @@ for tree in system-9.14 torch-9.19; do
   library=$("$bin/cudnnenv" which --cudnn "$tree" 2> /dev/null | head -1)
   "$work/conv_floor" "$library" > /dev/null || { echo "the floor program fails with $library"; exit 1; }
   echo "== $tree ($library), $rounds rounds"
-  "$work/spawn_timer" "$rounds" "$work/conv_floor" "$library" ::: "$bin/cudnnenv" verify "$tree" --level conv | tee "$work/times"
+  # Its phases too, each alone from process start: the files level (every file hashed) and the load level
+  # (that, and the library and each sub-library loaded in children), which --level conv runs beside the GPU
+  # check.
+  "$work/spawn_timer" "$rounds" "$work/conv_floor" "$library" ::: "$bin/cudnnenv" verify "$tree" --level conv ::: \
+    "$bin/cudnnenv" verify "$tree" --level load ::: "$bin/cudnnenv" verify "$tree" --level files | tee "$work/times"
   floor=$(awk 'NR == 1 { print $3 }' "$work/times")
   ours=$(awk 'NR == 2 { print $3 }' "$work/times")
   awk -v f="$floor" -v o="$ours" 'BEGIN { printf "verify --level conv / floor: %.2f (aim: at most 1.1)\n", o / f }'
