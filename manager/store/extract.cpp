@@ -3,6 +3,7 @@
 #include <algorithm>
 
 #include <map>
+#include <optional>
 #include <set>
 #include <system_error>
 
@@ -15,6 +16,31 @@ namespace cudnnenv {
 namespace fs = std::filesystem;
 
 namespace {
+
+// A file's SHA-256: a large file's on a second core while this one unpacks
+// and writes it (Sha256Stream; the end of the file waits only for its last
+// queued chunks), a small file's here, where starting a thread would cost
+// more than it saves. The size is the archive's announcement, used only to
+// choose: the hash is the same either way.
+class FileHash {
+ public:
+  explicit FileHash(std::uint64_t announced_size) {
+    if (announced_size >= k_threaded_from) m_stream.emplace();
+  }
+  void update(const char* data, std::size_t size) {
+    if (m_stream) {
+      m_stream->update(data, size);
+    } else {
+      m_hash.update(data, size);
+    }
+  }
+  std::string hex_digest() { return m_stream ? m_stream->hex_digest() : m_hash.hex_digest(); }
+
+ private:
+  static constexpr std::uint64_t k_threaded_from = std::uint64_t{1} << 20;
+  util::Sha256 m_hash;
+  std::optional<util::Sha256Stream> m_stream;
+};
 
 const std::string k_escape_hint = "the archive is not safe to unpack: use an official archive from NVIDIA";
 
@@ -236,9 +262,7 @@ Result<Extraction> extract(ArchiveSource& source, const fs::path& destination, c
                         "check free space and permissions in the store");
     }
     std::setvbuf(output.get(), write_buffer.data(), _IOFBF, write_buffer.size());
-    // Hashed on a second core while this one unpacks and writes (the end of
-    // each file waits only for its last queued chunks).
-    util::Sha256Stream hash;
+    FileHash hash(entry.size);
     std::string head;
     std::uint64_t written = 0;
     auto copied = source.read_data([&](std::string_view chunk) -> Result<void> {

@@ -1,6 +1,7 @@
 #include <doctest/doctest.h>
 
 #include "store/extract.hpp"
+#include "util/sha256.hpp"
 
 namespace cudnnenv {
 
@@ -71,6 +72,25 @@ TEST_SUITE("store/extract") {
     SUBCASE("within both") {
       limits.max_ratio = 0;
       CHECK(extract(**reader, "out", "zeros.zip", limits));
+    }
+  }
+
+  TEST_CASE("each file's recorded SHA-256 is its bytes' own, a small file's and a large one's (on a second core)") {
+    test::FileMap files;
+    std::string large(3 << 20, '\0');
+    for (std::size_t i = 0; i < large.size(); ++i) large[i] = static_cast<char>((i * 7919) >> 5);
+    files["small.txt"] = test::Item{"a small file\n"};
+    files["large.bin"] = test::Item{large};
+    test::write_zip("two.zip", files);
+    auto reader = open_source("two.zip", SourceKind::zip);
+    REQUIRE(reader);
+    fs::create_directories("out");
+    auto extracted = extract(**reader, "out", "two.zip", ExtractLimits{});
+    REQUIRE(extracted);
+    REQUIRE(extracted->files.size() == 2);
+    for (const auto& file : extracted->files) {
+      CAPTURE(file.record.path);
+      CHECK(file.record.sha256 == *util::sha256_file(fs::path("out") / file.record.path));
     }
   }
 

@@ -57,17 +57,17 @@ TEST_SUITE("store/runtime") {
       tree.cuda = CudaVersion{version.major, minor_known ? std::optional(version.minor) : std::nullopt};
       return tree;
     };
-    const std::vector<TreeRecord> runtimes = {runtime("cuda-12.8.1", {12, 8, 1}), runtime("cuda-12.4.1", {12, 4, 1}),
-                                              runtime("cuda-11.8.0", {11, 8, 0}),
-                                              runtime("cuda-13", {13, 0, 0}, false)};
+    const std::vector<TreeRecord> runtimes = {
+        runtime("cuda-12.8.1", {12, 8, 1, {}}), runtime("cuda-12.4.1", {12, 4, 1, {}}),
+        runtime("cuda-11.8.0", {11, 8, 0, {}}), runtime("cuda-13", {13, 0, 0, {}}, false)};
     CHECK(choose_runtime(runtimes, CudaVersion{12, 4}, std::nullopt)->name == "cuda-12.4.1");
     CHECK(choose_runtime(runtimes, std::nullopt, 12)->name == "cuda-12.8.1");
     CHECK(choose_runtime(runtimes, CudaVersion{12, std::nullopt}, std::nullopt)->name == "cuda-12.8.1");
     CHECK_FALSE(choose_runtime(runtimes, CudaVersion{12, 2}, std::nullopt));
     CHECK_FALSE(choose_runtime(runtimes, std::nullopt, 10));
     CHECK(choose_runtime(runtimes, CudaVersion{13, 1}, std::nullopt)->name == "cuda-13");  // its minor unknown
-    CHECK(default_runtime_name({11, 8, 0}, false) == "cuda-11.8.0");
-    CHECK(default_runtime_name({13, 0, 0}, true) == "cuda-13");
+    CHECK(default_runtime_name({11, 8, 0, {}}, false) == "cuda-11.8.0");
+    CHECK(default_runtime_name({13, 0, 0, {}}, true) == "cuda-13");
   }
 }
 
