@@ -83,17 +83,6 @@ struct CondaArguments {
   bool remove = false;
 };
 
-bool plain_for_batch(const std::string& text) {
-  for (const char c : text) {
-    const auto byte = static_cast<unsigned char>(c);
-    if (byte < 0x20 || byte >= 0x80 || c == '"' || c == '%' || c == '!' || c == '^' || c == '&' || c == '|' ||
-        c == '<' || c == '>') {
-      return false;
-    }
-  }
-  return true;
-}
-
 Result<int> run_conda(const CondaArguments& arguments, const Context& context) {
   const std::string prefix_text =
       !arguments.prefix.empty() ? arguments.prefix : context.environment.get("CONDA_PREFIX").value_or("");
@@ -135,7 +124,7 @@ Result<int> run_conda(const CondaArguments& arguments, const Context& context) {
   CUDNNENV_TRY_ASSIGN(selection, context.selection(context.request(arguments.spec)));
   std::optional<std::string> batch_line;
   if (windows) {
-    if (!plain_for_batch(root) || !plain_for_batch(arguments.spec)) {
+    if (!util::plain_for_batch(root) || !util::plain_for_batch(arguments.spec)) {
       print_note("no cmd hook: the store '" + root + "' or the spec '" + arguments.spec +
                  "' holds a letter a batch file cannot carry in every code page; the other shells' hooks are written");
     } else {

@@ -89,15 +89,6 @@ std::optional<fs::path> on_path(const util::Environment& environment, const std:
   return std::nullopt;
 }
 
-// Text a batch file carries in every code page, outside quotes too: ASCII
-// without controls and none of `"%!^&|<>` (as export conda's check).
-bool plain_ascii(const std::string& text) {
-  return std::all_of(text.begin(), text.end(), [](char c) {
-    const auto byte = static_cast<unsigned char>(c);
-    return byte >= 0x20 && byte < 0x80 && std::string_view("\"%!^&|<>").find(c) == std::string_view::npos;
-  });
-}
-
 std::string first_line(const std::string& text) {
   const auto end = text.find('\n');
   return std::string(util::trim(end == std::string::npos ? text : text.substr(0, end)));
@@ -631,7 +622,7 @@ class Run {
   static Result<std::string> call_line(const Result<fs::path>& script, const fs::path& folder) {
     if (!script) return script.error();
     const std::string relative = util::to_utf8(script->lexically_relative(folder).make_preferred());
-    if (relative.empty() || relative.rfind("..", 0) == 0 || !plain_ascii(relative)) {
+    if (relative.empty() || relative.rfind("..", 0) == 0 || !util::plain_for_batch(relative)) {
       return make_error("'" + util::to_utf8(*script) + "' is not below '" + util::to_utf8(folder) + "'");
     }
     return "call " + relative + "\r\nif errorlevel 1 exit /b 1\r\n";
@@ -835,7 +826,7 @@ Result<SelftestReport> run_selftest(const SelftestOptions& options) {
     const fs::path plain =
         fs::temp_directory_path() /
         ("cudnnenv-selftest-" + std::to_string(util::current_process_id()) + "-" + std::to_string(random() % 100000));
-    if (plain_ascii(util::to_utf8(plain))) plain_work = plain;
+    if (util::plain_for_batch(util::to_utf8(plain))) plain_work = plain;
   }
   Run run(options, report.store, work, plain_work, report.wine);
   auto set_up = run.set_up();

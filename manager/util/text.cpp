@@ -232,4 +232,14 @@ std::string command_word(std::string_view word) {
 #endif
 }
 
+bool plain_for_batch(std::string_view text) {
+  for (const char c : text) {
+    const auto byte = static_cast<unsigned char>(c);
+    if (byte < 0x20 || byte >= 0x80 || std::string_view("\"%!^&|<>").find(c) != std::string_view::npos) {
+      return false;
+    }
+  }
+  return true;
+}
+
 }  // namespace cudnnenv::util

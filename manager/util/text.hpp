@@ -40,6 +40,10 @@ std::size_t edit_distance(std::string_view a, std::string_view b);
 
 bool is_valid_utf8(std::string_view text);
 
+// Text a batch file carries bare in every code page: ASCII without control
+// characters and none of `"%!^&|<>` (what cmd would expand or split on).
+bool plain_for_batch(std::string_view text);
+
 // The code point of the UTF-8 sequence at `at` in `text` and its length in
 // bytes; length 0 when the bytes there are not one whole UTF-8 sequence.
 std::pair<char32_t, std::size_t> decode_utf8(std::string_view text, std::size_t at);

@@ -30,6 +30,16 @@ TEST_SUITE("util/text") {
     CHECK(util::printable("p\xF4\x90\x80\x80") == "p\\xf4\\x90\\x80\\x80");
     CHECK(util::is_valid_utf8("\xF0\x9F\x98\x80\xEF\xBF\xBD\xE0\xA0\x80"));
   }
+
+  TEST_CASE("plain_for_batch: ASCII a batch file carries bare; what cmd expands or splits on is not") {
+    CHECK(util::plain_for_batch("C:\\Users\\ana\\AppData\\Local\\Temp\\cudnnenv-selftest-12-345"));
+    CHECK(util::plain_for_batch(""));
+    for (const char* text :
+         {"100%", "a!b", "a^b", "a&b", "a|b", "a<b", "a>b", "a\"b", "tab\there", "caf\xC3\xA9", "\xE5\xBA\x93"}) {
+      CAPTURE(text);
+      CHECK_FALSE(util::plain_for_batch(text));
+    }
+  }
 }
 
 }  // namespace cudnnenv
