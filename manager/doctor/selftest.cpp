@@ -622,8 +622,11 @@ class Run {
   static Result<std::string> call_line(const Result<fs::path>& script, const fs::path& folder) {
     if (!script) return script.error();
     const std::string relative = util::to_utf8(script->lexically_relative(folder).make_preferred());
-    if (relative.empty() || relative.rfind("..", 0) == 0 || !util::plain_for_batch(relative)) {
+    if (relative.empty() || relative.rfind("..", 0) == 0) {
       return make_error("'" + util::to_utf8(*script) + "' is not below '" + util::to_utf8(folder) + "'");
+    }
+    if (!util::plain_for_batch(relative)) {
+      return make_error("the path '" + relative + "' holds a letter a batch file cannot carry in every code page");
     }
     return "call " + relative + "\r\nif errorlevel 1 exit /b 1\r\n";
   }

@@ -9,10 +9,11 @@
 // the pin is reached starts the shipped loader, which prints the version it
 // got: exec in each mode and (Windows) each load style a framework uses, a
 // shim, and in each shell found here activation, the scripts `profile
-// generate` writes and the hook `export conda` writes in an env. Each case runs `cudnnenv`
-// itself as a child, as a user would. Everything is removed afterwards
-// unless kept. Under Wine, a case that rests on what Wine does not do as
-// Windows does is `unprovable`, with the reason, whatever loaded.
+// generate` writes and the hook `export conda` writes in an env. Each case
+// runs `cudnnenv` itself as a child, as a user would. Everything is
+// removed afterwards unless kept. Under Wine, a case that rests on what Wine
+// does not do as Windows does is `unprovable`, with the reason, whatever
+// loaded.
 #pragma once
 
 #include <filesystem>
