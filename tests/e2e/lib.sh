@@ -59,6 +59,28 @@ json_count() { python3 -c 'import json, sys; print(len(json.load(sys.stdin)))'; 
 # drive Z: shows it.
 WINE=${WINE:-/usr/lib/wine/wine64}
 winpath() { printf 'Z:%s' "$1" | tr / '\\'; }
+# wine_console OUTPUT CMD_ARGUMENTS...: Wine's cmd with CMD_ARGUMENTS (`/c X.bat`)
+# in a pseudo-terminal (script), as a user's cmd has a console; what the console
+# showed in OUTPUT, less its escape sequences and carriage returns (the bytes as
+# they came in OUTPUT.raw); cmd's exit code in `rc`.
+wine_console() {
+  local output=$1
+  shift
+  set +e
+  script -qec "$WINE cmd $*" /dev/null > "$output.raw" 2>&1 < /dev/null
+  rc=$?
+  set -e
+  sed -e 's/\x1b\[[0-9;?]*[A-Za-z]//g' -e 's/\r//g' "$output.raw" > "$output"
+}
+# console_said OUTPUT: for a failure message, cmd's exit code and what its
+# console showed, or that it showed nothing (with the raw bytes, made visible).
+console_said() {
+  if [ -n "$(tr -d ' \n' < "$1")" ]; then
+    printf 'cmd exited %s; its console showed:\n%s' "$rc" "$(cat "$1")"
+  else
+    printf 'cmd exited %s and showed nothing (the console bytes: %s)' "$rc" "$(cat -v "$1.raw")"
+  fi
+}
 
 source "$E2E_DIR/trees.sh"
 # The official archives for PLATFORM whose version starts with the whole

@@ -53,7 +53,8 @@ for mode in off on; do
   if [ $mode = off ]; then root=$root_off; else root=$root_on; fi
   export CUDNNENV_ROOT="$(winpath "$root")"
   rm -rf before.txt after.txt active.txt marker
-  script -qec "$WINE cmd /v:$mode /c driver.bat" /dev/null > out.txt 2>&1 < /dev/null || fail "cmd /v:$mode: $(cat out.txt)"
+  wine_console out.txt /v:$mode /c driver.bat
+  [ "$rc" = 0 ] || fail "cmd /v:$mode: $(console_said out.txt)"
   [ ! -e marker ] && [ ! -e "$root/marker" ] && [ ! -e "$WORK/marker" ] || fail "cmd /v:$mode: something in the store's path ran as code"
   cmp -s before.txt after.txt || fail "cmd /v:$mode: the environment differs after 20 rounds:
 $(diff before.txt after.txt)"
@@ -101,7 +102,8 @@ call "$profile_dir\\deactivate.bat"
 set > after.txt
 BATCH
 unset CUDNNENV_ROOT
-script -qec "$WINE cmd /c profile.bat" /dev/null > out.txt 2>&1 < /dev/null || fail "profile.bat: $(cat out.txt)"
+wine_console out.txt /c profile.bat
+[ "$rc" = 0 ] || fail "profile.bat: $(console_said out.txt)"
 expect_eq "$(tr -d '\r' < profile.txt)" "[t81]
 [0]" "the generated activate.bat in a plain cmd ($(cat out.txt))"
 cmp -s before.txt after.txt || fail "the generated scripts leave cmd's environment changed: $(diff before.txt after.txt)"
@@ -136,7 +138,8 @@ call "$cmd_dir\\cudnnenv.bat" deactivate
 "$show" --env CUDNNENV_ACTIVE >> macro.txt
 set > after.txt
 BATCH
-script -qec "$WINE cmd /c macro.bat" /dev/null > out.txt 2>&1 < /dev/null || fail "macro.bat: $(cat out.txt)"
+wine_console out.txt /c macro.bat
+[ "$rc" = 0 ] || fail "macro.bat: $(console_said out.txt)"
 expect_eq "$(tr -d '\r' < macro.txt)" "[t81]
 <unset>" "cudnnenv.bat activate, then deactivate ($(cat out.txt))"
 cmp -s before.txt after.txt || fail "cudnnenv.bat leaves cmd's environment changed: $(diff before.txt after.txt)"

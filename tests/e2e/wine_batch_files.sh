@@ -76,7 +76,8 @@ check_case() {
   CODE_PAGE=$code_page CMD_DIR=$(winpath "$root/.cudnnenv/cmd") PROFILE_DIR=$(winpath "$root/.cudnnenv/profiles/tf2.5") \
     SHOW=$(winpath "$WORK/show.exe") OUT=$(winpath "$WORK/out.txt") PROJECT=$(winpath "$WORK/project") \
     WORK_DIR=$(winpath "$WORK") CUDNNENV_ROOT=$(winpath "$root") WINEPATH=$path_prefix \
-    script -qec "$WINE cmd /c driver.bat" /dev/null > driver.out 2>&1 < /dev/null || fail "$label: $(cat driver.out)"
+    wine_console driver.out /c driver.bat
+  [ "$rc" = 0 ] || fail "$label: $(console_said driver.out)"
   expect_eq "$(tr -d '\r' < out.txt)" "[$(winpath "$root/.cudnnenv/shims")]
 use: 0
 [t81]

@@ -60,7 +60,8 @@ load-cudnn.exe > "%~dp0%1.shim"
 "$cudnnenv" exec -- "$program" > "%~dp0%1.exec"
 exit /b 0
 BATCH
-script -qec "$WINE cmd /c driver.bat" /dev/null > out.txt 2>&1 < /dev/null || fail "driver.bat: $(cat out.txt)"
+wine_console out.txt /c driver.bat
+[ "$rc" = 0 ] || fail "driver.bat: $(console_said out.txt)"
 
 views() {
   local step=$1

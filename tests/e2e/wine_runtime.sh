@@ -204,7 +204,8 @@ profile_dir=$(winpath "$tf/.cudnnenv/profiles/tf2.5")
 printf '@echo off\r\ncall "%s\\activate.bat"\r\n"%s" %s cudnn64_8.dll > names.txt\r\n' "$profile_dir" \
   "$(winpath "$WORK/prog/load-names.exe")" "${names[*]}" > tf.bat
 unset CUDNNENV_ROOT
-script -qec "$WINE cmd /c tf.bat" /dev/null > out.txt 2>&1 < /dev/null || fail "tf.bat: $(cat out.txt)"
+wine_console out.txt /c tf.bat
+[ "$rc" = 0 ] || fail "tf.bat: $(console_said out.txt)"
 expect_eq "$(tr -d '\r' < names.txt | grep -c "$(winpath "$tf" | sed 's/\\/\\\\/g')")" "9" "activate.bat: the nine names from the trees ($(cat names.txt))"
 pass "profile generate tf2.5 + call activate.bat in a plain cmd: the nine names from the trees, past the decoys on PATH"
 

@@ -100,7 +100,8 @@ echo rc=%errorlevel%> "$(winpath "$WORK/use.txt")"
 "$(winpath "$WORK/load-cudnn.exe")" --env CUDNNENV_ACTIVE >> "$(winpath "$WORK/use.txt")"
 BATCH
 # (Wine's cmd has no doskey: init.bat's macro line fails there; cudnnenv.bat is called directly.)
-script -qec "$WINE cmd /c use.bat" /dev/null > use.out 2>&1 < /dev/null || fail "use --local through cudnnenv.bat: $(cat use.out)"
+wine_console use.out /c use.bat
+[ "$rc" = 0 ] || fail "use --local through cudnnenv.bat: $(console_said use.out); use.txt: $(cat use.txt 2> /dev/null || echo '(none)')"
 expect_eq "$(tr -d '\r' < use.txt)" "rc=0
 [t81]" "use --local through cudnnenv.bat: the session switched at once ($(cat use.out))"
 expect_eq "$(tr -d '\r' < "$hostile/.cudnnenv.toml")" 'cudnn = "t81"' "the project file"
