@@ -37,7 +37,7 @@ repo=$PWD
 work=$(mktemp -d "${TMPDIR:-/tmp}/cudnnenv-bench-run-XXXXXX")
 trap 'rm -rf "$work"' EXIT
 if [ "$quick" = 1 ]; then fast=200 slow=10 prompts=100 installs=1 downloads=1 mb=100 big_mb=300; else
-  fast=2000 slow=40 prompts=500 installs=3 downloads=3 mb=300 big_mb=2048; fi
+  fast=2000 slow=40 prompts=500 installs=7 downloads=5 mb=300 big_mb=2048; fi
 cc -O2 -o "$work/spawn_timer" bench/spawn_timer.c
 source tests/e2e/trees.sh
 export CUDNNENV_ROOT=$work/store
