@@ -7,7 +7,7 @@
 # what it needs on Debian (rbenv, direnv, lmod, libarchive-tools,
 # curl, npm and mise from npm) unless --no-install. The GPU row is
 # bench/gpu.sh on the GPU host; its last figures are kept in the file.
-# Usage: bench/run.sh [--quick] [--no-install]   (here: 1.5 minutes with --quick, 11 without)
+# Usage: bench/run.sh [--quick] [--no-install]   (here: 1.5 minutes with --quick, 7 without)
 set -euo pipefail
 cd "$(dirname "$0")/.."
 quick=0
