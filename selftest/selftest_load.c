@@ -1,5 +1,7 @@
 /* The program of `cudnnenv selftest`: loads cuDNN as a framework does and
- * prints what cudnnGetVersion() of the copy it got returns.
+ * prints what cudnnGetVersion() of the copy it got returns, a tab, and the
+ * file that copy was loaded from (the loader's own name for it: dladdr's,
+ * GetModuleFileNameW's), so that the selftest names exactly what loaded.
  *
  * Linux:
  *   cudnnenv-selftest-load          loads libcudnn.so.9 by name
@@ -22,6 +24,9 @@
  *                       of the launcher); its exit code is this one's
  * Exit 1 with the loader's message on stderr when nothing loads, 2 on a
  * wrong command line. */
+#if !defined(_WIN32)
+#define _GNU_SOURCE /* dladdr */
+#endif
 #include <stddef.h>
 #include <stdio.h>
 
@@ -40,12 +45,13 @@
 
 typedef size_t (*VersionFunction)(void);
 
-static int print_version(VersionFunction version) {
+/* VERSION<tab>FILE; `file` is UTF-8. */
+static int print_version(VersionFunction version, const char* file) {
   if (version == NULL) {
     fprintf(stderr, "no cudnnGetVersion in the library loaded\n");
     return 1;
   }
-  printf("%zu\n", version());
+  printf("%zu\t%s\n", version(), file);
   return 0;
 }
 
@@ -119,7 +125,15 @@ int main(void) {
     fprintf(stderr, "LoadLibrary failed: %lu\n", GetLastError());
     return 1;
   }
-  return print_version((VersionFunction)(void*)GetProcAddress(library, "cudnnGetVersion"));
+  static wchar_t file[32768];
+  static char file_utf8[4 * 32768];
+  const DWORD length = GetModuleFileNameW(library, file, 32768);
+  if (length == 0 || length >= 32768 ||
+      WideCharToMultiByte(CP_UTF8, 0, file, -1, file_utf8, (int)sizeof(file_utf8), NULL, NULL) == 0) {
+    fprintf(stderr, "GetModuleFileNameW failed: %lu\n", GetLastError());
+    return 1;
+  }
+  return print_version((VersionFunction)(void*)GetProcAddress(library, "cudnnGetVersion"), file_utf8);
 }
 
 #else
@@ -130,7 +144,13 @@ int main(int argc, char** argv) {
     fprintf(stderr, "%s\n", dlerror());
     return 1;
   }
-  return print_version((VersionFunction)dlsym(library, "cudnnGetVersion"));
+  VersionFunction version = (VersionFunction)dlsym(library, "cudnnGetVersion");
+  Dl_info where;
+  if (version != NULL && (dladdr((void*)version, &where) == 0 || where.dli_fname == NULL)) {
+    fprintf(stderr, "dladdr found no file for cudnnGetVersion\n");
+    return 1;
+  }
+  return print_version(version, version != NULL ? where.dli_fname : "");
 }
 
 #endif

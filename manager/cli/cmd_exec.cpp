@@ -268,7 +268,7 @@ void register_exec(CLI::App& app, Context& context) {
   command
       ->add_option("--mode", arguments->mode,
                    "Linux: audit (default: LD_AUDIT module + LD_LIBRARY_PATH), preload (LD_PRELOAD + "
-                   "LD_LIBRARY_PATH), path (LD_LIBRARY_PATH only)")
+                   "LD_LIBRARY_PATH; a store path without spaces), path (LD_LIBRARY_PATH only)")
       ->check(CLI::IsMember(util::names_of(k_pin_modes)));
   command->add_flag("--report", arguments->report,
                     "after the program exits, list every cuDNN file it loaded and from where; exit 4 if one came "

@@ -28,6 +28,7 @@ Json report_json(const SelftestReport& report) {
                          {"how", each.how},
                          {"expected", each.expected},
                          {"loaded", each.loaded},
+                         {"file", or_null(each.file)},
                          {"status", to_string(each.status)},
                          {"detail", or_null(each.detail)},
                          {"unprovable", or_null(each.unprovable)}});
@@ -58,6 +59,11 @@ Result<int> run_selftest_command(const SelftestArguments& arguments, const Conte
     print_json(report_json(*report));
   } else {
     print("cudnnenv selftest: " + report->os + (report->code_pages.empty() ? "" : ", " + report->code_pages) + "\n");
+    std::string shells;
+    for (const auto& [name, version] : report->shells) {
+      shells += (shells.empty() ? "" : "; ") + name + ": " + (version.empty() ? "no version said" : version);
+    }
+    print("shells: " + (shells.empty() ? std::string("none found") : shells) + "\n");
     for (const auto& each : report->cases) {
       const Paint paint = each.status == SelftestStatus::held     ? Paint::ok
                           : each.status == SelftestStatus::failed ? Paint::fail
@@ -65,6 +71,7 @@ Result<int> run_selftest_command(const SelftestArguments& arguments, const Conte
       const std::string status = to_string(each.status);
       print_marked(paint, status + std::string(11 - status.size(), ' '),
                    each.id + ": " + each.how + "\n           expected " + each.expected + ", loaded " + each.loaded +
+                       (each.file.empty() ? "" : "\n           from " + each.file) +
                        (each.detail.empty() ? "" : "\n           " + each.detail) + "\n");
     }
     if (report->kept) print("the temporary store is kept: " + util::to_utf8(report->store) + "\n");

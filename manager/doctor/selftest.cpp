@@ -7,6 +7,7 @@
 #include "formats/platform.hpp"
 #include "store/state.hpp"
 #include "util/fs.hpp"
+#include "util/json.hpp"
 #include "util/process.hpp"
 #include "util/shortcut.hpp"
 #include "util/text.hpp"
@@ -143,6 +144,21 @@ CaseSpec unprovable_under_wine(CaseSpec spec, const char* why) {
   return spec;
 }
 
+// A case that did not run here: why (`detail`), and what kept it from being
+// shown ("wine", "temporary folder"), or a failure before the program ran
+// (`unprovable` empty).
+SelftestCase not_run(const CaseSpec& spec, std::string detail, std::string unprovable) {
+  SelftestCase result;
+  result.id = spec.id;
+  result.how = spec.how;
+  result.expected = named_version("99001");
+  result.loaded = "nothing";
+  result.status = unprovable.empty() ? SelftestStatus::failed : SelftestStatus::unprovable;
+  result.detail = std::move(detail);
+  result.unprovable = std::move(unprovable);
+  return result;
+}
+
 constexpr const char* k_wine_set_dll_directory =
     "Wine passes a launcher's SetDllDirectoryW to no child, so PATH alone carries the pin to a grandchild, and "
     "the program here puts the stray copy first on PATH; real Windows passes it on";
@@ -218,7 +234,7 @@ class Run {
                                   {loader}, {"--report", "--json"});
     audit.check_report = true;
     add(report, audit);
-    add(report, through_exec("exec-preload", "cudnnenv exec --mode preload", {loader}, {"--mode", "preload"}));
+    preload_case(report, rpath_loader);
     add(report,
         through_exec("exec-path", "cudnnenv exec --mode path (LD_LIBRARY_PATH only)", {loader}, {"--mode", "path"}));
     add(report, through_exec("exec-absolute", "cudnnenv exec, the program loading the stray copy by absolute path",
@@ -409,6 +425,33 @@ class Run {
     windows_shell_cases(report, loader);
   }
 
+  // exec --mode preload, against the program's DT_RPATH (which only a
+  // preload or the audit module comes before). LD_PRELOAD cannot hold a
+  // path with a space, which exec refuses, so a second store in a folder of
+  // the temporary folder without one, when there is such a folder.
+  void preload_case(SelftestReport& report, const std::string& rpath_loader) {
+    CaseSpec spec = through_exec("exec-preload",
+                                 "cudnnenv exec --mode preload, the program's DT_RPATH naming the stray copy's folder "
+                                 "(a store whose path has no space)",
+                                 {rpath_loader}, {"--mode", "preload"});
+    if (!wanted(spec.id)) return;
+    if (m_plain_work.empty()) {
+      report.cases.push_back(not_run(spec,
+                                     "the temporary folder's path has a space, which LD_PRELOAD cannot hold (exec "
+                                     "--mode preload refuses such a store)",
+                                     "temporary folder"));
+      return;
+    }
+    spec.root = m_plain_work / "store";
+    std::error_code ec;
+    fs::create_directories(spec.root, ec);
+    if (auto installed = install(spec.root, m_work / "release-a", k_pinned); !installed) {
+      record(report, spec, installed.error());
+      return;
+    }
+    add(report, spec);
+  }
+
   bool wanted(const std::string& id) const { return m_options.only.empty() || m_options.only == id; }
   // Whether a case whose id starts with `prefix` runs.
   bool wanted_any(const std::string& prefix) const {
@@ -437,37 +480,47 @@ class Run {
 
   void record(SelftestReport& report, const CaseSpec& spec, const Result<util::ProcessOutcome>& outcome) {
     const std::string want = spec.stray_reported ? "99002" : "99001";
-    SelftestCase result{spec.id,
-                        spec.how,
-                        named_version(want) + (spec.stray_reported ? ", named by --report as outside the tree" : ""),
-                        {},
-                        SelftestStatus::held,
-                        {},
-                        {}};
+    // The tree the loaded file must be in: the case's own store's pinned tree, or the stray one.
+    const fs::path tree = (spec.root.empty() ? m_root : spec.root) / (spec.stray_reported ? k_stray : k_pinned);
+    SelftestCase result;
+    result.id = spec.id;
+    result.how = spec.how;
+    result.expected = named_version(want) + (spec.stray_reported ? ", named by --report as outside the tree" : "");
     if (!outcome) {
       result.loaded = "nothing";
       result.status = SelftestStatus::failed;
       result.detail = outcome.error().message;
     } else {
+      // The loader's line: VERSION<tab>FILE.
       const std::string printed(util::trim(outcome->out));
-      result.loaded = printed.empty() ? "nothing" : named_version(printed);
-      // --report's JSON on stderr (the last line that starts with it).
-      const auto at = outcome->err.rfind("{\"tree\"");
-      const std::string json = at == std::string::npos ? std::string() : first_line(outcome->err.substr(at));
-      if (printed != want) {
+      const auto tab = printed.find('\t');
+      const std::string version = printed.substr(0, tab);
+      result.loaded = printed.empty() ? "nothing" : named_version(version);
+      if (tab != std::string::npos) {
+        result.file = util::to_utf8(util::final_path(util::path_from_utf8(printed.substr(tab + 1))));
+      }
+      const auto report_files = reported_files(outcome->err);
+      if (version != want) {
         result.status = SelftestStatus::failed;
         result.detail = printed.empty()       ? first_line(outcome->err)
                         : spec.stray_reported ? "the program loaded another copy than the one it named"
                                               : "the program loaded another copy than the pinned tree's";
-      } else if (spec.check_report && !m_options.unpinned && json.find("\"outside\":0") == std::string::npos) {
+      } else if (!is_in(util::path_from_utf8(result.file), tree)) {
         result.status = SelftestStatus::failed;
-        result.detail =
-            "--report did not name only the tree's files: " + (json.empty() ? first_line(outcome->err) : json);
-      } else if (spec.stray_reported &&
-                 (json.empty() || json.find("\"outside\":0") != std::string::npos || outcome->exit_code != 4)) {
-        result.status = SelftestStatus::failed;
-        result.detail = "--report did not name the copy loaded by full path (exit code " +
-                        std::to_string(outcome->exit_code) + "): " + (json.empty() ? first_line(outcome->err) : json);
+        result.detail = "the program loaded a copy of that version from outside '" + util::to_utf8(tree) + "'";
+      } else if (spec.stray_reported || (spec.check_report && !m_options.unpinned)) {
+        // --report must name exactly what loaded: that one file, inside the tree or (by full path) outside it
+        // (without the pin there is no report, and a load by full path holds only with one).
+        const bool exact = report_files && report_files->size() == 1 && report_files->front().first == result.file &&
+                           report_files->front().second == !spec.stray_reported &&
+                           outcome->exit_code == (spec.stray_reported ? 4 : 0);
+        if (!exact) {
+          const auto at = outcome->err.rfind("{\"tree\"");
+          result.status = SelftestStatus::failed;
+          result.detail = "--report (exit code " + std::to_string(outcome->exit_code) + ") did not name exactly '" +
+                          result.file + "' as " + (spec.stray_reported ? "outside" : "inside") +
+                          " the tree: " + first_line(at == std::string::npos ? outcome->err : outcome->err.substr(at));
+        }
       }
     }
     if (m_wine && !spec.wine_cannot.empty()) {
@@ -479,6 +532,34 @@ class Run {
     report.cases.push_back(std::move(result));
   }
 
+  // The files exec's --report --json named (the last line of stderr that
+  // starts with its object): each resolved, and whether it was inside the
+  // tree. None when there is no such line.
+  static std::optional<std::vector<std::pair<std::string, bool>>> reported_files(const std::string& err) {
+    const auto at = err.rfind("{\"tree\"");
+    if (at == std::string::npos) return std::nullopt;
+    const std::string line = first_line(err.substr(at));
+    if (!json_nesting_within(line, 8)) return std::nullopt;
+    const Json json = Json::parse(line, nullptr, false);
+    if (!json.is_object() || !json.contains("files") || !json["files"].is_array()) return std::nullopt;
+    std::vector<std::pair<std::string, bool>> files;
+    for (const auto& file : json["files"]) {
+      if (!file.is_object() || !file.value("path", Json()).is_string() || !file.value("inside", Json()).is_boolean()) {
+        return std::nullopt;
+      }
+      files.emplace_back(util::to_utf8(util::final_path(util::path_from_utf8(file["path"].get<std::string>()))),
+                         file["inside"].get<bool>());
+    }
+    return files;
+  }
+
+  // Whether `file` is below `folder`, both as the file system resolves them.
+  static bool is_in(const fs::path& file, const fs::path& folder) {
+    if (file.empty()) return false;
+    const fs::path relative = util::final_path(file).lexically_relative(util::final_path(folder));
+    return !relative.empty() && *relative.begin() != "..";
+  }
+
   void shim_cases(SelftestReport& report, const std::string& loader, const std::vector<std::string>& words) {
     if (!wanted("shim") && !wanted("shim-cached")) return;
     auto state = state_folder_for(m_root, m_environment, host_platform().os);
@@ -486,13 +567,8 @@ class Run {
         StatePaths{state ? *state : fs::path()}.shims() / (std::string(k_loader) + (windows_host() ? ".exe" : ""));
     auto added = cudnnenv({"shim", "add", k_loader, "--target", loader}, &m_environment);
     if (!added || added->exit_code != 0) {
-      report.cases.push_back({"shim",
-                              "a shim (cudnnenv shim add)",
-                              named_version("99001"),
-                              "nothing",
-                              SelftestStatus::failed,
-                              added ? "shim add failed: " + first_line(added->err) : added.error().message,
-                              {}});
+      report.cases.push_back(not_run(named("shim", "a shim (cudnnenv shim add)"),
+                                     added ? "shim add failed: " + first_line(added->err) : added.error().message, ""));
       return;
     }
     util::Environment environment = m_environment;
@@ -640,8 +716,8 @@ class Run {
     if (m_wine) {
       // Wine's powershell.exe is a stub that runs nothing; pwsh is not there.
       if (shell == "powershell") {
-        report.cases.push_back({spec.id, spec.how, named_version("99001"), "nothing", SelftestStatus::unprovable,
-                                "Wine cannot show this: Wine's powershell.exe is a stub, not PowerShell", "wine"});
+        report.cases.push_back(
+            not_run(spec, "Wine cannot show this: Wine's powershell.exe is a stub, not PowerShell", "wine"));
       }
       return;
     }
@@ -659,18 +735,19 @@ class Run {
   // which the temporary store's is not, on purpose; so a second store, in
   // a plain folder of %TEMP% when its path is plain, with its env.
   void conda_cmd_case(SelftestReport& report, const std::string& loader) {
-    const CaseSpec spec = named("conda-cmd",
-                                "cmd: call of the conda env's hook `export conda` wrote (cudnnenv-activate.bat), as "
-                                "conda's activate.bat calls it, then the program (a store of a plain path)");
+    CaseSpec spec = named("conda-cmd",
+                          "cmd: call of the conda env's hook `export conda` wrote (cudnnenv-activate.bat), as "
+                          "conda's activate.bat calls it, then the program (a store of a plain path)");
     if (!wanted(spec.id)) return;
     if (m_plain_work.empty()) {
-      report.cases.push_back({spec.id, spec.how, named_version("99001"), "nothing", SelftestStatus::unprovable,
-                              "the temporary folder's path holds a letter a batch file cannot carry in every code "
-                              "page, so export conda writes no cmd hook for a store there (it says so)",
-                              "temporary folder"});
+      report.cases.push_back(not_run(spec,
+                                     "the temporary folder's path holds a letter a batch file cannot carry in every "
+                                     "code page, so export conda writes no cmd hook for a store there (it says so)",
+                                     "temporary folder"));
       return;
     }
     const fs::path root = m_plain_work / "store";
+    spec.root = root;
     std::error_code ec;
     fs::create_directories(root, ec);
     const fs::path env = m_plain_work / "env";
@@ -725,7 +802,7 @@ class Run {
   const SelftestOptions& m_options;
   fs::path m_root;
   fs::path m_work;
-  fs::path m_plain_work;  // Windows: a folder of %TEMP% a batch file carries (empty: %TEMP%'s path cannot)
+  fs::path m_plain_work;  // a folder for a store of a plain path (Windows: a batch file carries it; Linux: no space)
   bool m_wine = false;
   util::Environment m_environment;
   fs::path m_long_root;            // Windows: a second store past 260 characters
@@ -823,13 +900,15 @@ Result<SelftestReport> run_selftest(const SelftestOptions& options) {
   std::error_code ec;
   fs::create_directories(report.store, ec);
   if (ec) return make_error("cannot create '" + util::to_utf8(work) + "': " + ec.message());
-  // Windows: a second folder a batch file can name in every code page (conda's cmd hook), when %TEMP% allows.
+  // A second folder for a store whose path the case's target can hold, when the temporary folder's allows:
+  // Windows, a batch file in every code page (conda's cmd hook); Linux, LD_PRELOAD (no space).
   fs::path plain_work;
-  if (windows_host()) {
-    const fs::path plain =
-        fs::temp_directory_path() /
-        ("cudnnenv-selftest-" + std::to_string(util::current_process_id()) + "-" + std::to_string(random() % 100000));
-    if (util::plain_for_batch(util::to_utf8(plain))) plain_work = plain;
+  const fs::path plain =
+      fs::temp_directory_path() /
+      ("cudnnenv-selftest-" + std::to_string(util::current_process_id()) + "-" + std::to_string(random() % 100000));
+  const std::string plain_text = util::to_utf8(plain);
+  if (windows_host() ? util::plain_for_batch(plain_text) : plain_text.find(' ') == std::string::npos) {
+    plain_work = plain;
   }
   Run run(options, report.store, work, plain_work, report.wine);
   auto set_up = run.set_up();

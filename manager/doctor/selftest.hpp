@@ -36,6 +36,7 @@ struct SelftestCase {
   std::string how;       // what ran, in words
   std::string expected;  // "9.90.1 (the pinned tree)"
   std::string loaded;    // what the loader printed, named: "9.90.2 (the stray copy)", "nothing: <error>"
+  std::string file;      // the file it was loaded from, as the loader named it, resolved; empty: none loaded
   SelftestStatus status = SelftestStatus::held;
   std::string detail;  // why it failed, or why it cannot be shown here
   // What keeps an unprovable case from being shown: "wine" (what Wine does

@@ -322,6 +322,14 @@ Result<LaunchPlan> plan_launch(const LaunchRequest& request) {
       environment.unset("CUDNNENV_RUNTIME_DIR");
     }
     if (request.mode == PinMode::preload) {
+      // ld.so splits LD_PRELOAD at spaces as well as colons, with no escape:
+      // a path with a space would preload nothing, and the pin would be
+      // LD_LIBRARY_PATH's alone, which a program's DT_RPATH comes before.
+      const std::string library = util::to_utf8(request.tree.library_path());
+      if (library.find(' ') != std::string::npos) {
+        return make_error("the tree's library '" + library + "' has a space, which LD_PRELOAD cannot hold",
+                          "use --mode audit (the default), or a store (--root) whose path has no space");
+      }
       environment.set("LD_PRELOAD",
                       prepend_entry(util::to_utf8(request.tree.library_path()), environment.get("LD_PRELOAD"), ':'));
     }

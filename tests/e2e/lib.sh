@@ -42,6 +42,18 @@ expect_eq() { [ "$1" = "$2" ] || fail "$3: expected '$2', got '$1'"; }
 # object, or of the first element of an array, a dotted KEY going deeper
 # (`tree.cuda`); strings as they are, null as `null`, numbers and booleans as JSON
 # writes them.
+# selftest_statuses / selftest_files: from `cudnnenv selftest --json` on stdin, a line per case: "id status
+# loaded", and "id file" with the numbers in the temporary folders' names (process, random) as N.
+selftest_statuses() {
+  python3 -c 'import json, sys
+for c in json.load(sys.stdin)["cases"]: print(c["id"], c["status"], c["loaded"])'
+}
+selftest_files() {
+  python3 -c 'import json, re, sys
+for c in json.load(sys.stdin)["cases"]:
+    print(c["id"], re.sub(r"selftest( 库 & |-)[0-9]+-[0-9]+", r"selftest\1N", str(c["file"])))'
+}
+
 json_field() {
   python3 -c '
 import json, sys

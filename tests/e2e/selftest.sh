@@ -10,21 +10,25 @@
 CUDNNENV=$1
 FIXTURES=$2
 source "$(dirname "$0")/lib.sh"
-export TMPDIR="$WORK/tmp"
-mkdir -p "$TMPDIR"
+# A temporary folder without a space (this test's folder has one): exec --mode preload's case needs one.
+TMPDIR=$(mktemp -d "${TMPDIR:-/tmp}/cudnnenv-selftest-e2e-XXXXXX")
+export TMPDIR
+case "$TMPDIR" in *" "*) fail "the temporary folder '$TMPDIR' has a space: set TMPDIR" ;; esac
+trap 'status=$?; rm -rf "$TMPDIR"; (exit $status); cleanup' EXIT
 export CUDNNENV_ROOT="$WORK/user store"
 make_linux_tree t91 9.1.0 "$FIXTURES/fake-elf64-9.1.0.so"
 run install t91 --name mine
 [ "$rc" = 0 ] || fail "install: $(cat err)"
 before=$(cd "$CUDNNENV_ROOT" && find . | sort)
-# statuses: "id status loaded" per case, from the JSON on stdin.
-statuses() {
-  python3 -c 'import json, sys
-r = json.load(sys.stdin)
-for c in r["cases"]: print(c["id"], c["status"], c["loaded"])'
-}
 shells=""
-for shell in bash zsh fish; do command -v "$shell" > /dev/null && shells="$shells $shell"; done
+shells_line=""   # the table's second line: each shell found and its version
+for shell in bash zsh fish; do
+  command -v "$shell" > /dev/null || continue
+  shells="$shells $shell"
+  shells_line="$shells_line${shells_line:+; }$shell: $("$shell" --version | head -1)"
+done
+header="cudnnenv selftest: $(uname -s) $(uname -r) $(uname -m)
+shells: ${shells_line:-none found}"
 
 run selftest --json
 [ "$rc" = 0 ] || fail "selftest: $(cat out) $(cat err)"
@@ -40,18 +44,27 @@ for shell in $shells; do expected="$expected
 activate-$shell held 9.90.1 (the pinned tree)
 profile-$shell held 9.90.1 (the pinned tree)
 conda-$shell held 9.90.1 (the pinned tree)"; done
-expect_eq "$(statuses < out)" "$expected" "selftest --json, every case"
+expect_eq "$(selftest_statuses < out)" "$expected" "selftest --json, every case"
 expect_eq "$(json_field passed < out):$(json_field store < out)" "true:null" "passed, and no store kept"
+# Each names the file that loaded: the pinned tree's (exec-preload's in the second store, of a plain path).
+expect_eq "$(selftest_files < out)" "$(selftest_statuses < out | while read -r id rest; do
+  if [ "$id" = exec-preload ]; then echo "$id $TMPDIR/cudnnenv-selftest-N/store/pinned/lib/libcudnn.so.9.90.1"
+  else echo "$id $TMPDIR/cudnnenv selftest 库 & N/store/pinned/lib/libcudnn.so.9.90.1"; fi; done)" \
+  "selftest --json, the file each case loaded"
 pass "selftest: every case held (shells here:$shells)"
 
 CUDNNENV_SELFTEST_UNPINNED=1 run selftest --json
 expect_eq "$rc" "4" "selftest without the pin exits 4"
-expect_eq "$(statuses < out)" "$(echo "$expected" | sed 's/held 9.90.1 (the pinned tree)/failed 9.90.2 (the stray copy)/')" \
+expect_eq "$(selftest_statuses < out)" "$(echo "$expected" | sed 's/held 9.90.1 (the pinned tree)/failed 9.90.2 (the stray copy)/')" \
   "selftest without the pin: the stray copy loads in every case"
+expect_eq "$(selftest_files < out | cut -d' ' -f2- | sort -u)" "$TMPDIR/cudnnenv selftest 库 & N/store/stray/lib/libcudnn.so.9.90.2" \
+  "selftest without the pin: each case names the stray copy's file"
 CUDNNENV_SELFTEST_UNPINNED=1 run selftest --only exec-audit
-expect_eq "$rc:$(cat out)" "4:cudnnenv selftest: $(uname -s) $(uname -r) $(uname -m)
+sed -i 's/selftest 库 & [0-9]*-[0-9]*/selftest 库 \& N/' out
+expect_eq "$rc:$(cat out)" "4:$header
 failed     exec-audit: cudnnenv exec (audit module), the stray copy first on LD_LIBRARY_PATH
            expected 9.90.1 (the pinned tree), loaded 9.90.2 (the stray copy)
+           from $TMPDIR/cudnnenv selftest 库 & N/store/stray/lib/libcudnn.so.9.90.2
            the program loaded another copy than the pinned tree's
 a case failed: please attach 'cudnnenv selftest --json' to a bug report" "a failed case, as a person reads it"
 pass "without the pin every case fails and selftest exits 4"
@@ -64,8 +77,10 @@ expect_eq "$(grep -c '^held' out)" "1" "--only runs one case"
 # The loaders are what their cases say: run directly with the pinned tree on LD_LIBRARY_PATH, the one with
 # DT_RPATH gets the stray copy (searched first), the one with DT_RUNPATH the pinned tree (searched after).
 program="$(dirname "$kept")/program"
-expect_eq "$(LD_LIBRARY_PATH="$kept/pinned/lib" "$program/cudnnenv-selftest-load-rpath"):$(LD_LIBRARY_PATH="$kept/pinned/lib" "$program/cudnnenv-selftest-load-runpath")" \
-  "99002:99001" "the DT_RPATH and DT_RUNPATH loaders, started directly"
+expect_eq "$(LD_LIBRARY_PATH="$kept/pinned/lib" "$program/cudnnenv-selftest-load-rpath")
+$(LD_LIBRARY_PATH="$kept/pinned/lib" "$program/cudnnenv-selftest-load-runpath")" \
+  "$(printf '99002\t%s\n99001\t%s' "$program/decoy-lib/libcudnn.so.9" "$kept/pinned/lib/libcudnn.so.9")" \
+  "the DT_RPATH and DT_RUNPATH loaders, started directly: the version and the file each loaded"
 rm -rf "$(dirname "$kept")"
 # The profile's scripts and the conda hooks are the files `profile generate` and `export conda` write.
 run selftest --only profile-bash --keep
@@ -86,3 +101,19 @@ expect_eq "$(cd "$CUDNNENV_ROOT" && find . | sort)" "$before" "the user's store 
 run current --cudnn mine
 [ "$rc" = 0 ] || fail "the user's store after selftest: $(cat err)"
 pass "--only, --keep, and nothing left behind"
+
+# exec --mode preload needs a store whose path has no space (LD_PRELOAD is split at spaces): in a temporary
+# folder with one, the case cannot be shown and says why; the preload itself is refused, not passed on split.
+mkdir -p "$WORK/tmp 2"
+TMPDIR="$WORK/tmp 2" run selftest --only exec-preload
+expect_eq "$rc:$(cat out)" "0:$header
+unprovable exec-preload: cudnnenv exec --mode preload, the program's DT_RPATH naming the stray copy's folder (a store whose path has no space)
+           expected 9.90.1 (the pinned tree), loaded nothing
+           the temporary folder's path has a space, which LD_PRELOAD cannot hold (exec --mode preload refuses such a store)
+every case held that can be shown here (1 cannot be: each says why)" "selftest --only exec-preload, a temporary folder with a space"
+expect_eq "$(ls -A "$WORK/tmp 2")" "" "nothing left in that temporary folder"
+run exec --cudnn mine --mode preload -- true
+expect_eq "$rc:$(cat err)" "1:cudnnenv: error: the tree's library '$CUDNNENV_ROOT/mine/lib/libcudnn.so.9' has a space, which LD_PRELOAD cannot hold
+  hint: use --mode audit (the default), or a store (--root) whose path has no space" "exec --mode preload, a store with a space"
+pass "exec --mode preload: a store path with a space refused, the case unprovable there"
+

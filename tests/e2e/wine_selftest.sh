@@ -64,11 +64,6 @@ snapshot check
 "$WINE" reg delete "$check_key" /f > /dev/null 2>&1
 expect_eq "$(same_as_before check | head -1 | cut -d" " -f1-2)" "hkcu differs:" "the registry comparison sees a change"
 
-statuses() {  # "id status loaded" per case, from the JSON on stdin
-  python3 -c 'import json, sys
-r = json.load(sys.stdin)
-for c in r["cases"]: print(c["id"], c["status"], c["loaded"])'
-}
 details() {  # "id: detail" of each unprovable case
   python3 -c 'import json, sys
 r = json.load(sys.stdin)
@@ -80,7 +75,7 @@ run selftest --json
 [ "$rc" = 0 ] || fail "selftest: $(cat out) $(cat err)"
 pinned="9.90.1 (the pinned tree)"
 stray="9.90.2 (the stray copy)"
-expect_eq "$(statuses < out)" "exec-audit held $pinned
+expect_eq "$(selftest_statuses < out)" "exec-audit held $pinned
 exec-path held $pinned
 exec-altered held $pinned
 exec-default-dirs unprovable $pinned
@@ -107,6 +102,30 @@ exec-long-path: Wine cannot show this: Wine opens paths past 260 characters what
 activate-powershell: Wine cannot show this: Wine's powershell.exe is a stub, not PowerShell
 profile-powershell: Wine cannot show this: Wine's powershell.exe is a stub, not PowerShell
 conda-powershell: Wine cannot show this: Wine's powershell.exe is a stub, not PowerShell" "why each case cannot be shown under Wine"
+# Each names the file that loaded (resolved, as the loader named it): the pinned tree's, or the stray copy's
+# where that loaded (the load by full path; the grandchild, unprovable here); PowerShell's cases none.
+store="$temp\\cudnnenv selftest 库 & N\\store"
+long="$temp\\cudnnenv selftest 库 & N$(for letter in a b c d; do printf '\\%s' "$(printf "%64s" | tr ' ' $letter)"; done)"
+expect_eq "$(selftest_files < out)" "exec-audit $store\\pinned\\bin\\cudnn64_9.dll
+exec-path $store\\pinned\\bin\\cudnn64_9.dll
+exec-altered $store\\pinned\\bin\\cudnn64_9.dll
+exec-default-dirs $store\\pinned\\bin\\cudnn64_9.dll
+exec-add-dll-directory $store\\pinned\\bin\\cudnn64_9.dll
+exec-working-folder $store\\pinned\\bin\\cudnn64_9.dll
+exec-program-folder $store\\pinned\\bin\\cudnn64_9.dll
+exec-32bit-copy $store\\pinned\\bin\\cudnn64_9.dll
+exec-absolute $store\\stray\\bin\\cudnn64_9.dll
+exec-grandchild $store\\stray\\bin\\cudnn64_9.dll
+exec-batch $store\\pinned\\bin\\cudnn64_9.dll
+exec-long-path $long\\pinned\\bin\\cudnn64_9.dll
+shim $store\\pinned\\bin\\cudnn64_9.dll
+shim-cached $store\\pinned\\bin\\cudnn64_9.dll
+activate-cmd $store\\pinned\\bin\\cudnn64_9.dll
+profile-cmd $store\\pinned\\bin\\cudnn64_9.dll
+conda-cmd $temp\\cudnnenv-selftest-N\\store\\pinned\\bin\\cudnn64_9.dll
+activate-powershell None
+profile-powershell None
+conda-powershell None" "selftest --json under Wine, the file each case loaded"
 expect_eq "$(python3 -c 'import json, sys
 print(sorted({(c["status"], c["unprovable"]) for c in json.load(sys.stdin)["cases"]}))' < out)" \
   "[('held', None), ('unprovable', 'wine')]" "each unprovable case marked unprovable: wine, no other"
@@ -117,11 +136,15 @@ r = json.load(open("out"))
 assert r["os"].startswith("Windows ") and r["os"].endswith(")") and "(Wine " in r["os"], r["os"]
 assert r["code_pages"].endswith(", ANSI 1252"), r["code_pages"]
 assert r["shells"]["cmd"].startswith("Microsoft Windows"), r["shells"]' || fail "the machine's description: $(cat out)"
+cp out json.out
 pass "selftest under Wine: 13 cases held, 7 unprovable with their reasons"
 
 run selftest --only exec-absolute
-expect_eq "$rc:$(tail -n +2 out)" "0:held       exec-absolute: the program loading the stray copy by full path (PyTorch's torch\\lib): no launcher can turn it, --report must name it
+sed -i 's/selftest 库 & [0-9]*-[0-9]*/selftest 库 \& N/' out
+expect_eq "$rc:$(tail -n +2 out)" "0:shells: cmd: $(json_field shells.cmd < json.out)
+held       exec-absolute: the program loading the stray copy by full path (PyTorch's torch\\lib): no launcher can turn it, --report must name it
            expected 9.90.2 (the stray copy), named by --report as outside the tree, loaded 9.90.2 (the stray copy)
+           from $store\\stray\\bin\\cudnn64_9.dll
 every case held" "a load by full path, as a person reads it"
 run selftest --only exec-grandchild
 expect_eq "$rc:$(tail -1 out)" "0:every case held that can be shown here (1 cannot be: each says why)" "an unprovable case does not fail the run"
@@ -146,20 +169,20 @@ in_odd_temp() {
 }
 for case in activate-cmd profile-cmd; do
   in_odd_temp $case
-  expect_eq "$rc:$(statuses < out)" "0:$case held $pinned" "the $case case with '&' in %TEMP%'s path"
+  expect_eq "$rc:$(selftest_statuses < out)" "0:$case held $pinned" "the $case case with '&' in %TEMP%'s path"
 done
 # conda's cmd hook needs a store of a plain path (export conda writes none otherwise, and says so): this
 # case also shows that the runs above had that %TEMP%.
 in_odd_temp conda-cmd
 expect_eq "$(python3 -c 'import json, sys; print(json.load(sys.stdin)["cases"][0]["unprovable"])' < out)" \
   "temporary folder" "conda-cmd's unprovable mark with such a %TEMP%"
-expect_eq "$rc:$(statuses < out):$(details < out)" "0:conda-cmd unprovable nothing:conda-cmd: the temporary folder's path holds a letter a batch file cannot carry in every code page, so export conda writes no cmd hook for a store there (it says so)" "the conda-cmd case with such a %TEMP%"
+expect_eq "$rc:$(selftest_statuses < out):$(details < out)" "0:conda-cmd unprovable nothing:conda-cmd: the temporary folder's path holds a letter a batch file cannot carry in every code page, so export conda writes no cmd hook for a store there (it says so)" "the conda-cmd case with such a %TEMP%"
 expect_eq "$(ls -A "$odd_temp")" "" "nothing left in that %TEMP%"
 pass "a %TEMP% holding &: cmd's activation and the profile's activate.bat hold; conda's cmd case says why it cannot run"
 
 CUDNNENV_SELFTEST_UNPINNED=1 run selftest --json
 expect_eq "$rc" "4" "selftest without the pin exits 4"
-expect_eq "$(statuses < out | grep -v unprovable)" "exec-audit failed $stray
+expect_eq "$(selftest_statuses < out | grep -v unprovable)" "exec-audit failed $stray
 exec-path failed $stray
 exec-altered failed $stray
 exec-working-folder failed $stray
@@ -177,7 +200,7 @@ pass "without the pin every case fails (the stray copy loads) and selftest exits
 system32=$("$WINE" winepath -u 'C:\windows\system32' 2> /dev/null)
 run selftest --system32 --only exec-system32 --json
 [ "$rc" = 0 ] || fail "selftest --system32: $(cat out) $(cat err)"
-expect_eq "$(statuses < out)" "exec-system32 unprovable $pinned" "--system32 under Wine"
+expect_eq "$(selftest_statuses < out)" "exec-system32 unprovable $pinned" "--system32 under Wine"
 [ ! -e "$system32/cudnn64_9.dll" ] || fail "--system32 left its copy in System32"
 echo "someone's own" > "$system32/cudnn64_9.dll"
 run selftest --system32

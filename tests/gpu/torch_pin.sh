@@ -38,6 +38,16 @@ cat out; grep -v "^  in the tree" err | tail -5; grep "in the tree" err | sed 's
 check "9.14 with the check skipped: version 91400, report only the tree (rc=$rc)" \
   'grep -q "version 91400" out && ! grep -q OUTSIDE err && grep -q "in the tree  /usr/lib/x86_64-linux-gnu/libcudnn" err'
 
+# Without the audit module nothing turns a load by absolute path: PyTorch's own loading of its wheel's
+# libcudnn.so.9 maps a second copy (the preloaded one answers cudnnGetVersion), and --report says so.
+echo "== exec --mode preload and --mode path --cudnn system-9.14 --report (the store's path has no space)"
+for mode in preload path; do
+  PYTORCH_SKIP_CUDNN_COMPATIBILITY_CHECK=1 "$bin/cudnnenv" exec --mode $mode --cudnn system-9.14 --report -- "$python" -c "$line" > out 2> err; rc=$?
+  echo "-- $mode (rc=$rc)"; cat out; grep -E "OUTSIDE|report:" err | head -6
+  check "--mode $mode: version 91400; --report names the wheel's copy PyTorch loads by absolute path, exit 4 (rc=$rc)" \
+    '[ $rc = 4 ] && grep -q "version 91400" out && [ "$(grep OUTSIDE err)" = "  OUTSIDE      $site/nvidia/cudnn/lib/libcudnn.so.9" ]'
+done
+
 echo "== through a shim, the global default torch-9.19, then CUDNNENV_VERSION=system-9.14"
 "$bin/cudnnenv" use --global torch-9.19 > /dev/null
 "$bin/cudnnenv" shim add python3 --target "$python"

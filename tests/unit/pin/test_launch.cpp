@@ -119,13 +119,47 @@ TEST_SUITE("pin/launch") {
       CHECK(plan->environment.get("LD_AUDIT") == util::to_utf8(fs::absolute("audit.so")));
       CHECK(again->environment.get("LD_AUDIT") == util::to_utf8(fs::absolute("audit.so")));
       CHECK_FALSE(plan->environment.get("LD_PRELOAD"));
+      // (LD_PRELOAD cannot hold the space of this test's folder: a tree of a plain path.)
       request.mode = PinMode::preload;
+      request.tree.root = "/cudnnenv-test-tree";
       auto preload = plan_launch(request);
       REQUIRE(preload);
-      CHECK(
-          util::starts_with(preload->environment.get("LD_PRELOAD").value_or(""), util::to_utf8(lib / "libcudnn.so.9")));
+      CHECK(preload->environment.get("LD_PRELOAD") == "/cudnnenv-test-tree/lib/libcudnn.so.9");
       CHECK_FALSE(preload->environment.get("CUDNNENV_PIN_DIR"));
     }
+  }
+
+  TEST_CASE("Linux: a path the loader's variables cannot hold is refused, not passed on split") {
+    if (windows()) return;
+    const fs::path root = fs::absolute("a tree:x");
+    fs::create_directories(root / "lib");
+    make_program("bin", "tool");
+    test::write_binary("audit.so", "");
+    LaunchRequest request;
+    request.tree.root = root;
+    request.tree.layout.library_dir = "lib";
+    request.tree.layout.main_library = "lib/libcudnn.so.9";
+    request.command = "tool";
+    request.environment = path_of({"bin"});
+    request.audit_module = fs::absolute("audit.so");
+    auto colon = plan_launch(request);
+    REQUIRE_FALSE(colon);
+    CHECK(colon.error().message == "the tree's library folder '" + util::to_utf8(root / "lib") +
+                                       "' has a ':', which LD_LIBRARY_PATH and LD_AUDIT cannot hold");
+    CHECK(colon.error().hint == "move the store (--root) or cudnnenv to a path without ':'");
+    // A space: LD_LIBRARY_PATH and LD_AUDIT hold it; LD_PRELOAD (split at spaces) does not.
+    request.tree.root = fs::absolute("a tree");
+    fs::create_directories(request.tree.root / "lib");
+    request.mode = PinMode::audit;
+    CHECK(plan_launch(request));
+    request.mode = PinMode::path;
+    CHECK(plan_launch(request));
+    request.mode = PinMode::preload;
+    auto space = plan_launch(request);
+    REQUIRE_FALSE(space);
+    CHECK(space.error().message == "the tree's library '" + util::to_utf8(request.tree.root / "lib/libcudnn.so.9") +
+                                       "' has a space, which LD_PRELOAD cannot hold");
+    CHECK(space.error().hint == "use --mode audit (the default), or a store (--root) whose path has no space");
   }
 
   TEST_CASE("loaded files sorted into the tree's and the others, the program's own folder named") {
