@@ -5,13 +5,15 @@
  *
  * Linux:
  *   cudnnenv-selftest-load          loads libcudnn.so.9 by name
- *   cudnnenv-selftest-load PATH     loads that file (an absolute path: what JAX does)
+ *   cudnnenv-selftest-load NAME     loads that name (libcudnn.so.8), or that
+ *                                   file by absolute path (what JAX does)
  * Built three times on Linux: -rpath has DT_RPATH $ORIGIN/decoy-lib, which
  * the dynamic loader searches before LD_LIBRARY_PATH, and -runpath the same
  * folder as DT_RUNPATH (the linkers' default), searched after it.
  *
- * Windows, the first argument names the load style:
- *   bare                LoadLibraryW("cudnn64_9.dll")
+ * Windows: [--name DLL] STYLE ..., the DLL cudnn64_9.dll unless named
+ * (cudnn64_8.dll); the style:
+ *   bare                LoadLibraryW(DLL)
  *   altered             LoadLibraryExW with LOAD_WITH_ALTERED_SEARCH_PATH (TensorFlow)
  *   default-dirs        SetDefaultDllDirectories(LOAD_LIBRARY_SEARCH_DEFAULT_DIRS),
  *                       then a load with that flag (Python 3.8+'s ctypes)
@@ -19,7 +21,7 @@
  *                       the same after AddDllDirectory(DIR), a folder of the
  *                       program's own (Python's os.add_dll_directory)
  *   path FILE           LoadLibraryW(FILE), by full path (PyTorch's torch\lib)
- *   child DIR           puts DIR first on PATH and starts itself with `bare`,
+ *   child DIR           puts DIR first on PATH and starts itself with `bare` (and --name),
  *                       as a program that starts another does (a grandchild
  *                       of the launcher); its exit code is this one's
  * Exit 1 with the loader's message on stderr when nothing loads, 2 on a
@@ -57,16 +59,17 @@ static int print_version(VersionFunction version, const char* file) {
 
 #if defined(_WIN32)
 
-static const wchar_t k_name[] = L"cudnn64_9.dll";
+static const wchar_t* g_name = L"cudnn64_9.dll"; /* --name */
 
 static int usage(void) {
   fprintf(stderr,
-          "usage: cudnnenv-selftest-load bare | altered | default-dirs | add-dll-directory DIR | path FILE | "
-          "child DIR\n");
+          "usage: cudnnenv-selftest-load [--name DLL] bare | altered | default-dirs | add-dll-directory DIR | "
+          "path FILE | child DIR\n");
   return 2;
 }
 
-/* PATH = DIR;PATH, then this program again with `bare`, its output on ours. */
+/* PATH = DIR;PATH, then this program again with `bare` (and the DLL's
+ * name), its output on ours. */
 static int start_child(const wchar_t* self, const wchar_t* folder) {
   const wchar_t* path = _wgetenv(L"PATH");
   size_t size = wcslen(folder) + (path ? wcslen(path) : 0) + 2;
@@ -81,7 +84,7 @@ static int start_child(const wchar_t* self, const wchar_t* folder) {
   wchar_t* quoted = (wchar_t*)malloc(quoted_size * sizeof(wchar_t));
   if (quoted == NULL) return 1;
   swprintf(quoted, quoted_size, L"\"%ls\"", self);
-  const wchar_t* arguments[] = {quoted, L"bare", NULL};
+  const wchar_t* arguments[] = {quoted, L"--name", g_name, L"bare", NULL};
   intptr_t status = _wspawnv(_P_WAIT, self, arguments);
   free(quoted);
   if (status == -1) {
@@ -94,23 +97,29 @@ static int start_child(const wchar_t* self, const wchar_t* folder) {
 int main(void) {
   int argc = 0;
   wchar_t** argv = CommandLineToArgvW(GetCommandLineW(), &argc);
-  if (argv == NULL || argc < 2) return usage();
+  if (argv == NULL) return usage();
+  if (argc >= 3 && wcscmp(argv[1], L"--name") == 0) {
+    g_name = argv[2];
+    argv += 2;
+    argc -= 2;
+  }
+  if (argc < 2) return usage();
   const wchar_t* style = argv[1];
   HMODULE library = NULL;
   if (wcscmp(style, L"bare") == 0 && argc == 2) {
-    library = LoadLibraryW(k_name);
+    library = LoadLibraryW(g_name);
   } else if (wcscmp(style, L"altered") == 0 && argc == 2) {
-    library = LoadLibraryExW(k_name, NULL, LOAD_WITH_ALTERED_SEARCH_PATH);
+    library = LoadLibraryExW(g_name, NULL, LOAD_WITH_ALTERED_SEARCH_PATH);
   } else if (wcscmp(style, L"default-dirs") == 0 && argc == 2) {
     SetDefaultDllDirectories(LOAD_LIBRARY_SEARCH_DEFAULT_DIRS);
-    library = LoadLibraryExW(k_name, NULL, LOAD_LIBRARY_SEARCH_DEFAULT_DIRS);
+    library = LoadLibraryExW(g_name, NULL, LOAD_LIBRARY_SEARCH_DEFAULT_DIRS);
   } else if (wcscmp(style, L"add-dll-directory") == 0 && argc == 3) {
     SetDefaultDllDirectories(LOAD_LIBRARY_SEARCH_DEFAULT_DIRS);
     if (AddDllDirectory(argv[2]) == NULL) {
       fprintf(stderr, "AddDllDirectory failed: %lu\n", GetLastError());
       return 1;
     }
-    library = LoadLibraryExW(k_name, NULL, LOAD_LIBRARY_SEARCH_DEFAULT_DIRS);
+    library = LoadLibraryExW(g_name, NULL, LOAD_LIBRARY_SEARCH_DEFAULT_DIRS);
   } else if (wcscmp(style, L"path") == 0 && argc == 3) {
     library = LoadLibraryW(argv[2]);
   } else if (wcscmp(style, L"child") == 0 && argc == 3) {

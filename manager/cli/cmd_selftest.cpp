@@ -99,8 +99,8 @@ void register_selftest(CLI::App& app, Context& context) {
                     "a file)");
   command->add_option("--only", arguments->only, "run one case")->check(CLI::IsMember(selftest_case_ids()));
   command->footer(
-      "Needs no GPU and no cuDNN: the test libraries (sentinel versions 9.90.1 and 9.90.2, no real release)\n"
-      "and the program that loads them are installed with cudnnenv. Nothing is left behind.\n"
+      "Needs no GPU and no cuDNN: the test libraries (sentinel versions 9.90.1 and 9.90.2, 8.1.90 and 8.1.91,\n"
+      "no real release) and the program that loads them are installed with cudnnenv. Nothing is left behind.\n"
       "Windows: each load style frameworks use (by name, LOAD_WITH_ALTERED_SEARCH_PATH,\n"
       "LOAD_LIBRARY_SEARCH_DEFAULT_DIRS, AddDllDirectory, by full path, a grandchild, a .bat), stray copies\n"
       "on PATH, in the working folder and the program's folder, cmd and PowerShell activation. Under Wine a\n"

@@ -5,6 +5,7 @@
 
 #include "doctor/facts.hpp"
 #include "formats/platform.hpp"
+#include "store/layout.hpp"
 #include "store/state.hpp"
 #include "util/fs.hpp"
 #include "util/json.hpp"
@@ -18,65 +19,73 @@ namespace fs = std::filesystem;
 
 namespace {
 
-constexpr const char* k_pinned = "pinned";  // the trees' names in the temporary store
+constexpr const char* k_pinned = "pinned";  // the cuDNN 9 trees' names in the temporary store
 constexpr const char* k_stray = "stray";
-constexpr const char* k_pinned_version = "9.90.1";
-constexpr const char* k_stray_version = "9.90.2";
 constexpr const char* k_loader = "cudnnenv-selftest-load";
 constexpr const char* k_profile = "cudnnenv-selftest";  // a profile of the temporary store's config.toml
 
+// The four test trees: cuDNN 9's pair and cuDNN 8's (the names TensorFlow's
+// Windows builds load), each made from the shipped test library of its
+// version, with what that library's cudnnGetVersion() prints.
+struct TestTree {
+  const char* name;     // in the temporary store
+  const char* release;  // the folder it is made in, then installed from
+  const char* version;  // sentinel: no cuDNN release has it
+  const char* printed;  // cudnnGetVersion()
+  int major;
+  bool pinned;  // the tree each case pins, else the stray copy
+};
+constexpr TestTree k_trees[] = {{k_pinned, "release-a", "9.90.1", "99001", 9, true},
+                                {k_stray, "release-b", "9.90.2", "99002", 9, false},
+                                {"pinned-8", "release-a8", "8.1.90", "8190", 8, true},
+                                {"stray-8", "release-b8", "8.1.91", "8191", 8, false}};
+
+const TestTree& test_tree(int major, bool pinned) {
+  for (const auto& tree : k_trees) {
+    if (tree.major == major && tree.pinned == pinned) return tree;
+  }
+  return k_trees[0];
+}
+
 // What the loader printed, in words.
 std::string named_version(const std::string& printed) {
-  if (printed == "99001") return std::string(k_pinned_version) + " (the pinned tree)";
-  if (printed == "99002") return std::string(k_stray_version) + " (the stray copy)";
+  for (const auto& tree : k_trees) {
+    if (printed == tree.printed) {
+      return std::string(tree.version) + (tree.pinned ? " (the pinned tree)" : " (the stray copy)");
+    }
+  }
   return printed;
 }
 
-// A cuDNN 9 release's headers, cudnn_version.h saying `version`.
-Result<void> write_headers(const fs::path& folder, const std::string& version) {
+// A release's files as `expected_set` names them (Linux: lib, include;
+// Windows: bin, include, lib\x64), every library the one test library under
+// its name (as tests/e2e/trees.sh's make_*_tree do), cudnn_version.h saying
+// the tree's version.
+Result<void> make_tree(const fs::path& folder, const fs::path& library, const TestTree& tree) {
+  const bool windows = windows_host();
+  const ExpectedSet set = expected_set(tree.major, windows ? Os::windows : Os::linux);
+  const fs::path libraries = folder / (windows ? "bin" : "lib");
   std::error_code ec;
-  fs::create_directories(folder / "include", ec);
-  const auto fields = util::split(version, '.');
-  CUDNNENV_TRY(util::write_file_atomic(folder / "include" / "cudnn_version.h",
-                                       "#define CUDNN_MAJOR " + fields[0] + "\n#define CUDNN_MINOR " + fields[1] +
-                                           "\n#define CUDNN_PATCHLEVEL " + fields[2] + "\n"));
-  for (const char* header : {"cudnn", "cudnn_graph", "cudnn_ops", "cudnn_cnn", "cudnn_adv", "cudnn_backend"}) {
-    CUDNNENV_TRY(util::write_file_atomic(folder / "include" / (std::string(header) + ".h"),
-                                         "/* " + std::string(header) + " */\n"));
+  for (const fs::path& sub : {libraries, folder / "include", folder / "lib" / "x64"}) fs::create_directories(sub, ec);
+  for (const auto& name : set.libraries) {
+    // Linux: the file of the full version, and its soname a link to it.
+    const std::string file = windows ? name : name.substr(0, name.rfind(".so.") + 4) + tree.version;
+    fs::copy_file(library, libraries / file, fs::copy_options::overwrite_existing, ec);
+    if (ec) return make_error("cannot copy '" + util::to_utf8(library) + "': " + ec.message());
+    if (!windows) fs::create_symlink(file, libraries / name, ec);
+  }
+  for (const auto& name : set.import_libs) {
+    CUDNNENV_TRY(util::write_file_atomic(folder / "lib" / "x64" / name, "!<arch>\n"));
+  }
+  const auto fields = util::split(tree.version, '.');
+  for (const auto& header : set.headers) {
+    CUDNNENV_TRY(util::write_file_atomic(
+        folder / "include" / header, header == "cudnn_version.h"
+                                         ? "#define CUDNN_MAJOR " + fields[0] + "\n#define CUDNN_MINOR " + fields[1] +
+                                               "\n#define CUDNN_PATCHLEVEL " + fields[2] + "\n"
+                                         : "/* " + header + " */\n"));
   }
   return {};
-}
-
-// A cuDNN 9 release's files for Linux, every library the one test library
-// under its name (as tests/e2e/trees.sh's make_linux_tree does).
-Result<void> make_linux_tree(const fs::path& folder, const fs::path& library, const std::string& version) {
-  std::error_code ec;
-  fs::create_directories(folder / "lib", ec);
-  fs::create_directories(folder / "include", ec);
-  for (const char* base : {"cudnn", "cudnn_graph", "cudnn_ops", "cudnn_cnn", "cudnn_adv", "cudnn_heuristic",
-                           "cudnn_engines_precompiled", "cudnn_engines_runtime_compiled"}) {
-    const std::string file = "lib" + std::string(base) + ".so." + version;
-    fs::copy_file(library, folder / "lib" / file, fs::copy_options::overwrite_existing, ec);
-    if (ec) return make_error("cannot copy '" + util::to_utf8(library) + "': " + ec.message());
-    fs::create_symlink(file, folder / "lib" / ("lib" + std::string(base) + ".so.9"), ec);
-  }
-  return write_headers(folder, version);
-}
-
-// A cuDNN 9 release's files for Windows (bin, include, lib\x64), every DLL
-// the one test DLL under its name.
-Result<void> make_windows_tree(const fs::path& folder, const fs::path& library, const std::string& version) {
-  std::error_code ec;
-  for (const char* sub : {"bin", "include", "lib/x64"}) fs::create_directories(folder / sub, ec);
-  for (const char* base : {"cudnn", "cudnn_graph", "cudnn_ops", "cudnn_cnn", "cudnn_adv", "cudnn_heuristic",
-                           "cudnn_engines_precompiled", "cudnn_engines_runtime_compiled"}) {
-    fs::copy_file(library, folder / "bin" / (std::string(base) + "64_9.dll"), fs::copy_options::overwrite_existing, ec);
-    if (ec) return make_error("cannot copy '" + util::to_utf8(library) + "': " + ec.message());
-    for (const std::string& lib : {std::string(base) + ".lib", std::string(base) + "64_9.lib"}) {
-      CUDNNENV_TRY(util::write_file_atomic(folder / "lib" / "x64" / lib, "!<arch>\n"));
-    }
-  }
-  return write_headers(folder, version);
 }
 
 // The first `name` on the environment's PATH.
@@ -109,6 +118,7 @@ struct CaseSpec {
   // and the case holds when --report names it outside the tree (exit 4).
   bool stray_reported = false;
   std::string wine_cannot;  // why Wine cannot show this case; empty when it can
+  int major = 9;            // the trees it pins and meets: cuDNN 9's, or 8's
 };
 
 // The loader's first word on Windows (its load style); Linux's takes none.
@@ -130,12 +140,14 @@ CaseSpec named(std::string id, std::string how) {
   return spec;
 }
 
-// exec (with `options` of its own) of `program`; without the pin, `program` alone.
+// exec (with `options` of its own) of `program`, pinned to cuDNN `major`'s
+// pinned tree; without the pin, `program` alone.
 CaseSpec through_exec(std::string id, std::string how, std::vector<std::string> program,
-                      const std::vector<std::string>& options = {}) {
+                      const std::vector<std::string>& options = {}, int major = 9) {
   CaseSpec spec = named(std::move(id), std::move(how));
-  spec.pinned = concat(concat(concat({"exec", "--cudnn", k_pinned}, options), {"--"}), program);
+  spec.pinned = concat(concat(concat({"exec", "--cudnn", test_tree(major, true).name}, options), {"--"}), program);
   spec.direct = std::move(program);
+  spec.major = major;
   return spec;
 }
 
@@ -181,8 +193,8 @@ class Run {
     const bool windows = windows_host();
     const std::string loader = windows ? std::string(k_loader) + ".exe" : k_loader;
     const std::string suffix = windows ? ".dll" : ".so";
-    std::vector<std::string> assets = {loader, "cudnnenv-selftest-9.90.1" + suffix,
-                                       "cudnnenv-selftest-9.90.2" + suffix};
+    std::vector<std::string> assets = {loader};
+    for (const auto& tree : k_trees) assets.push_back("cudnnenv-selftest-" + std::string(tree.version) + suffix);
     if (!windows) {
       assets.push_back("cudnnenv-selftest-load-rpath");
       assets.push_back("cudnnenv-selftest-load-runpath");
@@ -194,13 +206,10 @@ class Run {
                           "reinstall cudnnenv: the package installs them beside the program");
       }
     }
-    const auto make_tree = windows ? make_windows_tree : make_linux_tree;
-    CUDNNENV_TRY(
-        make_tree(m_work / "release-a", m_options.assets / ("cudnnenv-selftest-9.90.1" + suffix), k_pinned_version));
-    CUDNNENV_TRY(
-        make_tree(m_work / "release-b", m_options.assets / ("cudnnenv-selftest-9.90.2" + suffix), k_stray_version));
-    for (const auto& [release, name] : {std::pair{"release-a", k_pinned}, std::pair{"release-b", k_stray}}) {
-      CUDNNENV_TRY(install(m_root, m_work / release, name));
+    for (const auto& tree : k_trees) {
+      CUDNNENV_TRY(make_tree(m_work / tree.release,
+                             m_options.assets / ("cudnnenv-selftest-" + std::string(tree.version) + suffix), tree));
+      CUDNNENV_TRY(install(m_root, m_work / tree.release, tree.name));
     }
     // The program's folder: the loaders (Linux: the rpath one's decoy-lib, the stray tree).
     fs::create_directories(m_work / "program", ec);
@@ -218,7 +227,8 @@ class Run {
     if (windows) return set_up_windows();
     fs::create_directory_symlink(m_root / k_stray / "lib", m_work / "program" / "decoy-lib", ec);
     // A user's environment, less any selection of theirs, with the stray copy first on LD_LIBRARY_PATH.
-    m_environment.set("LD_LIBRARY_PATH", util::to_utf8(m_root / k_stray / "lib"));
+    m_environment.set("LD_LIBRARY_PATH", util::to_utf8(m_root / k_stray / "lib") + ":" +
+                                             util::to_utf8(m_root / test_tree(8, false).name / "lib"));
     return {};
   }
 
@@ -234,6 +244,12 @@ class Run {
                                   {loader}, {"--report", "--json"});
     audit.check_report = true;
     add(report, audit);
+    CaseSpec cudnn8 = through_exec("exec-cudnn8",
+                                   "cuDNN 8's names: libcudnn.so.8 by name, the stray 8.1.91 on LD_LIBRARY_PATH "
+                                   "(cudnnenv exec --report)",
+                                   {loader, "libcudnn.so.8"}, {"--report", "--json"}, 8);
+    cudnn8.check_report = true;
+    add(report, cudnn8);
     preload_case(report, rpath_loader);
     add(report,
         through_exec("exec-path", "cudnnenv exec --mode path (LD_LIBRARY_PATH only)", {loader}, {"--mode", "path"}));
@@ -323,7 +339,8 @@ class Run {
       if (ec) return make_error("cannot create '" + util::to_utf8(m_long_root) + "': " + ec.message());
       CUDNNENV_TRY(install(m_long_root, m_work / "release-a", k_pinned));
     }
-    std::string path = util::to_utf8(m_root / k_stray / "bin");
+    std::string path =
+        util::to_utf8(m_root / k_stray / "bin") + ";" + util::to_utf8(m_root / test_tree(8, false).name / "bin");
     if (const auto user = m_environment.get("PATH"); user && !user->empty()) path += ";" + *user;
     m_environment.set("PATH", path);
     if (m_options.system32 && wanted("exec-system32")) {
@@ -369,6 +386,13 @@ class Run {
                      {"--report", "--json"});
     audit.check_report = true;
     add(report, audit);
+    CaseSpec cudnn8 =
+        through_exec("exec-cudnn8",
+                     "cuDNN 8's names: cudnn64_8.dll by LoadLibraryW, the stray 8.1.91 on PATH "
+                     "(cudnnenv exec --report)",
+                     loader_words(loader, {"--name", "cudnn64_8.dll", "bare"}), {"--report", "--json"}, 8);
+    cudnn8.check_report = true;
+    add(report, cudnn8);
     add(report, through_exec("exec-path", "cudnnenv exec --mode path (PATH only), LoadLibraryW by name", bare,
                              {"--mode", "path"}));
     add(report, through_exec("exec-altered", "LoadLibraryExW with LOAD_WITH_ALTERED_SEARCH_PATH (TensorFlow)",
@@ -479,9 +503,10 @@ class Run {
   }
 
   void record(SelftestReport& report, const CaseSpec& spec, const Result<util::ProcessOutcome>& outcome) {
-    const std::string want = spec.stray_reported ? "99002" : "99001";
+    const TestTree& expected = test_tree(spec.major, !spec.stray_reported);
+    const std::string want = expected.printed;
     // The tree the loaded file must be in: the case's own store's pinned tree, or the stray one.
-    const fs::path tree = (spec.root.empty() ? m_root : spec.root) / (spec.stray_reported ? k_stray : k_pinned);
+    const fs::path tree = (spec.root.empty() ? m_root : spec.root) / expected.name;
     SelftestCase result;
     result.id = spec.id;
     result.how = spec.how;
@@ -640,7 +665,7 @@ class Run {
     fs::create_directories(paths.folder, ec);
     CUDNNENV_TRY(util::write_file_atomic(paths.config(), "[profiles." + std::string(k_profile) +
                                                              "]\nframework = \"cudnnenv selftest\"\ncudnn = \"" +
-                                                             k_pinned_version + "\"\n"));
+                                                             test_tree(9, true).version + "\"\n"));
     CUDNNENV_TRY(succeeded("profile generate", cudnnenv({"profile", "generate", k_profile}, &m_environment)));
     return paths.profile_scripts(k_profile);
   }
@@ -848,34 +873,19 @@ bool SelftestReport::passed() const {
 
 std::vector<std::string> selftest_case_ids() {
   if (windows_host()) {
-    return {"exec-audit",
-            "exec-path",
-            "exec-altered",
-            "exec-default-dirs",
-            "exec-add-dll-directory",
-            "exec-working-folder",
-            "exec-program-folder",
-            "exec-32bit-copy",
-            "exec-absolute",
-            "exec-grandchild",
-            "exec-batch",
-            "exec-long-path",
-            "exec-system32",
-            "shim",
-            "shim-cached",
-            "activate-cmd",
-            "profile-cmd",
-            "conda-cmd",
-            "activate-powershell",
-            "profile-powershell",
-            "conda-powershell",
-            "activate-pwsh",
-            "profile-pwsh",
+    return {"exec-audit",          "exec-cudnn8",         "exec-path",
+            "exec-altered",        "exec-default-dirs",   "exec-add-dll-directory",
+            "exec-working-folder", "exec-program-folder", "exec-32bit-copy",
+            "exec-absolute",       "exec-grandchild",     "exec-batch",
+            "exec-long-path",      "exec-system32",       "shim",
+            "shim-cached",         "activate-cmd",        "profile-cmd",
+            "conda-cmd",           "activate-powershell", "profile-powershell",
+            "conda-powershell",    "activate-pwsh",       "profile-pwsh",
             "conda-pwsh"};
   }
-  return {"exec-audit",  "exec-preload", "exec-path",     "exec-absolute", "exec-rpath", "exec-runpath",
-          "shim",        "shim-cached",  "activate-bash", "profile-bash",  "conda-bash", "activate-zsh",
-          "profile-zsh", "conda-zsh",    "activate-fish", "profile-fish",  "conda-fish"};
+  return {"exec-audit",   "exec-cudnn8", "exec-preload", "exec-path",     "exec-absolute", "exec-rpath",
+          "exec-runpath", "shim",        "shim-cached",  "activate-bash", "profile-bash",  "conda-bash",
+          "activate-zsh", "profile-zsh", "conda-zsh",    "activate-fish", "profile-fish",  "conda-fish"};
 }
 
 std::string to_string(SelftestStatus status) {

@@ -5,15 +5,17 @@
 // second also placed where a user's machine may have a stray copy (Linux:
 // first on LD_LIBRARY_PATH, behind a program's DT_RPATH, named by absolute
 // path; Windows: first on PATH, in the working folder, in the program's
-// folder, named by full path, in System32 with --system32), and every way
-// the pin is reached starts the shipped loader, which prints the version it
-// got: exec in each mode and (Windows) each load style a framework uses, a
-// shim, and in each shell found here activation, the scripts `profile
-// generate` writes and the hook `export conda` writes in an env. Each case
-// runs `cudnnenv` itself as a child, as a user would. Everything is
-// removed afterwards unless kept. Under Wine, a case that rests on what Wine
-// does not do as Windows does is `unprovable`, with the reason, whatever
-// loaded.
+// folder, named by full path, in System32 with --system32), and a cuDNN 8
+// pair (8.1.90, 8.1.91 on the path) for cuDNN 8's names. Every way the pin
+// is reached starts the shipped loader, which prints the version it got and
+// the file it came from (a case holds only when that file is in the
+// expected tree): exec in each mode and (Windows) each load style a
+// framework uses, a shim, and in each shell found here activation, the
+// scripts `profile generate` writes and the hook `export conda` writes in an
+// env. Each case runs `cudnnenv` itself as a child, as a user would.
+// Everything is removed afterwards unless kept. Under Wine, a case that
+// rests on what Wine does not do as Windows does is `unprovable`, with the
+// reason, whatever loaded.
 #pragma once
 
 #include <filesystem>

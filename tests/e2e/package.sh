@@ -7,7 +7,7 @@
 # its bash completion answers; `cpack -G DEB` makes a .deb holding the same.
 # Windows (the mingw build): `cpack -G ZIP` makes a .zip of the three
 # programs, the README, zlib/zlibwapi.dll (for cuDNN 8.3-8.9) and selftest/
-# (its DLL pair, the 32-bit stray DLL and the loader), from which `selftest` runs.
+# (its two DLL pairs, the 32-bit stray DLL and the loader), from which `selftest` runs.
 CUDNNENV=$1
 FIXTURES=$2
 source "$(dirname "$0")/lib.sh"
@@ -22,6 +22,8 @@ cudnnenv-probe.exe
 cudnnenv-shim.exe
 cudnnenv.exe
 selftest/
+selftest/cudnnenv-selftest-8.1.90.dll
+selftest/cudnnenv-selftest-8.1.91.dll
 selftest/cudnnenv-selftest-9.90.1.dll
 selftest/cudnnenv-selftest-9.90.2-x86.dll
 selftest/cudnnenv-selftest-9.90.2.dll
@@ -43,8 +45,8 @@ zlib/zlibwapi.dll" "the Windows .zip"
   python3 -c 'import json, sys
 r = json.load(open("selftest.json"))
 bad = [c["id"] for c in r["cases"] if c["status"] != ("unprovable" if c["detail"] and c["detail"].startswith("Wine cannot") else "held")]
-assert r["passed"] and len(r["cases"]) == 20 and not bad, bad' || fail "selftest from the .zip: $(cat selftest.json)"
-  pass "selftest from the unpacked .zip under Wine: 20 cases, each held or unprovable under Wine"
+assert r["passed"] and len(r["cases"]) == 21 and not bad, bad' || fail "selftest from the .zip: $(cat selftest.json)"
+  pass "selftest from the unpacked .zip under Wine: 21 cases, each held or unprovable under Wine"
   exit 0
 fi
 
@@ -57,6 +59,8 @@ expect_eq "$(cd "$usr" && find . -type f -o -type l | sort)" "./bin/cudnnenv
 ./lib/cudnnenv/cudnnenv-shim
 ./lib/cudnnenv/libcudnnenv-audit-report.so
 ./lib/cudnnenv/libcudnnenv-audit.so
+./lib/cudnnenv/selftest/cudnnenv-selftest-8.1.90.so
+./lib/cudnnenv/selftest/cudnnenv-selftest-8.1.91.so
 ./lib/cudnnenv/selftest/cudnnenv-selftest-9.90.1.so
 ./lib/cudnnenv/selftest/cudnnenv-selftest-9.90.2.so
 ./lib/cudnnenv/selftest/cudnnenv-selftest-load
@@ -101,6 +105,8 @@ expect_eq "$(dpkg-deb -c "$deb" | awk '{print $6}' | grep -v '/$' | sort)" "./us
 ./usr/lib/cudnnenv/cudnnenv-shim
 ./usr/lib/cudnnenv/libcudnnenv-audit-report.so
 ./usr/lib/cudnnenv/libcudnnenv-audit.so
+./usr/lib/cudnnenv/selftest/cudnnenv-selftest-8.1.90.so
+./usr/lib/cudnnenv/selftest/cudnnenv-selftest-8.1.91.so
 ./usr/lib/cudnnenv/selftest/cudnnenv-selftest-9.90.1.so
 ./usr/lib/cudnnenv/selftest/cudnnenv-selftest-9.90.2.so
 ./usr/lib/cudnnenv/selftest/cudnnenv-selftest-load

@@ -33,6 +33,7 @@ shells: ${shells_line:-none found}"
 run selftest --json
 [ "$rc" = 0 ] || fail "selftest: $(cat out) $(cat err)"
 expected="exec-audit held 9.90.1 (the pinned tree)
+exec-cudnn8 held 8.1.90 (the pinned tree)
 exec-preload held 9.90.1 (the pinned tree)
 exec-path held 9.90.1 (the pinned tree)
 exec-absolute held 9.90.1 (the pinned tree)
@@ -48,16 +49,21 @@ expect_eq "$(selftest_statuses < out)" "$expected" "selftest --json, every case"
 expect_eq "$(json_field passed < out):$(json_field store < out)" "true:null" "passed, and no store kept"
 # Each names the file that loaded: the pinned tree's (exec-preload's in the second store, of a plain path).
 expect_eq "$(selftest_files < out)" "$(selftest_statuses < out | while read -r id rest; do
-  if [ "$id" = exec-preload ]; then echo "$id $TMPDIR/cudnnenv-selftest-N/store/pinned/lib/libcudnn.so.9.90.1"
-  else echo "$id $TMPDIR/cudnnenv selftest 库 & N/store/pinned/lib/libcudnn.so.9.90.1"; fi; done)" \
+  case $id in
+    exec-preload) echo "$id $TMPDIR/cudnnenv-selftest-N/store/pinned/lib/libcudnn.so.9.90.1" ;;
+    exec-cudnn8) echo "$id $TMPDIR/cudnnenv selftest 库 & N/store/pinned-8/lib/libcudnn.so.8.1.90" ;;
+    *) echo "$id $TMPDIR/cudnnenv selftest 库 & N/store/pinned/lib/libcudnn.so.9.90.1" ;;
+  esac; done)" \
   "selftest --json, the file each case loaded"
 pass "selftest: every case held (shells here:$shells)"
 
 CUDNNENV_SELFTEST_UNPINNED=1 run selftest --json
 expect_eq "$rc" "4" "selftest without the pin exits 4"
-expect_eq "$(selftest_statuses < out)" "$(echo "$expected" | sed 's/held 9.90.1 (the pinned tree)/failed 9.90.2 (the stray copy)/')" \
+expect_eq "$(selftest_statuses < out)" "$(echo "$expected" | sed -e 's/held 9.90.1 (the pinned tree)/failed 9.90.2 (the stray copy)/' \
+  -e 's/held 8.1.90 (the pinned tree)/failed 8.1.91 (the stray copy)/')" \
   "selftest without the pin: the stray copy loads in every case"
-expect_eq "$(selftest_files < out | cut -d' ' -f2- | sort -u)" "$TMPDIR/cudnnenv selftest 库 & N/store/stray/lib/libcudnn.so.9.90.2" \
+expect_eq "$(selftest_files < out | cut -d' ' -f2- | sort -u)" "$TMPDIR/cudnnenv selftest 库 & N/store/stray-8/lib/libcudnn.so.8.1.91
+$TMPDIR/cudnnenv selftest 库 & N/store/stray/lib/libcudnn.so.9.90.2" \
   "selftest without the pin: each case names the stray copy's file"
 CUDNNENV_SELFTEST_UNPINNED=1 run selftest --only exec-audit
 sed -i 's/selftest 库 & [0-9]*-[0-9]*/selftest 库 \& N/' out

@@ -76,6 +76,7 @@ run selftest --json
 pinned="9.90.1 (the pinned tree)"
 stray="9.90.2 (the stray copy)"
 expect_eq "$(selftest_statuses < out)" "exec-audit held $pinned
+exec-cudnn8 held 8.1.90 (the pinned tree)
 exec-path held $pinned
 exec-altered held $pinned
 exec-default-dirs unprovable $pinned
@@ -107,6 +108,7 @@ conda-powershell: Wine cannot show this: Wine's powershell.exe is a stub, not Po
 store="$temp\\cudnnenv selftest 库 & N\\store"
 long="$temp\\cudnnenv selftest 库 & N$(for letter in a b c d; do printf '\\%s' "$(printf "%64s" | tr ' ' $letter)"; done)"
 expect_eq "$(selftest_files < out)" "exec-audit $store\\pinned\\bin\\cudnn64_9.dll
+exec-cudnn8 $store\\pinned-8\\bin\\cudnn64_8.dll
 exec-path $store\\pinned\\bin\\cudnn64_9.dll
 exec-altered $store\\pinned\\bin\\cudnn64_9.dll
 exec-default-dirs $store\\pinned\\bin\\cudnn64_9.dll
@@ -137,7 +139,7 @@ assert r["os"].startswith("Windows ") and r["os"].endswith(")") and "(Wine " in 
 assert r["code_pages"].endswith(", ANSI 1252"), r["code_pages"]
 assert r["shells"]["cmd"].startswith("Microsoft Windows"), r["shells"]' || fail "the machine's description: $(cat out)"
 cp out json.out
-pass "selftest under Wine: 13 cases held, 7 unprovable with their reasons"
+pass "selftest under Wine: 14 cases held, 7 unprovable with their reasons"
 
 run selftest --only exec-absolute
 sed -i 's/selftest 库 & [0-9]*-[0-9]*/selftest 库 \& N/' out
@@ -183,6 +185,7 @@ pass "a %TEMP% holding &: cmd's activation and the profile's activate.bat hold; 
 CUDNNENV_SELFTEST_UNPINNED=1 run selftest --json
 expect_eq "$rc" "4" "selftest without the pin exits 4"
 expect_eq "$(selftest_statuses < out | grep -v unprovable)" "exec-audit failed $stray
+exec-cudnn8 failed 8.1.91 (the stray copy)
 exec-path failed $stray
 exec-altered failed $stray
 exec-working-folder failed $stray
