@@ -163,7 +163,7 @@ SelftestCase not_run(const CaseSpec& spec, std::string detail, std::string unpro
   SelftestCase result;
   result.id = spec.id;
   result.how = spec.how;
-  result.expected = named_version("99001");
+  result.expected = named_version(test_tree(spec.major, true).printed);
   result.loaded = "nothing";
   result.status = unprovable.empty() ? SelftestStatus::failed : SelftestStatus::unprovable;
   result.detail = std::move(detail);
@@ -459,21 +459,33 @@ class Run {
                                  "(a store whose path has no space)",
                                  {rpath_loader}, {"--mode", "preload"});
     if (!wanted(spec.id)) return;
-    if (m_plain_work.empty()) {
-      report.cases.push_back(not_run(spec,
-                                     "the temporary folder's path has a space, which LD_PRELOAD cannot hold (exec "
-                                     "--mode preload refuses such a store)",
-                                     "temporary folder"));
-      return;
-    }
-    spec.root = m_plain_work / "store";
-    std::error_code ec;
-    fs::create_directories(spec.root, ec);
-    if (auto installed = install(spec.root, m_work / "release-a", k_pinned); !installed) {
-      record(report, spec, installed.error());
-      return;
-    }
+    const auto root = plain_store(report, spec,
+                                  "the temporary folder's path has a space, which LD_PRELOAD cannot hold (exec --mode "
+                                  "preload refuses such a store)");
+    if (!root) return;
+    spec.root = *root;
     add(report, spec);
+  }
+
+  // The second store, in the folder of the temporary folder whose path a
+  // case's target can hold, with the pinned tree: its root. None when there
+  // is no such folder (the case recorded as not shown here, `why`) or the
+  // tree cannot be installed there (recorded as failed).
+  std::optional<fs::path> plain_store(SelftestReport& report, const CaseSpec& spec, const std::string& why) {
+    if (m_plain_work.empty()) {
+      report.cases.push_back(not_run(spec, why, "temporary folder"));
+      return std::nullopt;
+    }
+    const fs::path root = m_plain_work / "store";
+    std::error_code ec;
+    fs::create_directories(root, ec);
+    if (!fs::exists(root / k_pinned, ec)) {
+      if (auto installed = install(root, m_work / "release-a", k_pinned); !installed) {
+        record(report, spec, installed.error());
+        return std::nullopt;
+      }
+    }
+    return root;
   }
 
   bool wanted(const std::string& id) const { return m_options.only.empty() || m_options.only == id; }
@@ -764,23 +776,13 @@ class Run {
                           "cmd: call of the conda env's hook `export conda` wrote (cudnnenv-activate.bat), as "
                           "conda's activate.bat calls it, then the program (a store of a plain path)");
     if (!wanted(spec.id)) return;
-    if (m_plain_work.empty()) {
-      report.cases.push_back(not_run(spec,
-                                     "the temporary folder's path holds a letter a batch file cannot carry in every "
-                                     "code page, so export conda writes no cmd hook for a store there (it says so)",
-                                     "temporary folder"));
-      return;
-    }
-    const fs::path root = m_plain_work / "store";
-    spec.root = root;
-    std::error_code ec;
-    fs::create_directories(root, ec);
+    const auto root = plain_store(report, spec,
+                                  "the temporary folder's path holds a letter a batch file cannot carry in every code "
+                                  "page, so export conda writes no cmd hook for a store there (it says so)");
+    if (!root) return;
+    spec.root = *root;
     const fs::path env = m_plain_work / "env";
-    auto installed = install(root, m_work / "release-a", k_pinned);
-    const Result<std::string> setup = installed
-                                          ? call_line(in_folder(conda_hooks(root, env), "cudnnenv-activate.bat"), env)
-                                          : Result<std::string>(installed.error());
-    cmd_case(report, spec, loader, setup, env);
+    cmd_case(report, spec, loader, call_line(in_folder(conda_hooks(*root, env), "cudnnenv-activate.bat"), env), env);
   }
 
   // Windows: activation, the profile's scripts and the conda hooks, in cmd
