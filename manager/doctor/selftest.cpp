@@ -903,13 +903,19 @@ Result<SelftestReport> run_selftest(const SelftestOptions& options) {
   report.wine = wine_version().has_value();
   report.code_pages = code_pages();
   report.shells = shell_versions(options.environment);
+  std::error_code ec;
+  if (const std::string temp = util::to_utf8(fs::temp_directory_path(ec));
+      !windows_host() && temp.find(':') != std::string::npos) {
+    // exec and activate refuse such a store (LD_LIBRARY_PATH splits at ':'): no case could be shown.
+    return make_error("the temporary folder '" + temp + "' has a ':', which LD_LIBRARY_PATH cannot hold",
+                      "run it with TMPDIR set to a folder without one");
+  }
   std::random_device random;
   // A space, '&' and letters outside ASCII in the store's path, on purpose.
   const fs::path work = fs::temp_directory_path() /
                         util::path_from_utf8("cudnnenv selftest 库 & " + std::to_string(util::current_process_id()) +
                                              "-" + std::to_string(random() % 100000));
   report.store = work / "store";
-  std::error_code ec;
   fs::create_directories(report.store, ec);
   if (ec) return make_error("cannot create '" + util::to_utf8(work) + "': " + ec.message());
   // A second folder for a store whose path the case's target can hold, when the temporary folder's allows:

@@ -123,3 +123,12 @@ expect_eq "$rc:$(cat err)" "1:cudnnenv: error: the tree's library '$CUDNNENV_ROO
   hint: use --mode audit (the default), or a store (--root) whose path has no space" "exec --mode preload, a store with a space"
 pass "exec --mode preload: a store path with a space refused, the case unprovable there"
 
+# A temporary folder with a ':' (which LD_LIBRARY_PATH cannot hold, so exec and activate refuse its store):
+# refused before anything is made there.
+mkdir -p "$WORK/tmp:3"
+TMPDIR="$WORK/tmp:3" run selftest
+expect_eq "$rc:$(cat err)" "1:cudnnenv: error: the temporary folder '$WORK/tmp:3' has a ':', which LD_LIBRARY_PATH cannot hold
+  hint: run it with TMPDIR set to a folder without one" "selftest with a ':' in TMPDIR"
+expect_eq "$(ls -A "$WORK/tmp:3")" "" "nothing made in that temporary folder"
+pass "a temporary folder with a ':' refused before anything is made"
+
