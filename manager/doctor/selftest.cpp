@@ -458,23 +458,22 @@ class Run {
                                  "cudnnenv exec --mode preload, the program's DT_RPATH naming the stray copy's folder "
                                  "(a store whose path has no space)",
                                  {rpath_loader}, {"--mode", "preload"});
-    if (!wanted(spec.id)) return;
-    const auto root = plain_store(report, spec,
-                                  "the temporary folder's path has a space, which LD_PRELOAD cannot hold (exec --mode "
-                                  "preload refuses such a store)");
-    if (!root) return;
-    spec.root = *root;
+    if (!wanted(spec.id) || !in_plain_store(report, spec,
+                                            "the temporary folder's path has a space, which LD_PRELOAD cannot hold "
+                                            "(exec --mode preload refuses such a store)")) {
+      return;
+    }
     add(report, spec);
   }
 
-  // The second store, in the folder of the temporary folder whose path a
-  // case's target can hold, with the pinned tree: its root. None when there
-  // is no such folder (the case recorded as not shown here, `why`) or the
-  // tree cannot be installed there (recorded as failed).
-  std::optional<fs::path> plain_store(SelftestReport& report, const CaseSpec& spec, const std::string& why) {
+  // Gives the case the second store (its root), in the folder of the
+  // temporary folder whose path a case's target can hold, with the pinned
+  // tree. False when there is no such folder (the case recorded as not shown
+  // here, `why`) or the tree cannot be installed there (recorded as failed).
+  bool in_plain_store(SelftestReport& report, CaseSpec& spec, const std::string& why) {
     if (m_plain_work.empty()) {
       report.cases.push_back(not_run(spec, why, "temporary folder"));
-      return std::nullopt;
+      return false;
     }
     const fs::path root = m_plain_work / "store";
     std::error_code ec;
@@ -482,10 +481,11 @@ class Run {
     if (!fs::exists(root / k_pinned, ec)) {
       if (auto installed = install(root, m_work / "release-a", k_pinned); !installed) {
         record(report, spec, installed.error());
-        return std::nullopt;
+        return false;
       }
     }
-    return root;
+    spec.root = root;
+    return true;
   }
 
   bool wanted(const std::string& id) const { return m_options.only.empty() || m_options.only == id; }
@@ -775,14 +775,15 @@ class Run {
     CaseSpec spec = named("conda-cmd",
                           "cmd: call of the conda env's hook `export conda` wrote (cudnnenv-activate.bat), as "
                           "conda's activate.bat calls it, then the program (a store of a plain path)");
-    if (!wanted(spec.id)) return;
-    const auto root = plain_store(report, spec,
-                                  "the temporary folder's path holds a letter a batch file cannot carry in every code "
-                                  "page, so export conda writes no cmd hook for a store there (it says so)");
-    if (!root) return;
-    spec.root = *root;
+    if (!wanted(spec.id) || !in_plain_store(report, spec,
+                                            "the temporary folder's path holds a letter a batch file cannot carry in "
+                                            "every code page, so export conda writes no cmd hook for a store there "
+                                            "(it says so)")) {
+      return;
+    }
     const fs::path env = m_plain_work / "env";
-    cmd_case(report, spec, loader, call_line(in_folder(conda_hooks(*root, env), "cudnnenv-activate.bat"), env), env);
+    cmd_case(report, spec, loader, call_line(in_folder(conda_hooks(spec.root, env), "cudnnenv-activate.bat"), env),
+             env);
   }
 
   // Windows: activation, the profile's scripts and the conda hooks, in cmd

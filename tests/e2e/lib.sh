@@ -74,7 +74,9 @@ winpath() { printf 'Z:%s' "$1" | tr / '\\'; }
 # wine_console OUTPUT CMD_ARGUMENTS...: Wine's cmd with CMD_ARGUMENTS (`/c X.bat`)
 # in a pseudo-terminal (script), as a user's cmd has a console; what the console
 # showed in OUTPUT, less its escape sequences and carriage returns (the bytes as
-# they came in OUTPUT.raw); cmd's exit code in `rc`.
+# they came in OUTPUT.raw); cmd's exit code in `rc`. When the terminal got not a
+# byte (Wine's console writes cursor escapes around every line it shows), says
+# so on stderr: tests/e2e/wine_rerun.sh knows that line.
 wine_console() {
   local output=$1
   shift
@@ -83,6 +85,7 @@ wine_console() {
   rc=$?
   set -e
   sed -e 's/\x1b\[[0-9;?]*[A-Za-z]//g' -e 's/\r//g' "$output.raw" > "$output"
+  [ -s "$output.raw" ] || echo "wine_console: Wine's console wrote not a byte to the terminal (cmd exited $rc)" >&2
 }
 # console_said OUTPUT: for a failure message, cmd's exit code and what its
 # console showed, or that it showed nothing (with the raw bytes, made visible).

@@ -124,9 +124,9 @@ call "%CMD_DIR%\cudnnenv.bat" activate t81
 BATCH
 PROFILE_DIR=$(winpath "$root/.cudnnenv/profiles/tf2.5") CMD_DIR=$(winpath "$root/.cudnnenv/cmd") \
   SHOW=$(winpath "$WORK/show.exe") OUT=$(winpath "$WORK/out.txt") WINEPATH=$(winpath "$WORK/bin é") \
-  CUDNNENV_ROOT=$(winpath "$root") NO_COLOR=1 script -qec "$WINE cmd /c failed.bat" /dev/null > failed.out 2>&1 < /dev/null || true
+  CUDNNENV_ROOT=$(winpath "$root") NO_COLOR=1 wine_console failed.out /c failed.bat
 expect_eq "$(tr -d '\r' < out.txt)" "profile: 1
 <unset>
-activate: 1" "a failed activation's errorlevel ($(cat failed.out))"
-grep -q "cudnnenv: error: no installed cuDNN runs TensorFlow 2.5" failed.out || fail "the error is shown: $(cat failed.out)"
+activate: 1" "a failed activation's errorlevel ($(console_said failed.out))"
+grep -q "cudnnenv: error: no installed cuDNN runs TensorFlow 2.5" failed.out || fail "the error is shown: $(console_said failed.out)"
 pass "a failed activation (profile and cudnnenv.bat) leaves errorlevel 1 and the session unchanged"

@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # wine_rerun.sh decides as it says: a test is run once more only when its
 # output or its kept test data shows Wine failing to start a program that is
-# there, and the second run's result is the test's. A stand-in test fails its
-# first run in one way each case, passes later runs, and counts its runs.
+# there, or its console silent, and the second run's result is the test's. A
+# stand-in test fails its first run in one way each case, passes later runs,
+# and counts its runs.
 set -euo pipefail
 rerun=$(cd "$(dirname "$0")" && pwd)/wine_rerun.sh
 work=$(mktemp -d "${TMPDIR:-/tmp}/cudnnenv wine_rerun XXXXXX")
@@ -19,6 +20,8 @@ case "\$1:\$n" in
   missing:*) printf "Can't recognize '\"$(win "$work/absent.exe" | sed 's/\\/\\\\\\\\/g')\" --env X ' as an internal or external command, or batch script.\r\n" > "\$kept/err"
              echo "FAIL: x"; echo "test data kept in \$kept"; exit 1 ;;
   internal:*) echo "cannot start 'Z:\\\\a.exe': Internal error"; exit 3 ;;
+  silent:0) echo "wine_console: Wine's console wrote not a byte to the terminal (cmd exited 0)" >&2
+            echo "FAIL: the error is shown: cmd exited 0 and showed nothing"; exit 1 ;;
   other:*) echo "FAIL: something else"; exit 1 ;;
   skip:*) echo "cannot start 'Z:\\\\a.exe': Internal error"; exit 77 ;;
   *) echo "ok: run \$((n + 1))"; exit 0 ;;
@@ -41,6 +44,7 @@ check() {  # MODE EXPECTED_RC EXPECTED_RUNS
 check recognize 0 2  # cmd could not start a program that is there: once more, and the second run decides
 check missing 1 1    # the program is not there: a real failure
 check internal 3 2   # Wine's STATUS_INTERNAL_ERROR: once more, and a second failure stays a failure
+check silent 0 2     # Wine's console gave the terminal not a byte: once more, and the second run decides
 check other 1 1      # any other failure
 check skip 77 1      # a skip is not rerun
 exit $status
