@@ -38,10 +38,6 @@ test_seed() {
 # expect_eq ACTUAL EXPECTED WHAT
 expect_eq() { [ "$1" = "$2" ] || fail "$3: expected '$2', got '$1'"; }
 
-# A field of cudnnenv's --json output on stdin, read by a JSON parser: KEY of the
-# object, or of the first element of an array, a dotted KEY going deeper
-# (`tree.cuda`); strings as they are, null as `null`, numbers and booleans as JSON
-# writes them.
 # selftest_statuses / selftest_files: from `cudnnenv selftest --json` on stdin, a line per case: "id status
 # loaded", and "id file" with the numbers in the temporary folders' names (process, random) as N.
 selftest_statuses() {
@@ -54,6 +50,10 @@ for c in json.load(sys.stdin)["cases"]:
     print(c["id"], re.sub(r"selftest( 库 & |-)[0-9]+-[0-9]+", r"selftest\1N", str(c["file"])))'
 }
 
+# A field of cudnnenv's --json output on stdin, read by a JSON parser: KEY of the
+# object, or of the first element of an array, a dotted KEY going deeper
+# (`tree.cuda`); strings as they are, null as `null`, numbers and booleans as JSON
+# writes them.
 json_field() {
   python3 -c '
 import json, sys

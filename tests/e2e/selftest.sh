@@ -131,4 +131,3 @@ expect_eq "$rc:$(cat err)" "1:cudnnenv: error: the temporary folder '$WORK/tmp:3
   hint: run it with TMPDIR set to a folder without one" "selftest with a ':' in TMPDIR"
 expect_eq "$(ls -A "$WORK/tmp:3")" "" "nothing made in that temporary folder"
 pass "a temporary folder with a ':' refused before anything is made"
-
