@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <system_error>
+#include <vector>
 
 #include "formats/platform.hpp"
 #include "launch_key.hpp"
@@ -106,6 +107,10 @@ void record_launch_decision(const std::string& root, const std::string& state, c
   }
 }
 
+namespace {
+Result<ShimInfo> write_shim(const ShimSpec& spec, const ShimPaths& paths, const std::optional<fs::path>& target);
+}  // namespace
+
 Result<ShimInfo> add_shim(const ShimSpec& spec, const ShimPaths& paths) {
   CUDNNENV_TRY(check_shim_name(spec.name));
   std::error_code ec;
@@ -134,18 +139,36 @@ Result<ShimInfo> add_shim(const ShimSpec& spec, const ShimPaths& paths) {
   if (!fs::is_regular_file(paths.launcher, ec)) {
     return make_error("the launcher '" + util::to_utf8(paths.launcher) + "' is missing", "reinstall cudnnenv");
   }
+  // The folders this call makes go again when it fails (a full disk), each if still empty.
+  std::vector<fs::path> made;
+  for (fs::path folder = paths.shims_dir; !folder.empty() && !fs::exists(folder, ec); folder = folder.parent_path()) {
+    made.push_back(folder);
+    if (folder == folder.parent_path()) break;
+  }
   fs::create_directories(paths.shims_dir, ec);
   if (ec) {
     return make_error("cannot create '" + util::to_utf8(paths.shims_dir) + "': " + ec.message());
   }
+  auto added = write_shim(spec, paths, target);
+  if (!added) {
+    for (const auto& folder : made) fs::remove(folder, ec);  // deepest first; fails on one another run filled
+  }
+  return added;
+}
+
+namespace {
+
+// The sidecar and the launcher of a checked `spec` in its existing folder.
+Result<ShimInfo> write_shim(const ShimSpec& spec, const ShimPaths& paths, const std::optional<fs::path>& target) {
+  std::error_code ec;
   // The sidecar first: a launcher without one would fail at its first start.
   if (auto written = util::write_file_atomic(sidecar_file(paths, spec.name), sidecar_text(spec, paths, target));
       !written) {
     return std::move(written).error();
   }
   const fs::path file = launcher_file(paths, spec.name);
-  const fs::path temporary = paths.shims_dir / util::path_from_utf8("." + spec.name + ".new");
-  fs::remove(temporary, ec);
+  util::remove_stale_temporaries(file);
+  const fs::path temporary = util::temporary_beside(file);  // parallel runs: each its own, the last rename wins
   if (windows_host()) {
     // A hard link costs no space and follows upgrades of nothing: it is a copy
     // that shares the data. Other volumes get a real copy.
@@ -171,6 +194,8 @@ Result<ShimInfo> add_shim(const ShimSpec& spec, const ShimPaths& paths) {
   info.args = spec.args;
   return info;
 }
+
+}  // namespace
 
 Result<void> remove_shim(const std::string& name, const ShimPaths& paths) {
   CUDNNENV_TRY(check_shim_name(name));

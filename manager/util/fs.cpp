@@ -124,31 +124,50 @@ std::size_t remove_stale_temporaries(const fs::path& path) {
   return removed;
 }
 
+fs::path temporary_beside(const fs::path& path) {
+  std::random_device random;
+  const std::uint64_t salt = (static_cast<std::uint64_t>(random()) << 32) | random();
+  return path.parent_path() / (path.filename().native() + fs::path(".tmp").native() +
+                               fs::path(std::to_string(current_process_id()) + "-" + std::to_string(salt)).native());
+}
+
 Result<void> write_file_atomic(const fs::path& path, std::string_view content) {
   remove_stale_temporaries(path);
-  std::random_device random;
-  const fs::path temporary =
-      path.parent_path() /
-      (path.filename().string() + ".tmp" + std::to_string(current_process_id()) + "-" + std::to_string(random()));
+  const fs::path temporary = temporary_beside(path);
+  const auto failed = [&](const std::string& why, const std::string& hint) -> Result<void> {
+    std::error_code ec;
+    fs::remove(temporary, ec);
+    return make_error("cannot write '" + to_utf8(path) + "': " + why + "; it was left as it was", hint);
+  };
   {
     FilePtr file = open_file(temporary, "wb");
     if (!file) {
-      return make_error("cannot write '" + to_utf8(temporary) + "'", "check that the folder exists and is writable");
+      return failed("cannot create '" + to_utf8(temporary) + "'", "check that the folder exists and is writable");
     }
     if (std::fwrite(content.data(), 1, content.size(), file.get()) != content.size() || std::fflush(file.get()) != 0) {
       file.reset();
-      std::error_code ec;
-      fs::remove(temporary, ec);
-      return make_error("cannot write '" + to_utf8(temporary) + "'", "check free disk space");
+      return failed("the write failed", "check free disk space");
     }
-    sync_file(file.get());
+    if (auto synced = sync_file(file.get()); !synced) {
+      file.reset();
+      return failed(synced.error().message, "check the disk: it reported an error writing the file");
+    }
+    if (std::fclose(file.release()) != 0) {
+      return failed("the write failed", "check free disk space");
+    }
   }
-  auto replaced = replace_file(temporary, path);
-  if (!replaced) {
+  if (auto replaced = replace_file(temporary, path); !replaced) {
     std::error_code ec;
     fs::remove(temporary, ec);
+    return replaced;
   }
-  return replaced;
+  // The rename is on disk only once the folder is.
+  if (auto synced = sync_directory(path.parent_path().empty() ? fs::path(".") : path.parent_path()); !synced) {
+    return make_error("'" + to_utf8(path) + "' was replaced, but its folder could not be flushed to disk (" +
+                          synced.error().message + "): a power cut could still bring the old file back",
+                      "check the disk: it reported an error");
+  }
+  return {};
 }
 
 bool same_file(const std::filesystem::path& a, const std::filesystem::path& b) {

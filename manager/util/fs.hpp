@@ -51,9 +51,18 @@ Result<std::string> read_file(const std::filesystem::path& path, std::size_t max
 // path); false when either is empty or missing.
 bool same_file(const std::filesystem::path& a, const std::filesystem::path& b);
 
-// Writes `content` to a temporary file beside `path`, flushes it to disk and
-// renames it over `path`: readers see the old file or the new one.
+// Writes `content` to a temporary file beside `path` (a name of its own per
+// call, so parallel writers never share one), flushes it to disk and renames
+// it over `path`, then flushes the folder: readers see the old file or the
+// new one, the last writer wins, and once it returns a power cut cannot bring
+// the old file back. A failed write or flush leaves `path` as it was and
+// says so.
 Result<void> write_file_atomic(const std::filesystem::path& path, std::string_view content);
+
+// A name beside `path` for a file that will replace it, unique to this call
+// (`<name>.tmp<pid>-<random>`, the form remove_stale_temporaries clears once
+// its writer is gone).
+std::filesystem::path temporary_beside(const std::filesystem::path& path);
 
 // Replaces the file `to` with the file `from` in one step (rename(2) /
 // MoveFileExW with MOVEFILE_REPLACE_EXISTING).
@@ -63,8 +72,9 @@ Result<void> replace_file(const std::filesystem::path& from, const std::filesyst
 bool seek_file(std::FILE* file, std::uint64_t offset);
 std::uint64_t file_size(std::FILE* file);
 
-// Flushes an open file's data to disk.
-void sync_file(std::FILE* file);
+// Flushes an open file's data to disk; fails when the device reports an
+// error (the data may then never reach the disk).
+Result<void> sync_file(std::FILE* file);
 
 // Starts writing an open file's data to disk and returns at once, so that a
 // later sync_entry of it waits for less (an install writes every file, then
@@ -218,7 +228,7 @@ bool process_is_running(unsigned long process_id);
 // Removes what killed writers of `path` left (write_file_atomic's
 // `<name>.tmp<pid>-<n>`): each whose writer no longer runs (and that is over
 // ten seconds old), and any over an hour old. Returns how many went.
-// write_file_atomic calls it first.
+// write_file_atomic and add_shim call it first.
 std::size_t remove_stale_temporaries(const std::filesystem::path& path);
 
 }  // namespace cudnnenv::util

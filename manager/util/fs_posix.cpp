@@ -88,8 +88,9 @@ std::uint64_t file_size(std::FILE* file) {
   return ::fstat(::fileno(file), &info) == 0 ? static_cast<std::uint64_t>(info.st_size) : 0;
 }
 
-void sync_file(std::FILE* file) {
-  ::fsync(::fileno(file));
+Result<void> sync_file(std::FILE* file) {
+  if (::fsync(::fileno(file)) != 0) return make_error(std::string("fsync failed: ") + std::strerror(errno));
+  return {};
 }
 
 void start_writeback(std::FILE* file) {

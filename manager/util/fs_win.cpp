@@ -134,8 +134,11 @@ std::uint64_t file_size(std::FILE* file) {
              : 0;
 }
 
-void sync_file(std::FILE* file) {
-  ::FlushFileBuffers(reinterpret_cast<HANDLE>(::_get_osfhandle(::_fileno(file))));
+Result<void> sync_file(std::FILE* file) {
+  if (!::FlushFileBuffers(reinterpret_cast<HANDLE>(::_get_osfhandle(::_fileno(file))))) {
+    return make_error("FlushFileBuffers failed: " + last_error_message());
+  }
+  return {};
 }
 
 void start_writeback(std::FILE*) {}  // FlushFileBuffers is the only way, and it waits
