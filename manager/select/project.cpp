@@ -3,6 +3,7 @@
 #include <spdlog/spdlog.h>
 #include <toml++/toml.h>
 
+#include <algorithm>
 #include <system_error>
 
 #include "formats/toml_text.hpp"
@@ -218,39 +219,63 @@ std::string toml_quote(std::string_view value) {
   return out + "\"";
 }
 
-std::string set_top_level_string(std::string_view text, std::string_view key, std::string_view value) {
-  const std::string line = std::string(key) + " = " + toml_quote(value);
+namespace {
+
+// The first line of a header table (`[t]`, `[[t]]`) at or below `node`, 0 for none.
+std::uint32_t first_header_line(const toml::node& node) {
+  std::uint32_t first = 0;
+  const auto take = [&](std::uint32_t line) {
+    if (line != 0 && (first == 0 || line < first)) first = line;
+  };
+  if (const auto* table = node.as_table()) {
+    if (table->is_inline()) return 0;
+    take(table->source().begin.line);
+    for (const auto& [key, child] : *table) take(first_header_line(child));
+  } else if (const auto* array = node.as_array(); array && array->is_array_of_tables()) {
+    for (const auto& element : *array) take(first_header_line(element));
+  }
+  return first;
+}
+
+}  // namespace
+
+Result<std::string> set_top_level_string(std::string_view text, std::string_view key, std::string_view value,
+                                         const fs::path& file) {
+  // Where the key is and where the first table starts, as the reader sees them (a BOM, CRLF, multi-line values).
+  CUDNNENV_TRY_ASSIGN(table, parse_toml(text, file));
+  const std::string_view bom = util::starts_with(text, "\xEF\xBB\xBF") ? "\xEF\xBB\xBF" : "";
+  text.remove_prefix(bom.size());
+  const bool crlf = text.find("\r\n") != std::string_view::npos;
   std::vector<std::string> lines = util::split(text, '\n');
   if (!lines.empty() && lines.back().empty()) {
     lines.pop_back();  // the final newline
   }
-  std::size_t first_table = lines.size();
-  for (std::size_t i = 0; i < lines.size(); ++i) {
-    const std::string_view trimmed = util::trim(lines[i]);
-    if (util::starts_with(trimmed, "[")) {
-      first_table = i;
-      break;
+  const std::string line = std::string(key) + " = " + toml_quote(value);
+  if (const toml::node* existing = table->get(key)) {
+    // Its lines (begin to end: a multi-line value) become the one new line.
+    const auto begin = static_cast<std::size_t>(existing->source().begin.line);
+    const auto end = std::max(begin, static_cast<std::size_t>(existing->source().end.line));
+    if (begin >= 1 && end <= lines.size()) {
+      lines.erase(lines.begin() + static_cast<std::ptrdiff_t>(begin), lines.begin() + static_cast<std::ptrdiff_t>(end));
+      lines[begin - 1] = line;
     }
-    if (util::starts_with(trimmed, key)) {
-      const std::string_view rest = util::trim(trimmed.substr(key.size()));
-      if (util::starts_with(rest, "=")) {
-        lines[i] = line;
-        first_table = lines.size() + 1;  // replaced: nothing to insert
-        break;
-      }
-    }
-  }
-  if (first_table <= lines.size()) {
+  } else {
     // Before the first table, after any blank lines that end the top part.
-    std::size_t insert_at = first_table;
+    std::uint32_t header = 0;
+    for (const auto& [name, child] : *table) {
+      const std::uint32_t first = first_header_line(child);
+      if (first != 0 && (header == 0 || first < header)) header = first;
+    }
+    std::size_t insert_at = header == 0 ? lines.size() : std::min<std::size_t>(header - 1, lines.size());
     while (insert_at > 0 && util::trim(lines[insert_at - 1]).empty()) {
       --insert_at;
     }
     lines.insert(lines.begin() + static_cast<std::ptrdiff_t>(insert_at), line);
   }
-  std::string out;
-  for (const auto& each : lines) {
-    out += each + "\n";
+  std::string out(bom);
+  for (auto& each : lines) {
+    if (!each.empty() && each.back() == '\r') each.pop_back();
+    out += each + (crlf ? "\r\n" : "\n");
   }
   return out;
 }
@@ -264,7 +289,8 @@ Result<void> write_settings(const fs::path& file, const std::vector<std::pair<st
     text = *existing;
   }
   for (const auto& [key, value] : settings) {
-    text = set_top_level_string(text, key, value);
+    CUDNNENV_TRY_ASSIGN(edited, set_top_level_string(text, key, value, file));
+    text = std::move(*edited);
   }
   if (kind == TomlFileKind::config) {
     CUDNNENV_TRY(parse_config(text, file));

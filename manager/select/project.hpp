@@ -87,10 +87,14 @@ struct EffectiveConfig {
 // error naming it.
 Result<EffectiveConfig> read_effective_config(const std::vector<std::filesystem::path>& files);
 
-// `text` with `key = "value"` set at the top level: an existing line is
-// replaced in place, else the line goes before the first [table]; every
-// other line and comment stays as it was.
-std::string set_top_level_string(std::string_view text, std::string_view key, std::string_view value);
+// `text` with `key = "value"` set at the top level: an existing line (the
+// lines of a multi-line value) is replaced in place, else the line goes
+// before the first [table]; every other line and comment stays as it was,
+// a UTF-8 BOM stays, and a file with CRLF line ends gets CRLF throughout.
+// Where the key and the first table are comes from parsing `text` as the
+// reader does; a `text` that does not parse is that error, naming `file`.
+Result<std::string> set_top_level_string(std::string_view text, std::string_view key, std::string_view value,
+                                         const std::filesystem::path& file);
 
 enum class TomlFileKind { project, config };
 
