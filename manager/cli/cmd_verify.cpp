@@ -153,12 +153,10 @@ Result<std::vector<TreeRecord>> trees_named(const VerifyArguments& arguments, co
     }
     return trees;
   }
-  // A CUDA runtime tree: its name, or cuda-<release>.
-  if (util::starts_with(arguments.target, "cuda")) {
-    if (auto runtime = store.find(arguments.target); runtime && runtime->kind == TreeKind::cuda) {
-      auto full = store.full_record(*runtime);
-      return std::vector<TreeRecord>{full ? *full : *runtime};
-    }
+  // A CUDA runtime tree: its name (whatever it is), or cuda-<release>; Store::find is the one lookup by name.
+  if (auto runtime = store.find(arguments.target); runtime && runtime->kind == TreeKind::cuda) {
+    auto full = store.full_record(*runtime);
+    return std::vector<TreeRecord>{full ? *full : *runtime};
   }
   // A path is a folder to verify (it must exist); a bare word is a spec, a tree's or a
   // profile's name first, and a folder of that name only when nothing in the store is one.

@@ -738,9 +738,17 @@ Result<InstallOutcome> Store::install_source(const fs::path& source_path, const 
   return InstallOutcome{InstallStatus::installed, std::move(record)};
 }
 
+Result<util::FileLock> Store::adoption_lock() const {
+  CUDNNENV_TRY(prepare());
+  // No tree is named with a leading '.': this lock is no tree's.
+  return util::FileLock::acquire(state_dir() / "locks" / ".adopt.lock");
+}
+
 Result<TreeRecord> Store::adopt(const fs::path& directory, const AdoptOptions& options) {
   const AtScopeEnd forget_listing([this] { m_identities.reset(); });  // the store changes
   CUDNNENV_TRY_ASSIGN(found, locate_adopted(directory, options.platform.os));
+  // "Already adopted" is decided and acted on under one lock: parallel adopts of one copy register it once.
+  CUDNNENV_TRY_ASSIGN(adopting, adoption_lock());
   // The same copy adopted through another folder (lib vs. the toolkit root) is still the same copy.
   std::error_code ec;
   const fs::path real_library =
@@ -837,6 +845,19 @@ Result<TreeRecord> Store::find(const std::string& spec) const {
 
 Result<TreeRecord> Store::full_record(const TreeRecord& tree) const {
   return read_record(m_root / util::path_from_utf8(tree.name));
+}
+
+Result<void> Store::check_writable(const std::string& what) const {
+  std::error_code ec;
+  const fs::path own = state_dir();
+  for (const fs::path& folder : {m_root, own}) {
+    if (fs::exists(folder, ec) && !util::is_writable_directory(folder)) {
+      return make_error("cannot " + what + ": the store '" + util::to_utf8(m_root) + "' is read-only for this user ('" +
+                            util::to_utf8(folder) + "' cannot be written)",
+                        "ask whoever manages that store, or use a store of your own (--root or CUDNNENV_ROOT)");
+    }
+  }
+  return {};
 }
 
 Result<void> Store::remove(const TreeRecord& record) {
@@ -978,6 +999,7 @@ Result<TreeRecord> Store::adopt_runtime(const fs::path& directory, const AdoptOp
   std::error_code ec;
   const fs::path location = fs::weakly_canonical(fs::absolute(directory, ec), ec);
   CUDNNENV_TRY_ASSIGN(layout, locate_runtime_layout(location, options.platform.os));
+  CUDNNENV_TRY_ASSIGN(adopting, adoption_lock());  // as in adopt
   if (runtime_library_folders(location, options.platform.os).size() > 1) {
     return adopt_runtime_folders(location, *layout, options);
   }

@@ -16,6 +16,7 @@
 #include "store/state.hpp"
 #include "store/tree.hpp"
 #include "util/environment.hpp"
+#include "util/fs.hpp"
 #include "util/result.hpp"
 
 namespace cudnnenv {
@@ -162,6 +163,10 @@ class Store {
 
   // Deletes a store tree, or forgets an adopted one (its files stay).
   Result<void> remove(const TreeRecord& record);
+  // Whether this user can change the store (its root and its state folder):
+  // an error naming the store and `what` could not be done (e.g. "remove
+  // 't91'") when not.
+  Result<void> check_writable(const std::string& what) const;
 
  private:
   // install's and install_runtime's work; their errors are read again when the store's folder went meanwhile.
@@ -170,6 +175,8 @@ class Store {
                                                   const RuntimeInstallOptions& options);
   std::filesystem::path state_dir() const;
   Result<void> prepare() const;
+  // Held by an adopt from its "already adopted" check to its publishing.
+  Result<util::FileLock> adoption_lock() const;
   // The last steps of every adopt: under the name's lock, the next free name
   // unless the user `named` it, the record published in the store; the
   // tree's files stay in `location`.
