@@ -413,7 +413,7 @@ std::vector<KernelInfo> find_kernels(const util::Environment& environment, Os os
       const std::filesystem::path file = entry.path / "kernel.json";
       auto text = util::read_file(file, 256 * 1024);
       if (!text || !json_nesting_within(*text, 16)) continue;
-      const Json kernel = Json::parse(*text, nullptr, false);
+      const Json kernel = parse_json(*text);
       if (kernel.is_discarded() || !kernel.is_object() || !kernel.contains("argv") || !kernel["argv"].is_array()) {
         continue;
       }
@@ -438,7 +438,7 @@ std::optional<VscodeInfo> find_vscode(const fs::path& folder) {
       info.settings = settings;
       auto text = util::read_file(settings, k_max_settings_file);
       const Json parsed = text && util::is_valid_utf8(*text) && json_nesting_within(*text, 64)
-                              ? Json::parse(*text, nullptr, false)
+                              ? parse_json(*text)
                               : Json(Json::value_t::discarded);
       if (parsed.is_discarded() || !parsed.is_object()) {
         info.problem = text ? "not plain JSON (comments or trailing commas?)" : text.error().message;

@@ -577,7 +577,7 @@ class Run {
     if (at == std::string::npos) return std::nullopt;
     const std::string line = first_line(err.substr(at));
     if (!json_nesting_within(line, 8)) return std::nullopt;
-    const Json json = Json::parse(line, nullptr, false);
+    const Json json = parse_json(line);
     if (!json.is_object() || !json.contains("files") || !json["files"].is_array()) return std::nullopt;
     std::vector<std::pair<std::string, bool>> files;
     for (const auto& file : json["files"]) {

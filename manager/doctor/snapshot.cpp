@@ -93,7 +93,7 @@ Result<std::vector<std::pair<std::string, std::string>>> snapshot_lines(std::str
                       ExitCode::usage);
   };
   if (!json_nesting_within(text, k_max_depth)) return refused();
-  const Json json = Json::parse(text, nullptr, false);
+  const Json json = parse_json(text);
   std::vector<std::pair<std::string, std::string>> lines;
   if (json.is_discarded() || !json.is_object() || !json.contains("format")) return refused();
   // What a real snapshot expands to is a few times its size.
@@ -247,7 +247,7 @@ Result<std::vector<SnapshotChange>> diff_snapshots(std::string_view before, std:
 }
 
 std::string snapshot_taken_at(std::string_view text) {
-  const Json json = Json::parse(text, nullptr, false);
+  const Json json = parse_json(text);
   return json.is_object() && json.contains("taken_at") && json["taken_at"].is_string()
              ? json["taken_at"].get<std::string>()
              : std::string("?");

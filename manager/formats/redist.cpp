@@ -69,7 +69,7 @@ Result<RedistManifest> parse_redist_manifest(std::string_view text, const std::s
   if (!json_nesting_within(text, k_max_manifest_depth)) {
     return refused("it nests deeper than " + std::to_string(k_max_manifest_depth) + " levels");
   }
-  const Json json = Json::parse(text, nullptr, false);
+  const Json json = parse_json(text);
   if (json.is_discarded() || !json.is_object()) return refused("it is not a JSON object");
   RedistManifest manifest;
   manifest.release_date = string_or_empty(json, "release_date");

@@ -47,7 +47,7 @@ std::string kernel_json(const KernelSpec& spec) {
 
 bool written_by_cudnnenv(const std::string& text) {
   if (!json_nesting_within(text, 16)) return false;
-  const Json kernel = Json::parse(text, nullptr, false);
+  const Json kernel = parse_json(text);
   if (kernel.is_discarded() || !kernel.is_object()) return false;
   const auto metadata = kernel.find("metadata");
   return metadata != kernel.end() && metadata->is_object() && metadata->contains(k_metadata_key) &&
@@ -75,7 +75,7 @@ Result<std::string> merged_vscode_settings(std::string_view existing, const std:
                                            const std::string& tree, Os os) {
   Json merged = Json::object();
   if (!existing.empty()) {
-    merged = util::is_valid_utf8(existing) && json_nesting_within(existing, 64) ? Json::parse(existing, nullptr, false)
+    merged = util::is_valid_utf8(existing) && json_nesting_within(existing, 64) ? parse_json(existing)
                                                                                 : Json(Json::value_t::discarded);
     if (merged.is_discarded() || !merged.is_object()) {
       return make_error("not plain JSON (comments or trailing commas?)");

@@ -46,4 +46,13 @@ inline bool json_nesting_within(std::string_view text, int max_depth) {
   return true;
 }
 
+// `text` parsed as JSON, keys in the order the text has them, in time
+// linear in its size; a discarded value (is_discarded()) when it is not JSON.
+// nlohmann's own parser inserts each key of an ordered object by searching
+// the keys before it (quadratic: 100,000 keys in one object took 31 s), so
+// every JSON read from a file or a child goes through here. A key given twice
+// keeps its first place and its last value, as nlohmann's own parser does.
+// Nesting is not bounded here: measure it first (json_nesting_within).
+Json parse_json(std::string_view text);
+
 }  // namespace cudnnenv
