@@ -114,25 +114,32 @@ DriverInfo read_driver(const fs::path& probe_program, std::chrono::milliseconds 
   return info;
 }
 
+// A framework's build_info.py or version.py is a few kB: a larger one is not read.
+constexpr std::size_t k_max_framework_file = 1024 * 1024;
+
 std::string python_value_after(std::string_view text, std::string_view key) {
   // The first occurrence that is assigned or given: `key = '...'`, `key: T = '...'`,
-  // `'key': '...'`; one in a list (`__all__ = ['__version__', ...]`) is not.
+  // `'key': '...'`; one in a list (`__all__ = ['__version__', ...]`) is not. Each
+  // occurrence is looked at over k_max_value characters at most, so a crafted file
+  // of many occurrences is read in linear time.
+  constexpr std::size_t k_max_value = 200;
   for (auto at = text.find(key); at != std::string_view::npos; at = text.find(key, at + 1)) {
+    const std::size_t limit = std::min(text.size(), at + key.size() + k_max_value);
     std::size_t position = at + key.size();
-    while (position < text.size() && text[position] == ' ') ++position;
-    if (position >= text.size() || (text[position] != '=' && text[position] != ':')) {
+    while (position < limit && text[position] == ' ') ++position;
+    if (position >= limit || (text[position] != '=' && text[position] != ':')) {
       continue;
     }
-    while (position < text.size() && text[position] != '\'' && text[position] != '"' && text[position] != '\n' &&
+    while (position < limit && text[position] != '\'' && text[position] != '"' && text[position] != '\n' &&
            text[position] != ',' && text[position] != '}') {
       ++position;
     }
-    if (position >= text.size() || (text[position] != '\'' && text[position] != '"')) {
+    if (position >= limit || (text[position] != '\'' && text[position] != '"')) {
       continue;
     }
     const char quote = text[position];
-    const auto end = text.find(quote, position + 1);
-    if (end == std::string_view::npos || end - position - 1 > 200) {
+    const auto end = text.substr(0, std::min(text.size(), position + 1 + k_max_value + 1)).find(quote, position + 1);
+    if (end == std::string_view::npos) {
       continue;
     }
     return std::string(text.substr(position + 1, end - position - 1));
@@ -330,7 +337,7 @@ std::vector<FrameworkInfo> find_frameworks(const std::vector<fs::path>& site_pac
       info.name = "TensorFlow";
       info.location = tensorflow;
       info.version = dist_version(site, {"tensorflow", "tensorflow_gpu", "tensorflow_cpu", "tf_nightly"});
-      if (auto text = util::read_file(tensorflow / "python" / "platform" / "build_info.py")) {
+      if (auto text = util::read_file(tensorflow / "python" / "platform" / "build_info.py", k_max_framework_file)) {
         info.cuda = python_value_after(*text, "'cuda_version'");
         info.cudnn = python_value_after(*text, "'cudnn_version'");
         if (info.cuda.empty()) info.cuda = python_value_after(*text, "cuda_version_number");
@@ -365,7 +372,7 @@ std::vector<FrameworkInfo> find_frameworks(const std::vector<fs::path>& site_pac
       FrameworkInfo info;
       info.name = "PyTorch";
       info.location = torch;
-      if (auto file = util::read_file(torch / "version.py")) {
+      if (auto file = util::read_file(torch / "version.py", k_max_framework_file)) {
         const std::string text = "\n" + *file;  // so that every line starts after a newline
         info.version = python_value_after(text, "\n__version__");
         // "cuda: Optional[str] = '13.0'" (2.x) or "cuda = '11.3'", at the start of a line.

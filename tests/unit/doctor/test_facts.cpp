@@ -1,5 +1,8 @@
 #include <doctest/doctest.h>
 
+#include <algorithm>
+#include <chrono>
+
 #include "doctor/facts.hpp"
 
 namespace cudnnenv {
@@ -40,6 +43,30 @@ TEST_SUITE("doctor/facts") {
     CHECK(python_value_after(torch, "\ncuda") == "13.0");
     CHECK(python_value_after("cuda: Optional[str] = None\n", "cuda").empty());
     CHECK(python_value_after("x = 'unterminated", "x").empty());
+    CHECK(python_value_after("x = '" + std::string(201, 'v') + "'", "x").empty());  // no version is that long
+  }
+
+  TEST_CASE("a crafted build_info.py of many keys without a value is read in linear time") {
+    // Each occurrence used to be followed to the next quote: 1 MB took 20 s in doctor. Now each is looked
+    // at over 200 characters: 10x the text, about 10x the steps (counted as the time of one call, which
+    // would be 100x the other way).
+    const auto seconds = [](std::size_t repeats) {
+      std::string text;
+      for (std::size_t i = 0; i < repeats; ++i) text += "cuda_version_number=";
+      text += " '12.2'";
+      double best = 1e9;
+      for (int round = 0; round < 5; ++round) {
+        const auto start = std::chrono::steady_clock::now();
+        CHECK(python_value_after(text, "cuda_version_number") == "12.2");
+        best = std::min(best, std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count());
+      }
+      return best;
+    };
+    const double small = seconds(5000);
+    const double large = seconds(50000);
+    MESSAGE("10x the text: " << large / small << "x the time (" << large * 1000 << " ms for 1 MB)");
+    CHECK(large / small < 40);
+    CHECK(large < 0.5);
   }
 
   TEST_CASE("a version manager's shim: the tool it runs, as pyenv and asdf write them; anything else names none") {
