@@ -155,6 +155,7 @@ DownloadOptions download_options(const InstallArguments& arguments, const Contex
 // the tree it already became (then nothing is fetched).
 struct Fetched {
   std::filesystem::path file;
+  std::string sha256;  // what the file was checked to be
   std::optional<TreeRecord> installed;
 };
 
@@ -196,7 +197,7 @@ Result<Fetched> fetch_for_install(const InstallArguments& arguments, const Conte
     for (auto& tree : store.list().trees) {
       if (tree.source.official == archive->file_name ||
           (!archive->sha256.empty() && tree.source.sha256 == archive->sha256)) {
-        return Fetched{{}, std::move(tree)};
+        return Fetched{{}, {}, std::move(tree)};
       }
     }
   }
@@ -207,7 +208,7 @@ Result<Fetched> fetch_for_install(const InstallArguments& arguments, const Conte
   if (!arguments.quiet && downloaded->url.empty()) {
     print_note("using " + std::string(archive->file_name) + " from the downloads folder (checked)");
   }
-  return Fetched{downloaded->file, std::nullopt};
+  return Fetched{downloaded->file, downloaded->sha256, std::nullopt};
 }
 
 std::string summary(const TreeRecord& record) {
@@ -385,6 +386,7 @@ Result<int> run_install(const InstallArguments& arguments, const Context& contex
       outcome = InstallOutcome{InstallStatus::already_installed, std::move(*fetched->installed)};
     } else {
       source = fetched->file;
+      options.expected_sha256 = fetched->sha256;  // the bytes unpacked must be the bytes checked
     }
   } else if (!arguments.cuda.empty() || !arguments.mirror.empty() || arguments.allow_unverified) {
     return make_error("--cuda, --mirror and --allow-unverified go with a version or a URL, and '" + arguments.source +

@@ -2,9 +2,11 @@
 
 #include <algorithm>
 #include <cerrno>
+#include <cstdio>
 #include <cstring>
 #include <system_error>
 #include <thread>
+#include <vector>
 
 #include <spdlog/spdlog.h>
 
@@ -256,13 +258,15 @@ Result<void> check_digest(const OfficialArchive& archive, const std::string& dig
 namespace {
 
 // A mirror that is a folder: the archive copied from there into the
-// downloads folder, checked like a download (size, then SHA-256).
+// downloads folder, checked like a download (size, then SHA-256). The mirror's
+// file is opened once and the bytes written are the bytes hashed: whoever can
+// write the mirror folder cannot swap the file between the check and the copy.
 Result<Downloaded> copy_from_folder(const OfficialArchive& archive, const std::string& url, const fs::path& final_file,
-                                    Downloaded result) {
+                                    std::uint64_t max_unknown_size, Downloaded result) {
   const std::string name(archive.file_name);
   const fs::path source = util::path_from_utf8(url.substr(7));
   std::error_code ec;
-  if (!fs::is_regular_file(source, ec)) {
+  if (!fs::exists(source, ec)) {
     return make_error("the mirror folder has no '" + util::to_utf8(source) + "'",
                       "put " + name +
                           " there (a mirror holds each archive at NVIDIA's path), or try another mirror, "
@@ -270,25 +274,65 @@ Result<Downloaded> copy_from_folder(const OfficialArchive& archive, const std::s
                           offline_hint(name),
                       ExitCode::not_found);
   }
-  const std::uint64_t size = fs::file_size(source, ec);
-  if (archive.size && size != archive.size) {
-    return make_error("'" + util::to_utf8(source) + "' has " + std::to_string(size) + " bytes, " +
+  CUDNNENV_TRY_ASSIGN(in, util::open_held_file(source));
+  const std::uint64_t limit = archive.size ? archive.size : max_unknown_size;
+  const auto wrong_size = [&](std::uint64_t size) {
+    if (!archive.size) {
+      return make_error("'" + util::to_utf8(source) + "' is larger than a file of this kind can be (" +
+                            util::human_size(limit) + "); nothing was installed",
+                        "the mirror has another file under this name");
+    }
+    return make_error("'" + util::to_utf8(source) + "' has " +
+                          (size > limit ? "more than " + std::to_string(limit) : std::to_string(size)) + " bytes, " +
                           std::string(archive.listed_by) + " says " + std::to_string(archive.size) +
                           "; nothing was installed",
                       "the mirror has another file under this name");
-  }
-  CUDNNENV_TRY_ASSIGN(digest, util::sha256_file(source));
-  CUDNNENV_TRY(check_digest(archive, *digest, url));
+  };
   const fs::path part = util::path_from_utf8(util::to_utf8(final_file) + ".part");
-  fs::copy_file(source, part, fs::copy_options::overwrite_existing, ec);
-  if (ec) {
-    return make_error("cannot copy '" + util::to_utf8(source) + "' to '" + util::to_utf8(part) + "': " + ec.message(),
-                      "check the free space and the rights of the downloads folder");
+  util::Sha256 hash;
+  std::uint64_t copied = 0;
+  {
+    util::FilePtr out = util::open_file(part, "wb");
+    if (!out) {
+      return make_error("cannot write '" + util::to_utf8(part) + "'",
+                        "check the free space and the rights of the downloads folder");
+    }
+    std::vector<char> buffer(1 << 20);
+    std::size_t got = 0;
+    while ((got = std::fread(buffer.data(), 1, buffer.size(), in->get())) > 0) {
+      if (copied + got > limit) {
+        out.reset();
+        fs::remove(part, ec);
+        return wrong_size(copied + got);
+      }
+      if (std::fwrite(buffer.data(), 1, got, out.get()) != got) {
+        out.reset();
+        fs::remove(part, ec);
+        return make_error("cannot write '" + util::to_utf8(part) + "'", "check the free space of the downloads folder");
+      }
+      hash.update(buffer.data(), got);
+      copied += got;
+    }
+    const bool read_failed = std::ferror(in->get()) != 0;
+    if (read_failed || std::fflush(out.get()) != 0) {
+      out.reset();
+      fs::remove(part, ec);
+      return make_error(
+          read_failed ? "cannot read '" + util::to_utf8(source) + "'" : "cannot write '" + util::to_utf8(part) + "'",
+          read_failed ? "check the mirror folder" : "check the free space of the downloads folder");
+    }
   }
+  const auto refuse = [&](Error error) -> Result<Downloaded> {
+    fs::remove(part, ec);
+    return error;
+  };
+  if (archive.size && copied != archive.size) return refuse(wrong_size(copied));
+  const std::string digest = hash.hex_digest();
+  if (auto checked = check_digest(archive, digest, url); !checked) return refuse(checked.error());
   CUDNNENV_TRY(util::replace_file(part, final_file));
   result.url = url;
-  result.sha256 = *digest;
-  result.bytes_fetched = size;
+  result.sha256 = digest;
+  result.bytes_fetched = copied;
   spdlog::debug("download: '{}' copied from the mirror folder, verified", name);
   return result;
 }
@@ -546,7 +590,7 @@ Result<Downloaded> fetch_archive(const OfficialArchive& archive, const DownloadO
   }
   if (util::starts_with(*url, "file://")) {
     const fs::path final_file = result.file;
-    return copy_from_folder(archive, *url, final_file, std::move(result));
+    return copy_from_folder(archive, *url, final_file, options.max_unknown_size, std::move(result));
   }
   const std::string mirror_path = *url != archive.url ? path_of(archive.url) : std::string();
   return ArchiveFetch(archive, options, *url, mirror_path, std::move(result)).run();

@@ -95,7 +95,9 @@ Result<CudaRelease> find_cuda_release(const std::string& asked, const Platform& 
     const std::string url = std::string(k_cuda_redist_url) + file_name;
     const std::string version = chosen->str();  // outlives `archive`, whose fields are views
     const OfficialArchive archive{version, "", "", file_name, sha256, 0, url, "the pinned manifest list"};
-    CUDNNENV_TRY_ASSIGN(downloaded, fetch_archive(archive, options));
+    DownloadOptions manifest_options = options;
+    manifest_options.max_unknown_size = k_max_manifest_bytes;  // a manifest, not an archive of unknown size
+    CUDNNENV_TRY_ASSIGN(downloaded, fetch_archive(archive, manifest_options));
     manifest_file = downloaded->file;
     found.manifest_source = url;
   }
@@ -104,9 +106,20 @@ Result<CudaRelease> find_cuda_release(const std::string& asked, const Platform& 
     return make_error("'" + util::to_utf8(manifest_file) + "' is larger than a manifest can be",
                       "use NVIDIA's redistrib_<release>.json as published");
   }
+  // The bytes parsed are the bytes hashed, and a pinned manifest's must still be the pinned ones.
   util::Sha256 hash;
   hash.update(text->data(), text->size());
   found.manifest_sha256 = hash.hex_digest();
+  if (found.pinned) {
+    for (const auto& pinned : pinned_manifests()) {
+      if (pinned.release == chosen->str() && pinned.sha256 != found.manifest_sha256) {
+        return make_error("'" + util::to_utf8(manifest_file) + "' changed after it was checked: its SHA-256 is now " +
+                              found.manifest_sha256 + ", the pinned manifest list says " + std::string(pinned.sha256),
+                          "something replaced it in the downloads folder: check who can write there, then run this "
+                          "again");
+      }
+    }
+  }
   CUDNNENV_TRY_ASSIGN(manifest, parse_redist_manifest(*text, util::to_utf8(manifest_file), redist_platform(platform)));
   found.manifest = std::move(*manifest);
   return found;

@@ -182,4 +182,19 @@ Result<std::unique_ptr<ArchiveSource>> open_source(const fs::path& path, SourceK
   return make_error("unknown source kind");
 }
 
+Result<std::unique_ptr<ArchiveSource>> open_source(std::FILE* file, const fs::path& path, SourceKind kind) {
+  if (!util::seek_file(file, 0)) return make_error("cannot read '" + util::to_utf8(path) + "'");
+  switch (kind) {
+    case SourceKind::zip: {
+      CUDNNENV_TRY_ASSIGN(reader, ZipReader::open(file, path));
+      return std::unique_ptr<ArchiveSource>(std::make_unique<ZipSource>(std::move(*reader)));
+    }
+    case SourceKind::tar:
+      return open_tar_source(path, file);
+    case SourceKind::folder:
+      break;
+  }
+  return make_error("'" + util::to_utf8(path) + "' is a folder, not an archive");
+}
+
 }  // namespace cudnnenv

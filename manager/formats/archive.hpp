@@ -5,6 +5,7 @@
 #pragma once
 
 #include <cstdint>
+#include <cstdio>
 #include <filesystem>
 #include <memory>
 #include <string>
@@ -41,8 +42,13 @@ Result<SourceKind> detect_source_kind(const std::filesystem::path& path);
 
 Result<std::unique_ptr<ArchiveSource>> open_source(const std::filesystem::path& path, SourceKind kind);
 
+// A zip or tar read from `file` alone (util::open_held_file; kept open by the
+// caller for the source's life, read from its start), never from `path`
+// again, which names it in errors.
+Result<std::unique_ptr<ArchiveSource>> open_source(std::FILE* file, const std::filesystem::path& path, SourceKind kind);
+
 // Implemented per platform: libarchive on POSIX; on Windows an error that
-// says to use the Windows zip.
-Result<std::unique_ptr<ArchiveSource>> open_tar_source(const std::filesystem::path& path);
+// says to use the Windows zip. `file`: as open_source's; null: open `path`.
+Result<std::unique_ptr<ArchiveSource>> open_tar_source(const std::filesystem::path& path, std::FILE* file = nullptr);
 
 }  // namespace cudnnenv

@@ -138,14 +138,16 @@ class TarSource final : public ArchiveSource {
 
 }  // namespace
 
-Result<std::unique_ptr<ArchiveSource>> open_tar_source(const std::filesystem::path& path) {
+Result<std::unique_ptr<ArchiveSource>> open_tar_source(const std::filesystem::path& path, std::FILE* file) {
   struct archive* handle = archive_read_new();
   archive_read_support_filter_xz(handle);
   archive_read_support_filter_gzip(handle);
   archive_read_support_filter_bzip2(handle);
   archive_read_support_format_tar(handle);
   archive_read_support_format_gnutar(handle);
-  if (archive_read_open_filename(handle, path.c_str(), 1 << 20) != ARCHIVE_OK) {
+  const int opened =
+      file ? archive_read_open_FILE(handle, file) : archive_read_open_filename(handle, path.c_str(), 1 << 20);
+  if (opened != ARCHIVE_OK) {
     const std::string reason = archive_error_string(handle) ? archive_error_string(handle) : "unreadable";
     archive_read_free(handle);
     return make_error("cannot open '" + util::to_utf8(path) + "': " + reason,

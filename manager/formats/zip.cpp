@@ -50,13 +50,19 @@ Error ZipReader::corrupt(const std::string& what) const {
 }
 
 Result<ZipReader> ZipReader::open(const std::filesystem::path& path) {
-  ZipReader reader;
-  reader.m_path = path;
-  reader.m_file = util::open_file(path, "rb");
-  if (!reader.m_file) {
+  util::FilePtr owned = util::open_file(path, "rb");
+  if (!owned) {
     return make_error("cannot open '" + util::to_utf8(path) + "'", "check that the file exists and is readable");
   }
-  std::FILE* file = reader.m_file.get();
+  CUDNNENV_TRY_ASSIGN(reader, open(owned.get(), path));
+  reader->m_owned = std::move(owned);
+  return std::move(*reader);
+}
+
+Result<ZipReader> ZipReader::open(std::FILE* file, const std::filesystem::path& path) {
+  ZipReader reader;
+  reader.m_path = path;
+  reader.m_file = file;
   reader.m_file_size = util::file_size(file);
   if (reader.m_file_size < k_end_record_size) {
     return reader.corrupt("too short");
@@ -185,7 +191,7 @@ Result<ZipReader> ZipReader::open(const std::filesystem::path& path) {
 }
 
 Result<void> ZipReader::read(const ZipEntry& entry, const DataSink& sink) {
-  std::FILE* file = m_file.get();
+  std::FILE* file = m_file;
   unsigned char local[30];
   if (!read_at(file, entry.local_header_offset, local, sizeof local) || u32(local) != k_local_signature) {
     return corrupt("local header of '" + entry.name + "' is missing");

@@ -45,6 +45,9 @@ class ZipReader {
   // file, or whose entries overlap. Nothing is allocated from a size the
   // archive claims before that size is checked against the file's.
   static Result<ZipReader> open(const std::filesystem::path& path);
+  // The same from `file`, open and positioned anywhere, which the caller
+  // keeps open for the reader's life; `path` names it in errors.
+  static Result<ZipReader> open(std::FILE* file, const std::filesystem::path& path);
 
   const std::vector<ZipEntry>& entries() const { return m_entries; }
 
@@ -57,7 +60,8 @@ class ZipReader {
   Error corrupt(const std::string& what) const;
 
   std::filesystem::path m_path;
-  util::FilePtr m_file;
+  util::FilePtr m_owned;  // when open(path) opened it
+  std::FILE* m_file = nullptr;
   std::uint64_t m_file_size = 0;
   std::vector<ZipEntry> m_entries;
 };

@@ -288,14 +288,16 @@ Result<InstallSource> classify_source(const fs::path& source_path, const Install
 }
 
 // Where an archive comes from: its SHA-256, computed on a second core while
-// it unpacks and awaited only where a decision needs it, against the
-// official list.
+// it unpacks (from `held`, the one open handle the unpacking reads too) and
+// awaited only where a decision needs it, against the official list and the
+// hash the caller checked before. `held` must outlive this object.
 class Provenance {
  public:
-  Provenance(const InstallSource& source, const InstallOptions& options) : m_options(options) {
+  Provenance(const InstallSource& source, const InstallOptions& options, std::FILE* held) : m_options(options) {
     m_file_name = source.file_name;
-    if (source.kind != SourceKind::folder) {
-      m_hash = std::async(std::launch::async, [path = source.path] { return util::sha256_file(path); });
+    if (held) {
+      m_hash =
+          std::async(std::launch::async, [held, path = source.path] { return util::sha256_held_file(held, path); });
     }
   }
 
@@ -307,6 +309,13 @@ class Provenance {
     }
     m_settled = true;
     CUDNNENV_TRY_ASSIGN(hash, m_hash.get());
+    if (!m_options.expected_sha256.empty() && *hash != m_options.expected_sha256) {
+      return make_error("'" + m_file_name +
+                            "' changed after it was checked: the bytes read to install it have the "
+                            "SHA-256 " +
+                            *hash + ", the checked file's was " + m_options.expected_sha256 + "; nothing was installed",
+                        "something replaced the file meanwhile: check who can write its folder, then run this again");
+    }
     record.sha256 = *hash;
     if (const OfficialArchive* official = find_official_by_sha256(*hash)) {
       record.official = std::string(official->file_name);
@@ -340,7 +349,7 @@ struct Staged {
   std::string strip;  // the top folder taken off the entries' paths, with its '/'
 };
 
-Result<Staged> stage(const InstallSource& source, const fs::path& staging, ExtractLimits limits,
+Result<Staged> stage(const InstallSource& source, std::FILE* held, const fs::path& staging, ExtractLimits limits,
                      const UnpackProgress& progress) {
   util::remove_tree(staging);
   const fs::path content = staging / "content";
@@ -349,7 +358,8 @@ Result<Staged> stage(const InstallSource& source, const fs::path& staging, Extra
   if (ec) {
     return make_error("cannot create '" + util::to_utf8(content) + "': " + ec.message());
   }
-  CUDNNENV_TRY_ASSIGN(reader, open_source(source.path, source.kind));
+  CUDNNENV_TRY_ASSIGN(reader,
+                      held ? open_source(held, source.path, source.kind) : open_source(source.path, source.kind));
   limits.source_size = source.kind == SourceKind::folder ? 0 : source.record.size;
   CUDNNENV_TRY_ASSIGN(extraction, extract(**reader, content, source.file_name, limits, progress));
   Staged staged{std::move(*extraction), content, {}};
@@ -660,7 +670,14 @@ Result<InstallOutcome> Store::install_runtime(const std::vector<RuntimeArchive>&
 Result<InstallOutcome> Store::install_source(const fs::path& source_path, const InstallOptions& options) {
   const AtScopeEnd forget_listing([this] { m_identities.reset(); });  // the store changes
   CUDNNENV_TRY_ASSIGN(source, classify_source(source_path, options));
-  Provenance provenance(*source, options);
+  // An archive is opened once: hashed and unpacked from this handle, never by its name again.
+  util::FilePtr held;
+  if (source->kind != SourceKind::folder) {
+    CUDNNENV_TRY_ASSIGN(opened, util::open_held_file(source->path));
+    held = std::move(*opened);
+    source->record.size = util::file_size(held.get());
+  }
+  Provenance provenance(*source, options, held.get());
   if (options.require_official == RequireOfficial::yes) {
     CUDNNENV_TRY(provenance.settle(source->record));
   }
@@ -689,7 +706,7 @@ Result<InstallOutcome> Store::install_source(const fs::path& source_path, const 
   // Holding the lock, any staging folder of this name is a killed install's.
   const fs::path staging = state_dir() / "staging" / util::path_from_utf8(source->tree_name);
   ScopedRemoval cleanup(staging);
-  CUDNNENV_TRY_ASSIGN(staged, stage(*source, staging, options.limits, options.unpack_progress));
+  CUDNNENV_TRY_ASSIGN(staged, stage(*source, held.get(), staging, options.limits, options.unpack_progress));
   CUDNNENV_TRY_ASSIGN(layout, check_release(*staged, *source, options.platform));
   if (staged->extraction.wheel_metadata) {
     apply_wheel_metadata(*staged->extraction.wheel_metadata, source->name);
@@ -936,12 +953,27 @@ Result<InstallOutcome> Store::install_runtime_archives(const std::vector<Runtime
     const fs::path part = staging / "parts" / util::path_from_utf8(archive.component);
     fs::create_directories(part, ec);
     CUDNNENV_TRY_ASSIGN(kind, detect_source_kind(archive.file));
-    CUDNNENV_TRY_ASSIGN(reader, open_source(archive.file, *kind));
-    auto kept = runtime_entries(std::move(*reader), archive.component, options.platform.os);
-    ExtractLimits limits = options.limits;
-    limits.source_size = fs::file_size(archive.file, ec);
-    CUDNNENV_TRY_ASSIGN(extraction,
-                        extract(*kept, part, util::to_utf8(archive.file.filename()), limits, options.unpack_progress));
+    // Opened once: hashed on a second core and unpacked from this handle; the bytes unpacked must be the
+    // bytes the manifest names (the file was checked before, but its folder may be another's to write).
+    CUDNNENV_TRY_ASSIGN(held, util::open_held_file(archive.file));
+    auto hash = std::async(std::launch::async,
+                           [file = held->get(), &archive] { return util::sha256_held_file(file, archive.file); });
+    auto unpacked = [&]() -> Result<Extraction> {
+      CUDNNENV_TRY_ASSIGN(reader, open_source(held->get(), archive.file, *kind));
+      auto kept = runtime_entries(std::move(*reader), archive.component, options.platform.os);
+      ExtractLimits limits = options.limits;
+      limits.source_size = util::file_size(held->get());
+      return extract(*kept, part, util::to_utf8(archive.file.filename()), limits, options.unpack_progress);
+    }();
+    CUDNNENV_TRY_ASSIGN(digest, hash.get());
+    CUDNNENV_TRY_ASSIGN(extraction, std::move(unpacked));
+    if (!archive.sha256.empty() && *digest != archive.sha256) {
+      return make_error("'" + util::to_utf8(archive.file) +
+                            "' changed after it was checked: the bytes read to "
+                            "install it have the SHA-256 " +
+                            *digest + ", the manifest says " + archive.sha256 + "; nothing was installed",
+                        "something replaced the file meanwhile: check who can write its folder, then run this again");
+    }
     CUDNNENV_TRY(check_binaries(extraction->files, "", options.platform));
     for (const auto& file : extraction->files) {
       const fs::path from = part / util::path_from_utf8(file.record.path);

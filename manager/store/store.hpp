@@ -45,6 +45,9 @@ struct InstallOptions {
   // record's components.
   std::vector<CarriedLibrary> carried;
   RequireOfficial require_official = RequireOfficial::no;
+  // The SHA-256 the caller checked the file against (a download): the bytes
+  // unpacked must have it, or nothing is installed.
+  std::string expected_sha256;
   Platform platform = host_platform();  // what the tree must be built for
   ProbeFunction probe;                  // reads a library's version; empty: never load anything
   WarningSink warn;                     // may be empty

@@ -33,6 +33,15 @@ FilePtr open_file(const std::filesystem::path& path, const char* mode);
 // what it is instead.
 Result<FilePtr> open_regular_file(const std::filesystem::path& path);
 
+// Opens `path` as open_regular_file does, to read bytes that are checked
+// (hashed) and then used (unpacked, copied): every later read of that file
+// goes through this one handle, never the name again, so whoever can write
+// the folder cannot swap the file between the check and the use. Windows:
+// also opened without sharing write or delete access, so that while it is
+// open nobody can write, rename or delete it (a second open by name then
+// reaches the same bytes).
+Result<FilePtr> open_held_file(const std::filesystem::path& path);
+
 // Whole file as bytes: a regular file only (open_regular_file), of at most
 // k_max_read_file bytes (a header, ld.so.cache, a framework's version.py).
 inline constexpr std::size_t k_max_read_file = 64 * 1024 * 1024;

@@ -1,5 +1,7 @@
 #include <windows.h>
+
 #include <io.h>
+#include <share.h>
 
 #include <algorithm>
 #include <cstring>
@@ -117,6 +119,19 @@ Result<FilePtr> open_regular_file(const fs::path& path) {
   FilePtr file(::_wfopen(path.c_str(), L"rb"));
   if (!file) return make_error("cannot read '" + to_utf8(path) + "'");
   // A named pipe or a device (NUL, CON) is no file to read to its end.
+  if (::GetFileType(reinterpret_cast<HANDLE>(::_get_osfhandle(::_fileno(file.get())))) != FILE_TYPE_DISK) {
+    return make_error("'" + to_utf8(path) + "' is not a regular file");
+  }
+  return file;
+}
+
+Result<FilePtr> open_held_file(const fs::path& path) {
+  // _SH_DENYWR: FILE_SHARE_READ alone, so no writer, rename or delete while it is open.
+  FilePtr file(::_wfsopen(path.c_str(), L"rb", _SH_DENYWR));
+  if (!file) {
+    return make_error("cannot read '" + to_utf8(path) + "'",
+                      "check that it exists and that no program has it open for writing");
+  }
   if (::GetFileType(reinterpret_cast<HANDLE>(::_get_osfhandle(::_fileno(file.get())))) != FILE_TYPE_DISK) {
     return make_error("'" + to_utf8(path) + "' is not a regular file");
   }

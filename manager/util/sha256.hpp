@@ -3,6 +3,7 @@
 #pragma once
 
 #include <cstddef>
+#include <cstdio>
 #include <filesystem>
 #include <memory>
 #include <string>
@@ -45,6 +46,13 @@ class Sha256Stream {
   struct Impl;
   std::unique_ptr<Impl> m_impl;
 };
+
+// Hash of the whole of `held` (from open_held_file), read by a reader of its
+// own so that `held`'s position is untouched and another thread may read
+// `held` meanwhile (POSIX: pread on its descriptor; Windows: a second open of
+// `path`, which the held handle keeps from changing). `path` names it in
+// errors.
+Result<std::string> sha256_held_file(std::FILE* held, const std::filesystem::path& path);
 
 // Hash of the whole file at `path`; fails when it cannot be read.
 Result<std::string> sha256_file(const std::filesystem::path& path);

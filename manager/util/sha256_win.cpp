@@ -43,4 +43,9 @@ std::string Sha256::hex_digest() {
   return to_hex(digest, sizeof digest);
 }
 
+Result<std::string> sha256_held_file(std::FILE*, const std::filesystem::path& path) {
+  // The held handle shares no write or delete access: the name still reaches its bytes.
+  return sha256_file(path);
+}
+
 }  // namespace cudnnenv::util

@@ -280,3 +280,24 @@ expect_eq "$(head -1 err)" "cudnnenv: error: '$MIRROR$path' sent more than 1.0 M
 CUDNNENV_INDEX="$WORK/index-nosize.tsv" run install 9.1 --cuda 12 --mirror "$MIRROR" --quiet
 expect_eq "$rc" "0" "the same archive within the default cap: $(cat err)"
 pass "an archive of unknown size is capped (--max-download), nothing kept past the cap"
+
+# 16. A folder mirror whose owner swaps the archive the moment it is closed after a read (issue 39,
+# item 1): the file is read once, so the bytes installed are the bytes checked, and the other archive
+# (a library that reports 9.1.0 too, with other bytes) never lands; the tree's library is the checked one.
+run remove "$TREE" --yes && run cache clean
+top=${ARCHIVE%.tar.xz}
+{ cat "$FIXTURES/fake-elf64-9.1.0.so"; echo "other code"; } > evil.so
+rm -rf evil && mkdir evil && (cd evil && make_linux_tree "$top" 9.1.0 ../evil.so && tar -cJf "../evil.tar.xz" "$top")
+mkdir -p "swap-backing$(dirname "$path")"
+cp "srv/$ARCHIVE" "swap-backing$path"
+cp evil.tar.xz "swap-backing$path.swap"
+if swap_mirror "$WORK/swap-backing" "$WORK/swap-mirror"; then
+  run install 9.1 --cuda 12 --mirror "$WORK/swap-mirror" --quiet
+  expect_eq "$rc" "0" "install from the swapping mirror: $(cat err)"
+  expect_eq "$(grep '^swapped' "$WORK/swap-mirror.log")" "swapped ${path#/}" "the mirror swapped the archive once it was closed"
+  cmp -s "$CUDNNENV_ROOT/$TREE/lib/libcudnn.so.9.1.0" "$FIXTURES/fake-elf64-9.1.0.so" ||
+    fail "the installed library is not the checked archive's (the swapped-in one: $(cmp -s "$CUDNNENV_ROOT/$TREE/lib/libcudnn.so.9.1.0" evil.so && echo yes || echo no))"
+  expect_eq "$(sha256sum < "$downloads/$ARCHIVE" | cut -c1-64)" "$SHA" "the downloads folder keeps the checked archive"
+  swap_mirror_stop
+  pass "a folder mirror swapping the archive on close: the checked bytes are installed"
+fi

@@ -5,7 +5,7 @@ set -euo pipefail
 E2E_DIR=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 
 WORK=$(mktemp -d "${TMPDIR:-/tmp}/cudnnenv e2e XXXXXX")
-cleanup() { local rc=$?; if [ $rc -eq 0 ]; then rm -rf "$WORK"; else echo "test data kept in $WORK" >&2; fi; }
+cleanup() { local rc=$?; swap_mirror_stop; if [ $rc -eq 0 ]; then rm -rf "$WORK"; else echo "test data kept in $WORK" >&2; fi; }
 trap cleanup EXIT
 cd "$WORK"
 
@@ -121,4 +121,29 @@ rows.sort(key=lambda r: (r[0], r[1]), reverse=True)
 for r in rows:
     print(r[2], r[3], r[4])
 PY
+}
+
+# swap_mirror BACKING MOUNTPOINT: mounts swap_on_close_fs.py (each NAME with a
+# NAME.swap beside it in BACKING is replaced by it once a reader closes it),
+# its log (a "swapped NAME" line per swap) in MOUNTPOINT.log; unmounted by
+# swap_mirror_stop, which cleanup runs too. Returns 1, saying why, where FUSE cannot be mounted here.
+swap_mirror() {
+  local backing=$1 mnt=$2
+  /usr/bin/python3 -c 'import fusepy' 2> /dev/null || { echo "skip: python3-fusepy is not installed"; return 1; }
+  mkdir -p "$mnt"
+  /usr/bin/python3 "$E2E_DIR/swap_on_close_fs.py" "$backing" "$mnt" > "$mnt.log" 2>&1 &
+  SWAP_MIRROR_PID=$! SWAP_MIRROR_MNT=$mnt
+  for _ in $(seq 100); do
+    mountpoint -q "$mnt" && return 0
+    sleep 0.05
+  done
+  echo "skip: the FUSE file system did not mount: $(cat "$mnt.log")"
+  return 1
+}
+swap_mirror_stop() {
+  [ -n "${SWAP_MIRROR_PID:-}" ] || return 0
+  kill "$SWAP_MIRROR_PID" 2> /dev/null || true
+  wait "$SWAP_MIRROR_PID" 2> /dev/null || true
+  umount -l "$SWAP_MIRROR_MNT" 2> /dev/null || true
+  SWAP_MIRROR_PID=
 }

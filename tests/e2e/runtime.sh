@@ -132,6 +132,26 @@ expect_eq "$(head -1 err)" "cudnnenv: error: no CUDA release '11.2' is known" "a
 grep -q "known: 13.1.1, 13.1.0, 13.0.2" err && grep -q "with --allow-unverified" err || fail "the pinned releases and the way out: $(cat err)"
 pass "bad manifests and archives are refused with nothing installed (hash, size, '..', absolute path, another platform, nesting, a missing component, a release not pinned)"
 
+# 1b. A folder mirror whose owner swaps a component archive the moment it is closed after a read (issue 39,
+# item 1): the archive is read once, so the libcublas installed is the one the manifest's SHA-256 names.
+rm -rf swapwork swap-backing && mkdir -p swapwork/libs swap-backing/compute/cuda
+cp libs/* swapwork/libs/ && echo "other code" >> swapwork/libs/libcublas.so.13
+(cd swapwork && component libcublas 13.1.0.3 libcublas.so.13 libcublasLt.so.13)
+cp -rL redist swap-backing/compute/cuda/redist
+cublas_path=compute/cuda/redist/libcublas/linux-x86_64/libcublas-linux-x86_64-13.1.0.3-archive.tar.gz
+cp swapwork/redist/libcublas/linux-x86_64/*.tar.gz "swap-backing/$cublas_path.swap"
+if swap_mirror "$WORK/swap-backing" "$WORK/swap-mirror"; then
+  CUDNNENV_CUDA_INDEX="$WORK/index" run install cuda 13.0 --mirror "$WORK/swap-mirror" -q
+  expect_eq "$rc" "0" "install cuda from the swapping mirror: $(cat err)"
+  expect_eq "$(grep '^swapped' "$WORK/swap-mirror.log")" "swapped $cublas_path" "the mirror swapped libcublas's archive once it was closed"
+  cmp -s "$CUDNNENV_ROOT/cuda-13.0.2/lib/libcublas.so.13" libs/libcublas.so.13 ||
+    fail "the installed libcublas is not the manifest's (the swapped-in one: $(cmp -s "$CUDNNENV_ROOT/cuda-13.0.2/lib/libcublas.so.13" swapwork/libs/libcublas.so.13 && echo yes || echo no))"
+  run remove cuda-13.0.2 --yes
+  rm -rf "$CUDNNENV_STATE_DIR/downloads"
+  swap_mirror_stop
+  pass "a folder mirror swapping a component archive on close: the checked bytes are installed"
+fi
+
 # 2. Install from the manifest, through a folder mirror laid out as NVIDIA's host.
 export CUDNNENV_CUDA_INDEX="$WORK/index"
 run install cuda 13.0 --mirror "$WORK/mirror" -q
