@@ -911,32 +911,40 @@ Result<SelftestReport> run_selftest(const SelftestOptions& options) {
     return make_error("the temporary folder '" + temp + "' has a ':', which LD_LIBRARY_PATH cannot hold",
                       "run it with TMPDIR set to a folder without one");
   }
-  std::random_device random;
-  // A space, '&' and letters outside ASCII in the store's path, on purpose.
-  const fs::path work = fs::temp_directory_path() /
-                        util::path_from_utf8("cudnnenv selftest 库 & " + std::to_string(util::current_process_id()) +
-                                             "-" + std::to_string(random() % 100000));
-  report.store = work / "store";
+  // A space, '&' and letters outside ASCII in the store's path, on purpose. Each folder is made by this
+  // run alone (a name that exists is never used: a co-user sharing the temporary folder cannot plant a
+  // store of theirs), for this user alone, and only what this run made is removed.
+  const fs::path temp = fs::temp_directory_path(ec);
+  CUDNNENV_TRY_ASSIGN(work, util::make_private_directory(temp, "cudnnenv selftest 库 & "));
+  report.store = *work / "store";
   fs::create_directories(report.store, ec);
-  if (ec) return make_error("cannot create '" + util::to_utf8(work) + "': " + ec.message());
-  // A second folder for a store whose path the case's target can hold, when the temporary folder's allows:
-  // Windows, a batch file in every code page (conda's cmd hook); Linux, LD_PRELOAD (no space).
-  fs::path plain_work;
-  const fs::path plain =
-      fs::temp_directory_path() /
-      ("cudnnenv-selftest-" + std::to_string(util::current_process_id()) + "-" + std::to_string(random() % 100000));
-  const std::string plain_text = util::to_utf8(plain);
-  if (windows_host() ? util::plain_for_batch(plain_text) : plain_text.find(' ') == std::string::npos) {
-    plain_work = plain;
+  if (ec) {
+    util::remove_tree(*work);
+    return make_error("cannot create '" + util::to_utf8(report.store) + "': " + ec.message());
   }
-  Run run(options, report.store, work, plain_work, report.wine);
+  // A second folder for a store whose path the case's target can hold, when the temporary folder's allows:
+  // Windows, a batch file in every code page (conda's cmd hook); Linux, LD_PRELOAD (no space). Its name
+  // adds only ASCII letters, digits and '-' to the temporary folder's path.
+  fs::path plain_work;
+  const std::string plain_text = util::to_utf8(temp / "cudnnenv-selftest-0-0");
+  if (windows_host() ? util::plain_for_batch(plain_text) : plain_text.find(' ') == std::string::npos) {
+    auto plain = util::make_private_directory(temp, "cudnnenv-selftest-");
+    if (!plain) {
+      util::remove_tree(*work);
+      return plain.error();
+    }
+    plain_work = *plain;
+  }
+  Run run(options, report.store, *work, plain_work, report.wine);
   auto set_up = run.set_up();
   if (set_up) run.run_cases(report);
   run.clean_up();
   report.kept = options.keep;
   if (!options.keep) {
-    util::remove_tree(work);
+    util::remove_tree(*work);
     if (!plain_work.empty()) util::remove_tree(plain_work);
+  } else if (!plain_work.empty()) {
+    fs::remove(plain_work, ec);  // kept only when a case put a store there
   }
   if (!set_up) return set_up.error();
   return report;

@@ -124,6 +124,20 @@ std::size_t remove_stale_temporaries(const fs::path& path) {
   return removed;
 }
 
+Result<fs::path> make_private_directory(const fs::path& parent, const std::string& prefix) {
+  std::random_device random;
+  for (int attempt = 0; attempt < 100; ++attempt) {
+    const std::uint64_t salt = (static_cast<std::uint64_t>(random()) << 32) | random();
+    const fs::path folder =
+        parent / path_from_utf8(prefix + std::to_string(current_process_id()) + "-" + std::to_string(salt));
+    CUDNNENV_TRY_ASSIGN(made, create_private_directory(folder));
+    if (*made) return folder;
+  }
+  return make_error("cannot make a folder of its own in '" + to_utf8(parent) +
+                        "': every name tried was taken (someone is creating them)",
+                    "use a temporary folder only you can write (TMPDIR, TEMP)");
+}
+
 fs::path temporary_beside(const fs::path& path) {
   std::random_device random;
   const std::uint64_t salt = (static_cast<std::uint64_t>(random()) << 32) | random();

@@ -121,6 +121,16 @@ std::optional<std::string> changeable_by_others(const std::filesystem::path& fil
 // Windows: always nullopt.
 std::optional<unsigned long> foreign_owner(const std::filesystem::path& file);
 
+// A new folder in `parent` named `prefix` + "<pid>-<random>", made by this
+// call alone, as mkdtemp does: it fails when the name exists (a planted
+// folder or link is never used; another name is tried, 100 times at most),
+// and only this user can enter it (POSIX: mode 0700; Windows: an access
+// list granting this user alone, protected from the parent's).
+Result<std::filesystem::path> make_private_directory(const std::filesystem::path& parent, const std::string& prefix);
+// Creates `folder` itself for this user alone (make_private_directory's
+// step): true when this call made it, false when the name exists.
+Result<bool> create_private_directory(const std::filesystem::path& folder);
+
 // Renames a directory (same volume) so that it appears at `to` at once;
 // fails if `to` exists. Retries briefly on Windows, where a virus scanner
 // holding a file open makes a rename fail for a moment.

@@ -83,6 +83,12 @@ Result<FilePtr> open_held_file(const fs::path& path) {
   return open_regular_file(path);  // the descriptor is the file, whatever its name becomes
 }
 
+Result<bool> create_private_directory(const fs::path& folder) {
+  if (::mkdir(folder.c_str(), 0700) == 0) return true;
+  if (errno == EEXIST) return false;
+  return make_error("cannot create '" + to_utf8(folder) + "': " + std::strerror(errno));
+}
+
 bool seek_file(std::FILE* file, std::uint64_t offset) {
   return ::fseeko(file, static_cast<off_t>(offset), SEEK_SET) == 0;
 }

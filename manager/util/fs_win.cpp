@@ -1,6 +1,7 @@
 #include <windows.h>
 
 #include <io.h>
+#include <sddl.h>
 #include <share.h>
 
 #include <algorithm>
@@ -8,6 +9,7 @@
 
 #include <system_error>
 #include <thread>
+#include <vector>
 
 #include "util/fs.hpp"
 #include "util/text.hpp"
@@ -136,6 +138,37 @@ Result<FilePtr> open_held_file(const fs::path& path) {
     return make_error("'" + to_utf8(path) + "' is not a regular file");
   }
   return file;
+}
+
+Result<bool> create_private_directory(const fs::path& folder) {
+  // An access list of one entry, this user's full control, inherited by what is made inside, and
+  // protected from the parent's (P): as mode 0700.
+  std::wstring sddl;
+  HANDLE token = nullptr;
+  if (::OpenProcessToken(::GetCurrentProcess(), TOKEN_QUERY, &token)) {
+    DWORD size = 0;
+    ::GetTokenInformation(token, TokenUser, nullptr, 0, &size);
+    std::vector<unsigned char> buffer(size);
+    LPWSTR sid = nullptr;
+    if (size && ::GetTokenInformation(token, TokenUser, buffer.data(), size, &size) &&
+        ::ConvertSidToStringSidW(reinterpret_cast<TOKEN_USER*>(buffer.data())->User.Sid, &sid)) {
+      sddl = L"D:P(A;OICI;FA;;;" + std::wstring(sid) + L")";
+      ::LocalFree(sid);
+    }
+    ::CloseHandle(token);
+  }
+  if (sddl.empty()) return make_error("cannot read this user's identity: " + last_error_message());
+  PSECURITY_DESCRIPTOR descriptor = nullptr;
+  if (!::ConvertStringSecurityDescriptorToSecurityDescriptorW(sddl.c_str(), SDDL_REVISION_1, &descriptor, nullptr)) {
+    return make_error("cannot make an access list: " + last_error_message());
+  }
+  SECURITY_ATTRIBUTES attributes{sizeof(SECURITY_ATTRIBUTES), descriptor, FALSE};
+  const bool made = ::CreateDirectoryW(long_form(folder).c_str(), &attributes);
+  const DWORD code = ::GetLastError();
+  ::LocalFree(descriptor);
+  if (made) return true;
+  if (code == ERROR_ALREADY_EXISTS) return false;
+  return make_error("cannot create '" + to_utf8(folder) + "': " + last_error_message(code));
 }
 
 bool seek_file(std::FILE* file, std::uint64_t offset) {

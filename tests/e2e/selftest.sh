@@ -131,3 +131,37 @@ expect_eq "$rc:$(cat err)" "1:cudnnenv: error: the temporary folder '$WORK/tmp:3
   hint: run it with TMPDIR set to a folder without one" "selftest with a ':' in TMPDIR"
 expect_eq "$(ls -A "$WORK/tmp:3")" "" "nothing made in that temporary folder"
 pass "a temporary folder with a ':' refused before anything is made"
+
+# A shared temporary folder where a co-user planted a folder at every name the run could pick when names
+# were "<pid>-<n < 100,000>" (issue 39, item 2): in a pid namespace selftest is pid 1, so all 200,000 are
+# planted. Its own folders are made fresh (mode 0700, a name that exists is never used), and every planted
+# folder is left as it was: none used, none emptied or removed.
+if [ "$(id -u)" = 0 ] && unshare -pf --mount-proc true 2> /dev/null; then
+  planted="$WORK/shared tmp"
+  mkdir -p "$planted"
+  /usr/bin/python3 - "$planted" <<'PY'
+import os, sys
+root = sys.argv[1]
+for n in range(100000):
+    for prefix in ("cudnnenv selftest 库 & 1-", "cudnnenv-selftest-1-"):
+        os.mkdir(os.path.join(root, prefix + str(n)))
+PY
+  chmod 1777 "$planted"
+  run_program env TMPDIR="$planted" unshare -pf --mount-proc "$CUDNNENV" selftest --only exec-audit --keep
+  expect_eq "$rc" "0" "selftest among planted folders: $(cat out err)"
+  kept=$(sed -n 's/^the temporary store is kept: //p' out)
+  work=$(dirname "$kept")
+  case "$(basename "$work")" in
+    "cudnnenv selftest 库 & 1-"*) ;;
+    *) fail "the kept folder's name: $work" ;;
+  esac
+  expect_eq "$(stat -c %a "$work")" "700" "the selftest's own folder is this user's alone"
+  rm -rf "$work"
+  rm -rf "$planted"/cudnnenv-selftest-1-[0-9]*[0-9]-[0-9]*  # a plain folder of this run's, if kept
+  expect_eq "$(find "$planted" -mindepth 1 -maxdepth 1 | wc -l)" "200000" "the planted folders are all there"
+  expect_eq "$(find "$planted" -mindepth 2 | wc -l)" "0" "nothing was made in a planted folder"
+  rm -rf "$planted"
+  pass "a folder planted at every name of the old scheme: selftest makes its own, 0700, and leaves them alone"
+else
+  echo "skip: the planted-folders case needs root and a pid namespace (unshare -pf)"
+fi

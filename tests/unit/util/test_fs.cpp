@@ -34,6 +34,26 @@ std::vector<std::string> names(const std::vector<DirectoryEntry>& entries) {
 }  // namespace
 
 TEST_SUITE("util/fs") {
+  TEST_CASE("a private folder is made by the call alone: a name that exists is never taken") {
+    fs::create_directories("planted");
+    const auto taken = create_private_directory("planted");
+    REQUIRE(taken);
+    CHECK_FALSE(*taken);
+    const auto made = create_private_directory("mine");
+    REQUIRE(made);
+    CHECK(*made);
+    auto folder = make_private_directory(fs::current_path(), "tmp ");
+    REQUIRE(folder);
+    CHECK(fs::is_directory(*folder));
+    CHECK(starts_with(to_utf8(folder->filename()), "tmp " + std::to_string(current_process_id()) + "-"));
+#ifndef _WIN32
+    CHECK((fs::status(*folder).permissions() & fs::perms::all) == fs::perms::owner_all);
+#endif
+    auto second = make_private_directory(fs::current_path(), "tmp ");
+    REQUIRE(second);
+    CHECK(*second != *folder);
+  }
+
   TEST_CASE("list_directory: the entries sorted, with their kinds and sizes") {
     const fs::path folder = test::test_dir() / "listed";
     write(folder / "b.dll", "12345");
