@@ -54,12 +54,14 @@ cudnnenv() {
 }
 
 _cudnnenv_hook() {
-  # The project file's text (at most 64 KiB) is read by the shell itself (bash: read -N, zsh: read -k).
+  # The project file's text (at most 64 KiB) is read by the shell itself (bash: read -N, zsh: read -k);
+  # one of size 0 is not (every file under /proc says 0, and a read of /proc/kmsg never returns): cudnnenv's
+  # own bounded reader reads it when the folder changes.
   local _cudnnenv_text=
   # The no-change path: two comparisons, and in a project one read of its file; no process.
   if [ "${PWD}" = "${_CUDNNENV_PWD-}" ] && [ "${CUDNNENV_VERSION-}" = "${_CUDNNENV_SEEN-}" ]; then
     [ -z "${_CUDNNENV_PROJECT-}" ] && return 0
-    [ -r "${_CUDNNENV_PROJECT}" ] && { @READ@ < "${_CUDNNENV_PROJECT}" || :; }
+    [ -r "${_CUDNNENV_PROJECT}" ] && [ -s "${_CUDNNENV_PROJECT}" ] && { @READ@ < "${_CUDNNENV_PROJECT}" || :; }
     [ "${_cudnnenv_text}" = "${_CUDNNENV_TEXT-}" ] && return 0
   fi
   _CUDNNENV_PWD=$PWD
@@ -73,7 +75,7 @@ _cudnnenv_hook() {
     _cudnnenv_dir=${_cudnnenv_dir%/*}
   done
   _cudnnenv_text=
-  [ -r "${_cudnnenv_file}" ] && { @READ@ < "${_cudnnenv_file}" || :; }
+  [ -r "${_cudnnenv_file}" ] && [ -s "${_cudnnenv_file}" ] && { @READ@ < "${_cudnnenv_file}" || :; }
   if [ -n "${_CUDNNENV_PROJECT+set}" ] && [ "${_cudnnenv_file}" = "${_CUDNNENV_PROJECT}" ] &&
     [ "${_cudnnenv_text}" = "${_CUDNNENV_TEXT-}" ] && [ "${CUDNNENV_VERSION-}" = "${_CUDNNENV_SEEN-}" ]; then
     return 0

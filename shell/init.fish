@@ -55,10 +55,11 @@ function cudnnenv
     end
 end
 
-# The project file's text (at most 64 KiB), read by fish itself.
+# The project file's text (at most 64 KiB), read by fish itself; one of size 0 is not (every file under
+# /proc says 0, and a read of /proc/kmsg never returns): cudnnenv's own bounded reader reads it.
 function _cudnnenv_read
     set -l text
-    if test -n "$argv[1]"
+    if test -n "$argv[1]"; and test -s "$argv[1]"
         read -z -n 65536 text < $argv[1] 2>/dev/null
     end
     printf '%s' "$text"

@@ -77,6 +77,21 @@ Result<int> run_modulefile(const ModulefileArguments& arguments, const Context& 
   return 0;
 }
 
+// Refuses to write `file` through a link below `folder` (a project's own
+// `.vscode`, an env's `share/jupyter/kernels/NAME`): a cloned repository's
+// link would have cudnnenv read a secret file into the project, or write
+// into a folder elsewhere while saying it wrote here.
+Result<void> no_link_on_the_way(const fs::path& folder, const fs::path& file) {
+  if (const auto link = util::link_on_the_way(folder, file)) {
+    return make_error("'" + util::printable(util::to_utf8(*link)) +
+                          "' is a link: cudnnenv does not read or write a file through a link there (it could "
+                          "lead anywhere); nothing was written",
+                      "replace the link with a plain " + std::string(*link == file ? "file" : "folder") +
+                          " of your own, then run this again");
+  }
+  return {};
+}
+
 struct CondaArguments {
   std::string spec;
   std::string prefix;
@@ -131,6 +146,9 @@ Result<int> run_conda(const CondaArguments& arguments, const Context& context) {
       CUDNNENV_TRY_ASSIGN(line, context.program_batch_line(hooks / "activate.d", "_CUDNNENV_EXE"));
       batch_line = *line;
     }
+  }
+  for (const auto& file : shell::conda_hooks(program, root, arguments.spec, batch_line)) {
+    CUDNNENV_TRY(no_link_on_the_way(prefix, hooks / util::path_from_utf8(file.path)));
   }
   for (const auto& file : shell::conda_hooks(program, root, arguments.spec, batch_line)) {
     const fs::path path = hooks / util::path_from_utf8(file.path);
@@ -197,6 +215,7 @@ Result<int> run_jupyter(const JupyterArguments& arguments, const Context& contex
       name = default_kernel_name(selection->tree.name);
     }
     const fs::path kernel = *folder / util::path_from_utf8(name);
+    if (prefix) CUDNNENV_TRY(no_link_on_the_way(*prefix, kernel / "kernel.json"));
     auto text = util::read_file(kernel / "kernel.json", k_max_settings_file);
     if (!text) {
       return make_error("no kernel '" + name + "' in " + util::to_utf8(*folder), "'jupyter kernelspec list' lists them",
@@ -242,18 +261,23 @@ Result<int> run_jupyter(const JupyterArguments& arguments, const Context& contex
   }
   spec.argv = pinned_kernel_argv(util::current_executable(), root, selection->tree.name, python);
   const fs::path kernel = *folder / util::path_from_utf8(spec.name);
-  if (auto existing = util::read_file(kernel / "kernel.json", k_max_settings_file);
-      existing && !written_by_cudnnenv(*existing)) {
-    return make_error("a kernel '" + spec.name + "' that cudnnenv did not write is in " + util::to_utf8(kernel),
-                      "pick another name with --name");
+  if (prefix) CUDNNENV_TRY(no_link_on_the_way(*prefix, kernel / "kernel.json"));
+  if (util::entry_exists(kernel / "kernel.json")) {
+    // One that cannot be read (too big, a FIFO, no permission) cannot be shown to be cudnnenv's: left alone.
+    auto existing = util::read_file(kernel / "kernel.json", k_max_settings_file);
+    if (!existing || !written_by_cudnnenv(*existing)) {
+      return make_error("a kernel '" + spec.name + "' that cudnnenv did not write is in " + util::to_utf8(kernel) +
+                            (existing ? std::string() : " (" + existing.error().message + ")"),
+                        "pick another name with --name");
+    }
   }
   fs::create_directories(kernel, ec);
   if (ec) return make_error("cannot create '" + util::to_utf8(kernel) + "': " + ec.message());
   CUDNNENV_TRY(util::write_file_atomic(kernel / "kernel.json", kernel_json(spec)));
   print("wrote " + util::to_utf8(kernel / "kernel.json") + " (kernel '" + spec.name + "': " + spec.display_name +
         ")\n");
-  print_note("each start of the kernel runs 'cudnnenv exec --cudnn " + spec.tree + " -- " + util::to_utf8(python) +
-             " -m ipykernel_launcher'; that Python needs ipykernel");
+  print_note("each start of the kernel runs 'cudnnenv exec --cudnn " + util::command_word(spec.tree) + " -- " +
+             util::command_word(util::to_utf8(python)) + " -m ipykernel_launcher'; that Python needs ipykernel");
   return 0;
 }
 
@@ -284,7 +308,7 @@ Result<int> run_launcher(const LauncherArguments& arguments, const Context& cont
   std::string tree;
   CUDNNENV_TRY_ASSIGN(launcher, write_launcher(arguments, context, tree));
   print(util::to_utf8(*launcher) + "\n");
-  print_note("every start of it is 'cudnnenv exec --cudnn " + tree +
+  print_note("every start of it is 'cudnnenv exec --cudnn " + util::command_word(tree) +
              " -- PYTHON': give it as the interpreter (PyCharm: Add Interpreter, System Interpreter, this path)");
   return 0;
 }
@@ -292,7 +316,9 @@ Result<int> run_launcher(const LauncherArguments& arguments, const Context& cont
 // `cudnnenv export vscode`: the workspace's .vscode/settings.json, merged:
 // the interpreter is the launcher, the integrated terminals select the tree.
 Result<int> run_vscode(const LauncherArguments& arguments, const Context& context) {
-  const fs::path settings = util::path_from_utf8(arguments.folder) / ".vscode" / "settings.json";
+  const fs::path workspace = util::path_from_utf8(arguments.folder);
+  const fs::path settings = workspace / ".vscode" / "settings.json";
+  CUDNNENV_TRY(no_link_on_the_way(workspace, settings));
   std::string existing;
   std::error_code ec;
   if (fs::exists(settings, ec)) {
@@ -349,12 +375,15 @@ std::optional<fs::path> terminal_script(const fs::path& folder) {
 void remove_shortcuts_to(const fs::path& folder) {
   auto programs = util::start_menu_programs();
   if (!programs) return;
-  const std::string needle = util::to_utf8(folder);
   for (const auto& entry : util::directory_entries(*programs / "cudnnenv")) {
     if (!entry.is_regular_file || entry.path.extension() != ".lnk") continue;
     auto shortcut = util::read_shortcut(entry.path);
+    // The script's own folder, compared whole (NTFS: without case): 'cudnnenv-tf2' is not 'cudnnenv-tf2.5'.
+    const auto script = shortcut ? terminal_script(shortcut->arguments) : std::nullopt;
+    const bool same = script && util::to_lower(util::to_utf8(util::path_from_utf8(std::string(*script)).parent_path())) ==
+                                    util::to_lower(util::to_utf8(folder));
     std::error_code ec;
-    if (shortcut && shortcut->arguments.find(needle) != std::string::npos && fs::remove(entry.path, ec)) {
+    if (same && fs::remove(entry.path, ec)) {
       print("removed " + util::to_utf8(entry.path) + "\n");
     }
   }

@@ -29,6 +29,17 @@ Result<std::string> terminal_arguments(TerminalShell shell, std::string_view scr
                                      : "-NoExit -ExecutionPolicy Bypass -File \"" + path + "\"";
 }
 
+std::optional<std::string> terminal_script(std::string_view arguments) {
+  for (const auto& [before, after] : {std::pair<std::string_view, std::string_view>{"/k \"\"", "\"\""},
+                                      {"-NoExit -ExecutionPolicy Bypass -File \"", "\""}}) {
+    if (util::starts_with(arguments, before) && util::ends_with(arguments, after) &&
+        arguments.size() > before.size() + after.size()) {
+      return std::string(arguments.substr(before.size(), arguments.size() - before.size() - after.size()));
+    }
+  }
+  return std::nullopt;
+}
+
 std::string terminal_fragment_json(const std::string& display_name, const std::string& command_line) {
   const Json profile{{"name", display_name}, {"commandline", command_line}, {"startingDirectory", "%USERPROFILE%"}};
   const Json fragment{{"profiles", Json::array({profile})}};

@@ -7,6 +7,7 @@
 #pragma once
 
 #include <filesystem>
+#include <optional>
 #include <string>
 #include <string_view>
 
@@ -28,6 +29,10 @@ std::string terminal_program(TerminalShell shell);
 // and Windows Terminal expand variables), a '"', a control character, or
 // text that is not UTF-8.
 Result<std::string> terminal_arguments(TerminalShell shell, std::string_view script);
+
+// The script that `arguments` (as terminal_arguments writes them, for either
+// shell) run; nothing for arguments of another form.
+std::optional<std::string> terminal_script(std::string_view arguments);
 
 // A Windows Terminal fragment offering one profile: `display_name`, opening
 // `command_line` in the user's profile folder. Written by the JSON library.

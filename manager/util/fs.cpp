@@ -124,6 +124,19 @@ std::size_t remove_stale_temporaries(const fs::path& path) {
   return removed;
 }
 
+std::optional<fs::path> link_on_the_way(const fs::path& base, const fs::path& target) {
+  const fs::path relative = target.lexically_relative(base);
+  if (relative.empty() || *relative.begin() == "..") return is_link(target) ? std::optional(target) : std::nullopt;
+  fs::path path = base;
+  for (const auto& part : relative) {
+    if (part == ".") continue;
+    path /= part;
+    if (is_link(path)) return path;
+    if (!entry_exists(path)) return std::nullopt;
+  }
+  return std::nullopt;
+}
+
 Result<fs::path> make_private_directory(const fs::path& parent, const std::string& prefix) {
   std::random_device random;
   for (int attempt = 0; attempt < 100; ++attempt) {

@@ -121,6 +121,14 @@ std::optional<std::string> changeable_by_others(const std::filesystem::path& fil
 // Windows: always nullopt.
 std::optional<unsigned long> foreign_owner(const std::filesystem::path& file);
 
+// The first entry on the way from `base` (not itself) down to `target` that
+// is a link (Windows: any reparse point, a junction too), or nothing: a file
+// written there would land wherever the link points (a cloned repository's
+// `.vscode` linked to another folder, its settings.json to a secret file).
+// Entries that do not exist yet are no links.
+std::optional<std::filesystem::path> link_on_the_way(const std::filesystem::path& base,
+                                                     const std::filesystem::path& target);
+
 // A new folder in `parent` named `prefix` + "<pid>-<random>", made by this
 // call alone, as mkdtemp does: it fails when the name exists (a planted
 // folder or link is never used; another name is tried, 100 times at most),
@@ -191,6 +199,9 @@ void walk_directory(const std::filesystem::path& root,
 // folder itself (not a link to one), whether anything (a link too) is there,
 // and removing one file, link or empty folder (a read-only file too).
 bool is_plain_directory(const std::filesystem::path& path);
+// Whether `path` itself is a link (Windows: any reparse point: a symbolic
+// link or a junction).
+bool is_link(const std::filesystem::path& path);
 bool entry_exists(const std::filesystem::path& path);
 bool remove_entry(const std::filesystem::path& path);
 

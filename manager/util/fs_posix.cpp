@@ -47,6 +47,11 @@ bool is_plain_directory(const fs::path& path) {
   return fs::is_directory(fs::symlink_status(path, ec));
 }
 
+bool is_link(const fs::path& path) {
+  std::error_code ec;
+  return fs::is_symlink(fs::symlink_status(path, ec));
+}
+
 bool entry_exists(const fs::path& path) {
   std::error_code ec;
   return fs::exists(fs::symlink_status(path, ec));

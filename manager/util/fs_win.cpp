@@ -96,6 +96,11 @@ bool is_plain_directory(const fs::path& path) {
          !(attributes & FILE_ATTRIBUTE_REPARSE_POINT);
 }
 
+bool is_link(const fs::path& path) {
+  const DWORD attributes = ::GetFileAttributesW(long_form(path).c_str());
+  return attributes != INVALID_FILE_ATTRIBUTES && (attributes & FILE_ATTRIBUTE_REPARSE_POINT);
+}
+
 bool entry_exists(const fs::path& path) {
   return ::GetFileAttributesW(long_form(path).c_str()) != INVALID_FILE_ATTRIBUTES;
 }

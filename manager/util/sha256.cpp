@@ -69,17 +69,15 @@ std::string Sha256Stream::hex_digest() {
 }
 
 Result<std::string> sha256_file(const std::filesystem::path& path) {
-  FilePtr file = open_file(path, "rb");
-  if (!file) {
-    return make_error("cannot read '" + to_utf8(path) + "'", "check that the file exists and is readable");
-  }
+  // A regular file only: a FIFO or a link to /dev/zero would never end.
+  CUDNNENV_TRY_ASSIGN(file, open_regular_file(path));
   Sha256 hash;
   std::vector<char> buffer(1 << 20);
   std::size_t got = 0;
-  while ((got = std::fread(buffer.data(), 1, buffer.size(), file.get())) > 0) {
+  while ((got = std::fread(buffer.data(), 1, buffer.size(), file->get())) > 0) {
     hash.update(buffer.data(), got);
   }
-  if (std::ferror(file.get())) {
+  if (std::ferror(file->get())) {
     return make_error("cannot read '" + to_utf8(path) + "'");
   }
   return hash.hex_digest();

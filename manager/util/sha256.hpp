@@ -54,7 +54,8 @@ class Sha256Stream {
 // errors.
 Result<std::string> sha256_held_file(std::FILE* held, const std::filesystem::path& path);
 
-// Hash of the whole file at `path`; fails when it cannot be read.
+// Hash of the whole file at `path`; fails when it cannot be read or is no
+// regular file (a FIFO, a device: open_regular_file).
 Result<std::string> sha256_file(const std::filesystem::path& path);
 
 }  // namespace cudnnenv::util
