@@ -379,9 +379,10 @@ void remove_shortcuts_to(const fs::path& folder) {
     if (!entry.is_regular_file || entry.path.extension() != ".lnk") continue;
     auto shortcut = util::read_shortcut(entry.path);
     // The script's own folder, compared whole (NTFS: without case): 'cudnnenv-tf2' is not 'cudnnenv-tf2.5'.
-    const auto script = shortcut ? terminal_script(shortcut->arguments) : std::nullopt;
-    const bool same = script && util::to_lower(util::to_utf8(util::path_from_utf8(std::string(*script)).parent_path())) ==
-                                    util::to_lower(util::to_utf8(folder));
+    const auto script = shortcut ? script_in_terminal_arguments(shortcut->arguments) : std::nullopt;
+    const bool same =
+        script && util::to_lower(util::to_utf8(util::path_from_utf8(std::string(*script)).parent_path())) ==
+                      util::to_lower(util::to_utf8(folder));
     std::error_code ec;
     if (same && fs::remove(entry.path, ec)) {
       print("removed " + util::to_utf8(entry.path) + "\n");

@@ -434,13 +434,18 @@ std::vector<KernelInfo> find_kernels(const util::Environment& environment, Os os
   return kernels;
 }
 
-// The nearest .vscode/settings.json from `folder` up, and its interpreter.
-std::optional<VscodeInfo> find_vscode(const fs::path& folder) {
+// The nearest .vscode/settings.json from `folder` up, and its interpreter;
+// pinned only when that is a launcher cudnnenv made in `launchers` (a
+// NAME.shim beside a repository's own interpreter is anyone's to write). The
+// search skips another user's settings and stops at another user's folder,
+// as the project file's does.
+std::optional<VscodeInfo> find_vscode(const fs::path& folder, const fs::path& launchers) {
   std::error_code ec;
   fs::path workspace = folder;
   for (int depth = 0; depth < 256; ++depth) {
+    if (util::foreign_owner(workspace)) break;
     const fs::path settings = workspace / ".vscode" / "settings.json";
-    if (fs::is_regular_file(settings, ec)) {
+    if (fs::is_regular_file(settings, ec) && !util::foreign_owner(settings)) {
       VscodeInfo info;
       info.settings = settings;
       auto text = util::read_file(settings, k_max_settings_file);
@@ -462,7 +467,8 @@ std::optional<VscodeInfo> find_vscode(const fs::path& folder) {
       }
       info.program = util::path_from_utf8(path);
       if (info.program.is_relative()) info.program = workspace / info.program;
-      info.pinned = launcher_pin(info.program);
+      if (util::same_file(info.program.parent_path().parent_path(), launchers))
+        info.pinned = launcher_pin(info.program);
       return info;
     }
     if (!workspace.has_parent_path() || workspace.parent_path() == workspace) break;
@@ -484,7 +490,7 @@ Facts collect_facts(const FactsRequest& request) {
     facts.trees = listing.trees;
     facts.runtimes = listing.runtimes;
     facts.kernels = find_kernels(request.environment, request.platform.os);
-    facts.vscode = find_vscode(request.selection.working_directory);
+    facts.vscode = find_vscode(request.selection.working_directory, request.store->state().launchers());
     facts.damaged_trees = listing.damaged;
     auto selection = resolve_selection(*request.store, request.selection);
     if (selection) {

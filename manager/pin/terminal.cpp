@@ -29,7 +29,7 @@ Result<std::string> terminal_arguments(TerminalShell shell, std::string_view scr
                                      : "-NoExit -ExecutionPolicy Bypass -File \"" + path + "\"";
 }
 
-std::optional<std::string> terminal_script(std::string_view arguments) {
+std::optional<std::string> script_in_terminal_arguments(std::string_view arguments) {
   for (const auto& [before, after] : {std::pair<std::string_view, std::string_view>{"/k \"\"", "\"\""},
                                       {"-NoExit -ExecutionPolicy Bypass -File \"", "\""}}) {
     if (util::starts_with(arguments, before) && util::ends_with(arguments, after) &&

@@ -32,7 +32,7 @@ Result<std::string> terminal_arguments(TerminalShell shell, std::string_view scr
 
 // The script that `arguments` (as terminal_arguments writes them, for either
 // shell) run; nothing for arguments of another form.
-std::optional<std::string> terminal_script(std::string_view arguments);
+std::optional<std::string> script_in_terminal_arguments(std::string_view arguments);
 
 // A Windows Terminal fragment offering one profile: `display_name`, opening
 // `command_line` in the user's profile folder. Written by the JSON library.

@@ -18,7 +18,11 @@ fs::path StatePaths::shims() const {
   return folder / "shims";
 }
 fs::path StatePaths::launchers(const std::string& tree) const {
-  return folder / "launchers" / util::path_from_utf8(tree);
+  return launchers() / util::path_from_utf8(tree);
+}
+
+fs::path StatePaths::launchers() const {
+  return folder / "launchers";
 }
 fs::path StatePaths::downloads() const {
   return folder / "downloads";

@@ -24,6 +24,7 @@ struct StatePaths {
   std::filesystem::path shims() const;   // shims/: the shims `shim add` writes
   // launchers/<tree>/: shims pinned to one tree (export launcher, export vscode).
   std::filesystem::path launchers(const std::string& tree) const;
+  std::filesystem::path launchers() const;   // launchers/: every tree's
   std::filesystem::path downloads() const;   // downloads/: the archives install kept
   std::filesystem::path cache() const;       // cache/: what can be deleted at any time
   std::filesystem::path pin_checks() const;  // cache/pin-checks: passed checks before a start

@@ -91,6 +91,16 @@ echo "snapshot diff of two 1.3 MB snapshots of 100,000 keys in one object: $elap
 [ "$elapsed_ms" -lt 20000 ] || fail "snapshot diff took $elapsed_ms ms (31 s when parsing was quadratic)"
 pass "snapshot diff of 100,000 keys in one object"
 
+# --- item 8: only a launcher cudnnenv made counts as pinned in doctor's vscode check ---
+mkdir -p repo8/.venv/bin repo8/.vscode
+cp /bin/true repo8/.venv/bin/python
+printf 'cudnn = tree 9.1\npath = %s\n' "$PY" > repo8/.venv/bin/python.shim
+echo '{"python.defaultInterpreterPath": ".venv/bin/python"}' > repo8/.vscode/settings.json
+(cd repo8 && "$CUDNNENV" doctor --no-load --json --cudnn "tree 9.1" > ../doctor.json 2> ../doctor.err) || true
+expect_eq "$(python3 -c 'import json; print([c["status"] for c in json.load(open("doctor.json"))["checks"] if c["id"] == "vscode"])')" \
+  "['warn']" "doctor's vscode check with a repository's own NAME.shim beside its interpreter ($(cat doctor.err))"
+pass "a NAME.shim beside a repository's interpreter is not cudnnenv's pin"
+
 # --- item 13: hints meant for pasting quote the tree's name ---
 run export launcher "tree 9.1" --python "$PY"
 expect_eq "$rc:$(cat err)" "0:cudnnenv: every start of it is 'cudnnenv exec --cudnn \"tree 9.1\" -- PYTHON': give it as the interpreter (PyCharm: Add Interpreter, System Interpreter, this path)" "export launcher's hint"
