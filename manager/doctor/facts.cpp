@@ -213,7 +213,8 @@ namespace {
 
 // A version manager's shim on POSIX (pyenv's and asdf's are scripts naming
 // the manager, mise's a link to mise itself): the manager, to ask its `which`.
-// A manager inside the working folder (a cloned repository) is not run.
+// A manager is run only when this user or root owns it and its folders, and
+// it lies outside the working folder's project.
 std::optional<std::pair<std::string, fs::path>> version_manager_of(const fs::path& shim,
                                                                    const util::Environment& environment) {
   std::error_code ec;
@@ -236,11 +237,27 @@ std::optional<std::pair<std::string, fs::path>> version_manager_of(const fs::pat
     }
   }
   if (!found || !found->second.is_absolute() || !fs::is_regular_file(found->second, ec)) return std::nullopt;
-  const fs::path here = fs::weakly_canonical(fs::current_path(ec), ec);
+  // Not a tool anyone else could have written (a co-user's folder, a link into one), nor one inside the
+  // working folder's project (the nearest folder up holding .git or .cudnnenv.toml; else the working
+  // folder): a cloned repository's own "manager" is its code.
   const fs::path tool = fs::weakly_canonical(found->second, ec);
-  const auto inside = std::mismatch(here.begin(), here.end(), tool.begin(), tool.end());
-  if (inside.first == here.end()) {
-    spdlog::debug("doctor: not running '{}', which is inside the working folder", util::to_utf8(tool));
+  if (const auto why = util::changeable_by_others(tool)) {
+    spdlog::debug("doctor: not running '{}': {}", util::to_utf8(tool), *why);
+    return std::nullopt;
+  }
+  const fs::path here = fs::weakly_canonical(fs::current_path(ec), ec);
+  fs::path project = here;
+  for (fs::path folder = here; !folder.empty(); folder = folder.parent_path()) {
+    if (util::entry_exists(folder / ".git") || util::entry_exists(folder / ".cudnnenv.toml")) {
+      project = folder;
+      break;
+    }
+    if (folder == folder.parent_path()) break;
+  }
+  const auto inside = std::mismatch(project.begin(), project.end(), tool.begin(), tool.end());
+  if (inside.first == project.end()) {
+    spdlog::debug("doctor: not running '{}', which is inside the project '{}'", util::to_utf8(tool),
+                  util::to_utf8(project));
     return std::nullopt;
   }
   return found;
@@ -549,7 +566,7 @@ Facts collect_facts(const FactsRequest& request) {
           facts.program.target = *behind;
         }
       }
-    } else if (os != Os::windows) {
+    } else if (os != Os::windows && request.load_copies) {  // --no-load: no child at all
       if (auto manager = version_manager_of(*found, request.environment)) {
         if (auto real = resolve_manager_shim(manager->first, manager->second, name, request.environment)) {
           facts.program.manager = manager->first;
