@@ -107,7 +107,9 @@ Result<void> check_file_set(const TreeRecord& tree, const std::vector<fs::path>&
                           (tree.files.empty() ? " missing" : " missing or changed since it was installed"),
                       hint, ExitCode::verify_failed);
   }
-  if (const auto later = loaded_at_run_time(tree.version, tree.platform.os); !later.empty()) {
+  if (const auto later = tree.kind == TreeKind::cudnn ? loaded_at_run_time(tree.version, tree.platform.os)
+                                                      : std::vector<std::string>{};
+      !later.empty()) {
     DiscoverContext context;
     context.environment = util::Environment::current();
     context.os = tree.platform.os;
@@ -167,7 +169,10 @@ Result<void> check_pin(const TreeRecord& tree, const PinCheckOptions& options) {
     return {};
   }
   const std::vector<fs::path> files = file_set(tree);
-  const std::string key = cache_key(tree, files, options);
+  const std::vector<fs::path> runtime_files = options.runtime ? file_set(*options.runtime) : std::vector<fs::path>{};
+  std::vector<fs::path> every_file = files;
+  every_file.insert(every_file.end(), runtime_files.begin(), runtime_files.end());
+  const std::string key = cache_key(tree, every_file, options);
   if (!key.empty()) {
     if (auto text = util::read_file(options.cache_file)) {
       for (const auto& line : util::split(*text, '\n')) {
@@ -185,6 +190,14 @@ Result<void> check_pin(const TreeRecord& tree, const PinCheckOptions& options) {
       "see 'cudnnenv verify " + util::command_word(tree.name) + "'; launch anyway with --verify none";
   if (auto complete = check_file_set(tree, files, hint); !complete) {
     return complete;
+  }
+  if (options.runtime) {
+    // A library of the runtime gone: the program would load its own copy, or none, silently.
+    const std::string runtime_hint =
+        "see 'cudnnenv verify " + util::command_word(options.runtime->name) + "'; launch anyway with --verify none";
+    if (auto complete = check_file_set(*options.runtime, runtime_files, runtime_hint); !complete) {
+      return complete;
+    }
   }
   if (options.policy == LaunchPolicy::load) {
     // verify's own load check of the main library: the same words as 'cudnnenv verify --level load'.

@@ -41,6 +41,9 @@ struct PinCheckOptions {
   std::filesystem::path cache_file;     // <root>/.cudnnenv/cache/pin-checks
   int device = 0;
   std::filesystem::path runtime_dir;  // the CUDA runtime tree selected with the tree: searched after its folder
+  // That runtime tree's full record: its files are checked as the tree's are
+  // (a wheel uninstalled after `adopt --runtime` leaves dangling entries).
+  std::optional<TreeRecord> runtime;
 };
 
 // Passes, or fails with exit code 4 saying what is wrong and how to see more.

@@ -112,6 +112,23 @@ for load in --no-load ""; do
 done
 pass "doctor runs no version manager that lies in the working folder's project"
 
+# --- item 11: a selected runtime's library gone (a wheel uninstalled after adopt --runtime) stops the start ---
+make_linux_tree c919 9.19.0 "$FIXTURES/fake-elf64-9.19.0.so"
+run install ./c919 --name c919
+mkdir -p wheel/lib
+for library in libcudart.so.13 libcublas.so.13; do
+  cc -shared -fPIC -o "wheel/lib/$library" -Wl,-soname,"$library" "$E2E_DIR/../fixtures/fake_cuda_runtime.c"
+done
+run adopt --runtime wheel --name rt13
+expect_eq "$rc" "0" "adopt --runtime: $(cat err)"
+run exec --cudnn c919 -- true
+expect_eq "$rc" "0" "exec with the whole runtime: $(cat err)"
+rm wheel/lib/libcublas.so.13
+run exec --cudnn c919 -- true
+expect_eq "$rc:$(cat err)" "4:cudnnenv: error: the tree 'rt13' is incomplete: 'lib/libcublas.so.13' missing or changed since it was installed
+  hint: see 'cudnnenv verify rt13'; launch anyway with --verify none" "exec with a runtime library gone"
+pass "the check before a start names a selected runtime's missing library"
+
 # --- item 13: hints meant for pasting quote the tree's name ---
 run export launcher "tree 9.1" --python "$PY"
 expect_eq "$rc:$(cat err)" "0:cudnnenv: every start of it is 'cudnnenv exec --cudnn \"tree 9.1\" -- PYTHON': give it as the interpreter (PyCharm: Add Interpreter, System Interpreter, this path)" "export launcher's hint"
