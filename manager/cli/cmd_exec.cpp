@@ -165,8 +165,9 @@ std::string report_text(const ReportInput& in) {
           "os.add_dll_directory(os.environ[\"CUDNNENV_PIN_DIR\"]) before the import\n";
     } else {
       text +=
-          "  hint: a process started with its environment cleared (env -i) runs without cudnnenv's audit module: "
-          "neither pinned nor seen here; start it through 'cudnnenv exec' itself\n";
+          "  hint: a process started without LD_AUDIT in its environment (env -i, or a program that gives its "
+          "children an environment of its own) runs without cudnnenv's audit module: what it loads is neither "
+          "pinned nor seen here; start it through 'cudnnenv exec' itself\n";
     }
   }
   for (const auto& file : in.report.files) {

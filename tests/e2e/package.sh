@@ -86,7 +86,7 @@ set -e
 expect_eq "$rc" "0" "exec --report with the installed audit module: $(cat report.err)"
 expect_eq "$(cat report.err)" "cudnnenv: report: pinned to 't' (cuDNN 9.1.0, $CUDNNENV_ROOT/t/lib), mode audit
   no cuDNN library was loaded
-  hint: a process started with its environment cleared (env -i) runs without cudnnenv's audit module: neither pinned nor seen here; start it through 'cudnnenv exec' itself" "exec --report of the installed program"
+  hint: a process started without LD_AUDIT in its environment (env -i, or a program that gives its children an environment of its own) runs without cudnnenv's audit module: what it loads is neither pinned nor seen here; start it through 'cudnnenv exec' itself" "exec --report of the installed program"
 bash -c 'source "$0"; COMP_WORDS=(cudnnenv us); COMP_CWORD=1; _cudnnenv_complete; printf "%s\n" "${COMPREPLY[@]}"' \
   "$usr/share/bash-completion/completions/cudnnenv" > complete.out
 expect_eq "$(cat complete.out)" "use" "the installed bash completion asks cudnnenv on PATH"

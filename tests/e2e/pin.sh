@@ -87,7 +87,7 @@ done
 run_program "$CUDNNENV" exec --cudnn pinned --report -- env -i "$WORK/load-cudnn" "$WORK/foreign/libbar.so.1"
 expect_eq "$rc:$(cat out)" "0:90200" "a child with a cleared environment"
 expect_eq "$(tail -2 err)" "  no cuDNN library was loaded
-  hint: a process started with its environment cleared (env -i) runs without cudnnenv's audit module: neither pinned nor seen here; start it through 'cudnnenv exec' itself" "--report says what it cannot see"
+  hint: a process started without LD_AUDIT in its environment (env -i, or a program that gives its children an environment of its own) runs without cudnnenv's audit module: what it loads is neither pinned nor seen here; start it through 'cudnnenv exec' itself" "--report says what it cannot see"
 pass "--report knows a foreign cuDNN by what it is (a link, a renamed copy, a wheel's hashed name) and says what it cannot see"
 
 # 4. LD_LIBRARY_PATH already naming the other copy.

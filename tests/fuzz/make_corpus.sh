@@ -145,3 +145,10 @@ printf '{"argv": ["/c", "exec", "--cudnn", "t"], "display_name": "x", "metadata"
 printf 'C:\\libs & \xe5\xba\x93\\.cudnnenv\\terminals\\t (1)\\activate.bat' > "$out/kernelspec/terminal-path"
 printf 'tree 100%%' > "$out/kernelspec/percent-name"
 printf "q'uote \"x\" \xe2\x80\xae" > "$out/kernelspec/quote-name"
+# Inputs that were slow (issue 39, item 4): many keys in one JSON object, a repeated one among them
+# (snapshot, manifest, VS Code settings), and a build_info.py of many keys without a value.
+many_keys() { python3 -c 'import sys; n = int(sys.argv[1]); print("{" + ", ".join("\"k%d\": %d" % (i, i) for i in range(n)) + ", \"k7\": \"again\"}")' "$1"; }
+{ printf '{"format": 1, "facts": '; many_keys 5000; printf '}'; } > "$out/snapshot/many-keys"
+{ printf '{"release_label": "13.0.2", "x": '; many_keys 5000; printf '}'; } > "$out/redist/many-keys.json"
+many_keys 5000 > "$out/kernelspec/many-keys.json"
+{ for _ in $(seq 2000); do printf 'cuda_version_number='; done; printf " '12.2'\n"; } > "$out/doctor/many-keys"
