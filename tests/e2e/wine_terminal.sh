@@ -126,6 +126,20 @@ while IFS= read -r name; do
 done < names.txt
 pass "hostile tree names reach the activated cmd exactly"
 
+# --remove of a terminal whose name is the start of another's (issue 39, item 14): the other's shortcut stays.
+run_program cud export terminal "tree 8.2" --name cudnnenv-tf2 --display-name "tf2" --shortcut
+expect_eq "$rc" "0" "export terminal cudnnenv-tf2: $(cat err)"
+run_program cud export terminal "tree 8.2" --name cudnnenv-tf2.5 --display-name "tf2.5" --shortcut
+expect_eq "$rc" "0" "export terminal cudnnenv-tf2.5: $(cat err)"
+run_program cud export terminal --remove --name cudnnenv-tf2
+expect_eq "$rc:$(cat out)" "0:removed $wfragments\\cudnnenv-tf2.json
+removed $wmenu\\tf2.lnk
+removed $terminals\\cudnnenv-tf2" "--remove of cudnnenv-tf2"
+[ -e "$menu/tf2.5.lnk" ] || fail "--remove of cudnnenv-tf2 took cudnnenv-tf2.5's shortcut: $(ls "$menu")"
+run_program cud export terminal --remove --name cudnnenv-tf2.5
+expect_eq "$rc" "0" "--remove of cudnnenv-tf2.5: $(cat err)"
+pass "--remove compares a shortcut's script folder whole: cudnnenv-tf2 leaves cudnnenv-tf2.5's"
+
 # --remove: the script's folder, the fragment and the shortcut; nothing else of the folders.
 echo '{"profiles": []}' > "$fragments/other.json"
 echo notes > "$menu/notes.txt"
