@@ -16,16 +16,16 @@ TEST_SUITE("pin/terminal") {
     CHECK(terminal_program(TerminalShell::cmd) == "%SystemRoot%\\System32\\cmd.exe");
   }
 
-  TEST_CASE("terminal_script reads back the script either shell's arguments run, and nothing else") {
+  TEST_CASE("script_in_terminal_arguments reads back the script either shell's arguments run, and nothing else") {
     for (const auto shell : {TerminalShell::cmd, TerminalShell::powershell}) {
       const std::string script = "C:\\Users\\me & you\\terminals\\cudnnenv-tf2.5\\activate.cmd";
       const auto arguments = terminal_arguments(shell, script);
       REQUIRE(arguments);
-      CHECK(terminal_script(*arguments) == script);
+      CHECK(script_in_terminal_arguments(*arguments) == script);
     }
-    CHECK_FALSE(terminal_script("/k echo"));
-    CHECK_FALSE(terminal_script("/k \"\"\"\""));
-    CHECK_FALSE(terminal_script(""));
+    CHECK_FALSE(script_in_terminal_arguments("/k echo"));
+    CHECK_FALSE(script_in_terminal_arguments("/k \"\"\"\""));
+    CHECK_FALSE(script_in_terminal_arguments(""));
   }
 
   TEST_CASE("a path a command line cannot carry is refused, saying why and what to do") {
