@@ -98,7 +98,6 @@ namespace {}  // namespace
 std::size_t remove_stale_temporaries(const fs::path& path) {
   std::error_code ec;
   const fs::path::string_type prefix = path.filename().native() + fs::path(".tmp").native();
-  const auto now = fs::file_time_type::clock::now();
   std::size_t removed = 0;
   for (const auto& entry : directory_entries(path.parent_path())) {
     const fs::path::string_type name = entry.path.filename().native();
@@ -116,9 +115,10 @@ std::size_t remove_stale_temporaries(const fs::path& path) {
     }
     // (A writer on another host of a shared store has an id that means
     // nothing here: a file of a few seconds is left to its writer.)
-    const auto written = fs::last_write_time(entry.path, ec);
-    const bool old = !ec && now - written > std::chrono::hours(1);
-    const bool orphan = !ec && now - written > std::chrono::seconds(10) && writer != 0 && !process_is_running(writer);
+    // The entry's own age: a temporary that is a link (add_shim's) would otherwise have its target's.
+    const auto age = entry_age(entry.path);
+    const bool old = age && *age > std::chrono::hours(1);
+    const bool orphan = age && *age > std::chrono::seconds(10) && writer != 0 && !process_is_running(writer);
     if ((old || orphan) && remove_entry(entry.path)) ++removed;
   }
   return removed;

@@ -252,6 +252,10 @@ std::optional<std::string> short_path(const std::filesystem::path& path);
 // Process id, for unique temporary names.
 unsigned long current_process_id();
 
+// How long ago the entry `path` itself (a link, not what it names) was last
+// written; nothing when it cannot be read.
+std::optional<std::chrono::seconds> entry_age(const std::filesystem::path& path);
+
 // Whether a process of that id runs now (a reused id reads as running).
 bool process_is_running(unsigned long process_id);
 

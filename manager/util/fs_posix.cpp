@@ -8,6 +8,7 @@
 #include <cerrno>
 #include <climits>
 #include <cstring>
+#include <ctime>
 #include <system_error>
 
 #include "util/fs.hpp"
@@ -45,6 +46,12 @@ Result<std::vector<DirectoryEntry>> list_directory(const fs::path& folder) {
 bool is_plain_directory(const fs::path& path) {
   std::error_code ec;
   return fs::is_directory(fs::symlink_status(path, ec));
+}
+
+std::optional<std::chrono::seconds> entry_age(const fs::path& path) {
+  struct stat info {};
+  if (::lstat(path.c_str(), &info) != 0) return std::nullopt;
+  return std::chrono::seconds(::time(nullptr) - info.st_mtime);
 }
 
 bool is_link(const fs::path& path) {

@@ -96,6 +96,20 @@ bool is_plain_directory(const fs::path& path) {
          !(attributes & FILE_ATTRIBUTE_REPARSE_POINT);
 }
 
+std::optional<std::chrono::seconds> entry_age(const fs::path& path) {
+  // GetFileAttributesExW reads a reparse point itself, not what it names.
+  WIN32_FILE_ATTRIBUTE_DATA data{};
+  if (!::GetFileAttributesExW(long_form(path).c_str(), GetFileExInfoStandard, &data)) return std::nullopt;
+  FILETIME now{};
+  ::GetSystemTimeAsFileTime(&now);
+  const auto ticks = [](const FILETIME& time) {
+    return (static_cast<std::uint64_t>(time.dwHighDateTime) << 32) | time.dwLowDateTime;
+  };
+  const std::uint64_t written = ticks(data.ftLastWriteTime);
+  const std::uint64_t current = ticks(now);
+  return std::chrono::seconds(current > written ? (current - written) / 10000000 : 0);
+}
+
 bool is_link(const fs::path& path) {
   const DWORD attributes = ::GetFileAttributesW(long_form(path).c_str());
   return attributes != INVALID_FILE_ATTRIBUTES && (attributes & FILE_ATTRIBUTE_REPARSE_POINT);
