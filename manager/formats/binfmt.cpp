@@ -259,6 +259,59 @@ Result<LinkInfo> read_elf_links(FileReader& file, LinkInfo info, const std::stri
   return info;
 }
 
+Result<bool> elf_exports(FileReader& file, bool wide, std::string_view symbol, const std::string& name) {
+  auto header = file.read(0, wide ? 64 : 52);
+  if (!header || (*header)[5] != 1) {
+    return make_error("'" + name + "' is not a little-endian ELF file");
+  }
+  const std::uint64_t shoff = wide ? read_u64(*header, 40) : read_u32(*header, 32);
+  const std::size_t shentsize = read_u16(*header, wide ? 58 : 46);
+  const std::size_t shnum = read_u16(*header, wide ? 60 : 48);
+  constexpr std::size_t k_table_max = std::size_t{64} << 20;
+  if (shnum == 0) return false;  // no section headers (stripped of them): nothing to read here
+  auto sections = shentsize * shnum <= (1u << 20) ? file.read(shoff, shentsize * shnum) : std::nullopt;
+  if (!sections || shentsize < (wide ? 64u : 40u)) {
+    return make_error("'" + name + "' has a damaged section header table");
+  }
+  struct Section {
+    std::uint32_t type = 0, link = 0;
+    std::uint64_t offset = 0, size = 0, entsize = 0;
+  };
+  const auto section = [&](std::size_t index) {
+    const std::size_t at = index * shentsize;
+    return wide ? Section{read_u32(*sections, at + 4), read_u32(*sections, at + 40), read_u64(*sections, at + 24),
+                          read_u64(*sections, at + 32), read_u64(*sections, at + 56)}
+                : Section{read_u32(*sections, at + 4), read_u32(*sections, at + 24), read_u32(*sections, at + 16),
+                          read_u32(*sections, at + 20), read_u32(*sections, at + 36)};
+  };
+  for (std::size_t i = 0; i < shnum; ++i) {
+    const Section symbols = section(i);
+    if (symbols.type != 11) continue;  // SHT_DYNSYM
+    const std::size_t entry = wide ? 24 : 16;
+    if (symbols.link >= shnum || symbols.entsize != entry) {
+      return make_error("'" + name + "' has a damaged dynamic symbol table");
+    }
+    const Section strings = section(symbols.link);
+    if (symbols.size > k_table_max || strings.size > k_table_max) return false;
+    auto table = file.read(symbols.offset, static_cast<std::size_t>(symbols.size));
+    auto names = file.read(strings.offset, static_cast<std::size_t>(strings.size));
+    if (!table || !names) {
+      return make_error("'" + name + "' has a dynamic symbol table outside the file");
+    }
+    for (std::size_t at = 0; at + entry <= table->size(); at += entry) {
+      const std::uint32_t name_at = read_u32(*table, at);
+      const auto info = static_cast<unsigned char>((*table)[at + (wide ? 4 : 12)]);
+      const std::uint16_t shndx = read_u16(*table, at + (wide ? 6 : 14));
+      const unsigned binding = info >> 4;
+      if (shndx == 0 || (binding != 1 && binding != 2) || name_at >= names->size()) continue;  // GLOBAL, WEAK
+      const std::string_view text(names->data() + name_at, names->size() - name_at);
+      if (text.substr(0, text.find('\0')) == symbol) return true;
+    }
+    return false;
+  }
+  return false;
+}
+
 Result<LinkInfo> read_pe_links(FileReader& file, LinkInfo info, const std::string& name) {
   info.dynamic = true;
   auto head = file.read(0, static_cast<std::size_t>(std::min<std::uint64_t>(file.size(), 4096)));
@@ -345,6 +398,25 @@ Result<LinkInfo> read_link_info(const std::filesystem::path& path) {
       return read_elf_links(file, std::move(info), name);
     case BinaryFormat::pe:
       return read_pe_links(file, std::move(info), name);
+    case BinaryFormat::none:
+      break;
+  }
+  return make_error("'" + name + "' is not a shared library");
+}
+
+Result<bool> exports_symbol(const std::filesystem::path& path, std::string_view symbol) {
+  const std::string name = util::to_utf8(path.filename());
+  FileReader file(path);
+  if (!file.is_open()) {
+    return make_error("cannot read '" + util::to_utf8(path) + "'");
+  }
+  const BinaryInfo binary =
+      identify_binary(file.read(0, static_cast<std::size_t>(std::min<std::uint64_t>(file.size(), 4096))).value_or(""));
+  switch (binary.format) {
+    case BinaryFormat::elf:
+      return elf_exports(file, binary.bits == 64, symbol, name);
+    case BinaryFormat::pe:
+      return false;
     case BinaryFormat::none:
       break;
   }

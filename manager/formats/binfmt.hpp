@@ -49,4 +49,11 @@ struct LinkInfo {
 // is neither, or whose tables point outside it.
 Result<LinkInfo> read_link_info(const std::filesystem::path& path);
 
+// Whether the little-endian ELF file at `path` defines and exports `symbol`
+// (a global or weak entry of its dynamic symbol table with a section). Read
+// through its section headers, seeking; a table past 64 MiB is not read
+// (false). Fails on a file that is not ELF or whose tables point outside it.
+// PE: always false (the report names a DLL by its file).
+Result<bool> exports_symbol(const std::filesystem::path& path, std::string_view symbol);
+
 }  // namespace cudnnenv

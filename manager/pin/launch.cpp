@@ -210,7 +210,10 @@ bool is_cudnn_module(const std::string& path) {
   if (!ec && is_cudnn_file(util::to_utf8(resolved))) return true;
   if (windows_host()) return false;
   auto links = read_link_info(ec ? file : resolved);
-  return links && !links->soname.empty() && is_cudnn_file(links->soname);
+  if (links && !links->soname.empty() && is_cudnn_file(links->soname)) return true;
+  // A cuDNN under a name and soname of its own (loaded by path): by what it exports.
+  auto exported = exports_symbol(ec ? file : resolved, "cudnnGetVersion");
+  return exported && *exported;
 }
 
 Result<fs::path> find_program(const std::string& command, const util::Environment& environment,

@@ -112,7 +112,8 @@ Result<int> launch_and_watch(const LaunchPlan& plan, std::vector<LoadedModule>& 
 bool is_cudnn_file(std::string_view path);
 
 // Whether a module a watched program mapped is cuDNN: by its name (a wheel's
-// hashed name too), the name its links resolve to, or (ELF) its soname.
+// hashed name too), the name its links resolve to, or (ELF) its soname or
+// its exporting cudnnGetVersion (a copy under a name and soname of its own).
 bool is_cudnn_module(const std::string& path);
 
 // One cuDNN file a watched program mapped, once per file.

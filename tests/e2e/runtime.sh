@@ -130,6 +130,13 @@ run install cuda 11.2
 expect_eq "$rc" "3" "a release whose manifest is not pinned: exit code"
 expect_eq "$(head -1 err)" "cudnnenv: error: no CUDA release '11.2' is known" "a release whose manifest is not pinned"
 grep -q "known: 13.1.1, 13.1.0, 13.0.2" err && grep -q "with --allow-unverified" err || fail "the pinned releases and the way out: $(cat err)"
+# A pinned manifest from a mirror that holds more than a manifest can be (issue 39, item 10): stopped at
+# a manifest's 4 MiB, not at an archive's 4 GiB.
+mkdir -p big-mirror/compute/cuda/redist
+head -c 5000000 /dev/zero | tr '\0' ' ' > big-mirror/compute/cuda/redist/redistrib_13.0.2.json
+run install cuda 13.0.2 --mirror "$WORK/big-mirror" -q
+expect_eq "$rc:$(head -1 err)" "1:cudnnenv: error: '$WORK/big-mirror/compute/cuda/redist/redistrib_13.0.2.json' is larger than a file of this kind can be (4.2 MB); nothing was installed" "a manifest past 4 MiB"
+[ -z "$(find "$CUDNNENV_STATE_DIR/downloads" -name 'redistrib*' 2> /dev/null)" ] || fail "a part of the manifest was kept"
 pass "bad manifests and archives are refused with nothing installed (hash, size, '..', absolute path, another platform, nesting, a missing component, a release not pinned)"
 
 # 1b. A folder mirror whose owner swaps a component archive the moment it is closed after a read (issue 39,

@@ -129,6 +129,17 @@ expect_eq "$rc:$(cat err)" "4:cudnnenv: error: the tree 'rt13' is incomplete: 'l
   hint: see 'cudnnenv verify rt13'; launch anyway with --verify none" "exec with a runtime library gone"
 pass "the check before a start names a selected runtime's missing library"
 
+# --- item 12: a cuDNN under a name and soname of its own, loaded by path, is in the report ---
+mkdir -p mine
+cc -shared -fPIC -O1 -DFAKE_CUDNN_VERSION=90100 -DFAKE_CUDART_VERSION=12020 -Wl,-soname,libmine.so \
+  -o mine/libmine.so "$E2E_DIR/../../selftest/stand_in_cudnn.c"
+run exec --cudnn "tree 9.1" --report -- "$FIXTURES/load-cudnn" "$WORK/mine/libmine.so"
+expect_eq "$rc:$(cat out)" "4:90100" "the program loaded the renamed copy (exit 4: a cuDNN from outside the tree)"
+expect_eq "$(cat err)" "cudnnenv: report: pinned to 'tree 9.1' (cuDNN 9.1.0, $CUDNNENV_ROOT/tree 9.1/lib), mode audit
+  OUTSIDE      $WORK/mine/libmine.so
+cudnnenv: report: 1 cuDNN file(s) came from outside the tree" "--report names a cuDNN by what it exports"
+pass "exec --report sees a cuDNN under a name and soname of its own"
+
 # --- item 13: hints meant for pasting quote the tree's name ---
 run export launcher "tree 9.1" --python "$PY"
 expect_eq "$rc:$(cat err)" "0:cudnnenv: every start of it is 'cudnnenv exec --cudnn \"tree 9.1\" -- PYTHON': give it as the interpreter (PyCharm: Add Interpreter, System Interpreter, this path)" "export launcher's hint"

@@ -78,6 +78,34 @@ TEST_SUITE("formats/binfmt") {
     }
   }
 
+  TEST_CASE("exports_symbol: a fake cuDNN exports cudnnGetVersion, 64- and 32-bit; a DLL and others say no") {
+    for (const char* name : {"fake-elf64-9.1.0.so", "fake-elf32-9.1.0.so", "fake-elf64-9.1.0-needs-cublas.so"}) {
+      CAPTURE(name);
+      const auto exported = exports_symbol(fixture(name), "cudnnGetVersion");
+      REQUIRE(exported);
+      CHECK(*exported);
+      const auto other = exports_symbol(fixture(name), "cudnnGetVersionX");
+      REQUIRE(other);
+      CHECK_FALSE(*other);
+      // What it imports is not what it exports.
+      const auto imported = exports_symbol(fixture(name), "dlopen");
+      REQUIRE(imported);
+      CHECK_FALSE(*imported);
+    }
+    const auto dll = exports_symbol(fixture("fake-pe64-8.1.0.dll"), "cudnnGetVersion");
+    REQUIRE(dll);
+    CHECK_FALSE(*dll);
+    test::write_binary("text", "not a library");
+    CHECK_FALSE(exports_symbol("text", "cudnnGetVersion"));
+    const std::string whole = test::read_binary(fixture("fake-elf64-9.1.0.so"));
+    for (std::size_t size : {std::size_t{0}, std::size_t{70}, std::size_t{600}, whole.size() / 2, whole.size() - 64}) {
+      CAPTURE(size);
+      test::write_binary("cut", whole.substr(0, size));
+      const auto cut = exports_symbol("cut", "cudnnGetVersion");  // an error or an answer; never a crash
+      CHECK((!cut || !*cut || size > 600));
+    }
+  }
+
   TEST_CASE("a cut-off library is an error, not a crash") {
     for (const char* name : {"fake-elf64-9.1.0-needs-cublas.so", "fake-pe64-9.1.0-needs-cublas.dll"}) {
       const std::string whole = test::read_binary(fixture(name));
