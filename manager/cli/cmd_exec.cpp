@@ -57,8 +57,10 @@ Result<void> check_before_start(const ExecArguments& arguments, const Context& c
     // folder of the tree, also for an adopted tree (its root is elsewhere; #11).
     if (auto full = store.full_record(tree); full) tree = *full;
     if (selection.runtime) {
-      auto full_runtime = store.full_record(*selection.runtime);
-      check.runtime = full_runtime ? *full_runtime : *selection.runtime;
+      check.runtime = [&store, runtime = *selection.runtime]() -> std::optional<TreeRecord> {
+        auto full = store.full_record(runtime);
+        return full ? *full : runtime;
+      };
     }
   }
   return check_pin(tree, check);

@@ -169,9 +169,11 @@ Result<void> check_pin(const TreeRecord& tree, const PinCheckOptions& options) {
     return {};
   }
   const std::vector<fs::path> files = file_set(tree);
-  const std::vector<fs::path> runtime_files = options.runtime ? file_set(*options.runtime) : std::vector<fs::path>{};
+  // The runtime's folder, entry by entry (links followed: a dangling one has no identity), for the key.
   std::vector<fs::path> every_file = files;
-  every_file.insert(every_file.end(), runtime_files.begin(), runtime_files.end());
+  if (options.runtime) {
+    for (const auto& entry : util::directory_entries(options.runtime_dir)) every_file.push_back(entry.path);
+  }
   const std::string key = cache_key(tree, every_file, options);
   if (!key.empty()) {
     if (auto text = util::read_file(options.cache_file)) {
@@ -193,10 +195,12 @@ Result<void> check_pin(const TreeRecord& tree, const PinCheckOptions& options) {
   }
   if (options.runtime) {
     // A library of the runtime gone: the program would load its own copy, or none, silently.
-    const std::string runtime_hint =
-        "see 'cudnnenv verify " + util::command_word(options.runtime->name) + "'; launch anyway with --verify none";
-    if (auto complete = check_file_set(*options.runtime, runtime_files, runtime_hint); !complete) {
-      return complete;
+    if (const auto runtime = options.runtime()) {
+      const std::string runtime_hint =
+          "see 'cudnnenv verify " + util::command_word(runtime->name) + "'; launch anyway with --verify none";
+      if (auto complete = check_file_set(*runtime, file_set(*runtime), runtime_hint); !complete) {
+        return complete;
+      }
     }
   }
   if (options.policy == LaunchPolicy::load) {

@@ -9,6 +9,7 @@
 #pragma once
 
 #include <filesystem>
+#include <functional>
 #include <optional>
 #include <string>
 
@@ -41,9 +42,11 @@ struct PinCheckOptions {
   std::filesystem::path cache_file;     // <root>/.cudnnenv/cache/pin-checks
   int device = 0;
   std::filesystem::path runtime_dir;  // the CUDA runtime tree selected with the tree: searched after its folder
-  // That runtime tree's full record: its files are checked as the tree's are
-  // (a wheel uninstalled after `adopt --runtime` leaves dangling entries).
-  std::optional<TreeRecord> runtime;
+  // That runtime tree's full record, read only when the cached check does not
+  // hold (the cache's key has the identity of each entry of `runtime_dir`):
+  // its files are checked as the tree's are (a wheel uninstalled after
+  // `adopt --runtime` leaves a dangling entry). Empty: no runtime.
+  std::function<std::optional<TreeRecord>()> runtime;
 };
 
 // Passes, or fails with exit code 4 saying what is wrong and how to see more.
