@@ -27,7 +27,15 @@ _cudnnenv_eval() {
 cudnnenv() {
   case "${1-}" in
     use | activate | deactivate)
-      local _cudnnenv_out _cudnnenv_rc
+      local _cudnnenv_out _cudnnenv_rc _cudnnenv_arg
+      # `activate --shell SHELL` asks for the script itself (eval "$(cudnnenv activate X --shell bash)",
+      # direnv): printed for the caller, as without the integration, never evaluated here (in $(...) that
+      # would change only the subshell).
+      if [ "$1" = activate ]; then
+        for _cudnnenv_arg in "$@"; do
+          case "$_cudnnenv_arg" in --shell | --shell=*) command @PROGRAM@ "$@"; return ;; esac
+        done
+      fi
       _cudnnenv_out="$(command @PROGRAM@ __script @SHELL@ "$@")"
       _cudnnenv_rc=$?
       if [ $_cudnnenv_rc -ne 0 ]; then return $_cudnnenv_rc; fi

@@ -56,3 +56,15 @@ SCRIPT
 runs=$(grep -c "__script bash hook" quiet.err || true)
 expect_eq "$runs" "1" "runs of cudnnenv over four prompts, one after a cd into the project ($(grep -n "__script bash hook" quiet.err))"
 pass "prompts with nothing changed run no process; the cd into the project runs one"
+
+# With the integration loaded, eval "$(cudnnenv activate X --shell SHELL)" (activate --help's first line, the
+# README's direnv recipe) activates X in the shell that evaluates it: the function prints the script for
+# --shell rather than evaluating it inside $(...).
+for shell in bash zsh; do
+  command -v "$shell" > /dev/null || continue
+  run_program "$shell" -c "eval \"\$(cudnnenv init $shell)\"; cd '$WORK/outside'
+eval \"\$(cudnnenv activate t9.2.0 --shell $shell)\"; _cudnnenv_hook
+echo \"\$CUDNNENV_ACTIVE \$LD_LIBRARY_PATH\""
+  expect_eq "$rc:$(tail -1 out)" "0:t9.2.0 $CUDNNENV_ROOT/t9.2.0/lib" "$shell: eval of activate --shell with init loaded ($(cat err))"
+done
+pass "eval \"\$(cudnnenv activate X --shell SHELL)\" activates X with the integration loaded (bash, zsh)"
