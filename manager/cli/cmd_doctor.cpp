@@ -132,10 +132,20 @@ Result<int> run_diff(const SnapshotArguments& arguments) {
   return changes->empty() ? 0 : 1;  // as diff(1) does
 }
 Result<int> run_snapshot(const SnapshotArguments& arguments, const Context& context) {
+  const fs::path output = util::path_from_utf8(arguments.output);
+  if (!arguments.output.empty() && util::entry_exists(output)) {
+    // Replaced only when it is an earlier snapshot: -o names a file, and a typo must not cost one.
+    auto text = util::read_file(output, 64 * 1024 * 1024);
+    if (!text || !is_snapshot(*text)) {
+      return make_error("'" + arguments.output + "' exists and is not a cudnnenv snapshot" +
+                            (text ? std::string() : " (" + text.error().message + ")") + ": it was left as it is",
+                        "give another file with -o, or remove that one first", ExitCode::usage);
+    }
+  }
   const Facts facts = gather(context, arguments.program, {}, !arguments.no_load);
   const Json json = snapshot_json(facts, run_checks(facts), CUDNNENV_VERSION_STRING);
   if (!arguments.output.empty()) {
-    CUDNNENV_TRY(util::write_file_atomic(util::path_from_utf8(arguments.output), json.dump(2) + "\n"));
+    CUDNNENV_TRY(util::write_file_atomic(output, json.dump(2) + "\n"));
     print_note("snapshot written to " + arguments.output + "; compare two with: cudnnenv snapshot diff OLD NEW");
     return 0;
   }

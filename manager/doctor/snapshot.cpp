@@ -246,6 +246,12 @@ Result<std::vector<SnapshotChange>> diff_snapshots(std::string_view before, std:
   return changes;
 }
 
+bool is_snapshot(std::string_view text) {
+  if (!json_nesting_within(text, k_max_depth)) return false;
+  const Json json = parse_json(text);
+  return !json.is_discarded() && json.is_object() && json.contains("format");
+}
+
 std::string snapshot_taken_at(std::string_view text) {
   const Json json = parse_json(text);
   return json.is_object() && json.contains("taken_at") && json["taken_at"].is_string()

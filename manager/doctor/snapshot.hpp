@@ -42,4 +42,8 @@ Result<std::vector<SnapshotChange>> diff_snapshots(std::string_view before, std:
 // A snapshot file's `taken_at`, or "?".
 std::string snapshot_taken_at(std::string_view text);
 
+// Whether `text` is a snapshot cudnnenv wrote (JSON, an object with its
+// "format"): what `snapshot -o` may replace.
+bool is_snapshot(std::string_view text);
+
 }  // namespace cudnnenv

@@ -146,3 +146,14 @@ expect_eq "$rc:$(cat err)" "0:cudnnenv: every start of it is 'cudnnenv exec --cu
 run export jupyter "tree 9.1" --python "$PY" --prefix "$WORK/env3"
 expect_eq "$rc:$(cat err)" "0:cudnnenv: each start of the kernel runs 'cudnnenv exec --cudnn \"tree 9.1\" -- $PY -m ipykernel_launcher'; that Python needs ipykernel" "export jupyter's hint"
 pass "export launcher and export jupyter quote the tree's name in their hints"
+
+# --- snapshot -o never replaces a file that is not a snapshot ---
+echo "my notes" > notes.txt
+run snapshot -o notes.txt --no-load
+expect_eq "$rc:$(cat err)" "2:cudnnenv: error: 'notes.txt' exists and is not a cudnnenv snapshot: it was left as it is
+  hint: give another file with -o, or remove that one first" "snapshot -o over a file that is not a snapshot"
+expect_eq "$(cat notes.txt)" "my notes" "the file is left as it was"
+run snapshot -o snap.json --no-load
+run snapshot -o snap.json --no-load
+expect_eq "$rc" "0" "snapshot -o over an earlier snapshot: $(cat err)"
+pass "snapshot -o replaces an earlier snapshot, never another file"
