@@ -1,5 +1,6 @@
 // The ELF/PE reader: the head of a file (identify_binary), and the dynamic
-// section / import tables read by seeking through it (read_link_info).
+// section / import tables read by seeking through it (read_link_info), and the
+// dynamic symbol table through the section headers (exports_symbol).
 #include "formats/binfmt.hpp"
 #include "fuzz_support.hpp"
 
@@ -10,5 +11,7 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
   const auto path = cudnnenv::fuzz::scratch_file(data, size, ".bin");
   auto links = cudnnenv::read_link_info(path);
   (void)links;
+  auto exported = cudnnenv::exports_symbol(path, "cudnnGetVersion");
+  (void)exported;
   return 0;
 }
