@@ -84,8 +84,9 @@ bool launch_key(const char* root, const char* state, char* out, std::size_t out_
   char value[k_path_max];
   char identity[64];
   char path_text[k_path_max + 64];
-  key.add("v=3\n");
-  const char* const variables[] = {"CUDNNENV_VERSION", "CUDNNENV_ACTIVATED", "CUDNNENV_VERIFY"};
+  key.add("v=4\n");
+  const char* const variables[] = {"CUDNNENV_VERSION", "CUDNNENV_ACTIVATED", "CUDNNENV_CUDA_RUNTIME", "CUDNNENV_VERIFY",
+                                   "CUDA_PATH",        "CUDA_HOME",          "CUDA_ROOT"};
   for (const char* name : variables) {
     if (!environment_value(name, value, sizeof value)) value[0] = '\0';
     key.add(name).add('=').add(value).add('\n');
@@ -163,12 +164,32 @@ bool state_folder(const char* sidecar_state, const char* root, char* out, std::s
   return TextBuffer(out, out_size).add(root).add('/').add(layout::k_own_folder).ok();
 }
 
-bool decision_identity(const char* library, const char* library_dir, char* out, std::size_t out_size) {
-  char library_id[64];
-  char folder_id[64];
-  return file_identity(library, library_id, sizeof library_id) &&
-         file_identity(library_dir, folder_id, sizeof folder_id) &&
-         TextBuffer(out, out_size).add(library_id).add('|').add(folder_id).ok();
+bool decision_identity(const char* library, const char* library_dir, const char* runtime_dir, const char* program,
+                       char* out, std::size_t out_size) {
+  char identity[64];
+  TextBuffer text(out, out_size);
+  if (!file_identity(library, identity, sizeof identity)) return false;
+  text.add(identity);
+  if (!file_identity(library_dir, identity, sizeof identity)) return false;
+  text.add('|').add(identity);
+  if (runtime_dir && runtime_dir[0]) {
+    if (!file_identity(runtime_dir, identity, sizeof identity)) return false;
+    text.add('|').add(identity);
+  }
+  if (program && program[0]) {
+    char folder[k_path_max];
+    if (!TextBuffer(folder, sizeof folder).add(program).ok()) return false;
+    char* last = std::strrchr(folder, k_separator);
+#if defined(_WIN32)
+    char* other = std::strrchr(folder, '/');
+    if (other > last) last = other;
+#endif
+    if (!last) return false;
+    last[last == folder ? 1 : 0] = '\0';
+    if (!file_identity(folder, identity, sizeof identity)) return false;
+    text.add('|').add(identity);
+  }
+  return text.ok();
 }
 
 bool format_decision(const char* key, const LaunchDecision& decision, char* out, std::size_t out_size) {
@@ -178,8 +199,20 @@ bool format_decision(const char* key, const LaunchDecision& decision, char* out,
     text.add(*p == '\n' ? '\x1f' : *p);
   }
   text.add("\nlibrary_dir = ").add(decision.library_dir).add("\nlibrary = ").add(decision.library);
+  if (decision.runtime_dir[0]) text.add("\nruntime_dir = ").add(decision.runtime_dir);
+  if (decision.program[0]) text.add("\nprogram = ").add(decision.program);
   text.add("\nlibrary_id = ").add(decision.library_id).add('\n');
-  return text.ok();
+  for (int i = 0; i < decision.change_count; ++i) {
+    const EnvironmentChange& change = decision.changes[i];
+    if (std::strpbrk(change.name, "\n\r=") || std::strpbrk(change.value, "\n\r") || !change.name[0] ||
+        (change.op != '+' && change.op != '=' && change.op != '-')) {
+      return false;
+    }
+    text.add("change = ").add(change.op).add(change.name);
+    if (change.op != '-') text.add('=').add(change.value);
+    text.add('\n');
+  }
+  return text.ok() && decision.change_count > 0;
 }
 
 bool read_decision(char* text, std::size_t size, const char* key, LaunchDecision& decision) {
@@ -193,13 +226,45 @@ bool read_decision(char* text, std::size_t size, const char* key, LaunchDecision
     if (*a != (*b == '\n' ? '\x1f' : *b)) return false;
   }
   if (*a || *b) return false;
+  decision = LaunchDecision{};
   const char* library_dir = line_value(text, size, "library_dir");
   const char* library = line_value(text, size, "library");
   const char* library_id = line_value(text, size, "library_id");
   if (!library_dir || !library || !library_id) return false;
-  decision = LaunchDecision{library_dir, library, library_id};
-  char now[128];
-  return decision_identity(library, library_dir, now, sizeof now) && std::strcmp(now, library_id) == 0;
+  decision.library_dir = library_dir;
+  decision.library = library;
+  decision.library_id = library_id;
+  if (const char* runtime_dir = line_value(text, size, "runtime_dir")) decision.runtime_dir = runtime_dir;
+  if (const char* program = line_value(text, size, "program")) decision.program = program;
+  // Every `change = ` line, in order (a line ends at '\n' or at a NUL an
+  // earlier cut left).
+  for (char* line = text; line < text + size;) {
+    char* end = line;
+    while (end < text + size && *end != '\n' && *end != '\0') ++end;
+    *end = '\0';
+    if (std::strncmp(line, "change = ", 9) == 0 && line[9] && decision.change_count < k_changes_max) {
+      EnvironmentChange& change = decision.changes[decision.change_count++];
+      change.op = line[9];
+      char* name = line + 10;
+      char* equals = std::strchr(name, '=');
+      if (change.op == '-') {
+        if (equals || !name[0]) return false;
+      } else {
+        if ((change.op != '+' && change.op != '=') || !equals || equals == name) return false;
+        *equals = '\0';
+        change.value = equals + 1;
+      }
+      change.name = name;
+    } else if (std::strncmp(line, "change = ", 9) == 0) {
+      return false;  // more changes than fit, or an empty one: the slow path
+    }
+    line = end + 1;
+  }
+  if (decision.change_count == 0) return false;
+  char now[256];
+  return decision_identity(decision.library, decision.library_dir, decision.runtime_dir, decision.program, now,
+                           sizeof now) &&
+         std::strcmp(now, library_id) == 0;
 }
 
 }  // namespace cudnnenv::shim

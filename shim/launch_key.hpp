@@ -3,7 +3,8 @@
 // share this code, so both compute the same key.
 //
 // The key holds everything resolution reads (resolve.hpp): CUDNNENV_VERSION, CUDNNENV_ACTIVATED,
-// CUDNNENV_VERIFY, the nearest .cudnnenv.toml by path, size and modification
+// CUDNNENV_CUDA_RUNTIME, CUDNNENV_VERIFY, CUDA_PATH, CUDA_HOME and CUDA_ROOT (where the toolkit search
+// starts), the nearest .cudnnenv.toml by path, size and modification
 // time, the same of the user's config.toml and trust folder (in the state
 // folder), of the store's own config.toml and of the store root (a tree
 // installed or removed changes the root's time). The decision is kept in
@@ -12,8 +13,16 @@
 //   key = <the key, with newlines as '\x1f'>
 //   library_dir = /store/tree/lib
 //   library = /store/tree/lib/libcudnn.so.9
-//   library_id = <size:mtime of library>|<size:mtime of library_dir>, when the check before the start passed
+//   runtime_dir = /store/cuda-13.0.2/lib          (with a CUDA runtime tree)
+//   program = C:\Python311\python.exe             (Windows: the program it was decided for)
+//   library_id = <size:mtime of library>|<size:mtime of library_dir>[|<runtime_dir's>][|<program's folder's>],
+//                when the check before the start passed
+//   change = +LD_LIBRARY_PATH=/store/tree/lib      (one line per change of the launch environment, in order:
+//   change = =CUDNN_PATH=/store/tree                 `+` puts an entry first on a list, `=` sets, `-` unsets)
 //
+// The changes are the launch environment `cudnnenv exec` gave the program
+// (pin/launch.hpp, LaunchPlan::changes): the fast path applies exactly them,
+// so a program started by a shim sees what exec would have given it.
 // The folder's time changes when a file in it is deleted, renamed or
 // replaced, so a sub-library gone since the check sends the shim to the slow
 // path, whose check covers every file (pin_policy.hpp).
@@ -59,8 +68,12 @@ bool is_regular_file(const char* path);
 // by this user or root; another user's file in a shared folder is passed over.
 bool is_project_file(const char* path);
 
-// What a decision is valid for: "<library identity>|<library_dir identity>".
-bool decision_identity(const char* library, const char* library_dir, char* out, std::size_t out_size);
+// What a decision is valid for: "<library identity>|<library_dir identity>",
+// then `|<identity>` of each of `runtime_dir` and `program`'s folder that is
+// not empty (a file put beside a Windows program changes its folder's time:
+// a copy of a DLL there, which the slow path loads past, sends it there).
+bool decision_identity(const char* library, const char* library_dir, const char* runtime_dir, const char* program,
+                       char* out, std::size_t out_size);
 
 // The working folder, UTF-8.
 bool working_directory(char* out, std::size_t out_size);
@@ -83,20 +96,35 @@ bool launch_cache_path(const char* state, const char* key, char* out, std::size_
 // (a sidecar written before there was a state folder).
 bool state_folder(const char* sidecar_state, const char* root, char* out, std::size_t out_size);
 
+// One change of the launch environment: `op` '+' puts `value` first on the
+// list `name` (earlier copies of it removed), '=' sets, '-' unsets.
+struct EnvironmentChange {
+  char op = 0;
+  const char* name = "";
+  const char* value = "";
+};
+constexpr int k_changes_max = 64;
+
 // The values point into the text they were read from (or, when writing, to
 // the caller's strings).
 struct LaunchDecision {
   const char* library_dir = "";
   const char* library = "";
+  const char* runtime_dir = "";  // empty: no runtime tree
+  const char* program = "";      // empty: any program (Linux)
   const char* library_id = "";
+  EnvironmentChange changes[k_changes_max];
+  int change_count = 0;
 };
 
 // Parses a cache file's `text` in place (values are cut out with NULs, so
 // `text` needs room for one byte past `size`) and accepts it only when its
-// key is `key` and the library still has the identity it had when checked.
+// key is `key`, it has at least one change, and the library (its folder, the
+// runtime's, the program's) still has the identity it had when checked.
 bool read_decision(char* text, std::size_t size, const char* key, LaunchDecision& decision);
 
-// The cache file's text for `key` and `decision`.
+// The cache file's text for `key` and `decision`; false when it does not fit
+// or a name or value has a line break (or a name a '=').
 bool format_decision(const char* key, const LaunchDecision& decision, char* out, std::size_t out_size);
 
 }  // namespace cudnnenv::shim

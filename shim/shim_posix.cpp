@@ -1,9 +1,11 @@
 // cudnnenv-shim on Linux. `cudnnenv shim add NAME` makes NAME in the shims
 // folder a link to this program and writes NAME.shim beside it. Started as
 // NAME, it finds which tree is selected here from a cached decision (see
-// launch_key.hpp: a few stats and one small file read), puts the tree's
-// library folder first on LD_LIBRARY_PATH, the audit module on LD_AUDIT, and
-// execv()s the program: same PID, the program's signals and exit code.
+// launch_key.hpp: a few stats and one small file read), makes the changes of
+// the launch environment `cudnnenv exec` recorded with it (the tree's library
+// folder first on LD_LIBRARY_PATH, the audit module on LD_AUDIT, the
+// selection's variables), and execv()s the program: same PID, the program's
+// signals and exit code.
 // Without a cached decision (first launch, or anything resolution reads has
 // changed) it execs `cudnnenv exec`, which resolves, checks and records one.
 #include <fcntl.h>
@@ -174,7 +176,21 @@ int main(int argc, char** argv) {
     }
     if (cached_size > 0 &&
         cudnnenv::shim::read_decision(cached, static_cast<std::size_t>(cached_size), key, decision)) {
-      library_dir = decision.library_dir;
+      for (int i = 0; i < decision.change_count; ++i) {
+        const cudnnenv::shim::EnvironmentChange& change = decision.changes[i];
+        if (change.op == '+') {
+          prepend(change.name, change.value);
+        } else if (change.op == '=') {
+          ::setenv(change.name, change.value, 1);
+        } else {
+          ::unsetenv(change.name);
+        }
+      }
+      arguments[count++] = target;
+      finish_arguments(arguments, count, sidecar.args, argc, argv);
+      ::execv(target, arguments);
+      std::fprintf(stderr, "cudnnenv-shim: error: cannot start '%s': %s\n", target, std::strerror(errno));
+      return 127;
     } else if (sidecar.cudnnenv[0] == '\0') {
       std::fprintf(stderr, "cudnnenv-shim: error: '%s' is not on PATH outside %s\n", name, shims_dir);
       return 127;

@@ -1,8 +1,10 @@
 // cudnnenv-shim.exe on Windows: `cudnnenv shim add NAME` makes NAME.exe in
 // the shims folder a hard link (or copy) of it, with NAME.shim beside it
 // (scoop's layout). Started as NAME.exe, it finds which tree is selected
-// here from a cached decision (launch_key.hpp), puts the tree's bin folder
-// first on the child's PATH and calls SetDllDirectoryW(bin), which real
+// here from a cached decision (launch_key.hpp), makes the changes of the
+// launch environment `cudnnenv exec` recorded with it (the tree's bin folder
+// first on the child's PATH, the selection's variables) and calls
+// SetDllDirectoryW(bin), which real
 // Windows passes to child processes (Wine does not: under Wine, PATH alone
 // carries the pin). The child starts suspended, joins a job object that dies
 // with the launcher, then runs; Ctrl-C and Ctrl-Break are left to it, and its
@@ -54,6 +56,40 @@ void write_error(const std::wstring& line) {
 int fail(const wchar_t* what, const std::wstring& detail) {
   write_error(L"cudnnenv-shim: error: " + std::wstring(what) + detail + L"\n");
   return 127;
+}
+
+// `entry` first on the ';' list `name`, earlier copies of it removed.
+std::wstring prepended(const std::wstring& name, const std::wstring& entry) {
+  std::wstring value(32767, L'\0');
+  value.resize(::GetEnvironmentVariableW(name.c_str(), value.data(), static_cast<DWORD>(value.size())));
+  std::wstring result = entry;
+  for (std::size_t start = 0; start <= value.size();) {
+    std::size_t end = value.find(L';', start);
+    if (end == std::wstring::npos) end = value.size();
+    const std::wstring existing = value.substr(start, end - start);
+    if (!existing.empty() && existing != entry) result += L";" + existing;
+    start = end + 1;
+  }
+  return result;
+}
+
+// The recorded launch environment's changes; false (with the variable's name)
+// when a value does not fit in a variable.
+bool apply_changes(const cudnnenv::shim::LaunchDecision& decision, std::wstring& failed) {
+  for (int i = 0; i < decision.change_count; ++i) {
+    const cudnnenv::shim::EnvironmentChange& change = decision.changes[i];
+    const std::wstring name = widen(change.name);
+    if (change.op == '-') {
+      ::SetEnvironmentVariableW(name.c_str(), nullptr);
+      continue;
+    }
+    const std::wstring value = change.op == '+' ? prepended(name, widen(change.value)) : widen(change.value);
+    if (value.size() > cudnnenv::shim::k_max_variable_value || !::SetEnvironmentVariableW(name.c_str(), value.c_str())) {
+      failed = name;
+      return false;
+    }
+  }
+  return true;
 }
 
 // One argument quoted by the rules the MSVC runtime splits command lines with.
@@ -199,6 +235,7 @@ int wmain() {
     append_arguments(command_line, sidecar.args, rest);
     return run(program, command_line);
   }
+  bool applied = false;  // the recorded changes made (PATH among them)
   if (library_dir.empty() || target.empty()) {
     static char key[k_key_max];
     static char cache_path[k_path_max + 64];
@@ -211,9 +248,18 @@ int wmain() {
         cudnnenv::shim::launch_cache_path(state, key, cache_path, sizeof cache_path)) {
       cached_size = read_small(widen(cache_path), cached, sizeof cached - 1);
     }
+    // A decision holds for the program it was made for: another one may have
+    // a copy of a DLL in its own folder, which only the slow path loads past.
     if (cached_size > 0 &&
-        cudnnenv::shim::read_decision(cached, static_cast<std::size_t>(cached_size), key, decision)) {
+        cudnnenv::shim::read_decision(cached, static_cast<std::size_t>(cached_size), key, decision) &&
+        ::CompareStringOrdinal(widen(decision.program).c_str(), -1, target.c_str(), -1, TRUE) == CSTR_EQUAL) {
       library_dir = widen(decision.library_dir);
+      std::wstring failed;
+      if (!apply_changes(decision, failed)) {
+        return fail(failed.c_str(), L" would hold more than the 32,766 characters Windows allows in a variable; "
+                                    L"shorten it, or move the store (--root) to a shorter folder");
+      }
+      applied = true;
     } else if (sidecar.cudnnenv[0] == '\0') {
       return fail(L"not on PATH outside the shims folder: ", name);
     } else {
@@ -233,8 +279,9 @@ int wmain() {
   path.resize(::GetEnvironmentVariableW(L"PATH", path.data(), static_cast<DWORD>(path.size())));
   const std::wstring pinned = path.empty() ? library_dir : library_dir + L";" + path;
   // Inherited by the child: what Wine honours. A variable holds 32,767 characters at most.
-  if (pinned.size() > cudnnenv::shim::k_max_variable_value || !::SetEnvironmentVariableW(L"PATH", pinned.c_str()) ||
-      !::SetEnvironmentVariableW(L"CUDNNENV_PIN_DIR", library_dir.c_str())) {
+  if (!applied && (pinned.size() > cudnnenv::shim::k_max_variable_value ||
+                   !::SetEnvironmentVariableW(L"PATH", pinned.c_str()) ||
+                   !::SetEnvironmentVariableW(L"CUDNNENV_PIN_DIR", library_dir.c_str()))) {
     return fail(L"PATH would hold ", std::to_wstring(pinned.size()) +
                                          L" characters, more than the 32,766 Windows allows in a variable; shorten "
                                          L"PATH, or move the store (--root) to a shorter folder: " +

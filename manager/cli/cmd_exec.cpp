@@ -66,20 +66,6 @@ Result<void> check_before_start(const ExecArguments& arguments, const Context& c
   return check_pin(tree, check);
 }
 
-// Windows: the CUDA toolkit activation puts on PATH, whose bin holds DLLs the
-// program may load (after the trees' folders, which the plan puts in front).
-// On Linux its bin holds programs (nvcc) and PATH stays as it is, as the
-// shims' fast path leaves it. Whether there was one.
-bool add_toolkit(const Selection& selection, util::Environment& environment) {
-  const auto toolkit = host_platform().os == Os::windows ? selection_toolkit(selection, environment) : std::nullopt;
-  if (!toolkit) return false;
-  const auto path = environment.get("PATH");
-  const std::string entries = util::to_utf8(*toolkit / "bin") + ";" + util::to_utf8(*toolkit / "libnvvp");
-  environment.set("PATH", entries + (path && !path->empty() ? ";" + *path : std::string()));
-  environment.set("CUDA_PATH", util::to_utf8(*toolkit));
-  return true;
-}
-
 // Typed by a user with the shims first on PATH: exec sees through its own
 // shims to what they start (a shim's --target, else the next on PATH), and
 // never starts a program from the shims' folder.
@@ -216,10 +202,8 @@ Result<int> run_exec(const ExecArguments& arguments, const Context& context) {
   launch_request.command = arguments.command.front();
   launch_request.arguments.assign(arguments.command.begin() + 1, arguments.command.end());
   launch_request.environment = context.environment;
-  // The profile's variables and the trusted project file's [env], as activation sets them.
-  const auto variables = selection_variables(*selection);
-  for (const auto& [name, value] : variables) launch_request.environment.set(name, value);
-  const bool toolkit = add_toolkit(*selection, launch_request.environment);
+  // The one launch environment of the selection, as every door renders it.
+  launch_request.selection_environment = activation_of(*selection, context.environment);
   launch_request.audit_module = audit_module_beside(self);
   see_through_own_shims(arguments, store, launch_request);
   std::error_code ec;
@@ -232,14 +216,12 @@ Result<int> run_exec(const ExecArguments& arguments, const Context& context) {
   for (const auto& text : plan->notes) {
     note(text);
   }
-  if (!arguments.shims_dir.empty() && variables.empty() && !toolkit && !selection->runtime && plan->preload.empty()) {
+  if (!arguments.shims_dir.empty() && plan->preload.empty()) {
     // A shim's slow path: the decision, for the shim's next start in the same
-    // situation. Not with variables to set, which the fast path cannot: such
-    // a selection always starts through here; nor a runtime tree's folder,
-    // or DLLs to load inside the program past a copy, which the fast path
-    // does not do.
+    // situation. Not with DLLs to load inside the program past a copy, which
+    // the fast path does not do: such a start always comes through here.
     record_launch_decision(context.root_option.empty() ? util::to_utf8(store.root()) : context.root_option,
-                           util::to_utf8(store.state().folder), tree);
+                           util::to_utf8(store.state().folder), tree, *plan);
   }
   if (!arguments.report) {
     return launch(*plan);

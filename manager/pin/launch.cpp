@@ -282,20 +282,8 @@ Result<LaunchPlan> plan_launch(const LaunchRequest& request) {
   plan.report_log = request.report_log;
   const std::string library_dir = util::to_utf8(plan.library_dir);
   const std::string runtime_dir = util::to_utf8(plan.runtime_dir);
-  auto& environment = plan.environment;
-  environment.set("CUDNNENV_PIN_DIR", library_dir);
-  if (request.runtime) {
-    environment.set("CUDNNENV_RUNTIME_DIR", runtime_dir);
-  } else {
-    environment.unset("CUDNNENV_RUNTIME_DIR");
-  }
-  // The runtime's folder first, then the tree's in front of it.
-  const auto with_runtime = [&](const std::optional<std::string>& value, char separator) {
-    return request.runtime ? std::optional(prepend_entry(runtime_dir, value, separator)) : value;
-  };
-  if (windows_host()) {
-    environment.set("PATH", prepend_entry(library_dir, with_runtime(environment.get("PATH"), ';'), ';'));
-  } else {
+  const char separator = windows_host() ? ';' : ':';
+  if (!windows_host()) {
     for (const auto& [what, text] :
          {std::pair{"the tree's library folder", library_dir}, std::pair{"the runtime's library folder", runtime_dir},
           std::pair{"the audit module", util::to_utf8(request.audit_module)}}) {
@@ -305,40 +293,72 @@ Result<LaunchPlan> plan_launch(const LaunchRequest& request) {
             "move the store (--root) or cudnnenv to a path without ':'");
       }
     }
-    environment.set("LD_LIBRARY_PATH",
-                    prepend_entry(library_dir, with_runtime(environment.get("LD_LIBRARY_PATH"), ':'), ':'));
-    const bool audit = request.mode == PinMode::audit || !request.report_log.empty();
-    if (audit) {
-      // The report's module also records every object that maps.
-      const fs::path module = request.report_log.empty()
-                                  ? request.audit_module
-                                  : request.audit_module.parent_path() / "libcudnnenv-audit-report.so";
-      std::error_code ec;
-      if (!fs::is_regular_file(module, ec)) {
-        return make_error("the audit module '" + util::to_utf8(module) + "' is missing",
-                          "reinstall cudnnenv, or use --mode preload");
-      }
-      environment.set("LD_AUDIT", prepend_entry(util::to_utf8(module), environment.get("LD_AUDIT"), ':'));
+  }
+  auto& environment = plan.environment;
+  const auto set = [&](const std::string& name, const std::string& value) {
+    plan.changes.push_back({EnvironmentChange::Kind::set, name, value});
+    environment.set(name, value);
+  };
+  const auto unset = [&](const std::string& name) {
+    plan.changes.push_back({EnvironmentChange::Kind::unset, name, {}});
+    environment.unset(name);
+  };
+  const auto prepend = [&](const std::string& name, const std::string& entry) -> Result<void> {
+    if (entry.find(separator) != std::string::npos) {
+      return make_error("'" + entry + "' has a '" + std::string(1, separator) + "', which " + name + " cannot hold",
+                        "move the store (--root) to a path without one");
     }
-    if (request.mode != PinMode::audit) {
-      environment.unset("CUDNNENV_PIN_DIR");  // the audit module, if loaded for --report, only records
-      environment.unset("CUDNNENV_RUNTIME_DIR");
+    plan.changes.push_back({EnvironmentChange::Kind::prepend, name, entry});
+    environment.set(name, prepend_entry(entry, environment.get(name), separator));
+    return {};
+  };
+  // The selection's launch environment: each entry in front of the ones
+  // before it (the tree's folder ends up first, the runtime's right after).
+  const std::string loader_list = windows_host() ? "PATH" : "LD_LIBRARY_PATH";
+  if (request.selection_environment.prepend.empty()) {
+    if (request.runtime) CUDNNENV_TRY(prepend(loader_list, runtime_dir));
+    CUDNNENV_TRY(prepend(loader_list, library_dir));
+  }
+  for (const auto& [name, entry] : request.selection_environment.prepend) CUDNNENV_TRY(prepend(name, entry));
+  for (const auto& [name, value] : request.selection_environment.set) set(name, value);
+  // The pin.
+  const bool audit = !windows_host() && (request.mode == PinMode::audit || !request.report_log.empty());
+  const bool pinned_by_name = windows_host() || request.mode == PinMode::audit;
+  if (pinned_by_name) {
+    set("CUDNNENV_PIN_DIR", library_dir);
+  } else {
+    unset("CUDNNENV_PIN_DIR");  // the audit module, if loaded for --report, only records
+  }
+  if (request.runtime && pinned_by_name) {
+    set("CUDNNENV_RUNTIME_DIR", runtime_dir);
+  } else {
+    unset("CUDNNENV_RUNTIME_DIR");  // one left by an outer start would send runtime names elsewhere
+  }
+  if (audit) {
+    // The report's module also records every object that maps.
+    const fs::path module = request.report_log.empty()
+                                ? request.audit_module
+                                : request.audit_module.parent_path() / "libcudnnenv-audit-report.so";
+    std::error_code ec;
+    if (!fs::is_regular_file(module, ec)) {
+      return make_error("the audit module '" + util::to_utf8(module) + "' is missing",
+                        "reinstall cudnnenv, or use --mode preload");
     }
-    if (request.mode == PinMode::preload) {
-      // ld.so splits LD_PRELOAD at spaces as well as colons, with no escape:
-      // a path with a space would preload nothing, and the pin would be
-      // LD_LIBRARY_PATH's alone, which a program's DT_RPATH comes before.
-      const std::string library = util::to_utf8(request.tree.library_path());
-      if (library.find(' ') != std::string::npos) {
-        return make_error("the tree's library '" + library + "' has a space, which LD_PRELOAD cannot hold",
-                          "use --mode audit (the default), or a store (--root) whose path has no space");
-      }
-      environment.set("LD_PRELOAD",
-                      prepend_entry(util::to_utf8(request.tree.library_path()), environment.get("LD_PRELOAD"), ':'));
+    CUDNNENV_TRY(prepend("LD_AUDIT", util::to_utf8(module)));
+  }
+  if (!windows_host() && request.mode == PinMode::preload) {
+    // ld.so splits LD_PRELOAD at spaces as well as colons, with no escape:
+    // a path with a space would preload nothing, and the pin would be
+    // LD_LIBRARY_PATH's alone, which a program's DT_RPATH comes before.
+    const std::string library = util::to_utf8(request.tree.library_path());
+    if (library.find(' ') != std::string::npos) {
+      return make_error("the tree's library '" + library + "' has a space, which LD_PRELOAD cannot hold",
+                        "use --mode audit (the default), or a store (--root) whose path has no space");
     }
-    if (!request.report_log.empty()) {
-      environment.set("CUDNNENV_AUDIT_LOG", util::to_utf8(request.report_log));
-    }
+    CUDNNENV_TRY(prepend("LD_PRELOAD", library));
+  }
+  if (!request.report_log.empty()) {
+    set("CUDNNENV_AUDIT_LOG", util::to_utf8(request.report_log));
   }
   plan.notes = pin_notes(plan.program, plan.environment, request.mode);
   if (windows_host() && !shim::is_batch_file(std::basic_string_view<fs::path::value_type>(plan.program.native()))) {

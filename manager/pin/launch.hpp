@@ -13,6 +13,7 @@
 #include <string>
 #include <vector>
 
+#include "shell/activation.hpp"
 #include "store/tree.hpp"
 #include "util/environment.hpp"
 #include "util/names.hpp"
@@ -32,7 +33,23 @@ inline constexpr util::Named<PinMode> k_pin_modes[] = {
     {PinMode::audit, "audit"}, {PinMode::preload, "preload"}, {PinMode::path, "path"}};
 static_assert(util::covers_each_once(k_pin_modes, 3));
 
+// One change a start makes to the program's environment, in order
+// (LaunchPlan::changes): an entry put first on a list (earlier copies of it
+// removed), a variable set, or one unset.
+struct EnvironmentChange {
+  enum class Kind { prepend, set, unset };
+  Kind kind = Kind::set;
+  std::string name;
+  std::string value;  // the entry or the value; empty for unset
+  bool operator==(const EnvironmentChange&) const = default;
+};
+
 struct LaunchRequest {
+  // What activating the selection sets (activation_of: the trees' folders,
+  // the toolkit, CUDNN_*, the profile's and the project's variables): the
+  // launch environment every door renders; the start applies it first.
+  // Empty: the tree's and the runtime's folders alone.
+  shell::Activation selection_environment;
   TreeRecord tree;
   // The CUDA runtime tree selected with it (Selection::runtime): its folder
   // right after the tree's, and on Linux its libraries' names pinned by the
@@ -51,6 +68,10 @@ struct LaunchPlan {
   std::filesystem::path program;
   std::vector<std::string> arguments;
   util::Environment environment;
+  // What was changed to make `environment` from the request's, in order: the
+  // selection's environment, then the pin's (CUDNNENV_PIN_DIR, LD_AUDIT, ...).
+  // A shim's recorded decision holds these, and its fast path makes them.
+  std::vector<EnvironmentChange> changes;
   std::filesystem::path library_dir;  // the tree's, first on the search path
   std::filesystem::path runtime_dir;  // the runtime tree's, second; empty without one
   // Windows: the trees' DLLs of which a copy lies where the standard search

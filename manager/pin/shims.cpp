@@ -84,27 +84,46 @@ std::string sidecar_text(const ShimSpec& spec, const ShimPaths& paths, const std
   return text;
 }
 
-void record_launch_decision(const std::string& root, const std::string& state, const TreeRecord& tree) {
+void record_launch_decision(const std::string& root, const std::string& state, const TreeRecord& tree,
+                            const LaunchPlan& plan) {
   static char key[shim::k_key_max];
   static char path[shim::k_path_max + 64];
-  static char text[shim::k_key_max + 3 * shim::k_path_max];
+  static char text[shim::k_key_max + 3 * shim::k_path_max + 32768];
   const std::string library_dir = util::to_utf8(tree.resolve(tree.layout.library_dir));
   const std::string library = util::to_utf8(tree.library_path());
-  char identity[128];
-  if (!shim::launch_key(root.c_str(), state.c_str(), key, sizeof key) ||
+  const std::string runtime_dir = util::to_utf8(plan.runtime_dir);
+  const std::string program = windows_host() ? util::to_utf8(plan.program) : std::string();
+  char identity[256];
+  if (plan.changes.size() > static_cast<std::size_t>(shim::k_changes_max) ||
+      !shim::launch_key(root.c_str(), state.c_str(), key, sizeof key) ||
       !shim::launch_cache_path(state.c_str(), key, path, sizeof path) ||
-      !shim::decision_identity(library.c_str(), library_dir.c_str(), identity, sizeof identity)) {
+      !shim::decision_identity(library.c_str(), library_dir.c_str(), runtime_dir.c_str(), program.c_str(), identity,
+                               sizeof identity)) {
+    spdlog::debug("shims: no decision recorded for this situation (more changes than fit, or a file is gone)");
     return;
   }
-  const shim::LaunchDecision decision{library_dir.c_str(), library.c_str(), identity};
-  if (shim::format_decision(key, decision, text, sizeof text)) {
-    std::error_code ec;
-    const fs::path file = util::path_from_utf8(path);
-    fs::create_directories(file.parent_path(), ec);
-    const bool written = static_cast<bool>(util::write_file_atomic(file, text));
-    spdlog::debug("shims: {} '{}' for this situation", written ? "recorded the decision in" : "could not write",
-                  util::to_utf8(file));
+  shim::LaunchDecision decision;
+  decision.library_dir = library_dir.c_str();
+  decision.library = library.c_str();
+  decision.runtime_dir = runtime_dir.c_str();
+  decision.program = program.c_str();
+  decision.library_id = identity;
+  for (const auto& change : plan.changes) {
+    shim::EnvironmentChange& out = decision.changes[decision.change_count++];
+    out.op = change.kind == EnvironmentChange::Kind::prepend ? '+' : change.kind == EnvironmentChange::Kind::set ? '=' : '-';
+    out.name = change.name.c_str();
+    out.value = change.value.c_str();
   }
+  if (!shim::format_decision(key, decision, text, sizeof text)) {
+    spdlog::debug("shims: no decision recorded: a value of the launch environment has a line break, or it is too long");
+    return;
+  }
+  std::error_code ec;
+  const fs::path file = util::path_from_utf8(path);
+  fs::create_directories(file.parent_path(), ec);
+  const bool written = static_cast<bool>(util::write_file_atomic(file, text));
+  spdlog::debug("shims: {} '{}' for this situation", written ? "recorded the decision in" : "could not write",
+                util::to_utf8(file));
 }
 
 namespace {

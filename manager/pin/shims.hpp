@@ -10,6 +10,7 @@
 #include <string>
 #include <vector>
 
+#include "pin/launch.hpp"
 #include "store/tree.hpp"
 #include "util/result.hpp"
 
@@ -41,11 +42,13 @@ struct ShimInfo {
 };
 
 // Records that a shim's start, in the situation shim::launch_key describes
-// for the store `root` (as the shim names it), pins `tree`: the decision the
-// shims' fast path reads (shim/launch_key.hpp). A cache: failing to write it
-// costs the next start the slow path. Not called for a selection with
-// variables or a CUDA runtime tree, which the fast path cannot apply.
-void record_launch_decision(const std::string& root, const std::string& state, const TreeRecord& tree);
+// for the store `root` (as the shim names it), is `plan`: the tree's files
+// (and the runtime's folder) as they are now, the program (Windows), and the
+// changes of the launch environment (LaunchPlan::changes), which the shims'
+// fast path makes (shim/launch_key.hpp). A cache: failing to write it, or a
+// value a line cannot hold, costs the next start the slow path.
+void record_launch_decision(const std::string& root, const std::string& state, const TreeRecord& tree,
+                            const LaunchPlan& plan);
 
 // Creates or replaces shim `spec.name`. Refuses a name with a path in it,
 // a target that does not exist, and a target that is a shim (a loop).

@@ -30,8 +30,15 @@ TEST_SUITE("shim/launch_key") {
     std::string written;
     auto record = [&] {  // what exec's slow path writes for this key
       char identity[128];
-      REQUIRE(shim::decision_identity(library.c_str(), library_dir.c_str(), identity, sizeof identity));
-      const shim::LaunchDecision decision{library_dir.c_str(), library.c_str(), identity};
+      REQUIRE(shim::decision_identity(library.c_str(), library_dir.c_str(), "", "", identity, sizeof identity));
+      shim::LaunchDecision decision;
+      decision.library_dir = library_dir.c_str();
+      decision.library = library.c_str();
+      decision.library_id = identity;
+      decision.changes[0] = {'+', "LD_LIBRARY_PATH", library_dir.c_str()};
+      decision.changes[1] = {'=', "FOO", "a = b"};
+      decision.changes[2] = {'-', "CUDNNENV_RUNTIME_DIR", ""};
+      decision.change_count = 3;
       REQUIRE(shim::format_decision(key, decision, text, sizeof text));
       written = text;
     };
@@ -45,6 +52,37 @@ TEST_SUITE("shim/launch_key") {
       return ok && std::string(read.library_dir) == library_dir;
     };
     CHECK(accepted(key));
+    {
+      // The changes come back in order, each whole.
+      char copy[sizeof text];
+      std::memcpy(copy, written.c_str(), written.size() + 1);
+      shim::LaunchDecision read;
+      REQUIRE(shim::read_decision(copy, written.size(), key, read));
+      REQUIRE(read.change_count == 3);
+      std::string changes;
+      for (int i = 0; i < read.change_count; ++i) {
+        changes += std::string(1, read.changes[i].op) + read.changes[i].name + "|" + read.changes[i].value + "\n";
+      }
+      CHECK(changes == "+LD_LIBRARY_PATH|" + library_dir + "\n=FOO|a = b\n-CUDNNENV_RUNTIME_DIR|\n");
+    }
+    SUBCASE("a decision without changes (one written before they were recorded) is not taken") {
+      const std::string old = written.substr(0, written.find("change = "));
+      char copy[sizeof text];
+      std::memcpy(copy, old.c_str(), old.size() + 1);
+      shim::LaunchDecision read;
+      CHECK_FALSE(shim::read_decision(copy, old.size(), key, read));
+    }
+    SUBCASE("a value with a line break is never written") {
+      char identity[128];
+      REQUIRE(shim::decision_identity(library.c_str(), library_dir.c_str(), "", "", identity, sizeof identity));
+      shim::LaunchDecision decision;
+      decision.library_dir = library_dir.c_str();
+      decision.library = library.c_str();
+      decision.library_id = identity;
+      decision.changes[0] = {'=', "FOO", "a\nchange = =LD_PRELOAD=/evil.so"};
+      decision.change_count = 1;
+      CHECK_FALSE(shim::format_decision(key, decision, text, sizeof text));
+    }
 
     SUBCASE("a project file appears in the working folder: another key") {
       test::write_binary(".cudnnenv.toml", "cudnn = \"8\"\n");
