@@ -7,7 +7,9 @@
 # - before each prompt, a hook follows .cudnnenv.toml: when the folder changes,
 #   it looks for the nearest project file with shell tests only; in a project,
 #   it reads that file (no process) to notice an edit; it runs cudnnenv only
-#   when the file, its text or CUDNNENV_VERSION is not the one it saw.
+#   when the file, its text, CUDNNENV_VERSION, CUDNNENV_ACTIVATED or
+#   _CUDNNENV_STATE is not the one it saw (another door, a conda or Lmod
+#   hook, changed what is active).
 export CUDNNENV_SHELL=@SHELL@
 case ":${PATH}:" in
   *:@SHIMS@:*) ;;
@@ -28,10 +30,10 @@ cudnnenv() {
   case "${1-}" in
     use | activate | deactivate)
       local _cudnnenv_out _cudnnenv_rc _cudnnenv_arg
-      # `activate --shell SHELL` asks for the script itself (eval "$(cudnnenv activate X --shell bash)",
-      # direnv): printed for the caller, as without the integration, never evaluated here (in $(...) that
-      # would change only the subshell).
-      if [ "$1" = activate ]; then
+      # `activate|deactivate --shell SHELL` asks for the script itself (eval "$(cudnnenv activate X --shell
+      # bash)", direnv, conda's hooks): printed for the caller, as without the integration, never evaluated
+      # here (in $(...) that would change only the subshell); the hook sees the change at the next prompt.
+      if [ "$1" != use ]; then
         for _cudnnenv_arg in "$@"; do
           case "$_cudnnenv_arg" in --shell | --shell=*) command @PROGRAM@ "$@"; return ;; esac
         done
@@ -42,16 +44,17 @@ cudnnenv() {
       _cudnnenv_eval "$_cudnnenv_out" || return 0  # --help: nothing changes
       if [ "$1" = activate ]; then
         _CUDNNENV_PWD=$PWD  # the activation holds (CUDNNENV_ACTIVATED) until deactivate
-        _CUDNNENV_SEEN="${CUDNNENV_VERSION-}"
+        _CUDNNENV_SEEN="${CUDNNENV_VERSION-}|${CUDNNENV_ACTIVATED-}|${_CUDNNENV_STATE-}"
       else
         # use (--local/--global changed files) or deactivate: what is selected now, at once
-        _CUDNNENV_PWD= _CUDNNENV_SEEN="${CUDNNENV_VERSION-}"
+        _CUDNNENV_PWD=
         unset _CUDNNENV_PROJECT
         _cudnnenv_hook
       fi
       ;;
-    trust | untrust)
-      # The project's [env] may now apply, or stop applying: the hook looks again.
+    trust | untrust | install | adopt | remove)
+      # The project's [env] may now apply, or stop applying; a tree or a runtime came or went: the hook
+      # looks again.
       command @PROGRAM@ "$@" || return
       _CUDNNENV_PWD=
       unset _CUDNNENV_PROJECT
@@ -67,7 +70,7 @@ _cudnnenv_hook() {
   # own bounded reader reads it when the folder changes.
   local _cudnnenv_text=
   # The no-change path: two comparisons, and in a project one read of its file; no process.
-  if [ "${PWD}" = "${_CUDNNENV_PWD-}" ] && [ "${CUDNNENV_VERSION-}" = "${_CUDNNENV_SEEN-}" ]; then
+  if [ "${PWD}" = "${_CUDNNENV_PWD-}" ] && [ "${CUDNNENV_VERSION-}|${CUDNNENV_ACTIVATED-}|${_CUDNNENV_STATE-}" = "${_CUDNNENV_SEEN-}" ]; then
     [ -z "${_CUDNNENV_PROJECT-}" ] && return 0
     [ -r "${_CUDNNENV_PROJECT}" ] && [ -s "${_CUDNNENV_PROJECT}" ] && { @READ@ < "${_CUDNNENV_PROJECT}" || :; }
     [ "${_cudnnenv_text}" = "${_CUDNNENV_TEXT-}" ] && return 0
@@ -85,11 +88,11 @@ _cudnnenv_hook() {
   _cudnnenv_text=
   [ -r "${_cudnnenv_file}" ] && [ -s "${_cudnnenv_file}" ] && { @READ@ < "${_cudnnenv_file}" || :; }
   if [ -n "${_CUDNNENV_PROJECT+set}" ] && [ "${_cudnnenv_file}" = "${_CUDNNENV_PROJECT}" ] &&
-    [ "${_cudnnenv_text}" = "${_CUDNNENV_TEXT-}" ] && [ "${CUDNNENV_VERSION-}" = "${_CUDNNENV_SEEN-}" ]; then
+    [ "${_cudnnenv_text}" = "${_CUDNNENV_TEXT-}" ] && [ "${CUDNNENV_VERSION-}|${CUDNNENV_ACTIVATED-}|${_CUDNNENV_STATE-}" = "${_CUDNNENV_SEEN-}" ]; then
     return 0
   fi
   _CUDNNENV_PROJECT=${_cudnnenv_file}
   _CUDNNENV_TEXT=${_cudnnenv_text}
-  _CUDNNENV_SEEN=${CUDNNENV_VERSION-}
   _cudnnenv_eval "$(command @PROGRAM@ __script @SHELL@ hook)" || :
+  _CUDNNENV_SEEN="${CUDNNENV_VERSION-}|${CUDNNENV_ACTIVATED-}|${_CUDNNENV_STATE-}"
 }

@@ -159,12 +159,14 @@ CmdIntegration cmd_integration(const std::string& program_line) {
 
 namespace {
 
+// `door`: the door the activation names (cudnnenv activate --by DOOR).
 std::string activation_batch(const std::string& about, const std::string& program_line, const std::string& find_lines,
-                             const std::string& verb) {
+                             const std::string& verb, const std::string& door) {
   std::string text = replace_all(k_profile_cmd, "@ABOUT@", about);
   text = replace_all(text, "@PROGRAM_LINE@", program_line);
   text = replace_all(text, "@FIND_LINES@", find_lines);
-  return crlf(replace_all(text, "@COMMAND@", verb == "activate" ? "activate \"%_CUDNNENV_PROFILE%\"" : verb));
+  return crlf(
+      replace_all(text, "@COMMAND@", verb == "activate" ? "activate \"%_CUDNNENV_PROFILE%\" --by " + door : verb));
 }
 
 }  // namespace
@@ -178,7 +180,7 @@ std::string profile_batch(const std::string& program_line, const std::string& ve
   return activation_batch(about, program_line,
                           "@for %%i in (\"%~dp0..\\..\\..\") do @set \"_CUDNNENV_ROOT=%%~fi\"\n"
                           "@for %%i in (\"%~dp0.\") do @set \"_CUDNNENV_PROFILE=%%~nxi\"",
-                          verb);
+                          verb, "profile");
 }
 
 std::string terminal_batch(const std::string& about, const std::string& program_line, const std::string& root_line) {
@@ -192,7 +194,7 @@ std::string terminal_batch(const std::string& about, const std::string& program_
       root_line +
           "\n@for %%i in (\"%_CUDNNENV_ROOT%\") do @set \"_CUDNNENV_ROOT=%%~fi\"\n"
           "@pushd \"%~dp0tree\"\n@for /d %%i in (*) do @set \"_CUDNNENV_PROFILE=%%~nxi\"\n@popd",
-      "activate");
+      "activate", "terminal");
 }
 
 std::string conda_batch(const std::string& program_line, const std::string& root, const std::string& spec,
@@ -201,7 +203,8 @@ std::string conda_batch(const std::string& program_line, const std::string& root
                             (verb == "activate" ? "Activates" : "Deactivates") +
                             " the cudnnenv tree of this conda env when conda activates it.";
   return activation_batch(about, program_line,
-                          "@set \"_CUDNNENV_ROOT=" + root + "\"\n@set \"_CUDNNENV_PROFILE=" + spec + "\"", verb);
+                          "@set \"_CUDNNENV_ROOT=" + root + "\"\n@set \"_CUDNNENV_PROFILE=" + spec + "\"", verb,
+                          "conda");
 }
 
 std::vector<HookFile> conda_hooks(const std::string& program, const std::string& root, const std::string& spec,
@@ -212,7 +215,7 @@ std::vector<HookFile> conda_hooks(const std::string& program, const std::string&
        {std::pair{Shell::bash, ".sh"}, std::pair{Shell::fish, ".fish"}, std::pair{Shell::powershell, ".ps1"}}) {
     const std::string head = shell == Shell::powershell ? crlf(marker) : marker;
     files.push_back({std::string("activate.d/cudnnenv-activate") + extension,
-                     head + apply_command(shell, program, root, "activate " + quote(shell, spec))});
+                     head + apply_command(shell, program, root, "activate " + quote(shell, spec) + " --by conda")});
     files.push_back({std::string("deactivate.d/cudnnenv-deactivate") + extension,
                      head + apply_command(shell, program, root, "deactivate")});
   }

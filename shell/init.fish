@@ -7,8 +7,9 @@
 # - when PWD changes, and before each prompt, a hook follows .cudnnenv.toml:
 #   it looks for the nearest project file with fish's own tests when the
 #   folder changed, reads that file (no process) to notice an edit, and runs
-#   cudnnenv only when the file, its text or CUDNNENV_VERSION is not the one
-#   it saw.
+#   cudnnenv only when the file, its text, CUDNNENV_VERSION,
+#   CUDNNENV_ACTIVATED or _CUDNNENV_STATE is not the one it saw (another
+#   door, a conda hook, changed what is active).
 set -gx CUDNNENV_SHELL fish
 if not contains -- @SHIMS@ $PATH
     set -gx PATH @SHIMS@ $PATH
@@ -36,7 +37,7 @@ function cudnnenv
             _cudnnenv_eval "$out"; or return 0  # --help: nothing changes
             if test "$argv[1]" = activate
                 set -g _CUDNNENV_PWD $PWD  # the activation holds (CUDNNENV_ACTIVATED) until deactivate
-                set -g _CUDNNENV_SEEN "$CUDNNENV_VERSION"
+                set -g _CUDNNENV_SEEN "$CUDNNENV_VERSION|$CUDNNENV_ACTIVATED|$_CUDNNENV_STATE"
             else
                 # use (--local/--global changed files) or deactivate: what is selected now, at once
                 set -g _CUDNNENV_PWD
@@ -44,8 +45,9 @@ function cudnnenv
                 _cudnnenv_hook
             end
             return 0
-        case trust untrust
-            # The project's [env] may now apply, or stop applying: the hook looks again.
+        case trust untrust install adopt remove
+            # The project's [env] may now apply, or stop applying; a tree or a runtime came or went: the
+            # hook looks again.
             command @PROGRAM@ $argv; or return
             set -g _CUDNNENV_PWD
             set -e _CUDNNENV_PROJECT
@@ -66,7 +68,7 @@ function _cudnnenv_read
 end
 
 function _cudnnenv_hook --on-variable PWD --on-event fish_prompt
-    if test "$PWD" = "$_CUDNNENV_PWD"; and test "$CUDNNENV_VERSION" = "$_CUDNNENV_SEEN"
+    if test "$PWD" = "$_CUDNNENV_PWD"; and test "$CUDNNENV_VERSION|$CUDNNENV_ACTIVATED|$_CUDNNENV_STATE" = "$_CUDNNENV_SEEN"
         set -q _CUDNNENV_PROJECT; and test -z "$_CUDNNENV_PROJECT"; and return 0
         set -l text (_cudnnenv_read "$_CUDNNENV_PROJECT" | string collect)
         test "$text" = "$_CUDNNENV_TEXT"; and return 0
@@ -83,14 +85,14 @@ function _cudnnenv_hook --on-variable PWD --on-event fish_prompt
         set dir (string replace -r '/[^/]*$' '' -- $dir)
     end
     set -l text (_cudnnenv_read "$file" | string collect)
-    if set -q _CUDNNENV_PROJECT; and test "$file" = "$_CUDNNENV_PROJECT"; and test "$text" = "$_CUDNNENV_TEXT"; and test "$CUDNNENV_VERSION" = "$_CUDNNENV_SEEN"
+    if set -q _CUDNNENV_PROJECT; and test "$file" = "$_CUDNNENV_PROJECT"; and test "$text" = "$_CUDNNENV_TEXT"; and test "$CUDNNENV_VERSION|$CUDNNENV_ACTIVATED|$_CUDNNENV_STATE" = "$_CUDNNENV_SEEN"
         return 0
     end
     set -g _CUDNNENV_PROJECT "$file"
     set -g _CUDNNENV_TEXT "$text"
-    set -g _CUDNNENV_SEEN "$CUDNNENV_VERSION"
     command @PROGRAM@ __script fish hook | read -z -l out
     _cudnnenv_eval "$out"
+    set -g _CUDNNENV_SEEN "$CUDNNENV_VERSION|$CUDNNENV_ACTIVATED|$_CUDNNENV_STATE"
     return 0
 end
 _cudnnenv_hook

@@ -85,8 +85,9 @@ bool launch_key(const char* root, const char* state, char* out, std::size_t out_
   char identity[64];
   char path_text[k_path_max + 64];
   key.add("v=4\n");
-  const char* const variables[] = {"CUDNNENV_VERSION", "CUDNNENV_ACTIVATED", "CUDNNENV_CUDA_RUNTIME", "CUDNNENV_VERIFY",
-                                   "CUDA_PATH",        "CUDA_HOME",          "CUDA_ROOT"};
+  const char* const variables[] = {"CUDNNENV_VERSION", "CUDNNENV_ACTIVATED", "CUDNNENV_CUDA_RUNTIME",
+                                   "CUDNNENV_VERIFY",  "CUDA_PATH",          "CUDA_HOME",
+                                   "CUDA_ROOT"};
   for (const char* name : variables) {
     if (!environment_value(name, value, sizeof value)) value[0] = '\0';
     key.add(name).add('=').add(value).add('\n');

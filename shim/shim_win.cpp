@@ -84,7 +84,8 @@ bool apply_changes(const cudnnenv::shim::LaunchDecision& decision, std::wstring&
       continue;
     }
     const std::wstring value = change.op == '+' ? prepended(name, widen(change.value)) : widen(change.value);
-    if (value.size() > cudnnenv::shim::k_max_variable_value || !::SetEnvironmentVariableW(name.c_str(), value.c_str())) {
+    if (value.size() > cudnnenv::shim::k_max_variable_value ||
+        !::SetEnvironmentVariableW(name.c_str(), value.c_str())) {
       failed = name;
       return false;
     }
@@ -256,8 +257,9 @@ int wmain() {
       library_dir = widen(decision.library_dir);
       std::wstring failed;
       if (!apply_changes(decision, failed)) {
-        return fail(failed.c_str(), L" would hold more than the 32,766 characters Windows allows in a variable; "
-                                    L"shorten it, or move the store (--root) to a shorter folder");
+        return fail(failed.c_str(),
+                    L" would hold more than the 32,766 characters Windows allows in a variable; "
+                    L"shorten it, or move the store (--root) to a shorter folder");
       }
       applied = true;
     } else if (sidecar.cudnnenv[0] == '\0') {
@@ -279,9 +281,9 @@ int wmain() {
   path.resize(::GetEnvironmentVariableW(L"PATH", path.data(), static_cast<DWORD>(path.size())));
   const std::wstring pinned = path.empty() ? library_dir : library_dir + L";" + path;
   // Inherited by the child: what Wine honours. A variable holds 32,767 characters at most.
-  if (!applied && (pinned.size() > cudnnenv::shim::k_max_variable_value ||
-                   !::SetEnvironmentVariableW(L"PATH", pinned.c_str()) ||
-                   !::SetEnvironmentVariableW(L"CUDNNENV_PIN_DIR", library_dir.c_str()))) {
+  if (!applied &&
+      (pinned.size() > cudnnenv::shim::k_max_variable_value || !::SetEnvironmentVariableW(L"PATH", pinned.c_str()) ||
+       !::SetEnvironmentVariableW(L"CUDNNENV_PIN_DIR", library_dir.c_str()))) {
     return fail(L"PATH would hold ", std::to_wstring(pinned.size()) +
                                          L" characters, more than the 32,766 Windows allows in a variable; shorten "
                                          L"PATH, or move the store (--root) to a shorter folder: " +

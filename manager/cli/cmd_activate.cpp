@@ -20,6 +20,7 @@ namespace {
 struct ActivateArguments {
   std::string spec;
   std::string shell;
+  std::string by = "activate";  // the door (k_doors): a generated script says which
 };
 
 Result<shell::Shell> shell_of(const ActivateArguments& arguments, const Context& context) {
@@ -75,20 +76,26 @@ Result<int> print_activation_script(shell::Shell shell, const std::vector<shell:
 
 enum class Manual { no, yes };
 
-// `manual`: by `cudnnenv activate`, which then holds in this shell (CUDNNENV_ACTIVATED
-// takes its place in the precedence) until deactivate; the hook's activations do not.
-shell::Activation shell_activation(const Selection& selection, const Context& context, Manual manual) {
+// `manual`: by `cudnnenv activate` (by hand, or from the script of the door
+// `door`), which then holds in this shell (CUDNNENV_ACTIVATED takes its place
+// in the precedence, CUDNNENV_ACTIVATED_BY names the door) until deactivate;
+// the hook's activations do not. A profile stays named by its name, so that
+// resolving it again gives the same tree, runtime and variables.
+shell::Activation shell_activation(const Selection& selection, const Context& context, Manual manual, Door door) {
   shell::Activation activation = activation_of(selection, context.environment);
   if (manual == Manual::yes) {
-    activation.set.emplace_back(k_activated_variable, selection.tree.name);
+    activation.set.emplace_back(k_activated_variable, selection.profile && selection.spec == selection.profile->name
+                                                          ? selection.profile->name
+                                                          : selection.tree.name);
+    activation.set.emplace_back(k_door_variable, std::string(util::name_of(k_doors, door)));
   }
   return activation;
 }
 
 Result<int> apply_activation(shell::Shell shell, const shell::Activation& activation, const Context& context);
 
-Result<int> activate_selection(shell::Shell shell, const Selection& selection, const Context& context, Manual manual) {
-  return apply_activation(shell, shell_activation(selection, context, manual), context);
+Result<int> activate_selection(shell::Shell shell, const Selection& selection, const Context& context, Door door) {
+  return apply_activation(shell, shell_activation(selection, context, Manual::yes, door), context);
 }
 
 Result<int> apply_activation(shell::Shell shell, const shell::Activation& activation, const Context& context) {
@@ -110,7 +117,8 @@ Result<int> run_activate(const ActivateArguments& arguments, const Context& cont
   request.environment.unset("CUDNNENV_VERSION");
   request.environment.unset(k_activated_variable);
   CUDNNENV_TRY_ASSIGN(selection, context.selection(request));
-  return activate_selection(*shell, *selection, context, Manual::yes);
+  return activate_selection(*shell, *selection, context,
+                            util::parse_name(k_doors, arguments.by).value_or(Door::activate));
 }
 
 // Before a prompt, when the folder or the shell's selection changed: the
@@ -135,7 +143,7 @@ Result<int> run_hook(const ActivateArguments& arguments, const Context& context)
   // Nothing to do when activating again would change nothing: the same tree,
   // and the same variables from the project's [env] and the profile.
   const Manual manual = selection->origin == Origin::activation ? Manual::yes : Manual::no;
-  const shell::Activation activation = shell_activation(*selection, context, manual);
+  const shell::Activation activation = shell_activation(*selection, context, manual, selection->door);
   if (shell::is_applied(context.environment, activation, util::path_list_separator())) {
     return 0;
   }
@@ -177,6 +185,9 @@ void register_activate(CLI::App& app, Context& context) {
       "activate", "print a script that activates a tree in a shell: eval \"$(cudnnenv activate 9.1 --shell bash)\"");
   command->add_option("spec", arguments->spec, "a spec or tree name (default: the current selection)");
   command->add_option("--shell", arguments->shell, shell::shell_choices() + " (default: CUDNNENV_SHELL)");
+  command->add_option("--by", arguments->by, "(used by generated scripts) the door that activates, which current names")
+      ->check(CLI::IsMember(util::names_of(k_doors)))
+      ->group("");
   command->footer(
       "bash/zsh: eval \"$(cudnnenv activate SPEC --shell bash)\"   fish: cudnnenv activate SPEC --shell fish | source\n"
       "PowerShell: cudnnenv activate SPEC --shell powershell | Out-String | Invoke-Expression\n"

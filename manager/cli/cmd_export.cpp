@@ -473,7 +473,7 @@ Result<int> run_terminal(const TerminalArguments& arguments, const Context& cont
     // UTF-8 with its mark: Windows PowerShell 5 reads a file without one in the ANSI code page.
     text = "\xEF\xBB\xBF# " + about + "\r\n" +
            shell::apply_command(shell::Shell::powershell, util::to_utf8(util::current_executable()), root,
-                                "activate " + shell::quote(shell::Shell::powershell, what));
+                                "activate " + shell::quote(shell::Shell::powershell, what) + " --by terminal");
   } else {
     CUDNNENV_TRY_ASSIGN(program_line, context.program_batch_line(folder, "_CUDNNENV_EXE"));
     CUDNNENV_TRY_ASSIGN(root_line, context.folder_batch_line(store.root(), folder, "_CUDNNENV_ROOT"));

@@ -117,12 +117,13 @@ Result<int> run_generate(const ProfileArguments& arguments, const Context& conte
       return shell::apply_command(shell, program, root, arguments);
     };
     const std::pair<const char*, std::string> files[] = {
-        {"activate.sh",
-         "# source this file: . activate.sh\n" + apply(Shell::bash, "activate " + quote(Shell::bash, profile.name))},
+        {"activate.sh", "# source this file: . activate.sh\n" +
+                            apply(Shell::bash, "activate " + quote(Shell::bash, profile.name) + " --by profile")},
         {"deactivate.sh", apply(Shell::bash, "deactivate")},
-        {"activate.fish", apply(Shell::fish, "activate " + quote(Shell::fish, profile.name))},
+        {"activate.fish", apply(Shell::fish, "activate " + quote(Shell::fish, profile.name) + " --by profile")},
         {"deactivate.fish", apply(Shell::fish, "deactivate")},
-        {"activate.ps1", apply(Shell::powershell, "activate " + quote(Shell::powershell, profile.name))},
+        {"activate.ps1",
+         apply(Shell::powershell, "activate " + quote(Shell::powershell, profile.name) + " --by profile")},
         {"deactivate.ps1", apply(Shell::powershell, "deactivate")},
         {"activate.bat", shell::profile_batch(*program_line, "activate")},
         {"deactivate.bat", shell::profile_batch(*program_line, "deactivate")},

@@ -110,7 +110,9 @@ void record_launch_decision(const std::string& root, const std::string& state, c
   decision.library_id = identity;
   for (const auto& change : plan.changes) {
     shim::EnvironmentChange& out = decision.changes[decision.change_count++];
-    out.op = change.kind == EnvironmentChange::Kind::prepend ? '+' : change.kind == EnvironmentChange::Kind::set ? '=' : '-';
+    out.op = change.kind == EnvironmentChange::Kind::prepend ? '+'
+             : change.kind == EnvironmentChange::Kind::set   ? '='
+                                                             : '-';
     out.name = change.name.c_str();
     out.value = change.value.c_str();
   }

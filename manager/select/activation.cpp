@@ -82,7 +82,11 @@ shell::Activation activation_of(const Selection& selection, const util::Environm
 
 Result<std::string> modulefile_for(const TreeRecord& tree, shell::ModuleFormat format,
                                    const util::Environment& environment, const TreeRecord* runtime) {
-  const shell::Activation activation = activation_for(tree, std::nullopt, {}, environment, runtime);
+  shell::Activation activation = activation_for(tree, std::nullopt, {}, environment, runtime);
+  // The one record of what is active, as `cudnnenv activate --by module` sets
+  // it: current, which, exec and the shims pin the module's tree.
+  activation.set.emplace_back(k_activated_variable, tree.name);
+  activation.set.emplace_back(k_door_variable, "module");
   if (auto problem = shell::modulefile_problem(format, activation)) {
     return make_error("cannot write a modulefile for '" + tree.name + "': " + *problem,
                       "install the tree into a store whose path has no such byte");
@@ -99,7 +103,8 @@ Result<std::string> modulefile_for(const TreeRecord& tree, shell::ModuleFormat f
                      (runtime ? "CUDA runtime '" + runtime->name + "', its folder right after: " +
                                     util::to_utf8(runtime->resolve(runtime->layout.library_dir)) + "\n"
                               : std::string()) +
-                     "Sets CUDNN_PATH, CUDNN_INCLUDE_DIR, CUDNN_LIB_DIR and CUDNNENV_ACTIVE, and puts the library "
+                     "Sets CUDNN_PATH, CUDNN_INCLUDE_DIR, CUDNN_LIB_DIR, CUDNNENV_ACTIVE and CUDNNENV_ACTIVATED (which "
+                     "cudnnenv current, exec and the shims follow), and puts the library "
                      "folder first on " +
                      loader_path +
                      ". One cudnn module at a time.\n"

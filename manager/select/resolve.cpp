@@ -36,6 +36,18 @@ void choose_selection_runtime(const Store& store, const SelectionRequest& reques
   if (runtimes.empty()) return;
   std::optional<CudaVersion> exact;
   std::string reason;
+  // An activation in this shell keeps the runtime it put on the loader's list.
+  if (selection.origin == Origin::activation && !(request.cuda && !request.cuda->empty())) {
+    if (auto name = request.environment.get("CUDNNENV_CUDA_RUNTIME"); name && !name->empty()) {
+      for (const auto& runtime : runtimes) {
+        if (runtime.name != *name) continue;
+        selection.runtime = runtime;
+        selection.runtime_reason = "the activation in this shell (CUDNNENV_CUDA_RUNTIME)";
+        spdlog::debug("runtime '{}' ({})", runtime.name, selection.runtime_reason);
+        return;
+      }
+    }
+  }
   if (request.cuda && !request.cuda->empty()) {
     exact = parse_cuda_version(*request.cuda);
     reason = "--cuda " + *request.cuda;
@@ -211,6 +223,10 @@ Result<Selection> resolve_selection(const Store& store, const SelectionRequest& 
       selection.origin = origin;
       selection.decided_by = names[i];
       selection.spec = *spec;
+      if (origin == Origin::activation) {
+        selection.door =
+            util::parse_name(k_doors, request.environment.get(k_door_variable).value_or("")).value_or(Door::activate);
+      }
       return finish(select(store, selection.spec, request.cuda, selection));
     }
     spdlog::trace("selection: no {}", names[i]);
@@ -264,7 +280,21 @@ std::string describe_origin(const Selection& selection) {
     case Origin::environment:
       return "set by CUDNNENV_VERSION";
     case Origin::activation:
-      return "set by 'cudnnenv activate' in this shell";
+      switch (selection.door) {
+        case Door::activate:
+          return "set by 'cudnnenv activate' in this shell";
+        case Door::module:
+          return "set by the cudnn module ('module load') in this shell";
+        case Door::conda:
+          return "set by the conda env's hook ('conda activate') in this shell";
+        case Door::direnv:
+          return "set by direnv (.envrc) in this shell";
+        case Door::profile:
+          return "set by the profile's activate script in this shell";
+        case Door::terminal:
+          return "set by the terminal profile's script in this shell";
+      }
+      return "";
     case Origin::project_file:
       return "set by " + selection.decided_by;
     case Origin::global_default:

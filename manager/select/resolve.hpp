@@ -16,6 +16,7 @@
 #include "store/store.hpp"
 #include "store/tree.hpp"
 #include "util/environment.hpp"
+#include "util/names.hpp"
 #include "util/result.hpp"
 
 namespace cudnnenv {
@@ -24,12 +25,24 @@ enum class Origin { command_line, environment, activation, project_file, global_
 
 // Set by `cudnnenv activate` (and removed by deactivate): the tree it activated.
 inline constexpr const char* k_activated_variable = "CUDNNENV_ACTIVATED";
+// Set with it: the door that activated, so that current names it (absent:
+// `cudnnenv activate` typed or eval'ed by hand).
+inline constexpr const char* k_door_variable = "CUDNNENV_ACTIVATED_BY";
+
+// The doors that activate a tree in a shell besides the prompt hook and `use`:
+// `cudnnenv activate` (by hand, or `activate --by DOOR` from a generated script).
+enum class Door { activate, module, conda, direnv, profile, terminal };
+inline constexpr util::Named<Door> k_doors[] = {{Door::activate, "activate"}, {Door::module, "module"},
+                                                {Door::conda, "conda"},       {Door::direnv, "direnv"},
+                                                {Door::profile, "profile"},   {Door::terminal, "terminal"}};
+static_assert(util::covers_each_once(k_doors, 6));
 
 struct Selection {
   TreeRecord tree;
   Origin origin = Origin::command_line;
-  std::string decided_by;  // "--cudnn", "CUDNNENV_VERSION", "CUDNNENV_ACTIVATED", or the deciding file's path
-  std::string spec;        // the spec (or path) as written there
+  std::string decided_by;      // "--cudnn", "CUDNNENV_VERSION", "CUDNNENV_ACTIVATED", or the deciding file's path
+  Door door = Door::activate;  // Origin::activation: which door set CUDNNENV_ACTIVATED (CUDNNENV_ACTIVATED_BY)
+  std::string spec;            // the spec (or path) as written there
   std::optional<ProjectFile> project;  // the project file, when it decided
   std::optional<Profile> profile;      // the profile the project file named, if it did
   // Set when the nearest project file has [env] but is not trusted: its
@@ -75,7 +88,8 @@ Error no_tree_for(const Profile& profile);
 // no tree; a malformed or untrusted project file is an error, never skipped.
 Result<Selection> resolve_selection(const Store& store, const SelectionRequest& request);
 
-// "set by --cudnn", "set by /p/.cudnnenv.toml", "set by CUDNNENV_VERSION", ...
+// "set by --cudnn", "set by /p/.cudnnenv.toml", "set by CUDNNENV_VERSION",
+// "set by the cudnn module ('module load') in this shell", ...
 std::string describe_origin(const Selection& selection);
 
 // The config.toml files that apply to this user, the one that wins last: for
