@@ -30,10 +30,11 @@ Store& Context::store() const {
   return *m_store;
 }
 
-SelectionRequest Context::request(const std::string& cudnn, const std::string& cuda) const {
+SelectionRequest Context::request(const std::string& cudnn, const std::string& cuda, const std::string& runtime) const {
   SelectionRequest request;
   if (!cudnn.empty()) request.cudnn = cudnn;
   if (!cuda.empty()) request.cuda = cuda;
+  if (!runtime.empty()) request.runtime = runtime;
   request.environment = environment;
   std::error_code ec;
   request.working_directory = std::filesystem::current_path(ec);

@@ -20,6 +20,7 @@ namespace {
 struct ActivateArguments {
   std::string spec;
   std::string shell;
+  std::string runtime;
   std::string by = "activate";  // the door (k_doors): a generated script says which
 };
 
@@ -112,7 +113,7 @@ Result<int> apply_activation(shell::Shell shell, const shell::Activation& activa
 
 Result<int> run_activate(const ActivateArguments& arguments, const Context& context) {
   CUDNNENV_TRY_ASSIGN(shell, shell_of(arguments, context));
-  SelectionRequest request = context.request(arguments.spec);
+  SelectionRequest request = context.request(arguments.spec, {}, arguments.runtime);
   // The shell's own selections would decide nothing new: they name the tree active now.
   request.environment.unset("CUDNNENV_VERSION");
   request.environment.unset(k_activated_variable);
@@ -185,6 +186,7 @@ void register_activate(CLI::App& app, Context& context) {
       "activate", "print a script that activates a tree in a shell: eval \"$(cudnnenv activate 9.1 --shell bash)\"");
   command->add_option("spec", arguments->spec, "a spec or tree name (default: the current selection)");
   command->add_option("--shell", arguments->shell, shell::shell_choices() + " (default: CUDNNENV_SHELL)");
+  command->add_option("--runtime", arguments->runtime, "the CUDA runtime tree to put beside it: its name or release");
   command->add_option("--by", arguments->by, "(used by generated scripts) the door that activates, which current names")
       ->check(CLI::IsMember(util::names_of(k_doors)))
       ->group("");

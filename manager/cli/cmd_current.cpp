@@ -14,12 +14,13 @@ namespace {
 struct SelectionArguments {
   std::string cudnn;
   std::string cuda;
+  std::string runtime;
   bool json = false;
   bool all = false;
 };
 
 Result<Selection> resolve_here(const SelectionArguments& arguments, const Context& context) {
-  return context.selection(context.request(arguments.cudnn, arguments.cuda));
+  return context.selection(context.request(arguments.cudnn, arguments.cuda, arguments.runtime));
 }
 
 std::string origin_name(Origin origin) {
@@ -40,7 +41,9 @@ std::string origin_name(Origin origin) {
 
 void add_selection_options(CLI::App* command, SelectionArguments& arguments) {
   command->add_option("--cudnn", arguments.cudnn, "decide here instead of the environment and files");
-  command->add_option("--cuda", arguments.cuda, "CUDA version the tree must be built for");
+  command->add_option("--cuda", arguments.cuda,
+                      "CUDA version the tree must be built for; a full release (13.0.2) also names the runtime tree");
+  command->add_option("--runtime", arguments.runtime, "the CUDA runtime tree: its name or release (13.0.2, 13.0)");
   command->add_flag("--json", arguments.json, "print the result as JSON");
 }
 

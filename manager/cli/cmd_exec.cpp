@@ -20,6 +20,7 @@ namespace {
 struct ExecArguments {
   std::string cudnn;
   std::string cuda;
+  std::string runtime;
   std::string mode = "audit";
   std::string verify;
   int device = 0;
@@ -190,7 +191,8 @@ Result<int> run_exec(const ExecArguments& arguments, const Context& context) {
     return make_error("no program to start", "put it after '--': cudnnenv exec -- python train.py", ExitCode::usage);
   }
   const Store& store = context.store();
-  CUDNNENV_TRY_ASSIGN(selection, context.selection(context.request(arguments.cudnn, arguments.cuda)));
+  CUDNNENV_TRY_ASSIGN(selection,
+                      context.selection(context.request(arguments.cudnn, arguments.cuda, arguments.runtime)));
   const fs::path self = util::current_executable();
   TreeRecord tree = selection->tree;
   CUDNNENV_TRY(check_before_start(arguments, context, *selection, self, tree));
@@ -253,7 +255,9 @@ void register_exec(CLI::App& app, Context& context) {
   CLI::App* command = app.add_subcommand(
       "exec", "run a program with exactly one cuDNN: the selected tree's, pinned (cudnnenv exec -- python train.py)");
   command->add_option("--cudnn", arguments->cudnn, "the tree to pin (default: the current selection)");
-  command->add_option("--cuda", arguments->cuda, "CUDA version the tree must be built for");
+  command->add_option("--cuda", arguments->cuda,
+                      "CUDA version the tree must be built for; a full release (13.0.2) also names the runtime tree");
+  command->add_option("--runtime", arguments->runtime, "the CUDA runtime tree to pin beside it: its name or release");
   command
       ->add_option("--mode", arguments->mode,
                    "Linux: audit (default: LD_AUDIT module + LD_LIBRARY_PATH), preload (LD_PRELOAD + "

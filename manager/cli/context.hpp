@@ -49,7 +49,8 @@ struct Context {
   Store& store() const;
   // A request for the selection here: this context's environment and the
   // working folder, with --cudnn and --cuda when given (empty: not given).
-  SelectionRequest request(const std::string& cudnn = {}, const std::string& cuda = {}) const;
+  SelectionRequest request(const std::string& cudnn = {}, const std::string& cuda = {},
+                           const std::string& runtime = {}) const;
   // The selection here (resolve_selection with this context's environment and
   // working folder), its warnings said on stderr.
   Result<Selection> selection(SelectionRequest request) const;

@@ -53,13 +53,14 @@ Result<ProjectFile> parse_project_file(std::string_view text, const fs::path& fi
   ProjectFile project;
   project.file = file;
   project.content = std::string(text);
-  const std::string valid = "cudnn, cuda, profile, path, [env], [verify]";
+  const std::string valid = "cudnn, cuda, runtime, profile, path, [env], [verify]";
   for (const auto& [key, node] : *parsed) {
     const std::string name(key.str());
-    if (name == "cudnn" || name == "cuda" || name == "profile" || name == "path") {
+    if (name == "cudnn" || name == "cuda" || name == "runtime" || name == "profile" || name == "path") {
       CUDNNENV_TRY_ASSIGN(value, string_value(file, key, node));
       (name == "cudnn"     ? project.cudnn
        : name == "cuda"    ? project.cuda
+       : name == "runtime" ? project.runtime
        : name == "profile" ? project.profile
                            : project.path) = *value;
     } else if (name == "env") {

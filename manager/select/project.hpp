@@ -27,6 +27,7 @@ inline constexpr std::size_t k_max_settings_file = 256 * 1024;
 // .cudnnenv.toml:
 //   cudnn = "8.1"            # a spec; or: profile = "tf2.5"
 //   cuda = "11.2"            # optional CUDA qualifier
+//   runtime = "13.0.2"       # optional: the CUDA runtime tree, by name or release
 //   path = "../cudnn-tree"   # a tree outside the store: needs 'cudnnenv trust'
 //   [env]                    # extra variables while active
 //   TF_CPP_MIN_LOG_LEVEL = "2"
@@ -37,6 +38,7 @@ struct ProjectFile {
   std::string content;  // the text as read, for the trust check
   std::optional<std::string> cudnn;
   std::optional<std::string> cuda;
+  std::optional<std::string> runtime;  // the CUDA runtime tree: its name or release ("13.0.2", "13.0")
   std::optional<std::string> profile;
   std::optional<std::string> path;
   std::vector<std::pair<std::string, std::string>> env;

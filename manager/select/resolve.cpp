@@ -30,12 +30,46 @@ bool inside(const fs::path& path, const fs::path& folder) {
   return !relative.empty() && !util::starts_with(relative, "..");
 }
 
-// Selection::runtime, for a selection whose tree is chosen.
-void choose_selection_runtime(const Store& store, const SelectionRequest& request, Selection& selection) {
+std::string runtime_names(const std::vector<TreeRecord>& runtimes) {
+  std::string names;
+  for (const auto& runtime : runtimes) {
+    names += (names.empty() ? "" : ", ") + runtime.name + " (CUDA " + runtime.version.str() + ")";
+  }
+  return names.empty() ? std::string("none") : names;
+}
+
+// Selection::runtime, for a selection whose tree is chosen. Fails when a
+// runtime is named and none installed is that one.
+Result<void> choose_selection_runtime(const Store& store, const SelectionRequest& request, Selection& selection) {
   const auto runtimes = store.list(RecordPart::identity).runtimes;
-  if (runtimes.empty()) return;
-  std::optional<CudaVersion> exact;
+  std::optional<std::string> named;
   std::string reason;
+  if (request.runtime && !request.runtime->empty()) {
+    named = *request.runtime;
+    reason = "--runtime " + *request.runtime;
+  } else if (request.cuda && is_cuda_release(*request.cuda)) {
+    named = *request.cuda;
+    reason = "--cuda " + *request.cuda;
+  } else if (selection.origin == Origin::project_file && selection.project && selection.project->runtime) {
+    named = *selection.project->runtime;
+    reason = "runtime = \"" + *named + "\" in " + selection.decided_by;
+  }
+  if (named) {
+    selection.runtime = find_runtime(runtimes, *named);
+    if (!selection.runtime) {
+      return make_error(
+          "no installed CUDA runtime tree is '" + *named + "' (" + reason + "); installed: " + runtime_names(runtimes),
+          is_cuda_release(*named) || parse_cuda_version(*named)
+              ? "install it: cudnnenv install cuda " + util::command_word(*named)
+              : std::string("name one of those, by its name or its release (13.0.2)"),
+          ExitCode::not_found);
+    }
+    selection.runtime_reason = reason;
+    spdlog::debug("runtime '{}' ({})", selection.runtime->name, reason);
+    return {};
+  }
+  if (runtimes.empty()) return {};
+  std::optional<CudaVersion> exact;
   // An activation in this shell keeps the runtime it put on the loader's list.
   if (selection.origin == Origin::activation && !(request.cuda && !request.cuda->empty())) {
     if (auto name = request.environment.get("CUDNNENV_CUDA_RUNTIME"); name && !name->empty()) {
@@ -44,7 +78,7 @@ void choose_selection_runtime(const Store& store, const SelectionRequest& reques
         selection.runtime = runtime;
         selection.runtime_reason = "the activation in this shell (CUDNNENV_CUDA_RUNTIME)";
         spdlog::debug("runtime '{}' ({})", runtime.name, selection.runtime_reason);
-        return;
+        return {};
       }
     }
   }
@@ -57,6 +91,13 @@ void choose_selection_runtime(const Store& store, const SelectionRequest& reques
   }
   if (exact) {
     selection.runtime = choose_runtime(runtimes, exact, std::nullopt);
+    if (!selection.runtime) {
+      selection.warnings.push_back("no installed CUDA runtime tree is CUDA " + exact->str() + " (" + reason +
+                                   "; installed: " + runtime_names(runtimes) +
+                                   "): programs find their CUDA libraries as they would without cudnnenv (hint: "
+                                   "cudnnenv install cuda " +
+                                   exact->str() + ")");
+    }
   } else if (selection.profile && !selection.profile->cuda.empty()) {
     // A framework's tested CUDA, else any runtime of its major that has its libraries.
     const auto asked = parse_cuda_version(selection.profile->cuda);
@@ -71,6 +112,7 @@ void choose_selection_runtime(const Store& store, const SelectionRequest& reques
     selection.runtime_reason = reason;
     spdlog::debug("runtime '{}' ({})", selection.runtime->name, reason);
   }
+  return {};
 }
 
 }  // namespace
@@ -197,7 +239,14 @@ Result<std::optional<Result<TreeRecord>>> project_tree(const Store& store, const
 
 }  // namespace
 
-Result<Selection> resolve_selection(const Store& store, const SelectionRequest& request) {
+Result<Selection> resolve_selection(const Store& store, const SelectionRequest& asked) {
+  // A full release given to --cuda ("13.0.2") names the runtime tree too
+  // (choose_selection_runtime); cuDNN trees are matched by its major.minor.
+  SelectionRequest request = asked;
+  if (request.cuda && is_cuda_release(*request.cuda)) {
+    const Version release = *parse_version(*request.cuda);
+    request.cuda = std::to_string(release.major) + "." + std::to_string(release.minor);
+  }
   Selection selection;
   auto finish = [&](Result<TreeRecord> tree) -> Result<Selection> {
     if (!tree) {
@@ -207,7 +256,7 @@ Result<Selection> resolve_selection(const Store& store, const SelectionRequest& 
     }
     selection.tree = std::move(*tree);
     spdlog::debug("selected '{}' ({}; spec '{}')", selection.tree.name, describe_origin(selection), selection.spec);
-    choose_selection_runtime(store, request, selection);
+    CUDNNENV_TRY(choose_selection_runtime(store, asked, selection));
     return selection;
   };
 

@@ -53,19 +53,23 @@ struct Selection {
   // as `file:line:col` lines; shown as warnings by every command.
   std::vector<std::string> warnings;
   // The CUDA runtime tree selected with `tree`, when the store has one that
-  // fits (choose_runtime): the release the selection names (--cuda, `cuda =`
-  // in the project file: that release only; a profile's CUDA: that release,
-  // else its major), else the newest of the tree's CUDA major. None: the
-  // program finds its CUDA libraries as it would without cudnnenv.
+  // fits: the one named (--runtime, `runtime =` in the deciding project file,
+  // a full release given to --cuda; absent: an error), the one the shell's
+  // activation put on the list (CUDNNENV_CUDA_RUNTIME, with CUDNNENV_ACTIVATED),
+  // the release the selection names (--cuda, `cuda =` in the project file:
+  // that release only, a warning when none is installed; a profile's CUDA:
+  // that release, else its major), else the newest of the tree's CUDA major.
+  // None: the program finds its CUDA libraries as it would without cudnnenv.
   std::optional<TreeRecord> runtime;
   std::string runtime_reason;  // what chose it: "--cuda 11.8", "the CUDA major of '9.19.0.56-cuda13'", ...
 };
 
 struct SelectionRequest {
   std::optional<std::string> cudnn;  // --cudnn
-  std::optional<std::string> cuda;   // --cuda
+  std::optional<std::string> cuda;   // --cuda: a CUDA version, or a full release (13.0.2: also the runtime)
   util::Environment environment;
   std::filesystem::path working_directory;
+  std::optional<std::string> runtime;  // --runtime: a runtime tree's name or release
 };
 
 // What a spec names, as every command takes it (#11: one matcher): a version

@@ -220,6 +220,26 @@ bool runtime_matches(const TreeRecord& tree, const CudaVersion& asked) {
   return tree.version.minor == *asked.minor;
 }
 
+bool is_cuda_release(std::string_view text) {
+  const auto version = parse_version(text);
+  return version && !version->build && std::count(text.begin(), text.end(), '.') == 2;
+}
+
+std::optional<TreeRecord> find_runtime(const std::vector<TreeRecord>& runtimes, std::string_view text) {
+  for (const auto& tree : runtimes) {
+    if (tree.name == text) return tree;
+  }
+  if (is_cuda_release(text)) {
+    const Version release = *parse_version(text);
+    for (const auto& tree : runtimes) {
+      if (tree.version.same_release(release)) return tree;
+    }
+    return std::nullopt;
+  }
+  const auto asked = parse_cuda_version(text);
+  return asked ? choose_runtime(runtimes, asked, std::nullopt) : std::nullopt;
+}
+
 std::optional<TreeRecord> choose_runtime(const std::vector<TreeRecord>& runtimes,
                                          const std::optional<CudaVersion>& asked, std::optional<int> major) {
   const TreeRecord* best = nullptr;

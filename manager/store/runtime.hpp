@@ -74,6 +74,14 @@ std::string default_runtime_name(const Version& release, bool major_only);
 // and 11.8.89, "13" any 13.x; whole components).
 bool runtime_matches(const TreeRecord& tree, const CudaVersion& asked);
 
+// The runtime tree `text` names, of `runtimes`: a tree's name, a full
+// release ("13.0.2": that one), or a CUDA version ("13.0", "13": the newest
+// that matches).
+std::optional<TreeRecord> find_runtime(const std::vector<TreeRecord>& runtimes, std::string_view text);
+
+// Whether `text` is a full CUDA release, three numbers ("13.0.2").
+bool is_cuda_release(std::string_view text);
+
 // The runtime tree for a selection: of `runtimes`, the newest that matches
 // `asked` when given, else the newest of CUDA major `major`.
 std::optional<TreeRecord> choose_runtime(const std::vector<TreeRecord>& runtimes,
