@@ -41,7 +41,7 @@ std::filesystem::path audit_module_beside(const fs::path& program) {
 // The check before the start, as --verify, CUDNNENV_VERIFY or the project
 // file chose it.
 Result<void> check_before_start(const ExecArguments& arguments, const Context& context, const Selection& selection,
-                                const fs::path& self, TreeRecord& tree) {
+                                const fs::path& self, const util::Environment& environment, TreeRecord& tree) {
   CUDNNENV_TRY_ASSIGN(policy,
                       choose_launch_policy(arguments.verify.empty() ? std::nullopt : std::optional(arguments.verify),
                                            context.environment,
@@ -52,6 +52,7 @@ Result<void> check_before_start(const ExecArguments& arguments, const Context& c
   check.probe_program = probe_program_beside(self);
   check.cache_file = store.state().pin_checks();
   check.device = arguments.device;
+  check.environment = environment;
   if (selection.runtime) check.runtime_dir = selection.runtime->resolve(selection.runtime->layout.library_dir);
   if (*policy != LaunchPolicy::none) {
     // The file manifest, for the check of the whole file set: from the store's
@@ -195,7 +196,6 @@ Result<int> run_exec(const ExecArguments& arguments, const Context& context) {
                       context.selection(context.request(arguments.cudnn, arguments.cuda, arguments.runtime)));
   const fs::path self = util::current_executable();
   TreeRecord tree = selection->tree;
-  CUDNNENV_TRY(check_before_start(arguments, context, *selection, self, tree));
 
   LaunchRequest launch_request;
   launch_request.tree = tree;
@@ -215,6 +215,8 @@ Result<int> run_exec(const ExecArguments& arguments, const Context& context) {
     fs::remove(launch_request.report_log, ec);
   }
   CUDNNENV_TRY_ASSIGN(plan, plan_launch(launch_request));
+  // The check searches the environment the program gets.
+  CUDNNENV_TRY(check_before_start(arguments, context, *selection, self, plan->environment, tree));
   for (const auto& text : plan->notes) {
     note(text);
   }

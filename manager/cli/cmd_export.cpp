@@ -288,14 +288,15 @@ struct LauncherArguments {
 };
 
 // A launcher named python (python.exe) pinned to the spec's tree: a shim in
-// launchers/<tree>/ whose every start is `cudnnenv exec --cudnn TREE --
+// launchers/<tree>/<interpreter>/ (one per interpreter: another project's
+// export never rewrites it) whose every start is `cudnnenv exec --cudnn TREE --
 // PYTHON` (the sidecar's `cudnn`), for IDEs that take an interpreter's path.
 Result<fs::path> write_launcher(const LauncherArguments& arguments, const Context& context, std::string& tree) {
   CUDNNENV_TRY_ASSIGN(selection, context.selection(context.request(arguments.spec)));
   CUDNNENV_TRY_ASSIGN(python, find_python(arguments.python, context, "the Python the IDE should run"));
   tree = selection->tree.name;
   ShimPaths paths = shim_paths(context);
-  paths.shims_dir = context.store().state().launchers(tree);
+  paths.shims_dir = context.store().state().launchers(tree, *python);
   ShimSpec spec;
   spec.name = "python";
   spec.target = *python;

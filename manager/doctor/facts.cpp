@@ -484,8 +484,12 @@ std::optional<VscodeInfo> find_vscode(const fs::path& folder, const fs::path& la
       }
       info.program = util::path_from_utf8(path);
       if (info.program.is_relative()) info.program = workspace / info.program;
-      if (util::same_file(info.program.parent_path().parent_path(), launchers))
+      // launchers/<tree>/<interpreter>/python (launchers/<tree>/python: an older export).
+      const fs::path folder = info.program.parent_path();
+      if (util::same_file(folder.parent_path(), launchers) ||
+          util::same_file(folder.parent_path().parent_path(), launchers)) {
         info.pinned = launcher_pin(info.program);
+      }
       return info;
     }
     if (!workspace.has_parent_path() || workspace.parent_path() == workspace) break;

@@ -178,7 +178,7 @@ class PartFile {
     m_file = util::open_file(m_path, m_hashed > 0 ? "ab" : "wb");
     if (!m_file) {
       return make_error("cannot write '" + util::to_utf8(m_path) + "': " + std::strerror(errno),
-                        "the store's .cudnnenv/downloads folder must be writable");
+                        "the downloads folder '" + util::to_utf8(m_path.parent_path()) + "' must be writable");
     }
     return {};
   }
@@ -219,7 +219,7 @@ class PartFile {
     return make_error(std::string(full ? "the disk is full" : "cannot write") + " while downloading to '" +
                           util::to_utf8(m_path) + "': " + std::strerror(m_errno) + "; the partial file is deleted",
                       full ? "free some space (cudnnenv cache clean frees old downloads) and run the command again"
-                           : "the store's .cudnnenv/downloads folder must be writable");
+                           : "the downloads folder '" + util::to_utf8(m_path.parent_path()) + "' must be writable");
   }
 
   int write_errno() const {

@@ -89,7 +89,8 @@ std::string cache_key(const TreeRecord& tree, const std::vector<fs::path>& files
 // What a load of the main library cannot see: a sub-library gone or
 // truncated (cuDNN opens them only when a routine needs one), and the
 // libraries it opens by name at its first real work (zlibwapi.dll).
-Result<void> check_file_set(const TreeRecord& tree, const std::vector<fs::path>& files, const std::string& hint) {
+Result<void> check_file_set(const TreeRecord& tree, const std::vector<fs::path>& files, const std::string& hint,
+                            const util::Environment& environment) {
   std::vector<std::string> missing;
   if (!tree.files.empty()) {
     missing = changed_files(tree);
@@ -111,7 +112,7 @@ Result<void> check_file_set(const TreeRecord& tree, const std::vector<fs::path>&
                                                       : std::vector<std::string>{};
       !later.empty()) {
     DiscoverContext context;
-    context.environment = util::Environment::current();
+    context.environment = environment;
     context.os = tree.platform.os;
     const auto absent = find_missing_dependencies(tree.library_path(), context, later);
     if (!absent.empty()) {
@@ -190,7 +191,7 @@ Result<void> check_pin(const TreeRecord& tree, const PinCheckOptions& options) {
                 key.empty() ? "a file cannot be read" : "not in the cache: checking");
   const std::string hint =
       "see 'cudnnenv verify " + util::command_word(tree.name) + "'; launch anyway with --verify none";
-  if (auto complete = check_file_set(tree, files, hint); !complete) {
+  if (auto complete = check_file_set(tree, files, hint, options.environment); !complete) {
     return complete;
   }
   if (options.runtime) {
@@ -198,7 +199,7 @@ Result<void> check_pin(const TreeRecord& tree, const PinCheckOptions& options) {
     if (const auto runtime = options.runtime()) {
       const std::string runtime_hint =
           "see 'cudnnenv verify " + util::command_word(runtime->name) + "'; launch anyway with --verify none";
-      if (auto complete = check_file_set(*runtime, file_set(*runtime), runtime_hint); !complete) {
+      if (auto complete = check_file_set(*runtime, file_set(*runtime), runtime_hint, options.environment); !complete) {
         return complete;
       }
     }
@@ -209,7 +210,7 @@ Result<void> check_pin(const TreeRecord& tree, const PinCheckOptions& options) {
         check_main_library(tree, options.probe_program, std::chrono::seconds(30), options.runtime_dir);
     // Then what every library of the set needs, from its tables: a
     // sub-library's missing cuBLAS fails only at the program's first call.
-    const auto missing = missing_dependencies_of_set(tree, util::Environment::current(), options.runtime_dir);
+    const auto missing = missing_dependencies_of_set(tree, options.environment, options.runtime_dir);
     if (main.check.status == CheckStatus::failed) {
       // "Module not found (126)" alone does not say which: the tables do.
       return make_error("the pin check failed: " + main.check.name + ": " + main.check.detail +

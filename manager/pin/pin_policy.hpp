@@ -42,6 +42,9 @@ struct PinCheckOptions {
   std::filesystem::path cache_file;     // <root>/.cudnnenv/cache/pin-checks
   int device = 0;
   std::filesystem::path runtime_dir;  // the CUDA runtime tree selected with the tree: searched after its folder
+  // The environment the program gets (LaunchPlan::environment): the search
+  // for what each library needs looks where the program's loader will.
+  util::Environment environment;
   // That runtime tree's full record, read only when the cached check does not
   // hold (the cache's key has the identity of each entry of `runtime_dir`):
   // its files are checked as the tree's are (a wheel uninstalled after

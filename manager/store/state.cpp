@@ -2,6 +2,7 @@
 
 #include "state_layout.hpp"
 #include "util/fs.hpp"
+#include "util/sha256.hpp"
 #include "util/text.hpp"
 
 namespace cudnnenv {
@@ -17,8 +18,11 @@ fs::path StatePaths::trust() const {
 fs::path StatePaths::shims() const {
   return folder / "shims";
 }
-fs::path StatePaths::launchers(const std::string& tree) const {
-  return launchers() / util::path_from_utf8(tree);
+fs::path StatePaths::launchers(const std::string& tree, const fs::path& interpreter) const {
+  util::Sha256 hash;
+  const std::string path = util::to_utf8(interpreter);
+  hash.update(path.data(), path.size());
+  return launchers() / util::path_from_utf8(tree) / hash.hex_digest().substr(0, 16);
 }
 
 fs::path StatePaths::launchers() const {

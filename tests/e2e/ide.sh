@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # IDE interpreters (issue 25): `export launcher` prints a python launcher
-# pinned to one tree (a shim in <state>/launchers/<tree>/ whose sidecar says
+# pinned to one tree (a shim in <state>/launchers/<tree>/<interpreter>/ whose sidecar says
 # `cudnn = TREE`: every start is `cudnnenv exec --cudnn TREE -- PYTHON`), what
 # PyCharm's interpreter dialog takes; run with a decoy first on
 # LD_LIBRARY_PATH, it loads the tree. `export vscode` merges the workspace's
@@ -26,7 +26,7 @@ print(lib.cudnnGetVersion())'
 
 run export launcher "tree 9.1" --python "$PY"
 expect_eq "$rc" "0" "export launcher: $(cat err)"
-launcher="$CUDNNENV_ROOT/.cudnnenv/launchers/tree 9.1/python"
+launcher="$(launcher_dir "$CUDNNENV_ROOT/.cudnnenv" "tree 9.1" "$PY")/python"
 expect_eq "$(cat out)" "$launcher" "export launcher prints the launcher's path"
 expect_eq "$(LD_LIBRARY_PATH="$WORK/decoy" "$PY" -c "$load")" "90200" "the plain Python loads the decoy"
 expect_eq "$(cd / && LD_LIBRARY_PATH="$WORK/decoy" "$launcher" -c "$load")" "90100" "the launcher, from any folder, loads the pinned tree past the decoy"
@@ -75,7 +75,7 @@ pass "a launcher whose tree was removed says so with cudnnenv's error"
 run install t91 --name "tree 9.1"
 run install t91 --name "tree 9.1b"
 rm -rf ws && mkdir ws && run export vscode "tree 9.1" --python "$PY" --folder ws
-launcher="$CUDNNENV_ROOT/.cudnnenv/launchers/tree 9.1/python"
+launcher="$(launcher_dir "$CUDNNENV_ROOT/.cudnnenv" "tree 9.1" "$PY")/python"
 (cd ws && run doctor --cudnn "tree 9.1" && grep '^ok    vscode' out) > check.txt || fail "doctor in the workspace: $(cat ws/err)"
 expect_eq "$(cat check.txt)" "ok    vscode          VS Code's interpreter $launcher is pinned by cudnnenv to the selected tree 'tree 9.1' (cuDNN 9.1.0, CUDA 12.2)" "doctor: the workspace's launcher pins the selected tree"
 mkdir -p ws/src/deep && (cd ws/src/deep && run doctor --cudnn "tree 9.1b"; grep -A3 '^warn vscode' out) > check.txt
@@ -83,6 +83,17 @@ expect_eq "$(cat check.txt)" "warn vscode: VS Code's interpreter $launcher ($WOR
   you see:  Run and Debug in VS Code report another cuDNN than this shell
   because:  the workspace's settings were exported for another tree
   fix:      'cudnnenv export vscode \"tree 9.1b\" --python $PY', then reload the window" "doctor, below the workspace: the launcher pins another tree than the selection"
+# Another project of the same tree with another interpreter gets a launcher of its own: the first
+# project's launcher still starts its own Python, and doctor's fix there still names it.
+mkdir -p venvb/bin wsb && ln -sf "$PY" venvb/bin/python
+run export vscode "tree 9.1" --python "$WORK/venvb/bin/python" --folder wsb
+expect_eq "$rc" "0" "export vscode for a second project: $(cat err)"
+launcher_b="$(launcher_dir "$CUDNNENV_ROOT/.cudnnenv" "tree 9.1" "$WORK/venvb/bin/python")/python"
+expect_eq "$(grep -o '"python.defaultInterpreterPath": "[^"]*"' wsb/.vscode/settings.json)" "\"python.defaultInterpreterPath\": \"$launcher_b\"" "the second project's launcher"
+expect_eq "$(cd / && "$launcher" -c 'import sys; print(sys.executable)')" "$PY" "the first project's launcher still starts its own Python"
+expect_eq "$(cd / && "$launcher_b" -c 'import sys; print(sys.executable)')" "$WORK/venvb/bin/python" "the second project's launcher starts its Python"
+(cd ws/src/deep && run doctor --cudnn "tree 9.1b"; grep -A3 '^warn vscode' out | grep '^  fix:') > check.txt
+expect_eq "$(cat check.txt)" "  fix:      'cudnnenv export vscode \"tree 9.1b\" --python $PY', then reload the window" "doctor's fix in the first project names its own Python"
 printf '{"python.defaultInterpreterPath": "/usr/bin/python3"}' > ws/.vscode/settings.json
 (cd ws && LD_LIBRARY_PATH="$WORK/decoy" run doctor --cudnn "tree 9.1"; grep -A3 '^warn vscode' out) > check.txt
 expect_eq "$(cat check.txt)" "warn vscode: VS Code's interpreter /usr/bin/python3 ($WORK/ws/.vscode/settings.json) loads $WORK/decoy/libcudnn.so.9 (9.2.0, LD_LIBRARY_PATH), not the selected tree 'tree 9.1' (cuDNN 9.1.0, CUDA 12.2)
@@ -121,7 +132,7 @@ while IFS= read -r name; do
   run export vscode "$name" --python "$PY" --folder hws
   expect_eq "$rc" "0" "export vscode '$name': $(cat err)"
   read_back=$("$PY" -c 'import json, sys; s = json.load(open(sys.argv[1], encoding="utf-8")); print(json.dumps([s["editor.tabSize"], s["terminal.integrated.env.linux"], s["python.defaultInterpreterPath"]]))' hws/.vscode/settings.json)
-  expected=$("$PY" -c 'import json, sys; print(json.dumps([2, {"A": "b", "CUDNNENV_VERSION": sys.argv[1]}, sys.argv[2]]))' "$name" "$CUDNNENV_ROOT/.cudnnenv/launchers/$name/python")
+  expected=$("$PY" -c 'import json, sys; print(json.dumps([2, {"A": "b", "CUDNNENV_VERSION": sys.argv[1]}, sys.argv[2]]))' "$name" "$(launcher_dir "$CUDNNENV_ROOT/.cudnnenv" "$name" "$PY")/python")
   expect_eq "$read_back" "$expected" "the settings of the tree '$name', read back"
   interpreter=$("$PY" -c 'import json, sys; print(json.load(open(sys.argv[1], encoding="utf-8"))["python.defaultInterpreterPath"])' hws/.vscode/settings.json)
   expect_eq "$(LD_LIBRARY_PATH="$WORK/decoy" "$interpreter" -c "$load")" "90100" "the interpreter of the tree '$name' starts pinned"

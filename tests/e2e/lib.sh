@@ -36,6 +36,9 @@ test_seed() {
 }
 
 # expect_eq ACTUAL EXPECTED WHAT
+# launcher_dir STATE TREE PYTHON: where `export launcher|vscode TREE --python PYTHON` puts the launcher
+# (<state>/launchers/<tree>/<first 16 hex digits of the SHA-256 of the interpreter's path>).
+launcher_dir() { printf '%s/launchers/%s/%s' "$1" "$2" "$(printf '%s' "$3" | sha256sum | cut -c1-16)"; }
 expect_eq() { [ "$1" = "$2" ] || fail "$3: expected '$2', got '$1'"; }
 
 # selftest_statuses / selftest_files: from `cudnnenv selftest --json` on stdin, a line per case: "id status

@@ -55,7 +55,7 @@ parallel() {
     done
   done
 }
-launchers=$CUDNNENV_STATE_DIR/launchers/t91
+launchers=$(launcher_dir "$CUDNNENV_STATE_DIR" t91 "$PY")
 interpreter_setting() {
   python3 -c 'import json; print(json.load(open(".vscode/settings.json"))["python.defaultInterpreterPath"])'
 }
@@ -129,8 +129,8 @@ if command -v strace > /dev/null && strace -f -qq -o /dev/null -e trace=fsync tr
   expect_eq "$(find "$CUDNNENV_STATE_DIR/trusted" -type f | wc -l)" "0" "trust: no entry written"
   run export vscode t91 --python "$PY"
   expect_eq "$rc" "0" "export vscode: $(cat err)"
-  eio "$CUDNNENV_STATE_DIR/launchers/t92/python.shim" "export vscode" export vscode t92 --python "$PY"
-  expect_eq "$(interpreter_setting)" "$CUDNNENV_STATE_DIR/launchers/t91/python" "export vscode: settings.json unchanged"
+  eio "$(launcher_dir "$CUDNNENV_STATE_DIR" t92 "$PY")/python.shim" "export vscode" export vscode t92 --python "$PY"
+  expect_eq "$(interpreter_setting)" "$launchers/python" "export vscode: settings.json unchanged"
   [ ! -e "$CUDNNENV_STATE_DIR/launchers/t92" ] || fail "export vscode left $(find "$CUDNNENV_STATE_DIR/launchers/t92")"
   run export jupyter t91 --python "$PY" --prefix "$PWD/env" --name k
   expect_eq "$rc" "0" "export jupyter: $(cat err)"

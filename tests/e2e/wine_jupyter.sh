@@ -66,7 +66,7 @@ pass "a Windows kernelspec: its argv, run as Jupyter runs it, starts the Python 
 run_program cud export launcher "tree 8.2" --python "$(winpath "$WORK/py dir/python.exe")"
 expect_eq "$rc" "0" "export launcher under Wine: $(cat err)"
 launcher=$(head -1 out)
-expect_eq "$launcher" "$(winpath "$root/.cudnnenv/launchers/tree 8.2/python.exe")" "the launcher's path"
+expect_eq "$launcher" "$(winpath "$(launcher_dir "$root/.cudnnenv" "tree 8.2" "$(winpath "$WORK/py dir/python.exe")")/python.exe")" "the launcher's path"
 run_program "$WINE" "$launcher" -c x
 expect_eq "$rc" "0" "the launcher under Wine: $(cat err)"
 expect_eq "$(cat out)" "arg -c

@@ -19,6 +19,7 @@ PinCheckOptions load_check(const Store& store) {
   options.policy = LaunchPolicy::load;
   options.probe_program = probe_program_beside(test::cudnnenv_program());
   options.cache_file = store.state().pin_checks();
+  options.environment = util::Environment::current();  // the program's: this test's own
   return options;
 }
 

@@ -231,10 +231,11 @@ TEST_SUITE("select/resolve") {
     auto typo = parse_project_file("cudnn = \"8.1\"\ncdunn_typo = \"x\"\n[verify]\nwhen = \"load\"\n", file);
     REQUIRE(typo);
     CHECK(typo->cudnn == "8.1");
-    CHECK(typo->warnings ==
-          std::vector<std::string>{
-              where + ":2:1: unknown key 'cdunn_typo' (valid keys: cudnn, cuda, runtime, profile, path, [env], [verify])",
-              where + ":4:1: unknown key 'when' in [verify] (valid keys: on_launch)"});
+    CHECK(
+        typo->warnings ==
+        std::vector<std::string>{
+            where + ":2:1: unknown key 'cdunn_typo' (valid keys: cudnn, cuda, runtime, profile, path, [env], [verify])",
+            where + ":4:1: unknown key 'when' in [verify] (valid keys: on_launch)"});
     auto syntax = parse_project_file("cudnn = \"8.1\n", file);
     REQUIRE_FALSE(syntax);
     CHECK(syntax.error().message ==
@@ -273,10 +274,10 @@ TEST_SUITE("select/resolve") {
     auto none = resolve_selection(store, request_in(test::test_dir() / "q"));
     REQUIRE_FALSE(none);
     CHECK(none.error().code == ExitCode::not_found);
-    CHECK(none.error().message == "no cuDNN is selected here; " +
-                                      util::to_utf8(test::test_dir() / "q" / k_project_file_name) +
-                                      ":1:1: unknown key 'cudnnn' (valid keys: cudnn, cuda, runtime, profile, path, [env], "
-                                      "[verify])");
+    CHECK(none.error().message ==
+          "no cuDNN is selected here; " + util::to_utf8(test::test_dir() / "q" / k_project_file_name) +
+              ":1:1: unknown key 'cudnnn' (valid keys: cudnn, cuda, runtime, profile, path, [env], "
+              "[verify])");
   }
 
   TEST_CASE("a malformed project file stops resolution instead of being skipped") {
