@@ -73,9 +73,10 @@ std::wstring prepended(const std::wstring& name, const std::wstring& entry) {
   return result;
 }
 
-// The recorded launch environment's changes; false (with the variable's name)
-// when a value does not fit in a variable.
-bool apply_changes(const cudnnenv::shim::LaunchDecision& decision, std::wstring& failed) {
+// The recorded launch environment's changes; false (with the variable's
+// name and the length its value would have) when a value does not fit in a
+// variable.
+bool apply_changes(const cudnnenv::shim::LaunchDecision& decision, std::wstring& failed, std::size_t& length) {
   for (int i = 0; i < decision.change_count; ++i) {
     const cudnnenv::shim::EnvironmentChange& change = decision.changes[i];
     const std::wstring name = widen(change.name);
@@ -87,6 +88,7 @@ bool apply_changes(const cudnnenv::shim::LaunchDecision& decision, std::wstring&
     if (value.size() > cudnnenv::shim::k_max_variable_value ||
         !::SetEnvironmentVariableW(name.c_str(), value.c_str())) {
       failed = name;
+      length = value.size();
       return false;
     }
   }
@@ -256,10 +258,11 @@ int wmain() {
         ::CompareStringOrdinal(widen(decision.program).c_str(), -1, target.c_str(), -1, TRUE) == CSTR_EQUAL) {
       library_dir = widen(decision.library_dir);
       std::wstring failed;
-      if (!apply_changes(decision, failed)) {
-        return fail(failed.c_str(),
-                    L" would hold more than the 32,766 characters Windows allows in a variable; "
-                    L"shorten it, or move the store (--root) to a shorter folder");
+      std::size_t length = 0;
+      if (!apply_changes(decision, failed, length)) {
+        return fail(failed.c_str(), L" would hold " + std::to_wstring(length) +
+                                        L" characters, more than the 32,766 Windows allows in a variable; shorten " +
+                                        failed + L", or move the store (--root) to a shorter folder: " + library_dir);
       }
       applied = true;
     } else if (sidecar.cudnnenv[0] == '\0') {

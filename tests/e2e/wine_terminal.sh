@@ -97,7 +97,7 @@ expect_eq "$(fragment_command_line "$fragments/cudnnenv-tree_8.2-powershell.json
   "the PowerShell profile's command line"
 expect_eq "$(head -c 3 "$root/.cudnnenv/terminals/cudnnenv-tree_8.2-powershell/activate.ps1" | od -An -tx1 | tr -d ' ')" "efbbbf" \
   "activate.ps1 starts with UTF-8's mark (Windows PowerShell 5 reads the ANSI code page without it)"
-expect_eq "$(sed -n '2,/Invoke-Expression/p' "$root/.cudnnenv/terminals/cudnnenv-tree_8.2-powershell/activate.ps1" | tr -d '\r' | grep -c "activate 'tree 8.2' --shell powershell")" "1" \
+expect_eq "$(sed -n '2,/Invoke-Expression/p' "$root/.cudnnenv/terminals/cudnnenv-tree_8.2-powershell/activate.ps1" | tr -d '\r' | grep -c "activate 'tree 8.2' --by terminal --shell powershell")" "1" \
   "activate.ps1 activates the tree"
 pass "the PowerShell terminal: its command line and script (Wine has no PowerShell to run them)"
 
