@@ -74,6 +74,26 @@ Result<int> run_modulefile(const ModulefileArguments& arguments, const Context& 
     print("wrote " + util::to_utf8(file) + " (module load cudnn/" + version + ": '" + tree.name + "'" +
           (runtime ? " with '" + runtime->name + "'" : "") + ")\n");
   }
+  if (arguments.all) {
+    // The whole store's set: a modulefile of this format that an earlier
+    // --all wrote for a tree now gone or now named otherwise (a second tree
+    // of its version renames both) goes, so `module avail` lists each tree once.
+    const std::string marker =
+        std::string(format == shell::ModuleFormat::lua ? "--" : "#") + " written by 'cudnnenv export modulefile'";
+    for (const auto& entry : util::directory_entries(folder)) {
+      const std::string name = util::to_utf8(entry.path.filename());
+      const bool lua_name = util::ends_with(name, ".lua");
+      if (!entry.is_regular_file || lua_name != (format == shell::ModuleFormat::lua)) continue;
+      const std::string version = lua_name ? name.substr(0, name.size() - 4) : name;
+      if (written.count(version)) continue;
+      auto text = util::read_file(entry.path, k_max_settings_file);
+      if (!text || text->find(marker) == std::string::npos) continue;
+      std::error_code removed;
+      if (fs::remove(entry.path, removed)) {
+        print("removed " + util::to_utf8(entry.path) + " (no tree is module cudnn/" + version + " now)\n");
+      }
+    }
+  }
   return 0;
 }
 

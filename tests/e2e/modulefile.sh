@@ -78,13 +78,21 @@ pass "export modulefile's arguments"
 
 # Two trees of one version and CUDA (#22): each its own file, none replaced.
 export CUDNNENV_ROOT="$WORK/dup store"
-for name in "a one" "a two"; do run install t1 --name "$name"; done
+run install t1 --name "a one"
 run install t2 --name b
 run export modulefile --all -o dup
+expect_eq "$(ls dup/cudnn | sort)" "9.1.0.lua
+9.2.0.lua" "one 9.1.0 tree: cudnn/9.1.0"
+printf 'whatis("the site'"'"'s own")\n' > dup/cudnn/site.lua  # not cudnnenv's: never removed
+# A second tree of 9.1.0 renames both; the old cudnn/9.1.0 goes (module avail: one module per tree).
+run install t1 --name "a two"
+run export modulefile --all -o dup
 expect_eq "$rc" "0" "export --all with two 9.1.0 trees ($(cat err))"
+expect_eq "$(grep '^removed' out)" "removed dup/cudnn/9.1.0.lua (no tree is module cudnn/9.1.0 now)" "the earlier file of the renamed module"
 expect_eq "$(ls dup/cudnn | sort)" "9.1.0-cuda12.2-a_one.lua
 9.1.0-cuda12.2-a_two.lua
-9.2.0.lua" "one file per tree"
+9.2.0.lua
+site.lua" "one file per tree, and the site's own file"
 expect_eq "$(grep -l "'a two'" dup/cudnn/*.lua)" "dup/cudnn/9.1.0-cuda12.2-a_two.lua" "the second tree's file is its own"
 pass "export modulefile --all: two trees of one version and CUDA get a file each"
 
