@@ -7,7 +7,8 @@
 #
 # Selections, each a project file, with two CUDA 12 runtimes installed: a
 # tree (the newest runtime of its CUDA major goes with it); the same tree with
-# the other runtime named (`runtime =`); a trusted [env].
+# the other runtime named (`runtime =`); a trusted [env]; a profile with a
+# variable, run by a tree that is not its tested pair (a warning).
 # Doors: the prompt hook in bash, zsh and fish; `eval "$(cudnnenv activate
 # --shell bash)"` without the integration and with it; exec; a shim's first
 # start and its start from the recorded decision; Lmod's `module load`
@@ -24,7 +25,7 @@ unset CUDNNENV_VERSION CUDNNENV_ACTIVATED CUDNNENV_ACTIVATED_BY CUDNNENV_SHELL _
 SOURCES=$E2E_DIR/../fixtures
 source "$E2E_DIR/trees.sh"
 
-for version in 9.1.0 9.2.0; do
+for version in 9.1.0 9.2.0 9.4.0; do
   make_linux_tree "t$version" "$version" "$FIXTURES/fake-elf64-$version.so"
   "$CUDNNENV" install "t$version" --name "t$version" > /dev/null || fail "install t$version"
 done
@@ -49,8 +50,8 @@ for entry in \${LD_LIBRARY_PATH-}; do
   case \$entry in "$WORK"/*) list="\$list \${entry#$WORK/}" ;; esac
 done
 unset IFS
-printf 'lib=[%s] CUDNN_PATH=%s ACTIVE=%s RUNTIME=%s FOO=%s loaded=%s\n' "\${list# }" "\${CUDNN_PATH#$WORK/}" \
-  "\${CUDNNENV_ACTIVE-}" "\${CUDNNENV_CUDA_RUNTIME-}" "\${FOO-}" "\$("$WORK/prog/load-cudnn")"
+printf 'lib=[%s] CUDNN_PATH=%s ACTIVE=%s RUNTIME=%s FOO=%s TF=%s loaded=%s\n' "\${list# }" "\${CUDNN_PATH#$WORK/}" \
+  "\${CUDNNENV_ACTIVE-}" "\${CUDNNENV_CUDA_RUNTIME-}" "\${FOO-}" "\${TF_CPP_MIN_LOG_LEVEL-}" "\$("$WORK/prog/load-cudnn")"
 EOF
 chmod +x prog/view
 export PATH="$WORK/bin:$WORK/prog:$PATH"
@@ -60,7 +61,8 @@ export SHIMS="$CUDNNENV_STATE_DIR/shims"
 # NAME|project file text (\n for a line break)|what current says of the tree
 SELECTIONS='tree|cudnn = "t9.2.0"\n|9.2.0  t9.2.0
 runtime|cudnn = "t9.2.0"\nruntime = "12.1.0"\n|9.2.0  t9.2.0
-env|cudnn = "t9.1.0"\n[env]\nFOO = "a b=c"\n|9.1.0  t9.1.0'
+env|cudnn = "t9.1.0"\n[env]\nFOO = "a b=c"\n|9.1.0  t9.1.0
+profile|profile = "tf2.18"\n|9.4.0  t9.4.0'
 
 # NAME^shell^lines run in the project folder, printing `view` then `current` (first line)^door in current
 # (shell "bash-init": bash with `cudnnenv init bash` loaded; `bash`: without it).
@@ -88,9 +90,10 @@ while IFS='|' read -r selection text tree; do
   "$CUDNNENV" trust > /dev/null
   expected=$(cudnnenv exec -- view)
   case $selection in
-    runtime) expect_eq "$expected" "lib=[store/t9.2.0/lib rt12.1/lib] CUDNN_PATH=store/t9.2.0 ACTIVE=t9.2.0 RUNTIME=rt12.1 FOO= loaded=90200" "$selection: exec" ;;
-    env) expect_eq "$expected" "lib=[store/t9.1.0/lib rt12.4/lib] CUDNN_PATH=store/t9.1.0 ACTIVE=t9.1.0 RUNTIME=rt12.4 FOO=a b=c loaded=90100" "$selection: exec" ;;
-    tree) expect_eq "$expected" "lib=[store/t9.2.0/lib rt12.4/lib] CUDNN_PATH=store/t9.2.0 ACTIVE=t9.2.0 RUNTIME=rt12.4 FOO= loaded=90200" "$selection: exec" ;;
+    runtime) expect_eq "$expected" "lib=[store/t9.2.0/lib rt12.1/lib] CUDNN_PATH=store/t9.2.0 ACTIVE=t9.2.0 RUNTIME=rt12.1 FOO= TF= loaded=90200" "$selection: exec" ;;
+    env) expect_eq "$expected" "lib=[store/t9.1.0/lib rt12.4/lib] CUDNN_PATH=store/t9.1.0 ACTIVE=t9.1.0 RUNTIME=rt12.4 FOO=a b=c TF= loaded=90100" "$selection: exec" ;;
+    profile) expect_eq "$expected" "lib=[store/t9.4.0/lib rt12.4/lib] CUDNN_PATH=store/t9.4.0 ACTIVE=t9.4.0 RUNTIME=rt12.4 FOO= TF=0 loaded=90400" "$selection: exec" ;;
+    tree) expect_eq "$expected" "lib=[store/t9.2.0/lib rt12.4/lib] CUDNN_PATH=store/t9.2.0 ACTIVE=t9.2.0 RUNTIME=rt12.4 FOO= TF= loaded=90200" "$selection: exec" ;;
   esac
   while IFS='^' read -r door shell lines origin; do
     command -v "${shell%-init}" > /dev/null || { echo "skip: $door (no ${shell%-init})"; continue; }
@@ -101,6 +104,12 @@ $tree  $origin" "$selection through $door"
   done <<< "$DOORS"
   pass "$selection: every door gives the program exec's environment, and current names the tree and the door"
 done <<< "$SELECTIONS"
+# The profile's warning is said by the shim's first start (through exec), not at every start after it.
+cd "$WORK/project"
+rm -rf "$CUDNNENV_STATE_DIR/cache/launch"
+expect_eq "$("$SHIMS/view" 2>&1 > /dev/null)" "cudnnenv: warning: tf2.18 (TensorFlow 2.18) was tested with cuDNN 9.3 and CUDA 12.5, which is not installed; using 't9.4.0' (cuDNN 9.4.0, CUDA 12.4), which it accepts (hint: install the tested pair: cudnnenv install 9.3 --cuda 12.5)" "the shim's first start: the profile's warning"
+expect_eq "$("$SHIMS/view" 2>&1 > /dev/null)" "" "the shim's next start: nothing on stderr"
+pass "a profile's 'not the tested pair' warning: once, at the shim's first start, not in every script's stderr"
 cd "$WORK"
 
 # Activating and deactivating by eval gives the environment back byte for byte.
@@ -112,7 +121,7 @@ LD_LIBRARY_PATH=/opt/user/lib bash --norc --noprofile -c '
   eval "$(cudnnenv activate t9.2.0 --runtime rt12.4 --shell bash)"; view > ../active.txt; cudnnenv current > ../current.txt
   eval "$(cudnnenv deactivate --shell bash 2> /dev/null)"; snapshot > ../after.txt'
 cd "$WORK"
-expect_eq "$(cat active.txt)" "lib=[store/t9.2.0/lib rt12.4/lib] CUDNN_PATH=store/t9.2.0 ACTIVE=t9.2.0 RUNTIME=rt12.4 FOO= loaded=90200" "activate --runtime"
+expect_eq "$(cat active.txt)" "lib=[store/t9.2.0/lib rt12.4/lib] CUDNN_PATH=store/t9.2.0 ACTIVE=t9.2.0 RUNTIME=rt12.4 FOO= TF= loaded=90200" "activate --runtime"
 expect_eq "$(cat current.txt)" "9.2.0  t9.2.0  (set by 'cudnnenv activate' in this shell)
 CUDA 12.4.0  rt12.4  (chosen by the activation in this shell (CUDNNENV_CUDA_RUNTIME))" "current after activate --runtime"
 cmp -s before.txt after.txt || fail "deactivate: the environment differs: $(diff before.txt after.txt)"
@@ -130,7 +139,7 @@ if [ -r "$lmod_init" ]; then
     cudnnenv exec -- view > ../module-exec.txt
     module unload cudnn; snapshot > ../after.txt' _ "$WORK/mods"
   cd "$WORK"
-  expect_eq "$(cat module-view.txt)" "lib=[store/t9.1.0/lib rt12.4/lib] CUDNN_PATH=store/t9.1.0 ACTIVE=t9.1.0 RUNTIME=rt12.4 FOO= loaded=90100" "module load: the shell"
+  expect_eq "$(cat module-view.txt)" "lib=[store/t9.1.0/lib rt12.4/lib] CUDNN_PATH=store/t9.1.0 ACTIVE=t9.1.0 RUNTIME=rt12.4 FOO= TF= loaded=90100" "module load: the shell"
   expect_eq "$(cat module-exec.txt)" "$(cat module-view.txt)" "module load: exec pins the module's tree"
   expect_eq "$(cat module-current.txt)" "9.1.0  t9.1.0  (set by the cudnn module ('module load') in this shell)
 CUDA 12.4.0  rt12.4  (chosen by the activation in this shell (CUDNNENV_CUDA_RUNTIME))" "module load: current"
@@ -151,9 +160,9 @@ printf '%s\n' 'eval "$(cudnnenv init bash)"' \
   'for f in "'"$WORK"'"/env/etc/conda/deactivate.d/*.sh; do . "$f"; done' \
   'view; cudnnenv current | head -1' | bash --norc --noprofile -i 2> /dev/null | grep -E '^(lib=|[0-9])' > ../conda.txt
 cd "$WORK"
-expect_eq "$(cat conda.txt)" "lib=[store/t9.1.0/lib rt12.4/lib] CUDNN_PATH=store/t9.1.0 ACTIVE=t9.1.0 RUNTIME=rt12.4 FOO= loaded=90100
+expect_eq "$(cat conda.txt)" "lib=[store/t9.1.0/lib rt12.4/lib] CUDNN_PATH=store/t9.1.0 ACTIVE=t9.1.0 RUNTIME=rt12.4 FOO= TF= loaded=90100
 9.1.0  t9.1.0  (set by the conda env's hook ('conda activate') in this shell)
-lib=[store/t9.2.0/lib rt12.4/lib] CUDNN_PATH=store/t9.2.0 ACTIVE=t9.2.0 RUNTIME=rt12.4 FOO= loaded=90200
+lib=[store/t9.2.0/lib rt12.4/lib] CUDNN_PATH=store/t9.2.0 ACTIVE=t9.2.0 RUNTIME=rt12.4 FOO= TF= loaded=90200
 9.2.0  t9.2.0  (set by $CUDNNENV_STATE_DIR/config.toml, the global default)" "conda activate, then deactivate, in a shell with the integration"
 pass "conda's hooks: the env's tree while active, named as the conda door; after deactivate the hook activates the default"
 
