@@ -1,5 +1,7 @@
 // cudnnenv export modulefile|conda|jupyter|launcher|vscode|terminal: the
 // store's trees for the tools people already use (Lmod, conda, Jupyter, IDEs, terminals).
+#include <algorithm>
+#include <chrono>
 #include <filesystem>
 #include <set>
 
@@ -14,6 +16,7 @@
 #include "store/runtime.hpp"
 #include "util/fs.hpp"
 #include "util/json.hpp"
+#include "util/process.hpp"
 #include "util/shortcut.hpp"
 #include "util/text.hpp"
 
@@ -209,6 +212,40 @@ Result<fs::path> find_python(const std::string& given, const Context& context, c
   return make_error("no python3 or python on PATH", "give " + which + " with --python", ExitCode::not_found);
 }
 
+// No --python: the first of python3 and python on PATH (skipping the shims)
+// that imports ipykernel, which the kernel runs (`-m ipykernel_launcher`): one
+// without it (a pyenv shim's Python, the system's) would die at each start.
+Result<fs::path> python_with_ipykernel(const Context& context) {
+  std::vector<std::string> tried;
+  for (const char* command : {"python3", "python"}) {
+    auto found = find_program(command, context.environment, {context.store().state().shims()});
+    if (!found) continue;
+    const std::string shown = util::to_utf8(*found);
+    if (std::find(tried.begin(), tried.end(), shown) != tried.end()) continue;
+    tried.push_back(shown);
+    util::ProcessSpec spec;
+    spec.program = *found;
+    spec.arguments = {"-c", "import ipykernel"};
+    spec.environment = context.environment;
+    spec.timeout = std::chrono::seconds(60);
+    auto outcome = util::run_process(spec);
+    if (outcome && outcome->exit_code == 0) return *found;
+    log_debug("export jupyter: '" + shown + "' cannot import ipykernel");
+  }
+  if (tried.empty()) {
+    return make_error("no python3 or python on PATH", "give the Python that has ipykernel with --python",
+                      ExitCode::not_found);
+  }
+  std::string names;
+  for (const auto& name : tried) names += (names.empty() ? "'" : ", '") + name + "'";
+  return make_error("no Python on PATH has ipykernel (" + names +
+                        " cannot import it): a kernel started with it "
+                        "would die at once",
+                    "install it into that Python: " + util::command_word(tried.front()) +
+                        " -m pip install ipykernel; or give one that has it: --python PATH",
+                    ExitCode::not_found);
+}
+
 // `cudnnenv export jupyter`: a kernelspec whose every start goes through
 // `cudnnenv exec --cudnn TREE` (pin/kernelspec.hpp).
 Result<int> run_jupyter(const JupyterArguments& arguments, const Context& context) {
@@ -257,7 +294,9 @@ Result<int> run_jupyter(const JupyterArguments& arguments, const Context& contex
   }
   CUDNNENV_TRY_ASSIGN(selection, context.selection(context.request(arguments.spec)));
   const Store& store = context.store();
-  CUDNNENV_TRY_ASSIGN(found_python, find_python(arguments.python, context, "the Python that has ipykernel"));
+  CUDNNENV_TRY_ASSIGN(found_python, arguments.python.empty()
+                                        ? python_with_ipykernel(context)
+                                        : find_python(arguments.python, context, "the Python that has ipykernel"));
   const fs::path python = *found_python;
   const std::string root = util::to_utf8(store.root());
   if (!util::is_valid_utf8(util::to_utf8(python)) || !util::is_valid_utf8(root)) {

@@ -57,6 +57,23 @@ expect_eq "$(LD_LIBRARY_PATH=$WORK/decoy "$PY" -c "$load")" "90200" "a plain pyt
 expect_eq "$(kernel cudnnenv-real-9 "$load")" "$expected" "the kernel, started by KernelManager with the decoy first on LD_LIBRARY_PATH, loads the pinned tree"
 pass "a kernel exported for '$tree' and started by jupyter_client loads the pinned cuDNN ($expected) past a decoy; kernelspec list shows it"
 
+# No --python: the first python3 or python on PATH that has ipykernel; none: an error before anything is written.
+mkdir -p nokernel
+printf '#!/bin/sh\n[ "$1" = -c ] && exit 1\nexec %s "$@"\n' "$PY" > nokernel/python3  # a Python without ipykernel
+chmod +x nokernel/python3
+ln -sf "$PY" nokernel/python
+(PATH="$WORK/nokernel:$PATH" run export jupyter "$tree" --name picked && cat out err) > picked.txt
+expect_eq "$(grep -c . picked.txt)" "2" "export jupyter with no --python: $(cat picked.txt)"
+expect_eq "$(python3 -c 'import json, sys; print(json.load(open(sys.argv[1]))["argv"][-5])' "$JUPYTER_DATA_DIR/kernels/picked/kernel.json")" "$WORK/nokernel/python" "the kernel runs the Python that has ipykernel, not the first on PATH"
+rm nokernel/python
+set +e; PATH="$WORK/nokernel:/nonexistent" "$CUDNNENV" export jupyter "$tree" --name none 2> none.err; rc=$?; set -e
+printf 'rc=%s\n%s\n' "$rc" "$(cat none.err)" > none.txt
+expect_eq "$(cat none.txt)" "rc=3
+cudnnenv: error: no Python on PATH has ipykernel ('$WORK/nokernel/python3' cannot import it): a kernel started with it would die at once
+  hint: install it into that Python: \"$WORK/nokernel/python3\" -m pip install ipykernel; or give one that has it: --python PATH" "no Python with ipykernel"
+[ ! -e "$JUPYTER_DATA_DIR/kernels/none" ] || fail "a kernel was written without a Python that has ipykernel"
+pass "export jupyter with no --python: the first Python on PATH with ipykernel; with none, an error and nothing written"
+
 # doctor: a kernel Jupyter starts directly whose Python loads another cuDNN than the selection (the decoy
 # here), with the fix; the exported kernel is named as pinned.
 mkdir -p "$JUPYTER_DATA_DIR/kernels/plain"
@@ -84,7 +101,7 @@ printf '{"argv": ["python3", "-m", "ipykernel_launcher", "-f", "{connection_file
 run export jupyter --remove --name theirs
 expect_eq "$rc:$(cat err)" "1:cudnnenv: error: the kernel 'theirs' in $JUPYTER_DATA_DIR/kernels/theirs was not written by cudnnenv
   hint: 'jupyter kernelspec remove theirs' removes it" "--remove of a kernel cudnnenv did not write"
-run export jupyter "$tree" --name theirs
+run export jupyter "$tree" --name theirs --python "$PY"
 expect_eq "$rc" "1" "export over a kernel cudnnenv did not write"
 [ -f "$JUPYTER_DATA_DIR/kernels/theirs/kernel.json" ] || fail "their kernel was touched"
 run export jupyter "$tree" --name 'bad name'
