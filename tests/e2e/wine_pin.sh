@@ -95,6 +95,19 @@ run_program "$WINE" "$shims/load-cudnn.exe" --args "${arguments[@]}"
 expect_eq "$(cat out)" "$expected" "arguments through the shim"
 pass "through load-cudnn.exe (a shim): 8200, exit codes and arguments intact"
 
+# A copy put in the program's folder after the shim recorded its decision: the decision holds for that
+# folder as it was, so the next start goes through exec, which loads the tree's DLL inside the program first.
+run_program "$WINE" "$shims/load-cudnn.exe"
+expect_eq "$(cat out)" "8200" "through the shim, its decision recorded"
+sleep 0.05
+cp decoy/cudnn64_8.dll prog/
+run_program "$WINE" "$shims/load-cudnn.exe"
+expect_eq "$(cat out) $rc" "8200 0" "through the shim after a copy appeared in the program's folder ($(cat err))"
+run_program "$WINE" "$shims/load-cudnn.exe"
+expect_eq "$(cat out) $rc" "8200 0" "the same, started again (no decision recorded past a copy: through exec again)"
+rm prog/cudnn64_8.dll
+pass "a cudnn64_8.dll copied beside the program after the shim's decision: the shim loads past it, never silently"
+
 mkdir -p project && printf 'cudnn = "t8.1.0"\n' > project/.cudnnenv.toml
 (cd project && run_program "$WINE" "$shims/load-cudnn.exe" && expect_eq "$(cat out)" "8100" "the shim in a project pinned to 8.1.0")
 pass "the shim follows .cudnnenv.toml: 8100 in the project"
