@@ -175,3 +175,30 @@ expect_eq "$(cudnnenv current --cudnn t9.2.0 --cuda 12.1.0 2>&1 | tail -1)" "CUD
 expect_eq "$(cudnnenv current --cudnn t9.2.0 --cuda 12.2 2>&1)" "cudnnenv: warning: no installed CUDA runtime tree is CUDA 12.2 (--cuda 12.2; installed: rt12.4 (CUDA 12.4.0), rt12.1 (CUDA 12.1.0)): programs find their CUDA libraries as they would without cudnnenv (hint: cudnnenv install cuda 12.2)
 9.2.0  t9.2.0  (set by --cudnn)" "--cuda with no runtime of that release"
 pass "runtimes named: by --runtime, runtime =, a full release to --cuda; one missing is said"
+
+# Two runtimes chosen two ways: a profile whose CUDA is the older runtime's (torch2.4-cu121: cuDNN 9.1, CUDA 12.1),
+# activated; current, exec and a shim then use the runtime the activation put on the list, not the newest
+# of the tree's major.
+cd "$WORK/plain"
+bash --norc --noprofile -c '
+  eval "$(cudnnenv activate torch2.4-cu121 --shell bash 2> /dev/null)"
+  view; cudnnenv exec -- view; "$SHIMS/view"; cudnnenv current 2> /dev/null' > ../profile-runtime.txt
+cd "$WORK"
+expect_eq "$(cat profile-runtime.txt)" "lib=[store/t9.1.0/lib rt12.1/lib] CUDNN_PATH=store/t9.1.0 ACTIVE=t9.1.0 RUNTIME=rt12.1 FOO= TF= loaded=90100
+lib=[store/t9.1.0/lib rt12.1/lib] CUDNN_PATH=store/t9.1.0 ACTIVE=t9.1.0 RUNTIME=rt12.1 FOO= TF= loaded=90100
+lib=[store/t9.1.0/lib rt12.1/lib] CUDNN_PATH=store/t9.1.0 ACTIVE=t9.1.0 RUNTIME=rt12.1 FOO= TF= loaded=90100
+9.1.0  t9.1.0  (set by 'cudnnenv activate' in this shell)
+CUDA 12.1.0  rt12.1  (chosen by the activation in this shell (CUDNNENV_CUDA_RUNTIME))" "activate a profile of the older runtime"
+pass "a profile activated with the older of two runtimes: the shell, exec, a shim and current all use that runtime"
+
+# A runtime that comes or goes while a tree is active in an integrated shell reaches LD_LIBRARY_PATH at once
+# (install, adopt and remove through the shell function run the hook again).
+cd "$WORK/plain"
+printf '%s\n' 'eval "$(cudnnenv init bash)"' 'view' "cudnnenv remove rt12.4 --yes > /dev/null 2>&1" 'view' \
+  "cudnnenv adopt '$WORK/rt12.4/lib' --runtime --name rt12.4 > /dev/null" 'view' |
+  bash --norc --noprofile -i 2> /dev/null | grep '^lib=' > ../runtime-change.txt
+cd "$WORK"
+expect_eq "$(cat runtime-change.txt)" "lib=[store/t9.2.0/lib rt12.4/lib] CUDNN_PATH=store/t9.2.0 ACTIVE=t9.2.0 RUNTIME=rt12.4 FOO= TF= loaded=90200
+lib=[store/t9.2.0/lib rt12.1/lib] CUDNN_PATH=store/t9.2.0 ACTIVE=t9.2.0 RUNTIME=rt12.1 FOO= TF= loaded=90200
+lib=[store/t9.2.0/lib rt12.4/lib] CUDNN_PATH=store/t9.2.0 ACTIVE=t9.2.0 RUNTIME=rt12.4 FOO= TF= loaded=90200" "remove and adopt a runtime while a tree is active"
+pass "a runtime removed or adopted in an integrated shell: LD_LIBRARY_PATH follows at once"
