@@ -17,6 +17,8 @@ packages=(
   openssl bsdutils curl
   # shells, Lmod (export modulefile's test) and benches
   bash zsh fish lmod hyperfine
+  # the direnv door (tests/e2e/doors.sh)
+  direnv
   # export jupyter's test: a real jupyter_client and ipykernel, and jupyter kernelspec
   python3-ipykernel python3-jupyter-client jupyter-client
   # the durability tests: the order of syncs and the rename that publishes a tree (strace), and power cuts

@@ -187,13 +187,16 @@ void register_activate(CLI::App& app, Context& context) {
   command->add_option("spec", arguments->spec, "a spec or tree name (default: the current selection)");
   command->add_option("--shell", arguments->shell, shell::shell_choices() + " (default: CUDNNENV_SHELL)");
   command->add_option("--runtime", arguments->runtime, "the CUDA runtime tree to put beside it: its name or release");
-  command->add_option("--by", arguments->by, "(used by generated scripts) the door that activates, which current names")
-      ->check(CLI::IsMember(util::names_of(k_doors)))
-      ->group("");
+  command
+      ->add_option("--by", arguments->by,
+                   "the door that activates, which current names: activate (default), direnv, conda, module, "
+                   "profile, terminal")
+      ->check(CLI::IsMember(util::names_of(k_doors)));
   command->footer(
       "bash/zsh: eval \"$(cudnnenv activate SPEC --shell bash)\"   fish: cudnnenv activate SPEC --shell fish | source\n"
       "PowerShell: cudnnenv activate SPEC --shell powershell | Out-String | Invoke-Expression\n"
       "cmd: cudnnenv activate SPEC --shell cmd > %TEMP%\\a.bat && call %TEMP%\\a.bat\n"
+      "direnv (.envrc): watch_file .cudnnenv.toml, then eval \"$(cudnnenv activate --shell bash --by direnv)\"\n"
       "Activating again replaces the earlier activation; 'cudnnenv deactivate' undoes it exactly.");
   command->callback(
       [arguments, &context] { context.action = [arguments, &context] { return run_activate(*arguments, context); }; });

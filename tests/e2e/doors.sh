@@ -202,3 +202,23 @@ expect_eq "$(cat runtime-change.txt)" "lib=[store/t9.2.0/lib rt12.4/lib] CUDNN_P
 lib=[store/t9.2.0/lib rt12.1/lib] CUDNN_PATH=store/t9.2.0 ACTIVE=t9.2.0 RUNTIME=rt12.1 FOO= TF= loaded=90200
 lib=[store/t9.2.0/lib rt12.4/lib] CUDNN_PATH=store/t9.2.0 ACTIVE=t9.2.0 RUNTIME=rt12.4 FOO= TF= loaded=90200" "remove and adopt a runtime while a tree is active"
 pass "a runtime removed or adopted in an integrated shell: LD_LIBRARY_PATH follows at once"
+
+# direnv (the README's recipe, through real direnv): the project's tree in the shell, named as direnv's; after
+# an edit of .cudnnenv.toml the next prompt has the new tree (watch_file).
+if command -v direnv > /dev/null; then
+  export XDG_CONFIG_HOME="$WORK/xdg-config" XDG_DATA_HOME="$WORK/xdg-data" XDG_CACHE_HOME="$WORK/xdg-cache"
+  mkdir -p direnvp && printf 'cudnn = "t9.1.0"\n' > direnvp/.cudnnenv.toml
+  printf 'watch_file .cudnnenv.toml\neval "$(cudnnenv activate --shell bash --by direnv)"\n' > direnvp/.envrc
+  direnv allow direnvp
+  printf '%s\n' 'eval "$(direnv hook bash)"' 'cd direnvp' 'view; cudnnenv current | head -1' \
+    "sleep 1.1; printf 'cudnn = \"t9.2.0\"\\n' > .cudnnenv.toml" 'view; cudnnenv current | head -1' 'cd ..' 'view' |
+    bash --norc --noprofile -i 2> /dev/null | grep -E '^(lib=|[0-9])' | sed '5 s/ loaded=.*//' > direnv.txt
+  expect_eq "$(cat direnv.txt)" "lib=[store/t9.1.0/lib rt12.4/lib] CUDNN_PATH=store/t9.1.0 ACTIVE=t9.1.0 RUNTIME=rt12.4 FOO= TF= loaded=90100
+9.1.0  t9.1.0  (set by direnv (.envrc) in this shell)
+lib=[store/t9.2.0/lib rt12.4/lib] CUDNN_PATH=store/t9.2.0 ACTIVE=t9.2.0 RUNTIME=rt12.4 FOO= TF= loaded=90200
+9.2.0  t9.2.0  (set by direnv (.envrc) in this shell)
+lib=[] CUDNN_PATH= ACTIVE= RUNTIME= FOO= TF=" "direnv: in the project, after an edit, after leaving (what loads then is this machine's)"
+  pass "direnv: the project's tree, named as direnv's; an edit of .cudnnenv.toml followed at the next prompt; leaving takes it out"
+else
+  echo "skip: direnv (not installed)"
+fi
