@@ -3,6 +3,7 @@
 #include <chrono>
 #include <cstring>
 #include <filesystem>
+#include <initializer_list>
 #include <thread>
 
 #include "launch_key.hpp"
@@ -28,18 +29,20 @@ TEST_SUITE("shim/launch_key") {
     REQUIRE(shim::launch_key(root.c_str(), state.c_str(), key, sizeof key));
     char text[shim::k_key_max + 3 * shim::k_path_max];
     std::string written;
-    auto record = [&] {  // what exec's slow path writes for this key
-      char identity[128];
+    char identity[128];
+    // What exec's slow path writes for this key with `changes`; whether it could.
+    auto format = [&](std::initializer_list<shim::EnvironmentChange> changes) {
       REQUIRE(shim::decision_identity(library.c_str(), library_dir.c_str(), "", "", identity, sizeof identity));
       shim::LaunchDecision decision;
       decision.library_dir = library_dir.c_str();
       decision.library = library.c_str();
       decision.library_id = identity;
-      decision.changes[0] = {'+', "LD_LIBRARY_PATH", library_dir.c_str()};
-      decision.changes[1] = {'=', "FOO", "a = b"};
-      decision.changes[2] = {'-', "CUDNNENV_RUNTIME_DIR", ""};
-      decision.change_count = 3;
-      REQUIRE(shim::format_decision(key, decision, text, sizeof text));
+      for (const auto& change : changes) decision.changes[decision.change_count++] = change;
+      return shim::format_decision(key, decision, text, sizeof text);
+    };
+    auto record = [&] {
+      REQUIRE(format(
+          {{'+', "LD_LIBRARY_PATH", library_dir.c_str()}, {'=', "FOO", "a = b"}, {'-', "CUDNNENV_RUNTIME_DIR", ""}}));
       written = text;
     };
     record();
@@ -73,15 +76,7 @@ TEST_SUITE("shim/launch_key") {
       CHECK_FALSE(shim::read_decision(copy, old.size(), key, read));
     }
     SUBCASE("a value with a line break is never written") {
-      char identity[128];
-      REQUIRE(shim::decision_identity(library.c_str(), library_dir.c_str(), "", "", identity, sizeof identity));
-      shim::LaunchDecision decision;
-      decision.library_dir = library_dir.c_str();
-      decision.library = library.c_str();
-      decision.library_id = identity;
-      decision.changes[0] = {'=', "FOO", "a\nchange = =LD_PRELOAD=/evil.so"};
-      decision.change_count = 1;
-      CHECK_FALSE(shim::format_decision(key, decision, text, sizeof text));
+      CHECK_FALSE(format({{'=', "FOO", "a\nchange = =LD_PRELOAD=/evil.so"}}));
     }
 
     SUBCASE("a project file appears in the working folder: another key") {
