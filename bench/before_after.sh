@@ -14,13 +14,16 @@
 # Prints the medians (us) and new/old ratios.
 # Make OLD with:  git worktree add /tmp/before REV && cd /tmp/before &&
 #                 cmake --preset release && cmake --build --preset release
+# NEW_BIN=DIR times another build than this checkout's: copy both bin folders
+# into one folder first (the same file system and path length for both; a
+# build under /work against one under /tmp differed by 5% in `current` alone).
 # Usage: bench/before_after.sh OLD_BIN [ROUNDS] [INSTALL_ROUNDS]
 set -euo pipefail
 cd "$(dirname "$0")/.."
 old=$(cd "${1:?usage: bench/before_after.sh OLD_BIN [ROUNDS] [INSTALL_ROUNDS]}" && pwd)
 rounds=${2:-1000}
 install_rounds=${3:-3}
-new=$PWD/build/release/bin
+new=${NEW_BIN:-$PWD/build/release/bin}
 fixtures=$PWD/build/release/fixtures
 real=${CUDNNENV_REAL_CUDNN:-/usr/local/cuda-13.0}
 for bin in "$old" "$new"; do
