@@ -80,6 +80,9 @@ Result<int> run_current(const SelectionArguments& arguments, const Context& cont
                     {"version", tree.version.str()},
                     {"cuda", tree.cuda ? Json(tree.cuda->str()) : Json(nullptr)},
                     {"origin", origin_name(selection->origin)},
+                    {"door", selection->origin == Origin::activation
+                                 ? Json(std::string(util::name_of(k_doors, selection->door)))
+                                 : Json(nullptr)},
                     {"decided_by", or_null(selection->decided_by)},
                     {"spec", or_null(selection->spec)},
                     {"location", util::to_utf8(tree.root)},

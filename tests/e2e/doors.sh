@@ -136,11 +136,13 @@ if [ -r "$lmod_init" ]; then
     source '"$lmod_init"'; module use "$1"
     snapshot > ../before.txt
     module load cudnn/9.1.0; view > ../module-view.txt; cudnnenv current > ../module-current.txt
+    cudnnenv current --json | python3 -c "import json, sys; print(json.load(sys.stdin)[\"door\"])" > ../module-door.txt
     cudnnenv exec -- view > ../module-exec.txt
     module unload cudnn; snapshot > ../after.txt' _ "$WORK/mods"
   cd "$WORK"
   expect_eq "$(cat module-view.txt)" "lib=[store/t9.1.0/lib rt12.4/lib] CUDNN_PATH=store/t9.1.0 ACTIVE=t9.1.0 RUNTIME=rt12.4 FOO= TF= loaded=90100" "module load: the shell"
   expect_eq "$(cat module-exec.txt)" "$(cat module-view.txt)" "module load: exec pins the module's tree"
+  expect_eq "$(cat module-door.txt)" "module" "module load: current --json's door"
   expect_eq "$(cat module-current.txt)" "9.1.0  t9.1.0  (set by the cudnn module ('module load') in this shell)
 CUDA 12.4.0  rt12.4  (chosen by the activation in this shell (CUDNNENV_CUDA_RUNTIME))" "module load: current"
   expect_eq "$(diff before.txt after.txt | grep -v '^[<>] \(__LMOD\|_ModuleTable\|LMOD\|MODULEPATH\|_LMFILES_\|LOADEDMODULES\)' | grep '^[<>]')" "" "module unload: the environment back"
