@@ -1,0 +1,82 @@
+#!/usr/bin/env bash
+# One environment, every door (#40), Windows under Wine: for each selection
+# (rows of SELECTIONS, each a project file) a batch file started through
+# each door sees the same first PATH entry (the tree's bin), the same
+# variables and loads the same cudnn64_8.dll as one started by `cudnnenv
+# exec`, and `current` there names the tree and the door. Doors: exec; a
+# shim's first start and its start from the recorded decision; cmd with the
+# integration (`init cmd`'s cudnnenv.bat) and `activate`; conda's cmd hook
+# (`export conda`, the tree row). The same as tests/e2e/doors.sh on Linux.
+#
+# What Wine cannot show: cmd's prompt hook (Wine's cmd runs no doskey
+# macro); SetDllDirectoryW in the child (Wine passes it to none), which the
+# view does not read.
+CUDNNENV=$1   # build/mingw/bin/cudnnenv.exe
+FIXTURES=$2
+source "$(dirname "$0")/lib.sh"
+source "$E2E_DIR/trees.sh"
+export LC_ALL=C.UTF-8 WINEDEBUG=-all
+unset CUDNNENV_VERSION CUDNNENV_SHELL _CUDNNENV_STATE CUDNNENV_ACTIVE CUDNNENV_ACTIVATED CUDNNENV_ACTIVATED_BY \
+  CUDNNENV_CUDA_RUNTIME CUDA_PATH
+root="$WORK/C libs"
+mkdir -p "$root" prog project env/conda-meta
+export CUDNNENV_ROOT=$(winpath "$root") CUDNNENV_VERIFY=none
+for version in 8.1.0 8.2.0; do
+  make_windows_tree "t$version" "$FIXTURES/fake-pe64-$version.dll" "$version"
+  "$WINE" "$CUDNNENV" install "$(winpath "$WORK/t$version/cuda")" --name "t$version" > /dev/null
+done
+cp "$FIXTURES/load-cudnn.exe" prog/
+crlf() { sed 's/$/\r/'; }
+# What a program sees: the first PATH entry, the variables a selection sets, the cuDNN version it loads.
+crlf > prog/view.bat <<BATCH
+@echo off
+for /f "tokens=1 delims=;" %%a in ("%PATH%") do set "_FIRST=%%a"
+echo first=%_FIRST% CUDNN_PATH=%CUDNN_PATH% ACTIVE=%CUDNNENV_ACTIVE% FOO=%FOO%
+"$(winpath "$WORK/prog/load-cudnn.exe")"
+BATCH
+"$WINE" "$CUDNNENV" init cmd > /dev/null
+"$WINE" "$CUDNNENV" shim add view --target "$(winpath "$WORK/prog/view.bat")" > /dev/null
+"$WINE" "$CUDNNENV" export conda t8.2.0 --prefix "$(winpath "$WORK/env")" > /dev/null 2>&1
+cudnnenv=$(winpath "$CUDNNENV")
+shims="$CUDNNENV_ROOT\\.cudnnenv\\shims"
+macro="$CUDNNENV_ROOT\\.cudnnenv\\cmd\\cudnnenv.bat"
+project_file="$(winpath "$WORK/project")\\.cudnnenv.toml"
+
+# NAME|project file (\n for a line break)|tree|version cudnnGetVersion reports|FOO
+SELECTIONS='tree|cudnn = "t8.2.0"\n|t8.2.0|8200|
+env|cudnn = "t8.1.0"\n[env]\nFOO = "a b"\n|t8.1.0|8100|a b'
+
+# NAME|the batch lines (in the project folder; %1: the output file)|door in current|selections it serves
+DOORS='exec|"'"$cudnnenv"'" exec -- view.bat > %1|(set by PROJECT)|tree env
+shim-first|rmdir /s /q "'"$CUDNNENV_ROOT"'\.cudnnenv\cache\launch" 2> nul & "'"$shims"'\view.exe" > %1|(set by PROJECT)|tree env
+shim-cached|"'"$shims"'\view.exe" > nul & "'"$shims"'\view.exe" > %1|(set by PROJECT)|tree env
+cmd-activate|call "'"$macro"'" activate & call view.bat > %1|(set by '"'"'cudnnenv activate'"'"' in this shell)|tree env
+conda-hook|call "'"$(winpath "$WORK/env")"'\etc\conda\activate.d\cudnnenv-activate.bat" & call view.bat > %1|(set by the conda env'"'"'s hook ('"'"'conda activate'"'"') in this shell)|tree'
+
+while IFS='|' read -r selection text tree version foo; do
+  printf "$text" | crlf > project/.cudnnenv.toml
+  (cd project && "$WINE" "$CUDNNENV" trust > /dev/null)
+  checked=0
+  expected="first=$(winpath "$root/$tree/bin") CUDNN_PATH=$(winpath "$root/$tree") ACTIVE=$tree FOO=$foo
+$version
+${tree#t}  $tree"
+  while IFS='|' read -r door lines origin serves; do
+    [[ " $serves " == *" $selection "* ]] || continue
+    origin=${origin//PROJECT/$project_file}
+    {
+      echo '@echo off'
+      echo "call \"$CUDNNENV_ROOT\\.cudnnenv\\cmd\\init.bat\""
+      echo "set \"PATH=%PATH%;$(winpath "$WORK/prog")\""
+      echo "cd /d \"$(winpath "$WORK/project")\""
+      echo "$lines" | sed "s|%1|\"%~dp0$door.txt\"|g"
+      echo "\"$cudnnenv\" current >> \"%~dp0$door.txt\""
+    } | crlf > "$door.bat"
+    rm -f "$door.txt"
+    wine_console console.txt /c "$door.bat"
+    got=$(tr -d '\r' < "$door.txt" 2> /dev/null | head -3 || true)
+    expect_eq "$got" "$expected  $origin" "$selection through $door ($(console_said console.txt))"
+    checked=$((checked + 1))
+  done <<< "$DOORS"
+  expect_eq "$checked" "$([ "$selection" = tree ] && echo 5 || echo 4)" "$selection: the doors checked"
+  pass "$selection: every door gives the program exec's environment, and current names the tree and the door"
+done <<< "$SELECTIONS"
