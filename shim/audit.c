@@ -31,6 +31,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "runtime_names.inc"
+
 #if defined(__x86_64__)
 #define SYS_OPENAT 257
 #define SYS_READ 0
@@ -158,13 +160,13 @@ static int is_cudnn_name(const char* base) {
 }
 
 /* lib<stem>.so... for the CUDA runtime libraries a framework opens by name
- * (store/runtime.cpp's list, less cupti and nvblas). */
+ * that the pin sends to the runtime tree (runtime_names.inc: the store's list). */
+#define CUDNNENV_PINNED_STEM(stem, pinned) (pinned) ? "lib" stem ".so" : 0,
 static int is_runtime_name(const char* base) {
-  static const char* const stems[] = {"libcudart.so",   "libcublas.so", "libcublasLt.so",       "libcufft.so",
-                                      "libcufftw.so",   "libcurand.so", "libcusolver.so",       "libcusolverMg.so",
-                                      "libcusparse.so", "libnvrtc.so",  "libnvrtc-builtins.so", "libnvJitLink.so"};
+  static const char* const stems[] = {CUDNNENV_RUNTIME_LIBRARIES(CUDNNENV_PINNED_STEM)};
   for (size_t i = 0; i < sizeof stems / sizeof stems[0]; ++i) {
     const char* stem = stems[i];
+    if (!stem) continue;
     const size_t length = length_of(stem);
     if (starts_with(base, stem) && (base[length] == '\0' || base[length] == '.')) return 1;
   }

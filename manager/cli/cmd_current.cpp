@@ -76,18 +76,18 @@ Result<int> run_current(const SelectionArguments& arguments, const Context& cont
   CUDNNENV_TRY_ASSIGN(selection, resolve_here(arguments, context));
   const TreeRecord& tree = selection->tree;
   if (arguments.json) {
-    print_json(Json{{"name", tree.name},
-                    {"version", tree.version.str()},
-                    {"cuda", tree.cuda ? Json(tree.cuda->str()) : Json(nullptr)},
-                    {"origin", origin_name(selection->origin)},
-                    {"door", selection->origin == Origin::activation
-                                 ? Json(std::string(util::name_of(k_doors, selection->door)))
-                                 : Json(nullptr)},
-                    {"decided_by", or_null(selection->decided_by)},
-                    {"spec", or_null(selection->spec)},
-                    {"location", util::to_utf8(tree.root)},
-                    {"library", util::to_utf8(tree.library_path())},
-                    {"runtime", runtime_json(*selection)}});
+    print_json(Json{
+        {"name", tree.name},
+        {"version", tree.version.str()},
+        {"cuda", tree.cuda ? Json(tree.cuda->str()) : Json(nullptr)},
+        {"origin", origin_name(selection->origin)},
+        {"door", selection->origin == Origin::activation ? Json(std::string(util::name_of(k_doors, selection->door)))
+                                                         : Json(nullptr)},
+        {"decided_by", or_null(selection->decided_by)},
+        {"spec", or_null(selection->spec)},
+        {"location", util::to_utf8(tree.root)},
+        {"library", util::to_utf8(tree.library_path())},
+        {"runtime", runtime_json(*selection)}});
     return 0;
   }
   print(tree.version.str() + "  " + tree.name + "  (" + describe_origin(*selection) + ")\n");

@@ -7,6 +7,7 @@
 #include "util/text.hpp"
 
 #include "cuda_manifests.inc"
+#include "runtime_names.inc"
 
 namespace cudnnenv {
 
@@ -17,9 +18,9 @@ namespace {
 // The stems of the libraries a framework opens, as NVIDIA names the files:
 // Linux lib<stem>.so.<major>, Windows <stem>64_<major>.dll (cudart64_110,
 // nvrtc64_120_0, cupti64_2025.1.0), nvJitLink_<major>0_0.dll.
-constexpr std::array k_runtime_stems = {"cudart",         "cublas",    "cublasLt",   "cufft",    "cufftw",
-                                        "curand",         "cusolver",  "cusolverMg", "cusparse", "nvrtc",
-                                        "nvrtc-builtins", "nvJitLink", "cupti",      "nvblas"};
+#define CUDNNENV_STEM(stem, pinned) stem,
+constexpr std::array k_runtime_stems = {CUDNNENV_RUNTIME_LIBRARIES(CUDNNENV_STEM)};
+#undef CUDNNENV_STEM
 
 }  // namespace
 
