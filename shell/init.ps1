@@ -7,8 +7,9 @@
 # - the shims folder goes first on PATH;
 # - the prompt follows .cudnnenv.toml: when the folder changes, it looks for the
 #   nearest project file with Test-Path; in a project it reads that file to
-#   notice an edit; it runs cudnnenv only when the file, its text or
-#   CUDNNENV_VERSION is not the one it saw.
+#   notice an edit; it runs cudnnenv only when the file, its text,
+#   CUDNNENV_VERSION, CUDNNENV_ACTIVATED or _CUDNNENV_STATE is not the one it
+#   saw (another door, a conda hook, changed what is active).
 $Env:CUDNNENV_SHELL = 'powershell'
 
 # cudnnenv writes UTF-8 into a pipe; PowerShell decodes a program's output
@@ -34,6 +35,9 @@ function global:_cudnnenv_eval($out) {
     return $false
 }
 
+# What the hook saw of the session's selection besides the folder.
+function global:_cudnnenv_seen { "$Env:CUDNNENV_VERSION|$Env:CUDNNENV_ACTIVATED|$Env:_CUDNNENV_STATE" }
+
 # The project file's text, read by PowerShell itself ('' when it cannot be read).
 function global:_cudnnenv_read($file) {
     if (-not $file) { return '' }
@@ -47,15 +51,16 @@ function global:cudnnenv {
         if (-not (_cudnnenv_eval $out)) { return }  # --help: nothing changes
         if ($args[0] -eq 'activate') {
             $global:_CUDNNENV_PWD = $PWD.ProviderPath  # the activation holds (CUDNNENV_ACTIVATED) until deactivate
-            $global:_CUDNNENV_SEEN = $Env:CUDNNENV_VERSION
+            $global:_CUDNNENV_SEEN = _cudnnenv_seen
         } else {
             # use (--local/--global changed files) or deactivate: what is selected now, at once
             $global:_CUDNNENV_PWD = $null
             $global:_CUDNNENV_PROJECT = $null
             _cudnnenv_hook
         }
-    } elseif ($args.Count -gt 0 -and @('trust', 'untrust') -contains $args[0]) {
-        # The project's [env] may now apply, or stop applying: the hook looks again.
+    } elseif ($args.Count -gt 0 -and @('trust', 'untrust', 'install', 'adopt', 'remove') -contains $args[0]) {
+        # The project's [env] may now apply, or stop applying; a tree or a runtime came or went: the hook
+        # looks again.
         & @PROGRAM@ @args
         if ($LASTEXITCODE -ne 0) { return }
         $global:_CUDNNENV_PWD = $null
@@ -67,7 +72,7 @@ function global:cudnnenv {
 }
 
 function global:_cudnnenv_hook {
-    if ($PWD.ProviderPath -eq $global:_CUDNNENV_PWD -and $Env:CUDNNENV_VERSION -eq $global:_CUDNNENV_SEEN) {
+    if ($PWD.ProviderPath -eq $global:_CUDNNENV_PWD -and (_cudnnenv_seen) -eq $global:_CUDNNENV_SEEN) {
         if (-not $global:_CUDNNENV_PROJECT) { return }
         if ((_cudnnenv_read $global:_CUDNNENV_PROJECT) -ceq $global:_CUDNNENV_TEXT) { return }
     }
@@ -83,11 +88,11 @@ function global:_cudnnenv_hook {
     }
     $text = _cudnnenv_read $file
     if ($null -ne $global:_CUDNNENV_PROJECT -and $file -eq $global:_CUDNNENV_PROJECT -and
-        $text -ceq $global:_CUDNNENV_TEXT -and $Env:CUDNNENV_VERSION -eq $global:_CUDNNENV_SEEN) { return }
+        $text -ceq $global:_CUDNNENV_TEXT -and (_cudnnenv_seen) -eq $global:_CUDNNENV_SEEN) { return }
     $global:_CUDNNENV_PROJECT = $file
     $global:_CUDNNENV_TEXT = $text
-    $global:_CUDNNENV_SEEN = $Env:CUDNNENV_VERSION
     $null = _cudnnenv_eval (_cudnnenv_run __script powershell hook)
+    $global:_CUDNNENV_SEEN = _cudnnenv_seen
 }
 
 if (-not $global:_cudnnenv_prompt) { $global:_cudnnenv_prompt = $function:prompt }
