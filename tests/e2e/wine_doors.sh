@@ -6,7 +6,9 @@
 # exec`, and `current` there names the tree and the door. Doors: exec; a
 # shim's first start and its start from the recorded decision; cmd with the
 # integration (`init cmd`'s cudnnenv.bat) and `activate`; conda's cmd hook
-# (`export conda`, the tree row). The same as tests/e2e/doors.sh on Linux.
+# (`export conda`, the tree row); a profile's generated activate.bat (the
+# profile row: profile = "tf2.5", with its variable). The same as
+# tests/e2e/doors.sh on Linux.
 #
 # What Wine cannot show: cmd's prompt hook (Wine's cmd runs no doskey
 # macro); SetDllDirectoryW in the child (Wine passes it to none), which the
@@ -31,33 +33,36 @@ crlf() { sed 's/$/\r/'; }
 crlf > prog/view.bat <<BATCH
 @echo off
 for /f "tokens=1 delims=;" %%a in ("%PATH%") do set "_FIRST=%%a"
-echo first=%_FIRST% CUDNN_PATH=%CUDNN_PATH% ACTIVE=%CUDNNENV_ACTIVE% FOO=%FOO%
+echo first=%_FIRST% CUDNN_PATH=%CUDNN_PATH% ACTIVE=%CUDNNENV_ACTIVE% FOO=%FOO% TF=%TF_CPP_MIN_LOG_LEVEL%
 "$(winpath "$WORK/prog/load-cudnn.exe")"
 BATCH
 "$WINE" "$CUDNNENV" init cmd > /dev/null
 "$WINE" "$CUDNNENV" shim add view --target "$(winpath "$WORK/prog/view.bat")" > /dev/null
 "$WINE" "$CUDNNENV" export conda t8.2.0 --prefix "$(winpath "$WORK/env")" > /dev/null 2>&1
+"$WINE" "$CUDNNENV" profile generate tf2.5 > /dev/null 2>&1
 cudnnenv=$(winpath "$CUDNNENV")
 shims="$CUDNNENV_ROOT\\.cudnnenv\\shims"
 macro="$CUDNNENV_ROOT\\.cudnnenv\\cmd\\cudnnenv.bat"
 project_file="$(winpath "$WORK/project")\\.cudnnenv.toml"
 
-# NAME|project file (\n for a line break)|tree|version cudnnGetVersion reports|FOO
-SELECTIONS='tree|cudnn = "t8.2.0"\n|t8.2.0|8200|
-env|cudnn = "t8.1.0"\n[env]\nFOO = "a b"\n|t8.1.0|8100|a b'
+# NAME|project file (\n for a line break)|tree|version cudnnGetVersion reports|FOO|TF_CPP_MIN_LOG_LEVEL
+SELECTIONS='tree|cudnn = "t8.2.0"\n|t8.2.0|8200||
+env|cudnn = "t8.1.0"\n[env]\nFOO = "a b"\n|t8.1.0|8100|a b|
+profile|profile = "tf2.5"\n|t8.1.0|8100||0'
 
 # NAME|the batch lines (in the project folder; %1: the output file)|door in current|selections it serves
-DOORS='exec|"'"$cudnnenv"'" exec -- view.bat > %1|(set by PROJECT)|tree env
-shim-first|rmdir /s /q "'"$CUDNNENV_ROOT"'\.cudnnenv\cache\launch" 2> nul & "'"$shims"'\view.exe" > %1|(set by PROJECT)|tree env
-shim-cached|"'"$shims"'\view.exe" > nul & "'"$shims"'\view.exe" > %1|(set by PROJECT)|tree env
-cmd-activate|call "'"$macro"'" activate & call view.bat > %1|(set by '"'"'cudnnenv activate'"'"' in this shell)|tree env
-conda-hook|call "'"$(winpath "$WORK/env")"'\etc\conda\activate.d\cudnnenv-activate.bat" & call view.bat > %1|(set by the conda env'"'"'s hook ('"'"'conda activate'"'"') in this shell)|tree'
+DOORS='exec|"'"$cudnnenv"'" exec -- view.bat > %1|(set by PROJECT)|tree env profile
+shim-first|rmdir /s /q "'"$CUDNNENV_ROOT"'\.cudnnenv\cache\launch" 2> nul & "'"$shims"'\view.exe" > %1|(set by PROJECT)|tree env profile
+shim-cached|"'"$shims"'\view.exe" > nul & "'"$shims"'\view.exe" > %1|(set by PROJECT)|tree env profile
+cmd-activate|call "'"$macro"'" activate & call view.bat > %1|(set by '"'"'cudnnenv activate'"'"' in this shell)|tree env profile
+conda-hook|call "'"$(winpath "$WORK/env")"'\etc\conda\activate.d\cudnnenv-activate.bat" & call view.bat > %1|(set by the conda env'"'"'s hook ('"'"'conda activate'"'"') in this shell)|tree
+profile-script|call "'"$CUDNNENV_ROOT"'\.cudnnenv\profiles\tf2.5\activate.bat" & call view.bat > %1|(set by the profile'"'"'s activate script in this shell)|profile'
 
-while IFS='|' read -r selection text tree version foo; do
+while IFS='|' read -r selection text tree version foo tf; do
   printf "$text" | crlf > project/.cudnnenv.toml
   (cd project && "$WINE" "$CUDNNENV" trust > /dev/null)
   checked=0
-  expected="first=$(winpath "$root/$tree/bin") CUDNN_PATH=$(winpath "$root/$tree") ACTIVE=$tree FOO=$foo
+  expected="first=$(winpath "$root/$tree/bin") CUDNN_PATH=$(winpath "$root/$tree") ACTIVE=$tree FOO=$foo TF=$tf
 $version
 ${tree#t}  $tree"
   while IFS='|' read -r door lines origin serves; do
@@ -77,6 +82,6 @@ ${tree#t}  $tree"
     expect_eq "$got" "$expected  $origin" "$selection through $door ($(console_said console.txt))"
     checked=$((checked + 1))
   done <<< "$DOORS"
-  expect_eq "$checked" "$([ "$selection" = tree ] && echo 5 || echo 4)" "$selection: the doors checked"
+  expect_eq "$checked" "$([ "$selection" = env ] && echo 4 || echo 5)" "$selection: the doors checked"
   pass "$selection: every door gives the program exec's environment, and current names the tree and the door"
 done <<< "$SELECTIONS"
