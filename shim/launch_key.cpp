@@ -137,12 +137,20 @@ bool launch_key(const char* root, const char* state, char* out, std::size_t out_
                {"store_config", root, layout::k_own_folder, layout::k_config_file},
                {"trusted", state, nullptr, layout::k_trust_folder},
                {"root", root, nullptr, nullptr}};
+  // A user's own store: the state folder is <root>/.cudnnenv, and its config
+  // the store's; one stat for both.
+  char first_config[k_path_max + 64] = "";
   for (const auto& item : files) {
     TextBuffer path(path_text, sizeof path_text);
     path.add(item.base);
     if (item.folder) path.add('/').add(item.folder);
     if (item.file) path.add('/').add(item.file);
+    if (item.file && first_config[0] && std::strcmp(first_config, path_text) == 0) {
+      key.add(item.name).add('=').add(identity).add('\n');  // the config's identity, just read
+      continue;
+    }
     identity_or_dash(path_text, identity, sizeof identity);
+    if (item.file && !first_config[0]) TextBuffer(first_config, sizeof first_config).add(path_text);
     key.add(item.name).add('=').add(identity).add('\n');
   }
   return key.ok();

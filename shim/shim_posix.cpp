@@ -4,7 +4,7 @@
 // launch_key.hpp: a few stats and one small file read), makes the changes of
 // the launch environment `cudnnenv exec` recorded with it (the tree's library
 // folder first on LD_LIBRARY_PATH, the audit module on LD_AUDIT, the
-// selection's variables), and execv()s the program: same PID, the program's
+// selection's variables), and execve()s the program: same PID, the program's
 // signals and exit code.
 // Without a cached decision (first launch, or anything resolution reads has
 // changed) it execs `cudnnenv exec`, which resolves, checks and records one.
@@ -40,22 +40,88 @@ ssize_t read_small(const char* path, char* text, std::size_t size) {
   return got;
 }
 
-// `entry` first in the colon list `name`, earlier copies of it removed.
-void prepend(const char* name, const char* entry) {
-  static char value[65536];
-  TextBuffer text(value, sizeof value);
-  text.add(entry);
-  const std::size_t entry_length = std::strlen(entry);
-  for (const char* p = std::getenv(name); p && *p;) {
-    const char* colon = std::strchr(p, ':');
-    const std::size_t length = colon ? static_cast<std::size_t>(colon - p) : std::strlen(p);
-    if (length > 0 && !(length == entry_length && std::memcmp(p, entry, length) == 0)) {
-      text.add(':').add(p, length);
+// The program's environment, built from this process's in static memory:
+// no setenv, so no malloc, whose first use costs a getrandom call and the
+// heap's set-up on every start. Every exec gets data().
+class ChildEnvironment {
+ public:
+  explicit ChildEnvironment(char** from) {
+    for (char** entry = from; entry && *entry; ++entry) {
+      if (m_count + 1 >= k_entries) die("more variables in the environment than a shim takes: ", *entry);
+      m_entries[m_count++] = *entry;
     }
-    p = colon ? colon + 1 : nullptr;
   }
-  if (text.ok()) ::setenv(name, value, 1);
-}
+
+  // The value of `name`, or null.
+  const char* get(const char* name) const {
+    const int at = find(name);
+    return at < 0 ? nullptr : m_entries[at] + std::strlen(name) + 1;
+  }
+
+  void set(const char* name, const char* value) {
+    TextBuffer text(m_text + m_used, sizeof m_text - m_used);
+    text.add(name).add('=').add(value);
+    if (!text.ok()) die("the environment would be too large for a shim; the variable: ", name);
+    place(name, m_text + m_used);
+    m_used += text.size() + 1;
+  }
+
+  void unset(const char* name) {
+    const int at = find(name);
+    if (at < 0) return;
+    m_entries[at] = m_entries[--m_count];
+  }
+
+  // `entry` first in the colon list `name`, earlier copies of it removed.
+  void prepend(const char* name, const char* entry) {
+    TextBuffer text(m_text + m_used, sizeof m_text - m_used);
+    text.add(name).add('=').add(entry);
+    const std::size_t entry_length = std::strlen(entry);
+    for (const char* p = get(name); p && *p;) {
+      const char* colon = std::strchr(p, ':');
+      const std::size_t length = colon ? static_cast<std::size_t>(colon - p) : std::strlen(p);
+      if (length > 0 && !(length == entry_length && std::memcmp(p, entry, length) == 0)) {
+        text.add(':').add(p, length);
+      }
+      p = colon ? colon + 1 : nullptr;
+    }
+    if (!text.ok()) die("the environment would be too large for a shim; the variable: ", name);
+    place(name, m_text + m_used);
+    m_used += text.size() + 1;
+  }
+
+  char** data() {
+    m_entries[m_count] = nullptr;
+    return m_entries;
+  }
+
+ private:
+  static constexpr int k_entries = 8192;
+
+  int find(const char* name) const {
+    const std::size_t length = std::strlen(name);
+    for (int i = 0; i < m_count; ++i) {
+      if (std::strncmp(m_entries[i], name, length) == 0 && m_entries[i][length] == '=') return i;
+    }
+    return -1;
+  }
+
+  void place(const char* name, char* entry) {
+    const int at = find(name);
+    if (at >= 0) {
+      m_entries[at] = entry;
+    } else {
+      m_entries[m_count++] = entry;
+    }
+  }
+
+  static char* m_entries[k_entries];
+  static char m_text[1 << 20];
+  int m_count = 0;
+  std::size_t m_used = 0;
+};
+char* ChildEnvironment::m_entries[ChildEnvironment::k_entries];
+char ChildEnvironment::m_text[1 << 20];
 
 // NAME on PATH, skipping the shims folder and any file that is this
 // program (a link to it elsewhere would start it again).
@@ -133,7 +199,8 @@ int main(int argc, char** argv) {
   if (depth >= 16) die("16 shims started one another: a loop? the last was ", invoked);
   char depth_value[16];
   TextBuffer(depth_value, sizeof depth_value).add_number(static_cast<unsigned>(depth + 1));
-  ::setenv("CUDNNENV_SHIM_DEPTH", depth_value, 1);
+  ChildEnvironment child(environ);
+  child.set("CUDNNENV_SHIM_DEPTH", depth_value);
 
   // Room for the sidecar's args and the slow path's own; heap only for a
   // huge argument list (a static array costs no start-up work).
@@ -159,7 +226,7 @@ int main(int argc, char** argv) {
     arguments[count++] = const_cast<char*>("--");
     arguments[count++] = sidecar.path;
     finish_arguments(arguments, count, sidecar.args, argc, argv);
-    ::execv(sidecar.cudnnenv, arguments);
+    ::execve(sidecar.cudnnenv, arguments, child.data());
     std::fprintf(stderr, "cudnnenv-shim: error: cannot start '%s': %s\n", sidecar.cudnnenv, std::strerror(errno));
     return 127;
   }
@@ -179,16 +246,16 @@ int main(int argc, char** argv) {
       for (int i = 0; i < decision.change_count; ++i) {
         const cudnnenv::shim::EnvironmentChange& change = decision.changes[i];
         if (change.op == '+') {
-          prepend(change.name, change.value);
+          child.prepend(change.name, change.value);
         } else if (change.op == '=') {
-          ::setenv(change.name, change.value, 1);
+          child.set(change.name, change.value);
         } else {
-          ::unsetenv(change.name);
+          child.unset(change.name);
         }
       }
       arguments[count++] = target;
       finish_arguments(arguments, count, sidecar.args, argc, argv);
-      ::execv(target, arguments);
+      ::execve(target, arguments, child.data());
       std::fprintf(stderr, "cudnnenv-shim: error: cannot start '%s': %s\n", target, std::strerror(errno));
       return 127;
     } else if (sidecar.cudnnenv[0] == '\0') {
@@ -206,19 +273,19 @@ int main(int argc, char** argv) {
       arguments[count++] = const_cast<char*>("--");
       arguments[count++] = sidecar.path[0] ? sidecar.path : const_cast<char*>(name);
       finish_arguments(arguments, count, sidecar.args, argc, argv);
-      ::execv(sidecar.cudnnenv, arguments);
+      ::execve(sidecar.cudnnenv, arguments, child.data());
       std::fprintf(stderr, "cudnnenv-shim: error: cannot start '%s': %s\n", sidecar.cudnnenv, std::strerror(errno));
       return 127;
     }
   }
 
-  prepend("LD_LIBRARY_PATH", library_dir);
-  ::setenv("CUDNNENV_PIN_DIR", library_dir, 1);
-  if (sidecar.audit[0]) prepend("LD_AUDIT", sidecar.audit);
+  child.prepend("LD_LIBRARY_PATH", library_dir);
+  child.set("CUDNNENV_PIN_DIR", library_dir);
+  if (sidecar.audit[0]) child.prepend("LD_AUDIT", sidecar.audit);
 
   arguments[count++] = target;
   finish_arguments(arguments, count, sidecar.args, argc, argv);
-  ::execv(target, arguments);
+  ::execve(target, arguments, child.data());
   std::fprintf(stderr, "cudnnenv-shim: error: cannot start '%s': %s\n", target, std::strerror(errno));
   return 127;
 }
