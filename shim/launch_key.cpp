@@ -102,7 +102,7 @@ bool launch_key(const char* root, const char* state, char* out, std::size_t out_
     if (!(folder[0] && folder[std::strlen(folder) - 1] == k_separator)) path.add(k_separator);
     path.add(layout::k_project_file);
     // As find_project_file: the nearest regular file of that name this user or root owns.
-    if (path.ok() && is_project_file(path_text) && file_identity(path_text, identity, sizeof identity)) {
+    if (path.ok() && project_file_identity(path_text, identity, sizeof identity)) {
       found = true;
       break;
     }

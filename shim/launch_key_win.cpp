@@ -41,6 +41,10 @@ bool is_project_file(const char* path) {
   return is_regular_file(path);  // owners are not compared on Windows (util::foreign_owner)
 }
 
+bool project_file_identity(const char* path, char* out, std::size_t out_size) {
+  return is_project_file(path) && file_identity(path, out, out_size);
+}
+
 bool working_directory(char* out, std::size_t out_size) {
   static wchar_t wide[k_path_max];
   const DWORD length = ::GetCurrentDirectoryW(k_path_max, wide);
