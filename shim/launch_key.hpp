@@ -64,10 +64,9 @@ bool file_identity(const char* path, char* out, std::size_t out_size);
 // Whether `path` is a regular file (a link followed), as resolution's
 // find_project_file asks: a folder named .cudnnenv.toml is no project file.
 bool is_regular_file(const char* path);
-// A project file as find_project_file takes it: a regular file, owned (POSIX)
-// by this user or root; another user's file in a shared folder is passed over.
-bool is_project_file(const char* path);
-// is_project_file and file_identity in one look at the file (one stat on POSIX).
+// The identity (as file_identity) of a project file as find_project_file
+// takes it: a regular file, owned (POSIX) by this user or root; false for
+// anything else (another user's file in a shared folder is passed over).
 bool project_file_identity(const char* path, char* out, std::size_t out_size);
 
 // What a decision is valid for: "<library identity>|<library_dir identity>",

@@ -36,11 +36,6 @@ bool is_regular_file(const char* path) {
   return ::stat(path, &info) == 0 && S_ISREG(info.st_mode);
 }
 
-bool is_project_file(const char* path) {
-  struct stat info;
-  return ::stat(path, &info) == 0 && S_ISREG(info.st_mode) && (info.st_uid == 0 || info.st_uid == ::geteuid());
-}
-
 bool working_directory(char* out, std::size_t out_size) {
   return ::getcwd(out, out_size) != nullptr;
 }

@@ -37,12 +37,9 @@ bool is_regular_file(const char* path) {
   return attributes != INVALID_FILE_ATTRIBUTES && !(attributes & FILE_ATTRIBUTE_DIRECTORY);
 }
 
-bool is_project_file(const char* path) {
-  return is_regular_file(path);  // owners are not compared on Windows (util::foreign_owner)
-}
-
 bool project_file_identity(const char* path, char* out, std::size_t out_size) {
-  return is_project_file(path) && file_identity(path, out, out_size);
+  // Owners are not compared on Windows (util::foreign_owner).
+  return is_regular_file(path) && file_identity(path, out, out_size);
 }
 
 bool working_directory(char* out, std::size_t out_size) {
