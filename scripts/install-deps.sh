@@ -9,6 +9,8 @@ packages=(
   libarchive-dev zlib1g-dev libssl-dev libcurl4-openssl-dev
   # Boost.Process (v1, header-only) for the manager's plain children
   libboost1.81-dev
+  # the Linux launcher's C library (shim/CMakeLists.txt: musl's static start is ~190 us cheaper than glibc's)
+  musl-dev musl-tools
   # Windows cross-build and its tests
   g++-mingw-w64-x86-64-posix gcc-mingw-w64-i686 libz-mingw-w64-dev wine64
   # test fixtures: 32-bit ELF libraries, archives

@@ -1,28 +1,38 @@
 #include "launch_key.hpp"
 #include "state_layout.hpp"
 
-#include <cstring>
+#include <string.h>
 
 namespace cudnnenv::shim {
 
-TextBuffer::TextBuffer(char* data, std::size_t size) : m_data(data), m_size(size) {
+TextBuffer::TextBuffer(char* data, size_t size) : m_data(data), m_size(size) {
   m_ok = size > 0;
   if (m_ok) data[0] = '\0';
 }
 
-TextBuffer& TextBuffer::add(const char* text, std::size_t length) {
+TextBuffer& TextBuffer::add(const char* text, size_t length) {
   if (!m_ok || m_used + length + 1 > m_size) {
     m_ok = false;
     return *this;
   }
-  std::memcpy(m_data + m_used, text, length);
+  memcpy(m_data + m_used, text, length);
+  m_used += length;
+  m_data[m_used] = '\0';
+  return *this;
+}
+
+TextBuffer& TextBuffer::keep(size_t length) {
+  if (!m_ok || length > room()) {
+    m_ok = false;
+    return *this;
+  }
   m_used += length;
   m_data[m_used] = '\0';
   return *this;
 }
 
 TextBuffer& TextBuffer::add(const char* text) {
-  return add(text, std::strlen(text));
+  return add(text, strlen(text));
 }
 
 TextBuffer& TextBuffer::add_number(unsigned long long value, unsigned base, int min_digits) {
@@ -35,7 +45,7 @@ TextBuffer& TextBuffer::add_number(unsigned long long value, unsigned base, int 
   while (count < min_digits && count < 64) digits[count++] = '0';
   char ordered[64];
   for (int i = 0; i < count; ++i) ordered[i] = digits[count - 1 - i];
-  return add(ordered, static_cast<std::size_t>(count));
+  return add(ordered, static_cast<size_t>(count));
 }
 
 namespace {
@@ -46,21 +56,21 @@ constexpr char k_separator = '\\';
 constexpr char k_separator = '/';
 #endif
 
-void identity_or_dash(const char* path, char* out, std::size_t out_size) {
+void identity_or_dash(const char* path, char* out, size_t out_size) {
   if (!file_identity(path, out, out_size)) {
     TextBuffer(out, out_size).add('-');
   }
 }
 
 // The value of the line "name = value" in `text`, cut out in place.
-char* line_value(char* text, std::size_t size, const char* name) {
-  const std::size_t name_length = std::strlen(name);
+char* line_value(char* text, size_t size, const char* name) {
+  const size_t name_length = strlen(name);
   for (char* line = text; line < text + size;) {
     // A line ends at '\n', or at a NUL left by an earlier call.
     char* end = line;
     while (end < text + size && *end != '\n' && *end != '\0') ++end;
-    if (static_cast<std::size_t>(end - line) >= name_length + 3 && std::memcmp(line, name, name_length) == 0 &&
-        std::memcmp(line + name_length, " = ", 3) == 0) {
+    if (static_cast<size_t>(end - line) >= name_length + 3 && memcmp(line, name, name_length) == 0 &&
+        memcmp(line + name_length, " = ", 3) == 0) {
       *end = '\0';
       return line + name_length + 3;
     }
@@ -71,7 +81,7 @@ char* line_value(char* text, std::size_t size, const char* name) {
 
 }  // namespace
 
-std::uint64_t fnv1a(const char* text, std::uint64_t hash) {
+uint64_t fnv1a(const char* text, uint64_t hash) {
   for (; *text; ++text) {
     hash ^= static_cast<unsigned char>(*text);
     hash *= 1099511628211ull;
@@ -79,36 +89,42 @@ std::uint64_t fnv1a(const char* text, std::uint64_t hash) {
   return hash;
 }
 
-bool launch_key(const char* root, const char* state, char* out, std::size_t out_size) {
+bool launch_key(const char* root, const char* state, char* out, size_t out_size) {
+  // Few, small locals: every page of stack or buffer the shim touches is one
+  // the kernel must zero and map at each start.
   TextBuffer key(out, out_size);
-  char value[k_path_max];
   char identity[64];
-  char path_text[k_path_max + 64];
   key.add("v=4\n");
   const char* const variables[] = {"CUDNNENV_VERSION", "CUDNNENV_ACTIVATED", "CUDNNENV_CUDA_RUNTIME",
                                    "CUDNNENV_VERIFY",  "CUDA_PATH",          "CUDA_HOME",
                                    "CUDA_ROOT"};
   for (const char* name : variables) {
-    if (!environment_value(name, value, sizeof value)) value[0] = '\0';
-    key.add(name).add('=').add(value).add('\n');
+    key.add(name).add('=');
+    if (environment_value(name, key.end(), key.room() + 1)) key.keep(strlen(key.end()));
+    key.add('\n');
   }
-  // The nearest project file, from the working folder up.
-  char folder[k_path_max];
-  if (!working_directory(folder, sizeof folder)) return false;
+  // The nearest project file, from the working folder up: the folder and,
+  // right after its text, the path tried in it.
+  char scratch[2 * k_path_max + 64];
+  char* const folder = scratch;
+  if (!working_directory(folder, k_path_max)) return false;
+  char* path_text = nullptr;
   bool found = false;
   for (;;) {
-    TextBuffer path(path_text, sizeof path_text);
-    path.add(folder);
-    if (!(folder[0] && folder[std::strlen(folder) - 1] == k_separator)) path.add(k_separator);
+    const size_t folder_length = strlen(folder);
+    path_text = folder + folder_length + 1;
+    TextBuffer path(path_text, sizeof scratch - folder_length - 1);
+    path.add(folder, folder_length);
+    if (!(folder_length > 0 && folder[folder_length - 1] == k_separator)) path.add(k_separator);
     path.add(layout::k_project_file);
     // As find_project_file: the nearest regular file of that name this user or root owns.
     if (path.ok() && project_file_identity(path_text, identity, sizeof identity)) {
       found = true;
       break;
     }
-    char* last = std::strrchr(folder, k_separator);
+    char* last = strrchr(folder, k_separator);
 #if defined(_WIN32)
-    char* other = std::strrchr(folder, '/');
+    char* other = strrchr(folder, '/');
     if (other > last) last = other;
 #endif
     if (!last || last[1] == '\0') break;
@@ -127,7 +143,12 @@ bool launch_key(const char* root, const char* state, char* out, std::size_t out_
   }
   key.add('\n');
   // This user's config and trust (the state folder), the store's own config
-  // (a shared store's default), the store itself.
+  // (a shared store's default), the store itself. A user's own store: the
+  // state folder is <root>/.cudnnenv, and its config the store's; one stat
+  // for both.
+  const size_t root_length = strlen(root);
+  const bool own_store = strncmp(state, root, root_length) == 0 && state[root_length] == '/' &&
+                         strcmp(state + root_length + 1, layout::k_own_folder) == 0;
   const struct {
     const char* name;
     const char* base;
@@ -137,26 +158,26 @@ bool launch_key(const char* root, const char* state, char* out, std::size_t out_
                {"store_config", root, layout::k_own_folder, layout::k_config_file},
                {"trusted", state, nullptr, layout::k_trust_folder},
                {"root", root, nullptr, nullptr}};
-  // A user's own store: the state folder is <root>/.cudnnenv, and its config
-  // the store's; one stat for both.
-  char first_config[k_path_max + 64] = "";
   for (const auto& item : files) {
-    TextBuffer path(path_text, sizeof path_text);
-    path.add(item.base);
-    if (item.folder) path.add('/').add(item.folder);
-    if (item.file) path.add('/').add(item.file);
-    if (item.file && first_config[0] && std::strcmp(first_config, path_text) == 0) {
-      key.add(item.name).add('=').add(identity).add('\n');  // the config's identity, just read
-      continue;
+    const bool same_as_config = own_store && item.folder;
+    // Trust is read only for a project file: without one, the folder's
+    // state cannot change the selection.
+    const bool unread = !found && item.base == state && item.file == layout::k_trust_folder;
+    if (unread) {
+      TextBuffer(identity, sizeof identity).add('-');
+    } else if (!same_as_config) {
+      TextBuffer path(scratch, sizeof scratch);
+      path.add(item.base);
+      if (item.folder) path.add('/').add(item.folder);
+      if (item.file) path.add('/').add(item.file);
+      identity_or_dash(scratch, identity, sizeof identity);
     }
-    identity_or_dash(path_text, identity, sizeof identity);
-    if (item.file && !first_config[0]) TextBuffer(first_config, sizeof first_config).add(path_text);
-    key.add(item.name).add('=').add(identity).add('\n');
+    key.add(item.name).add('=').add(identity).add('\n');  // same_as_config: the config's, just read
   }
   return key.ok();
 }
 
-bool launch_cache_path(const char* state, const char* key, char* out, std::size_t out_size) {
+bool launch_cache_path(const char* state, const char* key, char* out, size_t out_size) {
   return TextBuffer(out, out_size)
       .add(state)
       .add('/')
@@ -168,13 +189,13 @@ bool launch_cache_path(const char* state, const char* key, char* out, std::size_
       .ok();
 }
 
-bool state_folder(const char* sidecar_state, const char* root, char* out, std::size_t out_size) {
+bool state_folder(const char* sidecar_state, const char* root, char* out, size_t out_size) {
   if (sidecar_state && sidecar_state[0]) return TextBuffer(out, out_size).add(sidecar_state).ok();
   return TextBuffer(out, out_size).add(root).add('/').add(layout::k_own_folder).ok();
 }
 
 bool decision_identity(const char* library, const char* library_dir, const char* runtime_dir, const char* program,
-                       char* out, std::size_t out_size) {
+                       char* out, size_t out_size) {
   char identity[64];
   TextBuffer text(out, out_size);
   if (!file_identity(library, identity, sizeof identity)) return false;
@@ -188,9 +209,9 @@ bool decision_identity(const char* library, const char* library_dir, const char*
   if (program && program[0]) {
     char folder[k_path_max];
     if (!TextBuffer(folder, sizeof folder).add(program).ok()) return false;
-    char* last = std::strrchr(folder, k_separator);
+    char* last = strrchr(folder, k_separator);
 #if defined(_WIN32)
-    char* other = std::strrchr(folder, '/');
+    char* other = strrchr(folder, '/');
     if (other > last) last = other;
 #endif
     if (!last) return false;
@@ -201,7 +222,7 @@ bool decision_identity(const char* library, const char* library_dir, const char*
   return text.ok();
 }
 
-bool format_decision(const char* key, const LaunchDecision& decision, char* out, std::size_t out_size) {
+bool format_decision(const char* key, const LaunchDecision& decision, char* out, size_t out_size) {
   TextBuffer text(out, out_size);
   text.add("key = ");
   for (const char* p = key; *p; ++p) {
@@ -213,7 +234,7 @@ bool format_decision(const char* key, const LaunchDecision& decision, char* out,
   text.add("\nlibrary_id = ").add(decision.library_id).add('\n');
   for (int i = 0; i < decision.change_count; ++i) {
     const EnvironmentChange& change = decision.changes[i];
-    if (std::strpbrk(change.name, "\n\r=") || std::strpbrk(change.value, "\n\r") || !change.name[0] ||
+    if (strpbrk(change.name, "\n\r=") || strpbrk(change.value, "\n\r") || !change.name[0] ||
         (change.op != '+' && change.op != '=' && change.op != '-')) {
       return false;
     }
@@ -224,7 +245,7 @@ bool format_decision(const char* key, const LaunchDecision& decision, char* out,
   return text.ok() && decision.change_count > 0;
 }
 
-bool read_decision(char* text, std::size_t size, const char* key, LaunchDecision& decision) {
+bool read_decision(char* text, size_t size, const char* key, LaunchDecision& decision) {
   text[size] = '\0';
   // The key line first: it is compared before anything is cut out after it.
   const char* stored = line_value(text, size, "key");
@@ -251,11 +272,11 @@ bool read_decision(char* text, std::size_t size, const char* key, LaunchDecision
     char* end = line;
     while (end < text + size && *end != '\n' && *end != '\0') ++end;
     *end = '\0';
-    if (std::strncmp(line, "change = ", 9) == 0 && line[9] && decision.change_count < k_changes_max) {
+    if (strncmp(line, "change = ", 9) == 0 && line[9] && decision.change_count < k_changes_max) {
       EnvironmentChange& change = decision.changes[decision.change_count++];
       change.op = line[9];
       char* name = line + 10;
-      char* equals = std::strchr(name, '=');
+      char* equals = strchr(name, '=');
       if (change.op == '-') {
         if (equals || !name[0]) return false;
       } else {
@@ -264,7 +285,7 @@ bool read_decision(char* text, std::size_t size, const char* key, LaunchDecision
         change.value = equals + 1;
       }
       change.name = name;
-    } else if (std::strncmp(line, "change = ", 9) == 0) {
+    } else if (strncmp(line, "change = ", 9) == 0) {
       return false;  // more changes than fit, or an empty one: the slow path
     }
     line = end + 1;
@@ -273,7 +294,7 @@ bool read_decision(char* text, std::size_t size, const char* key, LaunchDecision
   char now[256];
   return decision_identity(decision.library, decision.library_dir, decision.runtime_dir, decision.program, now,
                            sizeof now) &&
-         std::strcmp(now, library_id) == 0;
+         strcmp(now, library_id) == 0;
 }
 
 }  // namespace cudnnenv::shim

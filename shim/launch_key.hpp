@@ -6,7 +6,8 @@
 // CUDNNENV_CUDA_RUNTIME, CUDNNENV_VERIFY, CUDA_PATH, CUDA_HOME and CUDA_ROOT (where the toolkit search
 // starts), the nearest .cudnnenv.toml by path, size and modification
 // time, the same of the user's config.toml and trust folder (in the state
-// folder), of the store's own config.toml and of the store root (a tree
+// folder; the trust folder only with a project file, the one thing trust
+// governs), of the store's own config.toml and of the store root (a tree
 // installed or removed changes the root's time). The decision is kept in
 // <state>/cache/launch/<hash of key>, beside the key:
 //
@@ -30,72 +31,77 @@
 // Written in the C subset of C++ the launcher links (no C++ library).
 #pragma once
 
-#include <cstddef>
-#include <cstdint>
+#include <stddef.h>
+#include <stdint.h>
 
 namespace cudnnenv::shim {
 
-constexpr std::size_t k_path_max = 4096;
-constexpr std::size_t k_key_max = 16384;
+constexpr size_t k_path_max = 4096;
+constexpr size_t k_key_max = 16384;
 
 // Text appended to a fixed buffer, always NUL-terminated; `ok` turns false
 // for good when something did not fit. (printf's machinery alone would touch
 // more pages of the launcher than all of its own work.)
 class TextBuffer {
  public:
-  TextBuffer(char* data, std::size_t size);
-  TextBuffer& add(const char* text, std::size_t length);
+  TextBuffer(char* data, size_t size);
+  TextBuffer& add(const char* text, size_t length);
   TextBuffer& add(const char* text);
   TextBuffer& add(char c) { return add(&c, 1); }
   TextBuffer& add_number(unsigned long long value, unsigned base = 10, int min_digits = 1);
   bool ok() const { return m_ok; }
-  std::size_t size() const { return m_used; }
+  size_t size() const { return m_used; }
+  // Where the next text goes, and how much fits there (NUL excluded): a
+  // function may write straight into the buffer, then keep() what it wrote.
+  char* end() { return m_data + m_used; }
+  size_t room() const { return m_ok ? m_size - m_used - 1 : 0; }
+  TextBuffer& keep(size_t length);
 
  private:
   char* m_data;
-  std::size_t m_size;
-  std::size_t m_used = 0;
+  size_t m_size;
+  size_t m_used = 0;
   bool m_ok = true;
 };
 
 // "size:mtime" of a file or folder (mtime in the platform's finest unit), or
 // false when it does not exist. Paths are UTF-8.
-bool file_identity(const char* path, char* out, std::size_t out_size);
+bool file_identity(const char* path, char* out, size_t out_size);
 // Whether `path` is a regular file (a link followed), as resolution's
 // find_project_file asks: a folder named .cudnnenv.toml is no project file.
 bool is_regular_file(const char* path);
 // The identity (as file_identity) of a project file as find_project_file
 // takes it: a regular file, owned (POSIX) by this user or root; false for
 // anything else (another user's file in a shared folder is passed over).
-bool project_file_identity(const char* path, char* out, std::size_t out_size);
+bool project_file_identity(const char* path, char* out, size_t out_size);
 
 // What a decision is valid for: "<library identity>|<library_dir identity>",
 // then `|<identity>` of each of `runtime_dir` and `program`'s folder that is
 // not empty (a file put beside a Windows program changes its folder's time:
 // a copy of a DLL there, which the slow path loads past, sends it there).
 bool decision_identity(const char* library, const char* library_dir, const char* runtime_dir, const char* program,
-                       char* out, std::size_t out_size);
+                       char* out, size_t out_size);
 
 // The working folder, UTF-8.
-bool working_directory(char* out, std::size_t out_size);
+bool working_directory(char* out, size_t out_size);
 
 // An environment variable's value as UTF-8 into `out`; false when unset.
-bool environment_value(const char* name, char* out, std::size_t out_size);
+bool environment_value(const char* name, char* out, size_t out_size);
 
 // The key for a launch with store root `root` and this user's state folder
 // `state` (where config.toml, trusted/ and the caches are) from the working folder.
-bool launch_key(const char* root, const char* state, char* out, std::size_t out_size);
+bool launch_key(const char* root, const char* state, char* out, size_t out_size);
 
 // FNV-1a (64-bit) of `text`, continuing from `hash`: a cache's key, not a
 // check against tampering (whoever can write the files can write the cache).
-std::uint64_t fnv1a(const char* text, std::uint64_t hash = 14695981039346656037ull);
+uint64_t fnv1a(const char* text, uint64_t hash = 14695981039346656037ull);
 
 // <state>/cache/launch/<16 hex digits of the key's FNV-1a hash>.
-bool launch_cache_path(const char* state, const char* key, char* out, std::size_t out_size);
+bool launch_cache_path(const char* state, const char* key, char* out, size_t out_size);
 
 // The state folder a sidecar names (`state = ...`), else <root>/.cudnnenv
 // (a sidecar written before there was a state folder).
-bool state_folder(const char* sidecar_state, const char* root, char* out, std::size_t out_size);
+bool state_folder(const char* sidecar_state, const char* root, char* out, size_t out_size);
 
 // One change of the launch environment: `op` '+' puts `value` first on the
 // list `name` (earlier copies of it removed), '=' sets, '-' unsets.
@@ -122,10 +128,10 @@ struct LaunchDecision {
 // `text` needs room for one byte past `size`) and accepts it only when its
 // key is `key`, it has at least one change, and the library (its folder, the
 // runtime's, the program's) still has the identity it had when checked.
-bool read_decision(char* text, std::size_t size, const char* key, LaunchDecision& decision);
+bool read_decision(char* text, size_t size, const char* key, LaunchDecision& decision);
 
 // The cache file's text for `key` and `decision`; false when it does not fit
 // or a name or value has a line break (or a name a '=').
-bool format_decision(const char* key, const LaunchDecision& decision, char* out, std::size_t out_size);
+bool format_decision(const char* key, const LaunchDecision& decision, char* out, size_t out_size);
 
 }  // namespace cudnnenv::shim

@@ -1,7 +1,7 @@
 #include "sidecar.hpp"
 
-#include <cstdio>
-#include <cstring>
+#include <stdio.h>
+#include <string.h>
 
 namespace cudnnenv::shim {
 
@@ -25,12 +25,12 @@ const char* trim_end(const char* begin, const char* end) {
 
 }  // namespace
 
-bool parse_sidecar(char* text, std::size_t size, Sidecar& sidecar, char* error, std::size_t error_size) {
+bool parse_sidecar(char* text, size_t size, Sidecar& sidecar, char* error, size_t error_size) {
   sidecar = Sidecar{g_empty, g_empty, g_empty, g_empty, g_empty, g_empty, g_empty, g_empty};
   char* const end = text + size;
   int line_number = 0;
   for (char* line = text; line < end;) {
-    char* line_end = static_cast<char*>(std::memchr(line, '\n', static_cast<std::size_t>(end - line)));
+    char* line_end = static_cast<char*>(memchr(line, '\n', static_cast<size_t>(end - line)));
     if (!line_end) {
       line_end = end;
     }
@@ -38,14 +38,14 @@ bool parse_sidecar(char* text, std::size_t size, Sidecar& sidecar, char* error, 
     char* p = const_cast<char*>(skip_blank(line, line_end));
     char* content_end = const_cast<char*>(trim_end(p, line_end));
     if (p < content_end && *p != '#') {
-      const char* equals = static_cast<const char*>(std::memchr(p, '=', static_cast<std::size_t>(content_end - p)));
+      const char* equals = static_cast<const char*>(memchr(p, '=', static_cast<size_t>(content_end - p)));
       if (!equals) {
-        std::snprintf(error, error_size, "line %d: expected 'key = value'", line_number);
+        snprintf(error, error_size, "line %d: expected 'key = value'", line_number);
         return false;
       }
       const char* key_end = trim_end(p, equals);
       char* value = const_cast<char*>(skip_blank(equals + 1, content_end));
-      const std::size_t key_length = static_cast<std::size_t>(key_end - p);
+      const size_t key_length = static_cast<size_t>(key_end - p);
       char** target = nullptr;
       const struct {
         const char* name;
@@ -55,15 +55,14 @@ bool parse_sidecar(char* text, std::size_t size, Sidecar& sidecar, char* error, 
                   {"root", &sidecar.root},   {"audit", &sidecar.audit},
                   {"state", &sidecar.state}, {"cudnn", &sidecar.cudnn}};
       for (const auto& key : keys) {
-        if (key_length == std::strlen(key.name) && std::memcmp(p, key.name, key_length) == 0) {
+        if (key_length == strlen(key.name) && memcmp(p, key.name, key_length) == 0) {
           target = key.field;
         }
       }
       if (!target) {
-        std::snprintf(
-            error, error_size,
-            "line %d: unknown key '%.*s' (known: cudnnenv, root, state, audit, path, args, library_dir, cudnn)",
-            line_number, static_cast<int>(key_length), p);
+        snprintf(error, error_size,
+                 "line %d: unknown key '%.*s' (known: cudnnenv, root, state, audit, path, args, library_dir, cudnn)",
+                 line_number, static_cast<int>(key_length), p);
         return false;
       }
       *target = value;
@@ -72,15 +71,15 @@ bool parse_sidecar(char* text, std::size_t size, Sidecar& sidecar, char* error, 
     line = line_end + 1;
   }
   if (sidecar.path[0] == '\0' && sidecar.cudnnenv[0] == '\0') {
-    std::snprintf(error, error_size, "neither 'path = ...' nor 'cudnnenv = ...': recreate it with 'cudnnenv shim add'");
+    snprintf(error, error_size, "neither 'path = ...' nor 'cudnnenv = ...': recreate it with 'cudnnenv shim add'");
     return false;
   }
   if (sidecar.cudnn[0] != '\0' && (sidecar.cudnnenv[0] == '\0' || sidecar.root[0] == '\0' || sidecar.path[0] == '\0')) {
-    std::snprintf(error, error_size, "'cudnn = ...' needs 'cudnnenv = ...', 'root = ...' and 'path = ...'");
+    snprintf(error, error_size, "'cudnn = ...' needs 'cudnnenv = ...', 'root = ...' and 'path = ...'");
     return false;
   }
   if (sidecar.library_dir[0] == '\0' && (sidecar.cudnnenv[0] == '\0' || sidecar.root[0] == '\0')) {
-    std::snprintf(error, error_size, "no 'library_dir = ...', and no 'cudnnenv = ...' and 'root = ...' to select one");
+    snprintf(error, error_size, "no 'library_dir = ...', and no 'cudnnenv = ...' and 'root = ...' to select one");
     return false;
   }
   return true;

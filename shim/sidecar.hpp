@@ -15,7 +15,7 @@
 // every python and must cost no more than one extra exec.
 #pragma once
 
-#include <cstddef>
+#include <stddef.h>
 
 namespace cudnnenv::shim {
 
@@ -36,6 +36,6 @@ struct Sidecar {
 // and outlive `sidecar`. (No copies: each buffer the launcher fills is a page
 // the kernel must fault in at every start.) On failure returns false and
 // writes a one-line reason into `error`.
-bool parse_sidecar(char* text, std::size_t size, Sidecar& sidecar, char* error, std::size_t error_size);
+bool parse_sidecar(char* text, size_t size, Sidecar& sidecar, char* error, size_t error_size);
 
 }  // namespace cudnnenv::shim

@@ -1,5 +1,7 @@
 // The shim's own parsers, run before every pinned python: the NAME.shim
 // sidecar and the cached launch decision, both parsed in place.
+#include <cstddef>
+#include <cstdint>
 #include <cstring>
 #include <vector>
 
