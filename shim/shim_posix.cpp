@@ -275,9 +275,11 @@ int main(int argc, char** argv) {
   const bool have_target = target[0] != '\0';
   if (sidecar.cudnn[0] != '\0') {
     // A launcher pinned to one tree: every start through `cudnnenv exec
-    // --cudnn TREE` (no --shims-dir: no decision recorded for the shims).
+    // --cudnn TREE [--runtime NAME]` (no --shims-dir: no decision recorded
+    // for the shims).
     arguments.add(sidecar.cudnnenv).add(const_cast<char*>("--root")).add(sidecar.root);
     arguments.add(const_cast<char*>("exec")).add(const_cast<char*>("--cudnn")).add(sidecar.cudnn);
+    if (sidecar.runtime[0]) arguments.add(const_cast<char*>("--runtime")).add(sidecar.runtime);
     arguments.add(const_cast<char*>("--")).add(sidecar.path);
     start(sidecar.cudnnenv, arguments.finish(), child.data());
   }

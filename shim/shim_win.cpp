@@ -231,10 +231,13 @@ int wmain() {
   std::wstring library_dir = widen(sidecar.library_dir);
   if (sidecar.cudnn[0] != '\0') {
     // A launcher pinned to one tree: every start through `cudnnenv exec
-    // --cudnn TREE` (no --shims-dir: no decision recorded for the shims).
+    // --cudnn TREE [--runtime NAME]` (no --shims-dir: no decision recorded
+    // for the shims).
     const std::wstring program = widen(sidecar.cudnnenv);
-    std::wstring command_line = quote(program) + L" --root " + quote(widen(sidecar.root)) + L" exec --cudnn " +
-                                quote(widen(sidecar.cudnn)) + L" -- " + quote(widen(sidecar.path));
+    std::wstring command_line =
+        quote(program) + L" --root " + quote(widen(sidecar.root)) + L" exec --cudnn " + quote(widen(sidecar.cudnn));
+    if (sidecar.runtime[0]) command_line += L" --runtime " + quote(widen(sidecar.runtime));
+    command_line += L" -- " + quote(widen(sidecar.path));
     append_arguments(command_line, sidecar.args, rest);
     return run(program, command_line);
   }

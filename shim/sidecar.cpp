@@ -26,7 +26,7 @@ const char* trim_end(const char* begin, const char* end) {
 }  // namespace
 
 bool parse_sidecar(char* text, size_t size, Sidecar& sidecar, char* error, size_t error_size) {
-  sidecar = Sidecar{g_empty, g_empty, g_empty, g_empty, g_empty, g_empty, g_empty, g_empty};
+  sidecar = Sidecar{g_empty, g_empty, g_empty, g_empty, g_empty, g_empty, g_empty, g_empty, g_empty};
   char* const end = text + size;
   int line_number = 0;
   for (char* line = text; line < end;) {
@@ -50,10 +50,11 @@ bool parse_sidecar(char* text, size_t size, Sidecar& sidecar, char* error, size_
       const struct {
         const char* name;
         char** field;
-      } keys[] = {{"path", &sidecar.path},   {"library_dir", &sidecar.library_dir},
-                  {"args", &sidecar.args},   {"cudnnenv", &sidecar.cudnnenv},
-                  {"root", &sidecar.root},   {"audit", &sidecar.audit},
-                  {"state", &sidecar.state}, {"cudnn", &sidecar.cudnn}};
+      } keys[] = {{"path", &sidecar.path},      {"library_dir", &sidecar.library_dir},
+                  {"args", &sidecar.args},      {"cudnnenv", &sidecar.cudnnenv},
+                  {"root", &sidecar.root},      {"audit", &sidecar.audit},
+                  {"state", &sidecar.state},    {"cudnn", &sidecar.cudnn},
+                  {"runtime", &sidecar.runtime}};
       for (const auto& key : keys) {
         if (key_length == strlen(key.name) && memcmp(p, key.name, key_length) == 0) {
           target = key.field;
@@ -61,7 +62,8 @@ bool parse_sidecar(char* text, size_t size, Sidecar& sidecar, char* error, size_
       }
       if (!target) {
         snprintf(error, error_size,
-                 "line %d: unknown key '%.*s' (known: cudnnenv, root, state, audit, path, args, library_dir, cudnn)",
+                 "line %d: unknown key '%.*s' (known: cudnnenv, root, state, audit, path, args, library_dir, cudnn, "
+                 "runtime)",
                  line_number, static_cast<int>(key_length), p);
         return false;
       }
@@ -76,6 +78,10 @@ bool parse_sidecar(char* text, size_t size, Sidecar& sidecar, char* error, size_
   }
   if (sidecar.cudnn[0] != '\0' && (sidecar.cudnnenv[0] == '\0' || sidecar.root[0] == '\0' || sidecar.path[0] == '\0')) {
     snprintf(error, error_size, "'cudnn = ...' needs 'cudnnenv = ...', 'root = ...' and 'path = ...'");
+    return false;
+  }
+  if (sidecar.runtime[0] != '\0' && sidecar.cudnn[0] == '\0') {
+    snprintf(error, error_size, "'runtime = ...' goes with 'cudnn = ...'");
     return false;
   }
   if (sidecar.library_dir[0] == '\0' && (sidecar.cudnnenv[0] == '\0' || sidecar.root[0] == '\0')) {

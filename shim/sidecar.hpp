@@ -8,7 +8,8 @@
 //   args = -X utf8                     # optional, inserted before the user's arguments
 //   library_dir = /store/tree/lib      # optional: a fixed pin instead of the selection
 //   cudnn = 9.19.0.56-cuda13           # optional: always `cudnnenv exec --cudnn TREE`, a launcher
-//                                      # pinned to one tree (export launcher, export vscode)
+//                                      # pinned to one tree or profile (export launcher, vscode, jupyter)
+//   runtime = cuda-12.4.1              # optional, with cudnn: and `--runtime NAME`
 //
 // Lines are `key = value`; '#' starts a comment line; unknown keys are errors.
 // Kept free of the C++ library's heavier parts: the launcher starts before
@@ -27,8 +28,9 @@ struct Sidecar {
   char* cudnnenv;
   char* root;
   char* audit;
-  char* state;  // this user's state folder; "" in sidecars written before it (then <root>/.cudnnenv)
-  char* cudnn;  // a tree every start is pinned to through `cudnnenv exec --cudnn`; "" for a shim of the selection
+  char* state;    // this user's state folder; "" in sidecars written before it (then <root>/.cudnnenv)
+  char* cudnn;    // a tree every start is pinned to through `cudnnenv exec --cudnn`; "" for a shim of the selection
+  char* runtime;  // with `cudnn`: the CUDA runtime named with it (`--runtime`); "" for the tree's rule
 };
 
 // Parses `text` (`size` bytes, UTF-8) in place: each value is cut out with a

@@ -184,8 +184,26 @@ Result<int> run_conda(const CondaArguments& arguments, const Context& context) {
   return 0;
 }
 
+// What a launcher or a kernel pins: the profile when one chose the tree (its
+// variables and its runtime rule come with it), else the tree; and the
+// runtime when one was named.
+struct Pin {
+  std::string spec;
+  std::string runtime;
+};
+Pin pin_of(const Selection& selection, const std::string& runtime_named) {
+  return {selection.profile ? selection.profile->name : selection.tree.name,
+          runtime_named.empty() || !selection.runtime ? std::string() : selection.runtime->name};
+}
+// "--cudnn SPEC [--runtime NAME]", as a command line takes them.
+std::string pin_flags(const Pin& pin) {
+  return "--cudnn " + util::command_word(pin.spec) +
+         (pin.runtime.empty() ? std::string() : " --runtime " + util::command_word(pin.runtime));
+}
+
 struct JupyterArguments {
   std::string spec;
+  std::string runtime;
   std::string name;
   std::string display_name;
   std::string python;
@@ -292,7 +310,8 @@ Result<int> run_jupyter(const JupyterArguments& arguments, const Context& contex
     return make_error("which tree should the kernel load?",
                       "cudnnenv export jupyter 9.19 (a version, a tree's name or a profile)", ExitCode::usage);
   }
-  CUDNNENV_TRY_ASSIGN(selection, context.selection(context.request(arguments.spec)));
+  CUDNNENV_TRY_ASSIGN(selection, context.selection(context.request(arguments.spec, {}, arguments.runtime)));
+  const Pin pin = pin_of(*selection, arguments.runtime);
   const Store& store = context.store();
   CUDNNENV_TRY_ASSIGN(found_python, arguments.python.empty()
                                         ? python_with_ipykernel(context)
@@ -318,7 +337,7 @@ Result<int> run_jupyter(const JupyterArguments& arguments, const Context& contex
   if (!util::is_valid_utf8(spec.display_name)) {
     return make_error("the display name is not UTF-8 text", "give --display-name in UTF-8", ExitCode::usage);
   }
-  spec.argv = pinned_kernel_argv(util::current_executable(), root, selection->tree.name, python);
+  spec.argv = pinned_kernel_argv(util::current_executable(), root, pin.spec, pin.runtime, python);
   const fs::path kernel = *folder / util::path_from_utf8(spec.name);
   if (prefix) CUDNNENV_TRY(no_link_on_the_way(*prefix, kernel / "kernel.json"));
   if (util::entry_exists(kernel / "kernel.json")) {
@@ -335,40 +354,43 @@ Result<int> run_jupyter(const JupyterArguments& arguments, const Context& contex
   CUDNNENV_TRY(util::write_file_atomic(kernel / "kernel.json", kernel_json(spec)));
   print("wrote " + util::to_utf8(kernel / "kernel.json") + " (kernel '" + spec.name + "': " + spec.display_name +
         ")\n");
-  print_note("each start of the kernel runs 'cudnnenv exec --cudnn " + util::command_word(spec.tree) + " -- " +
+  print_note("each start of the kernel runs 'cudnnenv exec " + pin_flags(pin) + " -- " +
              util::command_word(util::to_utf8(python)) + " -m ipykernel_launcher'; that Python needs ipykernel");
   return 0;
 }
 
 struct LauncherArguments {
   std::string spec;
+  std::string runtime;
   std::string python;
   std::string folder = ".";  // export vscode: the workspace
 };
 
 // A launcher named python (python.exe) pinned to the spec's tree: a shim in
-// launchers/<tree>/<interpreter>/ (one per interpreter: another project's
-// export never rewrites it) whose every start is `cudnnenv exec --cudnn TREE --
-// PYTHON` (the sidecar's `cudnn`), for IDEs that take an interpreter's path.
-Result<fs::path> write_launcher(const LauncherArguments& arguments, const Context& context, std::string& tree) {
-  CUDNNENV_TRY_ASSIGN(selection, context.selection(context.request(arguments.spec)));
+// launchers/<tree>/<interpreter and pin>/ (another project's export never
+// rewrites it) whose every start is `cudnnenv exec --cudnn SPEC [--runtime
+// NAME] -- PYTHON` (the sidecar's `cudnn` and `runtime`), for IDEs that take
+// an interpreter's path.
+Result<fs::path> write_launcher(const LauncherArguments& arguments, const Context& context, Pin& pin) {
+  CUDNNENV_TRY_ASSIGN(selection, context.selection(context.request(arguments.spec, {}, arguments.runtime)));
   CUDNNENV_TRY_ASSIGN(python, find_python(arguments.python, context, "the Python the IDE should run"));
-  tree = selection->tree.name;
+  pin = pin_of(*selection, arguments.runtime);
   ShimPaths paths = shim_paths(context);
-  paths.shims_dir = context.store().state().launchers(tree, *python);
+  paths.shims_dir = context.store().state().launchers(selection->tree.name, *python, pin.spec, pin.runtime);
   ShimSpec spec;
   spec.name = "python";
   spec.target = *python;
-  spec.cudnn = tree;
+  spec.cudnn = pin.spec;
+  spec.runtime = pin.runtime;
   CUDNNENV_TRY_ASSIGN(shim, add_shim(spec, paths));
   return shim->file;
 }
 
 Result<int> run_launcher(const LauncherArguments& arguments, const Context& context) {
-  std::string tree;
-  CUDNNENV_TRY_ASSIGN(launcher, write_launcher(arguments, context, tree));
+  Pin pin;
+  CUDNNENV_TRY_ASSIGN(launcher, write_launcher(arguments, context, pin));
   print(util::to_utf8(*launcher) + "\n");
-  print_note("every start of it is 'cudnnenv exec --cudnn " + util::command_word(tree) +
+  print_note("every start of it is 'cudnnenv exec " + pin_flags(pin) +
              " -- PYTHON': give it as the interpreter (PyCharm: Add Interpreter, System Interpreter, this path)");
   return 0;
 }
@@ -391,8 +413,9 @@ Result<int> run_vscode(const LauncherArguments& arguments, const Context& contex
                         "add \"python.defaultInterpreterPath\" by hand, or remove the comments and run this again");
     }
   }
-  std::string tree;
-  CUDNNENV_TRY_ASSIGN(launcher, write_launcher(arguments, context, tree));
+  Pin pin;
+  CUDNNENV_TRY_ASSIGN(launcher, write_launcher(arguments, context, pin));
+  const std::string tree = pin.spec;  // the terminals select what the launcher pins (its runtime: not yet)
   CUDNNENV_TRY_ASSIGN(merged, merged_vscode_settings(existing, util::to_utf8(*launcher), tree, host_platform().os));
   fs::create_directories(settings.parent_path(), ec);
   CUDNNENV_TRY(util::write_file_atomic(settings, *merged));
@@ -608,6 +631,8 @@ void register_export(CLI::App& app, Context& context) {
   CLI::App* jupyter_command = command->add_subcommand(
       "jupyter", "a Jupyter kernel (kernel.json) whose every start runs Python through 'cudnnenv exec --cudnn TREE'");
   jupyter_command->add_option("spec", jupyter->spec, "the tree: a version, a tree's name or a profile (tf2.5)");
+  jupyter_command->add_option("--runtime", jupyter->runtime,
+                              "the CUDA runtime tree, by name or release (default: the tree's rule)");
   jupyter_command->add_option("--name", jupyter->name, "the kernel's name (default: cudnnenv-<tree>)");
   jupyter_command->add_option("--display-name", jupyter->display_name,
                               "what the kernel picker shows (default: Python 3 (cuDNN <version>, ...))");
@@ -631,6 +656,8 @@ void register_export(CLI::App& app, Context& context) {
       "launcher", "print a python launcher pinned to a tree, for an IDE's interpreter setting (PyCharm)");
   launcher_command->add_option("spec", launcher->spec, "the tree: a version, a tree's name or a profile")->required();
   launcher_command->add_option("--python", launcher->python, "the Python it starts (default: python3 on PATH)");
+  launcher_command->add_option("--runtime", launcher->runtime,
+                               "the CUDA runtime tree, by name or release (default: the tree's rule)");
   launcher_command->footer("Example:\n  cudnnenv export launcher 9.19 --python ~/venvs/torch/bin/python");
   launcher_command->callback(
       [launcher, &context] { context.action = [launcher, &context] { return run_launcher(*launcher, context); }; });

@@ -486,9 +486,11 @@ std::optional<VscodeInfo> find_vscode(const fs::path& folder, const fs::path& la
       if (info.program.is_relative()) info.program = workspace / info.program;
       // launchers/<tree>/<interpreter>/python (launchers/<tree>/python: an older export).
       const fs::path folder = info.program.parent_path();
-      if (util::same_file(folder.parent_path(), launchers) ||
-          util::same_file(folder.parent_path().parent_path(), launchers)) {
+      if (util::same_file(folder.parent_path(), launchers)) {
         info.pinned = launcher_pin(info.program);
+      } else if (util::same_file(folder.parent_path().parent_path(), launchers)) {
+        info.pinned = launcher_pin(info.program);
+        if (info.pinned) info.pinned->tree = util::to_utf8(folder.parent_path().filename());
       }
       return info;
     }

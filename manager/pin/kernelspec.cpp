@@ -17,20 +17,12 @@ constexpr const char* k_metadata_key = "cudnnenv";
 
 }  // namespace
 
-std::vector<std::string> pinned_kernel_argv(const fs::path& cudnnenv, const std::string& store, const std::string& tree,
-                                            const fs::path& python) {
-  return {util::to_utf8(cudnnenv),
-          "--root",
-          store,
-          "exec",
-          "--cudnn",
-          tree,
-          "--",
-          util::to_utf8(python),
-          "-m",
-          "ipykernel_launcher",
-          "-f",
-          "{connection_file}"};
+std::vector<std::string> pinned_kernel_argv(const fs::path& cudnnenv, const std::string& store, const std::string& spec,
+                                            const std::string& runtime, const fs::path& python) {
+  std::vector<std::string> argv = {util::to_utf8(cudnnenv), "--root", store, "exec", "--cudnn", spec};
+  if (!runtime.empty()) argv.insert(argv.end(), {"--runtime", runtime});
+  argv.insert(argv.end(), {"--", util::to_utf8(python), "-m", "ipykernel_launcher", "-f", "{connection_file}"});
+  return argv;
 }
 
 std::string kernel_json(const KernelSpec& spec) {

@@ -28,10 +28,12 @@ struct KernelSpec {
   std::string store;    // the store root the argv names
 };
 
-// The argv of a pinned kernel: `cudnnenv --root STORE exec --cudnn TREE --
-// PYTHON -m ipykernel_launcher -f {connection_file}`.
+// The argv of a pinned kernel: `cudnnenv --root STORE exec --cudnn SPEC
+// [--runtime RUNTIME] -- PYTHON -m ipykernel_launcher -f {connection_file}`
+// (SPEC: the tree, or the profile that chose it; RUNTIME: one named at export).
 std::vector<std::string> pinned_kernel_argv(const std::filesystem::path& cudnnenv, const std::string& store,
-                                            const std::string& tree, const std::filesystem::path& python);
+                                            const std::string& spec, const std::string& runtime,
+                                            const std::filesystem::path& python);
 
 // kernel.json's text (two-space indented, as `jupyter kernelspec install` writes it).
 std::string kernel_json(const KernelSpec& spec);

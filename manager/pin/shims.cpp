@@ -57,8 +57,9 @@ std::optional<LauncherPin> launcher_pin(const fs::path& program) {
   if (name.size() > 4 && util::iequals(name.substr(name.size() - 4), ".exe")) name.resize(name.size() - 4);
   auto text = util::read_file(program.parent_path() / util::path_from_utf8(name + ".shim"), 64 * 1024);
   if (!text) return std::nullopt;
-  LauncherPin pin{sidecar_value(*text, "cudnn"), sidecar_value(*text, "path")};
-  if (pin.tree.empty()) return std::nullopt;
+  LauncherPin pin{sidecar_value(*text, "cudnn"), sidecar_value(*text, "path"), sidecar_value(*text, "cudnn"),
+                  sidecar_value(*text, "runtime")};
+  if (pin.spec.empty()) return std::nullopt;
   return pin;
 }
 
@@ -80,6 +81,7 @@ std::string sidecar_text(const ShimSpec& spec, const ShimPaths& paths, const std
   }
   if (!spec.cudnn.empty()) {
     text += "cudnn = " + spec.cudnn + "\n";
+    if (!spec.runtime.empty()) text += "runtime = " + spec.runtime + "\n";
   }
   return text;
 }
@@ -150,8 +152,9 @@ Result<ShimInfo> add_shim(const ShimSpec& spec, const ShimPaths& paths) {
   if (!spec.cudnn.empty() && !target) {
     return make_error("a launcher pinned to a tree needs the program's path", "give --python", ExitCode::usage);
   }
-  for (const std::string& value : {util::to_utf8(paths.program), util::to_utf8(paths.root), util::to_utf8(paths.state),
-                                   target ? util::to_utf8(*target) : std::string(), spec.args, spec.cudnn}) {
+  for (const std::string& value :
+       {util::to_utf8(paths.program), util::to_utf8(paths.root), util::to_utf8(paths.state),
+        target ? util::to_utf8(*target) : std::string(), spec.args, spec.cudnn, spec.runtime}) {
     if (value.find_first_of("\r\n") != std::string::npos) {
       return make_error("a line break in '" + value + "' cannot go into a shim file", "use a path without one",
                         ExitCode::usage);

@@ -20,7 +20,8 @@ struct ShimSpec {
   std::string name;                             // "python"
   std::optional<std::filesystem::path> target;  // --target; else the first NAME on PATH outside the shims
   std::string args;                             // inserted before the user's arguments
-  std::string cudnn;  // a tree every start is pinned to (a launcher: needs `target`); empty: the selection
+  std::string cudnn;    // a tree or profile every start is pinned to (a launcher: needs `target`); empty: the selection
+  std::string runtime;  // with `cudnn`: the CUDA runtime named with it (exec --runtime); empty: the tree's rule
 };
 
 struct ShimPaths {
@@ -60,11 +61,13 @@ Result<void> remove_shim(const std::string& name, const ShimPaths& paths);
 std::vector<ShimInfo> list_shims(const ShimPaths& paths);
 
 // When `program` is a launcher (a shim whose sidecar pins it to one tree:
-// export launcher, export vscode), that tree and the program it starts;
+// export launcher, export vscode), what it pins and the program it starts;
 // nullopt for anything else.
 struct LauncherPin {
-  std::string tree;
+  std::string tree;  // the tree: its folder under launchers/ names it (else the spec)
   std::string target;
+  std::string spec;     // what `exec --cudnn` gets: the tree, or a profile that chose it
+  std::string runtime;  // what `exec --runtime` gets, or empty
 };
 std::optional<LauncherPin> launcher_pin(const std::filesystem::path& program);
 

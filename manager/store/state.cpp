@@ -18,9 +18,11 @@ fs::path StatePaths::trust() const {
 fs::path StatePaths::shims() const {
   return folder / "shims";
 }
-fs::path StatePaths::launchers(const std::string& tree, const fs::path& interpreter) const {
+fs::path StatePaths::launchers(const std::string& tree, const fs::path& interpreter, const std::string& spec,
+                               const std::string& runtime) const {
   util::Sha256 hash;
-  const std::string path = util::to_utf8(interpreter);
+  std::string path = util::to_utf8(interpreter);
+  if ((!spec.empty() && spec != tree) || !runtime.empty()) path += "\n" + spec + "\n" + runtime;
   hash.update(path.data(), path.size());
   return launchers() / util::path_from_utf8(tree) / hash.hex_digest().substr(0, 16);
 }

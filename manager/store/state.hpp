@@ -22,11 +22,14 @@ struct StatePaths {
   std::filesystem::path config() const;  // config.toml: use --global, [download], [profiles]
   std::filesystem::path trust() const;   // trusted/: one entry per trusted project file
   std::filesystem::path shims() const;   // shims/: the shims `shim add` writes
-  // launchers/<tree>/<interpreter>/: a shim pinned to one tree that starts one
+  // launchers/<tree>/<pin>/: a shim pinned to one tree that starts one
   // interpreter (export launcher, export vscode), the folder named by the
-  // first 16 hex digits of the SHA-256 of the interpreter's path: projects
-  // of one tree with other interpreters get launchers of their own.
-  std::filesystem::path launchers(const std::string& tree, const std::filesystem::path& interpreter) const;
+  // first 16 hex digits of the SHA-256 of the interpreter's path (then, when
+  // the pin is not the tree alone, a line break and `spec`, another and
+  // `runtime`): projects of one tree with other interpreters, a profile or a
+  // runtime named, get launchers of their own.
+  std::filesystem::path launchers(const std::string& tree, const std::filesystem::path& interpreter,
+                                  const std::string& spec = {}, const std::string& runtime = {}) const;
   std::filesystem::path launchers() const;   // launchers/: every tree's
   std::filesystem::path downloads() const;   // downloads/: the archives install kept
   std::filesystem::path cache() const;       // cache/: what can be deleted at any time

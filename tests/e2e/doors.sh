@@ -13,6 +13,9 @@
 # --shell bash)"` without the integration and with it; exec; a shim's first
 # start and its start from the recorded decision; Lmod's `module load`
 # (a tree named, the runtime named with it); conda's activate hook.
+# An IDE launcher (export launcher) and a Jupyter kernel (export jupyter, its
+# argv run as Jupyter runs it), each given the tree, profile or runtime the
+# project names.
 # Undoing (deactivate, module unload, conda's deactivate hook) gives the
 # environment back byte for byte.
 CUDNNENV=$1
@@ -56,13 +59,15 @@ EOF
 chmod +x prog/view
 export PATH="$WORK/bin:$WORK/prog:$PATH"
 "$CUDNNENV" shim add view > /dev/null 2>&1
-export SHIMS="$CUDNNENV_STATE_DIR/shims"
+export SHIMS="$CUDNNENV_STATE_DIR/shims" VIEW="$WORK/prog/view" KERNELS="$WORK/kernels"
 
-# NAME|project file text (\n for a line break)|what current says of the tree
-SELECTIONS='tree|cudnn = "t9.2.0"\n|9.2.0  t9.2.0
-runtime|cudnn = "t9.2.0"\nruntime = "12.1.0"\n|9.2.0  t9.2.0
-env|cudnn = "t9.1.0"\n[env]\nFOO = "a b=c"\n|9.1.0  t9.1.0
-profile|profile = "tf2.18"\n|9.4.0  t9.4.0'
+# NAME|project file text (\n for a line break)|what current says of the tree|what the pinned doors
+# (launcher, kernel) are given to pin the same selection ("-": a project's [env] is the project's; a
+# launcher or kernel is pinned to a tree, shared by the projects that use it)
+SELECTIONS='tree|cudnn = "t9.2.0"\n|9.2.0  t9.2.0|t9.2.0
+runtime|cudnn = "t9.2.0"\nruntime = "12.1.0"\n|9.2.0  t9.2.0|t9.2.0 --runtime 12.1.0
+env|cudnn = "t9.1.0"\n[env]\nFOO = "a b=c"\n|9.1.0  t9.1.0|-
+profile|profile = "tf2.18"\n|9.4.0  t9.4.0|tf2.18'
 
 # NAME^shell^lines run in the project folder, printing `view` then `current` (first line)^door in current
 # (shell "bash-init": bash with `cudnnenv init bash` loaded; `bash`: without it).
@@ -72,8 +77,17 @@ hook-fish^fish-init^view; cudnnenv current | head -1^(set by PROJECT)
 activate-eval^bash^eval "$(cudnnenv activate --shell bash)"; cd /; view; cudnnenv current | head -1^(set by '"'"'cudnnenv activate'"'"' in this shell)
 activate-eval-init^bash-init^eval "$(cudnnenv activate --shell bash)"; cd /; view; cudnnenv current | head -1^(set by '"'"'cudnnenv activate'"'"' in this shell)
 shim-first^bash^rm -rf "$CUDNNENV_STATE_DIR/cache/launch"; "$SHIMS/view"; cudnnenv current | head -1^(set by PROJECT)
-shim-cached^bash^"$SHIMS/view" > /dev/null; "$SHIMS/view"; cudnnenv current | head -1^(set by PROJECT)'
+shim-cached^bash^"$SHIMS/view" > /dev/null; "$SHIMS/view"; cudnnenv current | head -1^(set by PROJECT)
+launcher^bash^"$(cudnnenv export launcher $PIN --python "$VIEW" 2> /dev/null)"; cudnnenv current | head -1^(set by PROJECT)
+kernel^bash^cudnnenv export jupyter $PIN --python "$VIEW" --prefix "$KERNELS" --name k > /dev/null 2>&1; run_kernel "$KERNELS/share/jupyter/kernels/k/kernel.json"; cudnnenv current | head -1^(set by PROJECT)'
 
+# run_kernel KERNEL_JSON: the kernel's argv, as Jupyter starts it.
+run_kernel() {
+  python3 -c 'import json, os, sys
+argv = [a.replace("{connection_file}", "/dev/null") for a in json.load(open(sys.argv[1]))["argv"]]
+os.execv(argv[0], argv)' "$1" 2> /dev/null
+}
+export -f run_kernel
 # in_shell SHELL LINES: LINES in SHELL, interactive with the integration for *-init, in the working folder.
 in_shell() {
   case $1 in
@@ -84,7 +98,7 @@ in_shell() {
   esac
 }
 
-while IFS='|' read -r selection text tree; do
+while IFS='|' read -r selection text tree pin; do
   rm -rf "$WORK/project" && mkdir "$WORK/project" && cd "$WORK/project"
   printf "$text" > .cudnnenv.toml
   "$CUDNNENV" trust > /dev/null
@@ -97,6 +111,8 @@ while IFS='|' read -r selection text tree; do
   esac
   while IFS='^' read -r door shell lines origin; do
     command -v "${shell%-init}" > /dev/null || { echo "skip: $door (no ${shell%-init})"; continue; }
+    case $door in launcher | kernel) [ "$pin" = - ] && continue ;; esac
+    export PIN=$pin
     origin=${origin//PROJECT/$WORK/project/.cudnnenv.toml}
     got=$(in_shell "$shell" "$lines" | grep -E '^(lib=|[0-9])')
     expect_eq "$got" "$expected

@@ -7,8 +7,10 @@
 # shim's first start and its start from the recorded decision; cmd with the
 # integration (`init cmd`'s cudnnenv.bat) and `activate`; conda's cmd hook
 # (`export conda`, the tree row); a profile's generated activate.bat (the
-# profile row: profile = "tf2.5", with its variable). The same as
-# tests/e2e/doors.sh on Linux.
+# profile row: profile = "tf2.5", with its variable); an IDE launcher
+# (`export launcher`, python.exe) and a Jupyter kernel (`export jupyter`,
+# its argv as Jupyter starts it), each given what the project names. The
+# same as tests/e2e/doors.sh on Linux.
 #
 # What Wine cannot show: cmd's prompt hook (Wine's cmd runs no doskey
 # macro); SetDllDirectoryW in the child (Wine passes it to none), which the
@@ -45,10 +47,11 @@ shims="$CUDNNENV_ROOT\\.cudnnenv\\shims"
 macro="$CUDNNENV_ROOT\\.cudnnenv\\cmd\\cudnnenv.bat"
 project_file="$(winpath "$WORK/project")\\.cudnnenv.toml"
 
-# NAME|project file (\n for a line break)|tree|version cudnnGetVersion reports|FOO|TF_CPP_MIN_LOG_LEVEL
-SELECTIONS='tree|cudnn = "t8.2.0"\n|t8.2.0|8200||
-env|cudnn = "t8.1.0"\n[env]\nFOO = "a b"\n|t8.1.0|8100|a b|
-profile|profile = "tf2.5"\n|t8.1.0|8100||0'
+# NAME|project file (\n for a line break)|tree|version cudnnGetVersion reports|FOO|TF_CPP_MIN_LOG_LEVEL|what
+# the launcher and the kernel are given to pin the same selection
+SELECTIONS='tree|cudnn = "t8.2.0"\n|t8.2.0|8200|||t8.2.0
+env|cudnn = "t8.1.0"\n[env]\nFOO = "a b"\n|t8.1.0|8100|a b||-
+profile|profile = "tf2.5"\n|t8.1.0|8100||0|tf2.5'
 
 # NAME|the batch lines (in the project folder; %1: the output file)|door in current|selections it serves
 DOORS='exec|"'"$cudnnenv"'" exec -- view.bat > %1|(set by PROJECT)|tree env profile
@@ -56,11 +59,23 @@ shim-first|rmdir /s /q "'"$CUDNNENV_ROOT"'\.cudnnenv\cache\launch" 2> nul & "'"$
 shim-cached|"'"$shims"'\view.exe" > nul & "'"$shims"'\view.exe" > %1|(set by PROJECT)|tree env profile
 cmd-activate|call "'"$macro"'" activate & call view.bat > %1|(set by '"'"'cudnnenv activate'"'"' in this shell)|tree env profile
 conda-hook|call "'"$(winpath "$WORK/env")"'\etc\conda\activate.d\cudnnenv-activate.bat" & call view.bat > %1|(set by the conda env'"'"'s hook ('"'"'conda activate'"'"') in this shell)|tree
-profile-script|call "'"$CUDNNENV_ROOT"'\.cudnnenv\profiles\tf2.5\activate.bat" & call view.bat > %1|(set by the profile'"'"'s activate script in this shell)|profile'
+profile-script|call "'"$CUDNNENV_ROOT"'\.cudnnenv\profiles\tf2.5\activate.bat" & call view.bat > %1|(set by the profile'"'"'s activate script in this shell)|profile
+launcher|LAUNCHER > %1|(set by PROJECT)|tree profile
+kernel|KERNEL > %1|(set by PROJECT)|tree profile'
 
-while IFS='|' read -r selection text tree version foo tf; do
+while IFS='|' read -r selection text tree version foo tf pin; do
   printf "$text" | crlf > project/.cudnnenv.toml
   (cd project && "$WINE" "$CUDNNENV" trust > /dev/null)
+  launcher= kernel=
+  if [ "$pin" != - ]; then
+    launcher=\"$("$WINE" "$CUDNNENV" export launcher "$pin" --python "$(winpath "$WORK/prog/view.bat")" 2> /dev/null | tr -d '\r')\"
+    "$WINE" "$CUDNNENV" export jupyter "$pin" --python "$(winpath "$WORK/prog/view.bat")" --prefix "$(winpath "$WORK/kp")" \
+      --name k > /dev/null 2>&1 || fail "export jupyter $pin"
+    # The kernel's argv as one command line (each word quoted, as Jupyter's Popen would).
+    kernel=$(python3 -c 'import json, sys
+print(" ".join("\"" + a.replace("{connection_file}", "nul") + "\"" for a in json.load(open(sys.argv[1]))["argv"]))' \
+      "$WORK/kp/share/jupyter/kernels/k/kernel.json")
+  fi
   checked=0
   expected="first=$(winpath "$root/$tree/bin") CUDNN_PATH=$(winpath "$root/$tree") ACTIVE=$tree FOO=$foo TF=$tf
 $version
@@ -73,7 +88,8 @@ ${tree#t}  $tree"
       echo "call \"$CUDNNENV_ROOT\\.cudnnenv\\cmd\\init.bat\""
       echo "set \"PATH=%PATH%;$(winpath "$WORK/prog")\""
       echo "cd /d \"$(winpath "$WORK/project")\""
-      echo "$lines" | sed "s|%1|\"%~dp0$door.txt\"|g"
+      lines=${lines//LAUNCHER/$launcher}
+      echo "${lines//KERNEL/$kernel}" | sed "s|%1|\"%~dp0$door.txt\"|g"
       echo "\"$cudnnenv\" current >> \"%~dp0$door.txt\""
     } | crlf > "$door.bat"
     rm -f "$door.txt"
@@ -82,6 +98,6 @@ ${tree#t}  $tree"
     expect_eq "$got" "$expected  $origin" "$selection through $door ($(console_said console.txt))"
     checked=$((checked + 1))
   done <<< "$DOORS"
-  expect_eq "$checked" "$([ "$selection" = env ] && echo 4 || echo 5)" "$selection: the doors checked"
+  expect_eq "$checked" "$([ "$selection" = env ] && echo 4 || echo 7)" "$selection: the doors checked"
   pass "$selection: every door gives the program exec's environment, and current names the tree and the door"
 done <<< "$SELECTIONS"

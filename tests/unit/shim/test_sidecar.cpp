@@ -24,8 +24,9 @@ TEST_SUITE("shim/sidecar") {
     shim::Sidecar sidecar;
     char unknown[] = "path = /bin/true\ncolour = red\n\0";
     CHECK_FALSE(shim::parse_sidecar(unknown, std::strlen(unknown), sidecar, error, sizeof error));
-    CHECK(std::string(error) ==
-          "line 2: unknown key 'colour' (known: cudnnenv, root, state, audit, path, args, library_dir, cudnn)");
+    CHECK(
+        std::string(error) ==
+        "line 2: unknown key 'colour' (known: cudnnenv, root, state, audit, path, args, library_dir, cudnn, runtime)");
     char no_tree[] = "path = /bin/true\n\0";
     CHECK_FALSE(shim::parse_sidecar(no_tree, std::strlen(no_tree), sidecar, error, sizeof error));
     CHECK(std::string(error) == "no 'library_dir = ...', and no 'cudnnenv = ...' and 'root = ...' to select one");
@@ -33,6 +34,9 @@ TEST_SUITE("shim/sidecar") {
     CHECK_FALSE(
         shim::parse_sidecar(pinned_without_path, std::strlen(pinned_without_path), sidecar, error, sizeof error));
     CHECK(std::string(error) == "'cudnn = ...' needs 'cudnnenv = ...', 'root = ...' and 'path = ...'");
+    char runtime_alone[] = "cudnnenv = /c\nroot = /r\nruntime = rt12.1\n\0";
+    CHECK_FALSE(shim::parse_sidecar(runtime_alone, std::strlen(runtime_alone), sidecar, error, sizeof error));
+    CHECK(std::string(error) == "'runtime = ...' goes with 'cudnn = ...'");
   }
 
   TEST_CASE("a launcher's sidecar names the tree every start is pinned to") {
@@ -41,7 +45,12 @@ TEST_SUITE("shim/sidecar") {
     char error[256] = {};
     REQUIRE(shim::parse_sidecar(text, std::strlen(text), sidecar, error, sizeof error));
     CHECK(std::string(sidecar.cudnn) == "tree 9.1 & é");
+    CHECK(std::string(sidecar.runtime).empty());
     CHECK(std::string(sidecar.path) == "/usr/bin/python3");
+    char with_runtime[] = "cudnnenv = /c\nroot = /r\npath = /p\ncudnn = tf2.18\nruntime = cuda-12.4.1\n\0";
+    REQUIRE(shim::parse_sidecar(with_runtime, std::strlen(with_runtime), sidecar, error, sizeof error));
+    CHECK(std::string(sidecar.cudnn) == "tf2.18");
+    CHECK(std::string(sidecar.runtime) == "cuda-12.4.1");
   }
 }
 
