@@ -31,7 +31,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "runtime_names.inc"
+#include "components.inc"
 
 #if defined(__x86_64__)
 #define SYS_OPENAT 257
@@ -92,16 +92,18 @@ static int log_fd = -1;
 static int environment_read;
 
 static void take_entry(const char* entry) {
-  if (starts_with(entry, "CUDNNENV_PIN_DIR=")) {
-    const size_t length = length_of(entry + 17);
+  static const char pin_entry[] = CUDNNENV_PIN_VARIABLE_CUDNN "=";
+  static const char runtime_entry[] = CUDNNENV_PIN_VARIABLE_RUNTIME "=";
+  if (starts_with(entry, pin_entry)) {
+    const size_t length = length_of(entry + sizeof pin_entry - 1);
     if (length > 0 && length < sizeof pin_dir) {
-      copy(pin_dir, entry + 17, length + 1);
+      copy(pin_dir, entry + sizeof pin_entry - 1, length + 1);
       pin_dir_length = length;
     }
-  } else if (starts_with(entry, "CUDNNENV_RUNTIME_DIR=")) {
-    const size_t length = length_of(entry + 21);
+  } else if (starts_with(entry, runtime_entry)) {
+    const size_t length = length_of(entry + sizeof runtime_entry - 1);
     if (length > 0 && length < sizeof runtime_dir) {
-      copy(runtime_dir, entry + 21, length + 1);
+      copy(runtime_dir, entry + sizeof runtime_entry - 1, length + 1);
       runtime_dir_length = length;
     }
   }
@@ -160,7 +162,7 @@ static int is_cudnn_name(const char* base) {
 }
 
 /* lib<stem>.so... for the CUDA runtime libraries a framework opens by name
- * that the pin sends to the runtime tree (runtime_names.inc: the store's list). */
+ * that the pin sends to the runtime tree (components.inc: the store's list). */
 #define CUDNNENV_PINNED_STEM(stem, pinned) (pinned) ? "lib" stem ".so" : 0,
 static int is_runtime_name(const char* base) {
   static const char* const stems[] = {CUDNNENV_RUNTIME_LIBRARIES(CUDNNENV_PINNED_STEM)};

@@ -31,7 +31,8 @@ std::vector<std::string> selecting(const Store& store, const TreeRecord& tree, c
                : "with '" + selection.tree.name + "' (" + who + "; chosen by " + selection.runtime_reason + ")";
   };
   const auto selection_of = [&](const std::string& spec) {
-    return resolve_selection(store, SelectionRequest{spec, std::nullopt, {}, context.request().working_directory});
+    return resolve_selection(
+        store, SelectionRequest{spec, std::nullopt, {}, context.request().working_directory, std::nullopt});
   };
   auto here = resolve_selection(store, context.request());
   if (here && chooses(*here)) found.push_back(as_what(*here, describe_origin(*here)));

@@ -13,6 +13,7 @@
 
 #include "discover/discover.hpp"
 #include "formats/binfmt.hpp"
+#include "store/component.hpp"
 #include "store/layout.hpp"
 #include "store/runtime.hpp"
 #include "util/fs.hpp"
@@ -280,17 +281,20 @@ Result<LaunchPlan> plan_launch(const LaunchRequest& request) {
   plan.library_dir = request.tree.resolve(request.tree.layout.library_dir);
   if (request.runtime) plan.runtime_dir = request.runtime->resolve(request.runtime->layout.library_dir);
   plan.report_log = request.report_log;
-  const std::string library_dir = util::to_utf8(plan.library_dir);
-  const std::string runtime_dir = util::to_utf8(plan.runtime_dir);
+  // The selection's trees and their folders, in the components' order.
+  std::vector<std::pair<const ComponentRow*, std::string>> folders;
+  for (const TreeRecord* tree : pinned_trees(request.tree, request.runtime ? &*request.runtime : nullptr)) {
+    folders.emplace_back(&component(tree->kind), util::to_utf8(tree->resolve(tree->layout.library_dir)));
+  }
   const char separator = windows_host() ? ';' : ':';
   if (!windows_host()) {
-    for (const auto& [what, text] :
-         {std::pair{"the tree's library folder", library_dir}, std::pair{"the runtime's library folder", runtime_dir},
-          std::pair{"the audit module", util::to_utf8(request.audit_module)}}) {
+    std::vector<std::pair<std::string, std::string>> checked;
+    for (const auto& [row, folder] : folders) checked.emplace_back(row->folder_words, folder);
+    checked.emplace_back("the audit module", util::to_utf8(request.audit_module));
+    for (const auto& [what, text] : checked) {
       if (text.find(':') != std::string::npos) {
-        return make_error(
-            std::string(what) + " '" + text + "' has a ':', which LD_LIBRARY_PATH and LD_AUDIT cannot hold",
-            "move the store (--root) or cudnnenv to a path without ':'");
+        return make_error(what + " '" + text + "' has a ':', which LD_LIBRARY_PATH and LD_AUDIT cannot hold",
+                          "move the store (--root) or cudnnenv to a path without ':'");
       }
     }
   }
@@ -316,23 +320,24 @@ Result<LaunchPlan> plan_launch(const LaunchRequest& request) {
   // before it (the tree's folder ends up first, the runtime's right after).
   const std::string loader_list = windows_host() ? "PATH" : "LD_LIBRARY_PATH";
   if (request.selection_environment.prepend.empty()) {
-    if (request.runtime) CUDNNENV_TRY(prepend(loader_list, runtime_dir));
-    CUDNNENV_TRY(prepend(loader_list, library_dir));
+    for (auto each = folders.rbegin(); each != folders.rend(); ++each) CUDNNENV_TRY(prepend(loader_list, each->second));
   }
   for (const auto& [name, entry] : request.selection_environment.prepend) CUDNNENV_TRY(prepend(name, entry));
   for (const auto& [name, value] : request.selection_environment.set) set(name, value);
   // The pin.
   const bool audit = !windows_host() && (request.mode == PinMode::audit || !request.report_log.empty());
   const bool pinned_by_name = windows_host() || request.mode == PinMode::audit;
-  if (pinned_by_name) {
-    set("CUDNNENV_PIN_DIR", library_dir);
-  } else {
-    unset("CUDNNENV_PIN_DIR");  // the audit module, if loaded for --report, only records
-  }
-  if (request.runtime && pinned_by_name) {
-    set("CUDNNENV_RUNTIME_DIR", runtime_dir);
-  } else {
-    unset("CUDNNENV_RUNTIME_DIR");  // one left by an outer start would send runtime names elsewhere
+  // Each component's folder to the pin; a component without a tree here
+  // (or the audit module loaded only to record, for --report) unset: one
+  // left by an outer start would send its names elsewhere.
+  for (const ComponentRow& row : components()) {
+    const auto selected =
+        std::find_if(folders.begin(), folders.end(), [&](const auto& each) { return each.first == &row; });
+    if (pinned_by_name && selected != folders.end()) {
+      set(std::string(row.pin_variable), selected->second);
+    } else {
+      unset(std::string(row.pin_variable));
+    }
   }
   if (audit) {
     // The report's module also records every object that maps.

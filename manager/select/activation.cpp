@@ -5,6 +5,7 @@
 #include <cctype>
 #include <system_error>
 
+#include "store/component.hpp"
 #include "util/fs.hpp"
 #include "util/text.hpp"
 
@@ -17,7 +18,6 @@ shell::Activation activation_for(const TreeRecord& tree, const std::optional<Cud
                                  const util::Environment& environment, const TreeRecord* runtime) {
   const bool windows = host_platform().os == Os::windows;
   shell::Activation activation;
-  const std::string library_dir = util::to_utf8(tree.resolve(tree.layout.library_dir));
   if (auto toolkit = cuda ? find_toolkit(*cuda, environment) : std::nullopt) {
     if (windows) {
       activation.prepend.emplace_back("PATH", util::to_utf8(*toolkit / "libnvvp"));
@@ -25,13 +25,14 @@ shell::Activation activation_for(const TreeRecord& tree, const std::optional<Cud
     activation.prepend.emplace_back("PATH", util::to_utf8(*toolkit / "bin"));
     activation.set.emplace_back("CUDA_PATH", util::to_utf8(*toolkit));
   }
-  // Each entry goes in front of the ones before it: the runtime's folder
-  // ends up right after the tree's.
-  if (runtime) {
+  // Each entry goes in front of the ones before it: the trees' folders end
+  // up in the components' order.
+  const std::vector<const TreeRecord*> trees = pinned_trees(tree, runtime);
+  for (auto each = trees.rbegin(); each != trees.rend(); ++each) {
     activation.prepend.emplace_back(windows ? "PATH" : "LD_LIBRARY_PATH",
-                                    util::to_utf8(runtime->resolve(runtime->layout.library_dir)));
+                                    util::to_utf8((*each)->resolve((*each)->layout.library_dir)));
   }
-  activation.prepend.emplace_back(windows ? "PATH" : "LD_LIBRARY_PATH", library_dir);
+  // cuDNN's own variables, which build systems read (CMake's FindCUDNN, ...).
   activation.set.emplace_back("CUDNN_PATH", util::to_utf8(tree.root));
   if (!tree.layout.include_dir.empty()) {
     activation.set.emplace_back("CUDNN_INCLUDE_DIR", util::to_utf8(tree.resolve(tree.layout.include_dir)));
@@ -39,8 +40,7 @@ shell::Activation activation_for(const TreeRecord& tree, const std::optional<Cud
   activation.set.emplace_back(
       "CUDNN_LIB_DIR", util::to_utf8(tree.resolve(!tree.layout.import_lib_dir.empty() ? tree.layout.import_lib_dir
                                                                                       : tree.layout.library_dir)));
-  activation.set.emplace_back("CUDNNENV_ACTIVE", tree.name);
-  if (runtime) activation.set.emplace_back("CUDNNENV_CUDA_RUNTIME", runtime->name);
+  for (const TreeRecord* each : trees) activation.set.emplace_back(component(each->kind).active_variable, each->name);
   for (const auto& [name, value] : extra) {
     activation.set.emplace_back(name, value);
   }

@@ -6,8 +6,8 @@
 #include "util/fs.hpp"
 #include "util/text.hpp"
 
+#include "components.inc"
 #include "cuda_manifests.inc"
-#include "runtime_names.inc"
 
 namespace cudnnenv {
 

@@ -43,6 +43,8 @@ BATCH
 "$WINE" "$CUDNNENV" export conda t8.2.0 --prefix "$(winpath "$WORK/env")" > /dev/null 2>&1
 "$WINE" "$CUDNNENV" profile generate tf2.5 > /dev/null 2>&1
 cudnnenv=$(winpath "$CUDNNENV")
+# Wine sets LOCALAPPDATA from its prefix, whatever the environment says.
+fragments="$WINEPREFIX/drive_c/users/$(id -un)/AppData/Local/Microsoft/Windows Terminal/Fragments/cudnnenv"
 shims="$CUDNNENV_ROOT\\.cudnnenv\\shims"
 macro="$CUDNNENV_ROOT\\.cudnnenv\\cmd\\cudnnenv.bat"
 project_file="$(winpath "$WORK/project")\\.cudnnenv.toml"
@@ -61,7 +63,9 @@ cmd-activate|call "'"$macro"'" activate & call view.bat > %1|(set by '"'"'cudnne
 conda-hook|call "'"$(winpath "$WORK/env")"'\etc\conda\activate.d\cudnnenv-activate.bat" & call view.bat > %1|(set by the conda env'"'"'s hook ('"'"'conda activate'"'"') in this shell)|tree
 profile-script|call "'"$CUDNNENV_ROOT"'\.cudnnenv\profiles\tf2.5\activate.bat" & call view.bat > %1|(set by the profile'"'"'s activate script in this shell)|profile
 launcher|LAUNCHER > %1|(set by PROJECT)|tree profile
-kernel|KERNEL > %1|(set by PROJECT)|tree profile'
+kernel|KERNEL > %1|(set by PROJECT)|tree profile
+cmd-use|call "'"$macro"'" use PIN & call view.bat > %1|(set by '"'"'cudnnenv use'"'"' in this shell)|tree profile
+terminal|call TERMINAL & call view.bat > %1|(set by TERMINAL_DOOR)|tree profile'
 
 while IFS='|' read -r selection text tree version foo tf pin; do
   printf "$text" | crlf > project/.cudnnenv.toml
@@ -72,6 +76,11 @@ while IFS='|' read -r selection text tree version foo tf pin; do
     "$WINE" "$CUDNNENV" export jupyter "$pin" --python "$(winpath "$WORK/prog/view.bat")" --prefix "$(winpath "$WORK/kp")" \
       --name k > /dev/null 2>&1 || fail "export jupyter $pin"
     # The kernel's argv as one command line (each word quoted, as Jupyter's Popen would).
+    "$WINE" "$CUDNNENV" export terminal "$pin" --name k > /dev/null 2>&1 || fail "export terminal $pin"
+    # The script the terminal profile's command line runs (cmd /k ""SCRIPT"").
+    terminal=$(python3 -c 'import json, sys
+line = json.load(open(sys.argv[1], encoding="utf-8"))["profiles"][0]["commandline"]
+print(line[line.index(\'/k ""\') + 3:-1])' "$fragments/k.json")
     kernel=$(python3 -c 'import json, sys
 print(" ".join("\"" + a.replace("{connection_file}", "nul") + "\"" for a in json.load(open(sys.argv[1]))["argv"]))' \
       "$WORK/kp/share/jupyter/kernels/k/kernel.json")
@@ -89,6 +98,8 @@ ${tree#t}  $tree"
       echo "set \"PATH=%PATH%;$(winpath "$WORK/prog")\""
       echo "cd /d \"$(winpath "$WORK/project")\""
       lines=${lines//LAUNCHER/$launcher}
+      lines=${lines//TERMINAL/$terminal}
+      lines=${lines//PIN/$pin}
       echo "${lines//KERNEL/$kernel}" | sed "s|%1|\"%~dp0$door.txt\"|g"
       echo "\"$cudnnenv\" current >> \"%~dp0$door.txt\""
     } | crlf > "$door.bat"
@@ -98,6 +109,6 @@ ${tree#t}  $tree"
     expect_eq "$got" "$expected  $origin" "$selection through $door ($(console_said console.txt))"
     checked=$((checked + 1))
   done <<< "$DOORS"
-  expect_eq "$checked" "$([ "$selection" = env ] && echo 4 || echo 7)" "$selection: the doors checked"
+  expect_eq "$checked" "$([ "$selection" = env ] && echo 4 || echo 9)" "$selection: the doors checked"
   pass "$selection: every door gives the program exec's environment, and current names the tree and the door"
 done <<< "$SELECTIONS"

@@ -1,0 +1,62 @@
+#include <doctest/doctest.h>
+
+#include <set>
+#include <string>
+
+#include "components.inc"
+#include "store/component.hpp"
+
+namespace cudnnenv {
+
+TEST_SUITE("store/component") {
+  TEST_CASE("every kind of tree has one row, in the loader list's order: cuDNN, then the runtime") {
+    REQUIRE(components().size() == 2);
+    CHECK(components()[0].kind == TreeKind::cudnn);
+    CHECK(components()[1].kind == TreeKind::cuda);
+    std::set<std::string> variables;
+    for (const ComponentRow& row : components()) {
+      CHECK(&component(row.kind) == &row);
+      variables.insert(std::string(row.pin_variable));
+      variables.insert(std::string(row.active_variable));
+    }
+    CHECK(variables.size() == 4);  // no two rows, nor a row's two variables, share one
+  }
+
+  TEST_CASE("the pin's variables are the ones the audit module reads") {
+    CHECK(component(TreeKind::cudnn).pin_variable == "CUDNNENV_PIN_DIR");
+    CHECK(component(TreeKind::cuda).pin_variable == "CUDNNENV_RUNTIME_DIR");
+    CHECK(component(TreeKind::cudnn).pin_variable == CUDNNENV_PIN_VARIABLE_CUDNN);
+    CHECK(component(TreeKind::cuda).pin_variable == CUDNNENV_PIN_VARIABLE_RUNTIME);
+  }
+
+  TEST_CASE("each runtime library the audit module pins is the runtime's, never cuDNN's, on both systems") {
+    const ComponentRow& cudnn = component(TreeKind::cudnn);
+    const ComponentRow& runtime = component(TreeKind::cuda);
+#define CHECK_RUNTIME_NAME(stem, pinned)                                                                    \
+  for (const std::string& name : {"lib" + std::string(stem) + ".so.12", std::string(stem) + "64_12.dll"}) { \
+    const Os os = name.ends_with(".dll") ? Os::windows : Os::linux;                                         \
+    CHECK_MESSAGE(runtime.library_name(name, os), name);                                                    \
+    CHECK_FALSE_MESSAGE(cudnn.library_name(name, os), name);                                                \
+  }
+    CUDNNENV_RUNTIME_LIBRARIES(CHECK_RUNTIME_NAME)
+#undef CHECK_RUNTIME_NAME
+    for (const auto& [name, os] :
+         {std::pair{"libcudnn.so.9", Os::linux}, std::pair{"libcudnn_graph.so.9", Os::linux},
+          std::pair{"cudnn64_8.dll", Os::windows}, std::pair{"cudnn_ops64_9.dll", Os::windows}}) {
+      CHECK_MESSAGE(cudnn.library_name(name, os), name);
+      CHECK_FALSE_MESSAGE(runtime.library_name(name, os), name);
+    }
+  }
+
+  TEST_CASE("a selection's trees: cuDNN's, then the runtime's when one is selected") {
+    TreeRecord cudnn;
+    cudnn.name = "9.19";
+    TreeRecord runtime;
+    runtime.name = "cuda-13.0.2";
+    runtime.kind = TreeKind::cuda;
+    CHECK(pinned_trees(cudnn, nullptr) == std::vector<const TreeRecord*>{&cudnn});
+    CHECK(pinned_trees(cudnn, &runtime) == std::vector<const TreeRecord*>{&cudnn, &runtime});
+  }
+}
+
+}  // namespace cudnnenv
