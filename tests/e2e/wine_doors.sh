@@ -9,8 +9,9 @@
 # (`export conda`, the tree row); a profile's generated activate.bat (the
 # profile row: profile = "tf2.5", with its variable); an IDE launcher
 # (`export launcher`, python.exe) and a Jupyter kernel (`export jupyter`,
-# its argv as Jupyter starts it), each given what the project names. The
-# same as tests/e2e/doors.sh on Linux.
+# its argv as Jupyter starts it), `use` in cmd with the integration, and the
+# script a Windows Terminal profile's command line runs (`export terminal`),
+# each given what the project names. The same as tests/e2e/doors.sh on Linux.
 #
 # What Wine cannot show: cmd's prompt hook (Wine's cmd runs no doskey
 # macro); SetDllDirectoryW in the child (Wine passes it to none), which the
@@ -44,7 +45,7 @@ BATCH
 "$WINE" "$CUDNNENV" profile generate tf2.5 > /dev/null 2>&1
 cudnnenv=$(winpath "$CUDNNENV")
 # Wine sets LOCALAPPDATA from its prefix, whatever the environment says.
-fragments="$WINEPREFIX/drive_c/users/$(id -un)/AppData/Local/Microsoft/Windows Terminal/Fragments/cudnnenv"
+fragments="${WINEPREFIX:-$HOME/.wine}/drive_c/users/$(id -un)/AppData/Local/Microsoft/Windows Terminal/Fragments/cudnnenv"
 shims="$CUDNNENV_ROOT\\.cudnnenv\\shims"
 macro="$CUDNNENV_ROOT\\.cudnnenv\\cmd\\cudnnenv.bat"
 project_file="$(winpath "$WORK/project")\\.cudnnenv.toml"
@@ -64,8 +65,8 @@ conda-hook|call "'"$(winpath "$WORK/env")"'\etc\conda\activate.d\cudnnenv-activa
 profile-script|call "'"$CUDNNENV_ROOT"'\.cudnnenv\profiles\tf2.5\activate.bat" & call view.bat > %1|(set by the profile'"'"'s activate script in this shell)|profile
 launcher|LAUNCHER > %1|(set by PROJECT)|tree profile
 kernel|KERNEL > %1|(set by PROJECT)|tree profile
-cmd-use|call "'"$macro"'" use PIN & call view.bat > %1|(set by '"'"'cudnnenv use'"'"' in this shell)|tree profile
-terminal|call TERMINAL & call view.bat > %1|(set by TERMINAL_DOOR)|tree profile'
+cmd-use|call "'"$macro"'" use PIN & call view.bat > %1|(set by CUDNNENV_VERSION)|tree profile
+terminal|call TERMINAL & call view.bat > %1|(set by the terminal profile'"'"'s script in this shell)|tree profile'
 
 while IFS='|' read -r selection text tree version foo tf pin; do
   printf "$text" | crlf > project/.cudnnenv.toml
@@ -75,12 +76,12 @@ while IFS='|' read -r selection text tree version foo tf pin; do
     launcher=\"$("$WINE" "$CUDNNENV" export launcher "$pin" --python "$(winpath "$WORK/prog/view.bat")" 2> /dev/null | tr -d '\r')\"
     "$WINE" "$CUDNNENV" export jupyter "$pin" --python "$(winpath "$WORK/prog/view.bat")" --prefix "$(winpath "$WORK/kp")" \
       --name k > /dev/null 2>&1 || fail "export jupyter $pin"
-    # The kernel's argv as one command line (each word quoted, as Jupyter's Popen would).
     "$WINE" "$CUDNNENV" export terminal "$pin" --name k > /dev/null 2>&1 || fail "export terminal $pin"
-    # The script the terminal profile's command line runs (cmd /k ""SCRIPT"").
+    # The script the terminal profile's command line runs (cmd /k ""SCRIPT""), quoted.
     terminal=$(python3 -c 'import json, sys
 line = json.load(open(sys.argv[1], encoding="utf-8"))["profiles"][0]["commandline"]
-print(line[line.index(\'/k ""\') + 3:-1])' "$fragments/k.json")
+print(line[line.index("/k \"\"") + 4:-1])' "$fragments/k.json")
+    # The kernel's argv as one command line (each word quoted, as Jupyter's Popen would).
     kernel=$(python3 -c 'import json, sys
 print(" ".join("\"" + a.replace("{connection_file}", "nul") + "\"" for a in json.load(open(sys.argv[1]))["argv"]))' \
       "$WORK/kp/share/jupyter/kernels/k/kernel.json")
