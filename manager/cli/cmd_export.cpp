@@ -1,22 +1,21 @@
 // cudnnenv export modulefile|conda|jupyter|launcher|vscode|terminal: the
 // store's trees for the tools people already use (Lmod, conda, Jupyter, IDEs, terminals).
 #include <algorithm>
-#include <chrono>
 #include <filesystem>
 #include <set>
 
 #include "cli/context.hpp"
 #include "cli/output.hpp"
-#include "pin/kernelspec.hpp"
+#include "integrate/kernelspec.hpp"
+#include "integrate/launcher.hpp"
+#include "integrate/terminal.hpp"
 #include "pin/launch.hpp"
 #include "pin/shims.hpp"
-#include "pin/terminal.hpp"
 #include "select/activation.hpp"
 #include "shell/init.hpp"
 #include "store/runtime.hpp"
 #include "util/fs.hpp"
 #include "util/json.hpp"
-#include "util/process.hpp"
 #include "util/shortcut.hpp"
 #include "util/text.hpp"
 
@@ -184,21 +183,9 @@ Result<int> run_conda(const CondaArguments& arguments, const Context& context) {
   return 0;
 }
 
-// What a launcher or a kernel pins: the profile when one chose the tree (its
-// variables and its runtime rule come with it), else the tree; and the
-// runtime when one was named.
-struct Pin {
-  std::string spec;
-  std::string runtime;
-};
-Pin pin_of(const Selection& selection, const std::string& runtime_named) {
-  return {selection.profile ? selection.profile->name : selection.tree.name,
-          runtime_named.empty() || !selection.runtime ? std::string() : selection.runtime->name};
-}
-// "--cudnn SPEC [--runtime NAME]", as a command line takes them.
-std::string pin_flags(const Pin& pin) {
-  return "--cudnn " + util::command_word(pin.spec) +
-         (pin.runtime.empty() ? std::string() : " --runtime " + util::command_word(pin.runtime));
+// Where a Python is never taken from: the shims (one would start itself).
+std::vector<fs::path> python_skip(const Context& context) {
+  return {context.store().state().shims()};
 }
 
 struct JupyterArguments {
@@ -212,60 +199,8 @@ struct JupyterArguments {
   bool remove = false;
 };
 
-// The Python to pin: `given`, else python3 (then python) on PATH, never one
-// of the shims; `which` names it in the hint.
-Result<fs::path> find_python(const std::string& given, const Context& context, const std::string& which) {
-  std::error_code ec;
-  if (!given.empty()) {
-    fs::path python = fs::absolute(util::path_from_utf8(given), ec);
-    if (!fs::is_regular_file(python, ec)) {
-      return make_error("no program '" + util::printable(given) + "'", "give " + which + " with --python",
-                        ExitCode::not_found);
-    }
-    return python;
-  }
-  for (const char* command : {"python3", "python"}) {
-    if (auto found = find_program(command, context.environment, {context.store().state().shims()})) return *found;
-  }
-  return make_error("no python3 or python on PATH", "give " + which + " with --python", ExitCode::not_found);
-}
-
-// No --python: the first of python3 and python on PATH (skipping the shims)
-// that imports ipykernel, which the kernel runs (`-m ipykernel_launcher`): one
-// without it (a pyenv shim's Python, the system's) would die at each start.
-Result<fs::path> python_with_ipykernel(const Context& context) {
-  std::vector<std::string> tried;
-  for (const char* command : {"python3", "python"}) {
-    auto found = find_program(command, context.environment, {context.store().state().shims()});
-    if (!found) continue;
-    const std::string shown = util::to_utf8(*found);
-    if (std::find(tried.begin(), tried.end(), shown) != tried.end()) continue;
-    tried.push_back(shown);
-    util::ProcessSpec spec;
-    spec.program = *found;
-    spec.arguments = {"-c", "import ipykernel"};
-    spec.environment = context.environment;
-    spec.timeout = std::chrono::seconds(60);
-    auto outcome = util::run_process(spec);
-    if (outcome && outcome->exit_code == 0) return *found;
-    log_debug("export jupyter: '" + shown + "' cannot import ipykernel");
-  }
-  if (tried.empty()) {
-    return make_error("no python3 or python on PATH", "give the Python that has ipykernel with --python",
-                      ExitCode::not_found);
-  }
-  std::string names;
-  for (const auto& name : tried) names += (names.empty() ? "'" : ", '") + name + "'";
-  return make_error("no Python on PATH has ipykernel (" + names +
-                        " cannot import it): a kernel started with it "
-                        "would die at once",
-                    "install it into that Python: " + util::command_word(tried.front()) +
-                        " -m pip install ipykernel; or give one that has it: --python PATH",
-                    ExitCode::not_found);
-}
-
 // `cudnnenv export jupyter`: a kernelspec whose every start goes through
-// `cudnnenv exec --cudnn TREE` (pin/kernelspec.hpp).
+// `cudnnenv exec --cudnn TREE` (integrate/kernelspec.hpp).
 Result<int> run_jupyter(const JupyterArguments& arguments, const Context& context) {
   if (arguments.user && !arguments.prefix.empty()) {
     return make_error("--user and --prefix name two places", "give one", ExitCode::usage);
@@ -314,8 +249,9 @@ Result<int> run_jupyter(const JupyterArguments& arguments, const Context& contex
   const Pin pin = pin_of(*selection, arguments.runtime);
   const Store& store = context.store();
   CUDNNENV_TRY_ASSIGN(found_python, arguments.python.empty()
-                                        ? python_with_ipykernel(context)
-                                        : find_python(arguments.python, context, "the Python that has ipykernel"));
+                                        ? python_with_ipykernel(context.environment, python_skip(context))
+                                        : find_python(arguments.python, context.environment, python_skip(context),
+                                                      "the Python that has ipykernel"));
   const fs::path python = *found_python;
   const std::string root = util::to_utf8(store.root());
   if (!util::is_valid_utf8(util::to_utf8(python)) || !util::is_valid_utf8(root)) {
@@ -366,24 +302,12 @@ struct LauncherArguments {
   std::string folder = ".";  // export vscode: the workspace
 };
 
-// A launcher named python (python.exe) pinned to the spec's tree: a shim in
-// launchers/<tree>/<interpreter and pin>/ (another project's export never
-// rewrites it) whose every start is `cudnnenv exec --cudnn SPEC [--runtime
-// NAME] -- PYTHON` (the sidecar's `cudnn` and `runtime`), for IDEs that take
-// an interpreter's path.
+// The launcher for the spec's selection (integrate/launcher.hpp).
 Result<fs::path> write_launcher(const LauncherArguments& arguments, const Context& context, Pin& pin) {
   CUDNNENV_TRY_ASSIGN(selection, context.selection(context.request(arguments.spec, {}, arguments.runtime)));
-  CUDNNENV_TRY_ASSIGN(python, find_python(arguments.python, context, "the Python the IDE should run"));
-  pin = pin_of(*selection, arguments.runtime);
-  ShimPaths paths = shim_paths(context);
-  paths.shims_dir = context.store().state().launchers(selection->tree.name, *python, pin.spec, pin.runtime);
-  ShimSpec spec;
-  spec.name = "python";
-  spec.target = *python;
-  spec.cudnn = pin.spec;
-  spec.runtime = pin.runtime;
-  CUDNNENV_TRY_ASSIGN(shim, add_shim(spec, paths));
-  return shim->file;
+  CUDNNENV_TRY_ASSIGN(python, find_python(arguments.python, context.environment, python_skip(context),
+                                          "the Python the IDE should run"));
+  return write_launcher(*selection, *python, arguments.runtime, shim_paths(context), context.store().state(), pin);
 }
 
 Result<int> run_launcher(const LauncherArguments& arguments, const Context& context) {

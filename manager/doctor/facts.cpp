@@ -6,7 +6,7 @@
 
 #include <spdlog/spdlog.h>
 
-#include "pin/kernelspec.hpp"
+#include "integrate/kernelspec.hpp"
 #include "pin/launch.hpp"
 #include "pin/shims.hpp"
 #include "probe/probe.hpp"

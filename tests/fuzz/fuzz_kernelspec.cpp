@@ -11,8 +11,8 @@
 #include <cstdlib>
 #include <string>
 
-#include "pin/kernelspec.hpp"
-#include "pin/terminal.hpp"
+#include "integrate/kernelspec.hpp"
+#include "integrate/terminal.hpp"
 #include "util/json.hpp"
 #include "util/text.hpp"
 

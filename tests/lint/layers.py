@@ -7,7 +7,7 @@ import re
 import sys
 
 ROOT = pathlib.Path(__file__).resolve().parents[2]
-ORDER = ["util", "formats", "probe", "store", "download", "discover", "select", "verify", "pin", "doctor", "cli"]
+ORDER = ["util", "formats", "probe", "store", "download", "discover", "select", "verify", "pin", "integrate", "doctor", "cli"]
 SHIM_HEADERS = {"launch_key.hpp", "sidecar.hpp", "batch_command.hpp", "win_launch.hpp", "state_layout.hpp",
                 "components.inc"}
 INCLUDE = re.compile(r'^\s*#\s*include\s+"([^"]+)"', re.M)

@@ -1,11 +1,11 @@
 #include <doctest/doctest.h>
 
-#include "pin/terminal.hpp"
+#include "integrate/terminal.hpp"
 #include "util/json.hpp"
 
 namespace cudnnenv {
 
-TEST_SUITE("pin/terminal") {
+TEST_SUITE("integrate/terminal") {
   TEST_CASE("the command line: cmd keeps the script one word; PowerShell runs it and stays") {
     const auto cmd = terminal_arguments(TerminalShell::cmd, "C:\\libs & 库\\.cudnnenv\\terminals\\t (1)\\activate.bat");
     REQUIRE(cmd);

@@ -1,4 +1,4 @@
-#include "pin/terminal.hpp"
+#include "integrate/terminal.hpp"
 
 #include "util/json.hpp"
 #include "util/text.hpp"

@@ -1,13 +1,13 @@
 #include <doctest/doctest.h>
 
-#include "pin/kernelspec.hpp"
+#include "integrate/kernelspec.hpp"
 #include "util/json.hpp"
 
 namespace cudnnenv {
 
 namespace fs = std::filesystem;
 
-TEST_SUITE("pin/kernelspec") {
+TEST_SUITE("integrate/kernelspec") {
   TEST_CASE("kernel.json: the pinned argv, the display name and cudnnenv's mark, as JSON") {
     KernelSpec spec;
     spec.name = "cudnnenv-9.1";

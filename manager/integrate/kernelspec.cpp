@@ -1,4 +1,4 @@
-#include "pin/kernelspec.hpp"
+#include "integrate/kernelspec.hpp"
 
 #include <cctype>
 
