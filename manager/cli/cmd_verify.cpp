@@ -6,6 +6,7 @@
 #include "cli/context.hpp"
 #include "cli/output.hpp"
 #include "select/resolve.hpp"
+#include "select/targets.hpp"
 #include "store/runtime.hpp"
 #include "store/spec.hpp"
 #include "util/fs.hpp"
@@ -131,89 +132,13 @@ struct VerifyArguments {
   bool json = false;
 };
 
-Result<std::vector<TreeRecord>> trees_named(const VerifyArguments& arguments, const Context& context) {
-  const Store& store = context.store();
-  if (arguments.all) {
-    const Listing listing = store.list();
-    auto trees = listing.trees;
-    trees.insert(trees.end(), listing.runtimes.begin(), listing.runtimes.end());
-    if (trees.empty()) {
-      return make_error("the store is empty", "'cudnnenv install <version>' fetches one", ExitCode::not_found);
-    }
-    return trees;
-  }
-  if (arguments.target.empty()) {
-    // The selection here: its tree, and the CUDA runtime selected with it.
-    CUDNNENV_TRY_ASSIGN(selection, context.selection(context.request()));
-    auto full = store.full_record(selection->tree);
-    std::vector<TreeRecord> trees{full ? *full : selection->tree};
-    if (selection->runtime) {
-      auto runtime = store.full_record(*selection->runtime);
-      trees.push_back(runtime ? *runtime : *selection->runtime);
-    }
-    return trees;
-  }
-  // A CUDA runtime tree: its name (whatever it is), or cuda-<release>; Store::find is the one lookup by name.
-  if (auto runtime = store.find(arguments.target); runtime && runtime->kind == TreeKind::cuda) {
-    auto full = store.full_record(*runtime);
-    return std::vector<TreeRecord>{full ? *full : *runtime};
-  }
-  // A path is a folder to verify (it must exist); a bare word is a spec, a tree's or a
-  // profile's name first, and a folder of that name only when nothing in the store is one.
-  const std::string& target = arguments.target;
-  const bool looks_like_path = target.find('/') != std::string::npos || target.find('\\') != std::string::npos ||
-                               target == "." || target == "..";
-  std::error_code ec;
-  if (looks_like_path && !fs::exists(util::path_from_utf8(target), ec)) {
-    return make_error("the folder '" + target + "' does not exist", "give a tree's folder, or a spec such as 9.1",
-                      ExitCode::not_found);
-  }
-  if (!looks_like_path) {
-    if (auto choice = choose_tree(store, target, std::nullopt, RecordPart::everything)) {
-      return std::vector<TreeRecord>{choice->tree};
-    }
-  }
-  if (fs::is_directory(util::path_from_utf8(arguments.target), ec)) {
-    CUDNNENV_TRY_ASSIGN(tree, tree_from_folder(fs::canonical(util::path_from_utf8(arguments.target), ec)));
-    return std::vector<TreeRecord>{*tree};
-  }
-  CUDNNENV_TRY_ASSIGN(choice, choose_tree(store, arguments.target, std::nullopt, RecordPart::everything));
-  for (const auto& warning : choice->warnings) log_warning(warning);
-  return std::vector<TreeRecord>{choice->tree};
-}
-
-// A tree to verify, with the CUDA runtime tree it runs with (a cuDNN tree of
-// the store: the selection's when it is the selected tree, else the newest
-// runtime of its CUDA major, as a selection of it would choose).
-struct ToVerify {
-  TreeRecord tree;
-  std::optional<TreeRecord> runtime;
-};
-
-Result<std::vector<ToVerify>> trees_to_verify(const VerifyArguments& arguments, const Context& context) {
-  CUDNNENV_TRY_ASSIGN(trees, trees_named(arguments, context));
-  const Store& store = context.store();
-  const auto runtimes = store.list(RecordPart::identity).runtimes;
-  std::optional<Selection> here;
-  if (arguments.target.empty()) {
-    if (auto selection = context.selection(context.request())) here = std::move(*selection);
-  }
-  std::vector<ToVerify> result;
-  for (auto& tree : *trees) {
-    std::optional<TreeRecord> runtime;
-    bool in_store = false;  // not a folder given by path
-    if (tree.kind == TreeKind::cudnn) {
-      const auto found = store.find(tree.name);
-      in_store = found && util::same_file(found->root, tree.root);
-    }
-    if (in_store && here && here->tree.name == tree.name) {
-      runtime = here->runtime;
-    } else if (in_store && tree.cuda) {
-      runtime = choose_runtime(runtimes, std::nullopt, tree.cuda->major);
-    }
-    result.push_back({std::move(tree), std::move(runtime)});
-  }
-  return result;
+// The selection here, for `verify` with no target: its warnings said.
+Result<std::vector<VerifyTarget>> trees_to_verify(const VerifyArguments& arguments, const Context& context) {
+  std::vector<std::string> warnings;
+  auto targets = verify_targets(
+      context.store(), arguments.target, arguments.all, [&] { return context.selection(context.request()); }, warnings);
+  for (const auto& warning : warnings) log_warning(warning);
+  return targets;
 }
 
 Result<int> run_verify(const VerifyArguments& arguments, const Context& context) {
