@@ -317,32 +317,15 @@ Result<int> run_install_profile(const InstallArguments& arguments, const Context
   }
   const auto asked = parse_cuda_version(profile.cuda);
   if (!asked) return make_error("the profile " + profile.name + " has no CUDA version", "see 'cudnnenv profile show'");
-  std::string release;
-  std::string fallback;
-  for (const auto& known : known_cuda_releases(cuda_index(context))) {  // newest first
-    if (known.major != asked->major) continue;
-    if (asked->minor && known.minor == *asked->minor) {
-      release = known.str();
-      break;
-    }
-    if (fallback.empty()) fallback = known.str();
-  }
-  if (release.empty() && fallback.empty()) {
-    return make_error("no CUDA " + std::to_string(asked->major) + " release is known to install " + profile.framework +
-                          "'s runtime from",
-                      "'cudnnenv list --available cuda' lists them; a release whose manifest is not pinned: "
-                      "'cudnnenv install cuda " +
-                          profile.cuda + ".N --allow-unverified'",
-                      ExitCode::not_found);
-  }
-  if (release.empty()) {
-    release = fallback;
-    print_note("CUDA " + profile.cuda + "'s manifest is not known here: installing CUDA " + release + ", the newest " +
-               std::to_string(asked->major) + ".x, if it ships every library " + profile.framework + " opens");
+  CUDNNENV_TRY_ASSIGN(choice, runtime_release_for(*asked, known_cuda_releases(cuda_index(context)), profile.framework));
+  if (choice->newest_of_major) {
+    print_note("CUDA " + profile.cuda + "'s manifest is not known here: installing CUDA " + choice->release +
+               ", the newest " + std::to_string(asked->major) + ".x, if it ships every library " + profile.framework +
+               " opens");
   }
   InstallArguments runtime = arguments;
   runtime.source = "cuda";
-  runtime.release = release;
+  runtime.release = choice->release;
   return run_install_runtime(runtime, context, &profile);
 }
 

@@ -154,4 +154,23 @@ Result<std::vector<RuntimeArchive>> fetch_runtime_archives(
   return archives;
 }
 
+Result<RuntimeReleaseChoice> runtime_release_for(const CudaVersion& asked, const std::vector<Version>& known,
+                                                 const std::string& framework) {
+  std::string fallback;
+  for (const auto& release : known) {  // newest first
+    if (release.major != asked.major) continue;
+    if (asked.minor && release.minor == *asked.minor) return RuntimeReleaseChoice{release.str(), false};
+    if (fallback.empty()) fallback = release.str();
+  }
+  if (fallback.empty()) {
+    return make_error(
+        "no CUDA " + std::to_string(asked.major) + " release is known to install " + framework + "'s runtime from",
+        "'cudnnenv list --available cuda' lists them; a release whose manifest is not pinned: "
+        "'cudnnenv install cuda " +
+            asked.str() + ".N --allow-unverified'",
+        ExitCode::not_found);
+  }
+  return RuntimeReleaseChoice{fallback, true};
+}
+
 }  // namespace cudnnenv

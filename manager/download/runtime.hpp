@@ -28,6 +28,18 @@ struct CudaRelease {
 // redistrib_<release>.json: CUDNNENV_CUDA_INDEX), else the pinned list.
 std::vector<Version> known_cuda_releases(const std::optional<std::filesystem::path>& index);
 
+// The CUDA release whose runtime `install PROFILE` installs for a framework
+// built against CUDA `asked`, of `known` (newest first): `asked`'s own
+// release when one is known, else the newest of its major (`newest_of_major`
+// set: the caller says so). No release of that major: an error naming what
+// to run.
+struct RuntimeReleaseChoice {
+  std::string release;  // "11.2.2"
+  bool newest_of_major = false;
+};
+Result<RuntimeReleaseChoice> runtime_release_for(const CudaVersion& asked, const std::vector<Version>& known,
+                                                 const std::string& framework);
+
 // The manifest of the newest release `asked` names ("11.8", "11.8.0", "13"),
 // for `platform`: read from `index` when given, else downloaded into
 // options.folder and checked against the pinned SHA-256. A release that is
