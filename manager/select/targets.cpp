@@ -4,6 +4,7 @@
 
 #include "store/runtime.hpp"
 #include "util/fs.hpp"
+#include "util/text.hpp"
 
 namespace cudnnenv {
 

@@ -40,11 +40,12 @@ TEST_SUITE("store/component") {
   }
     CUDNNENV_RUNTIME_LIBRARIES(CHECK_RUNTIME_NAME)
 #undef CHECK_RUNTIME_NAME
-    for (const auto& [name, os] :
-         {std::pair{"libcudnn.so.9", Os::linux}, std::pair{"libcudnn_graph.so.9", Os::linux},
-          std::pair{"cudnn64_8.dll", Os::windows}, std::pair{"cudnn_ops64_9.dll", Os::windows}}) {
-      CHECK_MESSAGE(cudnn.library_name(name, os), name);
-      CHECK_FALSE_MESSAGE(runtime.library_name(name, os), name);
+    // (No structured bindings: clang 14 cannot capture them in the checks' lambdas.)
+    for (const auto& item : {std::pair{"libcudnn.so.9", Os::linux}, std::pair{"libcudnn_graph.so.9", Os::linux},
+                             std::pair{"cudnn64_8.dll", Os::windows}, std::pair{"cudnn_ops64_9.dll", Os::windows}}) {
+      const std::string name = item.first;
+      CHECK_MESSAGE(cudnn.library_name(name, item.second), name);
+      CHECK_FALSE_MESSAGE(runtime.library_name(name, item.second), name);
     }
   }
 
