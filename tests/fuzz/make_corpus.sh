@@ -99,6 +99,8 @@ printf 'cudnnenv = /opt/cudnnenv/bin/cudnnenv\nroot = /home/me/.local/share/cudn
 printf '# comment\nlibrary_dir = /store/tree/lib\nunknown = x\n' > "$out/sidecar/unknown.shim"
 printf 'key = k\nlibrary_dir = /store/tree/lib\nlibrary = /store/tree/lib/libcudnn.so.9\nlibrary_id = 1:2:3\n' > "$out/sidecar/decision"
 printf 'key = k\nlibrary_dir = /store/tree/lib\nlibrary = /store/tree/lib/libcudnn.so.9\nruntime_dir = /store/rt/lib\nprogram = C:\\py\\python.exe\nlibrary_id = 1:2|3:4|5:6|7:8\nchange = +LD_LIBRARY_PATH=/store/tree/lib\nchange = =FOO=a = b\nchange = -CUDNNENV_RUNTIME_DIR\n' > "$out/sidecar/decision-changes"
+printf 'cudnnenv = /c\nroot = /r\npath = /usr/bin/python3\ncudnn = tf2.18\nruntime = cuda-12.4.1\n' > "$out/sidecar/launcher-runtime.shim"
+printf 'cudnnenv = /c\nroot = /r\nruntime = rt\n' > "$out/sidecar/runtime-alone.shim"
 
 # download: a mirror line, then an archive list; the helper's lines.
 printf 'http://127.0.0.1:8000/m\ncudnn_version\tplatform\tcuda_variant\tfilename\tsha256\tsize_bytes\turl\n9.1.0.70\tlinux-x86_64\tcuda12\ta.tar.xz\t%s\t42\thttps://developer.download.nvidia.com/compute/a.tar.xz\n' \
