@@ -2,6 +2,7 @@
 
 #include <cctype>
 
+#include "select/project.hpp"
 #include "util/fs.hpp"
 #include "util/json.hpp"
 #include "util/text.hpp"
@@ -99,6 +100,116 @@ Result<fs::path> kernels_folder(const util::Environment& environment, Os os, con
   return make_error("no folder for Jupyter's kernels: " + std::string(os == Os::windows ? "APPDATA" : "HOME") +
                         " and JUPYTER_DATA_DIR are unset",
                     "give --prefix (an environment's folder), or set JUPYTER_DATA_DIR");
+}
+
+Result<KernelSpec> pinned_kernel(const Selection& selection, const Pin& pin, const fs::path& program,
+                                 const std::string& root, const fs::path& python, const std::string& name,
+                                 const std::string& display_name) {
+  if (!util::is_valid_utf8(util::to_utf8(python)) || !util::is_valid_utf8(root)) {
+    return make_error("'" + util::printable(util::to_utf8(python)) + "' or the store '" + util::printable(root) +
+                          "' is not UTF-8 text, which kernel.json must be",
+                      "move it to a path of UTF-8 letters");
+  }
+  KernelSpec spec;
+  spec.name = name.empty() ? default_kernel_name(selection.tree.name) : name;
+  spec.tree = selection.tree.name;
+  spec.runtime = selection.runtime ? selection.runtime->name : std::string();
+  spec.store = root;
+  spec.display_name =
+      !display_name.empty()
+          ? display_name
+          : "Python 3 (cuDNN " + selection.tree.version.str() +
+                (selection.runtime ? ", CUDA " + selection.runtime->version.str() + " runtime" : std::string()) +
+                ", cudnnenv '" + selection.tree.name + "')";
+  if (!util::is_valid_utf8(spec.display_name)) {
+    return make_error("the display name is not UTF-8 text", "give --display-name in UTF-8", ExitCode::usage);
+  }
+  spec.argv = pinned_kernel_argv(program, root, pin.spec, pin.runtime, python);
+  return spec;
+}
+
+Result<FileChange> write_kernel(const fs::path& folder, const std::optional<fs::path>& prefix, const KernelSpec& spec) {
+  const fs::path kernel = folder / util::path_from_utf8(spec.name);
+  if (prefix) CUDNNENV_TRY(no_link_on_the_way(*prefix, kernel / "kernel.json"));
+  if (util::entry_exists(kernel / "kernel.json")) {
+    // One that cannot be read (too big, a FIFO, no permission) cannot be shown to be cudnnenv's: left alone.
+    auto existing = util::read_file(kernel / "kernel.json", k_max_settings_file);
+    if (!existing || !written_by_cudnnenv(*existing)) {
+      return make_error("a kernel '" + spec.name + "' that cudnnenv did not write is in " + util::to_utf8(kernel) +
+                            (existing ? std::string() : " (" + existing.error().message + ")"),
+                        "pick another name with --name");
+    }
+  }
+  std::error_code ec;
+  fs::create_directories(kernel, ec);
+  if (ec) return make_error("cannot create '" + util::to_utf8(kernel) + "': " + ec.message());
+  CUDNNENV_TRY(util::write_file_atomic(kernel / "kernel.json", kernel_json(spec)));
+  return FileChange{FileChange::Kind::wrote, kernel / "kernel.json",
+                    "(kernel '" + spec.name + "': " + spec.display_name + ")"};
+}
+
+Result<FileChange> remove_kernel(const fs::path& folder, const std::optional<fs::path>& prefix,
+                                 const std::string& name) {
+  const fs::path kernel = folder / util::path_from_utf8(name);
+  if (prefix) CUDNNENV_TRY(no_link_on_the_way(*prefix, kernel / "kernel.json"));
+  auto text = util::read_file(kernel / "kernel.json", k_max_settings_file);
+  if (!text) {
+    return make_error("no kernel '" + name + "' in " + util::to_utf8(folder), "'jupyter kernelspec list' lists them",
+                      ExitCode::not_found);
+  }
+  if (!written_by_cudnnenv(*text)) {
+    return make_error("the kernel '" + name + "' in " + util::to_utf8(kernel) + " was not written by cudnnenv",
+                      "'jupyter kernelspec remove " + name + "' removes it");
+  }
+  std::error_code ec;
+  fs::remove(kernel / "kernel.json", ec);
+  if (ec) return make_error("cannot remove '" + util::to_utf8(kernel / "kernel.json") + "': " + ec.message());
+  fs::remove(kernel, ec);  // only when nothing else is in it
+  return FileChange{FileChange::Kind::removed, kernel / "kernel.json", {}};
+}
+
+namespace {
+
+// settings.json's text, empty when there is none.
+Result<std::string> vscode_settings_text(const fs::path& settings) {
+  std::error_code ec;
+  if (!fs::exists(settings, ec)) return std::string();
+  auto text = util::read_file(settings, k_max_settings_file);
+  if (!text) return make_error("cannot read '" + util::to_utf8(settings) + "': " + text.error().message);
+  return std::move(*text);
+}
+
+Result<std::string> merged_settings(const fs::path& settings, const std::string& existing, const std::string& launcher,
+                                    const std::string& tree) {
+  auto merged = merged_vscode_settings(existing, launcher, tree, host_platform().os);
+  if (!merged) {
+    return make_error("'" + util::to_utf8(settings) + "' is " + merged.error().message + ": it was left as it is",
+                      "add \"python.defaultInterpreterPath\" by hand, or remove the comments and run this again");
+  }
+  return merged;
+}
+
+}  // namespace
+
+Result<void> check_vscode_settings(const fs::path& workspace) {
+  const fs::path settings = workspace / ".vscode" / "settings.json";
+  CUDNNENV_TRY(no_link_on_the_way(workspace, settings));
+  CUDNNENV_TRY_ASSIGN(existing, vscode_settings_text(settings));
+  if (!existing->empty()) CUDNNENV_TRY(merged_settings(settings, *existing, "", ""));
+  return {};
+}
+
+Result<FileChange> write_vscode_settings(const fs::path& workspace, const fs::path& launcher, const std::string& tree) {
+  const fs::path settings = workspace / ".vscode" / "settings.json";
+  CUDNNENV_TRY(no_link_on_the_way(workspace, settings));
+  CUDNNENV_TRY_ASSIGN(existing, vscode_settings_text(settings));
+  CUDNNENV_TRY_ASSIGN(merged, merged_settings(settings, *existing, util::to_utf8(launcher), tree));
+  std::error_code ec;
+  fs::create_directories(settings.parent_path(), ec);
+  CUDNNENV_TRY(util::write_file_atomic(settings, *merged));
+  return FileChange{
+      FileChange::Kind::wrote, settings,
+      "(python.defaultInterpreterPath: " + util::to_utf8(launcher) + "; its terminals: CUDNNENV_VERSION=" + tree + ")"};
 }
 
 }  // namespace cudnnenv

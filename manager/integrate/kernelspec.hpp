@@ -14,6 +14,9 @@
 #include <vector>
 
 #include "formats/platform.hpp"
+#include "integrate/change.hpp"
+#include "integrate/launcher.hpp"
+#include "select/resolve.hpp"
 #include "util/environment.hpp"
 #include "util/result.hpp"
 
@@ -64,5 +67,31 @@ Result<std::string> merged_vscode_settings(std::string_view existing, const std:
 // ~/.local/share/jupyter. Fails when no such folder can be named.
 Result<std::filesystem::path> kernels_folder(const util::Environment& environment, Os os,
                                              const std::optional<std::filesystem::path>& prefix);
+
+// The kernelspec pinning `python` to what `pin` names of `selection`, run by
+// `program` from the store `root`: named `name` (else default_kernel_name of
+// the tree), shown as `display_name` (else "Python 3 (cuDNN 9.19.0, CUDA
+// 13.0.2 runtime, cudnnenv 'TREE')"). Fails for a path or name that is not
+// the UTF-8 text kernel.json must hold.
+Result<KernelSpec> pinned_kernel(const Selection& selection, const Pin& pin, const std::filesystem::path& program,
+                                 const std::string& root, const std::filesystem::path& python, const std::string& name,
+                                 const std::string& display_name);
+
+// Writes `spec` as `folder`/NAME/kernel.json, unless a kernel of that name
+// that cudnnenv did not write is there; `prefix` (an env's folder): never
+// through a link inside it.
+Result<FileChange> write_kernel(const std::filesystem::path& folder, const std::optional<std::filesystem::path>& prefix,
+                                const KernelSpec& spec);
+
+// Removes the kernel `name` from `folder` when cudnnenv wrote it.
+Result<FileChange> remove_kernel(const std::filesystem::path& folder,
+                                 const std::optional<std::filesystem::path>& prefix, const std::string& name);
+
+// Merges the launcher and the tree its terminals select into
+// `workspace`/.vscode/settings.json (merged_vscode_settings). check_vscode_settings
+// runs the same checks first, so that a refusal comes before a launcher is made.
+Result<void> check_vscode_settings(const std::filesystem::path& workspace);
+Result<FileChange> write_vscode_settings(const std::filesystem::path& workspace, const std::filesystem::path& launcher,
+                                         const std::string& tree);
 
 }  // namespace cudnnenv

@@ -11,6 +11,7 @@
 #include <string>
 #include <string_view>
 
+#include "integrate/change.hpp"
 #include "util/result.hpp"
 
 namespace cudnnenv {
@@ -45,5 +46,30 @@ std::string shortcut_file_name(const std::string& display_name);
 // What the scripts cudnnenv writes for a terminal hold, so that `--remove`
 // deletes nothing else.
 inline constexpr std::string_view k_terminal_marker = "written by `cudnnenv export terminal`";
+
+// What a terminal opens, its files and how they start cudnnenv.
+struct TerminalExport {
+  std::string name;          // the folder under <state>/terminals and the fragment's file name
+  std::string display_name;  // the profile's name in Windows Terminal and the shortcut's
+  std::string what;          // the tree or profile it activates
+  TerminalShell shell = TerminalShell::cmd;
+  std::filesystem::path folder;     // <state>/terminals/<name>
+  std::filesystem::path fragments;  // Windows Terminal's fragments folder of cudnnenv
+  std::string program;              // PowerShell's script: cudnnenv's path, and the store's
+  std::string root;
+  std::string program_line;  // cmd's script: the lines that set _CUDNNENV_EXE and _CUDNNENV_ROOT
+  std::string root_line;
+  bool shortcut = false;  // a Start-menu shortcut too, opening it in `user_profile`
+  std::filesystem::path user_profile;
+};
+
+// The terminal's folder, script and fragment (and shortcut), each written
+// whole; refuses a folder it did not write. Returns the changes and, in
+// `command_line`, what the profile runs.
+Result<FileChanges> write_terminal(const TerminalExport& terminal, std::string& command_line);
+
+// Removes the terminal whose folder is `folder` (cudnnenv's: else not found),
+// its fragment in `fragments` and the shortcuts that open it.
+Result<FileChanges> remove_terminal(const std::filesystem::path& folder, const std::filesystem::path& fragments);
 
 }  // namespace cudnnenv

@@ -25,7 +25,7 @@ def allowed(folder: str, target: str) -> bool:
                 (target == "state_layout.hpp" and folder in ORDER[ORDER.index("store"):]) or
                 (target in SHIM_HEADERS and folder in ("pin", "cli")))
     if top == "shell":
-        return folder in ("select", "pin", "cli")
+        return folder in ("select", "pin", "integrate", "cli")
     if top not in ORDER:
         return False
     return ORDER.index(top) <= ORDER.index(folder)
