@@ -160,53 +160,17 @@ struct Fetched {
 };
 
 Result<Fetched> fetch_for_install(const InstallArguments& arguments, const Context& context, const Store& store) {
-  // A URL given by hand: no official hash to check it against.
-  std::string url_name;
-  OfficialArchive by_hand{};
-  const OfficialArchive* archive = nullptr;
-  if (is_url(arguments.source)) {
-    if (!arguments.allow_unverified) {
-      return make_error("'" + arguments.source + "' is a URL, and nothing says what its bytes should be",
-                        "install by version ('cudnnenv install 9.1') to get the official archive checked, or pass "
-                        "--allow-unverified to take this file as it comes (its SHA-256 is recorded in the tree)",
-                        ExitCode::usage);
-    }
-    std::string_view path = arguments.source;
-    path = path.substr(0, path.find_first_of("?#"));
-    url_name = std::string(path.substr(path.rfind('/') + 1));
-    if (url_name.empty() || url_name == "." || url_name == ".." || url_name.find('\\') != std::string::npos) {
-      return make_error("'" + arguments.source + "' does not end in a file name", "give the archive's own URL",
-                        ExitCode::usage);
-    }
-    by_hand.file_name = url_name;
-    by_hand.url = arguments.source;
-    archive = &by_hand;
-  } else {
-    CUDNNENV_TRY_ASSIGN(
-        spec, parse_spec(arguments.source,
-                         arguments.cuda.empty() ? std::nullopt : std::optional<std::string_view>(arguments.cuda)));
-    if (spec->components.empty()) {
-      return make_error("'" + arguments.source + "' is neither a file nor a version",
-                        "give an archive, a wheel or a folder that exists, or a version: 'cudnnenv install 8.1 --cuda "
-                        "11.2' ('cudnnenv list --available' lists them)",
-                        ExitCode::not_found);
-    }
-    const auto has_toolkit = [&](const CudaVersion& cuda) { return toolkit_installed(cuda, context.environment); };
-    CUDNNENV_TRY_ASSIGN(chosen, choose_archive(host_platform(), *spec, spec->cuda, has_toolkit));
-    archive = *chosen;
-    for (auto& tree : store.list().trees) {
-      if (tree.source.official == archive->file_name ||
-          (!archive->sha256.empty() && tree.source.sha256 == archive->sha256)) {
-        return Fetched{{}, {}, std::move(tree)};
-      }
-    }
-  }
+  const auto has_toolkit = [&](const CudaVersion& cuda) { return toolkit_installed(cuda, context.environment); };
+  CUDNNENV_TRY_ASSIGN(chosen, archive_to_install(arguments.source, arguments.cuda, arguments.allow_unverified,
+                                                 host_platform(), store.list().trees, has_toolkit));
+  if (chosen->installed) return Fetched{{}, {}, std::move(chosen->installed)};
+  const OfficialArchive archive = chosen->archive();
   DownloadOptions options = download_options(arguments, context, store);
-  ProgressPrinter printer(std::string(archive->file_name), arguments.quiet);
+  ProgressPrinter printer(std::string(archive.file_name), arguments.quiet);
   options.progress = [&printer](const DownloadProgress& progress) { printer(progress); };
-  CUDNNENV_TRY_ASSIGN(downloaded, fetch_archive(*archive, options));
+  CUDNNENV_TRY_ASSIGN(downloaded, fetch_archive(archive, options));
   if (!arguments.quiet && downloaded->url.empty()) {
-    print_note("using " + std::string(archive->file_name) + " from the downloads folder (checked)");
+    print_note("using " + std::string(archive.file_name) + " from the downloads folder (checked)");
   }
   return Fetched{downloaded->file, downloaded->sha256, std::nullopt};
 }

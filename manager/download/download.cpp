@@ -642,6 +642,54 @@ Result<const OfficialArchive*> choose_archive(const Platform& platform, const Sp
                     "add --cuda with the CUDA version your framework was built for: " + commands, ExitCode::not_found);
 }
 
+OfficialArchive ArchiveToInstall::archive() const {
+  if (official) return *official;
+  OfficialArchive by_hand{};
+  by_hand.file_name = file_name;
+  by_hand.url = url;
+  return by_hand;
+}
+
+Result<ArchiveToInstall> archive_to_install(const std::string& source, const std::string& cuda, bool allow_unverified,
+                                            const Platform& platform, const std::vector<TreeRecord>& trees,
+                                            const std::function<bool(const CudaVersion&)>& has_toolkit) {
+  ArchiveToInstall chosen;
+  if (util::starts_with(source, "https://") || util::starts_with(source, "http://")) {
+    if (!allow_unverified) {
+      return make_error("'" + source + "' is a URL, and nothing says what its bytes should be",
+                        "install by version ('cudnnenv install 9.1') to get the official archive checked, or pass "
+                        "--allow-unverified to take this file as it comes (its SHA-256 is recorded in the tree)",
+                        ExitCode::usage);
+    }
+    std::string_view path = source;
+    path = path.substr(0, path.find_first_of("?#"));
+    chosen.file_name = std::string(path.substr(path.rfind('/') + 1));
+    if (chosen.file_name.empty() || chosen.file_name == "." || chosen.file_name == ".." ||
+        chosen.file_name.find('\\') != std::string::npos) {
+      return make_error("'" + source + "' does not end in a file name", "give the archive's own URL", ExitCode::usage);
+    }
+    chosen.url = source;
+    return chosen;
+  }
+  CUDNNENV_TRY_ASSIGN(spec, parse_spec(source, cuda.empty() ? std::nullopt : std::optional<std::string_view>(cuda)));
+  if (spec->components.empty()) {
+    return make_error("'" + source + "' is neither a file nor a version",
+                      "give an archive, a wheel or a folder that exists, or a version: 'cudnnenv install 8.1 --cuda "
+                      "11.2' ('cudnnenv list --available' lists them)",
+                      ExitCode::not_found);
+  }
+  CUDNNENV_TRY_ASSIGN(official, choose_archive(platform, *spec, spec->cuda, has_toolkit));
+  chosen.official = *official;
+  for (const auto& tree : trees) {
+    if (tree.source.official == chosen.official->file_name ||
+        (!chosen.official->sha256.empty() && tree.source.sha256 == chosen.official->sha256)) {
+      chosen.installed = tree;
+      break;
+    }
+  }
+  return chosen;
+}
+
 std::vector<CachedFile> cached_downloads(const fs::path& folder) {
   std::vector<CachedFile> files;
   for (const auto& entry : util::directory_entries(folder)) {

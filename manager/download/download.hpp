@@ -14,6 +14,7 @@
 
 #include "download/transfer.hpp"
 #include "store/official.hpp"
+#include "store/tree.hpp"
 #include "util/result.hpp"
 
 namespace cudnnenv {
@@ -78,6 +79,23 @@ Result<Downloaded> fetch_archive(const OfficialArchive& archive, const DownloadO
 Result<const OfficialArchive*> choose_archive(const Platform& platform, const Spec& spec,
                                               const std::optional<CudaVersion>& cuda,
                                               const std::function<bool(const CudaVersion&)>& has_toolkit);
+
+// What `cudnnenv install SOURCE [--cuda CUDA]` fetches: the official archive
+// a version spec names for `platform` (choose_archive), or an archive's URL
+// given by hand, taken only with `allow_unverified` (nothing says what its
+// bytes should be: its SHA-256 is recorded, not checked). `installed`: a
+// tree of `trees` that came from that archive, when one did (nothing to fetch).
+struct ArchiveToInstall {
+  const OfficialArchive* official = nullptr;  // null for a URL given by hand
+  std::string url;                            // the URL given by hand, and its file name
+  std::string file_name;
+  std::optional<TreeRecord> installed;
+  // `official`, else one of `url` and `file_name` (no hash, no size), whose views point into this object.
+  OfficialArchive archive() const;
+};
+Result<ArchiveToInstall> archive_to_install(const std::string& source, const std::string& cuda, bool allow_unverified,
+                                            const Platform& platform, const std::vector<TreeRecord>& trees,
+                                            const std::function<bool(const CudaVersion&)>& has_toolkit);
 
 // What the downloads folder holds: verified archives and part files.
 struct CachedFile {
