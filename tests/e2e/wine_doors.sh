@@ -2,12 +2,17 @@
 # One environment, every door (#40), Windows under Wine: for each selection
 # (rows of SELECTIONS, each a project file) a batch file started through
 # each door sees the same first PATH entry (the tree's bin), the same
-# variables and loads the same cudnn64_8.dll as one started by `cudnnenv
-# exec`, and `current` there names the tree and the door. Doors: exec; a
+# runtime folder right after it, the same variables and loads the same
+# cudnn64_8.dll as one started by `cudnnenv exec`, and `current` there names
+# the tree and the door. Two CUDA 11 runtimes are installed (11.2.2 and
+# 11.8.0, each a cudart from a release's manifest): a tree gets the newest of
+# its CUDA major; the runtime row names the older one (`runtime =`); the
+# profile row (profile = "tf2.5", with its variable) gets its CUDA's, 11.2.2.
+# Doors: exec; a
 # shim's first start and its start from the recorded decision; cmd with the
 # integration (`init cmd`'s cudnnenv.bat) and `activate`; conda's cmd hook
 # (`export conda`, the tree row); a profile's generated activate.bat (the
-# profile row: profile = "tf2.5", with its variable); an IDE launcher
+# profile row); an IDE launcher
 # (`export launcher`, python.exe) and a Jupyter kernel (`export jupyter`,
 # its argv as Jupyter starts it), `use` in cmd with the integration, and the
 # script a Windows Terminal profile's command line runs (`export terminal`),
@@ -26,17 +31,54 @@ unset CUDNNENV_VERSION CUDNNENV_SHELL _CUDNNENV_STATE CUDNNENV_ACTIVE CUDNNENV_A
 root="$WORK/C libs"
 mkdir -p "$root" prog project env/conda-meta
 export CUDNNENV_ROOT=$(winpath "$root") CUDNNENV_VERIFY=none
+MINGW=${MINGW_CC:-x86_64-w64-mingw32-gcc}
+command -v "$MINGW" > /dev/null || { echo "skip: no $MINGW"; exit 77; }
 for version in 8.1.0 8.2.0; do
   make_windows_tree "t$version" "$FIXTURES/fake-pe64-$version.dll" "$version"
   "$WINE" "$CUDNNENV" install "$(winpath "$WORK/t$version/cuda")" --name "t$version" > /dev/null
 done
+# Two CUDA 11 releases, each as NVIDIA's manifest lists it (every DLL but cudart the same fake), installed
+# from a local mirror.
+"$MINGW" -shared -o fake.dll "$E2E_DIR/../fixtures/fake_cuda_runtime.c"
+for release in 11.2.2 11.8.0; do
+  IFS=. read -r major minor _ <<< "$release"
+  "$MINGW" -shared -o "cudart-$release.dll" "$E2E_DIR/../fixtures/fake_cuda_runtime.c" \
+    -DFAKE_CUDART="$((major * 1000 + minor * 10))"
+  python3 - "$release" <<'PY'
+import hashlib, json, os, sys, zipfile
+release = sys.argv[1]
+components = {"cuda_cudart": ["cudart64_110.dll"], "libcublas": ["cublas64_11.dll", "cublasLt64_11.dll"],
+              "libcufft": ["cufft64_10.dll"], "libcurand": ["curand64_10.dll"], "libcusolver": ["cusolver64_11.dll"],
+              "libcusparse": ["cusparse64_11.dll"], "cuda_nvrtc": ["nvrtc64_112_0.dll"]}
+manifest = {"release_date": "2022-10-03"}
+for name, dlls in components.items():
+    top = "%s-windows-x86_64-%s-archive" % (name, release)
+    relative = "%s/windows-x86_64/%s.zip" % (name, top)
+    os.makedirs("mirror/compute/cuda/redist/" + os.path.dirname(relative), exist_ok=True)
+    with zipfile.ZipFile("mirror/compute/cuda/redist/" + relative, "w") as z:
+        for dll in dlls:
+            z.write("cudart-%s.dll" % release if dll.startswith("cudart") else "fake.dll", top + "/bin/" + dll)
+        z.writestr(top + "/LICENSE", "license of %s\n" % name)
+    data = open("mirror/compute/cuda/redist/" + relative, "rb").read()
+    manifest[name] = {"name": name, "license": "CUDA Toolkit", "version": release,
+                      "windows-x86_64": {"relative_path": relative, "size": str(len(data)),
+                                         "sha256": hashlib.sha256(data).hexdigest(), "md5": "0" * 32}}
+os.makedirs("index", exist_ok=True)
+json.dump(manifest, open("index/redistrib_%s.json" % release, "w"))
+PY
+  CUDNNENV_CUDA_INDEX=$(winpath "$WORK/index") "$WINE" "$CUDNNENV" install cuda "$release" \
+    --mirror "$(winpath "$WORK/mirror")" -q > /dev/null 2>&1 || fail "install cuda $release"
+done
 cp "$FIXTURES/load-cudnn.exe" prog/
 crlf() { sed 's/$/\r/'; }
-# What a program sees: the first PATH entry, the variables a selection sets, the cuDNN version it loads.
+# What a program sees: the first two PATH entries, the variables a selection sets, the cuDNN version it loads.
 crlf > prog/view.bat <<BATCH
 @echo off
-for /f "tokens=1 delims=;" %%a in ("%PATH%") do set "_FIRST=%%a"
-echo first=%_FIRST% CUDNN_PATH=%CUDNN_PATH% ACTIVE=%CUDNNENV_ACTIVE% FOO=%FOO% TF=%TF_CPP_MIN_LOG_LEVEL%
+for /f "tokens=1,2 delims=;" %%a in ("%PATH%") do (
+  set "_FIRST=%%a"
+  set "_THEN=%%b"
+)
+echo first=%_FIRST% then=%_THEN% CUDNN_PATH=%CUDNN_PATH% ACTIVE=%CUDNNENV_ACTIVE% RUNTIME=%CUDNNENV_CUDA_RUNTIME% FOO=%FOO% TF=%TF_CPP_MIN_LOG_LEVEL%
 "$(winpath "$WORK/prog/load-cudnn.exe")"
 BATCH
 "$WINE" "$CUDNNENV" init cmd > /dev/null
@@ -50,33 +92,35 @@ shims="$CUDNNENV_ROOT\\.cudnnenv\\shims"
 macro="$CUDNNENV_ROOT\\.cudnnenv\\cmd\\cudnnenv.bat"
 project_file="$(winpath "$WORK/project")\\.cudnnenv.toml"
 
-# NAME|project file (\n for a line break)|tree|version cudnnGetVersion reports|FOO|TF_CPP_MIN_LOG_LEVEL|what
-# the launcher and the kernel are given to pin the same selection
-SELECTIONS='tree|cudnn = "t8.2.0"\n|t8.2.0|8200|||t8.2.0
-env|cudnn = "t8.1.0"\n[env]\nFOO = "a b"\n|t8.1.0|8100|a b||-
-profile|profile = "tf2.5"\n|t8.1.0|8100||0|tf2.5'
+# NAME|project file (\n for a line break)|tree|version cudnnGetVersion reports|FOO|TF_CPP_MIN_LOG_LEVEL|the
+# runtime|what the launcher and the kernel are given to pin the same selection ("-": a project's [env] is the
+# project's, a launcher or kernel is pinned to a tree)
+SELECTIONS='tree|cudnn = "t8.2.0"\n|t8.2.0|8200|||cuda-11.8.0|t8.2.0
+runtime|cudnn = "t8.2.0"\nruntime = "11.2.2"\n|t8.2.0|8200|||cuda-11.2.2|t8.2.0 --runtime 11.2.2
+env|cudnn = "t8.1.0"\n[env]\nFOO = "a b"\n|t8.1.0|8100|a b||cuda-11.8.0|-
+profile|profile = "tf2.5"\n|t8.1.0|8100||0|cuda-11.2.2|tf2.5'
 
 # NAME|the batch lines (in the project folder; %1: the output file)|door in current|selections it serves
-DOORS='exec|"'"$cudnnenv"'" exec -- view.bat > %1|(set by PROJECT)|tree env profile
-shim-first|rmdir /s /q "'"$CUDNNENV_ROOT"'\.cudnnenv\cache\launch" 2> nul & "'"$shims"'\view.exe" > %1|(set by PROJECT)|tree env profile
-shim-cached|"'"$shims"'\view.exe" > nul & "'"$shims"'\view.exe" > %1|(set by PROJECT)|tree env profile
-cmd-activate|call "'"$macro"'" activate & call view.bat > %1|(set by '"'"'cudnnenv activate'"'"' in this shell)|tree env profile
+DOORS='exec|"'"$cudnnenv"'" exec -- view.bat > %1|(set by PROJECT)|tree runtime env profile
+shim-first|rmdir /s /q "'"$CUDNNENV_ROOT"'\.cudnnenv\cache\launch" 2> nul & "'"$shims"'\view.exe" > %1|(set by PROJECT)|tree runtime env profile
+shim-cached|"'"$shims"'\view.exe" > nul & "'"$shims"'\view.exe" > %1|(set by PROJECT)|tree runtime env profile
+cmd-activate|call "'"$macro"'" activate & call view.bat > %1|(set by '"'"'cudnnenv activate'"'"' in this shell)|tree runtime env profile
 conda-hook|call "'"$(winpath "$WORK/env")"'\etc\conda\activate.d\cudnnenv-activate.bat" & call view.bat > %1|(set by the conda env'"'"'s hook ('"'"'conda activate'"'"') in this shell)|tree
 profile-script|call "'"$CUDNNENV_ROOT"'\.cudnnenv\profiles\tf2.5\activate.bat" & call view.bat > %1|(set by the profile'"'"'s activate script in this shell)|profile
-launcher|LAUNCHER > %1|(set by PROJECT)|tree profile
-kernel|KERNEL > %1|(set by PROJECT)|tree profile
+launcher|LAUNCHER > %1|(set by PROJECT)|tree runtime profile
+kernel|KERNEL > %1|(set by PROJECT)|tree runtime profile
 cmd-use|call "'"$macro"'" use PIN & call view.bat > %1|(set by CUDNNENV_VERSION)|tree profile
 terminal|call TERMINAL & call view.bat > %1|(set by the terminal profile'"'"'s script in this shell)|tree profile'
 
-while IFS='|' read -r selection text tree version foo tf pin; do
+while IFS='|' read -r selection text tree version foo tf runtime pin; do
   printf "$text" | crlf > project/.cudnnenv.toml
   (cd project && "$WINE" "$CUDNNENV" trust > /dev/null)
   launcher= kernel=
   if [ "$pin" != - ]; then
-    launcher=\"$("$WINE" "$CUDNNENV" export launcher "$pin" --python "$(winpath "$WORK/prog/view.bat")" 2> /dev/null | tr -d '\r')\"
-    "$WINE" "$CUDNNENV" export jupyter "$pin" --python "$(winpath "$WORK/prog/view.bat")" --prefix "$(winpath "$WORK/kp")" \
+    launcher=\"$("$WINE" "$CUDNNENV" export launcher $pin --python "$(winpath "$WORK/prog/view.bat")" 2> /dev/null | tr -d '\r')\"
+    "$WINE" "$CUDNNENV" export jupyter $pin --python "$(winpath "$WORK/prog/view.bat")" --prefix "$(winpath "$WORK/kp")" \
       --name k > /dev/null 2>&1 || fail "export jupyter $pin"
-    "$WINE" "$CUDNNENV" export terminal "$pin" --name k > /dev/null 2>&1 || fail "export terminal $pin"
+    "$WINE" "$CUDNNENV" export terminal "${pin%% *}" --name k > /dev/null 2>&1 || fail "export terminal $pin"
     # The script the terminal profile's command line runs (cmd /k ""SCRIPT""), quoted.
     terminal=$(python3 -c 'import json, sys
 line = json.load(open(sys.argv[1], encoding="utf-8"))["profiles"][0]["commandline"]
@@ -87,7 +131,7 @@ print(" ".join("\"" + a.replace("{connection_file}", "nul") + "\"" for a in json
       "$WORK/kp/share/jupyter/kernels/k/kernel.json")
   fi
   checked=0
-  expected="first=$(winpath "$root/$tree/bin") CUDNN_PATH=$(winpath "$root/$tree") ACTIVE=$tree FOO=$foo TF=$tf
+  expected="first=$(winpath "$root/$tree/bin") then=$(winpath "$root/$runtime/bin") CUDNN_PATH=$(winpath "$root/$tree") ACTIVE=$tree RUNTIME=$runtime FOO=$foo TF=$tf
 $version
 ${tree#t}  $tree"
   while IFS='|' read -r door lines origin serves; do
@@ -110,6 +154,6 @@ ${tree#t}  $tree"
     expect_eq "$got" "$expected  $origin" "$selection through $door ($(console_said console.txt))"
     checked=$((checked + 1))
   done <<< "$DOORS"
-  expect_eq "$checked" "$([ "$selection" = env ] && echo 4 || echo 9)" "$selection: the doors checked"
+  expect_eq "$checked" "$(case $selection in env) echo 4 ;; runtime) echo 6 ;; *) echo 9 ;; esac)" "$selection: the doors checked"
   pass "$selection: every door gives the program exec's environment, and current names the tree and the door"
 done <<< "$SELECTIONS"
