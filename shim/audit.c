@@ -2,16 +2,15 @@
  *
  * la_objsearch sees every name the loader is about to search for before it
  * searches (a DT_NEEDED soname, a bare dlopen name, an absolute dlopen path,
- * a sub-library cuDNN's dispatcher opens) and sends each cuDNN library name
- * (libcudnn.so*, libcudnn_*.so*) to the file of that name in the pinned
- * folder, CUDNNENV_PIN_DIR. A name the folder lacks is sent there anyway, so
- * it fails to load rather than loading another copy: pinned means no other
- * cuDNN. With a CUDA runtime tree selected, CUDNNENV_RUNTIME_DIR, the names of
- * the runtime libraries frameworks open (libcudart.so*, libcublas.so*,
- * libcublasLt.so*, libcufft*, libcurand*, libcusolver*, libcusparse*,
- * libnvrtc*, libnvJitLink*) go to that folder when it has a file of that
- * name (a name of another CUDA major stays the program's own). la_objopen appends "pid<TAB>path" for every object that
- * maps to the file CUDNNENV_AUDIT_LOG names, when set (exec --report reads it). rtld-audit(7); loader-facts.md
+ * a sub-library cuDNN's dispatcher opens) and sends the name of each library
+ * of a component (components.inc: cuDNN's libcudnn.so*, libcudnn_*.so*; the
+ * CUDA runtime's libcudart.so*, libcublas.so*, ...) to the file of that name
+ * in the component's folder, which its pin variable names (CUDNNENV_PIN_DIR,
+ * CUDNNENV_RUNTIME_DIR). cuDNN's names go there even when the folder lacks
+ * the file, so it fails to load rather than loading another copy: pinned
+ * means no other cuDNN. The runtime's go there when the folder has a file of
+ * that name (a name of another CUDA major stays the program's own). la_objopen appends "pid<TAB>path" for every object
+ * that maps to the file CUDNNENV_AUDIT_LOG names, when set (exec --report reads it). rtld-audit(7); loader-facts.md
  * section 7.
  *
  * Built twice: libcudnnenv-audit.so (the pin: la_objsearch only) and, with
@@ -84,31 +83,40 @@ static void copy(char* to, const char* from, size_t length) {
 }
 
 /* The two variables, from the environment this process was started with. */
-static char pin_dir[4096];
-static size_t pin_dir_length;
-static char runtime_dir[4096];
-static size_t runtime_dir_length;
+/* components.inc's rows: each component's index, pin variable and rule, and its library stems. */
+#define CUDNNENV_INDEX(kind, noun, folder_words, pin_variable, active_variable, every_name) component_##kind,
+enum { CUDNNENV_COMPONENTS(CUDNNENV_INDEX) component_count };
+#define CUDNNENV_PIN_ENTRY(kind, noun, folder_words, pin_variable, active_variable, every_name) pin_variable "=",
+static const char* const pin_entries[component_count] = {CUDNNENV_COMPONENTS(CUDNNENV_PIN_ENTRY)};
+#define CUDNNENV_EVERY_NAME(kind, noun, folder_words, pin_variable, active_variable, every_name) every_name,
+static const int every_name[component_count] = {CUDNNENV_COMPONENTS(CUDNNENV_EVERY_NAME)};
+struct library {
+  const char* stem;
+  int component;
+  int pinned;
+  int family;
+};
+#define CUDNNENV_LIBRARY(kind, stem, pinned, family) {stem, component_##kind, pinned, family},
+static const struct library libraries[] = {CUDNNENV_LIBRARIES(CUDNNENV_LIBRARY)};
+
+static char folders[component_count][4096];
+static size_t folder_lengths[component_count];
 static int log_fd = -1;
 static int environment_read;
 
 static void take_entry(const char* entry) {
-  static const char pin_entry[] = CUDNNENV_PIN_VARIABLE_CUDNN "=";
-  static const char runtime_entry[] = CUDNNENV_PIN_VARIABLE_RUNTIME "=";
-  if (starts_with(entry, pin_entry)) {
-    const size_t length = length_of(entry + sizeof pin_entry - 1);
-    if (length > 0 && length < sizeof pin_dir) {
-      copy(pin_dir, entry + sizeof pin_entry - 1, length + 1);
-      pin_dir_length = length;
+  for (int i = 0; i < component_count; ++i) {
+    if (!starts_with(entry, pin_entries[i])) continue;
+    const char* value = entry + length_of(pin_entries[i]);
+    const size_t length = length_of(value);
+    if (length > 0 && length < sizeof folders[i]) {
+      copy(folders[i], value, length + 1);
+      folder_lengths[i] = length;
     }
-  } else if (starts_with(entry, runtime_entry)) {
-    const size_t length = length_of(entry + sizeof runtime_entry - 1);
-    if (length > 0 && length < sizeof runtime_dir) {
-      copy(runtime_dir, entry + sizeof runtime_entry - 1, length + 1);
-      runtime_dir_length = length;
-    }
+    return;
   }
 #if defined(CUDNNENV_AUDIT_REPORT)
-  else if (starts_with(entry, "CUDNNENV_AUDIT_LOG=") && entry[19]) {
+  if (starts_with(entry, "CUDNNENV_AUDIT_LOG=") && entry[19]) {
     log_fd =
         (int)system_call(SYS_OPENAT, AT_FDCWD, (long)(entry + 19), O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC, 0600);
   }
@@ -152,27 +160,21 @@ unsigned int la_version(unsigned int version) {
   return LAV_CURRENT;
 }
 
-/* libcudnn.so, libcudnn.so.9, libcudnn_ops.so.9.19.0, libcudnn_graph.so... */
-static int is_cudnn_name(const char* base) {
-  if (!starts_with(base, "libcudnn") || (base[8] != '.' && base[8] != '_')) return 0;
-  for (const char* p = base; *p; ++p) {
-    if (p[0] == '.' && p[1] == 's' && p[2] == 'o' && (p[3] == '\0' || p[3] == '.')) return 1;
+/* The component whose folder a load of `base` goes to: a pinned library's
+ * lib<stem>.so or lib<stem>.so.<...> (a family's also lib<stem>_<part>.so...:
+ * libcudnn_ops.so.9.19.0); -1 for every other name. */
+static int component_of(const char* base) {
+  if (!starts_with(base, "lib")) return -1;
+  for (size_t i = 0; i < sizeof libraries / sizeof libraries[0]; ++i) {
+    const struct library* library = &libraries[i];
+    if (!library->pinned || !starts_with(base + 3, library->stem)) continue;
+    const char* rest = base + 3 + length_of(library->stem);
+    if (library->family && *rest == '_') {
+      while (*rest == '_' || (*rest >= 'a' && *rest <= 'z') || (*rest >= '0' && *rest <= '9')) ++rest;
+    }
+    if (starts_with(rest, ".so") && (rest[3] == '\0' || rest[3] == '.')) return library->component;
   }
-  return 0;
-}
-
-/* lib<stem>.so... for the CUDA runtime libraries a framework opens by name
- * that the pin sends to the runtime tree (components.inc: the store's list). */
-#define CUDNNENV_PINNED_STEM(stem, pinned) (pinned) ? "lib" stem ".so" : 0,
-static int is_runtime_name(const char* base) {
-  static const char* const stems[] = {CUDNNENV_RUNTIME_LIBRARIES(CUDNNENV_PINNED_STEM)};
-  for (size_t i = 0; i < sizeof stems / sizeof stems[0]; ++i) {
-    const char* stem = stems[i];
-    if (!stem) continue;
-    const size_t length = length_of(stem);
-    if (starts_with(base, stem) && (base[length] == '\0' || base[length] == '.')) return 1;
-  }
-  return 0;
+  return -1;
 }
 
 static char rewritten[8192];
@@ -194,18 +196,14 @@ char* la_objsearch(const char* name, uintptr_t* cookie, unsigned int flag) {
   for (const char* p = name; *p; ++p) {
     if (*p == '/') base = p + 1;
   }
-  if (is_cudnn_name(base)) {
-    if (!environment_read) read_environment();
-    return join(pin_dir, pin_dir_length, base) ? rewritten : (char*)name;
+  const int component = component_of(base);
+  if (component < 0) return (char*)name;
+  if (!environment_read) read_environment();
+  if (!join(folders[component], folder_lengths[component], base)) return (char*)name;
+  if (!every_name[component] && system_call(SYS_FACCESSAT, AT_FDCWD, (long)rewritten, 0 /* F_OK */, 0) != 0) {
+    return (char*)name;
   }
-  if (is_runtime_name(base)) {
-    if (!environment_read) read_environment();
-    if (!join(runtime_dir, runtime_dir_length, base)) return (char*)name;
-    /* Only a name the runtime tree has: another major's stays the program's own. */
-    if (system_call(SYS_FACCESSAT, AT_FDCWD, (long)rewritten, 0 /* F_OK */, 0) != 0) return (char*)name;
-    return rewritten;
-  }
-  return (char*)name;
+  return rewritten;
 }
 
 #if defined(CUDNNENV_AUDIT_REPORT)

@@ -6,14 +6,23 @@
 
 namespace cudnnenv {
 
+namespace {
+
+// Each kind's library names (a row's library_name): is_<kind>_library.
+bool is_cudnn_library(std::string_view file_name, Os os) {
+  return is_cudnn_library_name(std::string(file_name), os);
+}
+bool is_cuda_library(std::string_view file_name, Os os) {
+  return is_runtime_library_name(file_name, os);
+}
+
+}  // namespace
+
 std::span<const ComponentRow> components() {
-  static const ComponentRow rows[] = {
-      {TreeKind::cudnn, "cuDNN", "the tree's library folder", CUDNNENV_PIN_VARIABLE_CUDNN, "CUDNNENV_ACTIVE",
-       [](std::string_view file_name, Os os) { return is_cudnn_library_name(std::string(file_name), os); }},
-      {TreeKind::cuda, "CUDA runtime", "the runtime's library folder", CUDNNENV_PIN_VARIABLE_RUNTIME,
-       "CUDNNENV_CUDA_RUNTIME",
-       [](std::string_view file_name, Os os) { return is_runtime_library_name(file_name, os); }},
-  };
+#define CUDNNENV_ROW(kind, noun, folder_words, pin_variable, active_variable, every_name) \
+  {TreeKind::kind, noun, folder_words, pin_variable, active_variable, &is_##kind##_library},
+  static const ComponentRow rows[] = {CUDNNENV_COMPONENTS(CUDNNENV_ROW)};
+#undef CUDNNENV_ROW
   return rows;
 }
 

@@ -17,9 +17,10 @@ namespace {
 
 // The stems of the libraries a framework opens, as NVIDIA names the files:
 // Linux lib<stem>.so.<major>, Windows <stem>64_<major>.dll (cudart64_110,
-// nvrtc64_120_0, cupti64_2025.1.0), nvJitLink_<major>0_0.dll.
-#define CUDNNENV_STEM(stem, pinned) stem,
-constexpr std::array k_runtime_stems = {CUDNNENV_RUNTIME_LIBRARIES(CUDNNENV_STEM)};
+// nvrtc64_120_0, cupti64_2025.1.0), nvJitLink_<major>0_0.dll; the runtime's
+// rows of components.inc.
+#define CUDNNENV_STEM(kind, stem, pinned, family) std::pair{TreeKind::kind, std::string_view(stem)},
+constexpr std::array k_library_stems = {CUDNNENV_LIBRARIES(CUDNNENV_STEM)};
 #undef CUDNNENV_STEM
 
 }  // namespace
@@ -53,7 +54,8 @@ std::vector<std::string> runtime_components(int major) {
 }
 
 bool is_runtime_library_name(std::string_view file_name, Os os) {
-  for (const std::string_view stem : k_runtime_stems) {
+  for (const auto& [kind, stem] : k_library_stems) {
+    if (kind != TreeKind::cuda) continue;
     if (os == Os::windows) {
       const std::string lower = util::to_lower(file_name);
       if (!util::ends_with(lower, ".dll")) continue;

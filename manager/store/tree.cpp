@@ -61,13 +61,19 @@ std::string describe_served_cuda(const TreeRecord& tree) {
 }
 
 std::string to_string(TreeKind kind) {
-  switch (kind) {
-    case TreeKind::cudnn:
-      return "cudnn";
-    case TreeKind::cuda:
-      return "cuda";
-  }
+#define CUDNNENV_KIND_WORD(kind_, noun, folder_words, pin_variable, active_variable, every_name) \
+  if (kind == TreeKind::kind_) return #kind_;
+  CUDNNENV_COMPONENTS(CUDNNENV_KIND_WORD)
+#undef CUDNNENV_KIND_WORD
   return "";
+}
+
+std::optional<TreeKind> parse_tree_kind(std::string_view word) {
+#define CUDNNENV_KIND_OF(kind, noun, folder_words, pin_variable, active_variable, every_name) \
+  if (word == #kind) return TreeKind::kind;
+  CUDNNENV_COMPONENTS(CUDNNENV_KIND_OF)
+#undef CUDNNENV_KIND_OF
+  return std::nullopt;
 }
 
 fs::path record_path(const fs::path& tree_dir) {
@@ -146,12 +152,10 @@ Result<TreeRecord> parse_record(std::string_view text, const fs::path& tree_dir,
     return bad("unknown format");
   }
   TreeRecord record;
-  const std::string kind = table["kind"].value_or(std::string("cudnn"));
-  if (kind == "cuda") {
-    record.kind = TreeKind::cuda;
-  } else if (kind != "cudnn") {
-    return bad("unknown kind '" + util::printable(kind) + "'");
-  }
+  const std::string kind = table["kind"].value_or(to_string(TreeKind::cudnn));
+  const auto known = parse_tree_kind(kind);
+  if (!known) return bad("unknown kind '" + util::printable(kind) + "'");
+  record.kind = *known;
   record.name = table["name"].value_or(std::string());
   const auto version = parse_version(table["version"].value_or(std::string()));
   const auto os = parse_os(table["os"].value_or(std::string()));

@@ -7,12 +7,15 @@
 #include <filesystem>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "formats/platform.hpp"
 #include "formats/version.hpp"
 #include "store/layout.hpp"
 #include "util/result.hpp"
+
+#include "components.inc"
 
 namespace cudnnenv {
 
@@ -32,10 +35,14 @@ struct SourceRecord {
 };
 
 // What a tree holds: a cuDNN release, or the CUDA runtime libraries of one
-// CUDA release (cudart, cuBLAS, cuFFT, ...) that a framework opens beside it.
-enum class TreeKind { cudnn, cuda };
+// CUDA release (cudart, cuBLAS, cuFFT, ...) that a framework opens beside it;
+// a value per row of components.inc (store/component.hpp is the table).
+#define CUDNNENV_TREE_KIND(kind, noun, folder_words, pin_variable, active_variable, every_name) kind,
+enum class TreeKind { CUDNNENV_COMPONENTS(CUDNNENV_TREE_KIND) };
+#undef CUDNNENV_TREE_KIND
 
-std::string to_string(TreeKind kind);  // "cudnn", "cuda"
+std::string to_string(TreeKind kind);  // "cudnn", "cuda": the word a tree record's `kind =` holds
+std::optional<TreeKind> parse_tree_kind(std::string_view word);
 
 // One CUDA component of a runtime tree, as NVIDIA's manifest names it.
 struct ComponentRecord {

@@ -22,27 +22,29 @@ TEST_SUITE("store/component") {
     CHECK(variables.size() == 4);  // no two rows, nor a row's two variables, share one
   }
 
-  TEST_CASE("the pin's variables are the ones the audit module reads") {
+  TEST_CASE("the pin's variables, as the audit module and the launch read them") {
     CHECK(component(TreeKind::cudnn).pin_variable == "CUDNNENV_PIN_DIR");
     CHECK(component(TreeKind::cuda).pin_variable == "CUDNNENV_RUNTIME_DIR");
-    CHECK(component(TreeKind::cudnn).pin_variable == CUDNNENV_PIN_VARIABLE_CUDNN);
-    CHECK(component(TreeKind::cuda).pin_variable == CUDNNENV_PIN_VARIABLE_RUNTIME);
+    CHECK(to_string(TreeKind::cuda) == "cuda");
+    CHECK(parse_tree_kind("cudnn") == TreeKind::cudnn);
+    CHECK_FALSE(parse_tree_kind("nccl"));
   }
 
-  TEST_CASE("each runtime library the audit module pins is the runtime's, never cuDNN's, on both systems") {
-    const ComponentRow& cudnn = component(TreeKind::cudnn);
-    const ComponentRow& runtime = component(TreeKind::cuda);
-#define CHECK_RUNTIME_NAME(stem, pinned)                                                                    \
+  TEST_CASE("each library the audit module pins is its component's, and no other component's, on both systems") {
+    // (No structured bindings: clang 14 cannot capture them in the checks' lambdas.)
+#define CHECK_LIBRARY_NAME(kind_, stem, pinned, family)                                                     \
   for (const std::string& name : {"lib" + std::string(stem) + ".so.12", std::string(stem) + "64_12.dll"}) { \
     const Os os = name.ends_with(".dll") ? Os::windows : Os::linux;                                         \
-    CHECK_MESSAGE(runtime.library_name(name, os), name);                                                    \
-    CHECK_FALSE_MESSAGE(cudnn.library_name(name, os), name);                                                \
+    for (const ComponentRow& row : components()) {                                                          \
+      CHECK_MESSAGE(row.library_name(name, os) == (row.kind == TreeKind::kind_), (name + " of " #kind_));   \
+    }                                                                                                       \
   }
-    CUDNNENV_RUNTIME_LIBRARIES(CHECK_RUNTIME_NAME)
-#undef CHECK_RUNTIME_NAME
-    // (No structured bindings: clang 14 cannot capture them in the checks' lambdas.)
-    for (const auto& item : {std::pair{"libcudnn.so.9", Os::linux}, std::pair{"libcudnn_graph.so.9", Os::linux},
-                             std::pair{"cudnn64_8.dll", Os::windows}, std::pair{"cudnn_ops64_9.dll", Os::windows}}) {
+    CUDNNENV_LIBRARIES(CHECK_LIBRARY_NAME)
+#undef CHECK_LIBRARY_NAME
+    const ComponentRow& cudnn = component(TreeKind::cudnn);
+    const ComponentRow& runtime = component(TreeKind::cuda);
+    for (const auto& item : {std::pair{"libcudnn_graph.so.9", Os::linux}, std::pair{"cudnn_ops64_9.dll", Os::windows},
+                             std::pair{"cudnn_ops_infer64_8.dll", Os::windows}}) {
       const std::string name = item.first;
       CHECK_MESSAGE(cudnn.library_name(name, item.second), name);
       CHECK_FALSE_MESSAGE(runtime.library_name(name, item.second), name);
