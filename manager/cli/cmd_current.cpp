@@ -49,11 +49,11 @@ void add_selection_options(CLI::App* command, SelectionArguments& arguments) {
 
 // The runtime tree selected with the cuDNN tree, null without one.
 Json runtime_json(const Selection& selection) {
-  if (!selection.runtime) return nullptr;
-  const TreeRecord& runtime = *selection.runtime;
+  if (!selection.runtime()) return nullptr;
+  const TreeRecord& runtime = *selection.runtime();
   return Json{{"name", runtime.name},
               {"release", runtime.version.str()},
-              {"decided_by", selection.runtime_reason},
+              {"decided_by", selection.runtime_reason()},
               {"location", util::to_utf8(runtime.root)},
               {"library_dir", util::to_utf8(runtime.resolve(runtime.layout.library_dir))}};
 }
@@ -61,8 +61,8 @@ Json runtime_json(const Selection& selection) {
 // Every runtime library file of the selected runtime tree, from its record.
 std::vector<std::string> runtime_libraries(const Selection& selection, const Context& context) {
   std::vector<std::string> libraries;
-  if (!selection.runtime) return libraries;
-  auto full = context.store().full_record(*selection.runtime);
+  if (!selection.runtime()) return libraries;
+  auto full = context.store().full_record(*selection.runtime());
   if (!full) return libraries;
   for (const auto& file : full->files) {
     if (is_runtime_library_name(file.path.substr(file.path.rfind('/') + 1), full->platform.os)) {
@@ -91,9 +91,9 @@ Result<int> run_current(const SelectionArguments& arguments, const Context& cont
     return 0;
   }
   print(tree.version.str() + "  " + tree.name + "  (" + describe_origin(*selection) + ")\n");
-  if (selection->runtime) {
-    print("CUDA " + selection->runtime->version.str() + "  " + selection->runtime->name + "  (chosen by " +
-          selection->runtime_reason + ")\n");
+  if (selection->runtime()) {
+    print("CUDA " + selection->runtime()->version.str() + "  " + selection->runtime()->name + "  (chosen by " +
+          selection->runtime_reason() + ")\n");
   }
   return 0;
 }
@@ -137,7 +137,7 @@ Result<int> run_which(const SelectionArguments& arguments, const Context& contex
   const std::vector<std::string> runtime = runtime_libraries(*selection, context);
   if (arguments.json) {
     print_json(Json{{"libraries", libraries},
-                    {"runtime", selection->runtime ? Json(selection->runtime->name) : Json(nullptr)},
+                    {"runtime", selection->runtime() ? Json(selection->runtime()->name) : Json(nullptr)},
                     {"runtime_libraries", runtime}});
     return 0;
   }

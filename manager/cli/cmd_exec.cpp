@@ -53,13 +53,13 @@ Result<void> check_before_start(const ExecArguments& arguments, const Context& c
   check.cache_file = store.state().pin_checks();
   check.device = arguments.device;
   check.environment = environment;
-  if (selection.runtime) check.runtime_dir = selection.runtime->resolve(selection.runtime->layout.library_dir);
+  if (selection.runtime()) check.runtime_dir = selection.runtime()->resolve(selection.runtime()->layout.library_dir);
   if (*policy != LaunchPolicy::none) {
     // The file manifest, for the check of the whole file set: from the store's
     // folder of the tree, also for an adopted tree (its root is elsewhere; #11).
     if (auto full = store.full_record(tree); full) tree = *full;
-    if (selection.runtime) {
-      check.runtime = [&store, runtime = *selection.runtime]() -> std::optional<TreeRecord> {
+    if (selection.runtime()) {
+      check.runtime = [&store, runtime = *selection.runtime()]() -> std::optional<TreeRecord> {
         auto full = store.full_record(runtime);
         return full ? *full : runtime;
       };
@@ -94,7 +94,7 @@ void see_through_own_shims(const ExecArguments& arguments, const Store& store, L
 // What --report says about one run, from what it watched.
 struct ReportInput {
   const TreeRecord& tree;
-  const std::optional<TreeRecord>& runtime;
+  const TreeRecord* runtime;  // null without one
   const LaunchPlan& plan;
   PinMode mode;
   const PinReport& report;
@@ -199,7 +199,7 @@ Result<int> run_exec(const ExecArguments& arguments, const Context& context) {
 
   LaunchRequest launch_request;
   launch_request.tree = tree;
-  launch_request.runtime = selection->runtime;
+  launch_request.beside = selection->beside_trees();
   launch_request.mode = util::parse_name(k_pin_modes, arguments.mode).value_or(PinMode::audit);
   launch_request.command = arguments.command.front();
   launch_request.arguments.assign(arguments.command.begin() + 1, arguments.command.end());
@@ -240,9 +240,8 @@ Result<int> run_exec(const ExecArguments& arguments, const Context& context) {
   if (!exit_code) {
     return std::move(exit_code).error();
   }
-  const PinReport report =
-      classify_loaded(tree, selection->runtime ? &*selection->runtime : nullptr, plan->program, loaded);
-  const ReportInput input{tree, selection->runtime, *plan, launch_request.mode, report, run, *exit_code};
+  const PinReport report = classify_loaded(tree, selection->runtime(), plan->program, loaded);
+  const ReportInput input{tree, selection->runtime(), *plan, launch_request.mode, report, run, *exit_code};
   print_diagnostic(arguments.json ? report_json(input) : report_text(input));
   if (*exit_code != 0) {
     return *exit_code;

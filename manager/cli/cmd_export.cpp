@@ -47,7 +47,7 @@ Result<int> run_modulefile(const ModulefileArguments& arguments, const Context& 
     }
   } else {
     CUDNNENV_TRY_ASSIGN(selection, context.selection(context.request(arguments.spec)));
-    modules.push_back({selection->tree, selection->runtime});
+    modules.push_back({selection->tree, selection->beside_trees()});
   }
   CUDNNENV_TRY_ASSIGN(changes, write_modulefiles(util::path_from_utf8(arguments.output), format, modules, listing.trees,
                                                  context.environment, arguments.all));
@@ -264,7 +264,7 @@ Result<int> run_terminal(const TerminalArguments& arguments, const Context& cont
       !arguments.display_name.empty()
           ? arguments.display_name
           : "cuDNN " + selection->tree.version.str() +
-                (selection->runtime ? ", CUDA " + selection->runtime->version.str() + " runtime" : std::string()) +
+                (selection->runtime() ? ", CUDA " + selection->runtime()->version.str() + " runtime" : std::string()) +
                 " (cudnnenv '" + terminal.what + "'" + (powershell ? ", PowerShell" : "") + ")";
   if (!util::is_valid_utf8(terminal.display_name)) {
     return make_error("the display name is not UTF-8 text", "give --display-name in UTF-8", ExitCode::usage);

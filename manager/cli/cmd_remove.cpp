@@ -23,12 +23,12 @@ struct RemoveArguments {
 std::vector<std::string> selecting(const Store& store, const TreeRecord& tree, const Context& context) {
   std::vector<std::string> found;
   const auto chooses = [&](const Selection& selection) {
-    return selection.tree.name == tree.name || (selection.runtime && selection.runtime->name == tree.name);
+    return selection.tree.name == tree.name || (selection.runtime() && selection.runtime()->name == tree.name);
   };
   const auto as_what = [&](const Selection& selection, const std::string& who) {
     return selection.tree.name == tree.name
                ? who
-               : "with '" + selection.tree.name + "' (" + who + "; chosen by " + selection.runtime_reason + ")";
+               : "with '" + selection.tree.name + "' (" + who + "; chosen by " + selection.runtime_reason() + ")";
   };
   const auto selection_of = [&](const std::string& spec) {
     return resolve_selection(
@@ -49,7 +49,7 @@ std::vector<std::string> selecting(const Store& store, const TreeRecord& tree, c
   if (auto all = all_profiles(host_platform().os, config_files(store))) {
     for (const auto& profile : *all) {
       if (auto selection = selection_of(profile.name);
-          selection && selection->runtime && selection->runtime->name == tree.name) {
+          selection && selection->runtime() && selection->runtime()->name == tree.name) {
         profiles += (profiles.empty() ? "" : ", ") + profile.name + " ('" + selection->tree.name + "')";
         ++count;
       }

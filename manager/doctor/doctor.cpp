@@ -321,7 +321,7 @@ DoctorCheck check_dependencies(const Facts& facts) {
   // main one does not), searched as exec runs a program: the tree's folder,
   // then the CUDA runtime's selected with it, then the path.
   DiscoverContext context;
-  const auto& runtime = facts.selection->runtime;
+  const auto& runtime = facts.selection->runtime();
   context.environment =
       with_runtime_folder(facts.environment, runtime ? runtime->resolve(runtime->layout.library_dir) : fs::path());
   context.os = facts.platform.os;
@@ -475,13 +475,13 @@ DoctorCheck check_copy_wins(const Facts& facts) {
 // of each name the program loads when started plainly.
 DoctorCheck check_runtime_copy_wins(const Facts& facts) {
   const std::string id = "cuda-copy-wins";
-  if (!facts.selection || !facts.selection->runtime) {
+  if (!facts.selection || !facts.selection->runtime()) {
     return check(id, DoctorStatus::skip, "no CUDA runtime tree is selected");
   }
   if (facts.program.path.empty()) {
     return check(id, DoctorStatus::skip, "no '" + facts.program.requested + "' on PATH");
   }
-  const TreeRecord& runtime = *facts.selection->runtime;
+  const TreeRecord& runtime = *facts.selection->runtime();
   const fs::path folder = runtime.resolve(runtime.layout.library_dir);
   const std::string program = program_name(facts);
   const std::string words = "the selected runtime '" + runtime.name + "'";

@@ -113,13 +113,13 @@ Result<KernelSpec> pinned_kernel(const Selection& selection, const Pin& pin, con
   KernelSpec spec;
   spec.name = name.empty() ? default_kernel_name(selection.tree.name) : name;
   spec.tree = selection.tree.name;
-  spec.runtime = selection.runtime ? selection.runtime->name : std::string();
+  spec.runtime = selection.runtime() ? selection.runtime()->name : std::string();
   spec.store = root;
   spec.display_name =
       !display_name.empty()
           ? display_name
           : "Python 3 (cuDNN " + selection.tree.version.str() +
-                (selection.runtime ? ", CUDA " + selection.runtime->version.str() + " runtime" : std::string()) +
+                (selection.runtime() ? ", CUDA " + selection.runtime()->version.str() + " runtime" : std::string()) +
                 ", cudnnenv '" + selection.tree.name + "')";
   if (!util::is_valid_utf8(spec.display_name)) {
     return make_error("the display name is not UTF-8 text", "give --display-name in UTF-8", ExitCode::usage);

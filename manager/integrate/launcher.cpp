@@ -16,7 +16,7 @@ namespace fs = std::filesystem;
 
 Pin pin_of(const Selection& selection, const std::string& runtime_named) {
   return {selection.profile ? selection.profile->name : selection.tree.name,
-          runtime_named.empty() || !selection.runtime ? std::string() : selection.runtime->name};
+          runtime_named.empty() || !selection.runtime() ? std::string() : selection.runtime()->name};
 }
 
 std::string pin_flags(const Pin& pin) {

@@ -14,8 +14,11 @@ namespace fs = std::filesystem;
 std::vector<ModuleTree> store_modules(const Listing& listing) {
   std::vector<ModuleTree> modules;
   for (const auto& tree : listing.trees) {
-    modules.push_back(
-        {tree, tree.cuda ? choose_runtime(listing.runtimes, std::nullopt, tree.cuda->major) : std::nullopt});
+    ModuleTree module{tree, {}};
+    if (auto runtime = tree.cuda ? choose_runtime(listing.runtimes, std::nullopt, tree.cuda->major) : std::nullopt) {
+      module.beside.push_back(std::move(*runtime));
+    }
+    modules.push_back(std::move(module));
   }
   return modules;
 }
@@ -27,8 +30,7 @@ Result<FileChanges> write_modulefiles(const fs::path& output, shell::ModuleForma
   std::vector<std::pair<std::string, std::string>> files;  // version, text
   std::set<std::string> versions;
   for (const auto& module : modules) {
-    CUDNNENV_TRY_ASSIGN(text,
-                        modulefile_for(module.tree, format, environment, module.runtime ? &*module.runtime : nullptr));
+    CUDNNENV_TRY_ASSIGN(text, modulefile_for(module.tree, format, environment, module.beside));
     const std::string version = module_version(module.tree, all_trees);
     if (!versions.insert(version).second) {
       return make_error("two trees would both be module cudnn/" + version + ", and one file would replace the other",
@@ -48,10 +50,9 @@ Result<FileChanges> write_modulefiles(const fs::path& output, shell::ModuleForma
     const auto& [version, text] = files[i];
     const fs::path file = folder / util::path_from_utf8(version + (lua ? ".lua" : ""));
     CUDNNENV_TRY(util::write_file_atomic(file, text));
-    const auto& module = modules[i];
-    changes.push_back({FileChange::Kind::wrote, file,
-                       "(module load cudnn/" + version + ": '" + module.tree.name + "'" +
-                           (module.runtime ? " with '" + module.runtime->name + "'" : "") + ")"});
+    std::string about = "(module load cudnn/" + version + ": '" + modules[i].tree.name + "'";
+    for (const auto& each : modules[i].beside) about += " with '" + each.name + "'";
+    changes.push_back({FileChange::Kind::wrote, file, about + ")"});
   }
   if (!whole_store) return changes;
   // A second tree of a version renames both modules; a removed tree leaves its file.

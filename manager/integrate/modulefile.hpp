@@ -16,10 +16,10 @@
 
 namespace cudnnenv {
 
-// A module: a cuDNN tree and the runtime tree it loads with.
+// A module: a cuDNN tree and the trees it loads with (Selection::beside: its runtime).
 struct ModuleTree {
   TreeRecord tree;
-  std::optional<TreeRecord> runtime;
+  std::vector<TreeRecord> beside;
 };
 
 // Every cuDNN tree of the store, each with the newest runtime of its CUDA major.

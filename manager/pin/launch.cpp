@@ -279,11 +279,11 @@ Result<LaunchPlan> plan_launch(const LaunchRequest& request) {
   plan.arguments = request.arguments;
   plan.environment = request.environment;
   plan.library_dir = request.tree.resolve(request.tree.layout.library_dir);
-  if (request.runtime) plan.runtime_dir = request.runtime->resolve(request.runtime->layout.library_dir);
   plan.report_log = request.report_log;
   // The selection's trees and their folders, in the components' order.
   std::vector<std::pair<const ComponentRow*, std::string>> folders;
-  for (const TreeRecord* tree : pinned_trees(request.tree, request.runtime ? &*request.runtime : nullptr)) {
+  for (const TreeRecord* tree : pinned_trees(request.tree, request.beside)) {
+    if (tree->kind == TreeKind::cuda) plan.runtime_dir = tree->resolve(tree->layout.library_dir);
     folders.emplace_back(&component(tree->kind), util::to_utf8(tree->resolve(tree->layout.library_dir)));
   }
   const char separator = windows_host() ? ';' : ':';

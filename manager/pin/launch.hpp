@@ -51,10 +51,11 @@ struct LaunchRequest {
   // Empty: the tree's and the runtime's folders alone.
   shell::Activation selection_environment;
   TreeRecord tree;
-  // The CUDA runtime tree selected with it (Selection::runtime): its folder
-  // right after the tree's, and on Linux its libraries' names pinned by the
-  // audit module (CUDNNENV_RUNTIME_DIR) as cuDNN's are.
-  std::optional<TreeRecord> runtime;
+  // The trees selected beside it (Selection::beside: the CUDA runtime's),
+  // each one's folder after the tree's, and on Linux its libraries' names
+  // pinned by the audit module (its pin variable, CUDNNENV_RUNTIME_DIR) as
+  // cuDNN's are.
+  std::vector<TreeRecord> beside;
   PinMode mode = PinMode::audit;
   std::string command;                 // a name looked up on PATH, or a path
   std::vector<std::string> arguments;  // passed untouched

@@ -15,7 +15,7 @@ namespace fs = std::filesystem;
 
 shell::Activation activation_for(const TreeRecord& tree, const std::optional<CudaVersion>& cuda,
                                  const std::vector<std::pair<std::string, std::string>>& extra,
-                                 const util::Environment& environment, const TreeRecord* runtime) {
+                                 const util::Environment& environment, const std::vector<TreeRecord>& beside) {
   const bool windows = host_platform().os == Os::windows;
   shell::Activation activation;
   if (auto toolkit = cuda ? find_toolkit(*cuda, environment) : std::nullopt) {
@@ -27,7 +27,7 @@ shell::Activation activation_for(const TreeRecord& tree, const std::optional<Cud
   }
   // Each entry goes in front of the ones before it: the trees' folders end
   // up in the components' order.
-  const std::vector<const TreeRecord*> trees = pinned_trees(tree, runtime);
+  const std::vector<const TreeRecord*> trees = pinned_trees(tree, beside);
   for (auto each = trees.rbegin(); each != trees.rend(); ++each) {
     activation.prepend.emplace_back(windows ? "PATH" : "LD_LIBRARY_PATH",
                                     util::to_utf8((*each)->resolve((*each)->layout.library_dir)));
@@ -76,13 +76,12 @@ std::optional<std::filesystem::path> selection_toolkit(const Selection& selectio
 
 shell::Activation activation_of(const Selection& selection, const util::Environment& environment) {
   const std::optional<CudaVersion> cuda = selection_cuda(selection);
-  return activation_for(selection.tree, cuda, selection_variables(selection), environment,
-                        selection.runtime ? &*selection.runtime : nullptr);
+  return activation_for(selection.tree, cuda, selection_variables(selection), environment, selection.beside_trees());
 }
 
 Result<std::string> modulefile_for(const TreeRecord& tree, shell::ModuleFormat format,
-                                   const util::Environment& environment, const TreeRecord* runtime) {
-  shell::Activation activation = activation_for(tree, std::nullopt, {}, environment, runtime);
+                                   const util::Environment& environment, const std::vector<TreeRecord>& beside) {
+  shell::Activation activation = activation_for(tree, std::nullopt, {}, environment, beside);
   // The one record of what is active, as `cudnnenv activate --by module` sets
   // it: current, which, exec and the shims pin the module's tree.
   activation.set.emplace_back(k_activated_variable, tree.name);
@@ -95,14 +94,18 @@ Result<std::string> modulefile_for(const TreeRecord& tree, shell::ModuleFormat f
   shell::ModuleDescription description;
   description.family = "cudnn";
   description.version = tree.version.str();
-  description.whatis = "NVIDIA cuDNN " + tree.version.str() + " for " + cuda + " (the cudnnenv tree '" + tree.name +
-                       "')" + (runtime ? " with the CUDA runtime '" + runtime->name + "'" : "");
+  description.whatis =
+      "NVIDIA cuDNN " + tree.version.str() + " for " + cuda + " (the cudnnenv tree '" + tree.name + "')";
+  std::string beside_help;
+  for (const auto& each : beside) {
+    const std::string noun(component(each.kind).noun);
+    description.whatis += " with the " + noun + " '" + each.name + "'";
+    beside_help += noun + " '" + each.name +
+                   "', its folder right after: " + util::to_utf8(each.resolve(each.layout.library_dir)) + "\n";
+  }
   const std::string loader_path = host_platform().os == Os::windows ? "PATH" : "LD_LIBRARY_PATH";
   description.help = "NVIDIA cuDNN " + tree.version.str() + " for " + cuda + ", from the cudnnenv store.\n" +
-                     "Library folder: " + util::to_utf8(tree.resolve(tree.layout.library_dir)) + "\n" +
-                     (runtime ? "CUDA runtime '" + runtime->name + "', its folder right after: " +
-                                    util::to_utf8(runtime->resolve(runtime->layout.library_dir)) + "\n"
-                              : std::string()) +
+                     "Library folder: " + util::to_utf8(tree.resolve(tree.layout.library_dir)) + "\n" + beside_help +
                      "Sets CUDNN_PATH, CUDNN_INCLUDE_DIR, CUDNN_LIB_DIR, CUDNNENV_ACTIVE and CUDNNENV_ACTIVATED (which "
                      "cudnnenv current, exec and the shims follow), and puts the library "
                      "folder first on " +

@@ -21,11 +21,12 @@
 namespace cudnnenv {
 
 // What activating `tree` with `cuda`'s toolkit and the `extra` variables
-// changes; with a CUDA runtime tree (may be null), its library folder right
-// after the tree's on the loader's list, and CUDNNENV_CUDA_RUNTIME.
+// changes; with the trees `beside` it (Selection::beside: a CUDA runtime
+// tree), each one's library folder after the tree's on the loader's list,
+// in the component table's order, and its active variable (CUDNNENV_CUDA_RUNTIME).
 shell::Activation activation_for(const TreeRecord& tree, const std::optional<CudaVersion>& cuda,
                                  const std::vector<std::pair<std::string, std::string>>& extra,
-                                 const util::Environment& environment, const TreeRecord* runtime = nullptr);
+                                 const util::Environment& environment, const std::vector<TreeRecord>& beside = {});
 
 // The variables a selection sets besides the tree's own: the profile's, then
 // the trusted project file's [env]. Activation, exec and the shims set them.
@@ -42,10 +43,10 @@ std::optional<std::filesystem::path> selection_toolkit(const Selection& selectio
 shell::Activation activation_of(const Selection& selection, const util::Environment& environment);
 
 // A modulefile (Lmod Lua or Tcl) that does what activating `tree` (with
-// its CUDA runtime tree `runtime`, when not null) does, family "cudnn", with
+// the trees `beside` it: its CUDA runtime tree) does, family "cudnn", with
 // whatis and help text. Errors: a value no modulefile can hold.
 Result<std::string> modulefile_for(const TreeRecord& tree, shell::ModuleFormat format,
-                                   const util::Environment& environment, const TreeRecord* runtime = nullptr);
+                                   const util::Environment& environment, const std::vector<TreeRecord>& beside = {});
 
 // The module's version, `cudnn/<this>`: the tree's cuDNN version, with its
 // CUDA ("8.9.7.29-cuda12") when another of `trees` has the same version.

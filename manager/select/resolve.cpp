@@ -2,9 +2,11 @@
 
 #include <spdlog/spdlog.h>
 
+#include <algorithm>
 #include <system_error>
 
 #include "select/trust.hpp"
+#include "store/component.hpp"
 #include "store/layout.hpp"
 #include "store/runtime.hpp"
 #include "store/spec.hpp"
@@ -38,12 +40,25 @@ std::string runtime_names(const std::vector<TreeRecord>& runtimes) {
   return names.empty() ? std::string("none") : names;
 }
 
-// Selection::runtime, for a selection whose tree is chosen. Fails when a
-// runtime is named and none installed is that one.
-Result<void> choose_selection_runtime(const Store& store, const SelectionRequest& request, Selection& selection) {
+// Puts `tree` beside the selection's cuDNN tree, in the component table's order.
+void add_beside(Selection& selection, const TreeRecord& tree, std::string reason) {
+  const auto rank = [](TreeKind kind) { return &component(kind) - components().data(); };
+  auto at = std::find_if(selection.beside.begin(), selection.beside.end(),
+                         [&](const Selection::Beside& each) { return rank(each.tree.kind) > rank(tree.kind); });
+  selection.beside.insert(at, {tree, std::move(reason)});
+}
+
+// The CUDA runtime beside a selection whose tree is chosen (Selection::beside's rule). Fails when a runtime
+// is named and none installed is that one.
+Result<void> choose_runtime_beside(const Store& store, const SelectionRequest& request, Selection& selection) {
   const auto runtimes = store.list(RecordPart::identity).runtimes;
   std::optional<std::string> named;
   std::string reason;
+  std::optional<TreeRecord> runtime;
+  const auto choose = [&](const TreeRecord& tree, std::string why) {
+    spdlog::debug("runtime '{}' ({})", tree.name, why);
+    add_beside(selection, tree, std::move(why));
+  };
   if (request.runtime && !request.runtime->empty()) {
     named = *request.runtime;
     reason = "--runtime " + *request.runtime;
@@ -55,8 +70,8 @@ Result<void> choose_selection_runtime(const Store& store, const SelectionRequest
     reason = "runtime = \"" + *named + "\" in " + selection.decided_by;
   }
   if (named) {
-    selection.runtime = find_runtime(runtimes, *named);
-    if (!selection.runtime) {
+    runtime = find_runtime(runtimes, *named);
+    if (!runtime) {
       return make_error(
           "no installed CUDA runtime tree is '" + *named + "' (" + reason + "); installed: " + runtime_names(runtimes),
           is_cuda_release(*named) || parse_cuda_version(*named)
@@ -64,8 +79,7 @@ Result<void> choose_selection_runtime(const Store& store, const SelectionRequest
               : std::string("name one of those, by its name or its release (13.0.2)"),
           ExitCode::not_found);
     }
-    selection.runtime_reason = reason;
-    spdlog::debug("runtime '{}' ({})", selection.runtime->name, reason);
+    choose(*runtime, reason);
     return {};
   }
   if (runtimes.empty()) return {};
@@ -73,11 +87,9 @@ Result<void> choose_selection_runtime(const Store& store, const SelectionRequest
   // An activation in this shell keeps the runtime it put on the loader's list.
   if (selection.origin == Origin::activation && !(request.cuda && !request.cuda->empty())) {
     if (auto name = request.environment.get("CUDNNENV_CUDA_RUNTIME"); name && !name->empty()) {
-      for (const auto& runtime : runtimes) {
-        if (runtime.name != *name) continue;
-        selection.runtime = runtime;
-        selection.runtime_reason = "the activation in this shell (CUDNNENV_CUDA_RUNTIME)";
-        spdlog::debug("runtime '{}' ({})", runtime.name, selection.runtime_reason);
+      for (const auto& each : runtimes) {
+        if (each.name != *name) continue;
+        choose(each, "the activation in this shell (CUDNNENV_CUDA_RUNTIME)");
         return {};
       }
     }
@@ -90,8 +102,8 @@ Result<void> choose_selection_runtime(const Store& store, const SelectionRequest
     reason = "cuda = \"" + *selection.project->cuda + "\" in " + selection.decided_by;
   }
   if (exact) {
-    selection.runtime = choose_runtime(runtimes, exact, std::nullopt);
-    if (!selection.runtime) {
+    runtime = choose_runtime(runtimes, exact, std::nullopt);
+    if (!runtime) {
       selection.warnings.push_back("no installed CUDA runtime tree is CUDA " + exact->str() + " (" + reason +
                                    "; installed: " + runtime_names(runtimes) +
                                    "): programs find their CUDA libraries as they would without cudnnenv (hint: "
@@ -101,21 +113,45 @@ Result<void> choose_selection_runtime(const Store& store, const SelectionRequest
   } else if (selection.profile && !selection.profile->cuda.empty()) {
     // A framework's tested CUDA, else any runtime of its major that has its libraries.
     const auto asked = parse_cuda_version(selection.profile->cuda);
-    selection.runtime = choose_runtime(runtimes, asked, std::nullopt);
-    if (!selection.runtime && asked) selection.runtime = choose_runtime(runtimes, std::nullopt, asked->major);
+    runtime = choose_runtime(runtimes, asked, std::nullopt);
+    if (!runtime && asked) runtime = choose_runtime(runtimes, std::nullopt, asked->major);
     reason = "the profile " + selection.profile->name + " (CUDA " + selection.profile->cuda + ")";
   } else if (selection.tree.cuda) {
-    selection.runtime = choose_runtime(runtimes, std::nullopt, selection.tree.cuda->major);
+    runtime = choose_runtime(runtimes, std::nullopt, selection.tree.cuda->major);
     reason = "the CUDA major of '" + selection.tree.name + "'";
   }
-  if (selection.runtime) {
-    selection.runtime_reason = reason;
-    spdlog::debug("runtime '{}' ({})", selection.runtime->name, reason);
-  }
+  if (runtime) choose(*runtime, reason);
   return {};
 }
 
 }  // namespace
+
+const TreeRecord* Selection::tree_of(TreeKind kind) const {
+  if (kind == tree.kind) return &tree;
+  for (const auto& each : beside) {
+    if (each.tree.kind == kind) return &each.tree;
+  }
+  return nullptr;
+}
+
+std::string Selection::runtime_reason() const {
+  for (const auto& each : beside) {
+    if (each.tree.kind == TreeKind::cuda) return each.reason;
+  }
+  return {};
+}
+
+std::vector<const TreeRecord*> Selection::trees() const {
+  std::vector<const TreeRecord*> trees{&tree};
+  for (const auto& each : beside) trees.push_back(&each.tree);
+  return trees;
+}
+
+std::vector<TreeRecord> Selection::beside_trees() const {
+  std::vector<TreeRecord> trees;
+  for (const auto& each : beside) trees.push_back(each.tree);
+  return trees;
+}
 
 Error no_tree_for(const Profile& profile) {
   const std::string major = profile.cudnn.substr(0, profile.cudnn.find('.'));
@@ -241,7 +277,7 @@ Result<std::optional<Result<TreeRecord>>> project_tree(const Store& store, const
 
 Result<Selection> resolve_selection(const Store& store, const SelectionRequest& asked) {
   // A full release given to --cuda ("13.0.2") names the runtime tree too
-  // (choose_selection_runtime); cuDNN trees are matched by its major.minor.
+  // (choose_runtime_beside); cuDNN trees are matched by its major.minor.
   SelectionRequest request = asked;
   if (request.cuda && is_cuda_release(*request.cuda)) {
     const Version release = *parse_version(*request.cuda);
@@ -256,7 +292,7 @@ Result<Selection> resolve_selection(const Store& store, const SelectionRequest& 
     }
     selection.tree = std::move(*tree);
     spdlog::debug("selected '{}' ({}; spec '{}')", selection.tree.name, describe_origin(selection), selection.spec);
-    CUDNNENV_TRY(choose_selection_runtime(store, asked, selection));
+    CUDNNENV_TRY(choose_runtime_beside(store, asked, selection));
     return selection;
   };
 

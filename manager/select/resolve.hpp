@@ -52,16 +52,32 @@ struct Selection {
   // What the deciding project file says but cudnnenv ignores (unknown keys),
   // as `file:line:col` lines; shown as warnings by every command.
   std::vector<std::string> warnings;
-  // The CUDA runtime tree selected with `tree`, when the store has one that
-  // fits: the one named (--runtime, `runtime =` in the deciding project file,
-  // a full release given to --cuda; absent: an error), the one the shell's
-  // activation put on the list (CUDNNENV_CUDA_RUNTIME, with CUDNNENV_ACTIVATED),
-  // the release the selection names (--cuda, `cuda =` in the project file:
-  // that release only, a warning when none is installed; a profile's CUDA:
-  // that release, else its major), else the newest of the tree's CUDA major.
-  // None: the program finds its CUDA libraries as it would without cudnnenv.
-  std::optional<TreeRecord> runtime;
-  std::string runtime_reason;  // what chose it: "--cuda 11.8", "the CUDA major of '9.19.0.56-cuda13'", ...
+  // The trees selected beside `tree`, at most one of each other component,
+  // in the component table's order (store/component.hpp), each with what
+  // chose it ("--cuda 11.8", "the CUDA major of '9.19.0.56-cuda13'", ...).
+  // The CUDA runtime tree, when the store has one that fits: the one named
+  // (--runtime, `runtime =` in the deciding project file, a full release
+  // given to --cuda; absent: an error), the one the shell's activation put
+  // on the list (CUDNNENV_CUDA_RUNTIME, with CUDNNENV_ACTIVATED), the release
+  // the selection names (--cuda, `cuda =` in the project file: that release
+  // only, a warning when none is installed; a profile's CUDA: that release,
+  // else its major), else the newest of the tree's CUDA major. None: the
+  // program finds its CUDA libraries as it would without cudnnenv.
+  struct Beside {
+    TreeRecord tree;
+    std::string reason;
+  };
+  std::vector<Beside> beside;
+
+  // beside's tree of `kind` (`tree` itself for cuDNN), or null.
+  const TreeRecord* tree_of(TreeKind kind) const;
+  const TreeRecord* runtime() const { return tree_of(TreeKind::cuda); }
+  // What chose the runtime; empty without one.
+  std::string runtime_reason() const;
+  // `tree`, then beside's: the order of the loader's list (pinned_trees).
+  std::vector<const TreeRecord*> trees() const;
+  // beside's trees alone.
+  std::vector<TreeRecord> beside_trees() const;
 };
 
 struct SelectionRequest {

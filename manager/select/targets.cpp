@@ -29,9 +29,9 @@ Result<std::vector<TreeRecord>> trees_named(const Store& store, const std::strin
     CUDNNENV_TRY_ASSIGN(selection, here());
     auto full = store.full_record(selection->tree);
     std::vector<TreeRecord> trees{full ? *full : selection->tree};
-    if (selection->runtime) {
-      auto runtime = store.full_record(*selection->runtime);
-      trees.push_back(runtime ? *runtime : *selection->runtime);
+    if (selection->runtime()) {
+      auto runtime = store.full_record(*selection->runtime());
+      trees.push_back(runtime ? *runtime : *selection->runtime());
     }
     return trees;
   }
@@ -86,7 +86,7 @@ Result<std::vector<VerifyTarget>> verify_targets(const Store& store, const std::
       in_store = found && util::same_file(found->root, tree.root);
     }
     if (in_store && selected && selected->tree.name == tree.name) {
-      runtime = selected->runtime;
+      if (selected->runtime()) runtime = *selected->runtime();
     } else if (in_store && tree.cuda) {
       runtime = choose_runtime(runtimes, std::nullopt, tree.cuda->major);
     }

@@ -1,5 +1,7 @@
 #include "store/component.hpp"
 
+#include <algorithm>
+
 #include "components.inc"
 #include "store/layout.hpp"
 #include "store/runtime.hpp"
@@ -33,9 +35,12 @@ const ComponentRow& component(TreeKind kind) {
   return components().front();  // unreachable: every TreeKind has a row (test_component)
 }
 
-std::vector<const TreeRecord*> pinned_trees(const TreeRecord& cudnn, const TreeRecord* runtime) {
+std::vector<const TreeRecord*> pinned_trees(const TreeRecord& cudnn, const std::vector<TreeRecord>& beside) {
   std::vector<const TreeRecord*> trees{&cudnn};
-  if (runtime) trees.push_back(runtime);
+  for (const auto& tree : beside) trees.push_back(&tree);
+  const auto rank = [](const TreeRecord* tree) { return &component(tree->kind) - components().data(); };
+  std::stable_sort(trees.begin(), trees.end(),
+                   [&](const TreeRecord* a, const TreeRecord* b) { return rank(a) < rank(b); });
   return trees;
 }
 

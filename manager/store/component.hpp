@@ -33,8 +33,8 @@ struct ComponentRow {
 std::span<const ComponentRow> components();
 const ComponentRow& component(TreeKind kind);
 
-// A selection's trees in the table's order: `cudnn`, then `runtime` when
-// one is selected.
-std::vector<const TreeRecord*> pinned_trees(const TreeRecord& cudnn, const TreeRecord* runtime);
+// A selection's trees in the table's order: `cudnn`, then those beside it
+// (the CUDA runtime's, when one is selected).
+std::vector<const TreeRecord*> pinned_trees(const TreeRecord& cudnn, const std::vector<TreeRecord>& beside);
 
 }  // namespace cudnnenv

@@ -15,7 +15,7 @@ TEST_SUITE("integrate/modulefile") {
     const auto tree = test::pick(store, "8.1");
     REQUIRE(tree);
     const auto written = write_modulefiles(test::test_dir() / "modules", shell::ModuleFormat::lua,
-                                           {{*tree, std::nullopt}, {*tree, std::nullopt}}, trees, {}, false);
+                                           {{*tree, {}}, {*tree, {}}}, trees, {}, false);
     REQUIRE_FALSE(written);
     CHECK(written.error().message ==
           "two trees would both be module cudnn/8.1.0.77, and one file would replace the other");

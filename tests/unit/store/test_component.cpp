@@ -51,14 +51,20 @@ TEST_SUITE("store/component") {
     }
   }
 
-  TEST_CASE("a selection's trees: cuDNN's, then the runtime's when one is selected") {
+  TEST_CASE("a selection's trees: cuDNN's, then the runtime's when one is selected, in the table's order") {
     TreeRecord cudnn;
     cudnn.name = "9.19";
     TreeRecord runtime;
     runtime.name = "cuda-13.0.2";
     runtime.kind = TreeKind::cuda;
-    CHECK(pinned_trees(cudnn, nullptr) == std::vector<const TreeRecord*>{&cudnn});
-    CHECK(pinned_trees(cudnn, &runtime) == std::vector<const TreeRecord*>{&cudnn, &runtime});
+    const std::vector<TreeRecord> none;
+    const std::vector<TreeRecord> beside{runtime};
+    CHECK(pinned_trees(cudnn, none) == std::vector<const TreeRecord*>{&cudnn});
+    const auto trees = pinned_trees(cudnn, beside);
+    REQUIRE(trees.size() == 2);
+    CHECK(trees[0] == &cudnn);
+    CHECK(trees[1]->name == "cuda-13.0.2");
+    CHECK(pinned_trees(runtime, {cudnn})[0]->name == "9.19");  // whatever order they come in
   }
 }
 
