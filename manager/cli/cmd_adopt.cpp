@@ -1,7 +1,7 @@
 #include "cli/context.hpp"
 #include "cli/output.hpp"
+#include "store/component.hpp"
 #include "store/layout.hpp"
-#include "store/runtime.hpp"
 #include "util/text.hpp"
 
 namespace cudnnenv::cli {
@@ -13,7 +13,28 @@ struct AdoptArguments {
   std::string name;
   bool json = false;
   bool runtime = false;
+  std::string kind;  // a component's word (components.inc): cudnn, cuda
 };
+
+// What `arguments` adopt: --kind, --runtime (cuda); else cuDNN when the
+// folder holds it, else the first other component whose libraries it holds
+// (a toolkit's lib64, a pip nvidia/cu13/lib: a CUDA runtime).
+Result<TreeKind> kind_to_adopt(const AdoptArguments& arguments, const std::filesystem::path& directory) {
+  if (!arguments.kind.empty()) {
+    if (const auto kind = parse_tree_kind(arguments.kind)) return *kind;
+    std::string words;
+    for (const ComponentRow& row : components()) words += (words.empty() ? "" : ", ") + to_string(row.kind);
+    return make_error("'" + util::printable(arguments.kind) + "' is no kind of tree", "give one of " + words,
+                      ExitCode::usage);
+  }
+  if (arguments.runtime) return TreeKind::cuda;
+  const Os os = host_platform().os;
+  if (locate_layout(directory, os)) return TreeKind::cudnn;
+  for (const ComponentRow& row : components()) {
+    if (row.trees && row.trees->locate_layout(directory, os)) return row.kind;
+  }
+  return TreeKind::cudnn;  // adopt says what is missing
+}
 
 Result<int> run_adopt(const AdoptArguments& arguments, const Context& context) {
   AdoptOptions options;
@@ -23,17 +44,18 @@ Result<int> run_adopt(const AdoptArguments& arguments, const Context& context) {
   options.probe = context.probe();
   options.warn = context.warner();
   const auto directory = util::path_from_utf8(arguments.directory);
-  // A folder with a CUDA runtime and no cuDNN (a toolkit's lib64, a pip
-  // nvidia/cu13/lib): a runtime tree.
-  if (arguments.runtime ||
-      (!locate_layout(directory, host_platform().os) && locate_runtime_layout(directory, host_platform().os))) {
-    CUDNNENV_TRY_ASSIGN(runtime, context.store().adopt_runtime(directory, options));
+  CUDNNENV_TRY_ASSIGN(kind, kind_to_adopt(arguments, directory));
+  if (*kind != TreeKind::cudnn) {
+    CUDNNENV_TRY_ASSIGN(runtime, context.store().adopt_component(*kind, directory, options));
     if (arguments.json) {
       print_json(tree_to_json(*runtime));
       return 0;
     }
-    print("adopted '" + runtime->name + "': CUDA " + (runtime->cuda ? runtime->cuda->str() : std::string("?")) +
-          " runtime, " + std::to_string(runtime->files.size()) + " library files stay in " +
+    const std::string what = *kind == TreeKind::cuda
+                                 ? "CUDA " + (runtime->cuda ? runtime->cuda->str() : std::string("?")) + " runtime"
+                                 : std::string(component(*kind).noun) + " " + runtime->version.str();
+    print("adopted '" + runtime->name + "': " + what + ", " + std::to_string(runtime->files.size()) +
+          " library files stay in " +
           (runtime->location ? util::to_utf8(runtime->resolve(runtime->layout.library_dir))
                              : runtime->source.path + " (linked from one folder, " +
                                    util::to_utf8(runtime->resolve(runtime->layout.library_dir)) + ")") +
@@ -64,7 +86,12 @@ void register_adopt(CLI::App& app, Context& context) {
   command->add_flag("--json", arguments->json, "print the result as JSON");
   command->add_flag("--runtime", arguments->runtime,
                     "adopt the folder's CUDA runtime libraries (cudart, cuBLAS, ...) as a runtime tree (the default "
-                    "for a folder with them and no cuDNN)");
+                    "for a folder with them and no cuDNN; --kind cuda)");
+  std::string kinds;
+  for (const ComponentRow& row : components()) {
+    kinds += (kinds.empty() ? "" : ", ") + to_string(row.kind) + " (" + std::string(row.noun) + ")";
+  }
+  command->add_option("--kind", arguments->kind, "what the folder's tree is: " + kinds);
   command->footer(
       "Examples:\n"
       "  cudnnenv adopt /usr/local/cuda-12.2                  the cuDNN copied into a toolkit\n"

@@ -3,8 +3,8 @@
 #include "cli/context.hpp"
 #include "cli/output.hpp"
 #include "select/resolve.hpp"
+#include "store/component.hpp"
 #include "store/layout.hpp"
-#include "store/runtime.hpp"
 #include "util/text.hpp"
 
 namespace cudnnenv::cli {
@@ -47,25 +47,23 @@ void add_selection_options(CLI::App* command, SelectionArguments& arguments) {
   command->add_flag("--json", arguments.json, "print the result as JSON");
 }
 
-// The runtime tree selected with the cuDNN tree, null without one.
-Json runtime_json(const Selection& selection) {
-  if (!selection.runtime()) return nullptr;
-  const TreeRecord& runtime = *selection.runtime();
-  return Json{{"name", runtime.name},
-              {"release", runtime.version.str()},
-              {"decided_by", selection.runtime_reason()},
-              {"location", util::to_utf8(runtime.root)},
-              {"library_dir", util::to_utf8(runtime.resolve(runtime.layout.library_dir))}};
+// A tree selected beside the cuDNN tree, for --json.
+Json beside_json(const Selection::Beside& beside) {
+  const TreeRecord& tree = beside.tree;
+  return Json{{"name", tree.name},
+              {"release", tree.version.str()},
+              {"decided_by", beside.reason},
+              {"location", util::to_utf8(tree.root)},
+              {"library_dir", util::to_utf8(tree.resolve(tree.layout.library_dir))}};
 }
 
-// Every runtime library file of the selected runtime tree, from its record.
-std::vector<std::string> runtime_libraries(const Selection& selection, const Context& context) {
+// Every library file of `tree` (its component's names), from its full record.
+std::vector<std::string> library_files(const TreeRecord& tree, const Context& context) {
   std::vector<std::string> libraries;
-  if (!selection.runtime()) return libraries;
-  auto full = context.store().full_record(*selection.runtime());
+  auto full = context.store().full_record(tree);
   if (!full) return libraries;
   for (const auto& file : full->files) {
-    if (is_runtime_library_name(file.path.substr(file.path.rfind('/') + 1), full->platform.os)) {
+    if (component(tree.kind).library_name(file.path.substr(file.path.rfind('/') + 1), full->platform.os)) {
       libraries.push_back(util::to_utf8(full->resolve(file.path)));
     }
   }
@@ -76,7 +74,7 @@ Result<int> run_current(const SelectionArguments& arguments, const Context& cont
   CUDNNENV_TRY_ASSIGN(selection, resolve_here(arguments, context));
   const TreeRecord& tree = selection->tree;
   if (arguments.json) {
-    print_json(Json{
+    Json json{
         {"name", tree.name},
         {"version", tree.version.str()},
         {"cuda", tree.cuda ? Json(tree.cuda->str()) : Json(nullptr)},
@@ -86,14 +84,21 @@ Result<int> run_current(const SelectionArguments& arguments, const Context& cont
         {"decided_by", or_null(selection->decided_by)},
         {"spec", or_null(selection->spec)},
         {"location", util::to_utf8(tree.root)},
-        {"library", util::to_utf8(tree.library_path())},
-        {"runtime", runtime_json(*selection)}});
+        {"library", util::to_utf8(tree.library_path())}};
+    // Each other component's key: its tree, or null.
+    for (const ComponentRow& row : components()) {
+      if (row.kind != TreeKind::cudnn) json[std::string(row.json_key)] = nullptr;
+    }
+    for (const auto& beside : selection->beside) {
+      json[std::string(component(beside.tree.kind).json_key)] = beside_json(beside);
+    }
+    print_json(json);
     return 0;
   }
   print(tree.version.str() + "  " + tree.name + "  (" + describe_origin(*selection) + ")\n");
-  if (selection->runtime()) {
-    print("CUDA " + selection->runtime()->version.str() + "  " + selection->runtime()->name + "  (chosen by " +
-          selection->runtime_reason() + ")\n");
+  for (const auto& beside : selection->beside) {
+    print(std::string(component(beside.tree.kind).short_noun) + " " + beside.tree.version.str() + "  " +
+          beside.tree.name + "  (chosen by " + beside.reason + ")\n");
   }
   return 0;
 }
@@ -134,17 +139,21 @@ Result<int> run_which(const SelectionArguments& arguments, const Context& contex
     }
     std::sort(libraries.begin(), libraries.end());
   }
-  const std::vector<std::string> runtime = runtime_libraries(*selection, context);
+  Json json{{"libraries", libraries}};
+  // Each other component's: its tree's name (or null) and its library files.
+  for (const ComponentRow& row : components()) {
+    if (row.kind == TreeKind::cudnn) continue;
+    const TreeRecord* beside = selection->tree_of(row.kind);
+    const auto files = beside ? library_files(*beside, context) : std::vector<std::string>();
+    json[std::string(row.json_key)] = beside ? Json(beside->name) : Json(nullptr);
+    json[std::string(row.json_key) + "_libraries"] = files;
+    libraries.insert(libraries.end(), files.begin(), files.end());
+  }
   if (arguments.json) {
-    print_json(Json{{"libraries", libraries},
-                    {"runtime", selection->runtime() ? Json(selection->runtime()->name) : Json(nullptr)},
-                    {"runtime_libraries", runtime}});
+    print_json(json);
     return 0;
   }
   for (const auto& library : libraries) {
-    print(library + "\n");
-  }
-  for (const auto& library : runtime) {
     print(library + "\n");
   }
   return 0;

@@ -221,7 +221,7 @@ Result<int> run_install_runtime(const InstallArguments& arguments, const Context
   };
   CUDNNENV_TRY_ASSIGN(archives,
                       fetch_runtime_archives(*release, runtime_components(release->release.major), options, starting));
-  RuntimeInstallOptions install;
+  ComponentInstallOptions install;
   install.release = release->release;
   install.manifest = release->manifest_source;
   install.manifest_sha256 = release->manifest_sha256;
@@ -235,7 +235,7 @@ Result<int> run_install_runtime(const InstallArguments& arguments, const Context
                             profile->cuda + ": 'cudnnenv install cuda " + profile->cuda +
                             ".N --allow-unverified' with its full release number (its manifest is not pinned)";
   }
-  CUDNNENV_TRY_ASSIGN(outcome, store.install_runtime(*archives, install));
+  CUDNNENV_TRY_ASSIGN(outcome, store.install_component(*archives, install));
   const TreeRecord& record = outcome->record;
   const bool fresh = outcome->status == InstallStatus::installed;
   if (arguments.json) {

@@ -3,6 +3,7 @@
 #include "cli/context.hpp"
 #include "cli/output.hpp"
 #include "download/runtime.hpp"
+#include "store/component.hpp"
 #include "store/official.hpp"
 #include "store/runtime.hpp"
 #include "store/spec.hpp"
@@ -124,7 +125,7 @@ Result<int> run_available_cuda(const ListArguments& arguments, const Context& co
   if (auto folder = context.environment.get("CUDNNENV_CUDA_INDEX"); folder && !folder->empty()) {
     index = util::path_from_utf8(*folder);
   }
-  const auto runtimes = context.store().list().runtimes;
+  const auto runtimes = context.store().list().runtimes();
   Json array = Json::array();
   std::vector<std::vector<std::string>> rows = {{"RELEASE", "DOWNLOAD", "INSTALLED", "MANIFEST"}};
   for (const auto& release : known_cuda_releases(index)) {
@@ -187,7 +188,7 @@ Result<int> run_list(const ListArguments& arguments, const Context& context) {
   if (arguments.json) {
     Json trees = Json::array();
     std::vector<TreeRecord> all = listing.trees;
-    all.insert(all.end(), listing.runtimes.begin(), listing.runtimes.end());
+    all.insert(all.end(), listing.beside.begin(), listing.beside.end());
     for (const auto& tree : all) {
       Json entry = tree_to_json(tree);
       const auto changed = changed_files(tree);
@@ -198,7 +199,7 @@ Result<int> run_list(const ListArguments& arguments, const Context& context) {
     print_json(trees);
     return 0;
   }
-  if (listing.trees.empty() && listing.runtimes.empty()) {
+  if (listing.trees.empty() && listing.beside.empty()) {
     std::error_code ec;
     const bool exists = std::filesystem::exists(store.root(), ec);
     print_diagnostic(
@@ -221,16 +222,22 @@ Result<int> run_list(const ListArguments& arguments, const Context& context) {
     }
     print_table(rows);
   }
-  if (!listing.runtimes.empty()) {
-    print(listing.trees.empty() ? "" : "\n");
+  // Each other component's trees, a table of its own headed by its noun.
+  bool printed = !listing.trees.empty();
+  for (const ComponentRow& row : components()) {
+    if (row.kind == TreeKind::cudnn) continue;
+    const auto trees = listing.of(row.kind);
+    if (trees.empty()) continue;
+    print(printed ? "\n" : "");
+    printed = true;
     std::vector<std::vector<std::string>> rows = {
-        {"CUDA RUNTIME", "RELEASE", "LIBRARIES", "PLATFORM", "SIZE", "LOCATION"}};
-    for (const auto& tree : listing.runtimes) {
+        {util::to_upper(std::string(row.noun)), "RELEASE", "LIBRARIES", "PLATFORM", "SIZE", "LOCATION"}};
+    for (const auto& tree : trees) {
       const auto changed = changed_files(tree);
       std::size_t libraries = 0;
       for (const auto& file : tree.files) {
         const std::string name = file.path.substr(file.path.rfind('/') + 1);
-        if (file.link.empty() && is_runtime_library_name(name, tree.platform.os)) ++libraries;
+        if (file.link.empty() && row.library_name(name, tree.platform.os)) ++libraries;
       }
       rows.push_back({tree.name, tree.cuda ? tree.version.str() : "?", std::to_string(libraries),
                       describe(tree.platform), util::human_size(tree.total_size()),

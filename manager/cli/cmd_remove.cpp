@@ -6,6 +6,7 @@
 #include "select/profile.hpp"
 #include "select/project.hpp"
 #include "select/resolve.hpp"
+#include "store/component.hpp"
 #include "util/text.hpp"
 
 namespace cudnnenv::cli {
@@ -18,17 +19,18 @@ struct RemoveArguments {
 };
 
 // What selects `tree` now: the selection here and the global default; for
-// a CUDA runtime tree also each profile whose cuDNN is installed and that
-// would run with it (`install tf2.5` installs such a pair).
+// a tree beside cuDNN (a CUDA runtime tree) also each profile whose cuDNN is
+// installed and that would run with it (`install tf2.5` installs such a pair).
 std::vector<std::string> selecting(const Store& store, const TreeRecord& tree, const Context& context) {
   std::vector<std::string> found;
   const auto chooses = [&](const Selection& selection) {
-    return selection.tree.name == tree.name || (selection.runtime() && selection.runtime()->name == tree.name);
+    const TreeRecord* chosen = selection.tree_of(tree.kind);
+    return chosen && chosen->name == tree.name;
   };
   const auto as_what = [&](const Selection& selection, const std::string& who) {
     return selection.tree.name == tree.name
                ? who
-               : "with '" + selection.tree.name + "' (" + who + "; chosen by " + selection.runtime_reason() + ")";
+               : "with '" + selection.tree.name + "' (" + who + "; chosen by " + selection.reason_of(tree.kind) + ")";
   };
   const auto selection_of = [&](const std::string& spec) {
     return resolve_selection(
@@ -43,13 +45,12 @@ std::vector<std::string> selecting(const Store& store, const TreeRecord& tree, c
       }
     }
   }
-  if (tree.kind != TreeKind::cuda) return found;
+  if (tree.kind == TreeKind::cudnn) return found;
   std::string profiles;
   int count = 0;
   if (auto all = all_profiles(host_platform().os, config_files(store))) {
     for (const auto& profile : *all) {
-      if (auto selection = selection_of(profile.name);
-          selection && selection->runtime() && selection->runtime()->name == tree.name) {
+      if (auto selection = selection_of(profile.name); selection && chooses(*selection)) {
         profiles += (profiles.empty() ? "" : ", ") + profile.name + " ('" + selection->tree.name + "')";
         ++count;
       }
@@ -74,13 +75,14 @@ Result<int> run_remove(const RemoveArguments& arguments, const Context& context)
   if (const auto selected = selecting(store, *tree, context); !selected.empty()) {
     std::string by;
     for (const auto& each : selected) by += (by.empty() ? "" : "; ") + each;
-    const std::string warning =
-        tree->kind == TreeKind::cuda
-            ? "'" + tree->name + "' is the CUDA runtime selected " + by +
-                  ": programs started with those then find their CUDA libraries as they would without cudnnenv, "
-                  "unless another runtime of that CUDA is installed"
-            : "'" + tree->name + "' is selected (" + by +
-                  "): that selection will match no tree until 'cudnnenv use' names another";
+    const std::string warning = tree->kind != TreeKind::cudnn
+                                    ? "'" + tree->name + "' is the " + std::string(component(tree->kind).noun) +
+                                          " selected " + by + ": programs started with those then find their " +
+                                          std::string(component(tree->kind).short_noun) +
+                                          " libraries as they would without cudnnenv, unless another " +
+                                          std::string(component(tree->kind).noun) + " tree fits them"
+                                    : "'" + tree->name + "' is selected (" + by +
+                                          "): that selection will match no tree until 'cudnnenv use' names another";
     if (arguments.yes) {
       log_warning(warning);
     } else {

@@ -7,6 +7,7 @@
 #include "cli/output.hpp"
 #include "select/resolve.hpp"
 #include "select/targets.hpp"
+#include "store/component.hpp"
 #include "store/runtime.hpp"
 #include "store/spec.hpp"
 #include "util/fs.hpp"
@@ -176,8 +177,8 @@ Result<int> run_verify(const VerifyArguments& arguments, const Context& context)
                              {"devices", devices_json(report.devices)}});
       continue;
     }
-    print("verify " + tree.name + " (" + (tree.kind == TreeKind::cuda ? "CUDA runtime " : "cuDNN ") +
-          tree.version.str() + "): " + util::to_utf8(tree.library_path()) + "\n");
+    print("verify " + tree.name + " (" + std::string(component(tree.kind).noun) + " " + tree.version.str() +
+          "): " + util::to_utf8(tree.library_path()) + "\n");
     if (runtime) {
       print("  with the CUDA runtime '" + runtime->name + "' (" + util::to_utf8(options.runtime_dir) +
             " searched after the tree's folder, as exec runs a program)\n");

@@ -895,11 +895,11 @@ DoctorCheck check_cpu(const Facts& facts) {
 }
 
 DoctorCheck check_integrity(const Facts& facts, const DoctorOptions& options) {
-  if (facts.trees.empty() && facts.runtimes.empty() && facts.damaged_trees.empty()) {
+  if (facts.trees.empty() && facts.beside.empty() && facts.damaged_trees.empty()) {
     return check("integrity", DoctorStatus::skip, "no tree installed");
   }
   std::vector<TreeRecord> all = facts.trees;  // cuDNN trees and CUDA runtime trees alike
-  all.insert(all.end(), facts.runtimes.begin(), facts.runtimes.end());
+  all.insert(all.end(), facts.beside.begin(), facts.beside.end());
   std::vector<std::string> details;
   std::string first_tree;
   for (const auto& tree : all) {

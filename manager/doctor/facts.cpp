@@ -511,7 +511,7 @@ Facts collect_facts(const FactsRequest& request) {
     facts.store_root = request.store->root();
     auto listing = request.store->list(RecordPart::everything);
     facts.trees = listing.trees;
-    facts.runtimes = listing.runtimes;
+    facts.beside = listing.beside;
     facts.kernels = find_kernels(request.environment, request.platform.os);
     facts.vscode = find_vscode(request.selection.working_directory, request.store->state().launchers());
     facts.damaged_trees = listing.damaged;

@@ -100,8 +100,8 @@ struct Facts {
   Platform platform;
   util::Environment environment;
   std::filesystem::path store_root;
-  std::vector<TreeRecord> trees;     // whole records (manifests)
-  std::vector<TreeRecord> runtimes;  // the store's CUDA runtime trees, full records
+  std::vector<TreeRecord> trees;   // whole records (manifests)
+  std::vector<TreeRecord> beside;  // the store's trees of the other components (CUDA runtimes), full records
   std::vector<Error> damaged_trees;
   std::optional<Selection> selection;  // with the whole record
   std::optional<Error> selection_error;

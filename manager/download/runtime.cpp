@@ -125,7 +125,7 @@ Result<CudaRelease> find_cuda_release(const std::string& asked, const Platform& 
   return found;
 }
 
-Result<std::vector<RuntimeArchive>> fetch_runtime_archives(
+Result<std::vector<ComponentArchive>> fetch_runtime_archives(
     const CudaRelease& release, const std::vector<std::string>& components, const DownloadOptions& options,
     const std::function<void(const std::string& file_name)>& starting) {
   std::vector<const RedistArchive*> entries;
@@ -141,7 +141,7 @@ Result<std::vector<RuntimeArchive>> fetch_runtime_archives(
     entries.push_back(&*entry);
   }
   const std::string listed_by = "the manifest of CUDA " + release.release.str();
-  std::vector<RuntimeArchive> archives;
+  std::vector<ComponentArchive> archives;
   for (const RedistArchive* entry : entries) {
     const std::string& component = entry->component;
     const std::string file_name = entry->relative_path.substr(entry->relative_path.rfind('/') + 1);

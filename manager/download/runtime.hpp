@@ -52,7 +52,7 @@ Result<CudaRelease> find_cuda_release(const std::string& asked, const Platform& 
 // The archives of `components` (runtime_components: a missing one is an
 // error naming it, before anything is fetched), fetched and checked;
 // `starting` (may be empty) hears each file's name before its fetch.
-Result<std::vector<RuntimeArchive>> fetch_runtime_archives(
+Result<std::vector<ComponentArchive>> fetch_runtime_archives(
     const CudaRelease& release, const std::vector<std::string>& components, const DownloadOptions& options,
     const std::function<void(const std::string& file_name)>& starting = {});
 

@@ -15,7 +15,7 @@ std::vector<ModuleTree> store_modules(const Listing& listing) {
   std::vector<ModuleTree> modules;
   for (const auto& tree : listing.trees) {
     ModuleTree module{tree, {}};
-    if (auto runtime = tree.cuda ? choose_runtime(listing.runtimes, std::nullopt, tree.cuda->major) : std::nullopt) {
+    if (auto runtime = tree.cuda ? choose_runtime(listing.runtimes(), std::nullopt, tree.cuda->major) : std::nullopt) {
       module.beside.push_back(std::move(*runtime));
     }
     modules.push_back(std::move(module));

@@ -142,8 +142,7 @@ std::vector<fs::path> shadowed_libraries(const LaunchPlan& plan) {
   context.os = Os::windows;
   const auto before = folders_before_path(context, plan.program);
   std::vector<fs::path> shadowed;
-  for (const fs::path& folder : {plan.library_dir, plan.runtime_dir}) {
-    if (folder.empty()) continue;
+  for (const fs::path& folder : plan.folders) {
     for (const auto& entry : util::directory_entries(folder)) {
       const fs::path name = entry.path.filename();
       if (!entry.is_regular_file || util::to_lower(util::to_utf8(name.extension())) != ".dll") continue;
@@ -284,6 +283,7 @@ Result<LaunchPlan> plan_launch(const LaunchRequest& request) {
   std::vector<std::pair<const ComponentRow*, std::string>> folders;
   for (const TreeRecord* tree : pinned_trees(request.tree, request.beside)) {
     if (tree->kind == TreeKind::cuda) plan.runtime_dir = tree->resolve(tree->layout.library_dir);
+    plan.folders.push_back(tree->resolve(tree->layout.library_dir));
     folders.emplace_back(&component(tree->kind), util::to_utf8(tree->resolve(tree->layout.library_dir)));
   }
   const char separator = windows_host() ? ';' : ':';

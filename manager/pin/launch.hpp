@@ -75,6 +75,10 @@ struct LaunchPlan {
   std::vector<EnvironmentChange> changes;
   std::filesystem::path library_dir;  // the tree's, first on the search path
   std::filesystem::path runtime_dir;  // the runtime tree's, second; empty without one
+  // Every pinned tree's library folder in the component table's order
+  // (library_dir first): what Windows' launch adds to the program's DLL
+  // directories and searches for copies to preload past.
+  std::vector<std::filesystem::path> folders;
   // Windows: the trees' DLLs of which a copy lies where the standard search
   // looks before PATH (the program's folder, System32, ...; Wine also before
   // the SetDllDirectory folder): loaded by absolute path inside the program

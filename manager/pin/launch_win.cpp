@@ -145,7 +145,7 @@ std::string image_name(HANDLE process, const LOAD_DLL_DEBUG_INFO& info) {
 }
 
 // What runs inside the program before its own code: AddDllDirectory of the
-// tree's folder, then of the CUDA runtime tree's (what Python 3.8+'s
+// tree's folder, then of each tree's beside it (the CUDA runtime's; what Python 3.8+'s
 // LOAD_LIBRARY_SEARCH_DEFAULT_DIRS loads search; they never search PATH);
 // then LoadLibraryW of each DLL a copy would shadow (LaunchPlan::preload).
 struct RemoteStep {
@@ -154,8 +154,8 @@ struct RemoteStep {
 };
 
 std::vector<RemoteStep> remote_steps(const LaunchPlan& plan) {
-  std::vector<RemoteStep> steps{{false, plan.library_dir}};
-  if (!plan.runtime_dir.empty()) steps.push_back({false, plan.runtime_dir});
+  std::vector<RemoteStep> steps;
+  for (const auto& folder : plan.folders) steps.push_back({false, folder});
   for (const auto& file : plan.preload) steps.push_back({true, file});
   return steps;
 }

@@ -51,7 +51,7 @@ void add_beside(Selection& selection, const TreeRecord& tree, std::string reason
 // The CUDA runtime beside a selection whose tree is chosen (Selection::beside's rule). Fails when a runtime
 // is named and none installed is that one.
 Result<void> choose_runtime_beside(const Store& store, const SelectionRequest& request, Selection& selection) {
-  const auto runtimes = store.list(RecordPart::identity).runtimes;
+  const auto runtimes = store.list(RecordPart::identity).runtimes();
   std::optional<std::string> named;
   std::string reason;
   std::optional<TreeRecord> runtime;
@@ -134,9 +134,9 @@ const TreeRecord* Selection::tree_of(TreeKind kind) const {
   return nullptr;
 }
 
-std::string Selection::runtime_reason() const {
+std::string Selection::reason_of(TreeKind kind) const {
   for (const auto& each : beside) {
-    if (each.tree.kind == TreeKind::cuda) return each.reason;
+    if (each.tree.kind == kind) return each.reason;
   }
   return {};
 }

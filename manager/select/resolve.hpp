@@ -72,8 +72,9 @@ struct Selection {
   // beside's tree of `kind` (`tree` itself for cuDNN), or null.
   const TreeRecord* tree_of(TreeKind kind) const;
   const TreeRecord* runtime() const { return tree_of(TreeKind::cuda); }
-  // What chose the runtime; empty without one.
-  std::string runtime_reason() const;
+  // What chose beside's tree of `kind` (the runtime's); empty without one.
+  std::string reason_of(TreeKind kind) const;
+  std::string runtime_reason() const { return reason_of(TreeKind::cuda); }
   // `tree`, then beside's: the order of the loader's list (pinned_trees).
   std::vector<const TreeRecord*> trees() const;
   // beside's trees alone.

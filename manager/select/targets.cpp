@@ -18,7 +18,7 @@ Result<std::vector<TreeRecord>> trees_named(const Store& store, const std::strin
   if (all) {
     const Listing listing = store.list();
     auto trees = listing.trees;
-    trees.insert(trees.end(), listing.runtimes.begin(), listing.runtimes.end());
+    trees.insert(trees.end(), listing.beside.begin(), listing.beside.end());
     if (trees.empty()) {
       return make_error("the store is empty", "'cudnnenv install <version>' fetches one", ExitCode::not_found);
     }
@@ -76,7 +76,7 @@ Result<std::vector<VerifyTarget>> verify_targets(const Store& store, const std::
                                  store, target, all, [&] { return *here_result; }, warnings));
   std::optional<Selection> selected;
   if (here_result && *here_result) selected = **here_result;
-  const auto runtimes = store.list(RecordPart::identity).runtimes;
+  const auto runtimes = store.list(RecordPart::identity).runtimes();
   std::vector<VerifyTarget> result;
   for (auto& tree : *trees) {
     std::optional<TreeRecord> runtime;

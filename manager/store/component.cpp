@@ -4,25 +4,21 @@
 
 #include "components.inc"
 #include "store/layout.hpp"
-#include "store/runtime.hpp"
 
 namespace cudnnenv {
 
-namespace {
-
-// Each kind's library names (a row's library_name): is_<kind>_library.
+// cuDNN's row: its trees are Store::install's and adopt's.
 bool is_cudnn_library(std::string_view file_name, Os os) {
   return is_cudnn_library_name(std::string(file_name), os);
 }
-bool is_cuda_library(std::string_view file_name, Os os) {
-  return is_runtime_library_name(file_name, os);
+const ComponentTrees* trees_of_cudnn() {
+  return nullptr;
 }
 
-}  // namespace
-
 std::span<const ComponentRow> components() {
-#define CUDNNENV_ROW(kind, noun, folder_words, pin_variable, active_variable, every_name) \
-  {TreeKind::kind, noun, folder_words, pin_variable, active_variable, &is_##kind##_library},
+#define CUDNNENV_ROW(kind, noun, short_noun, json_key, folder_words, pin_variable, active_variable, every_name)     \
+  {TreeKind::kind,   noun, short_noun, json_key, folder_words, pin_variable, active_variable, &is_##kind##_library, \
+   trees_of_##kind()},
   static const ComponentRow rows[] = {CUDNNENV_COMPONENTS(CUDNNENV_ROW)};
 #undef CUDNNENV_ROW
   return rows;

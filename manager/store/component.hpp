@@ -10,23 +10,93 @@
 // lists the files a third one (NCCL) touches.
 #pragma once
 
+#include <filesystem>
+#include <memory>
+#include <optional>
 #include <span>
 #include <string>
 #include <string_view>
 #include <vector>
 
+#include "formats/archive.hpp"
 #include "formats/platform.hpp"
+#include "store/extract.hpp"
+#include "store/layout.hpp"
 #include "store/tree.hpp"
 
 namespace cudnnenv {
 
+// One archive of a component's release (a CUDA release's libcublas, ...),
+// fetched and checked against its manifest (download/), to install as part
+// of one tree.
+struct ComponentArchive {
+  std::filesystem::path file;
+  std::string component;  // "libcublas"
+  std::string version;    // the component's, "13.1.0.3"
+  std::string sha256;     // the manifest's, which the file was checked against
+};
+
+struct ComponentInstallOptions {
+  TreeKind kind = TreeKind::cuda;
+  Version release;                  // the release, CUDA 13.0.2
+  std::string manifest;             // where the manifest came from (URL or file)
+  std::string manifest_sha256;      // of the manifest's bytes
+  std::optional<std::string> name;  // default: the component's default_name (cuda-<release>)
+  Platform platform = host_platform();
+  ExtractLimits limits;
+  UnpackProgress unpack_progress;
+  // Library names the tree must ship (a profile's), checked before the
+  // tree becomes visible: one missing fails the install, naming it, who
+  // needs it (`required_by`: "TensorFlow 2.4") and `required_hint`.
+  std::vector<std::string> required_libraries;
+  std::string required_by;
+  std::string required_hint;
+};
+
+// What the store needs of a component beside cuDNN to install and adopt its
+// trees (Store::install_component, adopt_component), from store/<kind>.*
+// (store/runtime.* for the CUDA runtime). cuDNN's trees are Store::install's.
+struct ComponentTrees {
+  // The tree's name when none is given: "cuda-13.0.2", "cuda-13" for a release known by its major.
+  std::string (*default_name)(const Version& release, bool major_only);
+  // What of one of its release's archives the tree keeps, under the name it keeps it.
+  std::unique_ptr<ArchiveSource> (*kept_entries)(std::unique_ptr<ArchiveSource> archive, std::string component, Os os);
+  // Its library folder and main library under `root` (a store tree, or a folder to adopt).
+  Result<TreeLayout> (*locate_layout)(const std::filesystem::path& root, Os os);
+  // Its library files directly in a folder, sorted.
+  std::vector<std::string> (*library_files)(const std::filesystem::path& folder, Os os);
+  // The folders under `root` that hold its library files (a split wheel: one per part).
+  std::vector<std::filesystem::path> (*library_folders)(const std::filesystem::path& root, Os os);
+  // The release a library file's name says, of major `major` (libcudart.so.13.0.96: 13.0), when it does.
+  std::optional<Version> (*release_in_name)(std::string_view file_name, int major);
+  // A record of its tree, but for its files.
+  TreeRecord (*record)(std::string name, const TreeLayout& layout, const Version& release, bool minor_known,
+                       const Platform& platform);
+  // Checks a tree's installed folder against the install's release and the libraries asked for.
+  Result<void> (*check_installed)(const std::filesystem::path& content, const TreeLayout& layout,
+                                  const ComponentInstallOptions& options);
+};
+
+// Each component's own functions, declared here for every row of
+// components.inc and defined with what its tree holds (store/<kind>.cpp:
+// the CUDA runtime's in store/runtime.cpp; cuDNN's in store/component.cpp):
+// whether a file is one of its libraries, and how the store makes its trees.
+#define CUDNNENV_COMPONENT_FUNCTIONS(kind, ...)                \
+  bool is_##kind##_library(std::string_view file_name, Os os); \
+  const ComponentTrees* trees_of_##kind();
+CUDNNENV_COMPONENTS(CUDNNENV_COMPONENT_FUNCTIONS)
+#undef CUDNNENV_COMPONENT_FUNCTIONS
+
 struct ComponentRow {
   TreeKind kind;
   std::string_view noun;             // "cuDNN", "CUDA runtime"
+  std::string_view short_noun;       // "cuDNN", "CUDA": before its version
+  std::string_view json_key;         // "runtime": current's and which's JSON
   std::string_view folder_words;     // "the tree's library folder": how a message names it
   std::string_view pin_variable;     // the folder its library names are sent to (shim/components.inc)
   std::string_view active_variable;  // the active tree's name, for shells and programs
   bool (*library_name)(std::string_view file_name, Os os);  // whether a file of that name is one of its libraries
+  const ComponentTrees* trees;  // how the store makes its trees; null for cuDNN (Store::install)
 };
 
 // In the loader list's order.

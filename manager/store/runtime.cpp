@@ -253,4 +253,70 @@ std::optional<TreeRecord> choose_runtime(const std::vector<TreeRecord>& runtimes
   return best ? std::optional(*best) : std::nullopt;
 }
 
+namespace {
+
+std::optional<Version> release_in_cudart_name(std::string_view file_name, int major) {
+  if (!util::starts_with(file_name, "libcudart.so.")) return std::nullopt;
+  const auto full = parse_version(file_name.substr(13));
+  if (!full || full->major != major) return std::nullopt;
+  return Version{full->major, full->minor, 0, std::nullopt};
+}
+
+TreeRecord runtime_record(std::string name, const TreeLayout& layout, const Version& release, bool minor_known,
+                          const Platform& platform) {
+  TreeRecord record;
+  record.kind = TreeKind::cuda;
+  record.name = std::move(name);
+  record.version = release;
+  record.cuda = CudaVersion{release.major, minor_known ? std::optional(release.minor) : std::nullopt};
+  record.platform = platform;
+  record.layout = layout;
+  record.installed_at = utc_timestamp();
+  return record;
+}
+
+Result<void> check_installed_runtime(const fs::path& content, const TreeLayout& layout,
+                                     const ComponentInstallOptions& options) {
+  if (layout.major != options.release.major) {
+    return make_error("the runtime of CUDA " + options.release.str() + " holds '" + layout.main_library + "', a CUDA " +
+                          std::to_string(layout.major) + " library",
+                      "the manifest is not one release's: use NVIDIA's redistrib_<release>.json");
+  }
+  std::vector<std::string> absent;
+  const auto shipped = runtime_library_files(content / util::path_from_utf8(layout.library_dir), options.platform.os);
+  for (const auto& needed : options.required_libraries) {
+    const bool found = std::any_of(shipped.begin(), shipped.end(), [&](const std::string& file) {
+      return options.platform.os == Os::windows ? util::to_lower(file) == util::to_lower(needed) : file == needed;
+    });
+    if (!found) absent.push_back(needed);
+  }
+  if (!absent.empty()) {
+    return make_error(
+        "the CUDA " + options.release.str() + " runtime has no " + util::quote_some(absent, 8) + ", which " +
+            (options.required_by.empty() ? std::string("the profile") : options.required_by) +
+            " opens; nothing was installed",
+        options.required_hint.empty() ? "install the CUDA release it was built with" : options.required_hint,
+        ExitCode::not_found);
+  }
+  return {};
+}
+
+}  // namespace
+
+// The CUDA runtime's row of the component table (store/component.hpp): its
+// library names, and what the store needs to make its trees: the functions
+// above, the release libcudart's full name says (libcudart.so.13.0.96: 13.0),
+// the record, and the check of an installed release (its libcudart of the
+// release's major; the libraries a profile needs all there).
+bool is_cuda_library(std::string_view file_name, Os os) {
+  return is_runtime_library_name(file_name, os);
+}
+
+const ComponentTrees* trees_of_cuda() {
+  static const ComponentTrees trees{&default_runtime_name,  &runtime_entries,         &locate_runtime_layout,
+                                    &runtime_library_files, &runtime_library_folders, &release_in_cudart_name,
+                                    &runtime_record,        &check_installed_runtime};
+  return &trees;
+}
+
 }  // namespace cudnnenv

@@ -12,6 +12,7 @@
 #include "formats/archive.hpp"
 #include "formats/platform.hpp"
 #include "formats/version.hpp"
+#include "store/component.hpp"
 #include "store/layout.hpp"
 #include "store/tree.hpp"
 #include "util/result.hpp"

@@ -10,6 +10,7 @@
 #include "formats/archive.hpp"
 #include "formats/archive_name.hpp"
 #include "formats/binfmt.hpp"
+#include "store/component.hpp"
 #include "store/extract.hpp"
 #include "store/layout.hpp"
 #include "store/official.hpp"
@@ -67,15 +68,8 @@ bool is_library_file(const std::string& path) {
   return util::ends_with(name, ".dll") || name.find(".so.") != std::string::npos || util::ends_with(name, ".so");
 }
 
-std::string list_some(const std::vector<std::string>& items, std::size_t shown = 3) {
-  std::string text;
-  for (std::size_t i = 0; i < items.size() && i < shown; ++i) {
-    text += (i ? ", '" : "'") + items[i] + "'";
-  }
-  if (items.size() > shown) {
-    text += " and " + std::to_string(items.size() - shown) + " more";
-  }
-  return text;
+std::string list_some(const std::vector<std::string>& items) {
+  return util::quote_some(items, 3);
 }
 
 std::string platform_hint(Platform platform) {
@@ -662,9 +656,9 @@ Result<InstallOutcome> Store::install(const fs::path& source_path, const Install
   return unless_root_vanished(m_root, [&] { return install_source(source_path, options); });
 }
 
-Result<InstallOutcome> Store::install_runtime(const std::vector<RuntimeArchive>& archives,
-                                              const RuntimeInstallOptions& options) {
-  return unless_root_vanished(m_root, [&] { return install_runtime_archives(archives, options); });
+Result<InstallOutcome> Store::install_component(const std::vector<ComponentArchive>& archives,
+                                                const ComponentInstallOptions& options) {
+  return unless_root_vanished(m_root, [&] { return install_component_archives(archives, options); });
 }
 
 Result<InstallOutcome> Store::install_source(const fs::path& source_path, const InstallOptions& options) {
@@ -805,6 +799,14 @@ Result<TreeRecord> Store::adopt(const fs::path& directory, const AdoptOptions& o
   return publish_adopted(std::move(record), options.name.has_value(), found->location);
 }
 
+std::vector<TreeRecord> Listing::of(TreeKind kind) const {
+  std::vector<TreeRecord> trees;
+  for (const auto& tree : beside) {
+    if (tree.kind == kind) trees.push_back(tree);
+  }
+  return trees;
+}
+
 Listing Store::list(RecordPart part) const {
   if (part == RecordPart::identity && m_identities) return *m_identities;
   Listing listing;
@@ -820,7 +822,7 @@ Listing Store::list(RecordPart part) const {
     }
     auto record = read_record(entry.path, part);
     if (record) {
-      (record->kind == TreeKind::cuda ? listing.runtimes : listing.trees).push_back(std::move(*record));
+      (record->kind == TreeKind::cudnn ? listing.trees : listing.beside).push_back(std::move(*record));
     } else {
       listing.damaged.push_back(record.error());
     }
@@ -832,7 +834,10 @@ Listing Store::list(RecordPart part) const {
     return a.name < b.name;
   };
   std::sort(listing.trees.begin(), listing.trees.end(), newest_first);
-  std::sort(listing.runtimes.begin(), listing.runtimes.end(), newest_first);
+  const auto rank = [](const TreeRecord& tree) { return &component(tree.kind) - components().data(); };
+  std::sort(listing.beside.begin(), listing.beside.end(), [&](const TreeRecord& a, const TreeRecord& b) {
+    return rank(a) != rank(b) ? rank(a) < rank(b) : newest_first(a, b);
+  });
   std::sort(listing.unmanaged.begin(), listing.unmanaged.end());
   if (part == RecordPart::identity) m_identities = listing;
   return listing;
@@ -840,16 +845,17 @@ Listing Store::list(RecordPart part) const {
 
 Result<TreeRecord> Store::find(const std::string& spec) const {
   const Listing listing = list();
-  // A runtime tree: its name, or "cuda-11.8" / "cuda 11.8" for its release.
-  for (const auto& runtime : listing.runtimes) {
-    if (runtime.name == spec) return runtime;
+  // A tree of another component by its name; a runtime tree by "cuda-11.8" / "cuda 11.8" for its release.
+  for (const auto& tree : listing.beside) {
+    if (tree.name == spec) return tree;
   }
+  const auto runtimes = listing.runtimes();
   if (util::starts_with(spec, "cuda-") || util::starts_with(spec, "cuda ")) {
     if (const auto asked = parse_cuda_version(spec.substr(5))) {
-      if (auto runtime = choose_runtime(listing.runtimes, asked, std::nullopt)) return *runtime;
+      if (auto runtime = choose_runtime(runtimes, asked, std::nullopt)) return *runtime;
     }
     std::string installed;
-    for (const auto& runtime : listing.runtimes) installed += (installed.empty() ? "" : ", ") + runtime.name;
+    for (const auto& runtime : runtimes) installed += (installed.empty() ? "" : ", ") + runtime.name;
     return make_error(
         "no installed CUDA runtime matches '" + spec + "'",
         installed.empty() ? "'cudnnenv install cuda " + spec.substr(5) + "' fetches one" : "installed: " + installed,
@@ -901,28 +907,11 @@ Result<void> Store::remove(const TreeRecord& record) {
   return {};
 }
 
-namespace {
-
-// A runtime tree's record, but for its files.
-TreeRecord runtime_record(std::string name, const TreeLayout& layout, const Version& release, bool minor_known,
-                          Platform platform) {
-  TreeRecord record;
-  record.kind = TreeKind::cuda;
-  record.name = std::move(name);
-  record.version = release;
-  record.cuda = CudaVersion{release.major, minor_known ? std::optional(release.minor) : std::nullopt};
-  record.platform = platform;
-  record.layout = layout;
-  record.installed_at = utc_timestamp();
-  return record;
-}
-
-}  // namespace
-
-Result<InstallOutcome> Store::install_runtime_archives(const std::vector<RuntimeArchive>& archives,
-                                                       const RuntimeInstallOptions& options) {
+Result<InstallOutcome> Store::install_component_archives(const std::vector<ComponentArchive>& archives,
+                                                         const ComponentInstallOptions& options) {
   const AtScopeEnd forget_listing([this] { m_identities.reset(); });  // the store changes
-  const std::string name = options.name.value_or(default_runtime_name(options.release, false));
+  const ComponentTrees& kind_of = *component(options.kind).trees;
+  const std::string name = options.name.value_or(kind_of.default_name(options.release, false));
   CUDNNENV_TRY(check_tree_name(name));
   CUDNNENV_TRY(prepare());
   CUDNNENV_TRY_ASSIGN(lock, util::FileLock::acquire(state_dir() / "locks" / (name + ".lock")));
@@ -930,7 +919,7 @@ Result<InstallOutcome> Store::install_runtime_archives(const std::vector<Runtime
   const fs::path tree_dir = m_root / util::path_from_utf8(name);
   if (fs::exists(fs::symlink_status(tree_dir, ec))) {
     auto existing = read_record(tree_dir);
-    if (existing && existing->kind == TreeKind::cuda && existing->source.sha256 == options.manifest_sha256) {
+    if (existing && existing->kind == options.kind && existing->source.sha256 == options.manifest_sha256) {
       return InstallOutcome{InstallStatus::already_installed, std::move(*existing)};
     }
     return make_error(
@@ -960,7 +949,7 @@ Result<InstallOutcome> Store::install_runtime_archives(const std::vector<Runtime
                            [file = held->get(), &archive] { return util::sha256_held_file(file, archive.file); });
     auto unpacked = [&]() -> Result<Extraction> {
       CUDNNENV_TRY_ASSIGN(reader, open_source(held->get(), archive.file, *kind));
-      auto kept = runtime_entries(std::move(*reader), archive.component, options.platform.os);
+      auto kept = kind_of.kept_entries(std::move(*reader), archive.component, options.platform.os);
       ExtractLimits limits = options.limits;
       limits.source_size = util::file_size(held->get());
       return extract(*kept, part, util::to_utf8(archive.file.filename()), limits, options.unpack_progress);
@@ -991,29 +980,9 @@ Result<InstallOutcome> Store::install_runtime_archives(const std::vector<Runtime
     components.push_back({archive.component, archive.version});
   }
   util::remove_tree(staging / "parts");
-  CUDNNENV_TRY_ASSIGN(layout, locate_runtime_layout(content, options.platform.os));
-  if (layout->major != options.release.major) {
-    return make_error("the runtime of CUDA " + options.release.str() + " holds '" + layout->main_library +
-                          "', a CUDA " + std::to_string(layout->major) + " library",
-                      "the manifest is not one release's: use NVIDIA's redistrib_<release>.json");
-  }
-  std::vector<std::string> absent;
-  const auto shipped = runtime_library_files(content / util::path_from_utf8(layout->library_dir), options.platform.os);
-  for (const auto& needed : options.required_libraries) {
-    const bool found = std::any_of(shipped.begin(), shipped.end(), [&](const std::string& file) {
-      return options.platform.os == Os::windows ? util::to_lower(file) == util::to_lower(needed) : file == needed;
-    });
-    if (!found) absent.push_back(needed);
-  }
-  if (!absent.empty()) {
-    return make_error(
-        "the CUDA " + options.release.str() + " runtime has no " + list_some(absent, 8) + ", which " +
-            (options.required_by.empty() ? std::string("the profile") : options.required_by) +
-            " opens; nothing was installed",
-        options.required_hint.empty() ? "install the CUDA release it was built with" : options.required_hint,
-        ExitCode::not_found);
-  }
-  TreeRecord record = runtime_record(name, *layout, options.release, true, options.platform);
+  CUDNNENV_TRY_ASSIGN(layout, kind_of.locate_layout(content, options.platform.os));
+  CUDNNENV_TRY(kind_of.check_installed(content, *layout, options));
+  TreeRecord record = kind_of.record(name, *layout, options.release, true, options.platform);
   record.version_from = "manifest";
   record.cuda_from = "manifest";
   record.source.kind = "redist";
@@ -1026,30 +995,31 @@ Result<InstallOutcome> Store::install_runtime_archives(const std::vector<Runtime
   return InstallOutcome{InstallStatus::installed, std::move(record)};
 }
 
-Result<TreeRecord> Store::adopt_runtime(const fs::path& directory, const AdoptOptions& options) {
+Result<TreeRecord> Store::adopt_component(TreeKind kind, const fs::path& directory, const AdoptOptions& options) {
   const AtScopeEnd forget_listing([this] { m_identities.reset(); });  // the store changes
+  const ComponentTrees& kind_of = *component(kind).trees;
   std::error_code ec;
   const fs::path location = fs::weakly_canonical(fs::absolute(directory, ec), ec);
-  CUDNNENV_TRY_ASSIGN(layout, locate_runtime_layout(location, options.platform.os));
+  CUDNNENV_TRY_ASSIGN(layout, kind_of.locate_layout(location, options.platform.os));
   CUDNNENV_TRY_ASSIGN(adopting, adoption_lock());  // as in adopt
-  if (runtime_library_folders(location, options.platform.os).size() > 1) {
-    return adopt_runtime_folders(location, *layout, options);
+  if (kind_of.library_folders(location, options.platform.os).size() > 1) {
+    return adopt_component_folders(kind, location, *layout, options);
   }
   const fs::path library_dir = location / util::path_from_utf8(layout->library_dir);
-  for (const auto& existing : list().runtimes) {
+  for (const auto& existing : list().of(kind)) {
     if (existing.location && util::same_file(existing.resolve(existing.layout.library_dir), library_dir)) {
       return make_error(
           "'" + util::to_utf8(library_dir) + "' is already adopted as '" + existing.name + "'",
           "'cudnnenv list' shows it; 'cudnnenv remove " + util::command_word(existing.name) + "' forgets it");
     }
   }
-  // The release: a full name (libcudart.so.13.0.96) says major and minor;
-  // else the major alone.
+  // The release: a library's full name (libcudart.so.13.0.96) says major
+  // and minor; else the major alone.
   Version release{layout->major, 0, 0, std::nullopt};
   bool minor_known = false;
   std::vector<FileRecord> files;
   const std::string prefix = layout->library_dir.empty() ? "" : layout->library_dir + "/";
-  for (const auto& name : runtime_library_files(library_dir, options.platform.os)) {
+  for (const auto& name : kind_of.library_files(library_dir, options.platform.os)) {
     const fs::path path = library_dir / util::path_from_utf8(name);
     CUDNNENV_TRY_ASSIGN(hash, util::sha256_file(path));
     FileRecord file;
@@ -1058,15 +1028,13 @@ Result<TreeRecord> Store::adopt_runtime(const fs::path& directory, const AdoptOp
     file.sha256 = *hash;
     if (fs::is_symlink(path, ec)) file.link = util::generic_utf8(fs::read_symlink(path, ec));
     files.push_back(std::move(file));
-    if (util::starts_with(name, "libcudart.so.")) {
-      if (auto full = parse_version(name.substr(13)); full && full->major == layout->major) {
-        release = Version{full->major, full->minor, 0, std::nullopt};
-        minor_known = true;
-      }
+    if (const auto named = kind_of.release_in_name(name, layout->major)) {
+      release = *named;
+      minor_known = true;
     }
   }
-  const std::string name = options.name.value_or(default_runtime_name(release, !minor_known));
-  TreeRecord record = runtime_record(name, *layout, release, minor_known, options.platform);
+  TreeRecord record = kind_of.record(options.name.value_or(kind_of.default_name(release, !minor_known)), *layout,
+                                     release, minor_known, options.platform);
   CUDNNENV_TRY(check_tree_name(record.name));
   record.version_from = minor_known ? "library" : "name";
   record.cuda_from = record.version_from;
@@ -1078,11 +1046,12 @@ Result<TreeRecord> Store::adopt_runtime(const fs::path& directory, const AdoptOp
   return publish_adopted(std::move(record), options.name.has_value(), location);
 }
 
-Result<TreeRecord> Store::adopt_runtime_folders(const fs::path& location, const TreeLayout& cudart,
-                                                const AdoptOptions& options) {
+Result<TreeRecord> Store::adopt_component_folders(TreeKind kind, const fs::path& location, const TreeLayout& found,
+                                                  const AdoptOptions& options) {
+  const ComponentTrees& kind_of = *component(kind).trees;
   const Os os = options.platform.os;
-  const auto folders = runtime_library_folders(location, os);
-  for (const auto& existing : list().runtimes) {
+  const auto folders = kind_of.library_folders(location, os);
+  for (const auto& existing : list().of(kind)) {
     if (!existing.location && existing.source.kind == "adopted" &&
         util::same_file(util::path_from_utf8(existing.source.path), location)) {
       return make_error(
@@ -1090,23 +1059,17 @@ Result<TreeRecord> Store::adopt_runtime_folders(const fs::path& location, const 
           "'cudnnenv list' shows it; 'cudnnenv remove " + util::command_word(existing.name) + "' forgets it");
     }
   }
-  const fs::path cudart_file = location / util::path_from_utf8(cudart.main_library);
-  Version release{cudart.major, 0, 0, std::nullopt};
-  bool minor_known = false;
-  if (const std::string name = util::to_utf8(cudart_file.filename()); util::starts_with(name, "libcudart.so.")) {
-    if (auto full = parse_version(name.substr(13)); full && full->major == cudart.major) {
-      release = Version{full->major, full->minor, 0, std::nullopt};
-      minor_known = true;
-    }
-  }
+  const fs::path main_file = location / util::path_from_utf8(found.main_library);
+  const auto named = kind_of.release_in_name(util::to_utf8(main_file.filename()), found.major);
+  const Version release = named.value_or(Version{found.major, 0, 0, std::nullopt});
   TreeLayout layout;
   layout.library_dir = os == Os::windows ? "bin" : "lib";
-  layout.main_library = layout.library_dir + "/" + util::to_utf8(cudart_file.filename());
-  layout.major = cudart.major;
-  TreeRecord record = runtime_record(options.name.value_or(default_runtime_name(release, !minor_known)), layout,
-                                     release, minor_known, options.platform);
+  layout.main_library = layout.library_dir + "/" + util::to_utf8(main_file.filename());
+  layout.major = found.major;
+  TreeRecord record = kind_of.record(options.name.value_or(kind_of.default_name(release, !named)), layout, release,
+                                     named.has_value(), options.platform);
   CUDNNENV_TRY(check_tree_name(record.name));
-  record.version_from = minor_known ? "library" : "name";
+  record.version_from = named ? "library" : "name";
   record.cuda_from = record.version_from;
   record.source.kind = "adopted";
   record.source.path = util::to_utf8(location);
@@ -1129,7 +1092,7 @@ Result<TreeRecord> Store::adopt_runtime_folders(const fs::path& location, const 
   // has one folder to pin, as every other tree.
   std::set<std::string> linked;
   for (const auto& folder : folders) {
-    for (const auto& name : runtime_library_files(folder, os)) {
+    for (const auto& name : kind_of.library_files(folder, os)) {
       if (!linked.insert(os == Os::windows ? util::to_lower(name) : name).second) continue;  // the first folder's
       const fs::path target = folder / util::path_from_utf8(name);
       const fs::path link = links / util::path_from_utf8(name);

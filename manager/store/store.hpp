@@ -12,6 +12,7 @@
 
 #include "formats/platform.hpp"
 #include "probe/probe.hpp"
+#include "store/component.hpp"
 #include "store/extract.hpp"
 #include "store/state.hpp"
 #include "store/tree.hpp"
@@ -69,34 +70,13 @@ struct AdoptOptions {
   WarningSink warn;
 };
 
-// One component archive of a CUDA release, fetched and checked against its
-// manifest (download/runtime), to install as part of a runtime tree.
-struct RuntimeArchive {
-  std::filesystem::path file;
-  std::string component;  // "libcublas"
-  std::string version;    // the component's, "13.1.0.3"
-  std::string sha256;     // the manifest's, which the file was checked against
-};
-
-struct RuntimeInstallOptions {
-  Version release;                  // the CUDA release, 13.0.2
-  std::string manifest;             // where the manifest came from (URL or file)
-  std::string manifest_sha256;      // of the manifest's bytes
-  std::optional<std::string> name;  // default: cuda-<release>
-  Platform platform = host_platform();
-  ExtractLimits limits;
-  UnpackProgress unpack_progress;
-  // Library names the runtime must ship (a profile's), checked before the
-  // tree becomes visible: one missing fails the install, naming it, who
-  // needs it (`required_by`: "TensorFlow 2.4") and `required_hint`.
-  std::vector<std::string> required_libraries;
-  std::string required_by;
-  std::string required_hint;
-};
-
 struct Listing {
-  std::vector<TreeRecord> trees;       // cuDNN trees, newest version first
-  std::vector<TreeRecord> runtimes;    // CUDA runtime trees, newest release first
+  std::vector<TreeRecord> trees;  // cuDNN trees, newest version first
+  // The other components' trees (CUDA runtime trees), in the component
+  // table's order, each component's newest release first.
+  std::vector<TreeRecord> beside;
+  std::vector<TreeRecord> of(TreeKind kind) const;  // beside's of one component: runtimes()
+  std::vector<TreeRecord> runtimes() const { return of(TreeKind::cuda); }
   std::vector<Error> damaged;          // folders with a record that cannot be read
   std::vector<std::string> unmanaged;  // folders without a record
 };
@@ -121,16 +101,19 @@ class Store {
   // Registers a tree that stays where it is.
   Result<TreeRecord> adopt(const std::filesystem::path& directory, const AdoptOptions& options);
 
-  // A CUDA runtime tree from a release's component archives: only the
-  // shared libraries (and each LICENSE) are kept, in one folder (lib/ on
-  // Linux, bin/ on Windows), each file hashed in the record. The same
-  // manifest installed again is "already installed".
-  Result<InstallOutcome> install_runtime(const std::vector<RuntimeArchive>& archives,
-                                         const RuntimeInstallOptions& options);
+  // A tree of a component beside cuDNN (options.kind, as the component
+  // table's ComponentTrees says: a CUDA runtime tree) from its release's
+  // archives: only what each keeps (the shared libraries and each LICENSE)
+  // in one folder (lib/ on Linux, bin/ on Windows), each file hashed in the
+  // record. The same manifest installed again is "already installed".
+  Result<InstallOutcome> install_component(const std::vector<ComponentArchive>& archives,
+                                           const ComponentInstallOptions& options);
 
-  // Registers a CUDA runtime that stays where it is: a toolkit's lib64/ or
-  // bin/, a Python environment's nvidia/cu13/lib; its runtime libraries hashed.
-  Result<TreeRecord> adopt_runtime(const std::filesystem::path& directory, const AdoptOptions& options);
+  // Registers a tree of `kind` that stays where it is (a CUDA runtime: a
+  // toolkit's lib64/ or bin/, a Python environment's nvidia/cu13/lib; split
+  // wheels, one folder per part, become one folder of links); its libraries hashed.
+  Result<TreeRecord> adopt_component(TreeKind kind, const std::filesystem::path& directory,
+                                     const AdoptOptions& options);
 
   // Every tree's record. The identity listing (what selection reads) is
   // read once per Store and kept until this Store adds or removes a tree.
@@ -172,10 +155,10 @@ class Store {
   Result<void> check_writable(const std::string& what) const;
 
  private:
-  // install's and install_runtime's work; their errors are read again when the store's folder went meanwhile.
+  // install's and install_component's work; their errors are read again when the store's folder went meanwhile.
   Result<InstallOutcome> install_source(const std::filesystem::path& source, const InstallOptions& options);
-  Result<InstallOutcome> install_runtime_archives(const std::vector<RuntimeArchive>& archives,
-                                                  const RuntimeInstallOptions& options);
+  Result<InstallOutcome> install_component_archives(const std::vector<ComponentArchive>& archives,
+                                                    const ComponentInstallOptions& options);
   std::filesystem::path state_dir() const;
   Result<void> prepare() const;
   // Held by an adopt from its "already adopted" check to its publishing.
@@ -183,11 +166,12 @@ class Store {
   // The last steps of every adopt: under the name's lock, the next free name
   // unless the user `named` it, the record published in the store; the
   // tree's files stay in `location`.
-  // A Python environment's split CUDA wheels (nvidia/cublas/lib,
-  // nvidia/cuda_runtime/lib, ...) as one runtime tree: a store folder of
-  // links to each library where it is; `cudart` is where its cudart lies.
-  Result<TreeRecord> adopt_runtime_folders(const std::filesystem::path& location, const TreeLayout& cudart,
-                                           const AdoptOptions& options);
+  // A component's libraries in several folders (a Python environment's
+  // split CUDA wheels: nvidia/cublas/lib, nvidia/cuda_runtime/lib, ...) as
+  // one tree: a store folder of links to each library where it is; `found`
+  // is the layout of its main library's folder.
+  Result<TreeRecord> adopt_component_folders(TreeKind kind, const std::filesystem::path& location,
+                                             const TreeLayout& found, const AdoptOptions& options);
   Result<TreeRecord> publish_adopted(TreeRecord record, bool named, const std::filesystem::path& location);
   // `base`, else `base-2`, `base-3`...: the first no folder of the store has.
   std::string free_tree_name(const std::string& base) const;

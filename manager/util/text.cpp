@@ -26,6 +26,24 @@ std::string to_lower(std::string_view text) {
   return out;
 }
 
+std::string to_upper(std::string_view text) {
+  std::string out(text);
+  std::transform(out.begin(), out.end(), out.begin(),
+                 [](unsigned char c) { return static_cast<char>(c >= 'a' && c <= 'z' ? c - 'a' + 'A' : c); });
+  return out;
+}
+
+std::string quote_some(const std::vector<std::string>& items, std::size_t shown) {
+  std::string text;
+  for (std::size_t i = 0; i < items.size() && i < shown; ++i) {
+    text += (i ? ", '" : "'") + items[i] + "'";
+  }
+  if (items.size() > shown) {
+    text += " and " + std::to_string(items.size() - shown) + " more";
+  }
+  return text;
+}
+
 bool iequals(std::string_view a, std::string_view b) {
   return a.size() == b.size() && to_lower(a) == to_lower(b);
 }

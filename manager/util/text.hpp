@@ -19,7 +19,10 @@ std::filesystem::path path_from_utf8(std::string_view text);
 // `path` with '/' separators, for records that must read the same on every OS.
 std::string generic_utf8(const std::filesystem::path& path);
 
-std::string to_lower(std::string_view text);
+std::string to_lower(std::string_view text);  // ASCII letters only, as the two below
+std::string to_upper(std::string_view text);
+// "'a', 'b', 'c' and 2 more": the first `shown` of `items`, quoted.
+std::string quote_some(const std::vector<std::string>& items, std::size_t shown);
 bool iequals(std::string_view a, std::string_view b);
 bool starts_with(std::string_view text, std::string_view prefix);
 bool ends_with(std::string_view text, std::string_view suffix);

@@ -256,7 +256,7 @@ mkdir -p venv/nvidia/cu13/lib && cp libs/*.so.* venv/nvidia/cu13/lib/
 run adopt venv/nvidia/cu13/lib
 expect_eq "$(cat out)" "adopted 'cuda-13': CUDA 13 runtime, 9 library files stay in $WORK/venv/nvidia/cu13/lib" "adopt a pip runtime folder"
 STDIN=/dev/null run remove cuda-13.0.2
-expect_eq "$(head -1 err)" "'cuda-13.0.2' is the CUDA runtime selected with '$cudnn_tree' (set by $WORK/state/config.toml, the global default; chosen by the CUDA major of '$cudnn_tree'); with the profile torch2.9-cu130 ('$cudnn_tree'): programs started with those then find their CUDA libraries as they would without cudnnenv, unless another runtime of that CUDA is installed" "remove of a runtime the global default and a profile select says so first"
+expect_eq "$(head -1 err)" "'cuda-13.0.2' is the CUDA runtime selected with '$cudnn_tree' (set by $WORK/state/config.toml, the global default; chosen by the CUDA major of '$cudnn_tree'); with the profile torch2.9-cu130 ('$cudnn_tree'): programs started with those then find their CUDA libraries as they would without cudnnenv, unless another CUDA runtime tree fits them" "remove of a runtime the global default and a profile select says so first"
 run remove cuda-13.0.2 --yes
 expect_eq "$(cat out)" "removed 'cuda-13.0.2'" "remove a runtime tree"
 run current
@@ -273,7 +273,10 @@ cp libs/libcudart.so.13 "$split/cuda_runtime/lib/"; cp libs/libcublas*.so.13 "$s
 cp libs/libcufft.so.12 "$split/cufft/lib/"; cp libs/libcurand.so.10 "$split/curand/lib/"
 cp libs/libcusolver.so.12 "$split/cusolver/lib/"; cp libs/libcusparse.so.12 "$split/cusparse/lib/"
 cp libs/libnvrtc.so.13 "$split/cuda_nvrtc/lib/"; cp libs/libnvJitLink.so.13 "$split/nvjitlink/lib/"
-run adopt --runtime "$split"
+run adopt --kind nccl "$split"
+expect_eq "$rc $(cat err)" "2 cudnnenv: error: 'nccl' is no kind of tree
+  hint: give one of cudnn, cuda" "adopt --kind: the words are the component table's"
+run adopt --kind cuda "$split"
 expect_eq "$(cat out)" "adopted 'cuda-13': CUDA 13 runtime, 9 library files stay in $split (linked from one folder, $CUDNNENV_ROOT/cuda-13/lib)" "adopt split wheels"
 run current
 expect_eq "$(sed -n 2p out)" "CUDA 13.0.0  cuda-13  (chosen by the CUDA major of '$cudnn_tree')" "the split wheels' runtime is selected"
