@@ -37,10 +37,6 @@ struct InstallArguments {
   std::uint64_t min_rate = 16 * 1024;
 };
 
-bool is_url(std::string_view text) {
-  return util::starts_with(text, "https://") || util::starts_with(text, "http://");
-}
-
 // Progress on stderr: redrawn in place on a terminal, at most ten times a
 // second; a line at the start, each quarter and the end otherwise.
 class ProgressPrinter {
@@ -321,13 +317,13 @@ Result<int> run_install(const InstallArguments& arguments, const Context& contex
   // with a separator, or an archive's name: then "does not exist" says more).
   const bool looks_like_path = arguments.source.find_first_of("/\\") != std::string::npos ||
                                has_tar_extension(arguments.source) || has_zip_extension(arguments.source);
-  if (!looks_like_path && !is_url(arguments.source) && !std::filesystem::exists(source, ec) &&
+  if (!looks_like_path && !is_archive_url(arguments.source) && !std::filesystem::exists(source, ec) &&
       !parse_version(arguments.source) && arguments.source.find("+cuda") == std::string::npos) {
     if (auto profile = find_profile(arguments.source, host_platform().os, config_files(store))) {
       return run_install_profile(arguments, context, *profile);
     }
   }
-  if (is_url(arguments.source) || (!looks_like_path && !std::filesystem::exists(source, ec))) {
+  if (is_archive_url(arguments.source) || (!looks_like_path && !std::filesystem::exists(source, ec))) {
     CUDNNENV_TRY_ASSIGN(fetched, fetch_for_install(arguments, context, store));
     if (fetched->installed) {
       outcome = InstallOutcome{InstallStatus::already_installed, std::move(*fetched->installed)};

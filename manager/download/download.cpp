@@ -642,6 +642,10 @@ Result<const OfficialArchive*> choose_archive(const Platform& platform, const Sp
                     "add --cuda with the CUDA version your framework was built for: " + commands, ExitCode::not_found);
 }
 
+bool is_archive_url(std::string_view source) {
+  return util::starts_with(source, "https://") || util::starts_with(source, "http://");
+}
+
 OfficialArchive ArchiveToInstall::archive() const {
   if (official) return *official;
   OfficialArchive by_hand{};
@@ -654,7 +658,7 @@ Result<ArchiveToInstall> archive_to_install(const std::string& source, const std
                                             const Platform& platform, const std::vector<TreeRecord>& trees,
                                             const std::function<bool(const CudaVersion&)>& has_toolkit) {
   ArchiveToInstall chosen;
-  if (util::starts_with(source, "https://") || util::starts_with(source, "http://")) {
+  if (is_archive_url(source)) {
     if (!allow_unverified) {
       return make_error("'" + source + "' is a URL, and nothing says what its bytes should be",
                         "install by version ('cudnnenv install 9.1') to get the official archive checked, or pass "

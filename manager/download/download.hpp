@@ -85,6 +85,9 @@ Result<const OfficialArchive*> choose_archive(const Platform& platform, const Sp
 // given by hand, taken only with `allow_unverified` (nothing says what its
 // bytes should be: its SHA-256 is recorded, not checked). `installed`: a
 // tree of `trees` that came from that archive, when one did (nothing to fetch).
+// Whether `source` is an archive's URL (http:// or https://) rather than a version or a path.
+bool is_archive_url(std::string_view source);
+
 struct ArchiveToInstall {
   const OfficialArchive* official = nullptr;  // null for a URL given by hand
   std::string url;                            // the URL given by hand, and its file name

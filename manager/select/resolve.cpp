@@ -42,9 +42,9 @@ std::string runtime_names(const std::vector<TreeRecord>& runtimes) {
 
 // Puts `tree` beside the selection's cuDNN tree, in the component table's order.
 void add_beside(Selection& selection, const TreeRecord& tree, std::string reason) {
-  const auto rank = [](TreeKind kind) { return &component(kind) - components().data(); };
-  auto at = std::find_if(selection.beside.begin(), selection.beside.end(),
-                         [&](const Selection::Beside& each) { return rank(each.tree.kind) > rank(tree.kind); });
+  auto at = std::find_if(selection.beside.begin(), selection.beside.end(), [&](const Selection::Beside& each) {
+    return component_order(each.tree.kind) > component_order(tree.kind);
+  });
   selection.beside.insert(at, {tree, std::move(reason)});
 }
 

@@ -31,12 +31,16 @@ const ComponentRow& component(TreeKind kind) {
   return components().front();  // unreachable: every TreeKind has a row (test_component)
 }
 
+std::ptrdiff_t component_order(TreeKind kind) {
+  return &component(kind) - components().data();
+}
+
 std::vector<const TreeRecord*> pinned_trees(const TreeRecord& cudnn, const std::vector<TreeRecord>& beside) {
   std::vector<const TreeRecord*> trees{&cudnn};
   for (const auto& tree : beside) trees.push_back(&tree);
-  const auto rank = [](const TreeRecord* tree) { return &component(tree->kind) - components().data(); };
-  std::stable_sort(trees.begin(), trees.end(),
-                   [&](const TreeRecord* a, const TreeRecord* b) { return rank(a) < rank(b); });
+  std::stable_sort(trees.begin(), trees.end(), [&](const TreeRecord* a, const TreeRecord* b) {
+    return component_order(a->kind) < component_order(b->kind);
+  });
   return trees;
 }
 

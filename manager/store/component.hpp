@@ -10,6 +10,7 @@
 // lists the files a third one (NCCL) touches.
 #pragma once
 
+#include <cstddef>
 #include <filesystem>
 #include <memory>
 #include <optional>
@@ -102,6 +103,8 @@ struct ComponentRow {
 // In the loader list's order.
 std::span<const ComponentRow> components();
 const ComponentRow& component(TreeKind kind);
+// Its row's place in the table: what orders a selection's trees and the store's listing.
+std::ptrdiff_t component_order(TreeKind kind);
 
 // A selection's trees in the table's order: `cudnn`, then those beside it
 // (the CUDA runtime's, when one is selected).

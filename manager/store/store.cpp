@@ -834,9 +834,9 @@ Listing Store::list(RecordPart part) const {
     return a.name < b.name;
   };
   std::sort(listing.trees.begin(), listing.trees.end(), newest_first);
-  const auto rank = [](const TreeRecord& tree) { return &component(tree.kind) - components().data(); };
   std::sort(listing.beside.begin(), listing.beside.end(), [&](const TreeRecord& a, const TreeRecord& b) {
-    return rank(a) != rank(b) ? rank(a) < rank(b) : newest_first(a, b);
+    const auto order_a = component_order(a.kind), order_b = component_order(b.kind);
+    return order_a != order_b ? order_a < order_b : newest_first(a, b);
   });
   std::sort(listing.unmanaged.begin(), listing.unmanaged.end());
   if (part == RecordPart::identity) m_identities = listing;
