@@ -9,9 +9,18 @@
  * CUDNNENV_RUNTIME_DIR). cuDNN's names go there even when the folder lacks
  * the file, so it fails to load rather than loading another copy: pinned
  * means no other cuDNN. The runtime's go there when the folder has a file of
- * that name (a name of another CUDA major stays the program's own). la_objopen appends "pid<TAB>path" for every object
- * that maps to the file CUDNNENV_AUDIT_LOG names, when set (exec --report reads it). rtld-audit(7); loader-facts.md
- * section 7.
+ * that name (a name of another CUDA major stays the program's own). rtld-audit(7); loader-facts.md section 7.
+ *
+ * The report build also appends to the file CUDNNENV_AUDIT_LOG names, one
+ * line per event, "pid<TAB>KIND<TAB>...", for exec --report and --why:
+ *   O path             an object mapped
+ *   S name requester   a search began: the name asked for, and the object
+ *                      that asked (its l_name; empty for the program)
+ *   T rule path        a path the search tried, and the rule that put it
+ *                      there (pin, LD_LIBRARY_PATH, RUNPATH, ld.so.cache,
+ *                      default, secure)
+ * A name searched for in a process that never mapped a file of that name
+ * did not load.
  *
  * Built twice: libcudnnenv-audit.so (the pin: la_objsearch only) and, with
  * CUDNNENV_AUDIT_REPORT, libcudnnenv-audit-report.so (the pin and the log,
@@ -192,9 +201,76 @@ static int join(const char* folder, size_t folder_length, const char* base) {
   return 1;
 }
 
+#if defined(CUDNNENV_AUDIT_REPORT)
+/* One line "pid<TAB>kind<TAB>first[<TAB>second]\n", in one write: O_APPEND
+ * keeps lines of concurrent children whole. A line that does not fit is
+ * dropped. */
+static void log_event(char kind, const char* first, const char* second) {
+  if (log_fd < 0) return;
+  static char line[8192 + 64];
+  char digits[24];
+  int count = 0;
+  long pid = system_call(SYS_GETPID, 0, 0, 0, 0);
+  do {
+    digits[count++] = (char)('0' + pid % 10);
+    pid /= 10;
+  } while (pid > 0);
+  size_t used = 0;
+  while (count > 0) line[used++] = digits[--count];
+  line[used++] = '\t';
+  line[used++] = kind;
+  line[used++] = '\t';
+  const size_t first_length = length_of(first);
+  const size_t second_length = second ? length_of(second) : 0;
+  if (used + first_length + 1 + second_length + 1 > sizeof line) return;
+  copy(line + used, first, first_length);
+  used += first_length;
+  if (second) {
+    line[used++] = '\t';
+    copy(line + used, second, second_length);
+    used += second_length;
+  }
+  line[used++] = '\n';
+  system_call(SYS_WRITE, log_fd, (long)line, (long)used, 0);
+}
+
+static const char* rule_of(unsigned int flag) {
+  switch (flag) {
+    case LA_SER_LIBPATH:
+      return "LD_LIBRARY_PATH";
+    case LA_SER_RUNPATH:
+      return "RUNPATH";
+    case LA_SER_CONFIG:
+      return "ld.so.cache";
+    case LA_SER_DEFAULT:
+      return "default";
+    case LA_SER_SECURE:
+      return "secure";
+    default:
+      return "other";
+  }
+}
+
+/* The name of the object a search's cookie names (ld.so sets each object's
+ * cookie to its link_map, and this module never changes it). */
+static const char* requester_of(const uintptr_t* cookie) {
+  const struct link_map* map = cookie ? (const struct link_map*)*cookie : 0;
+  return map && map->l_name ? map->l_name : "";
+}
+#endif
+
 char* la_objsearch(const char* name, uintptr_t* cookie, unsigned int flag) {
+#if defined(CUDNNENV_AUDIT_REPORT)
+  if (!environment_read) read_environment();
+  if (flag != LA_SER_ORIG) {
+    log_event('T', rule_of(flag), name);
+    return (char*)name;
+  }
+  log_event('S', name, requester_of(cookie));
+#else
   (void)cookie;
   if (flag != LA_SER_ORIG) return (char*)name;
+#endif
   const char* base = name;
   for (const char* p = name; *p; ++p) {
     if (*p == '/') base = p + 1;
@@ -206,6 +282,9 @@ char* la_objsearch(const char* name, uintptr_t* cookie, unsigned int flag) {
   if (!every_name[component] && system_call(SYS_FACCESSAT, AT_FDCWD, (long)rewritten, 0 /* F_OK */, 0) != 0) {
     return (char*)name;
   }
+#if defined(CUDNNENV_AUDIT_REPORT)
+  log_event('T', "pin", rewritten);
+#endif
   return rewritten;
 }
 
@@ -214,26 +293,7 @@ unsigned int la_objopen(struct link_map* map, Lmid_t lmid, uintptr_t* cookie) {
   (void)lmid;
   (void)cookie;
   if (!environment_read) read_environment();
-  if (log_fd < 0 || !map->l_name || !map->l_name[0]) return 0;
-  char line[8192];
-  char digits[24];
-  int count = 0;
-  long pid = system_call(SYS_GETPID, 0, 0, 0, 0);
-  do {
-    digits[count++] = (char)('0' + pid % 10);
-    pid /= 10;
-  } while (pid > 0);
-  size_t used = 0;
-  while (count > 0) line[used++] = digits[--count];
-  line[used++] = '\t';
-  const size_t name_length = length_of(map->l_name);
-  if (used + name_length + 1 <= sizeof line) {
-    copy(line + used, map->l_name, name_length);
-    used += name_length;
-    line[used++] = '\n';
-    /* One write of one line: O_APPEND keeps lines of concurrent children whole. */
-    system_call(SYS_WRITE, log_fd, (long)line, (long)used, 0);
-  }
+  if (map->l_name && map->l_name[0]) log_event('O', map->l_name, 0);
   return 0;
 }
 #endif

@@ -3,9 +3,13 @@
 
 #include "cli/context.hpp"
 #include "cli/output.hpp"
+#include "discover/discover.hpp"
+#include "download/runtime.hpp"
+#include "formats/binfmt.hpp"
 #include "pin/launch.hpp"
 #include "pin/pin_policy.hpp"
 #include "pin/shims.hpp"
+#include "pin/why.hpp"
 #include "select/activation.hpp"
 #include "select/resolve.hpp"
 #include "util/fs.hpp"
@@ -25,6 +29,7 @@ struct ExecArguments {
   std::string verify;
   int device = 0;
   bool report = false;
+  bool why = false;
   bool json = false;
   std::string shims_dir;  // set by a shim's slow path: never start a program from there
   std::vector<std::string> command;
@@ -99,6 +104,7 @@ struct ReportInput {
   PinMode mode;
   const PinReport& report;
   const WatchedRun& run;
+  const LoadFailures& failures;
   int exit_code = 0;
 };
 
@@ -109,6 +115,33 @@ std::string pin_way(const ReportInput& in, bool json) {
   return std::string(util::name_of(k_pin_modes, in.mode));
 }
 
+// The file of `failures` that is `path` (both resolved), if it failed.
+const FailedFile* failed_file(const LoadFailures& failures, const std::string& path) {
+  for (const auto& failed : failures.failed) {
+    if (util::same_file(util::path_from_utf8(failed.path), util::path_from_utf8(path))) return &failed;
+  }
+  return nullptr;
+}
+
+Json failures_json(const LoadFailures& failures) {
+  Json missing = Json::array();
+  for (const auto& entry : failures.missing) {
+    Json looked_in = Json::array();
+    for (const auto& place : entry.looked_in) looked_in.push_back(Json{{"folder", place.path}, {"rule", place.rule}});
+    missing.push_back(Json{{"name", entry.name},
+                           {"needed_by", entry.needed_by},
+                           {"chains", entry.chains},
+                           {"looked_in", std::move(looked_in)},
+                           {"looked_in_observed", entry.looked_in_observed},
+                           {"fix", entry.fix}});
+  }
+  Json failed = Json::array();
+  for (const auto& entry : failures.failed) {
+    failed.push_back(Json{{"path", entry.path}, {"pid", entry.pid}, {"missing", entry.missing}});
+  }
+  return Json{{"missing", std::move(missing)}, {"failed", std::move(failed)}};
+}
+
 // One line of JSON, for stderr: stdout is the program's.
 std::string report_json(const ReportInput& in) {
   Json files = Json::array();
@@ -116,6 +149,7 @@ std::string report_json(const ReportInput& in) {
     files.push_back(Json{{"path", file.path},
                          {"pid", file.pid},
                          {"inside", file.inside},
+                         {"failed", failed_file(in.failures, file.path) != nullptr},
                          {"runtime", file.runtime},
                          {"preloaded", file.preloaded},
                          {"why", or_null(file.why)}});
@@ -130,6 +164,8 @@ std::string report_json(const ReportInput& in) {
               {"exit_code", in.exit_code},
               {"files", std::move(files)},
               {"outside", in.report.outside_count()},
+              {"missing", failures_json(in.failures)["missing"]},
+              {"failed", failures_json(in.failures)["failed"]},
               {"started", in.run.started},
               {"running_at_exit", in.run.running_at_exit}}
              .dump(-1, ' ', false, Json::error_handler_t::replace) +
@@ -151,8 +187,9 @@ std::string report_text(const ReportInput& in) {
     text += "  no cuDNN library was loaded\n";
     if (host_platform().os == Os::windows) {
       text +=
-          "  hint: a program that loads cuDNN with its own list of folders can add the tree's: in Python, "
-          "os.add_dll_directory(os.environ[\"CUDNNENV_PIN_DIR\"]) before the import\n";
+          "  hint: a program that loads cuDNN with its own list of folders can add the trees': in Python, "
+          "before the import: [os.add_dll_directory(os.environ[v]) for v in (\"CUDNNENV_PIN_DIR\", "
+          "\"CUDNNENV_RUNTIME_DIR\") if os.environ.get(v)]\n";
     } else {
       text +=
           "  hint: a process started without LD_AUDIT in its environment (env -i, or a program that gives its "
@@ -161,8 +198,12 @@ std::string report_text(const ReportInput& in) {
     }
   }
   for (const auto& file : in.report.files) {
-    text += (file.inside ? (file.runtime ? "  in the runtime " : "  in the tree  ") : "  OUTSIDE      ") + file.path +
-            (file.why.empty() ? "" : " (" + file.why + ")") +
+    const FailedFile* failed = failed_file(in.failures, file.path);
+    text += (failed        ? "  FAILED       "
+             : file.inside ? (file.runtime ? "  in the runtime " : "  in the tree  ")
+                           : "  OUTSIDE      ") +
+            file.path + (file.why.empty() ? "" : " (" + file.why + ")") +
+            (failed ? " (did not load: it needs " + util::join(failed->missing, ", ") + ")" : std::string()) +
             (file.pid != 0 && file.pid != in.run.program_pid
                  ? " [pid " + std::to_string(file.pid) + ", a process the program started]"
                  : std::string()) +
@@ -184,12 +225,73 @@ std::string report_text(const ReportInput& in) {
     text += "cudnnenv: report: " + std::to_string(outside) + " cuDNN " + (in.runtime ? "or CUDA runtime " : "") +
             "file(s) came from outside the tree" + (in.runtime ? "s" : "") + "\n";
   }
+  if (!in.failures.empty()) text += describe_load_failures(in.failures);
   return text;
+}
+
+// Where the standard Windows search looks for a DLL the program loads by
+// name, with the pin's folders where SetDllDirectoryW puts them.
+std::vector<SearchedPath> standard_search(const LaunchPlan& plan) {
+  std::vector<SearchedPath> places;
+  if (host_platform().os != Os::windows) return places;
+  DiscoverContext discover;
+  discover.environment = plan.environment;
+  const auto before = folders_before_path(discover, plan.program);
+  for (std::size_t i = 0; i < before.size(); ++i) {
+    places.push_back({before[i].via, util::to_utf8(before[i].directory)});
+    if (i == 0) {
+      for (const auto& folder : plan.folders)
+        places.push_back({"SetDllDirectoryW: cudnnenv's pin", util::to_utf8(folder)});
+    }
+  }
+  for (const auto& entry : util::split(plan.environment.get("PATH").value_or(""), ';')) {
+    if (!entry.empty()) places.push_back({"PATH", entry});
+  }
+  return places;
+}
+
+// What the watched run tried to load and could not, each with its fix.
+LoadFailures failures_of(const LaunchPlan& plan, const std::vector<LoadedModule>& loaded, const WatchedRun& run,
+                         const Selection& selection, const Store& store, const std::vector<std::string>& command,
+                         const util::Environment& environment) {
+  const NeededOf needed_of = [](const std::string& path) {
+    auto links = read_link_info(util::path_from_utf8(path));
+    std::vector<std::string> needed;
+    if (!links) return needed;
+    for (const auto& name : links->needed) {
+      if (std::find(links->delay_loaded.begin(), links->delay_loaded.end(), name) == links->delay_loaded.end()) {
+        needed.push_back(name);
+      }
+    }
+    return needed;
+  };
+  LoadFailures failures =
+      find_load_failures(plan.program, loaded, run.searches, host_platform().os, needed_of, standard_search(plan));
+  const Listing listing = store.list(RecordPart::identity);
+  FixContext fix;
+  fix.tree = &selection.tree;
+  fix.runtime = selection.runtime();
+  fix.trees = listing.trees;
+  fix.runtimes = listing.runtimes();
+  std::optional<fs::path> index;
+  if (auto folder = environment.get("CUDNNENV_CUDA_INDEX"); folder && !folder->empty()) {
+    index = util::path_from_utf8(*folder);
+  }
+  fix.releases = known_cuda_releases(index);
+  std::vector<std::string> words;
+  for (const auto& word : command) words.push_back(util::command_word(word));
+  fix.command = util::join(words, " ");
+  for (auto& missing : failures.missing) missing.fix = fix_for_missing(missing, fix);
+  return failures;
 }
 
 Result<int> run_exec(const ExecArguments& arguments, const Context& context) {
   if (arguments.command.empty()) {
     return make_error("no program to start", "put it after '--': cudnnenv exec -- python train.py", ExitCode::usage);
+  }
+  if (arguments.json && !arguments.report && !arguments.why) {
+    return make_error("--json is the form of --report's or --why's result",
+                      "add one: cudnnenv exec --why --json -- python train.py", ExitCode::usage);
   }
   const Store& store = context.store();
   CUDNNENV_TRY_ASSIGN(selection,
@@ -209,7 +311,8 @@ Result<int> run_exec(const ExecArguments& arguments, const Context& context) {
   launch_request.audit_module = audit_module_beside(self);
   see_through_own_shims(arguments, store, launch_request);
   std::error_code ec;
-  if (arguments.report && host_platform().os != Os::windows) {
+  const bool watch = arguments.report || arguments.why;
+  if (watch && host_platform().os != Os::windows) {
     fs::create_directories(store.state().cache(), ec);
     launch_request.report_log = store.state().report_log(util::current_process_id());
     fs::remove(launch_request.report_log, ec);
@@ -227,7 +330,7 @@ Result<int> run_exec(const ExecArguments& arguments, const Context& context) {
     record_launch_decision(context.root_option.empty() ? util::to_utf8(store.root()) : context.root_option,
                            util::to_utf8(store.state().folder), tree, *plan);
   }
-  if (!arguments.report) {
+  if (!watch) {
     return launch(*plan);
   }
 
@@ -240,8 +343,16 @@ Result<int> run_exec(const ExecArguments& arguments, const Context& context) {
   if (!exit_code) {
     return std::move(exit_code).error();
   }
+  const LoadFailures failures =
+      failures_of(*plan, loaded, run, *selection, store, arguments.command, context.environment);
+  if (!arguments.report) {
+    print_diagnostic(arguments.json
+                         ? failures_json(failures).dump(-1, ' ', false, Json::error_handler_t::replace) + "\n"
+                         : describe_load_failures(failures));
+    return *exit_code;
+  }
   const PinReport report = classify_loaded(tree, selection->runtime(), plan->program, loaded);
-  const ReportInput input{tree, selection->runtime(), *plan, launch_request.mode, report, run, *exit_code};
+  const ReportInput input{tree, selection->runtime(), *plan, launch_request.mode, report, run, failures, *exit_code};
   print_diagnostic(arguments.json ? report_json(input) : report_text(input));
   if (*exit_code != 0) {
     return *exit_code;
@@ -267,10 +378,11 @@ void register_exec(CLI::App& app, Context& context) {
   command->add_flag("--report", arguments->report,
                     "after the program exits, list every cuDNN file it loaded and from where; exit 4 if one came "
                     "from outside the tree");
-  command
-      ->add_flag("--json", arguments->json,
-                 "with --report: the report as one line of JSON on stderr (stdout is the program's)")
-      ->needs("--report");
+  command->add_flag("--why", arguments->why,
+                    "after the program exits, name each CUDA library it tried to load and could not: what asked "
+                    "for it, where it was looked for, and the command that fixes it");
+  command->add_flag("--json", arguments->json,
+                    "with --report or --why: the result as one line of JSON on stderr (stdout is the program's)");
   command
       ->add_option("--verify", arguments->verify,
                    "check before the start: none, load (default) or conv; else CUDNNENV_VERIFY, [verify] on_launch")
@@ -280,7 +392,12 @@ void register_exec(CLI::App& app, Context& context) {
       ->group("");
   command->footer(
       "The program and its arguments follow '--' (or the first word that is not an option) and reach it\n"
-      "untouched. Exit code: the program's; 4 when the check before the start or --report fails.");
+      "untouched. Exit code: the program's; 4 when the check before the start or --report fails.\n"
+      "\n"
+      "Examples:\n"
+      "  cudnnenv exec -- python train.py\n"
+      "  cudnnenv exec --report -- python train.py     every cuDNN and CUDA file it loaded, and from where\n"
+      "  cudnnenv exec --why -- python train.py        what did not load, through which chain, and the fix");
   command->callback([arguments, &context] {
     arguments->command = context.passthrough;
     context.action = [arguments, &context] { return run_exec(*arguments, context); };

@@ -377,6 +377,7 @@ Result<LinkInfo> read_pe_links(FileReader& file, LinkInfo info, const std::strin
         return make_error("'" + name + "' has a damaged import name");
       }
       info.needed.push_back(*text);
+      if (index == 13u) info.delay_loaded.push_back(*text);
     }
   }
   return info;

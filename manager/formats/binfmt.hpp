@@ -35,12 +35,13 @@ bool matches(const BinaryInfo& info, Platform platform);
 // What a shared library asks the loader for.
 struct LinkInfo {
   BinaryInfo binary;
-  bool dynamic = false;              // has a dynamic section (ELF PT_DYNAMIC; every PE)
-  std::string interpreter;           // ELF PT_INTERP (the dynamic loader), empty for a static program
-  std::vector<std::string> needed;   // ELF DT_NEEDED; PE import and delay-import DLL names, in file order
-  std::vector<std::string> rpath;    // ELF DT_RPATH entries, unexpanded ($ORIGIN stays)
-  std::vector<std::string> runpath;  // ELF DT_RUNPATH entries
-  std::string soname;                // ELF DT_SONAME: the name the library answers to, whatever its file is called
+  bool dynamic = false;                   // has a dynamic section (ELF PT_DYNAMIC; every PE)
+  std::string interpreter;                // ELF PT_INTERP (the dynamic loader), empty for a static program
+  std::vector<std::string> needed;        // ELF DT_NEEDED; PE import and delay-import DLL names, in file order
+  std::vector<std::string> delay_loaded;  // PE: those of `needed` that are delay imports (loaded at first call)
+  std::vector<std::string> rpath;         // ELF DT_RPATH entries, unexpanded ($ORIGIN stays)
+  std::vector<std::string> runpath;       // ELF DT_RUNPATH entries
+  std::string soname;                     // ELF DT_SONAME: the name the library answers to, whatever its file is called
 };
 
 // Reads the dynamic section of a little-endian ELF (32 or 64-bit) or the

@@ -116,6 +116,23 @@ struct LoadedModule {
   bool preloaded = false;  // Windows: loaded by cudnnenv inside the program before it started (LaunchPlan::preload)
 };
 
+// One place a load looked, and the rule that put it there ("pin",
+// "LD_LIBRARY_PATH", "RUNPATH", "ld.so.cache", "default", "PATH", ...).
+struct SearchedPath {
+  std::string rule;
+  std::string path;
+  bool operator==(const SearchedPath&) const = default;
+};
+
+// One search the loader made for a name (Linux: the audit module's log;
+// Windows: the loader's own text), in the order made.
+struct LoadSearch {
+  long pid = 0;
+  std::string name;                 // as asked: a file name, or a path
+  std::string requester;            // the object that asked; empty: the program
+  std::vector<SearchedPath> tried;  // each path tried, in order
+};
+
 // What a watched run saw besides the modules.
 struct WatchedRun {
   long program_pid = 0;
@@ -124,6 +141,10 @@ struct WatchedRun {
   // left running when started outside it); 0 elsewhere.
   int started = 0;
   int running_at_exit = 0;
+  // Every search the loader made, of any name (pin/why finds the failures).
+  std::vector<LoadSearch> searches;
+  // Windows: whether the loader's own text came (loader snaps; Wine prints none).
+  bool loader_text = false;
 };
 
 // Runs the program, waits for it, and lists every module its processes

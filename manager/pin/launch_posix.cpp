@@ -7,6 +7,7 @@
 #include <cstring>
 
 #include "pin/launch.hpp"
+#include "pin/why.hpp"
 #include "util/fs.hpp"
 #include "util/text.hpp"
 
@@ -81,12 +82,7 @@ Result<int> launch_and_watch(const LaunchPlan& plan, std::vector<LoadedModule>& 
     return make_error("cannot start '" + argv.storage[0] + "': " + std::strerror(spawned));
   }
   if (auto log = util::read_file(plan.report_log)) {
-    for (const auto& line : util::split(*log, '\n')) {
-      const auto tab = line.find('\t');
-      if (tab != std::string::npos) {
-        loaded.push_back({std::strtol(line.c_str(), nullptr, 10), line.substr(tab + 1)});
-      }
-    }
+    parse_audit_log(*log, loaded, run.searches);
   }
   return WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
 }

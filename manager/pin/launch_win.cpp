@@ -10,6 +10,7 @@
 #include <spdlog/spdlog.h>
 
 #include "pin/launch.hpp"
+#include "pin/why.hpp"
 
 #include "batch_command.hpp"
 #include "util/process.hpp"
@@ -144,6 +145,56 @@ std::string image_name(HANDLE process, const LOAD_DLL_DEBUG_INFO& info) {
   return util::narrow(name);
 }
 
+// The loader's own account of each load (loader snaps): FLG_SHOW_LDR_SNAPS
+// in the NtGlobalFlag of `process`'s PEB, which its loader reads when it
+// starts; the text comes as OUTPUT_DEBUG_STRING events. A 64-bit process of
+// this bitness only (the PEB's offset); Wine's loader writes no such text.
+void show_loader_snaps(HANDLE process) {
+#if defined(_WIN64)
+  BOOL wow64 = FALSE;
+  if (!process || !::IsWow64Process(process, &wow64) || wow64) return;
+  using Query = LONG(WINAPI*)(HANDLE, int, void*, ULONG, ULONG*);
+  const auto query = reinterpret_cast<Query>(
+      reinterpret_cast<void*>(::GetProcAddress(::GetModuleHandleW(L"ntdll.dll"), "NtQueryInformationProcess")));
+  struct {
+    void* reserved1;
+    void* peb;
+    void* reserved2[4];
+  } basic{};
+  if (!query || query(process, 0 /* ProcessBasicInformation */, &basic, sizeof basic, nullptr) != 0 || !basic.peb)
+    return;
+  constexpr std::size_t nt_global_flag = 0xBC;   // PEB64
+  constexpr DWORD show_loader_snaps_flag = 0x2;  // FLG_SHOW_LDR_SNAPS
+  auto* at = static_cast<char*>(basic.peb) + nt_global_flag;
+  DWORD flags = 0;
+  SIZE_T got = 0;
+  if (::ReadProcessMemory(process, at, &flags, sizeof flags, &got) && got == sizeof flags) {
+    flags |= show_loader_snaps_flag;
+    ::WriteProcessMemory(process, at, &flags, sizeof flags, &got);
+  }
+#else
+  (void)process;
+#endif
+}
+
+// The text of an OUTPUT_DEBUG_STRING event, as UTF-8.
+std::string debug_string(HANDLE process, const OUTPUT_DEBUG_STRING_INFO& info) {
+  if (!process || info.nDebugStringLength == 0) return {};
+  const std::size_t unit = info.fUnicode ? 2 : 1;
+  std::string bytes(static_cast<std::size_t>(info.nDebugStringLength) * unit, '\0');
+  SIZE_T got = 0;
+  if (!::ReadProcessMemory(process, info.lpDebugStringData, bytes.data(), bytes.size(), &got)) return {};
+  bytes.resize(got);
+  if (!info.fUnicode) {
+    if (const auto end = bytes.find('\0'); end != std::string::npos) bytes.resize(end);
+    return bytes;
+  }
+  std::wstring wide(bytes.size() / 2, L'\0');
+  std::memcpy(wide.data(), bytes.data(), wide.size() * 2);
+  if (const auto end = wide.find(L'\0'); end != std::wstring::npos) wide.resize(end);
+  return util::narrow(wide);
+}
+
 // What runs inside the program before its own code: AddDllDirectory of the
 // tree's folder, then of each tree's beside it (the CUDA runtime's; what Python 3.8+'s
 // LOAD_LIBRARY_SEARCH_DEFAULT_DIRS loads search; they never search PATH);
@@ -236,6 +287,7 @@ Result<int> launch_and_watch(const LaunchPlan& plan, std::vector<LoadedModule>& 
   begin_next();
   std::set<std::pair<DWORD, DWORD>> breakpoints_seen;  // (process, exception code)
   std::map<DWORD, HANDLE> processes;
+  std::map<DWORD, std::string> loader_text;  // per process
   for (;;) {
     DEBUG_EVENT event{};
     if (!::WaitForDebugEvent(&event, INFINITE)) {
@@ -245,6 +297,7 @@ Result<int> launch_and_watch(const LaunchPlan& plan, std::vector<LoadedModule>& 
     switch (event.dwDebugEventCode) {
       case CREATE_PROCESS_DEBUG_EVENT:
         processes[event.dwProcessId] = event.u.CreateProcessInfo.hProcess;  // the system closes it
+        show_loader_snaps(event.u.CreateProcessInfo.hProcess);
         if (event.dwProcessId != pid) ++run.started;
         if (event.u.CreateProcessInfo.hFile) ::CloseHandle(event.u.CreateProcessInfo.hFile);
         break;
@@ -257,6 +310,9 @@ Result<int> launch_and_watch(const LaunchPlan& plan, std::vector<LoadedModule>& 
         loaded.push_back({static_cast<long>(event.dwProcessId), std::move(name), !resumed && event.dwProcessId == pid});
       }
         if (event.u.LoadDll.hFile) ::CloseHandle(event.u.LoadDll.hFile);
+        break;
+      case OUTPUT_DEBUG_STRING_EVENT:
+        loader_text[event.dwProcessId] += debug_string(processes[event.dwProcessId], event.u.DebugString);
         break;
       case EXIT_THREAD_DEBUG_EVENT:
         if (call_thread != 0 && event.dwProcessId == pid && event.dwThreadId == call_thread) {
@@ -289,6 +345,11 @@ Result<int> launch_and_watch(const LaunchPlan& plan, std::vector<LoadedModule>& 
   // (close_child), as without --report; what left the job runs on, no
   // longer watched: what it loads from now on is not in the report.
   run.running_at_exit = static_cast<int>(processes.size());
+  for (const auto& [process, text] : loader_text) {
+    auto searches = parse_loader_snaps(static_cast<long>(process), text);
+    run.loader_text = run.loader_text || text.find("LdrLoadDll") != std::string::npos;
+    run.searches.insert(run.searches.end(), searches.begin(), searches.end());
+  }
   for (const auto& [process, handle] : processes) {
     ::DebugActiveProcessStop(process);
   }

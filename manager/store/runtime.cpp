@@ -78,6 +78,55 @@ bool is_runtime_library_name(std::string_view file_name, Os os) {
   return false;
 }
 
+namespace {
+
+// The number in a runtime library's name: libcublas.so.12 -> 12,
+// cudart64_110.dll -> 110, nvrtc64_120_0.dll -> 120, nvJitLink_120_0.dll -> 120.
+std::optional<std::pair<std::string, int>> stem_and_number(std::string_view file_name) {
+  const std::string name = util::to_utf8(util::path_from_utf8(file_name).filename());
+  for (const auto& [kind, stem] : k_library_stems) {
+    if (kind != TreeKind::cuda) continue;
+    std::string rest;
+    if (util::starts_with(name, "lib" + std::string(stem) + ".so.")) {
+      rest = name.substr(3 + stem.size() + 4);
+    } else {
+      const std::string lower = util::to_lower(name);
+      for (const std::string& head : {util::to_lower(stem) + "64_", util::to_lower(stem) + "_"}) {
+        if (util::starts_with(lower, head)) rest = lower.substr(head.size());
+      }
+    }
+    if (rest.empty() || !std::isdigit(static_cast<unsigned char>(rest[0]))) continue;
+    return std::pair{std::string(stem), std::atoi(rest.c_str())};
+  }
+  return std::nullopt;
+}
+
+}  // namespace
+
+std::optional<int> cuda_major_of_library(std::string_view file_name, std::optional<int> prefer) {
+  const auto found = stem_and_number(file_name);
+  if (!found) return std::nullopt;
+  const auto& [stem, number] = *found;
+  // Windows writes cudart, NVRTC and nvJitLink with the minor: 110, 120_0.
+  const int major = number >= 100 ? number / 10 : number;
+  std::vector<int> majors;
+  // The majors that ship a name (cuda-runtime-facts.md section 1; CUDA 12
+  // and 13 manifests): cuFFT and cuSOLVER are one behind, cuRAND is 10 in all.
+  if (stem == "cufft" || stem == "cufftw") {
+    majors = {major + 1};
+  } else if (stem == "curand") {
+    majors = {11, 12, 13};
+  } else if (stem == "cusolver" || stem == "cusolverMg") {
+    majors = major == 10 ? std::vector{11} : major == 11 ? std::vector{11, 12} : std::vector{major + 1};
+  } else if (stem == "cusparse") {
+    majors = major == 12 ? std::vector{12, 13} : std::vector{major};
+  } else {
+    majors = {major};
+  }
+  if (prefer && std::find(majors.begin(), majors.end(), *prefer) != majors.end()) return prefer;
+  return majors.back();
+}
+
 std::optional<std::string> runtime_entry_path(std::string_view inside, const std::string& component, Os os) {
   if (inside == "LICENSE") return "licenses/" + component + ".txt";
   const auto parts = util::split(inside, '/');

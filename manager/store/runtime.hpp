@@ -41,6 +41,13 @@ std::vector<std::string> runtime_components(int major);
 // nvrtc64_120_0.dll, nvJitLink_120_0.dll, cupti64_2023.1.1.dll...
 bool is_runtime_library_name(std::string_view file_name, Os os);
 
+// The CUDA major a runtime library's file name belongs to, of those that
+// ship it: libcublas.so.12 -> 12, cudart64_110.dll -> 11, libcufft.so.11 ->
+// 12; a name several majors ship (libcurand.so.10: 11, 12 and 13) gives
+// `prefer` when it is one of them, else the newest. Empty for a name that is
+// no runtime library's.
+std::optional<int> cuda_major_of_library(std::string_view file_name, std::optional<int> prefer = std::nullopt);
+
 // The path an entry of a component archive keeps in the runtime tree, after
 // the archive's top folder: Linux `lib/<name>` for a shared library (or a
 // link to one) directly in lib/ (never lib/stubs/: a stub libcuda.so there
