@@ -86,7 +86,7 @@ run_program cud exec --cudnn t81 --report -- "$program" --exit 0
 expect_eq "$rc" "0" "a program that loads nothing"
 expect_eq "$(tr -d '\r' < err)" "cudnnenv: report: pinned to 't81' (cuDNN 8.1.0, $(winpath "$root/t81/bin")), PATH + SetDllDirectoryW + AddDllDirectory in the program
   no cuDNN library was loaded
-  hint: a program that loads cuDNN with its own list of folders can add the tree's: in Python, os.add_dll_directory(os.environ[\"CUDNNENV_PIN_DIR\"]) before the import" "the report"
+  hint: a program that loads cuDNN with its own list of folders can add the trees': in Python, before the import: [os.add_dll_directory(os.environ[v]) for v in (\"CUDNNENV_PIN_DIR\", \"CUDNNENV_RUNTIME_DIR\") if os.environ.get(v)]" "the report"
 pass "a pinned program that loaded no cuDNN: said, with the os.add_dll_directory hint"
 
 # 3. Paths the report compares. A store reached through a drive letter of its
