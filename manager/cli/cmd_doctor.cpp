@@ -31,6 +31,7 @@ struct SnapshotArguments {
   std::string output;
   bool json = false;
   bool no_load = false;
+  bool force = false;  // -o replaces a file that is not a snapshot
   std::string before;
   std::string after;
 };
@@ -133,13 +134,15 @@ Result<int> run_diff(const SnapshotArguments& arguments) {
 }
 Result<int> run_snapshot(const SnapshotArguments& arguments, const Context& context) {
   const fs::path output = util::path_from_utf8(arguments.output);
-  if (!arguments.output.empty() && util::entry_exists(output)) {
+  if (!arguments.output.empty() && !arguments.force && util::entry_exists(output)) {
     // Replaced only when it is an earlier snapshot: -o names a file, and a typo must not cost one.
     auto text = util::read_file(output, 64 * 1024 * 1024);
     if (!text || !is_snapshot(*text)) {
       return make_error("'" + arguments.output + "' exists and is not a cudnnenv snapshot" +
                             (text ? std::string() : " (" + text.error().message + ")") + ": it was left as it is",
-                        "give another file with -o, or remove that one first", ExitCode::usage);
+                        "give another file with -o, or replace it: 'cudnnenv snapshot -o " +
+                            util::command_word(arguments.output) + " --force'",
+                        ExitCode::usage);
     }
   }
   const Facts facts = gather(context, arguments.program, {}, !arguments.no_load);
@@ -192,6 +195,7 @@ void register_snapshot(CLI::App& app, Context& context) {
       "snapshot", "record the driver, GPUs, toolkits, every cuDNN copy and the selection, to keep or compare");
   command->add_option("-o,--output", arguments->output, "write the snapshot (JSON) to this file");
   command->add_option("--for", arguments->program, "the program whose loader and site-packages are recorded");
+  command->add_flag("--force", arguments->force, "with -o: replace the file even when it is not a snapshot");
   command->add_flag("--json", arguments->json, "print the snapshot as JSON");
   command->add_flag("--no-load", arguments->no_load,
                     "load no cuDNN copy found on the machine to read its version (headers and file names only)");

@@ -75,6 +75,40 @@ std::string command_word(const std::string& word, Os os) {
   return util::command_word(word, os == Os::windows);
 }
 
+// The fix that runs the program pinned. A shim goes by a name looked up on
+// PATH: a program given by its path gets `exec` only.
+std::string pinned_fix(const Facts& facts) {
+  const std::string& requested = facts.program.requested;
+  const std::string word = command_word(requested, facts.platform.os);
+  const std::string exec = "'cudnnenv exec -- " + word + " ...'";
+  if (requested.find_first_of(facts.platform.os == Os::windows ? "/\\:" : "/") != std::string::npos) {
+    return "run it pinned: " + exec;
+  }
+  return "run it pinned: 'cudnnenv shim add " + word + "' (then " + word + " on PATH loads the selected tree), or " +
+         exec;
+}
+
+// For libraries found through LD_LIBRARY_PATH: the one command that takes
+// their folders out (every entry naming one), for this shell and the rc file
+// that set it.
+std::string ld_library_path_fix(const Facts& facts, const std::vector<fs::path>& folders) {
+  std::vector<std::string> kept;
+  for (const auto& entry : util::split(facts.environment.get("LD_LIBRARY_PATH").value_or(""), ':')) {
+    const bool names_one = !entry.empty() && std::any_of(folders.begin(), folders.end(), [&](const fs::path& folder) {
+      return util::same_file(util::path_from_utf8(entry), folder) ||
+             fs::path(entry).lexically_normal() == folder.lexically_normal();
+    });
+    if (!names_one) kept.push_back(entry);
+  }
+  const std::string rest = util::join(kept, ":");
+  const std::string command =
+      rest.empty() ? "unset LD_LIBRARY_PATH" : "export LD_LIBRARY_PATH=" + command_word(rest, facts.platform.os);
+  std::vector<std::string> named;
+  for (const auto& folder : folders) named.push_back(quoted(folder));
+  return "or take " + util::join(named, ", ") + " out of LD_LIBRARY_PATH: '" + command +
+         "' here, and the same in the shell's rc file (~/.bashrc) that sets it";
+}
+
 const FoundCopy* copy_of(const Facts& facts, const fs::path& library) {
   for (const auto& copy : facts.copies) {
     if (util::same_file(copy.library, library)) {
@@ -439,9 +473,7 @@ DoctorCheck check_copy_wins(const Facts& facts) {
     return result;
   }
   const TreeRecord& tree = facts.selection->tree;
-  const std::string fix = "run it pinned: 'cudnnenv shim add " + facts.program.requested + "' (then " +
-                          facts.program.requested + " on PATH loads the selected tree), or 'cudnnenv exec -- " +
-                          facts.program.requested + " ...'";
+  const std::string fix = pinned_fix(facts);
   if (first.candidates.empty()) {
     result = problem("copy-wins", DoctorStatus::warn,
                      program + " alone finds no " + first.name + "; the selected tree is " + tree_words(tree),
@@ -466,7 +498,9 @@ DoctorCheck check_copy_wins(const Facts& facts) {
                        " (TensorFlow logs 'Loaded cuDNN version ...'; torch.backends.cudnn.version())",
                    quoted(winner.file.parent_path()) + " (" + winner.via + ") comes before the selected tree " +
                        tree_words(tree) + " in " + program + "'s search order",
-                   fix + "; or remove the copy " + quoted(winner.file) + " if it was copied there by hand");
+                   fix + (winner.via == "LD_LIBRARY_PATH"
+                              ? "; " + ld_library_path_fix(facts, {winner.file.parent_path()})
+                              : "; or remove the copy " + quoted(winner.file) + " if it was copied there by hand"));
   result.details = details;
   return result;
 }
@@ -527,14 +561,26 @@ DoctorCheck check_runtime_copy_wins(const Facts& facts) {
       summary += (summary.empty() ? program + " finds no " : "; finds no ") + util::join(nowhere, ", ");
     }
     const bool windows = facts.platform.os == Os::windows;
+    std::vector<fs::path> through_ld_library_path;
+    for (const auto& name : names) {
+      const auto candidates = candidates_for(facts, name);
+      if (candidates.empty() || candidates.front().via != "LD_LIBRARY_PATH") continue;
+      if (util::same_file(candidates.front().file, folder / util::path_from_utf8(name))) continue;
+      const fs::path from = candidates.front().file.parent_path();
+      if (std::find(through_ld_library_path.begin(), through_ld_library_path.end(), from) ==
+          through_ld_library_path.end()) {
+        through_ld_library_path.push_back(from);
+      }
+    }
+    const std::string ld_library_path_fixes =
+        through_ld_library_path.empty() ? std::string() : "; " + ld_library_path_fix(facts, through_ld_library_path);
     result = problem(
         id, DoctorStatus::warn, summary + ", not " + words,
         "a plain '" + facts.program.requested + "' gets other CUDA libraries than cuDNN was selected with ('" +
             (windows ? std::string("DLL load failed") : std::string("cannot open shared object file")) +
             "', CUBLAS_STATUS_NOT_INITIALIZED, or a framework's own bundled copies)",
         "the runtime's folder " + quoted(folder) + " is not first in " + program + "'s search order for those names",
-        "run it pinned: 'cudnnenv shim add " + facts.program.requested + "', or 'cudnnenv exec -- " +
-            facts.program.requested + " ...'; or remove a copy that was put there by hand");
+        pinned_fix(facts) + ld_library_path_fixes + "; or remove a copy that was put there by hand");
   }
   result.details = details;
   return result;

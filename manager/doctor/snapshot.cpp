@@ -89,7 +89,8 @@ bool flatten(const Json& value, const std::string& path, std::vector<std::pair<s
 Result<std::vector<std::pair<std::string, std::string>>> snapshot_lines(std::string_view text,
                                                                         const std::string& name) {
   const auto refused = [&] {
-    return make_error("'" + name + "' is not a cudnnenv snapshot", "make one with: cudnnenv snapshot -o " + name,
+    return make_error("'" + name + "' is not a cudnnenv snapshot",
+                      "compare files that 'cudnnenv snapshot -o FILE' wrote (it never replaces another file)",
                       ExitCode::usage);
   };
   if (!json_nesting_within(text, k_max_depth)) return refused();
@@ -101,7 +102,8 @@ Result<std::vector<std::pair<std::string, std::string>>> snapshot_lines(std::str
   if (!flatten(json, "", lines, budget)) {
     return make_error("'" + name + "' expands to more than " + util::human_size(8 * text.size() + (1 << 20)) +
                           " of lines to compare: not a snapshot cudnnenv wrote",
-                      "make one with: cudnnenv snapshot -o " + name, ExitCode::usage);
+                      "compare files that 'cudnnenv snapshot -o FILE' wrote (it never replaces another file)",
+                      ExitCode::usage);
   }
   return lines;
 }

@@ -47,8 +47,7 @@ constexpr std::string_view k_mirror_hint =
 bool transient(const TransferOutcome& outcome) {
   switch (outcome.failure) {
     case TransferFailure::cut:
-    case TransferFailure::too_slow:
-    case TransferFailure::connect:
+    case TransferFailure::too_slow:  // a connection that timed out too
       return true;
     case TransferFailure::http:
       return outcome.status >= 500 || outcome.status == 408 || outcome.status == 429;
@@ -77,10 +76,12 @@ Error failure_error_of(const TransferOutcome& outcome, const std::string& url, i
   const std::string detail = outcome.detail.empty() ? std::string() : " (" + outcome.detail + ")";
   switch (outcome.failure) {
     case TransferFailure::resolve:
-      return make_error("cannot find the server '" + host + "': its name does not resolve" + detail,
-                        "check the network connection and DNS; behind a proxy, set HTTPS_PROXY; or " + mirror_hint);
+      return make_error(
+          "cannot find the server '" + host + "' to fetch " + url + ": its name does not resolve" + detail,
+          "check the network connection and DNS; behind a proxy, set HTTPS_PROXY; or " + mirror_hint);
     case TransferFailure::connect:
-      return make_error("cannot connect to '" + host + "' after " + tries(attempts) + detail,
+      // Refused or unreachable: at once, not retried (nothing there will answer a second try sooner).
+      return make_error("cannot connect to '" + host + "' to fetch " + url + detail,
                         "check the network connection or the proxy (HTTPS_PROXY, NO_PROXY); or " + mirror_hint);
     case TransferFailure::tls:
       return make_error("the secure connection to '" + host + "' failed" + detail,

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <set>
+#include <utility>
 
 #include "formats/platform.hpp"
 #include "store/official.hpp"
@@ -44,15 +45,22 @@ std::string official_suggestion(const Spec& spec) {
     }
     // The newest release that fits, and of its builds the one for the newest CUDA.
     const bool newer = !best_version || *version > *best_version ||
-                       (*version == *best_version && probe.cuda && best_cuda && probe.cuda->major > best_cuda->major);
+                       (*version == *best_version && probe.cuda && best_cuda &&
+                        std::pair(probe.cuda->major, probe.cuda->minor.value_or(0)) >
+                            std::pair(best_cuda->major, best_cuda->minor.value_or(0)));
     if (fits(spec, probe) && newer) {
       best = &archive;
       best_version = version;
       best_cuda = probe.cuda;
     }
   }
-  return best ? "'cudnnenv install " + spec.text + "' fetches " + std::string(best->file_name) + " from NVIDIA"
-              : "'cudnnenv install <version>' fetches one from NVIDIA ('cudnnenv list --available')";
+  if (!best) return "'cudnnenv install <version>' fetches one from NVIDIA ('cudnnenv list --available')";
+  // With its CUDA named, the command fetches this very archive: without it,
+  // install asks which CUDA when the release comes for several, or lets the
+  // toolkit found here pick another.
+  std::string command = "cudnnenv install " + spec.text;
+  if (best_cuda && spec.text.find("+cuda") == std::string::npos) command += " --cuda " + best_cuda->str();
+  return "'" + command + "' fetches " + std::string(best->file_name) + " from NVIDIA";
 }
 
 }  // namespace

@@ -37,15 +37,20 @@ tree_words="'t9.4' (cuDNN 9.4.0, CUDA 12.4)"
 
 # 1. A decoy copy earlier in python's search order (LD_LIBRARY_PATH).
 mkdir decoy && cp "$FIXTURES/fake-elf64-9.2.0.so" decoy/libcudnn.so.9
-LD_LIBRARY_PATH="$WORK/decoy" run doctor --json
+LD_LIBRARY_PATH="$WORK/decoy:$WORK/other lib" run doctor --json
 expect_eq "$(check copy-wins status)" "warn" "copy-wins with a decoy on LD_LIBRARY_PATH"
 expect_eq "$(check copy-wins summary)" "python loads '$WORK/decoy/libcudnn.so.9' (9.2.0), not the selected tree" \
   "copy-wins summary"
 expect_eq "$(check copy-wins cause)" "'$WORK/decoy' (LD_LIBRARY_PATH) comes before the selected tree $tree_words in python's search order" \
   "copy-wins cause"
-expect_eq "$(check copy-wins fix)" "run it pinned: 'cudnnenv shim add python' (then python on PATH loads the selected tree), or 'cudnnenv exec -- python ...'; or remove the copy '$WORK/decoy/libcudnn.so.9' if it was copied there by hand" \
+expect_eq "$(check copy-wins fix)" "run it pinned: 'cudnnenv shim add python' (then python on PATH loads the selected tree), or 'cudnnenv exec -- python ...'; or take '$WORK/decoy' out of LD_LIBRARY_PATH: 'export LD_LIBRARY_PATH=\"$WORK/other lib\"' here, and the same in the shell's rc file (~/.bashrc) that sets it" \
   "copy-wins fix"
-pass "a decoy on LD_LIBRARY_PATH: copy-wins warns, names the decoy and the fix"
+# The fix's command, run as written, leaves the other folder and takes the decoy out.
+fixed=$(LD_LIBRARY_PATH="$WORK/decoy:$WORK/other lib" bash -c "$(check copy-wins fix | sed "s/.*LD_LIBRARY_PATH: '\([^']*\)' here.*/\1/")"'; printf %s "$LD_LIBRARY_PATH"')
+expect_eq "$fixed" "$WORK/other lib" "LD_LIBRARY_PATH after the fix's command"
+LD_LIBRARY_PATH="$fixed" run doctor --json
+case "$(check copy-wins summary)" in *decoy*) fail "the decoy still wins after the fix: $(check copy-wins summary)" ;; esac
+pass "a decoy on LD_LIBRARY_PATH: copy-wins warns, names the decoy and a fix that takes its folder out"
 
 # The same in words: the table's row, then the block with symptom, cause, fix.
 LD_LIBRARY_PATH="$WORK/decoy" run doctor
@@ -56,9 +61,15 @@ sed -n "/^warn copy-wins:/,/^\$/p" out | head -5 > block
 expect_eq "$(cat block)" "warn copy-wins: python loads '$WORK/decoy/libcudnn.so.9' (9.2.0), not the selected tree
   you see:  a plain 'python' gets cuDNN 9.2.0 from '$WORK/decoy/libcudnn.so.9' (TensorFlow logs 'Loaded cuDNN version ...'; torch.backends.cudnn.version())
   because:  '$WORK/decoy' (LD_LIBRARY_PATH) comes before the selected tree $tree_words in python's search order
-  fix:      run it pinned: 'cudnnenv shim add python' (then python on PATH loads the selected tree), or 'cudnnenv exec -- python ...'; or remove the copy '$WORK/decoy/libcudnn.so.9' if it was copied there by hand
+  fix:      run it pinned: 'cudnnenv shim add python' (then python on PATH loads the selected tree), or 'cudnnenv exec -- python ...'; or take '$WORK/decoy' out of LD_LIBRARY_PATH: 'unset LD_LIBRARY_PATH' here, and the same in the shell's rc file (~/.bashrc) that sets it
     loads  $WORK/decoy/libcudnn.so.9  (9.2.0, LD_LIBRARY_PATH)" "the copy-wins block"
 pass "the human output: a row per check, then symptom, cause and fix"
+
+# A program named by its path gets exec only: a shim goes by a name on PATH ('shim add' refuses a path).
+LD_LIBRARY_PATH="$WORK/decoy" run doctor --json --for "$WORK/venv/bin/python"
+expect_eq "$(check copy-wins fix)" "run it pinned: 'cudnnenv exec -- \"$WORK/venv/bin/python\" ...'; or take '$WORK/decoy' out of LD_LIBRARY_PATH: 'unset LD_LIBRARY_PATH' here, and the same in the shell's rc file (~/.bashrc) that sets it" \
+  "copy-wins fix for a program given by its path"
+pass "a program given by its path: the fix is exec, not shim add"
 
 # Through a shim, python on PATH is pinned.
 run shim add python --target "$WORK/venv/bin/python"
@@ -238,7 +249,7 @@ echo '{"not": "a snapshot"}' > other.json
 run snapshot diff before.json other.json
 expect_eq "$rc" "2" "diff against a file that is no snapshot"
 expect_eq "$(cat err)" "cudnnenv: error: 'other.json' is not a cudnnenv snapshot
-  hint: make one with: cudnnenv snapshot -o other.json" "diff's error"
+  hint: compare files that 'cudnnenv snapshot -o FILE' wrote (it never replaces another file)" "diff's error"
 pass "snapshot -o, use, snapshot -o, diff: the switch shows (exit 1; 0 for no difference); TensorFlow's variables, not Terraform's; a file that is no snapshot is refused"
 
 # 7. The Python that runs: through a version manager's shim (a real pyenv: its own `which`), and a

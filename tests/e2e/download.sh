@@ -166,12 +166,14 @@ expect_eq "$rc:$(head -1 err)" "1:cudnnenv: error: the download from 'http://127
 [ $(($(date +%s) - start)) -lt 30 ] || fail "the trickle took more than 30 s to end"
 expect_eq "$(cd "$downloads" && ls *.part | sort | tr '\n' ' ')" "$(printf '%s\n' old-3.tar.xz.part old-4.tar.xz.part "$(basename "$path").part" | sort | tr '\n' ' ')" "the partial files kept: this one and the two newest others"
 rm -f "$downloads"/*.part
-run install 9.1 --cuda 12 --mirror "http://127.0.0.1:1" --quiet --retries 0
+# Refused: fails at once, the retries (default 3) not spent on it: no "trying again" note.
+run install 9.1 --cuda 12 --mirror "http://127.0.0.1:1"
 expect_eq "$rc" "1" "nothing listening"
-expect_eq "$(sed -n 1p err | sed 's/ (.*)$//')" "cudnnenv: error: cannot connect to '127.0.0.1:1' after 1 try" "refused connection"
+expect_eq "$(sed '1s/ (.*)$//' err | head -1)" "cudnnenv: error: cannot connect to '127.0.0.1:1' to fetch http://127.0.0.1:1$path" "refused connection: the URL"
+grep -q "trying again" err && fail "a refused connection was retried: $(cat err)"
 run install 9.1 --cuda 12 --mirror "http://cudnnenv-test.invalid" --quiet --retries 0
 expect_eq "$rc" "1" "a name that does not resolve"
-expect_eq "$(sed -n 1p err | sed 's/ (.*)$//')" "cudnnenv: error: cannot find the server 'cudnnenv-test.invalid': its name does not resolve" "no such host"
+expect_eq "$(sed -n 1p err | sed 's/ (.*)$//')" "cudnnenv: error: cannot find the server 'cudnnenv-test.invalid' to fetch http://cudnnenv-test.invalid$path: its name does not resolve" "no such host"
 expect_eq "$(ls -A "$downloads" | grep -v '^\.' || true)" "" "nothing left after the failures"
 pass "404, 500, a stall, a refused connection and a name that does not resolve"
 

@@ -151,9 +151,13 @@ pass "export launcher and export jupyter quote the tree's name in their hints"
 echo "my notes" > notes.txt
 run snapshot -o notes.txt --no-load
 expect_eq "$rc:$(cat err)" "2:cudnnenv: error: 'notes.txt' exists and is not a cudnnenv snapshot: it was left as it is
-  hint: give another file with -o, or remove that one first" "snapshot -o over a file that is not a snapshot"
+  hint: give another file with -o, or replace it: 'cudnnenv snapshot -o notes.txt --force'" "snapshot -o over a file that is not a snapshot"
 expect_eq "$(cat notes.txt)" "my notes" "the file is left as it was"
+# The hint, run as written, replaces it.
+run snapshot -o notes.txt --force --no-load
+expect_eq "$rc" "0" "snapshot -o notes.txt --force: $(cat err)"
+python3 -c 'import json, sys; sys.exit(0 if "format" in json.load(open("notes.txt")) else 1)' || fail "--force wrote a snapshot: $(head -c 200 notes.txt)"
 run snapshot -o snap.json --no-load
 run snapshot -o snap.json --no-load
 expect_eq "$rc" "0" "snapshot -o over an earlier snapshot: $(cat err)"
-pass "snapshot -o replaces an earlier snapshot, never another file"
+pass "snapshot -o replaces an earlier snapshot, another file only with the --force its hint names"

@@ -89,7 +89,7 @@ TEST_SUITE("store/spec") {
     CHECK(missing.error().code == ExitCode::not_found);
     CHECK(missing.error().message == "no installed cuDNN matches '7.6'");
     CHECK(missing.error().hint.find("installed: 9.1.0.70 (CUDA 12), 8.10.0.5 (CUDA 12)") == 0);
-    CHECK(missing.error().hint.find("; 'cudnnenv install 7.6' fetches cudnn-") != std::string::npos);
+    CHECK(missing.error().hint.find("; 'cudnnenv install 7.6 --cuda 10.2' fetches cudnn-10.2-") != std::string::npos);
     CHECK(missing.error().hint.find("-v7.6.5.32.") != std::string::npos);  // an official 7.6.5 archive
     auto typo = pick(store, "cudnn-11.2-linux-x64-v8.1.0.7");
     REQUIRE_FALSE(typo);

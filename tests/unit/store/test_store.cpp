@@ -489,7 +489,7 @@ TEST_SUITE("store/store") {
     const std::string archive = host_platform().os == Os::windows ? "cudnn-windows-x86_64-9.1.1.17_cuda12-archive.zip"
                                                                   : "cudnn-linux-x86_64-9.1.1.17_cuda12-archive.tar.xz";
     CHECK(missing.error().hint ==
-          "installed: 8.10.0, 8.1.0; 'cudnnenv install 9.1' fetches " + archive + " from NVIDIA");
+          "installed: 8.10.0, 8.1.0; 'cudnnenv install 9.1 --cuda 12' fetches " + archive + " from NVIDIA");
     auto typo = store.find("v8.1.O");
     REQUIRE_FALSE(typo);
     CHECK(typo.error().hint == "did you mean '8.1.0'?");
