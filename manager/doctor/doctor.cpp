@@ -523,6 +523,7 @@ DoctorCheck check_runtime_copy_wins(const Facts& facts) {
   // The names found elsewhere, grouped by where ("'/opt/x/lib' (LD_LIBRARY_PATH)"), in the order first seen.
   std::vector<std::pair<std::string, std::vector<std::string>>> elsewhere;
   std::vector<std::string> nowhere;
+  std::vector<fs::path> through_ld_library_path;  // the folders of those found through LD_LIBRARY_PATH
   const auto names = runtime_library_files(folder, facts.platform.os);
   for (const auto& name : names) {
     const auto candidates = candidates_for(facts, name);
@@ -542,6 +543,11 @@ DoctorCheck check_runtime_copy_wins(const Facts& facts) {
         std::find_if(elsewhere.begin(), elsewhere.end(), [&](const auto& each) { return each.first == where; });
     if (group == elsewhere.end()) group = elsewhere.insert(elsewhere.end(), {where, {}});
     group->second.push_back(name);
+    const fs::path from = first.file.parent_path();
+    if (first.via == "LD_LIBRARY_PATH" && std::find(through_ld_library_path.begin(), through_ld_library_path.end(),
+                                                    from) == through_ld_library_path.end()) {
+      through_ld_library_path.push_back(from);
+    }
   }
   DoctorCheck result;
   if (facts.program.is_shim) {
@@ -561,17 +567,6 @@ DoctorCheck check_runtime_copy_wins(const Facts& facts) {
       summary += (summary.empty() ? program + " finds no " : "; finds no ") + util::join(nowhere, ", ");
     }
     const bool windows = facts.platform.os == Os::windows;
-    std::vector<fs::path> through_ld_library_path;
-    for (const auto& name : names) {
-      const auto candidates = candidates_for(facts, name);
-      if (candidates.empty() || candidates.front().via != "LD_LIBRARY_PATH") continue;
-      if (util::same_file(candidates.front().file, folder / util::path_from_utf8(name))) continue;
-      const fs::path from = candidates.front().file.parent_path();
-      if (std::find(through_ld_library_path.begin(), through_ld_library_path.end(), from) ==
-          through_ld_library_path.end()) {
-        through_ld_library_path.push_back(from);
-      }
-    }
     const std::string ld_library_path_fixes =
         through_ld_library_path.empty() ? std::string() : "; " + ld_library_path_fix(facts, through_ld_library_path);
     result = problem(

@@ -90,8 +90,7 @@ Result<std::vector<std::pair<std::string, std::string>>> snapshot_lines(std::str
                                                                         const std::string& name) {
   const auto refused = [&] {
     return make_error("'" + name + "' is not a cudnnenv snapshot",
-                      "compare files that 'cudnnenv snapshot -o FILE' wrote (it never replaces another file)",
-                      ExitCode::usage);
+                      "compare two files that 'cudnnenv snapshot -o FILE' wrote", ExitCode::usage);
   };
   if (!json_nesting_within(text, k_max_depth)) return refused();
   const Json json = parse_json(text);
@@ -102,8 +101,7 @@ Result<std::vector<std::pair<std::string, std::string>>> snapshot_lines(std::str
   if (!flatten(json, "", lines, budget)) {
     return make_error("'" + name + "' expands to more than " + util::human_size(8 * text.size() + (1 << 20)) +
                           " of lines to compare: not a snapshot cudnnenv wrote",
-                      "compare files that 'cudnnenv snapshot -o FILE' wrote (it never replaces another file)",
-                      ExitCode::usage);
+                      "compare two files that 'cudnnenv snapshot -o FILE' wrote", ExitCode::usage);
   }
   return lines;
 }

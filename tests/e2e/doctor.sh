@@ -249,7 +249,7 @@ echo '{"not": "a snapshot"}' > other.json
 run snapshot diff before.json other.json
 expect_eq "$rc" "2" "diff against a file that is no snapshot"
 expect_eq "$(cat err)" "cudnnenv: error: 'other.json' is not a cudnnenv snapshot
-  hint: compare files that 'cudnnenv snapshot -o FILE' wrote (it never replaces another file)" "diff's error"
+  hint: compare two files that 'cudnnenv snapshot -o FILE' wrote" "diff's error"
 pass "snapshot -o, use, snapshot -o, diff: the switch shows (exit 1; 0 for no difference); TensorFlow's variables, not Terraform's; a file that is no snapshot is refused"
 
 # 7. The Python that runs: through a version manager's shim (a real pyenv: its own `which`), and a
