@@ -19,7 +19,8 @@ namespace {
 
 struct InstallArguments {
   std::string source;
-  std::string release;  // `install cuda RELEASE`
+  std::string release;     // `install cuda RELEASE`, or a manifest the user has (a path)
+  std::string print_urls;  // `install cuda RELEASE --print-urls FILE`: write the URLs, install nothing
   std::string name;
   bool require_official = false;
   bool json = false;
@@ -199,19 +200,75 @@ std::optional<std::filesystem::path> cuda_index(const Context& context) {
   return std::nullopt;
 }
 
+// Whether `install cuda SOURCE` names a manifest the user has (a path, a
+// .json file name or a folder here) rather than a release number.
+bool is_local_manifest(const std::string& source) {
+  std::error_code ec;
+  return source.find_first_of("/\\") != std::string::npos || util::ends_with(source, ".json") ||
+         std::filesystem::is_directory(util::path_from_utf8(source), ec);
+}
+
+// `install cuda RELEASE --print-urls FILE`: the manifest's URL and every
+// archive's, one a line (what `wget -i` reads), to download elsewhere; FILE
+// `-` is stdout. An existing FILE is left alone.
+Result<int> print_download_urls(const InstallArguments& arguments, const CudaRelease& release) {
+  CUDNNENV_TRY_ASSIGN(urls, runtime_download_urls(release, runtime_components(release.release.major)));
+  std::string text;
+  std::uint64_t total = 0;
+  for (const auto& url : *urls) {
+    text += url.url + "\n";
+    total += url.size;
+  }
+  const std::string folder = "cuda-" + release.release.str();
+  if (arguments.json) {
+    Json list = Json::array();
+    for (const auto& url : *urls) list.push_back(Json{{"url", url.url}, {"file", url.file_name}, {"size", url.size}});
+    print_json(Json{{"release", release.release.str()}, {"urls", list}});
+  }
+  if (arguments.print_urls == "-") {
+    if (!arguments.json) print(text);
+    return 0;
+  }
+  const auto file = util::path_from_utf8(arguments.print_urls);
+  if (util::entry_exists(file)) {
+    return make_error("'" + arguments.print_urls + "' exists: --print-urls does not replace a file",
+                      "remove it, or name another file: 'cudnnenv install cuda " +
+                          util::command_word(arguments.release) + " --print-urls urls-" + release.release.str() +
+                          ".txt" + (arguments.allow_unverified ? " --allow-unverified" : "") + "'",
+                      ExitCode::usage);
+  }
+  CUDNNENV_TRY(util::write_file_atomic(file, text));
+  if (!arguments.json) {
+    print("wrote " + std::to_string(urls->size()) + " URLs (" + util::human_size(total) + ") to '" +
+          arguments.print_urls + "': download them into a folder " + folder + " (with wget: wget -P " + folder +
+          " -i " + util::command_word(arguments.print_urls) + "), then here: cudnnenv install cuda ./" + folder + "\n");
+  }
+  return 0;
+}
+
 // `profile`: the runtime must ship every library it opens on this OS.
 Result<int> run_install_runtime(const InstallArguments& arguments, const Context& context,
                                 const Profile* profile = nullptr) {
   Store& store = context.store();
-  const std::optional<std::filesystem::path> index = cuda_index(context);
+  const bool local = is_local_manifest(arguments.release);
+  const std::optional<std::filesystem::path> index = local ? std::nullopt : cuda_index(context);
+  if (local && !arguments.mirror.empty()) {
+    return make_error("--mirror goes with a release number, and '" + arguments.release + "' is a manifest here",
+                      "drop --mirror: the archives are read from the manifest's folder", ExitCode::usage);
+  }
   DownloadOptions options = download_options(arguments, context, store);
   auto printer = std::make_shared<ProgressPrinter>("", arguments.quiet);
   options.progress = [printer](const DownloadProgress& progress) { (*printer)(progress); };
-  CUDNNENV_TRY_ASSIGN(release, find_cuda_release(arguments.release, host_platform(), index, options));
+  CUDNNENV_TRY_ASSIGN(release, local ? read_local_cuda_release(util::path_from_utf8(arguments.release), host_platform(),
+                                                               arguments.allow_unverified)
+                                     : find_cuda_release(arguments.release, host_platform(), index, options));
   if (!release->pinned && !index) {
-    log_warning("the manifest of CUDA " + release->release.str() + " is not pinned: its SHA-256 (" +
-                release->manifest_sha256 + ") was not checked (--allow-unverified)");
+    log_warning("the manifest of CUDA " + release->release.str() +
+                (local ? " in '" + release->manifest_source + "'" : std::string()) + " is not " +
+                (local ? "the pinned one" : "pinned") + ": its SHA-256 (" + release->manifest_sha256 +
+                ") was not checked (--allow-unverified)");
   }
+  if (!arguments.print_urls.empty()) return print_download_urls(arguments, *release);
   const auto starting = [printer, &arguments](const std::string& file_name) {
     *printer = ProgressPrinter(file_name, arguments.quiet);
   };
@@ -243,9 +300,11 @@ Result<int> run_install_runtime(const InstallArguments& arguments, const Context
   print("  location:  " + util::to_utf8(record.root) + "\n");
   print("  libraries: " + util::to_utf8(record.resolve(record.layout.library_dir)) + "\n");
   print("  source:    " + record.source.path +
-        (index             ? std::string(" (CUDNNENV_CUDA_INDEX)")
-         : release->pinned ? " (SHA-256 pinned)"
-                           : " (not pinned)") +
+        (index                      ? std::string(" (CUDNNENV_CUDA_INDEX)")
+         : local && release->pinned ? " (a copy, SHA-256 pinned)"
+         : local                    ? " (a copy, not pinned)"
+         : release->pinned          ? " (SHA-256 pinned)"
+                                    : " (not pinned)") +
         "\n");
   return 0;
 }
@@ -290,6 +349,10 @@ Result<int> run_install_profile(const InstallArguments& arguments, const Context
 }
 
 Result<int> run_install(const InstallArguments& arguments, const Context& context) {
+  if (!arguments.print_urls.empty() && (arguments.source != "cuda" || arguments.release.empty())) {
+    return make_error("--print-urls goes with 'cudnnenv install cuda RELEASE'",
+                      "for a cuDNN archive, 'cudnnenv list --available --json' gives each one's URL", ExitCode::usage);
+  }
   if (!arguments.release.empty()) {
     if (arguments.source != "cuda") {
       return make_error("'cudnnenv install " + arguments.source + " " + arguments.release + "' has one word too many",
@@ -374,7 +437,11 @@ void register_install(CLI::App& app, Context& context) {
   command->add_option("source", arguments->source, "a version (8.1, 9.1.0), or an archive, wheel or folder; or 'cuda'")
       ->required();
   command->add_option("release", arguments->release,
-                      "after 'cuda': the CUDA release whose runtime to install (11.8, 13.0.2)");
+                      "after 'cuda': the CUDA release whose runtime to install (11.8, 13.0.2), or its manifest "
+                      "redistrib_<release>.json (or a folder holding it) with the archives it names beside it");
+  command->add_option("--print-urls", arguments->print_urls,
+                      "with 'cuda RELEASE': write the URLs of its manifest and archives to this file (- for stdout), "
+                      "to download elsewhere; installs nothing");
   command->add_option("--cuda", arguments->cuda, "the CUDA version of the archive to fetch (11.2, 12)");
   command->add_option("--mirror", arguments->mirror,
                       "fetch from this base URL, or a folder (a path or file://), instead of "
@@ -419,6 +486,10 @@ void register_install(CLI::App& app, Context& context) {
       "  cudnnenv list --available 8           what could be installed here\n"
       "  cudnnenv install cuda 11.8            the CUDA 11.8 runtime (cudart, cuBLAS, cuFFT, cuRAND, cuSOLVER,\n"
       "                                        cuSPARSE, NVRTC) from NVIDIA's manifest, selected with cuDNN 8\n"
+      "  cudnnenv install cuda 11.8 --print-urls urls.txt\n"
+      "                                        the URLs to download on a machine with a network\n"
+      "  cudnnenv install cuda ./cuda-11.8.0   offline: from a folder holding redistrib_11.8.0.json and the\n"
+      "                                        archives it names, each checked against it\n"
       "\n"
       "A mirror holds each archive at NVIDIA's path under its base, e.g. for 9.1 on Linux:\n"
       "  BASE/compute/cudnn/redist/cudnn/linux-x86_64/cudnn-linux-x86_64-9.1.0.70_cuda12-archive.tar.xz\n"

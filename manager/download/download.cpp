@@ -114,18 +114,20 @@ Error failure_error_of(const TransferOutcome& outcome, const std::string& url, i
 }
 
 // What a hint ends with: the way in for a machine that cannot reach the host.
-std::string offline_hint(const std::string& file_name) {
-  return "; or download " + file_name + " elsewhere and run: cudnnenv install ./" + file_name;
+std::string offline_hint(const OfficialArchive& archive, const DownloadOptions& options) {
+  if (!options.offline_hint.empty()) return options.offline_hint;
+  return "; or download " + std::string(archive.url) + " elsewhere and run: cudnnenv install ./" +
+         std::string(archive.file_name);
 }
 
 // The failure of the last try, in plain words; `mirror_path`: where a mirror
 // holds the archive, NVIDIA's path (empty: not from a mirror; its hints then
 // say "set a mirror").
 Error failure_error(const TransferOutcome& outcome, const std::string& url, int attempts,
-                    std::chrono::seconds stall_time, std::uint64_t min_rate, const std::string& file_name,
+                    std::chrono::seconds stall_time, std::uint64_t min_rate, const std::string& offline,
                     const std::string& mirror_path) {
   Error error = failure_error_of(outcome, url, attempts, stall_time, min_rate, mirror_path);
-  error.hint += offline_hint(file_name);
+  error.hint += offline;
   return error;
 }
 
@@ -258,36 +260,33 @@ Result<void> check_digest(const OfficialArchive& archive, const std::string& dig
 
 namespace {
 
-// A mirror that is a folder: the archive copied from there into the
-// downloads folder, checked like a download (size, then SHA-256). The mirror's
-// file is opened once and the bytes written are the bytes hashed: whoever can
-// write the mirror folder cannot swap the file between the check and the copy.
-Result<Downloaded> copy_from_folder(const OfficialArchive& archive, const std::string& url, const fs::path& final_file,
-                                    std::uint64_t max_unknown_size, Downloaded result) {
+// A file on this machine (a folder mirror's, or one the user has): the
+// archive copied from there into the downloads folder, checked like a
+// download (size, then SHA-256). The file is opened once and the bytes
+// written are the bytes hashed: whoever can write its folder cannot swap the
+// file between the check and the copy. `local`: the user's own copy (its
+// errors name the file, not a mirror).
+Result<Downloaded> copy_from_file(const OfficialArchive& archive, const fs::path& source, bool local,
+                                  const fs::path& final_file, std::uint64_t max_unknown_size, Downloaded result) {
   const std::string name(archive.file_name);
-  const fs::path source = util::path_from_utf8(url.substr(7));
+  const std::string url = "file://" + util::to_utf8(source);
+  const std::string other_file =
+      local ? "'" + util::to_utf8(source) + "' is another file; download " + std::string(archive.url) + " again"
+            : std::string("the mirror has another file under this name");
   std::error_code ec;
-  if (!fs::exists(source, ec)) {
-    return make_error("the mirror folder has no '" + util::to_utf8(source) + "'",
-                      "put " + name +
-                          " there (a mirror holds each archive at NVIDIA's path), or try another mirror, "
-                          "or none" +
-                          offline_hint(name),
-                      ExitCode::not_found);
-  }
   CUDNNENV_TRY_ASSIGN(in, util::open_held_file(source));
   const std::uint64_t limit = archive.size ? archive.size : max_unknown_size;
   const auto wrong_size = [&](std::uint64_t size) {
     if (!archive.size) {
       return make_error("'" + util::to_utf8(source) + "' is larger than a file of this kind can be (" +
                             util::human_size(limit) + "); nothing was installed",
-                        "the mirror has another file under this name");
+                        other_file);
     }
     return make_error("'" + util::to_utf8(source) + "' has " +
                           (size > limit ? "more than " + std::to_string(limit) : std::to_string(size)) + " bytes, " +
                           std::string(archive.listed_by) + " says " + std::to_string(archive.size) +
                           "; nothing was installed",
-                      "the mirror has another file under this name");
+                      other_file);
   };
   const fs::path part = util::path_from_utf8(util::to_utf8(final_file) + ".part");
   util::Sha256 hash;
@@ -320,7 +319,7 @@ Result<Downloaded> copy_from_folder(const OfficialArchive& archive, const std::s
       fs::remove(part, ec);
       return make_error(
           read_failed ? "cannot read '" + util::to_utf8(source) + "'" : "cannot write '" + util::to_utf8(part) + "'",
-          read_failed ? "check the mirror folder" : "check the free space of the downloads folder");
+          read_failed ? "check the folder it is in" : "check the free space of the downloads folder");
     }
   }
   const auto refuse = [&](Error error) -> Result<Downloaded> {
@@ -329,13 +328,38 @@ Result<Downloaded> copy_from_folder(const OfficialArchive& archive, const std::s
   };
   if (archive.size && copied != archive.size) return refuse(wrong_size(copied));
   const std::string digest = hash.hex_digest();
-  if (auto checked = check_digest(archive, digest, url); !checked) return refuse(checked.error());
+  if (auto checked = check_digest(archive, digest, url); !checked) {
+    if (!local) return refuse(checked.error());
+    Error error = checked.error();
+    error.message = "'" + util::to_utf8(source) + "' is not the " + name + " " + std::string(archive.listed_by) +
+                    " names: its SHA-256 is " + digest + ", the manifest says " + std::string(archive.sha256) +
+                    "; nothing was installed";
+    error.hint = "download " + std::string(archive.url) + " again";
+    return refuse(error);
+  }
   CUDNNENV_TRY(util::replace_file(part, final_file));
   result.url = url;
   result.sha256 = digest;
   result.bytes_fetched = copied;
-  spdlog::debug("download: '{}' copied from the mirror folder, verified", name);
+  spdlog::debug("download: '{}' copied from '{}', verified", name, util::to_utf8(source));
   return result;
+}
+
+// A mirror that is a folder: the archive at NVIDIA's path under it.
+Result<Downloaded> copy_from_folder(const OfficialArchive& archive, const std::string& url, const fs::path& final_file,
+                                    const DownloadOptions& options, Downloaded result) {
+  const std::string name(archive.file_name);
+  const fs::path source = util::path_from_utf8(url.substr(7));
+  std::error_code ec;
+  if (!fs::exists(source, ec)) {
+    return make_error("the mirror folder has no '" + util::to_utf8(source) + "'",
+                      "put " + name +
+                          " there (a mirror holds each archive at NVIDIA's path), or try another mirror, "
+                          "or none" +
+                          offline_hint(archive, options),
+                      ExitCode::not_found);
+  }
+  return copy_from_file(archive, source, false, final_file, options.max_unknown_size, std::move(result));
 }
 
 }  // namespace
@@ -415,8 +439,8 @@ class ArchiveFetch {
           start_over()) {
         continue;
       }
-      const Error failed =
-          failure_error(*outcome, m_url, attempt, m_options.stall_time, m_options.min_rate, m_name, m_mirror_path);
+      const Error failed = failure_error(*outcome, m_url, attempt, m_options.stall_time, m_options.min_rate,
+                                         offline_hint(m_archive, m_options), m_mirror_path);
       if (!transient(*outcome) || attempt > m_options.retries) {
         // What arrived stays for the next run to resume, unless nothing did
         // or the server said the file is not there.
@@ -591,10 +615,28 @@ Result<Downloaded> fetch_archive(const OfficialArchive& archive, const DownloadO
   }
   if (util::starts_with(*url, "file://")) {
     const fs::path final_file = result.file;
-    return copy_from_folder(archive, *url, final_file, options.max_unknown_size, std::move(result));
+    return copy_from_folder(archive, *url, final_file, options, std::move(result));
   }
   const std::string mirror_path = *url != archive.url ? path_of(archive.url) : std::string();
   return ArchiveFetch(archive, options, *url, mirror_path, std::move(result)).run();
+}
+
+Result<Downloaded> take_local_archive(const OfficialArchive& archive, const fs::path& file,
+                                      const DownloadOptions& options) {
+  std::error_code ec;
+  fs::create_directories(options.folder, ec);
+  if (ec) {
+    return make_error("cannot create '" + util::to_utf8(options.folder) + "': " + ec.message(),
+                      "choose a writable store root with CUDNNENV_ROOT or --root");
+  }
+  const std::string name(archive.file_name);
+  CUDNNENV_TRY_ASSIGN(lock, util::FileLock::acquire(options.folder / util::path_from_utf8("." + name + ".lock")));
+  Downloaded result;
+  result.file = options.folder / util::path_from_utf8(name);
+  CUDNNENV_TRY_ASSIGN(here, already_downloaded(archive, result.file, result));
+  if (*here) return result;
+  const fs::path final_file = result.file;
+  return copy_from_file(archive, file, true, final_file, options.max_unknown_size, std::move(result));
 }
 
 Result<const OfficialArchive*> choose_archive(const Platform& platform, const Spec& spec,

@@ -53,6 +53,9 @@ struct DownloadOptions {
   std::uint64_t max_unknown_size = std::uint64_t{4} << 30;
   std::function<void(const DownloadProgress&)> progress;
   std::function<void(const std::string&)> note;  // retries, a restart without ranges
+  // What a failure's hint ends with, for a machine that cannot reach the
+  // host; empty: "download URL elsewhere and run: cudnnenv install ./FILE".
+  std::string offline_hint;
 };
 
 struct Downloaded {
@@ -69,6 +72,12 @@ struct Downloaded {
 // retries, a stall, a full disk (nothing half-written left), a size or
 // SHA-256 other than the list's (the part file deleted, the URL named).
 Result<Downloaded> fetch_archive(const OfficialArchive& archive, const DownloadOptions& options);
+
+// `archive` from a file the user has (an offline copy): copied into
+// options.folder and checked like a download (size, then SHA-256, of the
+// bytes copied), or the one already there when it is the archive.
+Result<Downloaded> take_local_archive(const OfficialArchive& archive, const std::filesystem::path& file,
+                                      const DownloadOptions& options);
 
 // The archive `spec` names for `platform`: the newest release that fits
 // (whole components: 8.1 never picks 8.10), with `cuda` when given. When

@@ -35,6 +35,34 @@ std::string names(const std::vector<std::string>& items) {
   return text;
 }
 
+// The pinned SHA-256 of `release`'s manifest; empty when it is not pinned.
+std::string pinned_sha256(const Version& release) {
+  for (const auto& pinned : pinned_manifests()) {
+    if (pinned.release == release.str()) return pinned.sha256;
+  }
+  return {};
+}
+
+// `file` read (no more than a manifest can be), hashed and parsed for
+// `platform` into `found`: the bytes parsed are the bytes hashed.
+Result<void> read_manifest(CudaRelease& found, const fs::path& file, const Platform& platform) {
+  auto text = util::read_file(file, k_max_manifest_bytes);
+  if (!text) {
+    std::error_code ec;
+    if (fs::file_size(file, ec) > k_max_manifest_bytes && !ec) {
+      return make_error("'" + util::to_utf8(file) + "' is larger than a manifest can be",
+                        "use NVIDIA's redistrib_<release>.json as published");
+    }
+    return text.error();
+  }
+  util::Sha256 hash;
+  hash.update(text->data(), text->size());
+  found.manifest_sha256 = hash.hex_digest();
+  CUDNNENV_TRY_ASSIGN(manifest, parse_redist_manifest(*text, util::to_utf8(file), redist_platform(platform)));
+  found.manifest = std::move(*manifest);
+  return {};
+}
+
 }  // namespace
 
 std::vector<Version> known_cuda_releases(const std::optional<fs::path>& index) {
@@ -82,52 +110,105 @@ Result<CudaRelease> find_cuda_release(const std::string& asked, const Platform& 
   }
   found.release = *chosen;
   const std::string file_name = manifest_file_name(chosen->str());
+  const std::string folder = "cuda-" + chosen->str();
   fs::path manifest_file;
   if (index) {
     manifest_file = *index / util::path_from_utf8(file_name);
     found.manifest_source = util::to_utf8(manifest_file);
   } else {
-    std::string sha256;
-    for (const auto& pinned : pinned_manifests()) {
-      if (pinned.release == chosen->str()) sha256 = pinned.sha256;
-    }
+    const std::string sha256 = pinned_sha256(*chosen);
     found.pinned = !sha256.empty();
     const std::string url = std::string(k_cuda_redist_url) + file_name;
     const std::string version = chosen->str();  // outlives `archive`, whose fields are views
     const OfficialArchive archive{version, "", "", file_name, sha256, 0, url, "the pinned manifest list"};
     DownloadOptions manifest_options = options;
     manifest_options.max_unknown_size = k_max_manifest_bytes;  // a manifest, not an archive of unknown size
+    const std::string unverified = found.pinned ? "" : " --allow-unverified";
+    manifest_options.offline_hint = "; or offline: download " + url + " into a folder " + folder +
+                                    ", run 'cudnnenv install cuda ./" + folder + " --print-urls urls.txt" + unverified +
+                                    "' and download each URL it writes into the same folder, then: cudnnenv install "
+                                    "cuda ./" +
+                                    folder + unverified;
     CUDNNENV_TRY_ASSIGN(downloaded, fetch_archive(archive, manifest_options));
     manifest_file = downloaded->file;
     found.manifest_source = url;
   }
-  CUDNNENV_TRY_ASSIGN(text, util::read_file(manifest_file));
-  if (text->size() > k_max_manifest_bytes) {
-    return make_error("'" + util::to_utf8(manifest_file) + "' is larger than a manifest can be",
-                      "use NVIDIA's redistrib_<release>.json as published");
+  CUDNNENV_TRY(read_manifest(found, manifest_file, platform));
+  // A pinned manifest's bytes, parsed as hashed, must still be the pinned ones.
+  const std::string pinned = pinned_sha256(found.release);
+  if (found.pinned && pinned != found.manifest_sha256) {
+    return make_error("'" + util::to_utf8(manifest_file) + "' changed after it was checked: its SHA-256 is now " +
+                          found.manifest_sha256 + ", the pinned manifest list says " + pinned,
+                      "something replaced it in the downloads folder: check who can write there, then run this again");
   }
-  // The bytes parsed are the bytes hashed, and a pinned manifest's must still be the pinned ones.
-  util::Sha256 hash;
-  hash.update(text->data(), text->size());
-  found.manifest_sha256 = hash.hex_digest();
-  if (found.pinned) {
-    for (const auto& pinned : pinned_manifests()) {
-      if (pinned.release == chosen->str() && pinned.sha256 != found.manifest_sha256) {
-        return make_error("'" + util::to_utf8(manifest_file) + "' changed after it was checked: its SHA-256 is now " +
-                              found.manifest_sha256 + ", the pinned manifest list says " + std::string(pinned.sha256),
-                          "something replaced it in the downloads folder: check who can write there, then run this "
-                          "again");
-      }
-    }
-  }
-  CUDNNENV_TRY_ASSIGN(manifest, parse_redist_manifest(*text, util::to_utf8(manifest_file), redist_platform(platform)));
-  found.manifest = std::move(*manifest);
   return found;
 }
 
-Result<std::vector<ComponentArchive>> fetch_runtime_archives(
-    const CudaRelease& release, const std::vector<std::string>& components, const DownloadOptions& options,
-    const std::function<void(const std::string& file_name)>& starting) {
+Result<CudaRelease> read_local_cuda_release(const fs::path& given, const Platform& platform, bool allow_unverified) {
+  std::error_code ec;
+  fs::path manifest_file = given;
+  if (fs::is_directory(given, ec)) {
+    std::vector<std::string> found;
+    for (const auto& entry : util::directory_entries(given)) {
+      const std::string name = util::to_utf8(entry.path.filename());
+      if (release_of_file(name) && !entry.is_directory) found.push_back(name);
+    }
+    std::sort(found.begin(), found.end());
+    if (found.size() != 1) {
+      const std::string folder = util::to_utf8(given);
+      return make_error(
+          found.empty() ? "'" + folder + "' holds no CUDA manifest (redistrib_<release>.json)"
+                        : "'" + folder + "' holds " + std::to_string(found.size()) + " CUDA manifests: " + names(found),
+          found.empty() ? "put the release's manifest beside its archives: NVIDIA publishes it as " +
+                              std::string(k_cuda_redist_url) + "redistrib_<release>.json"
+                        : "name one: 'cudnnenv install cuda " +
+                              util::command_word(util::to_utf8(given / util::path_from_utf8(found.back()))) + "'",
+          ExitCode::not_found);
+    }
+    manifest_file = given / util::path_from_utf8(found.front());
+  }
+  const std::string file_name = util::to_utf8(manifest_file.filename());
+  const auto release = release_of_file(file_name);
+  if (!release) {
+    return make_error("'" + util::to_utf8(manifest_file) + "' is not named as a CUDA manifest is",
+                      "NVIDIA's manifests are redistrib_<release>.json (redistrib_11.8.0.json): give one as "
+                      "published, or its folder",
+                      ExitCode::usage);
+  }
+  if (!fs::is_regular_file(manifest_file, ec)) {
+    return make_error("'" + util::to_utf8(manifest_file) + "' does not exist",
+                      "download " + std::string(k_cuda_redist_url) + file_name + " there, or give its folder",
+                      ExitCode::not_found);
+  }
+  CudaRelease found;
+  found.release = *release;
+  found.manifest_source = util::to_utf8(fs::absolute(manifest_file, ec).lexically_normal());
+  found.archives_folder = fs::absolute(manifest_file, ec).lexically_normal().parent_path();
+  CUDNNENV_TRY(read_manifest(found, manifest_file, platform));
+  const std::string url = std::string(k_cuda_redist_url) + file_name;
+  const std::string pinned = pinned_sha256(*release);
+  found.pinned = !pinned.empty() && pinned == found.manifest_sha256;
+  if (!found.pinned && !allow_unverified) {
+    if (!pinned.empty()) {
+      return make_error("'" + found.manifest_source + "' is not NVIDIA's manifest of CUDA " + release->str() +
+                            ": its SHA-256 is " + found.manifest_sha256 + ", the pinned manifest list says " + pinned,
+                        "download " + url +
+                            " again; or, to install from this one, add --allow-unverified (its "
+                            "SHA-256 is recorded in the tree)");
+    }
+    return make_error("the manifest of CUDA " + release->str() + " is not pinned: nothing says what '" +
+                          found.manifest_source + "' should hold",
+                      "to install from it, add --allow-unverified (its SHA-256 is recorded in the tree); its archives "
+                      "are still checked against it");
+  }
+  return found;
+}
+
+namespace {
+
+// The entries of `components` in `release`'s manifest, in that order.
+Result<std::vector<const RedistArchive*>> component_entries(const CudaRelease& release,
+                                                            const std::vector<std::string>& components) {
   std::vector<const RedistArchive*> entries;
   for (const auto& component : components) {
     const auto entry = std::find_if(release.manifest.archives.begin(), release.manifest.archives.end(),
@@ -140,16 +221,80 @@ Result<std::vector<ComponentArchive>> fetch_runtime_archives(
     }
     entries.push_back(&*entry);
   }
+  return entries;
+}
+
+std::string file_name_of(const RedistArchive& entry) {
+  return entry.relative_path.substr(entry.relative_path.rfind('/') + 1);
+}
+
+// Where the user's folder holds an archive: by its file name, else at its
+// relative_path (a copy of NVIDIA's folder); empty when neither.
+std::optional<fs::path> local_archive(const fs::path& folder, const RedistArchive& entry) {
+  std::error_code ec;
+  for (const fs::path& candidate :
+       {folder / util::path_from_utf8(file_name_of(entry)), folder / util::path_from_utf8(entry.relative_path)}) {
+    if (fs::is_regular_file(candidate, ec)) return candidate;
+  }
+  return std::nullopt;
+}
+
+}  // namespace
+
+Result<std::vector<DownloadUrl>> runtime_download_urls(const CudaRelease& release,
+                                                       const std::vector<std::string>& components) {
+  CUDNNENV_TRY_ASSIGN(entries, component_entries(release, components));
+  const std::string manifest = manifest_file_name(release.release.str());
+  std::vector<DownloadUrl> urls{{std::string(k_cuda_redist_url) + manifest, manifest, 0}};
+  for (const RedistArchive* entry : *entries) {
+    urls.push_back({std::string(k_cuda_redist_url) + entry->relative_path, file_name_of(*entry), entry->size});
+  }
+  return urls;
+}
+
+Result<std::vector<ComponentArchive>> fetch_runtime_archives(
+    const CudaRelease& release, const std::vector<std::string>& components, const DownloadOptions& options,
+    const std::function<void(const std::string& file_name)>& starting) {
+  CUDNNENV_TRY_ASSIGN(entries, component_entries(release, components));
   const std::string listed_by = "the manifest of CUDA " + release.release.str();
+  if (release.archives_folder) {
+    const fs::path& folder = *release.archives_folder;
+    std::vector<std::string> missing;
+    for (const RedistArchive* entry : *entries) {
+      if (!local_archive(folder, *entry)) {
+        missing.push_back(std::string(k_cuda_redist_url) + entry->relative_path + " (" + util::human_size(entry->size) +
+                          ")");
+      }
+    }
+    if (!missing.empty()) {
+      return make_error("'" + util::to_utf8(folder) + "' lacks " + std::to_string(missing.size()) + " of the " +
+                            std::to_string(entries->size()) + " archives of CUDA " + release.release.str() +
+                            "'s runtime: " + names(missing),
+                        "download them into that folder and run this again ('cudnnenv install cuda " +
+                            util::command_word(release.manifest_source) + " --print-urls urls.txt" +
+                            (release.pinned ? "" : " --allow-unverified") + "' writes every URL to a file)",
+                        ExitCode::not_found);
+    }
+  }
+  DownloadOptions fetch_options = options;
+  const std::string folder = "cuda-" + release.release.str();
+  const std::string unverified = release.pinned ? "" : " --allow-unverified";
+  fetch_options.offline_hint = "; or offline: 'cudnnenv install cuda " + release.release.str() +
+                               " --print-urls urls.txt" + unverified +
+                               "' writes the URL of every file to download into a folder " + folder +
+                               "; with it here: cudnnenv install cuda ./" + folder + unverified;
   std::vector<ComponentArchive> archives;
-  for (const RedistArchive* entry : entries) {
+  for (const RedistArchive* entry : *entries) {
     const std::string& component = entry->component;
-    const std::string file_name = entry->relative_path.substr(entry->relative_path.rfind('/') + 1);
+    const std::string file_name = file_name_of(*entry);
     const std::string url = std::string(k_cuda_redist_url) + entry->relative_path;
     const OfficialArchive archive{entry->version, "", "", file_name, entry->sha256, entry->size, url, listed_by};
     if (starting) starting(file_name);
-    CUDNNENV_TRY_ASSIGN(downloaded, fetch_archive(archive, options));
-    archives.push_back({downloaded->file, component, entry->version, entry->sha256});
+    const auto taken = release.archives_folder
+                           ? take_local_archive(archive, *local_archive(*release.archives_folder, *entry), options)
+                           : fetch_archive(archive, fetch_options);
+    if (!taken) return taken.error();
+    archives.push_back({taken->file, component, entry->version, entry->sha256});
   }
   return archives;
 }

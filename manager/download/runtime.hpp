@@ -22,6 +22,9 @@ struct CudaRelease {
   std::string manifest_sha256;  // of its bytes
   bool pinned = false;          // its SHA-256 is the embedded one
   RedistManifest manifest;      // for the platform asked
+  // A manifest the user has: the folder its archives are read from (by file
+  // name, or at their relative_path under it), never fetched.
+  std::optional<std::filesystem::path> archives_folder;
 };
 
 // The releases there are: those of `index` (a folder of
@@ -49,8 +52,29 @@ Result<CudaRelease> find_cuda_release(const std::string& asked, const Platform& 
                                       const std::optional<std::filesystem::path>& index,
                                       const DownloadOptions& options);
 
+// The manifest the user has, `given` (redistrib_<release>.json, or a folder
+// holding one), for `platform`, its archives to be read from its folder. A
+// pinned release's manifest must have the pinned SHA-256, and a release that
+// is not pinned is read only with `allow_unverified`: otherwise an error
+// naming the manifest's URL.
+Result<CudaRelease> read_local_cuda_release(const std::filesystem::path& given, const Platform& platform,
+                                            bool allow_unverified);
+
+// The URLs to download elsewhere for an offline install of `components`:
+// the manifest's first, then each archive's, with its file name and size
+// (0 for the manifest). A missing component: as fetch_runtime_archives.
+struct DownloadUrl {
+  std::string url;
+  std::string file_name;
+  std::uint64_t size = 0;
+};
+Result<std::vector<DownloadUrl>> runtime_download_urls(const CudaRelease& release,
+                                                       const std::vector<std::string>& components);
+
 // The archives of `components` (runtime_components: a missing one is an
-// error naming it, before anything is fetched), fetched and checked;
+// error naming it, before anything is fetched), fetched and checked (or,
+// for a manifest the user has, read from its folder: every one missing there
+// named with its URL and size before anything is read);
 // `starting` (may be empty) hears each file's name before its fetch.
 Result<std::vector<ComponentArchive>> fetch_runtime_archives(
     const CudaRelease& release, const std::vector<std::string>& components, const DownloadOptions& options,

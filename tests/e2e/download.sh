@@ -141,7 +141,7 @@ pass "wrong bytes refused"
 
 # 9. 404, 500 and a stall: plain words, exit non-zero, nothing left. From a mirror, the hints name the
 # mirror (where it holds the archive), never "set a mirror"; each ends with the way in for a machine offline.
-offline="; or download $ARCHIVE elsewhere and run: cudnnenv install ./$ARCHIVE"
+offline="; or download https://developer.download.nvidia.com$path elsewhere and run: cudnnenv install ./$ARCHIVE"
 another="try another mirror, or none (a mirror holds each archive at NVIDIA's path: $path)"
 run install 9.1 --cuda 12 --mirror "http://127.0.0.1:$PORT/404" --quiet
 expect_eq "$rc" "3" "404"

@@ -159,6 +159,83 @@ if swap_mirror "$WORK/swap-backing" "$WORK/swap-mirror"; then
   pass "a folder mirror swapping a component archive on close: the checked bytes are installed"
 fi
 
+# 1c. Offline (issue 41), in a store of its own: without a network, the hint names the manifest's URL and
+# the commands that follow; --print-urls writes every URL (what wget -i reads); a folder holding the manifest
+# and the archives downloaded into it installs, each archive checked against the manifest: one missing or
+# changed is named with its URL. A release not pinned (13.0.9) needs --allow-unverified, and the hints carry
+# it; a manifest of a pinned release with other bytes is refused.
+# human_size BYTES: as cudnnenv writes a size (1000-based, "812 B", "2.4 kB", "31 kB").
+human_size() {
+  python3 -c 'import sys
+v, u = float(sys.argv[1]), 0
+while v >= 1000 and u < 4: v, u = v / 1000, u + 1
+print(sys.argv[1] + " B" if u == 0 else ("%.1f %s" if v < 10 else "%.0f %s") % (v, ["B", "kB", "MB", "GB", "TB"][u]))' "$1"
+}
+(
+  export CUDNNENV_ROOT="$WORK/offline-store" CUDNNENV_STATE_DIR="$WORK/offline-state"
+  redist_url=https://developer.download.nvidia.com/compute/cuda/redist
+  manifest offline-index 13.0.9
+  run install cuda 13.0.9 --allow-unverified --mirror http://127.0.0.1:9 -q
+  expect_eq "$rc" "1" "offline: exit code"
+  expect_eq "$(sed -n 2p err)" "  hint: check the network connection or the proxy (HTTPS_PROXY, NO_PROXY); or try another mirror, or none (a mirror holds each archive at NVIDIA's path: /compute/cuda/redist/redistrib_13.0.9.json); or offline: download $redist_url/redistrib_13.0.9.json into a folder cuda-13.0.9, run 'cudnnenv install cuda ./cuda-13.0.9 --print-urls urls.txt --allow-unverified' and download each URL it writes into the same folder, then: cudnnenv install cuda ./cuda-13.0.9 --allow-unverified" \
+    "offline: the hint names the manifest's URL and the commands that follow"
+  # As the hint says: the manifest downloaded into cuda-13.0.9, then the URLs of the rest.
+  mkdir cuda-13.0.9 && cp offline-index/redistrib_13.0.9.json cuda-13.0.9/
+  run install cuda ./cuda-13.0.9 --print-urls urls.txt --allow-unverified -q
+  total=$(python3 -c 'import json, sys; m = json.load(open(sys.argv[1]))
+print(sum(int(v["linux-x86_64"]["size"]) for v in m.values() if isinstance(v, dict)))' offline-index/redistrib_13.0.9.json)
+  expect_eq "$rc:$(cat out)" "0:wrote 9 URLs ($(human_size "$total")) to 'urls.txt': download them into a folder cuda-13.0.9 (with wget: wget -P cuda-13.0.9 -i urls.txt), then here: cudnnenv install cuda ./cuda-13.0.9" "--print-urls: what it wrote"
+  expected_urls="$redist_url/redistrib_13.0.9.json"
+  for name in cuda_cudart libcublas libcufft libcurand libcusolver libcusparse cuda_nvrtc libnvjitlink; do
+    expected_urls+=$'\n'"$redist_url/$(cd redist && echo $name/linux-x86_64/*.tar.gz)"
+  done
+  expect_eq "$(cat urls.txt)" "$expected_urls" "--print-urls: the manifest's URL, then each archive's in install order"
+  run install cuda ./cuda-13.0.9 --print-urls urls.txt --allow-unverified -q
+  expect_eq "$rc:$(tail -2 err)" "2:cudnnenv: error: 'urls.txt' exists: --print-urls does not replace a file
+  hint: remove it, or name another file: 'cudnnenv install cuda ./cuda-13.0.9 --print-urls urls-13.0.9.txt --allow-unverified'" "--print-urls leaves a file alone"
+  # Six of the eight archives "downloaded" (as wget -P puts them: by file name): the other two named.
+  for url in $(sed 1d urls.txt | head -6); do cp "redist/${url#"$redist_url/"}" cuda-13.0.9/; done
+  missing=""
+  for url in $(sed 1,7d urls.txt); do
+    missing+="${missing:+, }$url ($(human_size "$(stat -c %s "redist/${url#"$redist_url/"}")"))"
+  done
+  run install cuda ./cuda-13.0.9 --allow-unverified -q
+  expect_eq "$rc:$(cat err)" "3:cudnnenv: warning: the manifest of CUDA 13.0.9 in '$WORK/cuda-13.0.9/redistrib_13.0.9.json' is not the pinned one: its SHA-256 ($(sha256sum cuda-13.0.9/redistrib_13.0.9.json | cut -c1-64)) was not checked (--allow-unverified)
+cudnnenv: error: '$WORK/cuda-13.0.9' lacks 2 of the 8 archives of CUDA 13.0.9's runtime: $missing
+  hint: download them into that folder and run this again ('cudnnenv install cuda \"$WORK/cuda-13.0.9/redistrib_13.0.9.json\" --print-urls urls.txt --allow-unverified' writes every URL to a file)" \
+    "offline: the archives missing from the folder, each with its URL and size"
+  for url in $(sed 1,7d urls.txt); do cp "redist/${url#"$redist_url/"}" cuda-13.0.9/; done
+  # One byte changed in cuBLAS's archive: the same size, another SHA-256.
+  cublas=$(basename "$(sed -n 3p urls.txt)")
+  printf 'X' | dd of="cuda-13.0.9/$cublas" bs=1 seek=100 conv=notrunc status=none
+  run install cuda ./cuda-13.0.9 --allow-unverified -q
+  expect_eq "$rc:$(tail -2 err)" "1:cudnnenv: error: '$WORK/cuda-13.0.9/$cublas' is not the $cublas the manifest of CUDA 13.0.9 names: its SHA-256 is $(sha256sum "cuda-13.0.9/$cublas" | cut -c1-64), the manifest says $(sha256sum "redist/libcublas/linux-x86_64/$cublas" | cut -c1-64); nothing was installed
+  hint: download $(sed -n 3p urls.txt) again" "offline: a changed archive refused, named with its URL"
+  [ ! -e "$CUDNNENV_ROOT/cuda-13.0.9" ] || fail "offline: a tree from a changed archive"
+  cp "redist/libcublas/linux-x86_64/$cublas" cuda-13.0.9/
+  run install cuda ./cuda-13.0.9 --allow-unverified -q
+  expect_eq "$rc" "0" "offline install from the folder: $(cat err)"
+  expect_eq "$(head -1 out | cut -d: -f1)" "installed 'cuda-13.0.9'" "offline: the tree"
+  expect_eq "$(sed -n 4p out)" "  source:    $WORK/cuda-13.0.9/redistrib_13.0.9.json (a copy, not pinned)" "offline: the source names the manifest"
+  run install cuda ./cuda-13.0.9/redistrib_13.0.9.json --allow-unverified -q
+  expect_eq "$rc:$(head -1 out | cut -d: -f1)" "0:already installed 'cuda-13.0.9'" "the manifest itself, named"
+  # A manifest of a pinned release (13.0.2) that is not NVIDIA's: refused without --allow-unverified.
+  manifest fake-13.0.2 13.0.2
+  run install cuda ./fake-13.0.2 -q
+  expect_eq "$rc:$(cat err)" "1:cudnnenv: error: '$WORK/fake-13.0.2/redistrib_13.0.2.json' is not NVIDIA's manifest of CUDA 13.0.2: its SHA-256 is $(sha256sum fake-13.0.2/redistrib_13.0.2.json | cut -c1-64), the pinned manifest list says $(awk '$1 == "13.0.2" { print $2 }' "$E2E_DIR/../../data/cuda-manifests.tsv")
+  hint: download $redist_url/redistrib_13.0.2.json again; or, to install from this one, add --allow-unverified (its SHA-256 is recorded in the tree)" \
+    "a pinned release's manifest with other bytes refused"
+  # The manifest from CUDNNENV_CUDA_INDEX, its archives out of reach: the hint's --print-urls runs offline.
+  export CUDNNENV_CUDA_INDEX="$WORK/index" CUDNNENV_STATE_DIR="$WORK/offline-state-2"  # nothing downloaded yet
+  run install cuda 13.0.2 --mirror http://127.0.0.1:9 -q
+  expect_eq "$rc:$(sed -n 2p err | sed 's/.*; or offline: //')" "1:'cudnnenv install cuda 13.0.2 --print-urls urls.txt --allow-unverified' writes the URL of every file to download into a folder cuda-13.0.2; with it here: cudnnenv install cuda ./cuda-13.0.2 --allow-unverified" \
+    "offline, an archive out of reach: the hint names --print-urls"
+  mkdir hint-run && cd hint-run
+  run install cuda 13.0.2 --print-urls urls.txt --allow-unverified
+  expect_eq "$rc:$(wc -l < urls.txt)" "0:9" "the hint's --print-urls runs offline: $(cat err)"
+)
+pass "offline: the hint names the manifest's URL; --print-urls writes every URL; a folder of the manifest and its archives installs, a missing or changed archive named with its URL; a pinned release's other manifest refused"
+
 # 2. Install from the manifest, through a folder mirror laid out as NVIDIA's host.
 export CUDNNENV_CUDA_INDEX="$WORK/index"
 run install cuda 13.0 --mirror "$WORK/mirror" -q

@@ -85,7 +85,7 @@ expect_eq "$(sed -n 1p err | sed 's/its SHA-256 is [0-9a-f]*, //')" "cudnnenv: e
 run install 8.1 --cuda 11.2 --mirror "http://127.0.0.1:$PORT/404" --quiet
 expect_eq "$rc" "3" "404"
 expect_eq "$(cat err)" "cudnnenv: error: 'http://127.0.0.1:$PORT/404$path' answered HTTP 404: the mirror does not have the archive
-  hint: put it in the mirror at NVIDIA's path ($path), or try another mirror, or none; or download $ARCHIVE elsewhere and run: cudnnenv install ./$ARCHIVE" "404 in plain words"
+  hint: put it in the mirror at NVIDIA's path ($path), or try another mirror, or none; or download https://developer.download.nvidia.com$path elsewhere and run: cudnnenv install ./$ARCHIVE" "404 in plain words"
 run install 8.1 --cuda 11.2 --mirror "http://127.0.0.1:$PORT/stall" --quiet --retries 0 --stall-timeout 2
 expect_eq "$rc" "1" "a stall"
 expect_eq "$(sed -n 1p err)" "cudnnenv: error: the download from 'http://127.0.0.1:$PORT/stall$path' stalled: less than 16 KiB/s for 2 s, 1 try" "a stall in plain words"
