@@ -85,6 +85,22 @@ expect_eq "$(head -1 out | sed 's/, Windows x64.*//')" "installed 'cuda-11.8.0':
 expect_eq "$(cat files)" "./bin/cublas64_11.dll ./bin/cublasLt64_11.dll ./bin/cudart64_110.dll ./bin/cufft64_10.dll ./bin/curand64_10.dll ./bin/cusolver64_11.dll ./bin/cusparse64_11.dll ./bin/nvrtc64_112_0.dll ./licenses/cuda_cudart.txt ./licenses/cuda_nvrtc.txt ./licenses/libcublas.txt ./licenses/libcufft.txt ./licenses/libcurand.txt ./licenses/libcusolver.txt ./licenses/libcusparse.txt " "the runtime tree holds the DLLs and licenses only"
 pass "install cuda 11.8 from a windows-x86_64 manifest and zips, under Wine"
 
+# Offline (issue 41): TF 2.5's runtime from one folder holding the manifest and the zips (by file name, as
+# `wget -P` puts them), given as a Windows relative path, into a root of its own. This manifest is not
+# NVIDIA's 11.8.0: refused, then taken with --allow-unverified, each zip still checked against it.
+offline_root="$WORK/offline root"
+mkdir -p offline/cuda-11.8.0 && cp index/redistrib_11.8.0.json offline/cuda-11.8.0/
+off() { run_program "$WINE" "$CUDNNENV" --root "$(winpath "$offline_root")" "$@"; }
+off install cuda '.\offline\cuda-11.8.0' --print-urls 'offline\urls.txt' --allow-unverified -q
+expect_eq "$rc:$(sed 's/\r$//' offline/urls.txt | sed -n '1p;2p' | tr '\n' ' ')" "0:https://developer.download.nvidia.com/compute/cuda/redist/redistrib_11.8.0.json https://developer.download.nvidia.com/compute/cuda/redist/cuda_cudart/windows-x86_64/cuda_cudart-windows-x86_64-11.8.89-archive.zip " "--print-urls under Wine: $(cat err)"
+find redist -name '*.zip' -exec cp {} offline/cuda-11.8.0/ \;
+off install cuda '.\offline\cuda-11.8.0' -q
+expect_eq "$rc:$(head -1 err)" "1:cudnnenv: error: '$(winpath "$WORK/offline/cuda-11.8.0/redistrib_11.8.0.json")' is not NVIDIA's manifest of CUDA 11.8.0: its SHA-256 is $(sha256sum index/redistrib_11.8.0.json | cut -c1-64), the pinned manifest list says 941a950a4ab3b95311c50df7b3c8bca973e0cdda76fc2f4b456d2d5e4dac0281" "a manifest of 11.8.0 that is not NVIDIA's, refused"
+off install cuda '.\offline\cuda-11.8.0' --allow-unverified -q
+expect_eq "$rc:$(head -1 out | sed 's/, Windows x64.*//')" "0:installed 'cuda-11.8.0': CUDA 11.8.0 runtime (cuda_cudart 11.8.89, libcublas 11.11.3.6, libcufft 10.9.0.58, libcurand 10.3.0.86, libcusolver 11.4.1.48, libcusparse 11.7.5.86, cuda_nvrtc 11.8.89)" "install cuda from the folder under Wine: $(cat err)"
+cmp "$offline_root/cuda-11.8.0/bin/cublas64_11.dll" dlls/cublas64_11.dll || fail "the folder's cuBLAS is the tree's"
+pass "offline under Wine: --print-urls, then 'install cuda .\\offline\\cuda-11.8.0' from the manifest and zips in one folder, the manifest refused unless pinned or --allow-unverified"
+
 run_program cud current --cudnn cudnn-8.1
 expect_eq "$(sed -n 2p out)" "CUDA 11.8.0  cuda-11.8.0  (chosen by the CUDA major of 'cudnn-8.1')" "current names the runtime"
 export WINEPATH="$(winpath "$WORK/decoys")"
