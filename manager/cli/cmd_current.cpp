@@ -2,6 +2,7 @@
 
 #include "cli/context.hpp"
 #include "cli/output.hpp"
+#include "select/framework.hpp"
 #include "select/resolve.hpp"
 #include "store/component.hpp"
 #include "store/layout.hpp"
@@ -73,6 +74,9 @@ std::vector<std::string> library_files(const TreeRecord& tree, const Context& co
 Result<int> run_current(const SelectionArguments& arguments, const Context& context) {
   CUDNNENV_TRY_ASSIGN(selection, resolve_here(arguments, context));
   const TreeRecord& tree = selection->tree;
+  // What the selection's framework opens that nothing here provides, as a
+  // program started from this shell would search (exec and doctor say it too).
+  const auto unprovided = unprovided_framework_libraries(*selection, context.environment, host_platform().os);
   if (arguments.json) {
     Json json{
         {"name", tree.name},
@@ -92,6 +96,11 @@ Result<int> run_current(const SelectionArguments& arguments, const Context& cont
     for (const auto& beside : selection->beside) {
       json[std::string(component(beside.tree.kind).json_key)] = beside_json(beside);
     }
+    json["unprovided"] = unprovided ? Json{{"framework", unprovided->framework},
+                                           {"profile", unprovided->profile},
+                                           {"libraries", unprovided->names},
+                                           {"fix", unprovided->fix}}
+                                    : Json(nullptr);
     print_json(json);
     return 0;
   }
@@ -100,6 +109,7 @@ Result<int> run_current(const SelectionArguments& arguments, const Context& cont
     print(std::string(component(beside.tree.kind).short_noun) + " " + beside.tree.version.str() + "  " +
           beside.tree.name + "  (chosen by " + beside.reason + ")\n");
   }
+  if (unprovided) print("no CUDA runtime: " + unprovided->describe() + "\n  fix: " + unprovided->fix + "\n");
   return 0;
 }
 

@@ -11,6 +11,7 @@
 #include "pin/shims.hpp"
 #include "pin/why.hpp"
 #include "select/activation.hpp"
+#include "select/framework.hpp"
 #include "select/resolve.hpp"
 #include "util/fs.hpp"
 #include "util/text.hpp"
@@ -318,6 +319,11 @@ Result<int> run_exec(const ExecArguments& arguments, const Context& context) {
     fs::remove(launch_request.report_log, ec);
   }
   CUDNNENV_TRY_ASSIGN(plan, plan_launch(launch_request));
+  // What the framework opens first, when nothing provides it: said before
+  // the check, which reads only cuDNN's own imports.
+  if (const auto unprovided = unprovided_framework_libraries(*selection, plan->environment, host_platform().os)) {
+    log_warning(unprovided->describe() + "; " + unprovided->fix);
+  }
   // The check searches the environment the program gets.
   CUDNNENV_TRY(check_before_start(arguments, context, *selection, self, plan->environment, tree));
   for (const auto& text : plan->notes) {

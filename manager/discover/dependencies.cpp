@@ -1,5 +1,6 @@
 #include "discover/dependencies.hpp"
 
+#include <algorithm>
 #include <deque>
 #include <set>
 #include <system_error>
@@ -77,6 +78,40 @@ struct Found {
 
 std::string MissingDependency::describe() const {
   return needed_by + " needs " + name + ": not in " + looked_in + (hint.empty() ? "" : " (" + hint + ")");
+}
+
+std::vector<std::string> describe_grouped(const std::vector<MissingDependency>& missing, bool hint) {
+  std::vector<std::string> lines;
+  std::vector<std::string> done;
+  for (const auto& item : missing) {
+    if (std::find(done.begin(), done.end(), item.name) != done.end()) continue;
+    done.push_back(item.name);
+    std::vector<std::string> needed_by;
+    for (const auto& other : missing) {
+      if (other.name == item.name &&
+          std::find(needed_by.begin(), needed_by.end(), other.needed_by) == needed_by.end()) {
+        needed_by.push_back(other.needed_by);
+      }
+    }
+    std::string who;
+    for (std::size_t i = 0; i < needed_by.size(); ++i) {
+      who += (i == 0 ? "" : i + 1 == needed_by.size() ? " and " : ", ") + needed_by[i];
+    }
+    lines.push_back(who + (needed_by.size() == 1 ? " needs " : " need ") + item.name + ": not in " + item.looked_in +
+                    (hint && !item.hint.empty() ? " (" + item.hint + ")" : ""));
+  }
+  return lines;
+}
+
+std::string distinct_hints(const std::vector<MissingDependency>& missing) {
+  std::vector<std::string> hints;
+  std::string text;
+  for (const auto& item : missing) {
+    if (item.hint.empty() || std::find(hints.begin(), hints.end(), item.hint) != hints.end()) continue;
+    hints.push_back(item.hint);
+    text += (text.empty() ? "" : "; ") + item.hint;
+  }
+  return text;
 }
 
 std::vector<MissingDependency> find_missing_dependencies(const fs::path& library, const DiscoverContext& context,

@@ -24,6 +24,14 @@ struct MissingDependency {
   std::string describe() const;
 };
 
+// One line per missing name, the libraries that need it together, in the
+// order first seen: "cudnn_ops_infer64_8.dll and cudnn_cnn_infer64_8.dll need
+// cublas64_11.dll: not in <looked_in> (<hint>)"; without `hint`, no hint.
+std::vector<std::string> describe_grouped(const std::vector<MissingDependency>& missing, bool hint = true);
+
+// The distinct hints of `missing`, "; "-joined, each once.
+std::string distinct_hints(const std::vector<MissingDependency>& missing);
+
 // Follows the dependencies of `library`, and of every dependency found
 // outside the system's own folders, and returns those found nowhere.
 // `loaded_at_run_time` names libraries the main one opens by name later

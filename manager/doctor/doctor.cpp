@@ -6,6 +6,7 @@
 
 #include "discover/dependencies.hpp"
 #include "pin/launch.hpp"
+#include "select/framework.hpp"
 #include "store/layout.hpp"
 #include "store/runtime.hpp"
 #include "util/text.hpp"
@@ -392,12 +393,12 @@ DoctorCheck check_dependencies(const Facts& facts) {
                              "while importing ...: The specified module could not be found'"
                            : "'libcudnn_cnn_infer.so.8: cannot open shared object file' or 'Could not load library "
                              "libcudnn_...'",
-                   missing.front().describe(),
+                   describe_grouped(missing, false).front(),
                    hints.empty() ? "install what provides " + names + " and put its folder on " +
                                        (windows ? "PATH" : "LD_LIBRARY_PATH")
                                  : hints);
-  for (const auto& item : missing) {
-    result.details.push_back(item.describe());
+  for (const auto& line : describe_grouped(missing, false)) {
+    result.details.push_back(line);
   }
   return result;
 }
@@ -509,6 +510,20 @@ DoctorCheck check_copy_wins(const Facts& facts) {
 // of each name the program loads when started plainly.
 DoctorCheck check_runtime_copy_wins(const Facts& facts) {
   const std::string id = "cuda-copy-wins";
+  if (facts.selection && !facts.selection->runtime()) {
+    if (const auto unprovided = unprovided_framework_libraries(*facts.selection, facts.environment, facts.platform.os);
+        unprovided && facts.platform == host_platform()) {
+      const bool windows = facts.platform.os == Os::windows;
+      return problem(id, DoctorStatus::fail,
+                     "no CUDA runtime: " + unprovided->framework + " opens " + unprovided->names.front() +
+                         " first, and nothing provides it",
+                     windows ? "'Could not load dynamic library '" + unprovided->names.front() +
+                                   "'; dlerror: " + unprovided->names.front() + " not found'"
+                             : "'Could not load dynamic library '" + unprovided->names.front() +
+                                   "'; dlerror: " + unprovided->names.front() + ": cannot open shared object file'",
+                     unprovided->describe(), unprovided->fix);
+    }
+  }
   if (!facts.selection || !facts.selection->runtime()) {
     return check(id, DoctorStatus::skip, "no CUDA runtime tree is selected");
   }

@@ -163,11 +163,9 @@ std::string missing_dependencies_text(const fs::path& library, const VerifyOptio
                                       const std::vector<std::string>& loaded_at_run_time = {}) {
   DiscoverContext context;
   context.environment = with_runtime_folder(options.environment, options.runtime_dir);
-  std::vector<std::string> lines;
-  for (const auto& missing : find_missing_dependencies(library, context, loaded_at_run_time)) {
-    lines.push_back(missing.describe());
-  }
-  return join_some(lines, 3);
+  const auto missing = find_missing_dependencies(library, context, loaded_at_run_time);
+  const std::string hints = distinct_hints(missing);
+  return join_some(describe_grouped(missing, false), 3) + (hints.empty() ? "" : " (" + hints + ")");
 }
 
 }  // namespace
@@ -177,14 +175,16 @@ std::vector<std::string> missing_dependencies_of_set(const TreeRecord& tree, con
   DiscoverContext context;
   context.environment = with_runtime_folder(environment, runtime_dir);
   context.os = tree.platform.os;
-  std::vector<std::string> lines;
+  std::vector<MissingDependency> missing;
   for (const auto& name : expected_set(tree.version.major, tree.platform.os).libraries) {
     const fs::path library = tree.resolve(tree.layout.library_dir) / util::path_from_utf8(name);
     std::error_code ec;
     if (!fs::is_regular_file(library, ec)) continue;  // the file set's check says so
-    for (const auto& missing : find_missing_dependencies(library, context)) {
-      if (std::find(lines.begin(), lines.end(), missing.describe()) == lines.end()) lines.push_back(missing.describe());
-    }
+    for (auto& item : find_missing_dependencies(library, context)) missing.push_back(std::move(item));
+  }
+  std::vector<std::string> lines = describe_grouped(missing, false);
+  if (const std::string hints = distinct_hints(missing); !lines.empty() && !hints.empty()) {
+    lines.front() += " (" + hints + ")";
   }
   return lines;
 }

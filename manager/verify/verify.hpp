@@ -76,8 +76,9 @@ VerifyReport verify_tree(const TreeRecord& tree, const VerifyOptions& options);
 // What the libraries of `tree` need (their import tables: ELF DT_NEEDED,
 // PE imports) that the loader would find nowhere: the library's folder,
 // `runtime_dir`, then the search path of `environment`. One line per missing
-// name, as verify words it ("cudnn_ops_infer64_8.dll needs cublas64_11.dll:
-// not in ..."); empty when every one is found. Reads files, starts nothing:
+// name, the libraries that need it together, as verify words it
+// ("cudnn_ops_infer64_8.dll and cudnn_cnn_infer64_8.dll need cublas64_11.dll:
+// not in ..."), the hints once, on the first; empty when every one is found. Reads files, starts nothing:
 // exec's check before a start runs it, where a load of each would cost a
 // process.
 std::vector<std::string> missing_dependencies_of_set(const TreeRecord& tree, const util::Environment& environment,

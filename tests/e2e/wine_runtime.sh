@@ -244,6 +244,22 @@ grep -q "FAIL  load: cudnn64_8.dll needs cublas64_11.dll: not in its folder, .*'
 WINEPATH= run_program tfc doctor --cudnn tf2.5 --json
 expect_eq "$(python3 -c 'import json,sys; c={c["id"]: c for c in json.load(open("out"))["checks"]}["dependencies"]; print(c["status"], c["summary"])')" \
   "fail missing: cublas64_11.dll" "doctor without the runtime: the sub-libraries' cuBLAS, once"
+# What TF 2.5 opens first, cudart64_110.dll, is named first (issue 41): by current, doctor and exec, with
+# every name of the profile nothing provides and the one command that installs them.
+search="C:\\windows\\System32, C:\\windows\\System, C:\\windows, the current folder, PATH"
+tf_names="cudart64_110.dll first, then cublas64_11.dll, cublasLt64_11.dll, cufft64_10.dll, curand64_10.dll, cusolver64_11.dll, cusparse64_11.dll"
+fix="'cudnnenv install cuda 11.8.0' installs CUDA 11.8.0's runtime, which has them, selected with this tree"
+WINEPATH= run_program tfc current --cudnn tf2.5
+expect_eq "$(sed 1d out | sed 's/PATH ([0-9]* folders\?)/PATH/')" "no CUDA runtime: TensorFlow 2.5 (tf2.5) opens $tf_names: no CUDA runtime tree is selected and none of them is in $search
+  fix: $fix" "current without the runtime names cudart64_110.dll first"
+WINEPATH= run_program tfc doctor --cudnn tf2.5 --json
+expect_eq "$(python3 -c 'import json,sys; c={c["id"]: c for c in json.load(open("out"))["checks"]}["cuda-copy-wins"]; print(c["status"], c["summary"], "|", c["fix"])')" \
+  "fail no CUDA runtime: TensorFlow 2.5 opens cudart64_110.dll first, and nothing provides it | $fix" "doctor without the runtime: cudart64_110.dll, then the fix"
+WINEPATH= run_program tfc exec --cudnn tf2.5 -- "$(winpath "$WORK/prog/load-names.exe")" cudnn64_8.dll
+expect_eq "$rc:$(head -1 err | sed 's/PATH ([0-9]* folders\?)/PATH/')" "4:cudnnenv: warning: TensorFlow 2.5 (tf2.5) opens $tf_names: no CUDA runtime tree is selected and none of them is in $search; $fix" "exec without the runtime: cudart64_110.dll named first"
+expect_eq "$(grep '^cudnnenv: error: the pin check failed: load: ' err | grep -o 'cublas64_11.dll: not in its folder' | wc -l)" "1" \
+  "exec's refusal names cuBLAS once, after the warning: $(cat err)"
+pass "without a runtime, current, doctor and exec name cudart64_110.dll first (TF 2.5 opens it first), every name nothing provides and the one command"
 run_program tfc install old-tf --mirror "http://127.0.0.1:$PORT" -q
 expect_eq "$rc" "3" "a runtime without a name the profile needs: exit code"
 expect_eq "$(grep '^cudnnenv: error' err)" "cudnnenv: error: the CUDA 11.8.0 runtime has no 'cusolver64_10.dll', which TensorFlow 2.4 (as a test) opens; nothing was installed" "a missing name, said"

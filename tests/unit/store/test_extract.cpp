@@ -1,9 +1,14 @@
 #include <doctest/doctest.h>
 
 #include "store/extract.hpp"
+#include "support.hpp"
+#include "util/fs.hpp"
 #include "util/sha256.hpp"
+#include "util/text.hpp"
 
 namespace cudnnenv {
+
+namespace fs = std::filesystem;
 
 TEST_SUITE("store/extract") {
   TEST_CASE("entry names that stay inside the tree are normalised") {
