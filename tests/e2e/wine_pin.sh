@@ -137,8 +137,8 @@ make_windows_tree needs "$FIXTURES/fake-pe64-8.1.0-needs-cublas.dll" 8.1.0
 cud install "$(winpath "$WORK/needs/cuda")" --name needs > /dev/null
 run_program cud exec --cudnn needs -- "$program"
 expect_eq "$rc" "4" "exec of a tree whose main DLL's import is missing"
-grep -q "^cudnnenv: error: the pin check failed: load: .*; cudnn64_8.dll needs cublas64_11.dll: not in its folder, " err ||
-  fail "the refusal names the missing DLL: $(cat err)"
+grep -q "^cudnnenv: error: the pin check failed: load: .*; cudnn64_8.dll, cudnn_ops_infer64_8.dll, cudnn_ops_train64_8.dll, cudnn_cnn_infer64_8.dll, cudnn_cnn_train64_8.dll, cudnn_adv_infer64_8.dll and cudnn_adv_train64_8.dll need cublas64_11.dll: not in its folder, " err ||
+  fail "the refusal names the missing DLL once, with every library that needs it: $(cat err)"
 make_windows_tree subneeds "$FIXTURES/fake-pe64-8.1.0.dll" 8.1.0
 cp "$FIXTURES/fake-pe64-8.1.0-needs-cublas.dll" subneeds/cuda/bin/cudnn_ops_infer64_8.dll
 cud install "$(winpath "$WORK/subneeds/cuda")" --name subneeds > /dev/null
