@@ -1,6 +1,7 @@
 #include "cli/context.hpp"
 #include "cli/output.hpp"
 #include "discover/discover.hpp"
+#include "store/spec.hpp"
 #include "util/text.hpp"
 
 namespace cudnnenv::cli {
@@ -35,7 +36,7 @@ Result<int> run_discover(const DiscoverArguments& arguments, const Context& cont
     return 0;
   }
   if (copies.empty()) {
-    print_diagnostic("no cuDNN library found on this machine\n  hint: 'cudnnenv install <version>' fetches one\n");
+    print_diagnostic("no cuDNN library found on this machine\n  hint: " + install_suggestion() + "\n");
     return static_cast<int>(ExitCode::not_found);
   }
   for (const auto& copy : copies) {

@@ -202,10 +202,9 @@ Result<int> run_list(const ListArguments& arguments, const Context& context) {
   if (listing.trees.empty() && listing.beside.empty()) {
     std::error_code ec;
     const bool exists = std::filesystem::exists(store.root(), ec);
-    print_diagnostic(
-        (exists ? "no cuDNN trees in " : "no store at ") + util::to_utf8(store.root()) +
-        (exists ? std::string() : " yet (install creates it)") +
-        "\n  hint: 'cudnnenv install <version>' fetches one, 'cudnnenv adopt <folder>' takes one you have\n");
+    print_diagnostic((exists ? "no cuDNN trees in " : "no store at ") + util::to_utf8(store.root()) +
+                     (exists ? std::string() : " yet (install creates it)") + "\n  hint: " + install_suggestion() +
+                     "; a copy you have: 'cudnnenv adopt --help'\n");
   } else if (!listing.trees.empty()) {
     std::vector<std::vector<std::string>> rows = {{"NAME", "VERSION", "CUDA", "PLATFORM", "SIZE", "LOCATION"}};
     for (const auto& tree : listing.trees) {

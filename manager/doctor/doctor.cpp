@@ -9,6 +9,7 @@
 #include "select/framework.hpp"
 #include "store/layout.hpp"
 #include "store/runtime.hpp"
+#include "store/spec.hpp"
 #include "util/text.hpp"
 #include "verify/verify.hpp"
 
@@ -77,12 +78,16 @@ std::string command_word(const std::string& word, Os os) {
 }
 
 // The fix that runs the program pinned. A shim goes by a name looked up on
-// PATH: a program given by its path gets `exec` only.
+// PATH and pins what is selected where it runs: a program given by its path,
+// or a selection made by doctor's --cudnn, gets `exec` only (with that spec).
 std::string pinned_fix(const Facts& facts) {
   const std::string& requested = facts.program.requested;
   const std::string word = command_word(requested, facts.platform.os);
-  const std::string exec = "'cudnnenv exec -- " + word + " ...'";
-  if (requested.find_first_of(facts.platform.os == Os::windows ? "/\\:" : "/") != std::string::npos) {
+  const bool by_option = facts.selection && facts.selection->origin == Origin::command_line;
+  const std::string exec =
+      "'cudnnenv exec " + (by_option ? "--cudnn " + command_word(facts.selection->spec, facts.platform.os) + " " : "") +
+      "-- " + word + " ...'";
+  if (by_option || requested.find_first_of(facts.platform.os == Os::windows ? "/\\:" : "/") != std::string::npos) {
     return "run it pinned: " + exec;
   }
   return "run it pinned: 'cudnnenv shim add " + word + "' (then " + word + " on PATH loads the selected tree), or " +
@@ -336,8 +341,7 @@ DoctorCheck check_toolkit(const Facts& facts) {
         "the first toolkit (" + first.via + ") is CUDA " + std::to_string(first.version->major) + ".x",
         any ? "point CUDA_PATH / CUDA_HOME at the CUDA " + std::to_string(tree.cuda->major) + " toolkit listed below"
             : "install CUDA " + tree.cuda->str() + ", or select a cuDNN built for CUDA " +
-                  std::to_string(first.version->major) + ": cudnnenv install <version> --cuda " +
-                  std::to_string(first.version->major));
+                  std::to_string(first.version->major) + ": " + install_suggestion(first.version->major));
     found.details = result.details;
     return found;
   }
@@ -834,15 +838,14 @@ DoctorCheck check_architecture(const Facts& facts) {
   const std::string name = program_name(facts);
   auto mismatch = [&](const fs::path& library, const BinaryInfo& info, DoctorStatus status, const std::string& role) {
     const bool windows = facts.platform.os == Os::windows;
-    return problem("architecture", status,
-                   quoted(library) + " is " + info.describe() + "; " + name + " is " + program.describe(),
-                   windows ? "'DLL load failed: %1 is not a valid Win32 application' (error 193)"
-                           : "'wrong ELF class: ELFCLASS" + std::to_string(info.bits) + "' when it loads",
-                   "a process loads only libraries of its own architecture; " + role,
-                   "use a " + std::to_string(program.bits) + "-bit " + to_string(program.arch) + " cuDNN (" +
-                       (program.bits == 32 ? "cuDNN has no 32-bit build: install a 64-bit " + name
-                                           : "cudnnenv install <version>") +
-                       "), and delete " + quoted(library) + " if it was copied there by hand");
+    return problem(
+        "architecture", status, quoted(library) + " is " + info.describe() + "; " + name + " is " + program.describe(),
+        windows ? "'DLL load failed: %1 is not a valid Win32 application' (error 193)"
+                : "'wrong ELF class: ELFCLASS" + std::to_string(info.bits) + "' when it loads",
+        "a process loads only libraries of its own architecture; " + role,
+        "use a " + std::to_string(program.bits) + "-bit " + to_string(program.arch) + " cuDNN (" +
+            (program.bits == 32 ? "cuDNN has no 32-bit build: install a 64-bit " + name : install_suggestion()) +
+            "), and delete " + quoted(library) + " if it was copied there by hand");
   };
   auto differs = [&](const BinaryInfo& info) {
     return info.format != BinaryFormat::none && (info.arch != program.arch || info.bits != program.bits);
@@ -950,6 +953,21 @@ DoctorCheck check_cpu(const Facts& facts) {
                  "use a CPU with AVX, or a TensorFlow built without it (from source)");
 }
 
+// The command that puts a damaged tree back as it was installed: removed,
+// then installed again from where it came (its official release by version
+// and CUDA, else the archive or folder it was installed from), under its name.
+std::string reinstall_command(const TreeRecord& tree, Os os) {
+  const std::string name = command_word(tree.name, os);
+  std::string again;
+  if (tree.source.kind == "adopted") {
+    again = "cudnnenv adopt " + command_word(tree.source.path, os);
+  } else if (!tree.source.official.empty() && tree.cuda) {
+    again = "cudnnenv install " + tree.version.str() + " --cuda " + std::to_string(tree.cuda->major);
+  } else {
+    again = "cudnnenv install " + command_word(tree.source.path, os);
+  }
+  return "cudnnenv remove " + name + " && " + again + " --name " + name;
+}
 DoctorCheck check_integrity(const Facts& facts, const DoctorOptions& options) {
   if (facts.trees.empty() && facts.beside.empty() && facts.damaged_trees.empty()) {
     return check("integrity", DoctorStatus::skip, "no tree installed");
@@ -958,6 +976,7 @@ DoctorCheck check_integrity(const Facts& facts, const DoctorOptions& options) {
   all.insert(all.end(), facts.beside.begin(), facts.beside.end());
   std::vector<std::string> details;
   std::string first_tree;
+  const TreeRecord* first_damaged = nullptr;
   for (const auto& tree : all) {
     std::vector<std::string> problems;
     if (options.deep) {
@@ -980,6 +999,7 @@ DoctorCheck check_integrity(const Facts& facts, const DoctorOptions& options) {
     }
     if (!problems.empty() && first_tree.empty()) {
       first_tree = tree.name;
+      first_damaged = &tree;
     }
   }
   for (const auto& error : facts.damaged_trees) {
@@ -1002,8 +1022,9 @@ DoctorCheck check_integrity(const Facts& facts, const DoctorOptions& options) {
           "', CUDNN_STATUS_INTERNAL_ERROR)",
       "a file of tree '" + first_tree + "' was deleted, truncated or replaced after install" +
           (windows ? " (antivirus quarantine does this to DLLs)" : ""),
-      "see each file: cudnnenv verify " + first_tree + " --level files; then reinstall: cudnnenv remove " + first_tree +
-          " && cudnnenv install <version>" +
+      "see each file: 'cudnnenv verify " + command_word(first_tree, facts.platform.os) + " --level files'" +
+          (first_damaged ? "; then reinstall: '" + reinstall_command(*first_damaged, facts.platform.os) + "'"
+                         : std::string()) +
           (windows ? "; restore quarantined files and exclude " + quoted(facts.store_root) + " from scanning" : ""));
   result.details = details;
   return result;

@@ -3,6 +3,7 @@
 #include <system_error>
 
 #include "store/runtime.hpp"
+#include "store/spec.hpp"
 #include "util/fs.hpp"
 #include "util/text.hpp"
 
@@ -20,7 +21,7 @@ Result<std::vector<TreeRecord>> trees_named(const Store& store, const std::strin
     auto trees = listing.trees;
     trees.insert(trees.end(), listing.beside.begin(), listing.beside.end());
     if (trees.empty()) {
-      return make_error("the store is empty", "'cudnnenv install <version>' fetches one", ExitCode::not_found);
+      return make_error("the store is empty", install_suggestion(), ExitCode::not_found);
     }
     return trees;
   }

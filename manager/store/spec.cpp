@@ -54,7 +54,7 @@ std::string official_suggestion(const Spec& spec) {
       best_cuda = probe.cuda;
     }
   }
-  if (!best) return "'cudnnenv install <version>' fetches one from NVIDIA ('cudnnenv list --available')";
+  if (!best) return install_suggestion() + " ('cudnnenv list --available' lists the others)";
   // With its CUDA named, the command fetches this very archive: without it,
   // install asks which CUDA when the release comes for several, or lets the
   // toolkit found here pick another.
@@ -64,6 +64,24 @@ std::string official_suggestion(const Spec& spec) {
 }
 
 }  // namespace
+
+std::string install_suggestion(const std::optional<int>& cuda_major) {
+  const Platform host = host_platform();
+  const std::string platform = to_string(host.os) + "-" + to_string(host.arch);
+  std::optional<Version> newest;
+  for (const auto& archive : official_archives()) {
+    const auto version = parse_version(archive.version);
+    if (archive.platform != platform || !version || (newest && *version <= *newest)) continue;
+    const auto cuda = parse_cuda_version(
+        util::starts_with(archive.cuda_variant, "cuda") ? archive.cuda_variant.substr(4) : archive.cuda_variant);
+    if (cuda_major && (!cuda || cuda->major != *cuda_major)) continue;
+    newest = version;
+  }
+  if (!newest) return "'cudnnenv list --available' lists the releases there are";
+  auto spec = parse_spec(std::to_string(newest->major) + "." + std::to_string(newest->minor),
+                         cuda_major ? std::optional<std::string_view>(std::to_string(*cuda_major)) : std::nullopt);
+  return spec ? official_suggestion(*spec) : "'cudnnenv list --available' lists the releases there are";
+}
 
 Result<Spec> parse_spec(std::string_view text, std::optional<std::string_view> cuda) {
   Spec spec;

@@ -24,6 +24,12 @@ struct Spec {
 // qualifier, and must agree with one written in the spec itself.
 Result<Spec> parse_spec(std::string_view text, std::optional<std::string_view> cuda = std::nullopt);
 
+// The hint for a store with nothing that fits: the command that fetches the
+// newest official release for this host, as it runs ("'cudnnenv install 9.19
+// --cuda 13.0' fetches cudnn-linux-x86_64-9.19.0.56_cuda13-archive.tar.xz
+// from NVIDIA"), with `cuda` major ("12") the newest release for it.
+std::string install_suggestion(const std::optional<int>& cuda_major = std::nullopt);
+
 // Whether `tree` fits `spec` by version and CUDA (not by name).
 bool fits(const Spec& spec, const TreeRecord& tree);
 

@@ -163,8 +163,8 @@ expect_eq "$rc $(cat err)" "2 cudnnenv: error: CUDNNENV_ROOT is a relative path 
   hint: give it as an absolute path, e.g. CUDNNENV_ROOT=\"$WORK/rel/store\"" "a relative CUDNNENV_ROOT"
 CUDNNENV_ROOT="$WORK/not-yet" run list
 expect_eq "$rc $(cat err)" "0 no store at $WORK/not-yet yet (install creates it)
-  hint: 'cudnnenv install <version>' fetches one, 'cudnnenv adopt <folder>' takes one you have" "a root not made yet"
+  hint: 'cudnnenv install 9.27 --cuda 13' fetches cudnn-linux-x86_64-9.27.0.42_cuda13-archive.tar.xz from NVIDIA; a copy you have: 'cudnnenv adopt --help'" "a root not made yet"
 run --root rel/store list
 expect_eq "$(cat err)" "no store at $WORK/rel/store yet (install creates it)
-  hint: 'cudnnenv install <version>' fetches one, 'cudnnenv adopt <folder>' takes one you have" "a relative --root, made absolute once"
+  hint: 'cudnnenv install 9.27 --cuda 13' fetches cudnn-linux-x86_64-9.27.0.42_cuda13-archive.tar.xz from NVIDIA; a copy you have: 'cudnnenv adopt --help'" "a relative --root, made absolute once"
 pass "the store root: a file and a relative CUDNNENV_ROOT refused, a missing one said, a relative --root made absolute"

@@ -105,7 +105,7 @@ expect_eq "$(check integrity status)" "fail" "integrity of a truncated file"
 # The file, and the link to it (a link's size is its target's).
 expect_eq "$(check integrity details)" '["t9.1: lib/libcudnn_ops.so.9.1.0: missing or another size than installed", "t9.1: lib/libcudnn_ops.so.9: missing or another size than installed"]' \
   "integrity details"
-expect_eq "$(check integrity fix)" "see each file: cudnnenv verify t9.1 --level files; then reinstall: cudnnenv remove t9.1 && cudnnenv install <version>" \
+expect_eq "$(check integrity fix)" "see each file: 'cudnnenv verify t9.1 --level files'; then reinstall: 'cudnnenv remove t9.1 && cudnnenv install \"$WORK/t91\" --name t9.1'" \
   "integrity fix"
 cp "$FIXTURES/fake-elf64-9.1.0.so" "$CUDNNENV_ROOT/t9.1/lib/libcudnn_ops.so.9.1.0"
 run doctor --json

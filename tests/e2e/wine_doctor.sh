@@ -44,7 +44,7 @@ expect_eq "$(check architecture summary)" "'$py\\cudnn64_8.dll' is PE 32-bit x86
   "architecture summary"
 expect_eq "$(check architecture symptom)" "'DLL load failed: %1 is not a valid Win32 application' (error 193)" \
   "architecture symptom"
-expect_eq "$(check architecture fix)" "use a 64-bit x86_64 cuDNN (cudnnenv install <version>), and delete '$py\\cudnn64_8.dll' if it was copied there by hand" \
+expect_eq "$(check architecture fix)" "use a 64-bit x86_64 cuDNN ('cudnnenv install 9.27 --cuda 13' fetches cudnn-windows-x86_64-9.27.0.42_cuda13-archive.zip from NVIDIA), and delete '$py\\cudnn64_8.dll' if it was copied there by hand" \
   "architecture fix"
 expect_eq "$(check copy-wins status)" "warn" "copy-wins with a copy in the program's folder"
 expect_eq "$(check copy-wins cause)" "'$py' (the program's folder) comes before the selected tree 't8.1' (cuDNN 8.1.0, CUDA 11.2) in python.exe's search order" \
