@@ -130,6 +130,7 @@ Json failures_json(const LoadFailures& failures) {
     Json looked_in = Json::array();
     for (const auto& place : entry.looked_in) looked_in.push_back(Json{{"folder", place.path}, {"rule", place.rule}});
     missing.push_back(Json{{"name", entry.name},
+                           {"also_asked", entry.also_asked},
                            {"needed_by", entry.needed_by},
                            {"chains", entry.chains},
                            {"looked_in", std::move(looked_in)},

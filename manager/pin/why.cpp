@@ -149,6 +149,53 @@ void add_once(std::vector<T>& list, T value) {
   if (std::find(list.begin(), list.end(), value) == list.end()) list.push_back(std::move(value));
 }
 
+// "libcudnn_graph.so.9.19.0" -> {"libcudnn_graph.so", "9"}; a name without
+// ".so" is its own stem, with no major.
+std::pair<std::string, std::string> so_stem_and_major(const std::string& name) {
+  const auto so = name.find(".so");
+  if (so == std::string::npos || (so + 3 != name.size() && name[so + 3] != '.')) return {name, ""};
+  const std::string rest = so + 3 == name.size() ? std::string() : name.substr(so + 4);
+  return {name.substr(0, so + 3), rest.substr(0, rest.find('.'))};
+}
+
+// One entry per library: the names a loader tried for one ELF library
+// (libX.so.9.19.0, libX.so.9.19, libX.so.9, libX.so) become the entry of
+// the name with its major alone (or the shortest), the others in also_asked.
+void merge_names_of_one_library(std::vector<MissingLibrary>& missing) {
+  const auto rank = [](const std::string& name) {
+    const auto [stem, major] = so_stem_and_major(name);
+    return major.empty() ? std::size_t{1000} : name.size();
+  };
+  std::vector<MissingLibrary> merged;
+  for (auto& entry : missing) {
+    const auto [stem, major] = so_stem_and_major(entry.name);
+    const auto into = std::find_if(merged.begin(), merged.end(), [&](const MissingLibrary& other) {
+      const auto [other_stem, other_major] = so_stem_and_major(other.name);
+      return other_stem == stem && (other_major == major || other_major.empty() || major.empty());
+    });
+    if (into == merged.end()) {
+      merged.push_back(std::move(entry));
+      continue;
+    }
+    if (rank(entry.name) < rank(into->name)) std::swap(into->name, entry.name);
+    add_once(into->also_asked, entry.name);
+    for (auto& name : entry.also_asked) add_once(into->also_asked, std::move(name));
+    for (auto& name : entry.needed_by) add_once(into->needed_by, std::move(name));
+    for (auto& chain : entry.chains) add_once(into->chains, std::move(chain));
+    for (auto& place : entry.looked_in) add_once(into->looked_in, std::move(place));
+  }
+  for (auto& entry : merged) {
+    std::erase(entry.also_asked, entry.name);
+    std::vector<std::vector<std::string>> chains;
+    for (auto chain : entry.chains) {
+      chain.back() = entry.name;
+      add_once(chains, std::move(chain));
+    }
+    entry.chains = std::move(chains);
+  }
+  missing = std::move(merged);
+}
+
 }  // namespace
 
 LoadFailures find_load_failures(const fs::path& program, const std::vector<LoadedModule>& loaded,
@@ -163,13 +210,33 @@ LoadFailures find_load_failures(const fs::path& program, const std::vector<Loade
     const auto& names = mapped[pid];
     return std::find(names.begin(), names.end(), key(name)) != names.end();
   };
+  // ELF names of one library differ after ".so." (cuDNN 9's libcudnn_graph
+  // asks for libcudnn_heuristic.so.9.19.0, then .so.9.19, then .so.9): a name
+  // whose library mapped in that process under another name of the same major
+  // is a probe the next try answered, not a failure. libcudnn.so.8 against a
+  // mapped libcudnn.so.9 stays one.
+  const auto other_name_mapped = [&](long pid, const std::string& name) {
+    if (os == Os::windows) return false;
+    const auto family = [](std::string_view file) -> std::optional<std::string> {
+      const auto so = file.find(".so.");
+      if (so == std::string_view::npos) return std::nullopt;
+      const auto major_end = file.find('.', so + 4);
+      return std::string(file.substr(0, major_end == std::string_view::npos ? file.size() : major_end));
+    };
+    const auto wanted = family(name);
+    if (!wanted) return false;
+    const auto& names = mapped[pid];
+    return std::any_of(names.begin(), names.end(), [&](const std::string& each) { return family(each) == wanted; });
+  };
   LoadFailures failures;
   const Analysis analysis{program, searches, os};
   const auto missing_entry = [&](const std::string& name) -> MissingLibrary& {
     for (auto& entry : failures.missing) {
       if (same_name(entry.name, name, os)) return entry;
     }
-    failures.missing.push_back({name, {}, {}, {}, true, {}});
+    MissingLibrary entry;
+    entry.name = name;
+    failures.missing.push_back(std::move(entry));
     return failures.missing.back();
   };
   const auto failed_entry = [&](const std::string& path, long pid) -> FailedFile& {
@@ -186,7 +253,7 @@ LoadFailures find_load_failures(const fs::path& program, const std::vector<Loade
 
   for (const auto& search : searches) {
     const std::string name = base_name(search.name);
-    if (!is_cuda_family_name(name) || was_mapped(search.pid, name)) continue;
+    if (!is_cuda_family_name(name) || was_mapped(search.pid, name) || other_name_mapped(search.pid, name)) continue;
     MissingLibrary& entry = missing_entry(name);
     add_once(entry.needed_by, search.requester.empty() ? analysis.program_name() : base_name(search.requester));
     auto chain = analysis.chain_to(search.pid, search.requester);
@@ -210,6 +277,8 @@ LoadFailures find_load_failures(const fs::path& program, const std::vector<Loade
       add_once(failed_entry(search.requester, search.pid).missing, name);
     }
   }
+
+  if (os != Os::windows) merge_names_of_one_library(failures.missing);
 
   // Windows: a CUDA-family DLL that mapped while one of its imports never
   // mapped in that process failed on that import (the loader maps a DLL
@@ -314,6 +383,7 @@ std::string describe_load_failures(const LoadFailures& failures) {
     text += "cudnnenv: why: " + missing.name + " did not load";
     if (!missing.needed_by.empty()) text += " (needed by " + util::join(missing.needed_by, ", ") + ")";
     text += "\n";
+    if (!missing.also_asked.empty()) text += "  also asked for as: " + util::join(missing.also_asked, ", ") + "\n";
     for (const auto& chain : missing.chains) text += "  chain:  " + util::join(chain, " -> ") + "\n";
     if (!missing.looked_in.empty()) {
       text += missing.looked_in_observed

@@ -49,6 +49,9 @@ struct MissingLibrary {
   std::vector<SearchedPath> looked_in;           // folders in the order searched, each once
   bool looked_in_observed = true;                // false: the standard order, computed (no loader text)
   std::string fix;                               // a command that runs as written, or what to do
+  // The same library asked for by other names (Linux: libcudnn_graph.so.9.19.0
+  // and libcudnn_graph.so beside libcudnn_graph.so.9, the one in `name`).
+  std::vector<std::string> also_asked;
 };
 
 // A file that mapped and could not load: a library it links against did

@@ -87,6 +87,49 @@ TEST_SUITE("pin/why") {
     CHECK(failures.failed.empty());
   }
 
+  TEST_CASE("cuDNN 9's probes of its own sub-libraries by longer names are no failures; another major is") {
+    // As PyTorch 2.11 with the cuDNN 9.19 wheel on the H200 ran it: libcudnn_graph asks for
+    // libcudnn_heuristic.so.9.19.0 and .so.9.19 before .so.9, the wheel's only name.
+    const std::string lib = "/venv/nvidia/cudnn/lib/";
+    std::vector<LoadedModule> loaded = {
+        {7, lib + "libcudnn.so.9"}, {7, lib + "libcudnn_graph.so.9"}, {7, lib + "libcudnn_heuristic.so.9"}};
+    std::vector<LoadSearch> searches = {{7, "libcudnn_heuristic.so.9.19.0", lib + "libcudnn_graph.so.9", {}},
+                                        {7, "libcudnn_heuristic.so.9.19", lib + "libcudnn_graph.so.9", {}},
+                                        {7, "libcudnn_heuristic.so.9", lib + "libcudnn_graph.so.9", {}},
+                                        {7, "libcudnn_heuristic.so.8", lib + "libcudnn_graph.so.9", {}},
+                                        {7, "libcudnn_engines_precompiled.so.9.19", lib + "libcudnn_graph.so.9", {}}};
+    const auto failures = find_load_failures("/venv/bin/python", loaded, searches, Os::linux, needs_from({}));
+    REQUIRE(failures.missing.size() == 2);
+    CHECK(failures.missing[0].name == "libcudnn_heuristic.so.8");               // another major: still a failure
+    CHECK(failures.missing[1].name == "libcudnn_engines_precompiled.so.9.19");  // no name of it mapped
+  }
+
+  TEST_CASE("one library asked for by several names is one message, under the name with its major alone") {
+    // The H200 run with libcudnn_graph.so.9 deleted from the tree: libcudnn.so.9 tries four names.
+    const std::string lib = "/tmp/broken/lib/";
+    std::vector<LoadedModule> loaded = {{7, lib + "libcudnn.so.9"}};
+    std::vector<LoadSearch> searches;
+    for (const char* name :
+         {"libcudnn_graph.so.9.19.0", "libcudnn_graph.so.9.19", "libcudnn_graph.so.9", "libcudnn_graph.so"}) {
+      searches.push_back({7, name, lib + "libcudnn.so.9", {{"pin", lib + name}}});
+    }
+    const auto failures = find_load_failures("/venv/bin/python", loaded, searches, Os::linux, needs_from({}));
+    REQUIRE(failures.missing.size() == 1);
+    const MissingLibrary& missing = failures.missing[0];
+    CHECK(missing.name == "libcudnn_graph.so.9");
+    CHECK(missing.also_asked ==
+          std::vector<std::string>{"libcudnn_graph.so.9.19.0", "libcudnn_graph.so.9.19", "libcudnn_graph.so"});
+    CHECK(missing.chains ==
+          std::vector<std::vector<std::string>>{{"python", "...", "libcudnn.so.9", "libcudnn_graph.so.9"}});
+    CHECK(missing.looked_in == std::vector<SearchedPath>{{"pin", "/tmp/broken/lib"}});
+    CHECK(describe_load_failures(failures) ==
+          "cudnnenv: why: libcudnn_graph.so.9 did not load (needed by libcudnn.so.9)\n"
+          "  also asked for as: libcudnn_graph.so.9.19.0, libcudnn_graph.so.9.19, libcudnn_graph.so\n"
+          "  chain:  python -> ... -> libcudnn.so.9 -> libcudnn_graph.so.9\n"
+          "  looked for in, in order:\n"
+          "    /tmp/broken/lib  (pin)\n");
+  }
+
   TEST_CASE("Windows loader snaps: each DLL the loader could not load, its parent and the paths it tried") {
     // Recorded as Windows 10 writes them (FLG_SHOW_LDR_SNAPS), cut to the lines read.
     const std::string text =
