@@ -589,15 +589,11 @@ class ArchiveFetch {
   bool m_restarted = false;
 };
 
-}  // namespace
-
-Result<Downloaded> fetch_archive(const OfficialArchive& archive, const DownloadOptions& options) {
-  if (archive.sha256.empty() && !options.allow_unverified) {
-    return make_error(
-        "the list has no SHA-256 for " + std::string(archive.file_name) + ": what a server sends could not be checked",
-        "pass --allow-unverified to install it anyway (its hash is recorded in the tree)");
-  }
-  CUDNNENV_TRY_ASSIGN(url, archive_url(archive, options.mirror));
+// The archive in options.folder: the one already there when it is the
+// archive (checked again), else what `get` puts there, under the folder's
+// lock for that name (another install fetching it waits).
+Result<Downloaded> into_downloads(const OfficialArchive& archive, const DownloadOptions& options,
+                                  const std::function<Result<Downloaded>(Downloaded)>& get) {
   std::error_code ec;
   fs::create_directories(options.folder, ec);
   if (ec) {
@@ -613,30 +609,34 @@ Result<Downloaded> fetch_archive(const OfficialArchive& archive, const DownloadO
     spdlog::debug("download: '{}' is already in '{}', checked", name, util::to_utf8(options.folder));
     return result;
   }
-  if (util::starts_with(*url, "file://")) {
-    const fs::path final_file = result.file;
-    return copy_from_folder(archive, *url, final_file, options, std::move(result));
+  return get(std::move(result));
+}
+
+}  // namespace
+
+Result<Downloaded> fetch_archive(const OfficialArchive& archive, const DownloadOptions& options) {
+  if (archive.sha256.empty() && !options.allow_unverified) {
+    return make_error(
+        "the list has no SHA-256 for " + std::string(archive.file_name) + ": what a server sends could not be checked",
+        "pass --allow-unverified to install it anyway (its hash is recorded in the tree)");
   }
-  const std::string mirror_path = *url != archive.url ? path_of(archive.url) : std::string();
-  return ArchiveFetch(archive, options, *url, mirror_path, std::move(result)).run();
+  CUDNNENV_TRY_ASSIGN(url, archive_url(archive, options.mirror));
+  return into_downloads(archive, options, [&](Downloaded result) -> Result<Downloaded> {
+    if (util::starts_with(*url, "file://")) {
+      const fs::path final_file = result.file;
+      return copy_from_folder(archive, *url, final_file, options, std::move(result));
+    }
+    const std::string mirror_path = *url != archive.url ? path_of(archive.url) : std::string();
+    return ArchiveFetch(archive, options, *url, mirror_path, std::move(result)).run();
+  });
 }
 
 Result<Downloaded> take_local_archive(const OfficialArchive& archive, const fs::path& file,
                                       const DownloadOptions& options) {
-  std::error_code ec;
-  fs::create_directories(options.folder, ec);
-  if (ec) {
-    return make_error("cannot create '" + util::to_utf8(options.folder) + "': " + ec.message(),
-                      "choose a writable store root with CUDNNENV_ROOT or --root");
-  }
-  const std::string name(archive.file_name);
-  CUDNNENV_TRY_ASSIGN(lock, util::FileLock::acquire(options.folder / util::path_from_utf8("." + name + ".lock")));
-  Downloaded result;
-  result.file = options.folder / util::path_from_utf8(name);
-  CUDNNENV_TRY_ASSIGN(here, already_downloaded(archive, result.file, result));
-  if (*here) return result;
-  const fs::path final_file = result.file;
-  return copy_from_file(archive, file, true, final_file, options.max_unknown_size, std::move(result));
+  return into_downloads(archive, options, [&](Downloaded result) {
+    const fs::path final_file = result.file;
+    return copy_from_file(archive, file, true, final_file, options.max_unknown_size, std::move(result));
+  });
 }
 
 Result<const OfficialArchive*> choose_archive(const Platform& platform, const Spec& spec,
