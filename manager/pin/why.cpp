@@ -163,15 +163,15 @@ std::pair<std::string, std::string> so_stem_and_major(const std::string& name) {
 // the name with its major alone (or the shortest), the others in also_asked.
 void merge_names_of_one_library(std::vector<MissingLibrary>& missing) {
   const auto rank = [](const std::string& name) {
-    const auto [stem, major] = so_stem_and_major(name);
-    return major.empty() ? std::size_t{1000} : name.size();
+    return so_stem_and_major(name).second.empty() ? std::size_t{1000} : name.size();
   };
   std::vector<MissingLibrary> merged;
   for (auto& entry : missing) {
-    const auto [stem, major] = so_stem_and_major(entry.name);
+    const auto family = so_stem_and_major(entry.name);  // a pair: a lambda cannot capture a structured binding
     const auto into = std::find_if(merged.begin(), merged.end(), [&](const MissingLibrary& other) {
       const auto [other_stem, other_major] = so_stem_and_major(other.name);
-      return other_stem == stem && (other_major == major || other_major.empty() || major.empty());
+      return other_stem == family.first &&
+             (other_major == family.second || other_major.empty() || family.second.empty());
     });
     if (into == merged.end()) {
       merged.push_back(std::move(entry));

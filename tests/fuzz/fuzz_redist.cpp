@@ -23,7 +23,7 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
       }
     }
     cudnnenv::CudaRelease release;
-    release.release = {13, 0, 2};
+    release.release = *cudnnenv::parse_version("13.0.2");
     release.manifest = *manifest;
     if (auto urls = cudnnenv::runtime_download_urls(release, cudnnenv::runtime_components(13))) {
       for (const auto& url : *urls) {

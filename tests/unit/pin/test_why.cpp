@@ -231,7 +231,8 @@ TEST_SUITE("pin/why") {
                                 {{"tf.exe", "...", "cudnn_ops_infer64_8.dll", "cublas64_11.dll"}},
                                 {{"the program's folder", "C:\\app"}, {"PATH", "C:\\libs\\8.1\\bin"}},
                                 false,
-                                "cudnnenv install cuda 11"});
+                                "cudnnenv install cuda 11",
+                                {}});
     failures.failed.push_back({"C:\\libs\\8.1\\bin\\cudnn_ops_infer64_8.dll", 5, {"cublas64_11.dll"}});
     CHECK(describe_load_failures(failures) ==
           "cudnnenv: why: cublas64_11.dll did not load (needed by cudnn_ops_infer64_8.dll, cudnn_cnn_infer64_8.dll)\n"
