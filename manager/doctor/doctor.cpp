@@ -401,9 +401,9 @@ DoctorCheck check_dependencies(const Facts& facts) {
                    hints.empty() ? "install what provides " + names + " and put its folder on " +
                                        (windows ? "PATH" : "LD_LIBRARY_PATH")
                                  : hints);
-  for (const auto& line : describe_grouped(missing, false)) {
-    result.details.push_back(line);
-  }
+  // The first line is the cause already: the details list the rest, if any.
+  const auto lines = describe_grouped(missing, false);
+  if (lines.size() > 1) result.details = lines;
   return result;
 }
 
