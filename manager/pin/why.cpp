@@ -378,24 +378,33 @@ std::string fix_for_missing(const MissingLibrary& missing, const FixContext& con
 
 std::string describe_load_failures(const LoadFailures& failures) {
   if (failures.empty()) return "cudnnenv: why: every CUDA library the program asked for loaded\n";
+  // Names and paths come from what the program asked for and where its files
+  // are: each is made printable before it reaches the terminal.
+  const auto shown = [](const std::vector<std::string>& items, std::string_view separator) {
+    std::string text;
+    for (const auto& item : items) text += (text.empty() ? "" : std::string(separator)) + util::printable(item);
+    return text;
+  };
   std::string text;
   for (const auto& missing : failures.missing) {
-    text += "cudnnenv: why: " + missing.name + " did not load";
-    if (!missing.needed_by.empty()) text += " (needed by " + util::join(missing.needed_by, ", ") + ")";
+    text += "cudnnenv: why: " + util::printable(missing.name) + " did not load";
+    if (!missing.needed_by.empty()) text += " (needed by " + shown(missing.needed_by, ", ") + ")";
     text += "\n";
-    if (!missing.also_asked.empty()) text += "  also asked for as: " + util::join(missing.also_asked, ", ") + "\n";
-    for (const auto& chain : missing.chains) text += "  chain:  " + util::join(chain, " -> ") + "\n";
+    if (!missing.also_asked.empty()) text += "  also asked for as: " + shown(missing.also_asked, ", ") + "\n";
+    for (const auto& chain : missing.chains) text += "  chain:  " + shown(chain, " -> ") + "\n";
     if (!missing.looked_in.empty()) {
       text += missing.looked_in_observed
                   ? "  looked for in, in order:\n"
                   : "  looked for in, in the standard search order (computed: the loader said nothing):\n";
-      for (const auto& place : missing.looked_in) text += "    " + place.path + "  (" + place.rule + ")\n";
+      for (const auto& place : missing.looked_in) {
+        text += "    " + util::printable(place.path) + "  (" + util::printable(place.rule) + ")\n";
+      }
     }
-    if (!missing.fix.empty()) text += "  fix:    " + missing.fix + "\n";
+    if (!missing.fix.empty()) text += "  fix:    " + util::printable(missing.fix) + "\n";
   }
   for (const auto& failed : failures.failed) {
-    text += "cudnnenv: why: " + failed.path + " was found but did not load: it needs " +
-            util::join(failed.missing, ", ") + "\n";
+    text += "cudnnenv: why: " + util::printable(failed.path) + " was found but did not load: it needs " +
+            shown(failed.missing, ", ") + "\n";
   }
   return text;
 }

@@ -130,6 +130,23 @@ TEST_SUITE("pin/why") {
           "    /tmp/broken/lib  (pin)\n");
   }
 
+  TEST_CASE("names and folders a program controls reach the terminal printable") {
+    // A program can ask for any name; a folder on its path can hold any byte.
+    std::vector<LoadedModule> loaded;
+    std::vector<LoadSearch> searches = {
+        {7, "libnvidia-\x1b]0;owned\x07.so", "", {{"LD_LIBRARY_PATH", "/tmp/a\x1b[2Jb/libnvidia-x.so"}}}};
+    const auto failures = find_load_failures("/p/py\x1bthon", loaded, searches, Os::linux, needs_from({}));
+    REQUIRE(failures.missing.size() == 1);
+    const std::string text = describe_load_failures(failures);
+    CHECK(text.find('\x1b') == std::string::npos);
+    CHECK(text.find('\x07') == std::string::npos);
+    CHECK(text ==
+          "cudnnenv: why: libnvidia-\\x1b]0;owned\\x07.so did not load (needed by py\\x1bthon)\n"
+          "  chain:  py\\x1bthon -> libnvidia-\\x1b]0;owned\\x07.so\n"
+          "  looked for in, in order:\n"
+          "    /tmp/a\\x1b[2Jb  (LD_LIBRARY_PATH)\n");
+  }
+
   TEST_CASE("Windows loader snaps: each DLL the loader could not load, its parent and the paths it tried") {
     // Recorded as Windows 10 writes them (FLG_SHOW_LDR_SNAPS), cut to the lines read.
     const std::string text =
