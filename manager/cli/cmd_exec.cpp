@@ -275,11 +275,7 @@ LoadFailures failures_of(const LaunchPlan& plan, const std::vector<LoadedModule>
   fix.runtime = selection.runtime();
   fix.trees = listing.trees;
   fix.runtimes = listing.runtimes();
-  std::optional<fs::path> index;
-  if (auto folder = environment.get("CUDNNENV_CUDA_INDEX"); folder && !folder->empty()) {
-    index = util::path_from_utf8(*folder);
-  }
-  fix.releases = known_cuda_releases(index);
+  fix.releases = known_cuda_releases(cuda_index(environment));
   std::vector<std::string> words;
   for (const auto& word : command) words.push_back(util::command_word(word));
   fix.command = util::join(words, " ");

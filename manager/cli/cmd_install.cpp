@@ -191,15 +191,6 @@ std::string runtime_summary(const TreeRecord& record) {
   return text + ", " + describe(record.platform) + ", " + util::human_size(record.total_size());
 }
 
-// `cudnnenv install cuda RELEASE`: the release's runtime libraries from
-// NVIDIA's manifest (pinned), or CUDNNENV_CUDA_INDEX's.
-std::optional<std::filesystem::path> cuda_index(const Context& context) {
-  if (auto folder = context.environment.get("CUDNNENV_CUDA_INDEX"); folder && !folder->empty()) {
-    return util::path_from_utf8(*folder);
-  }
-  return std::nullopt;
-}
-
 // Whether `install cuda SOURCE` names a manifest the user has (a path, a
 // .json file name or a folder here) rather than a release number.
 bool is_local_manifest(const std::string& source) {
@@ -251,7 +242,7 @@ Result<int> run_install_runtime(const InstallArguments& arguments, const Context
                                 const Profile* profile = nullptr) {
   Store& store = context.store();
   const bool local = is_local_manifest(arguments.release);
-  const std::optional<std::filesystem::path> index = local ? std::nullopt : cuda_index(context);
+  const std::optional<std::filesystem::path> index = local ? std::nullopt : cuda_index(context.environment);
   if (local && !arguments.mirror.empty()) {
     return make_error("--mirror goes with a release number, and '" + arguments.release + "' is a manifest here",
                       "drop --mirror: the archives are read from the manifest's folder", ExitCode::usage);
@@ -336,7 +327,8 @@ Result<int> run_install_profile(const InstallArguments& arguments, const Context
   }
   const auto asked = parse_cuda_version(profile.cuda);
   if (!asked) return make_error("the profile " + profile.name + " has no CUDA version", "see 'cudnnenv profile show'");
-  CUDNNENV_TRY_ASSIGN(choice, runtime_release_for(*asked, known_cuda_releases(cuda_index(context)), profile.framework));
+  CUDNNENV_TRY_ASSIGN(
+      choice, runtime_release_for(*asked, known_cuda_releases(cuda_index(context.environment)), profile.framework));
   if (choice->newest_of_major) {
     print_note("CUDA " + profile.cuda + "'s manifest is not known here: installing CUDA " + choice->release +
                ", the newest " + std::to_string(asked->major) + ".x, if it ships every library " + profile.framework +

@@ -121,10 +121,7 @@ Result<int> run_available(const ListArguments& arguments, const Context& context
 // installed, with each runtime component's download size when the manifest
 // is at hand (CUDNNENV_CUDA_INDEX).
 Result<int> run_available_cuda(const ListArguments& arguments, const Context& context) {
-  std::optional<std::filesystem::path> index;
-  if (auto folder = context.environment.get("CUDNNENV_CUDA_INDEX"); folder && !folder->empty()) {
-    index = util::path_from_utf8(*folder);
-  }
+  const std::optional<std::filesystem::path> index = cuda_index(context.environment);
   const auto runtimes = context.store().list().runtimes();
   Json array = Json::array();
   std::vector<std::vector<std::string>> rows = {{"RELEASE", "DOWNLOAD", "INSTALLED", "MANIFEST"}};

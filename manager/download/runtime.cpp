@@ -65,6 +65,13 @@ Result<void> read_manifest(CudaRelease& found, const fs::path& file, const Platf
 
 }  // namespace
 
+std::optional<fs::path> cuda_index(const util::Environment& environment) {
+  if (auto folder = environment.get("CUDNNENV_CUDA_INDEX"); folder && !folder->empty()) {
+    return util::path_from_utf8(*folder);
+  }
+  return std::nullopt;
+}
+
 std::vector<Version> known_cuda_releases(const std::optional<fs::path>& index) {
   std::vector<Version> releases;
   if (index) {

@@ -13,6 +13,7 @@
 #include "download/download.hpp"
 #include "formats/redist.hpp"
 #include "store/store.hpp"
+#include "util/environment.hpp"
 
 namespace cudnnenv {
 
@@ -26,6 +27,9 @@ struct CudaRelease {
   // name, or at their relative_path under it), never fetched.
   std::optional<std::filesystem::path> archives_folder;
 };
+
+// The folder of manifests CUDNNENV_CUDA_INDEX names in `environment`, if any.
+std::optional<std::filesystem::path> cuda_index(const util::Environment& environment);
 
 // The releases there are: those of `index` (a folder of
 // redistrib_<release>.json: CUDNNENV_CUDA_INDEX), else the pinned list.

@@ -28,11 +28,7 @@ std::optional<UnprovidedLibraries> unprovided_framework_libraries(const Selectio
   result.framework = profile.framework;
   result.profile = profile.name;
   result.looked_in = describe_default_search(context);
-  std::optional<std::filesystem::path> index;
-  if (auto folder = environment.get("CUDNNENV_CUDA_INDEX"); folder && !folder->empty()) {
-    index = util::path_from_utf8(*folder);
-  }
-  const std::vector<Version> known = known_cuda_releases(index);
+  const std::vector<Version> known = known_cuda_releases(cuda_index(environment));
   const auto asked = parse_cuda_version(profile.cuda);
   const auto release = asked ? runtime_release_for(*asked, known, profile.framework)
                              : Result<RuntimeReleaseChoice>(make_error("no CUDA version", ""));
