@@ -222,7 +222,7 @@ Result<int> print_download_urls(const InstallArguments& arguments, const CudaRel
   }
   const auto file = util::path_from_utf8(arguments.print_urls);
   if (util::entry_exists(file)) {
-    return make_error("'" + arguments.print_urls + "' exists: --print-urls does not replace a file",
+    return make_error("'" + util::printable(arguments.print_urls) + "' exists: --print-urls does not replace a file",
                       "remove it, or name another file: 'cudnnenv install cuda " +
                           util::command_word(arguments.release) + " --print-urls urls-" + release.release.str() +
                           ".txt" + (arguments.allow_unverified ? " --allow-unverified" : "") + "'",
@@ -231,8 +231,9 @@ Result<int> print_download_urls(const InstallArguments& arguments, const CudaRel
   CUDNNENV_TRY(util::write_file_atomic(file, text));
   if (!arguments.json) {
     print("wrote " + std::to_string(urls->size()) + " URLs (" + util::human_size(total) + ") to '" +
-          arguments.print_urls + "': download them into a folder " + folder + " (with wget: wget -P " + folder +
-          " -i " + util::command_word(arguments.print_urls) + "), then here: cudnnenv install cuda ./" + folder + "\n");
+          util::printable(arguments.print_urls) + "': download them into a folder " + folder + " (with wget: wget -P " +
+          folder + " -i " + util::command_word(arguments.print_urls) + "), then here: cudnnenv install cuda ./" +
+          folder + "\n");
   }
   return 0;
 }
@@ -244,8 +245,9 @@ Result<int> run_install_runtime(const InstallArguments& arguments, const Context
   const bool local = is_local_manifest(arguments.release);
   const std::optional<std::filesystem::path> index = local ? std::nullopt : cuda_index(context.environment);
   if (local && !arguments.mirror.empty()) {
-    return make_error("--mirror goes with a release number, and '" + arguments.release + "' is a manifest here",
-                      "drop --mirror: the archives are read from the manifest's folder", ExitCode::usage);
+    return make_error(
+        "--mirror goes with a release number, and '" + util::printable(arguments.release) + "' is a manifest here",
+        "drop --mirror: the archives are read from the manifest's folder", ExitCode::usage);
   }
   DownloadOptions options = download_options(arguments, context, store);
   auto printer = std::make_shared<ProgressPrinter>("", arguments.quiet);
@@ -255,7 +257,7 @@ Result<int> run_install_runtime(const InstallArguments& arguments, const Context
                                      : find_cuda_release(arguments.release, host_platform(), index, options));
   if (!release->pinned && !index) {
     log_warning("the manifest of CUDA " + release->release.str() +
-                (local ? " in '" + release->manifest_source + "'" : std::string()) + " is not " +
+                (local ? " in '" + util::printable(release->manifest_source) + "'" : std::string()) + " is not " +
                 (local ? "the pinned one" : "pinned") + ": its SHA-256 (" + release->manifest_sha256 +
                 ") was not checked (--allow-unverified)");
   }

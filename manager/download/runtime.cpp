@@ -162,7 +162,7 @@ Result<CudaRelease> read_local_cuda_release(const fs::path& given, const Platfor
     }
     std::sort(found.begin(), found.end());
     if (found.size() != 1) {
-      const std::string folder = util::to_utf8(given);
+      const std::string folder = util::printable(util::to_utf8(given));
       return make_error(
           found.empty() ? "'" + folder + "' holds no CUDA manifest (redistrib_<release>.json)"
                         : "'" + folder + "' holds " + std::to_string(found.size()) + " CUDA manifests: " + names(found),
@@ -177,13 +177,13 @@ Result<CudaRelease> read_local_cuda_release(const fs::path& given, const Platfor
   const std::string file_name = util::to_utf8(manifest_file.filename());
   const auto release = release_of_file(file_name);
   if (!release) {
-    return make_error("'" + util::to_utf8(manifest_file) + "' is not named as a CUDA manifest is",
+    return make_error("'" + util::printable(util::to_utf8(manifest_file)) + "' is not named as a CUDA manifest is",
                       "NVIDIA's manifests are redistrib_<release>.json (redistrib_11.8.0.json): give one as "
                       "published, or its folder",
                       ExitCode::usage);
   }
   if (!fs::is_regular_file(manifest_file, ec)) {
-    return make_error("'" + util::to_utf8(manifest_file) + "' does not exist",
+    return make_error("'" + util::printable(util::to_utf8(manifest_file)) + "' does not exist",
                       "download " + std::string(k_cuda_redist_url) + file_name + " there, or give its folder",
                       ExitCode::not_found);
   }
@@ -197,14 +197,15 @@ Result<CudaRelease> read_local_cuda_release(const fs::path& given, const Platfor
   found.pinned = !pinned.empty() && pinned == found.manifest_sha256;
   if (!found.pinned && !allow_unverified) {
     if (!pinned.empty()) {
-      return make_error("'" + found.manifest_source + "' is not NVIDIA's manifest of CUDA " + release->str() +
-                            ": its SHA-256 is " + found.manifest_sha256 + ", the pinned manifest list says " + pinned,
+      return make_error("'" + util::printable(found.manifest_source) + "' is not NVIDIA's manifest of CUDA " +
+                            release->str() + ": its SHA-256 is " + found.manifest_sha256 +
+                            ", the pinned manifest list says " + pinned,
                         "download " + url +
                             " again; or, to install from this one, add --allow-unverified (its "
                             "SHA-256 is recorded in the tree)");
     }
     return make_error("the manifest of CUDA " + release->str() + " is not pinned: nothing says what '" +
-                          found.manifest_source + "' should hold",
+                          util::printable(found.manifest_source) + "' should hold",
                       "to install from it, add --allow-unverified (its SHA-256 is recorded in the tree); its archives "
                       "are still checked against it");
   }
@@ -274,9 +275,9 @@ Result<std::vector<ComponentArchive>> fetch_runtime_archives(
       }
     }
     if (!missing.empty()) {
-      return make_error("'" + util::to_utf8(folder) + "' lacks " + std::to_string(missing.size()) + " of the " +
-                            std::to_string(entries->size()) + " archives of CUDA " + release.release.str() +
-                            "'s runtime: " + names(missing),
+      return make_error("'" + util::printable(util::to_utf8(folder)) + "' lacks " + std::to_string(missing.size()) +
+                            " of the " + std::to_string(entries->size()) + " archives of CUDA " +
+                            release.release.str() + "'s runtime: " + names(missing),
                         "download them into that folder and run this again ('cudnnenv install cuda " +
                             util::command_word(release.manifest_source) + " --print-urls urls.txt" +
                             (release.pinned ? "" : " --allow-unverified") + "' writes every URL to a file)",

@@ -219,6 +219,12 @@ cudnnenv: error: '$WORK/cuda-13.0.9' lacks 2 of the 8 archives of CUDA 13.0.9's 
   expect_eq "$(sed -n 4p out)" "  source:    $WORK/cuda-13.0.9/redistrib_13.0.9.json (a copy, not pinned)" "offline: the source names the manifest"
   run install cuda ./cuda-13.0.9/redistrib_13.0.9.json --allow-unverified -q
   expect_eq "$rc:$(head -1 out | cut -d: -f1)" "0:already installed 'cuda-13.0.9'" "the manifest itself, named"
+  # A path with an escape sequence in it: said printable, never sent to the terminal as it is.
+  mkdir "cuda-"$'\033'"[2J"
+  run install cuda "./cuda-"$'\033'"[2J" -q
+  expect_eq "$rc:$(cat err)" "3:cudnnenv: error: './cuda-\\x1b[2J' holds no CUDA manifest (redistrib_<release>.json)
+  hint: put the release's manifest beside its archives: NVIDIA publishes it as $redist_url/redistrib_<release>.json" \
+    "a folder name with an escape sequence, printable"
   # A manifest of a pinned release (13.0.2) that is not NVIDIA's: refused without --allow-unverified.
   manifest fake-13.0.2 13.0.2
   run install cuda ./fake-13.0.2 -q
