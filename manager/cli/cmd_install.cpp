@@ -254,7 +254,8 @@ Result<int> run_install_runtime(const InstallArguments& arguments, const Context
   options.progress = [printer](const DownloadProgress& progress) { (*printer)(progress); };
   CUDNNENV_TRY_ASSIGN(release, local ? read_local_cuda_release(util::path_from_utf8(arguments.release), host_platform(),
                                                                arguments.allow_unverified)
-                                     : find_cuda_release(arguments.release, host_platform(), index, options));
+                                     : find_cuda_release(arguments.release, host_platform(), index, options,
+                                                         !arguments.print_urls.empty()));
   if (!release->pinned && !index) {
     log_warning("the manifest of CUDA " + release->release.str() +
                 (local ? " in '" + util::printable(release->manifest_source) + "'" : std::string()) + " is not " +

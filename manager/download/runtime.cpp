@@ -63,6 +63,57 @@ Result<void> read_manifest(CudaRelease& found, const fs::path& file, const Platf
   return {};
 }
 
+// A pinned release whose runtime archives for `platform` are all in the
+// embedded table, as a release read from its manifest would be (only those
+// archives), nothing fetched; empty when the table lacks one.
+std::optional<CudaRelease> tabled_release(const Version& release, const Platform& platform) {
+  const std::string sha256 = pinned_sha256(release);
+  if (sha256.empty()) return std::nullopt;
+  CudaRelease found;
+  found.release = release;
+  found.pinned = true;
+  found.manifest_sha256 = sha256;
+  found.manifest_source = std::string(k_cuda_redist_url) + manifest_file_name(release.str());
+  found.manifest.archives = pinned_runtime_archives(release.str(), redist_platform(platform));
+  for (const auto& component : runtime_components(release.major)) {
+    if (std::none_of(found.manifest.archives.begin(), found.manifest.archives.end(),
+                     [&](const RedistArchive& archive) { return archive.component == component; })) {
+      return std::nullopt;
+    }
+  }
+  return found;
+}
+
+// The offline way in when the manifest of `release` cannot be fetched: every
+// URL with its size when the table lists its archives, else the manifest's
+// URL and the commands that list the rest.
+std::string manifest_offline_hint(const Version& release, const Platform& platform, bool pinned) {
+  const std::string folder = "cuda-" + release.str();
+  const std::string unverified = pinned ? "" : " --allow-unverified";
+  const std::string url = std::string(k_cuda_redist_url) + manifest_file_name(release.str());
+  const auto tabled = tabled_release(release, platform);
+  if (!tabled) {
+    return "; or offline: download " + url + " into a folder " + folder + ", run 'cudnnenv install cuda ./" + folder +
+           " --print-urls urls.txt" + unverified +
+           "' and download each URL it writes into the same folder, then: cudnnenv install cuda ./" + folder +
+           unverified;
+  }
+  std::string list = url;
+  std::uint64_t total = 0;
+  const std::vector<std::string> components = runtime_components(release.major);
+  for (const auto& component : components) {
+    for (const auto& archive : tabled->manifest.archives) {
+      if (archive.component != component) continue;
+      list +=
+          ", " + std::string(k_cuda_redist_url) + archive.relative_path + " (" + util::human_size(archive.size) + ")";
+      total += archive.size;
+    }
+  }
+  return "; or offline: download these " + std::to_string(components.size() + 1) + " files (" +
+         util::human_size(total) + ") into a folder " + folder + ", then: cudnnenv install cuda ./" + folder +
+         " ('cudnnenv install cuda " + release.str() + " --print-urls urls.txt' writes them for wget -i): " + list;
+}
+
 }  // namespace
 
 std::optional<fs::path> cuda_index(const util::Environment& environment) {
@@ -88,7 +139,8 @@ std::vector<Version> known_cuda_releases(const std::optional<fs::path>& index) {
 }
 
 Result<CudaRelease> find_cuda_release(const std::string& asked, const Platform& platform,
-                                      const std::optional<fs::path>& index, const DownloadOptions& options) {
+                                      const std::optional<fs::path>& index, const DownloadOptions& options,
+                                      bool urls_only) {
   const std::vector<Version> releases = known_cuda_releases(index);
   std::optional<Version> chosen;
   for (const auto& release : releases) {
@@ -115,9 +167,11 @@ Result<CudaRelease> find_cuda_release(const std::string& asked, const Platform& 
           ExitCode::not_found);
     }
   }
+  if (urls_only && !index) {
+    if (auto tabled = tabled_release(*chosen, platform)) return std::move(*tabled);
+  }
   found.release = *chosen;
   const std::string file_name = manifest_file_name(chosen->str());
-  const std::string folder = "cuda-" + chosen->str();
   fs::path manifest_file;
   if (index) {
     manifest_file = *index / util::path_from_utf8(file_name);
@@ -130,12 +184,7 @@ Result<CudaRelease> find_cuda_release(const std::string& asked, const Platform& 
     const OfficialArchive archive{version, "", "", file_name, sha256, 0, url, "the pinned manifest list"};
     DownloadOptions manifest_options = options;
     manifest_options.max_unknown_size = k_max_manifest_bytes;  // a manifest, not an archive of unknown size
-    const std::string unverified = found.pinned ? "" : " --allow-unverified";
-    manifest_options.offline_hint = "; or offline: download " + url + " into a folder " + folder +
-                                    ", run 'cudnnenv install cuda ./" + folder + " --print-urls urls.txt" + unverified +
-                                    "' and download each URL it writes into the same folder, then: cudnnenv install "
-                                    "cuda ./" +
-                                    folder + unverified;
+    manifest_options.offline_hint = manifest_offline_hint(*chosen, platform, found.pinned);
     CUDNNENV_TRY_ASSIGN(downloaded, fetch_archive(archive, manifest_options));
     manifest_file = downloaded->file;
     found.manifest_source = url;

@@ -51,10 +51,14 @@ Result<RuntimeReleaseChoice> runtime_release_for(const CudaVersion& asked, const
 // for `platform`: read from `index` when given, else downloaded into
 // options.folder and checked against the pinned SHA-256. A release that is
 // not pinned is fetched only with options.allow_unverified (and then only
-// by its full number), saying so.
+// by its full number), saying so. With `urls_only` (for the URLs to download
+// elsewhere), a pinned release whose archives are in the embedded table
+// (data/cuda-archives.tsv) is answered from it, nothing fetched. A manifest
+// out of reach: the error's offline hint names every URL (with its size) the
+// table knows, else the manifest's and the commands that list the rest.
 Result<CudaRelease> find_cuda_release(const std::string& asked, const Platform& platform,
-                                      const std::optional<std::filesystem::path>& index,
-                                      const DownloadOptions& options);
+                                      const std::optional<std::filesystem::path>& index, const DownloadOptions& options,
+                                      bool urls_only = false);
 
 // The manifest the user has, `given` (redistrib_<release>.json, or a folder
 // holding one), for `platform`, its archives to be read from its folder. A

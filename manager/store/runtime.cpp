@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <array>
+#include <charconv>
 
 #include "util/fs.hpp"
 #include "util/text.hpp"
@@ -40,6 +41,28 @@ const std::vector<PinnedManifest>& pinned_manifests() {
     return list;
   }();
   return manifests;
+}
+
+std::vector<RedistArchive> pinned_runtime_archives(const std::string& release, std::string_view platform) {
+  std::vector<RedistArchive> archives;
+  bool header = true;
+  for (const auto& line : util::split(k_cuda_archives_tsv, '\n')) {
+    if (header || line.empty()) {
+      header = false;
+      continue;
+    }
+    // release, platform, component, version, relative_path, size_bytes, sha256, source
+    const auto fields = util::split(line, '\t');
+    if (fields.size() < 7 || fields[0] != release || fields[1] != platform) continue;
+    RedistArchive archive;
+    archive.component = fields[2];
+    archive.version = fields[3];
+    archive.relative_path = fields[4];
+    std::from_chars(fields[5].data(), fields[5].data() + fields[5].size(), archive.size);
+    archive.sha256 = fields[6];
+    archives.push_back(std::move(archive));
+  }
+  return archives;
 }
 
 std::string manifest_file_name(const std::string& release) {

@@ -11,6 +11,7 @@
 
 #include "formats/archive.hpp"
 #include "formats/platform.hpp"
+#include "formats/redist.hpp"
 #include "formats/version.hpp"
 #include "store/component.hpp"
 #include "store/layout.hpp"
@@ -31,6 +32,12 @@ const std::vector<PinnedManifest>& pinned_manifests();
 
 // "redistrib_11.8.0.json"
 std::string manifest_file_name(const std::string& release);
+
+// The runtime archives of a pinned release as its manifest lists them
+// (data/cuda-archives.tsv), for `platform` (redist_platform's form), in the
+// table's order; empty when the table does not hold that release there.
+// What an offline hint names before the manifest is here.
+std::vector<RedistArchive> pinned_runtime_archives(const std::string& release, std::string_view platform);
 
 // The components a runtime tree of CUDA `major` is made of, in install order;
 // cuda_cupti is optional (the profiler) and not among them.

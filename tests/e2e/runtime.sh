@@ -241,6 +241,33 @@ cudnnenv: error: '$WORK/cuda-13.0.9' lacks 2 of the 8 archives of CUDA 13.0.9's 
   expect_eq "$rc:$(wc -l < urls.txt)" "0:9" "the hint's --print-urls runs offline: $(cat err)"
 )
 pass "offline: the hint names the manifest's URL; --print-urls writes every URL; a folder of the manifest and its archives installs, a missing or changed archive named with its URL; a pinned release's other manifest refused"
+# A pinned release whose archives the embedded table lists (data/cuda-archives.tsv: 13.0.2): with no
+# network the hint names every URL with its size before the manifest is here, and --print-urls writes
+# them without fetching anything.
+(
+  export CUDNNENV_ROOT="$WORK/offline-store-3" CUDNNENV_STATE_DIR="$WORK/offline-state-3"
+  redist_url=https://developer.download.nvidia.com/compute/cuda/redist
+  table="$E2E_DIR/../../data/cuda-archives.tsv"
+  urls="$redist_url/redistrib_13.0.2.json" listed="$redist_url/redistrib_13.0.2.json" total=0
+  for name in cuda_cudart libcublas libcufft libcurand libcusolver libcusparse cuda_nvrtc libnvjitlink; do
+    row=$(awk -F'\t' -v c="$name" '$1 == "13.0.2" && $2 == "linux-x86_64" && $3 == c' "$table")
+    size=$(cut -f6 <<< "$row")
+    urls+=$'\n'"$redist_url/$(cut -f5 <<< "$row")"
+    listed+=", $redist_url/$(cut -f5 <<< "$row") ($(human_size "$size"))"
+    total=$((total + size))
+  done
+  run install cuda 13.0 --mirror http://127.0.0.1:9 -q
+  expect_eq "$rc:$(sed -n 2p err | sed 's/.*; or offline: //')" "1:download these 9 files ($(human_size "$total")) into a folder cuda-13.0.2, then: cudnnenv install cuda ./cuda-13.0.2 ('cudnnenv install cuda 13.0.2 --print-urls urls.txt' writes them for wget -i): $listed" \
+    "offline, a tabled release: the hint names every URL and size"
+  mkdir tabled && cd tabled
+  export CUDNNENV_STATE_DIR="$WORK/offline-state-4"
+  run install cuda 13.0.2 --print-urls urls.txt --mirror http://127.0.0.1:9
+  expect_eq "$rc:$(cat out)" "0:wrote 9 URLs ($(human_size "$total")) to 'urls.txt': download them into a folder cuda-13.0.2 (with wget: wget -P cuda-13.0.2 -i urls.txt), then here: cudnnenv install cuda ./cuda-13.0.2" \
+    "offline, a tabled release: --print-urls fetches nothing: $(cat err)"
+  expect_eq "$(cat urls.txt)" "$urls" "offline, a tabled release: the URLs written are the hint's"
+  [ ! -e "$CUDNNENV_STATE_DIR/downloads" ] || fail "--print-urls of a tabled release fetched something: $(ls -A "$CUDNNENV_STATE_DIR/downloads")"
+)
+pass "offline, a release the table lists: the hint names every URL with its size; --print-urls writes them with no network"
 
 # 2. Install from the manifest, through a folder mirror laid out as NVIDIA's host.
 export CUDNNENV_CUDA_INDEX="$WORK/index"

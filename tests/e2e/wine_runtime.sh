@@ -99,6 +99,19 @@ expect_eq "$rc:$(head -1 err)" "1:cudnnenv: error: '$(winpath "$WORK/offline/cud
 off install cuda '.\offline\cuda-11.8.0' --allow-unverified -q
 expect_eq "$rc:$(head -1 out | sed 's/, Windows x64.*//')" "0:installed 'cuda-11.8.0': CUDA 11.8.0 runtime (cuda_cudart 11.8.89, libcublas 11.11.3.6, libcufft 10.9.0.58, libcurand 10.3.0.86, libcusolver 11.4.1.48, libcusparse 11.7.5.86, cuda_nvrtc 11.8.89)" "install cuda from the folder under Wine: $(cat err)"
 cmp "$offline_root/cuda-11.8.0/bin/cublas64_11.dll" dlls/cublas64_11.dll || fail "the folder's cuBLAS is the tree's"
+# No network and no folder yet: NVIDIA's 11.8.0 is pinned and its archives are in the embedded table, so the
+# hint names every windows-x86_64 URL with its size (the eight TF 2.5 opens come from these seven archives).
+listed="https://developer.download.nvidia.com/compute/cuda/redist/redistrib_11.8.0.json"
+for name in cuda_cudart libcublas libcufft libcurand libcusolver libcusparse cuda_nvrtc; do
+  row=$(awk -F'\t' -v c="$name" '$1 == "11.8.0" && $2 == "windows-x86_64" && $3 == c' "$E2E_DIR/../../data/cuda-archives.tsv")
+  listed+=", https://developer.download.nvidia.com/compute/cuda/redist/$(cut -f5 <<< "$row") ($(cut -f6 <<< "$row" | awk '{ v = $1 / 1e6; printf(v < 10 ? "%.1f MB" : "%.0f MB", v) }'))"
+done
+(
+  unset CUDNNENV_CUDA_INDEX
+  off install cuda 11.8 --mirror http://127.0.0.1:9 -q
+  expect_eq "$rc:$(sed -n 2p err | sed 's/\r$//; s/.*; or offline: //')" "1:download these 8 files (1.1 GB) into a folder cuda-11.8.0, then: cudnnenv install cuda ./cuda-11.8.0 ('cudnnenv install cuda 11.8.0 --print-urls urls.txt' writes them for wget -i): $listed" \
+    "offline under Wine, no folder: the hint names every URL and size"
+)
 pass "offline under Wine: --print-urls, then 'install cuda .\\offline\\cuda-11.8.0' from the manifest and zips in one folder, the manifest refused unless pinned or --allow-unverified"
 
 run_program cud current --cudnn cudnn-8.1

@@ -1,5 +1,7 @@
 #include <doctest/doctest.h>
 
+#include <algorithm>
+
 #include "store/runtime.hpp"
 
 namespace cudnnenv {
@@ -46,6 +48,40 @@ TEST_SUITE("store/runtime") {
     REQUIRE(pinned.size() >= 20);
     CHECK(pinned.front().release == "11.8.0");
     CHECK(pinned.front().sha256 == "941a950a4ab3b95311c50df7b3c8bca973e0cdda76fc2f4b456d2d5e4dac0281");
+  }
+
+  TEST_CASE("the runtime archives of data/cuda-archives.tsv: every component of a tabled release, as NVIDIA names it") {
+    const auto cublas = pinned_runtime_archives("13.0.2", "windows-x86_64");
+    REQUIRE(cublas.size() == 8);
+    CHECK(cublas[1].component == "libcublas");
+    CHECK(cublas[1].version == "13.1.0.3");
+    CHECK(cublas[1].relative_path == "libcublas/windows-x86_64/libcublas-windows-x86_64-13.1.0.3-archive.zip");
+    CHECK(cublas[1].size == 403672823);
+    CHECK(cublas[1].sha256 == "4ac4847bbe4f7709b244956fcfc32197a2954ee70b155cb67eebd9ee26f7e339");
+    CHECK(pinned_runtime_archives("13.0.2", "linux-ppc64le").empty());
+    CHECK(pinned_runtime_archives("12.4.1", "linux-x86_64").empty());
+    for (const std::string release : {"11.8.0", "13.0.2"}) {
+      CHECK(std::any_of(pinned_manifests().begin(), pinned_manifests().end(),
+                        [&](const PinnedManifest& pinned) { return pinned.release == release; }));
+      for (const std::string platform : {"linux-x86_64", "linux-sbsa", "windows-x86_64"}) {
+        CAPTURE(release);
+        CAPTURE(platform);
+        const auto archives = pinned_runtime_archives(release, platform);
+        std::vector<std::string> components;
+        for (const auto& archive : archives) {
+          CAPTURE(archive.relative_path);
+          components.push_back(archive.component);
+          const std::string extension = platform == "windows-x86_64" ? ".zip" : ".tar.xz";
+          CHECK(archive.relative_path == archive.component + "/" + platform + "/" + archive.component + "-" + platform +
+                                             "-" + archive.version + "-archive" + extension);
+          CHECK(is_safe_relative_path(archive.relative_path));
+          CHECK(archive.sha256.size() == 64);
+          CHECK(archive.sha256.find_first_not_of("0123456789abcdef") == std::string::npos);
+          CHECK(archive.size > 10000);
+        }
+        CHECK(components == runtime_components(std::stoi(release)));
+      }
+    }
   }
 
   TEST_CASE("a runtime for a selection: the release asked, else the newest of the major") {
