@@ -365,7 +365,7 @@ DoctorCheck check_dependencies(const Facts& facts) {
       with_runtime_folder(facts.environment, runtime ? runtime->resolve(runtime->layout.library_dir) : fs::path());
   context.os = facts.platform.os;
   std::vector<MissingDependency> missing;
-  for (const auto& name : expected_set(tree.version.major, tree.platform.os).libraries) {
+  for (const auto& name : expected_set(tree.version, tree.platform.os).libraries) {
     const fs::path library = tree.resolve(tree.layout.library_dir) / util::path_from_utf8(name);
     std::error_code ec;
     if (library != tree.library_path() && !fs::is_regular_file(library, ec)) continue;  // the integrity check's

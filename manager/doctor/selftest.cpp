@@ -63,7 +63,8 @@ std::string named_version(const std::string& printed) {
 // the tree's version.
 Result<void> make_tree(const fs::path& folder, const fs::path& library, const TestTree& tree) {
   const bool windows = windows_host();
-  const ExpectedSet set = expected_set(tree.major, windows ? Os::windows : Os::linux);
+  const ExpectedSet set = expected_set(parse_version(tree.version).value_or(Version{tree.major, 0, 0, {}}),
+                                       windows ? Os::windows : Os::linux);
   const fs::path libraries = folder / (windows ? "bin" : "lib");
   std::error_code ec;
   for (const fs::path& sub : {libraries, folder / "include", folder / "lib" / "x64"}) fs::create_directories(sub, ec);

@@ -2,6 +2,7 @@
 
 #include <spdlog/spdlog.h>
 
+#include <algorithm>
 #include <chrono>
 #include <cstdio>
 #include <system_error>
@@ -37,18 +38,25 @@ std::string driver_identity() {
   return driver.empty() ? "none" : util::to_utf8(driver) + "@" + identity(driver);
 }
 
-// The files the check covers: the manifest's (an installed or adopted tree),
-// else the libraries the tree's major version ships (a folder given by path).
+// The libraries cuDNN's release ships, in the tree's library folder.
+std::vector<fs::path> release_libraries(const TreeRecord& tree) {
+  std::vector<fs::path> files;
+  if (tree.kind != TreeKind::cudnn) return files;
+  for (const auto& name : expected_set(tree.version, tree.platform.os).libraries) {
+    files.push_back(tree.resolve(tree.layout.library_dir) / util::path_from_utf8(name));
+  }
+  return files;
+}
+
+// The files the check covers: the manifest's (an installed or adopted
+// tree) and the libraries of the tree's release.
 std::vector<fs::path> file_set(const TreeRecord& tree) {
   std::vector<fs::path> files;
-  if (!tree.files.empty()) {
-    for (const auto& file : tree.files) {
-      files.push_back(tree.resolve(file.path));
-    }
-  } else {
-    for (const auto& name : expected_set(tree.version.major, tree.platform.os).libraries) {
-      files.push_back(tree.resolve(tree.layout.library_dir) / name);
-    }
+  for (const auto& file : tree.files) {
+    files.push_back(tree.resolve(file.path));
+  }
+  for (auto& library : release_libraries(tree)) {
+    if (std::find(files.begin(), files.end(), library) == files.end()) files.push_back(std::move(library));
   }
   return files;
 }
@@ -94,6 +102,18 @@ Result<void> check_file_set(const TreeRecord& tree, const std::vector<fs::path>&
   std::vector<std::string> missing;
   if (!tree.files.empty()) {
     missing = changed_files(tree);
+    // A library of the release the tree never had: without it the loader takes another copy's.
+    std::vector<std::string> lacking;
+    for (const auto& library : release_libraries(tree)) {
+      std::error_code ec;
+      if (!fs::is_regular_file(library, ec)) lacking.push_back("'" + util::to_utf8(library.filename()) + "'");
+    }
+    if (missing.empty() && !lacking.empty()) {
+      return make_error("the tree '" + tree.name + "' lacks " + util::join(lacking, ", ") + " of cuDNN " +
+                            tree.version.str() + "'s libraries: the loader would take " +
+                            (lacking.size() == 1 ? "that file" : "those files") + " from another copy",
+                        hint, ExitCode::verify_failed);
+    }
   } else {
     for (const auto& file : files) {
       std::error_code ec;

@@ -6,9 +6,12 @@
 #include <regex>
 #include <set>
 #include <system_error>
+#include <tuple>
 
 #include "util/fs.hpp"
 #include "util/text.hpp"
+
+#include "cudnn_libraries.inc"
 
 namespace cudnnenv {
 
@@ -16,8 +19,10 @@ namespace fs = std::filesystem;
 
 namespace {
 
+// The cuDNN 8 libraries' stems: their import libraries (cudnn.lib, cudnn64_8.lib, ...).
 const std::vector<std::string> k_bases_8 = {"cudnn",           "cudnn_ops_infer", "cudnn_ops_train", "cudnn_cnn_infer",
                                             "cudnn_cnn_train", "cudnn_adv_infer", "cudnn_adv_train"};
+// The cuDNN 9 libraries that have import libraries in the official zips.
 const std::vector<std::string> k_bases_9 = {"cudnn",
                                             "cudnn_graph",
                                             "cudnn_ops",
@@ -30,6 +35,50 @@ const std::vector<std::string> k_bases_9 = {"cudnn",
 const std::vector<std::string>& bases_for(int major) {
   static const std::vector<std::string> single = {"cudnn"};
   return major >= 9 ? k_bases_9 : major == 8 ? k_bases_8 : single;
+}
+
+// A row of data/cudnn-libraries.tsv.
+struct ReleaseLibrary {
+  std::string name;
+  Os os = Os::linux;
+  Version first;
+  std::optional<Version> last;
+};
+
+struct LibraryTable {
+  std::vector<ReleaseLibrary> rows;
+  Version checked_through;
+};
+
+const LibraryTable& library_table() {
+  static const LibraryTable table = [] {
+    LibraryTable parsed;
+    bool header = true;
+    for (const auto& line : util::split(k_cudnn_libraries_tsv, '\n')) {
+      if (util::starts_with(line, "# checked through: ")) {
+        parsed.checked_through = parse_version(line.substr(19)).value_or(Version{});
+        continue;
+      }
+      if (line.empty() || line[0] == '#') continue;
+      if (header) {
+        header = false;
+        continue;
+      }
+      // library, os, first, last, source
+      const auto fields = util::split(line, '\t');
+      if (fields.size() < 4) continue;
+      const auto first = parse_version(fields[2]);
+      if (!first) continue;
+      parsed.rows.push_back({fields[0], fields[1] == "windows" ? Os::windows : Os::linux, *first,
+                             fields[3].empty() ? std::nullopt : parse_version(fields[3])});
+    }
+    return parsed;
+  }();
+  return table;
+}
+
+bool same_or_before(const Version& a, const Version& b) {
+  return std::tie(a.major, a.minor, a.patch) <= std::tie(b.major, b.minor, b.patch);
 }
 
 std::string dll_name(const std::string& base, int major) {
@@ -55,17 +104,34 @@ fs::path join(const fs::path& root, const std::string& relative) {
 
 }  // namespace
 
-ExpectedSet expected_set(int major, Os os) {
+ExpectedSet expected_set(const Version& release, Os os) {
   ExpectedSet set;
+  const int major = release.major;
+  const LibraryTable& table = library_table();
+  Version checked = release;
+  if (table.checked_through.major == major && !same_or_before(release, table.checked_through)) {
+    checked = table.checked_through;
+    set.note = "cuDNN " + release.str() + " is newer than the releases whose files cudnnenv knows (through " +
+               table.checked_through.str() + "): " + table.checked_through.str() + "'s libraries are expected";
+  }
+  for (const auto& row : table.rows) {
+    if (row.os != os || row.first.major != major || !same_or_before(row.first, checked)) continue;
+    if (row.last && !same_or_before(checked, *row.last)) continue;
+    set.libraries.push_back(row.name);
+  }
+  if (set.libraries.empty()) {  // a major the table does not know: its main library
+    set.libraries.push_back(main_library_name(major, os));
+    if (major > table.checked_through.major) {
+      set.note = "cuDNN " + std::to_string(major) + " is newer than the releases whose files cudnnenv knows (through " +
+                 table.checked_through.str() + "): only " + set.libraries.front() + " is expected";
+    }
+  }
   for (const auto& base : bases_for(major)) {
     if (os == Os::windows) {
-      set.libraries.push_back(dll_name(base, major));
       set.import_libs.push_back(base + ".lib");
       if (major >= 8) {
         set.import_libs.push_back(base + "64_" + std::to_string(major) + ".lib");
       }
-    } else {
-      set.libraries.push_back(so_name(base, major));
     }
   }
   if (major >= 9) {
@@ -208,9 +274,9 @@ fs::path find_version_header_near(const fs::path& library_dir, int major) {
   return {};
 }
 
-std::vector<std::string> missing_files(const fs::path& root, const TreeLayout& layout, Os os,
+std::vector<std::string> missing_files(const fs::path& root, const TreeLayout& layout, const Version& release, Os os,
                                        RequireImportLibs import_libs) {
-  const ExpectedSet set = expected_set(layout.major, os);
+  const ExpectedSet set = expected_set(release, os);
   std::vector<std::string> missing;
   auto check = [&](const std::string& dir, const std::string& name) {
     if (!file_exists(join(join(root, dir), name))) {

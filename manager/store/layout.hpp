@@ -17,12 +17,17 @@ struct ExpectedSet {
   std::vector<std::string> libraries;  // DLLs (Windows) or .so.N names (Linux)
   std::vector<std::string> headers;
   std::vector<std::string> import_libs;  // Windows .lib files of the official zips
+  // A release newer than the table checks: whose set was taken, in words.
+  std::string note;
 };
 
-// The facts page's sets: 7.x one library; 8.x seven libraries (Windows: 14
-// .lib files, 9 headers); 9.x the eight core libraries (later 9.x releases
-// add more, which are allowed but not required).
-ExpectedSet expected_set(int major, Os os);
+// The files of cuDNN `release` on `os`: the libraries of data/cudnn-libraries.tsv
+// (7.x one; 8.x seven; 9.x the eight core ones, cudnn_engines_tensor_ir from
+// 9.21, cudnn_ext from 9.25), the headers and Windows .lib files of its major
+// (import libraries for the core libraries only: the others' are not known).
+// A release newer than the table's "checked through" gets that release's set
+// and a note.
+ExpectedSet expected_set(const Version& release, Os os);
 
 // "libcudnn.so.9" / "cudnn64_9.dll".
 std::string main_library_name(int major, Os os);
@@ -61,8 +66,8 @@ std::filesystem::path find_version_header_near(const std::filesystem::path& libr
 
 enum class RequireImportLibs { no, yes };
 
-// Names (relative to the tree) of the expected files that are missing.
-std::vector<std::string> missing_files(const std::filesystem::path& root, const TreeLayout& layout, Os os,
-                                       RequireImportLibs import_libs);
+// Names (relative to the tree) of the files of `release` that are missing.
+std::vector<std::string> missing_files(const std::filesystem::path& root, const TreeLayout& layout,
+                                       const Version& release, Os os, RequireImportLibs import_libs);
 
 }  // namespace cudnnenv

@@ -83,6 +83,11 @@ std::string install_suggestion(const std::optional<int>& cuda_major) {
   return spec ? official_suggestion(*spec) : "'cudnnenv list --available' lists the releases there are";
 }
 
+std::string release_suggestion(const Version& release) {
+  auto spec = parse_spec(Version{release.major, release.minor, release.patch, {}}.str());
+  return spec ? official_suggestion(*spec) : install_suggestion();
+}
+
 Result<Spec> parse_spec(std::string_view text, std::optional<std::string_view> cuda) {
   Spec spec;
   spec.text = std::string(text);

@@ -30,6 +30,11 @@ Result<Spec> parse_spec(std::string_view text, std::optional<std::string_view> c
 // from NVIDIA"), with `cuda` major ("12") the newest release for it.
 std::string install_suggestion(const std::optional<int>& cuda_major = std::nullopt);
 
+// The command that fetches `release`'s official archive for this host, as
+// install_suggestion words it (the newest release when the list has none of
+// `release`).
+std::string release_suggestion(const Version& release);
+
 // Whether `tree` fits `spec` by version and CUDA (not by name).
 bool fits(const Spec& spec, const TreeRecord& tree);
 

@@ -368,19 +368,41 @@ Result<Staged> stage(const InstallSource& source, std::FILE* held, const fs::pat
   return staged;
 }
 
+RequireImportLibs import_libs_of(const InstallSource& source, Platform platform) {
+  return platform.os == Os::windows && source.kind == SourceKind::zip && !source.name.wheel ? RequireImportLibs::yes
+                                                                                            : RequireImportLibs::no;
+}
+
+// The files of `release` (its major's, before the version is read: `release`
+// then has only the major) missing from a staged tree: an error naming them.
+Result<void> check_release_files(const Staged& staged, const TreeLayout& layout, const Version& release,
+                                 const std::string& label, const InstallSource& source, Platform platform) {
+  if (const auto missing =
+          missing_files(staged.tree_root, layout, release, platform.os, import_libs_of(source, platform));
+      !missing.empty()) {
+    const bool known = label.find('.') != std::string::npos;  // the release, not only its major
+    const std::string hint =
+        source.kind == SourceKind::folder
+            ? "a tree needs every library of its release: copy " + std::string(missing.size() == 1 ? "it" : "them") +
+                  " from the release's archive, or install that archive" +
+                  (known ? " (" + release_suggestion(release) + ")" : std::string())
+        : source.name.wheel ? "the wheel lacks part of its release: install NVIDIA's archive instead" +
+                                  (known ? " (" + release_suggestion(release) + ")" : std::string())
+                            : "the archive is damaged or not a complete cuDNN release: download it again";
+    return make_error(
+        "incomplete cuDNN " + label + " set for " + describe(platform) + ": missing " + list_some(missing), hint);
+  }
+  return {};
+}
+
 // A complete release for the platform: every binary built for it, the
-// layout found, every file its major version ships present.
+// layout found, every file its major version ships present (the release's
+// own set is checked once its version is read).
 Result<TreeLayout> check_release(const Staged& staged, const InstallSource& source, Platform platform) {
   CUDNNENV_TRY(check_binaries(staged.extraction.files, staged.strip, platform));
   CUDNNENV_TRY_ASSIGN(layout, locate_layout(staged.tree_root, platform.os));
-  const RequireImportLibs import_libs =
-      platform.os == Os::windows && source.kind == SourceKind::zip && !source.name.wheel ? RequireImportLibs::yes
-                                                                                         : RequireImportLibs::no;
-  if (const auto missing = missing_files(staged.tree_root, *layout, platform.os, import_libs); !missing.empty()) {
-    return make_error("incomplete cuDNN " + std::to_string(layout->major) + " set for " + describe(platform) +
-                          ": missing " + list_some(missing),
-                      "the archive is damaged or not a complete cuDNN release: download it again");
-  }
+  CUDNNENV_TRY(check_release_files(staged, *layout, Version{layout->major, 0, 0, {}}, std::to_string(layout->major),
+                                   source, platform));
   return std::move(*layout);
 }
 
@@ -452,21 +474,30 @@ Result<std::vector<ExtractedFile>> hash_adopted_files(const AdoptedFolders& foun
   return files;
 }
 
-// Every binary built for the platform, every library of the release there.
-Result<void> check_adopted_set(const AdoptedFolders& found, const std::vector<ExtractedFile>& files,
-                               Platform platform) {
-  CUDNNENV_TRY(check_binaries(files, "", platform));
+// Every library of `release` (before the version is read: only its major)
+// in the adopted folder.
+Result<void> check_adopted_libraries(const AdoptedFolders& found, const Version& release, const std::string& label,
+                                     Platform platform) {
   TreeLayout checked = found.layout;
   checked.include_dir = found.include_dir.empty() ? "include" : util::to_utf8(found.include_dir);
-  if (auto missing = missing_files(found.location, checked, platform.os, RequireImportLibs::no); !missing.empty()) {
+  if (auto missing = missing_files(found.location, checked, release, platform.os, RequireImportLibs::no);
+      !missing.empty()) {
     std::erase_if(missing, [](const std::string& path) { return util::ends_with(path, ".h"); });
     if (!missing.empty()) {
-      return make_error("incomplete cuDNN " + std::to_string(found.layout.major) + " set in '" +
-                            util::to_utf8(found.location) + "': missing " + list_some(missing),
+      return make_error("incomplete cuDNN " + label + " set in '" + util::to_utf8(found.location) + "': missing " +
+                            list_some(missing),
                         "a tree needs every cuDNN library of its release in one folder");
     }
   }
   return {};
+}
+
+// Every binary built for the platform, every library of the major there.
+Result<void> check_adopted_set(const AdoptedFolders& found, const std::vector<ExtractedFile>& files,
+                               Platform platform) {
+  CUDNNENV_TRY(check_binaries(files, "", platform));
+  return check_adopted_libraries(found, Version{found.layout.major, 0, 0, {}}, std::to_string(found.layout.major),
+                                 platform);
 }
 
 // Named from what was read: "cudnn-9.19.0-cuda-13.0" when the library says
@@ -711,6 +742,11 @@ Result<InstallOutcome> Store::install_source(const fs::path& source_path, const 
                                                    : staged->tree_root / util::path_from_utf8(layout->version_header),
                     staged->tree_root / util::path_from_utf8(layout->main_library), source->name,
                     options.platform == host_platform(), options.probe, options.warn));
+  CUDNNENV_TRY(
+      check_release_files(*staged, *layout, versions->version, versions->version.str(), *source, options.platform));
+  if (const auto note = expected_set(versions->version, options.platform.os).note; !note.empty()) {
+    warn(options.warn, note);
+  }
   CUDNNENV_TRY(provenance.settle(source->record));
 
   // A folder: its name now, from what it holds, under a lock of its own.
@@ -779,6 +815,10 @@ Result<TreeRecord> Store::adopt(const fs::path& directory, const AdoptOptions& o
   CUDNNENV_TRY_ASSIGN(
       versions, read_versions(found->version_header, found->location / util::path_from_utf8(found->layout.main_library),
                               ArchiveName{}, options.platform == host_platform(), options.probe, options.warn));
+  CUDNNENV_TRY(check_adopted_libraries(*found, versions->version, versions->version.str(), options.platform));
+  if (const auto note = expected_set(versions->version, options.platform.os).note; !note.empty()) {
+    warn(options.warn, note);
+  }
 
   TreeRecord record = new_record(options.name.value_or(default_tree_name(versions->version, naming_cuda(*versions))),
                                  found->layout, *versions, options.platform);

@@ -62,14 +62,17 @@ void check_files(const TreeRecord& tree, VerifyReport& report) {
          missing.empty() ? "CUDA " + tree.version.str() + " runtime, " + std::to_string(libraries) + " library files"
                          : "missing " + join_some(missing)});
   } else {
-    auto missing = missing_files(tree.root, layout, tree.platform.os,
+    auto missing = missing_files(tree.root, layout, tree.version, tree.platform.os,
                                  import_libs ? RequireImportLibs::yes : RequireImportLibs::no);
     if (tree.layout.include_dir.empty() || fs::path(util::path_from_utf8(tree.layout.include_dir)).is_absolute()) {
       std::erase_if(missing, [](const std::string& path) { return util::ends_with(path, ".h"); });
     }
+    const std::string note = expected_set(tree.version, tree.platform.os).note;
     report.checks.push_back({"file set", missing.empty() ? CheckStatus::ok : CheckStatus::failed,
-                             missing.empty() ? "complete cuDNN " + std::to_string(tree.version.major) + " set"
-                                             : "missing " + join_some(missing)});
+                             (missing.empty() ? "complete cuDNN " + tree.version.str() + " set"
+                                              : "missing " + join_some(missing) + " (cuDNN " + tree.version.str() +
+                                                    " ships " + (missing.size() == 1 ? "it" : "them") + ")") +
+                                 (note.empty() ? std::string() : "; " + note)});
   }
 
   // Every file as the install recorded it: an antivirus quarantine, a
@@ -176,7 +179,7 @@ std::vector<std::string> missing_dependencies_of_set(const TreeRecord& tree, con
   context.environment = with_runtime_folder(environment, runtime_dir);
   context.os = tree.platform.os;
   std::vector<MissingDependency> missing;
-  for (const auto& name : expected_set(tree.version.major, tree.platform.os).libraries) {
+  for (const auto& name : expected_set(tree.version, tree.platform.os).libraries) {
     const fs::path library = tree.resolve(tree.layout.library_dir) / util::path_from_utf8(name);
     std::error_code ec;
     if (!fs::is_regular_file(library, ec)) continue;  // the file set's check says so
@@ -243,7 +246,7 @@ void check_load(const TreeRecord& tree, const VerifyOptions& options, VerifyRepo
   // Each sub-library by absolute path, in parallel children: a missing
   // dependency names itself here.
   std::vector<std::future<std::string>> loads;
-  for (const auto& name : expected_set(tree.version.major, tree.platform.os).libraries) {
+  for (const auto& name : expected_set(tree.version, tree.platform.os).libraries) {
     const fs::path path = tree.resolve(tree.layout.library_dir) / name;
     if (path == library) {
       continue;

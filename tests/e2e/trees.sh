@@ -5,12 +5,15 @@
 make_linux_tree() {
   local dir=$1 version=$2 so=$3
   mkdir -p "$dir/lib" "$dir/include"
-  for base in cudnn cudnn_graph cudnn_ops cudnn_cnn cudnn_adv cudnn_heuristic cudnn_engines_precompiled \
-              cudnn_engines_runtime_compiled; do
+  IFS=. read -r major minor patch <<<"$version"
+  local bases="cudnn cudnn_graph cudnn_ops cudnn_cnn cudnn_adv cudnn_heuristic cudnn_engines_precompiled"
+  bases+=" cudnn_engines_runtime_compiled"
+  [ "$minor" -ge 21 ] && bases+=" cudnn_engines_tensor_ir"  # data/cudnn-libraries.tsv
+  [ "$minor" -ge 25 ] && bases+=" cudnn_ext"
+  for base in $bases; do
     cp "$so" "$dir/lib/lib$base.so.$version"
     ln -sf "lib$base.so.$version" "$dir/lib/lib$base.so.9"
   done
-  IFS=. read -r major minor patch <<<"$version"
   printf '#define CUDNN_MAJOR %s\n#define CUDNN_MINOR %s\n#define CUDNN_PATCHLEVEL %s\n' "$major" "$minor" "$patch" \
     > "$dir/include/cudnn_version.h"
   for h in cudnn cudnn_graph cudnn_ops cudnn_cnn cudnn_adv cudnn_backend; do echo "/* $h */" > "$dir/include/$h.h"; done

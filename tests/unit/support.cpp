@@ -68,7 +68,8 @@ std::string version_header(const std::string& version) {
 
 FileMap fake_tree(const FakeTree& spec) {
   FileMap files;
-  const ExpectedSet set = expected_set(spec.major, spec.os);
+  const ExpectedSet set =
+      expected_set(parse_version(spec.header_version).value_or(Version{spec.major, 0, 0, {}}), spec.os);
   const std::string default_library = read_binary(fixture(spec.library));
   std::string bin, include, lib;
   const std::string top = spec.prefix.empty() ? std::string() : spec.prefix + "/";
