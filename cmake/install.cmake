@@ -6,7 +6,7 @@
 # program resolves its own path through the link). The completions (asking
 # `cudnnenv` on PATH) and the man page (help2man, when installed) are made
 # from the built program. `cpack -G DEB` makes the .deb.
-# Windows: one folder with the three programs, the README, zlib\ and
+# Windows: one folder with the three programs and the fence DLL, the README, zlib\ and
 # selftest\, as the .zip (`cpack -G ZIP` in the mingw build).
 include(GNUInstallDirs)
 set(CPACK_PACKAGE_NAME cudnnenv)
@@ -17,7 +17,7 @@ set(CPACK_PACKAGE_VERSION ${PROJECT_VERSION})
 set(CPACK_RESOURCE_FILE_README ${PROJECT_SOURCE_DIR}/README.md)
 
 if(WIN32)
-  install(TARGETS cudnnenv cudnnenv-shim cudnnenv-probe RUNTIME DESTINATION .)
+  install(TARGETS cudnnenv cudnnenv-shim cudnnenv-probe cudnnenv-fence RUNTIME DESTINATION .)
   install(TARGETS zlibwapi RUNTIME DESTINATION zlib)
   # selftest's DLL pair and loader (no import libraries: nothing links to them).
   install(TARGETS ${CUDNNENV_SELFTEST_TARGETS} RUNTIME DESTINATION selftest)

@@ -154,6 +154,7 @@ std::string report_json(const ReportInput& in) {
                          {"failed", failed_file(in.failures, file.path) != nullptr},
                          {"runtime", file.runtime},
                          {"preloaded", file.preloaded},
+                         {"fenced", file.fenced},
                          {"why", or_null(file.why)}});
   }
   return Json{{"tree", in.tree.name},
@@ -202,6 +203,7 @@ std::string report_text(const ReportInput& in) {
   for (const auto& file : in.report.files) {
     const FailedFile* failed = failed_file(in.failures, file.path);
     text += (failed        ? "  FAILED       "
+             : file.fenced ? "  FENCED       "
              : file.inside ? (file.runtime ? "  in the runtime " : "  in the tree  ")
                            : "  OUTSIDE      ") +
             file.path + (file.why.empty() ? "" : " (" + file.why + ")") +
@@ -269,6 +271,25 @@ LoadFailures failures_of(const LaunchPlan& plan, const std::vector<LoadedModule>
   };
   LoadFailures failures =
       find_load_failures(plan.program, loaded, run.searches, host_platform().os, needed_of, standard_search(plan));
+  // Windows: a name the tree lacks mapped the fence's file and failed there.
+  if (!plan.fence_folder.empty()) {
+    const std::string program = util::to_utf8(plan.program.filename());
+    for (const auto& module : loaded) {
+      const fs::path file = util::path_from_utf8(module.path);
+      if (!util::same_file(file.parent_path(), plan.fence_folder)) continue;
+      const std::string name = util::to_utf8(file.filename());
+      if (std::any_of(failures.missing.begin(), failures.missing.end(),
+                      [&](const MissingLibrary& each) { return util::iequals(each.name, name); })) {
+        continue;
+      }
+      MissingLibrary missing;
+      missing.name = name;
+      missing.needed_by = {program};
+      missing.chains = {{program, name}};
+      missing.looked_in = {{"pin", util::to_utf8(plan.library_dir)}, {"fence", util::to_utf8(plan.fence_folder)}};
+      failures.missing.push_back(std::move(missing));
+    }
+  }
   const Listing listing = store.list(RecordPart::identity);
   FixContext fix;
   fix.tree = &selection.tree;
@@ -307,6 +328,10 @@ Result<int> run_exec(const ExecArguments& arguments, const Context& context) {
   // The one launch environment of the selection, as every door renders it.
   launch_request.selection_environment = activation_of(*selection, context.environment);
   launch_request.audit_module = audit_module_beside(self);
+  if (host_platform().os == Os::windows && tree.kind == TreeKind::cudnn) {
+    CUDNNENV_TRY_ASSIGN(fence, prepare_fence(tree, self.parent_path() / "cudnnenv-fence.dll", store.state().fences()));
+    if (*fence) launch_request.fence_folder = **fence;
+  }
   see_through_own_shims(arguments, store, launch_request);
   std::error_code ec;
   const bool watch = arguments.report || arguments.why;
@@ -354,7 +379,7 @@ Result<int> run_exec(const ExecArguments& arguments, const Context& context) {
                          : describe_load_failures(failures));
     return *exit_code;
   }
-  const PinReport report = classify_loaded(tree, selection->runtime(), plan->program, loaded);
+  const PinReport report = classify_loaded(tree, selection->runtime(), plan->program, loaded, plan->fence_folder);
   const ReportInput input{tree, selection->runtime(), *plan, launch_request.mode, report, run, failures, *exit_code};
   print_diagnostic(arguments.json ? report_json(input) : report_text(input));
   if (*exit_code != 0) {

@@ -13,6 +13,7 @@
 
 #include "discover/discover.hpp"
 #include "formats/binfmt.hpp"
+#include "launch_key.hpp"
 #include "store/component.hpp"
 #include "store/layout.hpp"
 #include "store/runtime.hpp"
@@ -268,6 +269,36 @@ Result<fs::path> find_program(const std::string& command, const util::Environmen
                     ExitCode::no_program);
 }
 
+Result<std::optional<fs::path>> prepare_fence(const TreeRecord& tree, const fs::path& fence_dll,
+                                              const fs::path& fences) {
+  const fs::path library_dir = tree.resolve(tree.layout.library_dir);
+  std::vector<std::string> lacking;
+  for (const auto& name : family_libraries(tree.version.major, Os::windows)) {
+    std::error_code ec;
+    if (!fs::is_regular_file(library_dir / util::path_from_utf8(name), ec)) lacking.push_back(name);
+  }
+  if (lacking.empty()) return std::optional<fs::path>();
+  std::error_code ec;
+  if (!fs::is_regular_file(fence_dll, ec)) {
+    return make_error("'" + util::to_utf8(fence_dll) + "' is missing: the names the tree lacks (" +
+                          util::join(lacking, ", ") + ") cannot be fenced",
+                      "reinstall cudnnenv");
+  }
+  // One folder per set of names, named after them: trees lacking the same names share it.
+  char digest[17];
+  std::snprintf(digest, sizeof digest, "%016llx",
+                static_cast<unsigned long long>(shim::fnv1a(util::join(lacking, "\n").c_str())));
+  const fs::path folder = fences / digest;
+  fs::create_directories(folder, ec);
+  for (const auto& name : lacking) {
+    const fs::path file = folder / util::path_from_utf8(name);
+    if (fs::is_regular_file(file, ec) && fs::file_size(file, ec) == fs::file_size(fence_dll, ec)) continue;
+    CUDNNENV_TRY_ASSIGN(bytes, util::read_file(fence_dll, 1 << 20));
+    CUDNNENV_TRY(util::write_file_atomic(file, *bytes));
+  }
+  return std::optional<fs::path>(folder);
+}
+
 Result<LaunchPlan> plan_launch(const LaunchRequest& request) {
   CUDNNENV_TRY_ASSIGN(program, find_program(request.command, request.environment, request.skip));
   if (windows_host()) {
@@ -319,6 +350,11 @@ Result<LaunchPlan> plan_launch(const LaunchRequest& request) {
   // The selection's launch environment: each entry in front of the ones
   // before it (the tree's folder ends up first, the runtime's right after).
   const std::string loader_list = windows_host() ? "PATH" : "LD_LIBRARY_PATH";
+  // The fence goes first so that it ends up right after the trees' folders.
+  if (windows_host() && !request.fence_folder.empty()) {
+    CUDNNENV_TRY(prepend("PATH", util::to_utf8(request.fence_folder)));
+    plan.fence_folder = request.fence_folder;
+  }
   if (request.selection_environment.prepend.empty()) {
     for (auto each = folders.rbegin(); each != folders.rend(); ++each) CUDNNENV_TRY(prepend(loader_list, each->second));
   }
@@ -374,7 +410,7 @@ Result<LaunchPlan> plan_launch(const LaunchRequest& request) {
 }
 
 PinReport classify_loaded(const TreeRecord& tree, const TreeRecord* runtime, const fs::path& program,
-                          const std::vector<LoadedModule>& loaded) {
+                          const std::vector<LoadedModule>& loaded, const fs::path& fence_folder) {
   PinReport report;
   std::error_code ec;
   // Both sides as the file system resolves them: a tree reached through a
@@ -404,7 +440,13 @@ PinReport classify_loaded(const TreeRecord& tree, const TreeRecord* runtime, con
         (!relative.empty() && *relative.begin() != "..") ||
         (is_runtime &&
          util::same_file(runtime->resolve(runtime->layout.library_dir) / util::path_from_utf8(base), file));
-    LoadedCudnnFile entry{shown, module.pid, inside, is_runtime, module.preloaded, {}};
+    LoadedCudnnFile entry{shown, module.pid, inside, is_runtime, module.preloaded, false, {}};
+    if (!fence_folder.empty() && util::same_file(file.parent_path(), fence_folder)) {
+      entry.fenced = true;
+      entry.why = "the tree lacks " + base + ": its load failed on the fence instead of taking another copy";
+      report.files.push_back(std::move(entry));
+      continue;
+    }
     if (module.preloaded) {
       entry.why = "loaded inside the program before it started, as a copy of its name comes first in Windows' search";
     }
@@ -428,8 +470,8 @@ PinReport classify_loaded(const TreeRecord& tree, const TreeRecord* runtime, con
 }
 
 std::size_t PinReport::outside_count() const {
-  return static_cast<std::size_t>(
-      std::count_if(files.begin(), files.end(), [](const LoadedCudnnFile& file) { return !file.inside; }));
+  return static_cast<std::size_t>(std::count_if(
+      files.begin(), files.end(), [](const LoadedCudnnFile& file) { return !file.inside && !file.fenced; }));
 }
 
 }  // namespace cudnnenv

@@ -63,6 +63,9 @@ struct LaunchRequest {
   std::filesystem::path audit_module;       // libcudnnenv-audit.so (Linux, audit mode)
   std::vector<std::filesystem::path> skip;  // folders never to take the program from (the shims folder)
   std::filesystem::path report_log;         // Linux: where the audit module records what maps; empty: no report
+  // Windows: prepare_fence's folder, on PATH right after the trees' folders;
+  // empty: none.
+  std::filesystem::path fence_folder;
 };
 
 struct LaunchPlan {
@@ -85,6 +88,9 @@ struct LaunchPlan {
   // before its own code runs, dependencies first, so that a load of the name
   // gets the module already loaded and never that copy.
   std::vector<std::filesystem::path> preload;
+  // Windows: the fence folder on PATH (LaunchRequest::fence_folder); a
+  // module mapped from it is a load that failed.
+  std::filesystem::path fence_folder;
   std::filesystem::path report_log;
   std::vector<std::string> notes;  // where the pin cannot hold, said before the start
 };
@@ -92,6 +98,17 @@ struct LaunchPlan {
 // Fails (exit code 3) when the program is not found, and when the only
 // candidates are in `skip` or are the shim itself (a loop).
 Result<LaunchPlan> plan_launch(const LaunchRequest& request);
+
+// Windows' fence: the cuDNN names of the tree's major (family_libraries)
+// that its folder lacks, each a copy of `fence_dll` (cudnnenv-fence.dll,
+// whose DllMain fails) in a folder under `fences` (the state's). On PATH
+// right after the tree's folder, a bare-name load of such a name (cuDNN 9's
+// dispatcher opening cudnn_engines_tensor_ir64_9.dll) finds the fence before
+// any other copy further on PATH and fails (ERROR_DLL_INIT_FAILED) as if
+// nothing had the name. Empty when the tree lacks none.
+Result<std::optional<std::filesystem::path>> prepare_fence(const TreeRecord& tree,
+                                                           const std::filesystem::path& fence_dll,
+                                                           const std::filesystem::path& fences);
 
 // `command` as the system would find it: a path as given, else the first
 // match on PATH (with PATHEXT on Windows), skipping the folders in `skip`
@@ -170,7 +187,8 @@ struct LoadedCudnnFile {
   bool inside = false;
   bool runtime = false;    // a CUDA runtime library (reported only when a runtime tree is pinned)
   bool preloaded = false;  // loaded by cudnnenv before the program started (LoadedModule::preloaded)
-  std::string why;         // outside: why that copy won, when known; a preloaded file: why it was
+  bool fenced = false;     // the fence's file (LaunchPlan::fence_folder): a name the tree lacks, whose load failed
+  std::string why;         // outside: why that copy won, when known; a preloaded or fenced file: why it was
 };
 
 struct PinReport {
@@ -181,8 +199,9 @@ struct PinReport {
 // Sorts the cuDNN files among `loaded` by whether they lie in `tree`, and,
 // with a runtime tree, the CUDA runtime libraries by whether they lie in it;
 // an outside file in `program`'s own folder says so (on Windows that folder
-// is searched before PATH and SetDllDirectory: no launcher can beat it).
+// is searched before PATH and SetDllDirectory: no launcher can beat it). A
+// file of `fence_folder` is fenced: neither the tree's nor outside.
 PinReport classify_loaded(const TreeRecord& tree, const TreeRecord* runtime, const std::filesystem::path& program,
-                          const std::vector<LoadedModule>& loaded);
+                          const std::vector<LoadedModule>& loaded, const std::filesystem::path& fence_folder = {});
 
 }  // namespace cudnnenv

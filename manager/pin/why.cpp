@@ -7,6 +7,7 @@
 
 #include "store/layout.hpp"
 #include "store/runtime.hpp"
+#include "store/spec.hpp"
 #include "util/text.hpp"
 
 namespace cudnnenv {
@@ -335,8 +336,25 @@ std::string fix_for_missing(const MissingLibrary& missing, const FixContext& con
   if (is_cudnn_library_name(name, Os::linux) || is_cudnn_library_name(name, Os::windows)) {
     const auto major = cudnn_major_of(name);
     if (context.tree && major && context.tree->version.major == *major) {
-      return "cudnnenv verify " + util::command_word(context.tree->name) + "  (the tree '" + context.tree->name +
-             "' lacks it)";
+      const TreeRecord& tree = *context.tree;
+      const auto set = expected_set(tree.version, tree.platform.os).libraries;
+      const bool of_release = std::any_of(
+          set.begin(), set.end(), [&](const std::string& each) { return same_name(each, name, tree.platform.os); });
+      const auto install =
+          of_release ? release_install_command(tree.version, tree.cuda ? std::optional(tree.cuda->major) : std::nullopt)
+                     : std::nullopt;
+      if (install) {
+        return *install + "  (the tree '" + tree.name + "' lacks it; cuDNN " + tree.version.str() +
+               "'s archive has it)";
+      }
+      // A name of a later release: what asked for it expects that release.
+      if (const auto first = first_release_of(name, tree.platform.os); !of_release && first && tree.version < *first) {
+        if (const auto newer =
+                release_install_command(*first, tree.cuda ? std::optional(tree.cuda->major) : std::nullopt)) {
+          return *newer + "  (cuDNN " + tree.version.str() + " does not ship it; " + first->str() + " and later do)";
+        }
+      }
+      return "cudnnenv verify " + util::command_word(tree.name) + "  (the tree '" + tree.name + "' lacks it)";
     }
     if (major) {
       for (auto at = context.trees.rbegin(); at != context.trees.rend(); ++at) {

@@ -147,6 +147,21 @@ ExpectedSet expected_set(const Version& release, Os os) {
   return set;
 }
 
+std::vector<std::string> family_libraries(int major, Os os) {
+  std::vector<std::string> names;
+  for (const auto& row : library_table().rows) {
+    if (row.os == os && row.first.major == major) names.push_back(row.name);
+  }
+  return names;
+}
+
+std::optional<Version> first_release_of(const std::string& name, Os os) {
+  for (const auto& row : library_table().rows) {
+    if (row.os == os && (os == Os::windows ? util::iequals(row.name, name) : row.name == name)) return row.first;
+  }
+  return std::nullopt;
+}
+
 std::string main_library_name(int major, Os os) {
   return os == Os::windows ? dll_name("cudnn", major) : so_name("cudnn", major);
 }

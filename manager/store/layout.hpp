@@ -29,6 +29,13 @@ struct ExpectedSet {
 // and a note.
 ExpectedSet expected_set(const Version& release, Os os);
 
+// Every library name any release of cuDNN `major` ships on `os`
+// (data/cudnn-libraries.tsv): what a tree of that major may be asked for.
+std::vector<std::string> family_libraries(int major, Os os);
+
+// The first release that ships library `name` on `os` (the table's), if any.
+std::optional<Version> first_release_of(const std::string& name, Os os);
+
 // "libcudnn.so.9" / "cudnn64_9.dll".
 std::string main_library_name(int major, Os os);
 

@@ -22,8 +22,13 @@ std::string describe_tree_serving(const TreeRecord& tree) {
   return "'" + tree.name + "' (" + tree.version.str() + ", " + describe_served_cuda(tree) + ")";
 }
 
-// An official archive for this platform that fits, to name in the hint.
-std::string official_suggestion(const Spec& spec) {
+struct OfficialCommand {
+  std::string command;    // "cudnnenv install 9.19 --cuda 13"
+  std::string file_name;  // of the archive it fetches
+};
+
+// The official archive for this platform that fits, and the install command that fetches it.
+std::optional<OfficialCommand> official_command(const Spec& spec) {
   const Platform host = host_platform();
   const std::string platform = to_string(host.os) + "-" + to_string(host.arch);
   const OfficialArchive* best = nullptr;
@@ -54,13 +59,20 @@ std::string official_suggestion(const Spec& spec) {
       best_cuda = probe.cuda;
     }
   }
-  if (!best) return install_suggestion() + " ('cudnnenv list --available' lists the others)";
+  if (!best) return std::nullopt;
   // With its CUDA named, the command fetches this very archive: without it,
   // install asks which CUDA when the release comes for several, or lets the
   // toolkit found here pick another.
   std::string command = "cudnnenv install " + spec.text;
   if (best_cuda && spec.text.find("+cuda") == std::string::npos) command += " --cuda " + best_cuda->str();
-  return "'" + command + "' fetches " + std::string(best->file_name) + " from NVIDIA";
+  return OfficialCommand{command, std::string(best->file_name)};
+}
+
+// An official archive for this platform that fits, to name in the hint.
+std::string official_suggestion(const Spec& spec) {
+  const auto official = official_command(spec);
+  if (!official) return install_suggestion() + " ('cudnnenv list --available' lists the others)";
+  return "'" + official->command + "' fetches " + official->file_name + " from NVIDIA";
 }
 
 }  // namespace
@@ -86,6 +98,16 @@ std::string install_suggestion(const std::optional<int>& cuda_major) {
 std::string release_suggestion(const Version& release) {
   auto spec = parse_spec(Version{release.major, release.minor, release.patch, {}}.str());
   return spec ? official_suggestion(*spec) : install_suggestion();
+}
+
+std::optional<std::string> release_install_command(const Version& release, std::optional<int> cuda_major) {
+  const std::string cuda = cuda_major ? std::to_string(*cuda_major) : std::string();
+  auto spec = parse_spec(Version{release.major, release.minor, release.patch, {}}.str(),
+                         cuda_major ? std::optional<std::string_view>(cuda) : std::nullopt);
+  if (!spec) return std::nullopt;
+  const auto official = official_command(*spec);
+  if (!official) return std::nullopt;
+  return official->command;
 }
 
 Result<Spec> parse_spec(std::string_view text, std::optional<std::string_view> cuda) {

@@ -35,6 +35,12 @@ std::string install_suggestion(const std::optional<int>& cuda_major = std::nullo
 // `release`).
 std::string release_suggestion(const Version& release);
 
+// "cudnnenv install 9.21.0 --cuda 13": the command that fetches `release`'s
+// official archive for this host (for CUDA `cuda_major` when given); empty
+// when the list has none.
+std::optional<std::string> release_install_command(const Version& release,
+                                                   std::optional<int> cuda_major = std::nullopt);
+
 // Whether `tree` fits `spec` by version and CUDA (not by name).
 bool fits(const Spec& spec, const TreeRecord& tree);
 

@@ -36,6 +36,10 @@ fs::path StatePaths::downloads() const {
 fs::path StatePaths::cache() const {
   return folder / layout::k_cache_folder;
 }
+fs::path StatePaths::fences() const {
+  return folder / "fence";
+}
+
 fs::path StatePaths::pin_checks() const {
   return cache() / "pin-checks";
 }

@@ -34,6 +34,8 @@ struct StatePaths {
   std::filesystem::path downloads() const;   // downloads/: the archives install kept
   std::filesystem::path cache() const;       // cache/: what can be deleted at any time
   std::filesystem::path pin_checks() const;  // cache/pin-checks: passed checks before a start
+  // fence/<16 hex digits>/: Windows' fence DLLs, one folder per set of names a tree lacks.
+  std::filesystem::path fences() const;
   // cache/report-<pid>.log: what the audit module of one `exec --report` wrote.
   std::filesystem::path report_log(unsigned long process_id) const;
   std::filesystem::path cmd_scripts() const;  // cmd/: init.bat and the cmd integration

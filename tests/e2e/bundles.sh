@@ -63,3 +63,52 @@ run install ./complete --name whole -q
 run exec --cudnn whole -- "$FIXTURES/load-cudnn"
 expect_eq "$rc:$(cat out)" "0:92100" "exec of a complete 9.21 tree: $(cat err)"
 pass "the check before a start refuses a 9.21 tree without tensor_ir (exit 4), recorded or not; a complete one runs"
+
+# The fence: under the pin a cuDNN name the tree lacks never loads from anywhere else. A stray copy of
+# libcudnn_engines_tensor_ir.so.9 of another version (a fake 9.19.0) sits on LD_LIBRARY_PATH, where a
+# distribution's cuDNN would be. Run plainly, the program mixes 9.21.0 and 9.19.0 (the control); under
+# the pin each way of loading it fails: the dispatcher's bare-name dlopen, an absolute path into the stray
+# copy, and a DT_NEEDED soname (the program does not start). --why names it with the fix.
+cat > load_versions.c <<'C'
+#include <dlfcn.h>
+#include <stdio.h>
+int main(int argc, char** argv) {
+  int failed = 0;
+  for (int i = 1; i < argc; ++i) {
+    void* handle = dlopen(argv[i], RTLD_NOW);
+    size_t (*version)(void) = handle ? (size_t (*)(void))dlsym(handle, "cudnnGetVersion") : 0;
+    if (version) printf("%s %zu\n", argv[i], version());
+    else printf("%s -\n", argv[i]);
+    failed |= !version;
+  }
+  return failed;
+}
+C
+cc -o load-versions load_versions.c -ldl
+mkdir -p stray
+cp "$FIXTURES/fake-elf64-9.19.0.so" stray/libcudnn_engines_tensor_ir.so.9
+printf 'int tensor_ir_stub(void) { return 0; }\n' > stub.c
+mkdir -p stub  # links the program against the name; never on a path
+cc -shared -fPIC -o stub/libcudnn_engines_tensor_ir.so.9 -Wl,-soname,libcudnn_engines_tensor_ir.so.9 stub.c
+printf 'int main(void) { return 0; }\n' > needs.c
+cc -o needs-tensor-ir needs.c -Wl,--no-as-needed stub/libcudnn_engines_tensor_ir.so.9
+LD_LIBRARY_PATH="$WORK/incomplete/lib:$WORK/stray" ./load-versions libcudnn.so.9 libcudnn_engines_tensor_ir.so.9 > plain.out
+expect_eq "$(cat plain.out)" "libcudnn.so.9 92100
+libcudnn_engines_tensor_ir.so.9 91900" "the control: run plainly, the incomplete bundle mixes 9.21.0 and 9.19.0"
+export LD_LIBRARY_PATH="$WORK/stray"
+run exec --cudnn old921 --verify none -- ./load-versions libcudnn.so.9 libcudnn_engines_tensor_ir.so.9 "$WORK/stray/libcudnn_engines_tensor_ir.so.9"
+expect_eq "$rc:$(cat out)" "1:libcudnn.so.9 92100
+libcudnn_engines_tensor_ir.so.9 -
+$WORK/stray/libcudnn_engines_tensor_ir.so.9 -" "pinned: the bare name and the absolute path into the stray copy both fail"
+run exec --cudnn old921 --verify none -- ./needs-tensor-ir
+expect_eq "$rc" "127" "pinned: a DT_NEEDED libcudnn_engines_tensor_ir.so.9 fails the start: $(cat err)"
+run_program ./needs-tensor-ir
+expect_eq "$rc" "0" "the control: run plainly, the DT_NEEDED name loads the stray copy"
+run exec --cudnn old921 --verify none --why -- ./load-versions libcudnn_engines_tensor_ir.so.9
+expect_eq "$rc:$(tail -5 err)" "1:cudnnenv: why: libcudnn_engines_tensor_ir.so.9 did not load (needed by load-versions)
+  chain:  load-versions -> libcudnn_engines_tensor_ir.so.9
+  looked for in, in order:
+    $CUDNNENV_ROOT/old921/lib  (pin)
+  fix:    cudnnenv install 9.21.0 --cuda 13  (the tree 'old921' lacks it; cuDNN 9.21.0's archive has it)" "--why names the file, the pin's folder and the fix"
+unset LD_LIBRARY_PATH
+pass "the fence: a 9.21 tree without tensor_ir, pinned, never takes the stray copy (bare name, absolute path, DT_NEEDED); plainly it mixes; --why names the fix"

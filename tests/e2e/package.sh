@@ -6,7 +6,7 @@
 # tree, pins a program with the installed audit module (exec --report), and
 # its bash completion answers; `cpack -G DEB` makes a .deb holding the same.
 # Windows (the mingw build): `cpack -G ZIP` makes a .zip of the three
-# programs, the README, zlib/zlibwapi.dll (for cuDNN 8.3-8.9) and selftest/
+# programs, the fence DLL, the README, zlib/zlibwapi.dll (for cuDNN 8.3-8.9) and selftest/
 # (its two DLL pairs, the 32-bit stray DLL and the loader), from which `selftest` runs.
 CUDNNENV=$1
 FIXTURES=$2
@@ -18,6 +18,7 @@ if [[ $CUDNNENV == *.exe ]]; then
   zip=$WORK/pkg/cudnnenv-$("$WINE" "$CUDNNENV" --version 2> /dev/null | tr -d '\r' | cut -d' ' -f2)-windows-x86_64.zip
   [ -f "$zip" ] || fail "no $zip: $(ls "$WORK/pkg")"
   expect_eq "$(unzip -Z1 "$zip" | sort)" "README.md
+cudnnenv-fence.dll
 cudnnenv-probe.exe
 cudnnenv-shim.exe
 cudnnenv.exe

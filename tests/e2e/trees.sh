@@ -36,3 +36,24 @@ make_windows_tree() {
     > "$dir/cuda/include/cudnn_version.h"
   echo "/* backend */" > "$dir/cuda/include/cudnn_backend.h"
 }
+
+# make_windows9_tree DIR DLL VERSION: a complete fake cuDNN 9 Windows release
+# in the layout of NVIDIA's zips (bin, include, lib/x64), with the libraries
+# data/cudnn-libraries.tsv names for VERSION.
+make_windows9_tree() {
+  local dir=$1 dll=$2 version=$3 major minor patch
+  IFS=. read -r major minor patch <<<"$version"
+  mkdir -p "$dir/bin" "$dir/include" "$dir/lib/x64"
+  local bases="cudnn cudnn_graph cudnn_ops cudnn_cnn cudnn_adv cudnn_heuristic cudnn_engines_precompiled"
+  bases+=" cudnn_engines_runtime_compiled"
+  for base in $bases; do
+    printf '!<arch>\n' > "$dir/lib/x64/$base.lib"
+    printf '!<arch>\n' > "$dir/lib/x64/${base}64_9.lib"
+  done
+  [ "$minor" -ge 21 ] && bases+=" cudnn_engines_tensor_ir"
+  [ "$minor" -ge 25 ] && bases+=" cudnn_ext"
+  for base in $bases; do cp "$dll" "$dir/bin/${base}64_9.dll"; done
+  printf '#define CUDNN_MAJOR %s\n#define CUDNN_MINOR %s\n#define CUDNN_PATCHLEVEL %s\n' "$major" "$minor" "$patch" \
+    > "$dir/include/cudnn_version.h"
+  for h in cudnn cudnn_graph cudnn_ops cudnn_cnn cudnn_adv cudnn_backend; do echo "/* $h */" > "$dir/include/$h.h"; done
+}

@@ -1,0 +1,61 @@
+#!/usr/bin/env bash
+# Windows' fence under Wine (issue 42): cuDNN 9's dispatcher opens its
+# sub-libraries by bare name, and a tree that lacks one (a 9.1 tree has no
+# cudnn_engines_tensor_ir64_9.dll, which 9.21 added) would get another
+# cuDNN's copy from further on PATH. A fake 9.1.0 tree (each DLL the
+# fake-pe64-9.1.0 stand-in) and a stray cudnn_engines_tensor_ir64_9.dll (the
+# 8.9.7 stand-in) in a folder on PATH, where a CUDA toolkit's or another
+# cuDNN's bin would be. Run plainly with the tree's folder first on PATH, the
+# program takes the tree's cudnn64_9.dll and the stray sub-library (the
+# control). Through exec, the fence folder (a copy of cudnnenv-fence.dll
+# under each cuDNN 9 name the tree lacks, on PATH right after the tree's
+# folder) is found first and fails to attach: the load fails, the stray copy
+# never loads, and --report says so.
+#
+# What Wine cannot show: on Windows a copy in System32 or the program's
+# folder comes before PATH in the standard search, so the fence does not
+# reach a stray copy there; loads with LOAD_LIBRARY_SEARCH_DEFAULT_DIRS
+# (Python 3.8+) never search PATH, and an absolute path always loads its
+# file. Linux's audit module fences every load path (tests/e2e/bundles.sh).
+CUDNNENV=$1   # build/mingw/bin/cudnnenv.exe
+FIXTURES=$2
+source "$(dirname "$0")/lib.sh"
+export LC_ALL=C.UTF-8 WINEDEBUG=-all
+MINGW=${MINGW_CC:-x86_64-w64-mingw32-gcc}
+command -v "$MINGW" > /dev/null || { echo "skip: no $MINGW"; exit 77; }
+
+root="$WORK/C libs"
+cud() { "$WINE" "$CUDNNENV" --root "$(winpath "$root")" "$@"; }
+make_windows9_tree t91 "$FIXTURES/fake-pe64-9.1.0.dll" 9.1.0
+run_program cud install "$(winpath "$WORK/t91")" --name t91 -q
+expect_eq "$rc" "0" "install of the 9.1 tree: $(cat err)"
+mkdir -p stray prog
+cp "$FIXTURES/fake-pe64-8.9.7.dll" stray/cudnn_engines_tensor_ir64_9.dll
+"$MINGW" -O1 -municode -static -o prog/load-names.exe "$E2E_DIR/../fixtures/load_names.c"
+program=$(winpath "$WORK/prog/load-names.exe")
+tree_bin=$(winpath "$root/t91/bin")
+
+WINEPATH="$tree_bin;$(winpath "$WORK/stray")" run_program "$WINE" prog/load-names.exe cudnn64_9.dll cudnn_engines_tensor_ir64_9.dll
+expect_eq "$(tr -d '\r' < out)" "cudnn64_9.dll $tree_bin\\cudnn64_9.dll
+cudnn_engines_tensor_ir64_9.dll $(winpath "$WORK/stray")\\cudnn_engines_tensor_ir64_9.dll" "the control: plainly, the tree's cuDNN and the stray sub-library"
+
+export WINEPATH="$(winpath "$WORK/stray")"
+run_program cud exec --cudnn t91 --verify none -- "$program" cudnn64_9.dll cudnn_engines_tensor_ir64_9.dll
+expect_eq "$rc:$(tr -d '\r' < out)" "1:cudnn64_9.dll $tree_bin\\cudnn64_9.dll
+cudnn_engines_tensor_ir64_9.dll -" "pinned: the name the tree lacks fails to load, the stray copy never loads: $(cat err)"
+fence=$(ls -d "$WORK/C libs/.cudnnenv/fence/"*)
+expect_eq "$(cd "$fence" && ls | sort | tr '\n' ' ')" "cudnn_engines_tensor_ir64_9.dll cudnn_ext64_9.dll " "the fence folder: the cuDNN 9 names the 9.1 tree lacks"
+cmp "$fence/cudnn_ext64_9.dll" "$(dirname "$CUDNNENV")/cudnnenv-fence.dll" || fail "a fence file is not cudnnenv-fence.dll"
+fence_win=$(winpath "$fence")
+run_program cud exec --cudnn t91 --verify none --report -- "$program" cudnn64_9.dll cudnn_engines_tensor_ir64_9.dll
+expect_eq "$rc:$(tr -d '\r' < err | sed -n '2,3p')" "1:  in the tree  $tree_bin\cudnn64_9.dll
+  FENCED       $fence_win\cudnn_engines_tensor_ir64_9.dll (the tree lacks cudnn_engines_tensor_ir64_9.dll: its load failed on the fence instead of taking another copy)" "--report: the fenced name, not a file from outside"
+tr -d '\r' < err | grep -q "came from outside" && fail "--report counts the fence as outside: $(cat err)"
+run_program cud exec --cudnn t91 --verify none --why -- "$program" cudnn_engines_tensor_ir64_9.dll
+expect_eq "$rc:$(tr -d '\r' < err)" "1:cudnnenv: why: cudnn_engines_tensor_ir64_9.dll did not load (needed by load-names.exe)
+  chain:  load-names.exe -> cudnn_engines_tensor_ir64_9.dll
+  looked for in, in order:
+    $tree_bin  (pin)
+    $fence_win  (fence)
+  fix:    cudnnenv install 9.21.0 --cuda 12  (cuDNN 9.1.0 does not ship it; 9.21.0 and later do)" "--why: the name, where it was looked for, the fix"
+pass "the fence under Wine: a bare-name load of a cuDNN 9 name the tree lacks fails, never taking the stray copy on PATH; --report and --why name it"
