@@ -753,6 +753,80 @@ DoctorCheck check_stray_copies(const Facts& facts) {
   return result;
 }
 
+// A framework's own cuDNN lacking a library of its major: one its release
+// ships (incomplete), or one another copy here has at another version (run
+// plainly, the loader takes that copy's: two versions in one process).
+DoctorCheck check_bundle_incomplete(const Facts& facts) {
+  const Os os = facts.platform.os;
+  std::vector<std::string> details;
+  std::optional<DoctorCheck> found;
+  for (const auto& framework : facts.frameworks) {
+    for (const auto& library : framework.own_copies) {
+      const auto version = parse_version(version_of(facts, library));
+      if (!version) continue;
+      const fs::path folder = library.parent_path();
+      const auto release = expected_set(*version, os).libraries;
+      std::vector<std::string> lacking;  // of the release
+      std::vector<std::string> taken;    // "NAME from 'PATH' (cuDNN V)"
+      for (const auto& name : family_libraries(version->major, os)) {
+        std::error_code ec;
+        if (fs::is_regular_file(folder / util::path_from_utf8(name), ec)) continue;
+        if (std::find(release.begin(), release.end(), name) != release.end()) lacking.push_back(name);
+        const FoundCopy* other = nullptr;
+        for (const auto& copy : facts.copies) {
+          if (util::same_file(copy.library.parent_path(), folder)) continue;
+          if (!fs::is_regular_file(copy.library.parent_path() / util::path_from_utf8(name), ec)) continue;
+          if (!other || (copy.loaded_by_name && !other->loaded_by_name)) other = &copy;
+        }
+        if (other && !(other->version && other->version->same_release(*version))) {
+          taken.push_back(name + " from " + quoted(other->library.parent_path() / util::path_from_utf8(name)) +
+                          " (cuDNN " + (other->version ? other->version->str() : std::string("of unknown version")) +
+                          ")");
+        }
+      }
+      const std::string owner = framework.name + (framework.version.empty() ? "" : " " + framework.version);
+      if (lacking.empty() && taken.empty()) {
+        details.push_back(owner + ": cuDNN " + version->str() + " in " + quoted(folder) + ", complete");
+        continue;
+      }
+      std::vector<std::string> names = lacking;
+      for (const auto& each : taken) {
+        const std::string name = each.substr(0, each.find(' '));
+        if (std::find(names.begin(), names.end(), name) == names.end()) names.push_back(name);
+      }
+      const std::string summary =
+          owner + "'s cuDNN " + version->str() + " in " + quoted(folder) + " lacks " + util::join(names, ", ");
+      details.push_back(summary);
+      if (found) continue;
+      const std::string program = command_word(facts.program.requested, os);
+      const auto install = release_install_command(*version);
+      found =
+          problem("bundle-incomplete", DoctorStatus::fail, summary,
+                  os == Os::windows ? "'Could not locate " + names.front() +
+                                          "' or CUDNN_STATUS_SUBLIBRARY_VERSION_MISMATCH at the first convolution"
+                                    : "CUDNN_STATUS_SUBLIBRARY_VERSION_MISMATCH at the first convolution",
+                  taken.empty() ? "cuDNN " + version->str() + " ships " + util::join(lacking, ", ") +
+                                      "; the bundle left it out, and cuDNN opens it by bare name"
+                                : "run plainly, the loader takes " + util::join(taken, "; ") + " beside the bundle's " +
+                                      version->str() + ": two versions of cuDNN in one process",
+                  (install ? *install + " && " : std::string()) + "cudnnenv exec" +
+                      (install ? " --cudnn " + std::to_string(version->major) + "." + std::to_string(version->minor) +
+                                     "." + std::to_string(version->patch)
+                               : std::string()) +
+                      " -- " + program + "  (a complete tree, pinned: a name it lacks loads from nowhere else)");
+    }
+  }
+  if (found) {
+    found->details = details;
+    return *found;
+  }
+  if (details.empty()) return check("bundle-incomplete", DoctorStatus::skip, "no framework carries its own cuDNN");
+  DoctorCheck result =
+      check("bundle-incomplete", DoctorStatus::ok, "every framework's own cuDNN has its release's libraries");
+  result.details = details;
+  return result;
+}
+
 DoctorCheck check_bundled_copies(const Facts& facts) {
   std::vector<std::string> details;
   std::optional<DoctorCheck> windows_torch;
@@ -1294,6 +1368,7 @@ std::vector<DoctorCheck> run_checks(const Facts& facts, const DoctorOptions& opt
                                      check_runtime_copy_wins(facts),
                                      check_stray_copies(facts),
                                      check_bundled_copies(facts),
+                                     check_bundle_incomplete(facts),
                                      check_architecture(facts),
                                      check_headers(facts),
                                      check_vc_runtime(facts),

@@ -54,7 +54,7 @@ pass "a decoy on LD_LIBRARY_PATH: copy-wins warns, names the decoy and a fix tha
 
 # The same in words: the table's row, then the block with symptom, cause, fix.
 LD_LIBRARY_PATH="$WORK/decoy" run doctor
-grep -qx "warn  copy-wins       python loads '$WORK/decoy/libcudnn.so.9' (9.2.0), not the selected tree" out ||
+grep -qx "warn  copy-wins          python loads '$WORK/decoy/libcudnn.so.9' (9.2.0), not the selected tree" out ||
   fail "the table row: $(cat out)"
 # (Copies this machine has in the ld.so cache may follow as "skips" lines.)
 sed -n "/^warn copy-wins:/,/^\$/p" out | head -5 > block
@@ -160,7 +160,7 @@ printf "build_info = {'cuda_version': '12.5\e]0;owned\a', 'cudnn_version': '9'}\
   > "$site/tensorflow/python/platform/build_info.py"
 NO_COLOR=1 script -qec "'$CUDNNENV' doctor; true" /dev/null < /dev/null | tr -d '\r' > tty.txt
 expect_eq "$(grep -c $'\e' tty.txt || true)" "0" "no escape byte reaches the terminal"
-grep -qxF 'warn  frameworks      TensorFlow 2.18.0\x1b[2J with cuDNN 9.4.0: outside its tested pair (cuDNN 9.3, CUDA 12.5)' tty.txt ||
+grep -qxF 'warn  frameworks         TensorFlow 2.18.0\x1b[2J with cuDNN 9.4.0: outside its tested pair (cuDNN 9.3, CUDA 12.5)' tty.txt ||
   fail "the frameworks row on a terminal: $(grep frameworks tty.txt)"
 grep -qF '    TensorFlow 2.18.0\x1b[2J in '"$site"'/tensorflow, built for CUDA 12.5\x1b]0;owned\x07, cuDNN 9' tty.txt ||
   fail "the frameworks detail on a terminal: $(grep -F 'built for' tty.txt)"

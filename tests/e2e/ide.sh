@@ -77,7 +77,7 @@ run install t91 --name "tree 9.1b"
 rm -rf ws && mkdir ws && run export vscode "tree 9.1" --python "$PY" --folder ws
 launcher="$(launcher_dir "$CUDNNENV_ROOT/.cudnnenv" "tree 9.1" "$PY")/python"
 (cd ws && run doctor --cudnn "tree 9.1" && grep '^ok    vscode' out) > check.txt || fail "doctor in the workspace: $(cat ws/err)"
-expect_eq "$(cat check.txt)" "ok    vscode          VS Code's interpreter $launcher is pinned by cudnnenv to the selected tree 'tree 9.1' (cuDNN 9.1.0, CUDA 12.2)" "doctor: the workspace's launcher pins the selected tree"
+expect_eq "$(cat check.txt)" "ok    vscode             VS Code's interpreter $launcher is pinned by cudnnenv to the selected tree 'tree 9.1' (cuDNN 9.1.0, CUDA 12.2)" "doctor: the workspace's launcher pins the selected tree"
 mkdir -p ws/src/deep && (cd ws/src/deep && run doctor --cudnn "tree 9.1b"; grep -A3 '^warn vscode' out) > check.txt
 expect_eq "$(cat check.txt)" "warn vscode: VS Code's interpreter $launcher ($WORK/ws/.vscode/settings.json) is pinned by cudnnenv to 'tree 9.1', not the selected tree 'tree 9.1b' (cuDNN 9.1.0, CUDA 12.2)
   you see:  Run and Debug in VS Code report another cuDNN than this shell
@@ -102,7 +102,7 @@ expect_eq "$(cat check.txt)" "warn vscode: VS Code's interpreter /usr/bin/python
   fix:      an interpreter whose every start is pinned: 'cudnnenv export vscode \"tree 9.1\" --python /usr/bin/python3', then reload the window" "doctor: a plain interpreter loading a decoy"
 printf '{\n  // mine\n  "python.defaultInterpreterPath": "/usr/bin/python3"\n}\n' > ws/.vscode/settings.json
 (cd ws && run doctor --cudnn "tree 9.1"; grep '^skip  vscode' out) > check.txt
-expect_eq "$(cat check.txt)" "skip  vscode          $WORK/ws/.vscode/settings.json is not plain JSON (comments or trailing commas?): its interpreter was not read" "doctor: settings with comments are not read"
+expect_eq "$(cat check.txt)" "skip  vscode             $WORK/ws/.vscode/settings.json is not plain JSON (comments or trailing commas?): its interpreter was not read" "doctor: settings with comments are not read"
 pass "doctor's vscode check: a launcher of the selected tree, of another tree, a plain interpreter loading a decoy, a file with comments"
 
 # export terminal is Windows's.

@@ -1,4 +1,6 @@
 #include <algorithm>
+#include <filesystem>
+#include <fstream>
 
 #include <doctest/doctest.h>
 
@@ -69,6 +71,60 @@ TEST_SUITE("doctor/doctor") {
     CHECK(find_check(run_checks(facts), "gpu").status == DoctorStatus::fail);  // 8.8 starts at 5.0
     facts.driver.gpus.clear();
     CHECK(find_check(run_checks(facts), "gpu").status == DoctorStatus::fail);  // a driver, no GPU
+  }
+
+  TEST_CASE("bundle-incomplete: a framework's cuDNN without a library of its release, or mixing with another copy") {
+    namespace fs = std::filesystem;
+    const fs::path work = fs::temp_directory_path() / "cudnnenv-bundle-incomplete";
+    fs::remove_all(work);
+    const fs::path wheel = work / "venv/site-packages/nvidia/cudnn/lib";
+    const fs::path system = work / "usr/lib";
+    fs::create_directories(wheel);
+    fs::create_directories(system);
+    auto touch = [](const fs::path& file) { std::ofstream(file) << "x"; };
+    for (const char* name :
+         {"libcudnn.so.9", "libcudnn_graph.so.9", "libcudnn_ops.so.9", "libcudnn_cnn.so.9", "libcudnn_adv.so.9",
+          "libcudnn_heuristic.so.9", "libcudnn_engines_precompiled.so.9", "libcudnn_engines_runtime_compiled.so.9"}) {
+      touch(wheel / name);
+      touch(system / name);
+    }
+    touch(system / "libcudnn_engines_tensor_ir.so.9");
+    Facts facts;
+    facts.platform = Platform{Os::linux, Arch::x86_64};
+    facts.program.requested = "python";
+    FrameworkInfo torch;
+    torch.name = "PyTorch";
+    torch.version = "2.12.1+cu130";
+    torch.own_copies = {wheel / "libcudnn.so.9"};
+    facts.frameworks = {torch};
+    FoundCopy bundled;
+    bundled.library = wheel / "libcudnn.so.9";
+    bundled.version = Version{9, 20, 0, 48};
+    FoundCopy distribution;
+    distribution.library = system / "libcudnn.so.9";
+    distribution.version = Version{9, 23, 2, {}};
+    distribution.loaded_by_name = true;
+    facts.copies = {bundled, distribution};
+    // 9.20 ships no tensor_ir, but the dispatcher asks for it: run plainly, the distribution's loads.
+    const DoctorCheck mixed = find_check(run_checks(facts), "bundle-incomplete");
+    CHECK(mixed.status == DoctorStatus::fail);
+    CHECK(mixed.summary ==
+          "PyTorch 2.12.1+cu130's cuDNN 9.20.0.48 in '" + wheel.string() + "' lacks libcudnn_engines_tensor_ir.so.9");
+    CHECK(mixed.cause == "run plainly, the loader takes libcudnn_engines_tensor_ir.so.9 from '" +
+                             (system / "libcudnn_engines_tensor_ir.so.9").string() +
+                             "' (cuDNN 9.23.2) beside the bundle's 9.20.0.48: two versions of cuDNN in one process");
+    // A 9.21 wheel without tensor_ir is incomplete whatever else is here.
+    facts.copies[0].version = Version{9, 21, 0, {}};
+    fs::remove(system / "libcudnn_engines_tensor_ir.so.9");
+    const DoctorCheck incomplete = find_check(run_checks(facts), "bundle-incomplete");
+    CHECK(incomplete.status == DoctorStatus::fail);
+    CHECK(
+        incomplete.cause ==
+        "cuDNN 9.21.0 ships libcudnn_engines_tensor_ir.so.9; the bundle left it out, and cuDNN opens it by bare name");
+    CHECK(incomplete.fix.find(" -- python  (a complete tree, pinned") != std::string::npos);
+    touch(wheel / "libcudnn_engines_tensor_ir.so.9");
+    CHECK(find_check(run_checks(facts), "bundle-incomplete").status == DoctorStatus::ok);
+    fs::remove_all(work);
   }
 
   TEST_CASE("no AVX warns; not x86 skips") {
