@@ -13,6 +13,7 @@ struct AdoptArguments {
   std::string name;
   bool json = false;
   bool runtime = false;
+  bool heal = false;
   std::string kind;  // a component's word (components.inc): cudnn, cuda
 };
 
@@ -43,8 +44,14 @@ Result<int> run_adopt(const AdoptArguments& arguments, const Context& context) {
   }
   options.probe = context.probe();
   options.warn = context.warner();
+  options.heal = arguments.heal;
   const auto directory = util::path_from_utf8(arguments.directory);
   CUDNNENV_TRY_ASSIGN(kind, kind_to_adopt(arguments, directory));
+  if (arguments.heal && *kind != TreeKind::cudnn) {
+    return make_error("--heal fills a cuDNN folder's missing libraries, and '" + util::printable(arguments.directory) +
+                          "' is adopted as a " + std::string(component(*kind).noun) + " tree",
+                      "drop --heal", ExitCode::usage);
+  }
   if (*kind != TreeKind::cudnn) {
     CUDNNENV_TRY_ASSIGN(runtime, context.store().adopt_component(*kind, directory, options));
     if (arguments.json) {
@@ -65,6 +72,14 @@ Result<int> run_adopt(const AdoptArguments& arguments, const Context& context) {
   CUDNNENV_TRY_ASSIGN(record, context.store().adopt(directory, options));
   if (arguments.json) {
     print_json(tree_to_json(*record));
+    return 0;
+  }
+  if (!record->source.healed_from.empty()) {
+    print("adopted '" + record->name + "': cuDNN " + record->version.str() +
+          (record->cuda ? ", CUDA " + record->cuda->str() : std::string()) + ", healed: the files of " +
+          record->source.path + " and what it lacked from '" + record->source.healed_from + "', linked from " +
+          util::to_utf8(record->resolve(record->layout.library_dir)) + "\n");
+    print("  library: " + util::to_utf8(record->library_path()) + "\n");
     return 0;
   }
   print("adopted '" + record->name + "': cuDNN " + record->version.str() +
@@ -92,11 +107,16 @@ void register_adopt(CLI::App& app, Context& context) {
     kinds += (kinds.empty() ? "" : ", ") + to_string(row.kind) + " (" + std::string(row.noun) + ")";
   }
   command->add_option("--kind", arguments->kind, "what the folder's tree is: " + kinds);
+  command->add_flag("--heal", arguments->heal,
+                    "a folder lacking libraries of its release (a wheel without cudnn_engines_tensor_ir): a store "
+                    "folder of links to its files plus the missing ones from a tree of the same release and CUDA "
+                    "in the store");
   command->footer(
       "Examples:\n"
       "  cudnnenv adopt /usr/local/cuda-12.2                  the cuDNN copied into a toolkit\n"
       "  cudnnenv adopt .venv/lib/python3.12/site-packages/nvidia/cu13/lib   PyTorch's CUDA 13 runtime\n"
-      "  cudnnenv adopt /usr/local/cuda-12.2/lib64 --runtime  a toolkit's runtime libraries");
+      "  cudnnenv adopt /usr/local/cuda-12.2/lib64 --runtime  a toolkit's runtime libraries\n"
+      "  cudnnenv adopt --heal .venv/lib/python3.12/site-packages/nvidia/cudnn   a wheel missing a sub-library");
   command->callback(
       [arguments, &context] { context.action = [arguments, &context] { return run_adopt(*arguments, context); }; });
 }

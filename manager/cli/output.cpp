@@ -207,7 +207,8 @@ Json tree_to_json(const TreeRecord& record) {
   tree["source"] = Json{{"kind", or_null(record.source.kind)},
                         {"path", or_null(record.source.path)},
                         {"sha256", or_null(record.source.sha256)},
-                        {"official", or_null(record.source.official)}};
+                        {"official", or_null(record.source.official)},
+                        {"healed_from", or_null(record.source.healed_from)}};
   Json components = Json::array();
   for (const auto& component : record.components) {
     components.push_back(Json{{"name", component.name}, {"version", component.version}});

@@ -435,11 +435,10 @@ PinReport classify_loaded(const TreeRecord& tree, const TreeRecord* runtime, con
     }
     seen.push_back(shown);
     const auto relative = file.lexically_relative(root);
-    // A runtime adopted from split wheels is a folder of links to the files where they are.
-    const bool inside =
-        (!relative.empty() && *relative.begin() != "..") ||
-        (is_runtime &&
-         util::same_file(runtime->resolve(runtime->layout.library_dir) / util::path_from_utf8(base), file));
+    // A runtime adopted from split wheels, and a healed adoption, are folders of links to the files where they are.
+    const TreeRecord& owner = is_runtime ? *runtime : tree;
+    const bool inside = (!relative.empty() && *relative.begin() != "..") ||
+                        util::same_file(owner.resolve(owner.layout.library_dir) / util::path_from_utf8(base), file);
     LoadedCudnnFile entry{shown, module.pid, inside, is_runtime, module.preloaded, false, {}};
     if (!fence_folder.empty() && util::same_file(file.parent_path(), fence_folder)) {
       entry.fenced = true;

@@ -129,6 +129,10 @@ std::vector<std::string> top_level_names(const fs::path& folder) {
   return names;
 }
 
+}  // namespace
+
+namespace store_detail {
+
 struct VersionFacts {
   Version version;
   std::string version_from;
@@ -137,6 +141,22 @@ struct VersionFacts {
   std::optional<CudaVersion> cuda_variant;
   std::optional<CudaVersion> cudart;
 };
+
+// A folder to adopt: where its library and headers are.
+struct AdoptedFolders {
+  fs::path location;  // canonical
+  TreeLayout layout;
+  fs::path library_dir;
+  fs::path include_dir;     // empty: no headers found
+  fs::path version_header;  // empty: none
+};
+
+}  // namespace store_detail
+
+using store_detail::AdoptedFolders;
+using store_detail::VersionFacts;
+
+namespace {
 
 // Version from the headers (else the library), build and CUDA from the name
 // or wheel metadata (else the library), all cross-checked.
@@ -406,15 +426,6 @@ Result<TreeLayout> check_release(const Staged& staged, const InstallSource& sour
   return std::move(*layout);
 }
 
-// A folder to adopt: where its library and headers are.
-struct AdoptedFolders {
-  fs::path location;  // canonical
-  TreeLayout layout;
-  fs::path library_dir;
-  fs::path include_dir;     // empty: no headers found
-  fs::path version_header;  // empty: none
-};
-
 Result<AdoptedFolders> locate_adopted(const fs::path& directory, Os os) {
   std::error_code ec;
   AdoptedFolders found;
@@ -484,9 +495,13 @@ Result<void> check_adopted_libraries(const AdoptedFolders& found, const Version&
       !missing.empty()) {
     std::erase_if(missing, [](const std::string& path) { return util::ends_with(path, ".h"); });
     if (!missing.empty()) {
+      const bool known = label.find('.') != std::string::npos;  // the release, not only its major
       return make_error("incomplete cuDNN " + label + " set in '" + util::to_utf8(found.location) + "': missing " +
                             list_some(missing),
-                        "a tree needs every cuDNN library of its release in one folder");
+                        known ? "a tree needs every cuDNN library of its release: 'cudnnenv adopt --heal " +
+                                    util::command_word(util::to_utf8(found.location)) +
+                                    "' fills the gaps from a store tree of the same release"
+                              : "a tree needs every cuDNN library of its release in one folder");
     }
   }
   return {};
@@ -808,13 +823,25 @@ Result<TreeRecord> Store::adopt(const fs::path& directory, const AdoptOptions& o
     }
   }
   CUDNNENV_TRY_ASSIGN(files, hash_adopted_files(*found, options.platform.os));
-  CUDNNENV_TRY(check_adopted_set(*found, *files, options.platform));
+  if (options.heal) {
+    CUDNNENV_TRY(check_binaries(*files, "", options.platform));
+  } else {
+    CUDNNENV_TRY(check_adopted_set(*found, *files, options.platform));
+  }
   if (found->include_dir.empty()) {
     warn(options.warn, "no cuDNN headers found for '" + util::to_utf8(found->location) + "'");
   }
   CUDNNENV_TRY_ASSIGN(
       versions, read_versions(found->version_header, found->location / util::path_from_utf8(found->layout.main_library),
                               ArchiveName{}, options.platform == host_platform(), options.probe, options.warn));
+  if (options.heal) {
+    TreeLayout checked = found->layout;
+    checked.include_dir = "include";
+    auto missing =
+        missing_files(found->location, checked, versions->version, options.platform.os, RequireImportLibs::no);
+    std::erase_if(missing, [](const std::string& path) { return util::ends_with(path, ".h"); });
+    if (!missing.empty()) return heal_adopted(*found, *versions, missing, options);
+  }
   CUDNNENV_TRY(check_adopted_libraries(*found, versions->version, versions->version.str(), options.platform));
   if (const auto note = expected_set(versions->version, options.platform.os).note; !note.empty()) {
     warn(options.warn, note);
@@ -837,6 +864,109 @@ Result<TreeRecord> Store::adopt(const fs::path& directory, const AdoptOptions& o
   }
 
   return publish_adopted(std::move(record), options.name.has_value(), found->location);
+}
+
+Result<TreeRecord> Store::heal_adopted(const AdoptedFolders& found, const VersionFacts& versions,
+                                       const std::vector<std::string>& missing, const AdoptOptions& options) {
+  const Os os = options.platform.os;
+  const Version& release = versions.version;
+  std::vector<std::string> names;  // the missing libraries' file names
+  for (const auto& path : missing) names.push_back(path.substr(path.rfind('/') + 1));
+  const std::string folder = util::to_utf8(found.location);
+  // The donor: a tree of the same release (and build, when both say) and CUDA major, holding every missing file.
+  std::optional<TreeRecord> donor;
+  for (const auto& tree : list().trees) {
+    if (!tree.version.same_release(release) || (tree.version.build && release.build && tree.version != release))
+      continue;
+    if (versions.cuda && tree.cuda && versions.cuda->major != tree.cuda->major) continue;
+    std::error_code ec;
+    const fs::path library_dir = tree.resolve(tree.layout.library_dir);
+    if (std::all_of(names.begin(), names.end(), [&](const std::string& name) {
+          return fs::is_regular_file(library_dir / util::path_from_utf8(name), ec);
+        })) {
+      donor = tree;
+      break;
+    }
+  }
+  const std::string cuda_words = versions.cuda ? " for CUDA " + std::to_string(versions.cuda->major) : std::string();
+  if (!donor) {
+    const auto install = release_install_command(
+        release, versions.cuda ? std::optional<int>(versions.cuda->major) : std::optional<int>());
+    return make_error("'" + folder + "' lacks " + util::join(names, ", ") + " of cuDNN " + release.str() +
+                          ", and no tree of cuDNN " + release.str() + cuda_words + " in the store has " +
+                          (names.size() == 1 ? "it" : "them") + " to heal it from",
+                      install ? *install + " && cudnnenv adopt --heal " + util::command_word(folder)
+                              : "install cuDNN " + release.str() + "'s official archive" + cuda_words +
+                                    ", then: cudnnenv adopt --heal " + util::command_word(folder),
+                      ExitCode::not_found);
+  }
+
+  TreeLayout layout;
+  layout.major = found.layout.major;
+  layout.library_dir = os == Os::windows ? "bin" : "lib";
+  layout.main_library =
+      layout.library_dir + "/" + util::to_utf8(util::path_from_utf8(found.layout.main_library).filename());
+  TreeRecord record = new_record(options.name.value_or(default_tree_name(release, naming_cuda(versions))), layout,
+                                 versions, options.platform);
+  CUDNNENV_TRY(check_tree_name(record.name));
+  record.layout.include_dir = found.include_dir.empty() ? std::string() : util::to_utf8(found.include_dir);
+  record.source.kind = "adopted";
+  record.source.path = folder;
+  record.source.healed_from = donor->name;
+
+  CUDNNENV_TRY(prepare());
+  CUDNNENV_TRY_ASSIGN(lock, util::FileLock::acquire(state_dir() / "locks" / (record.name + ".lock")));
+  if (!options.name) record.name = free_tree_name(record.name);
+  const fs::path tree_dir = m_root / util::path_from_utf8(record.name);
+  std::error_code ec;
+  if (fs::exists(fs::symlink_status(tree_dir, ec))) {
+    return make_error("'" + record.name + "' is already in the store", "pick another name with --name");
+  }
+  const fs::path staging = state_dir() / "staging" / util::path_from_utf8(record.name);
+  util::remove_tree(staging);
+  ScopedRemoval cleanup(staging);
+  const fs::path links = staging / util::path_from_utf8(layout.library_dir);
+  fs::create_directories(links, ec);
+  // The folder's own libraries by link (Linux: symbolic; Windows: hard, which
+  // needs the store's volume), as split-wheel runtimes are adopted; the
+  // donor's files hard-linked, else copied, so that removing the donor
+  // leaves this tree whole.
+  auto add = [&](const fs::path& target, const std::string& name, bool own) -> Result<void> {
+    const fs::path link = links / util::path_from_utf8(name);
+    std::error_code failed;
+    if (own && os != Os::windows) {
+      fs::create_symlink(target, link, failed);
+    } else {
+      fs::create_hard_link(target, link, failed);
+      if (failed && !own) {
+        failed.clear();
+        fs::copy_file(target, link, failed);
+      }
+    }
+    if (failed) {
+      return make_error("cannot link '" + util::to_utf8(target) + "' into the store: " + failed.message(),
+                        os == Os::windows ? "a hard link needs the store (--root) on the same drive as '" + folder + "'"
+                                          : "check that the store is writable");
+    }
+    CUDNNENV_TRY_ASSIGN(hash, util::sha256_file(target));
+    record.files.push_back({layout.library_dir + "/" + name, fs::file_size(target, ec), *hash, {}});
+    return {};
+  };
+  for (const auto& entry : util::directory_entries(found.library_dir)) {
+    const std::string name = util::to_utf8(entry.path.filename());
+    if (entry.is_regular_file && is_cudnn_library_name(name, os)) CUDNNENV_TRY(add(entry.path, name, true));
+  }
+  const fs::path donor_dir = donor->resolve(donor->layout.library_dir);
+  for (const auto& name : names) {
+    CUDNNENV_TRY(add(fs::canonical(donor_dir / util::path_from_utf8(name), ec), name, false));
+  }
+  CUDNNENV_TRY(publish(staging, record, tree_dir));
+  record.root = tree_dir;
+  warn(options.warn, "'" + folder + "' lacks " + util::join(names, ", ") + ": '" + record.name +
+                         "' is a store folder of links to its files and " +
+                         (names.size() == 1 ? "that file" : "those files") + " from '" + donor->name + "' (cuDNN " +
+                         donor->version.str() + ")");
+  return record;
 }
 
 std::vector<TreeRecord> Listing::of(TreeKind kind) const {

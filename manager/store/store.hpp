@@ -22,6 +22,11 @@
 
 namespace cudnnenv {
 
+namespace store_detail {
+struct AdoptedFolders;
+struct VersionFacts;
+}  // namespace store_detail
+
 enum class RequireOfficial { no, yes };
 
 using WarningSink = std::function<void(const std::string& message)>;
@@ -65,6 +70,10 @@ struct InstallOutcome {
 
 struct AdoptOptions {
   std::optional<std::string> name;
+  // A folder lacking libraries of its release: a store folder of links to
+  // its files plus the missing ones from a store tree of the same release and
+  // CUDA (hard links, else copies), never another build's.
+  bool heal = false;
   Platform platform = host_platform();
   ProbeFunction probe;
   WarningSink warn;
@@ -173,6 +182,9 @@ class Store {
   Result<TreeRecord> adopt_component_folders(TreeKind kind, const std::filesystem::path& location,
                                              const TreeLayout& found, const AdoptOptions& options);
   Result<TreeRecord> publish_adopted(TreeRecord record, bool named, const std::filesystem::path& location);
+  // adopt --heal of `found` (release `versions`), which lacks `missing`.
+  Result<TreeRecord> heal_adopted(const store_detail::AdoptedFolders& found, const store_detail::VersionFacts& versions,
+                                  const std::vector<std::string>& missing, const AdoptOptions& options);
   // `base`, else `base-2`, `base-3`...: the first no folder of the store has.
   std::string free_tree_name(const std::string& base) const;
 

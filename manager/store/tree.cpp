@@ -112,6 +112,9 @@ std::string serialize(const TreeRecord& record) {
     source.insert("sha256", record.source.sha256);
     source.insert("size", static_cast<std::int64_t>(record.source.size));
   }
+  if (!record.source.healed_from.empty()) {
+    source.insert("healed_from", record.source.healed_from);
+  }
   if (!record.source.official.empty()) {
     source.insert("official", record.source.official);
   }
@@ -189,6 +192,7 @@ Result<TreeRecord> parse_record(std::string_view text, const fs::path& tree_dir,
   record.source.sha256 = table["source"]["sha256"].value_or(std::string());
   record.source.size = static_cast<std::uint64_t>(table["source"]["size"].value_or(std::int64_t{0}));
   record.source.official = table["source"]["official"].value_or(std::string());
+  record.source.healed_from = table["source"]["healed_from"].value_or(std::string());
   if (const toml::array* components = table["components"].as_array()) {
     for (const auto& node : *components) {
       const toml::table* entry = node.as_table();

@@ -32,6 +32,9 @@ struct SourceRecord {
   std::string sha256;  // of the archive; empty for folders
   std::uint64_t size = 0;
   std::string official;  // the official archive's file name when the hash is a known one
+  // adopt --heal: the store tree (same release and CUDA) whose files filled
+  // what the adopted folder lacked; empty otherwise.
+  std::string healed_from;
 };
 
 // What a tree holds: a cuDNN release, or the CUDA runtime libraries of one

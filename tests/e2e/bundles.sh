@@ -26,8 +26,11 @@ run list --json
 expect_eq "$(json_count < out)" "0" "nothing installed"
 run adopt ./incomplete
 expect_eq "$rc:$(cat err)" "1:cudnnenv: error: incomplete cuDNN 9.21.0 set in '$WORK/incomplete': missing 'lib/libcudnn_engines_tensor_ir.so.9'
-  hint: a tree needs every cuDNN library of its release in one folder" "adopt of a 9.21 tree without tensor_ir"
-pass "install and adopt of a 9.21 tree without libcudnn_engines_tensor_ir.so.9 refused, the file named"
+  hint: a tree needs every cuDNN library of its release: 'cudnnenv adopt --heal \"$WORK/incomplete\"' fills the gaps from a store tree of the same release" "adopt of a 9.21 tree without tensor_ir"
+run adopt --heal ./incomplete
+expect_eq "$rc:$(cat err)" "3:cudnnenv: error: '$WORK/incomplete' lacks libcudnn_engines_tensor_ir.so.9 of cuDNN 9.21.0, and no tree of cuDNN 9.21.0 for CUDA 13 in the store has it to heal it from
+  hint: cudnnenv install 9.21.0 --cuda 13 && cudnnenv adopt --heal \"$WORK/incomplete\"" "adopt --heal with no tree of the same build to heal from"
+pass "install and adopt of a 9.21 tree without libcudnn_engines_tensor_ir.so.9 refused, the file named; --heal names what to install first"
 
 run install ./complete --name c921 -q
 expect_eq "$rc" "0" "install of the complete 9.21 tree: $(cat err)"
@@ -112,3 +115,26 @@ expect_eq "$rc:$(tail -5 err)" "1:cudnnenv: why: libcudnn_engines_tensor_ir.so.9
   fix:    cudnnenv install 9.21.0 --cuda 13  (the tree 'old921' lacks it; cuDNN 9.21.0's archive has it)" "--why names the file, the pin's folder and the fix"
 unset LD_LIBRARY_PATH
 pass "the fence: a 9.21 tree without tensor_ir, pinned, never takes the stray copy (bare name, absolute path, DT_NEEDED); plainly it mixes; --why names the fix"
+
+# Healing: with a complete tree of the same release and CUDA in the store ('whole'), adopt --heal makes the
+# incomplete folder a store folder of links to its files plus the missing one from 'whole', recorded as such;
+# pinned to it, the program loads one version, every file in the tree by --report.
+run adopt --heal ./incomplete --name healed
+expect_eq "$rc:$(cat out)" "0:adopted 'healed': cuDNN 9.21.0, CUDA 13.0, healed: the files of $WORK/incomplete and what it lacked from 'whole', linked from $CUDNNENV_ROOT/healed/lib
+  library: $CUDNNENV_ROOT/healed/lib/libcudnn.so.9" "adopt --heal: $(cat err)"
+expect_eq "$(cat err)" "cudnnenv: warning: '$WORK/incomplete' lacks libcudnn_engines_tensor_ir.so.9: 'healed' is a store folder of links to its files and that file from 'whole' (cuDNN 9.21.0)" "adopt --heal says what it did"
+expect_eq "$(readlink "$CUDNNENV_ROOT/healed/lib/libcudnn_graph.so.9")" "$WORK/incomplete/lib/libcudnn_graph.so.9" "the folder's own files are links to it"
+[ "$(stat -c %i "$CUDNNENV_ROOT/healed/lib/libcudnn_engines_tensor_ir.so.9")" = "$(stat -L -c %i "$CUDNNENV_ROOT/whole/lib/libcudnn_engines_tensor_ir.so.9")" ] ||
+  cmp -s "$CUDNNENV_ROOT/healed/lib/libcudnn_engines_tensor_ir.so.9" "$CUDNNENV_ROOT/whole/lib/libcudnn_engines_tensor_ir.so.9" || fail "the healed file is not whole's"
+run list --json
+expect_eq "$(python3 -c 'import json, sys
+print([tree["source"]["healed_from"] for tree in json.load(sys.stdin) if tree["name"] == "healed"])' < out)" "['whole']" "the record says what healed it: $(cat out)"
+export LD_LIBRARY_PATH="$WORK/stray"
+run exec --cudnn healed --report -- ./load-versions libcudnn.so.9 libcudnn_engines_tensor_ir.so.9
+expect_eq "$rc:$(cat out)" "0:libcudnn.so.9 92100
+libcudnn_engines_tensor_ir.so.9 92100" "pinned to the healed tree: one version: $(cat err)"
+grep -q OUTSIDE err && fail "--report: a healed tree's file counted outside: $(cat err)"
+unset LD_LIBRARY_PATH
+run verify healed --level files
+expect_eq "$rc" "0" "verify of the healed tree: $(cat out err)"
+pass "adopt --heal: a store folder of the wheel's files and the missing one from a tree of the same build; pinned, one version"
