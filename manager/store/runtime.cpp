@@ -24,18 +24,22 @@ namespace {
 constexpr std::array k_library_stems = {CUDNNENV_LIBRARIES(CUDNNENV_STEM)};
 #undef CUDNNENV_STEM
 
+// The fields of each row of an embedded table, its header line and empty lines skipped.
+std::vector<std::vector<std::string>> table_rows(std::string_view text) {
+  std::vector<std::vector<std::string>> rows;
+  const auto lines = util::split(text, '\n');
+  for (std::size_t i = 1; i < lines.size(); ++i) {
+    if (!lines[i].empty()) rows.push_back(util::split(lines[i], '\t'));
+  }
+  return rows;
+}
+
 }  // namespace
 
 const std::vector<PinnedManifest>& pinned_manifests() {
   static const std::vector<PinnedManifest> manifests = [] {
     std::vector<PinnedManifest> list;
-    bool header = true;
-    for (const auto& line : util::split(k_cuda_manifests_tsv, '\n')) {
-      if (header || line.empty()) {
-        header = false;
-        continue;
-      }
-      const auto fields = util::split(line, '\t');
+    for (const auto& fields : table_rows(k_cuda_manifests_tsv)) {
       if (fields.size() >= 2) list.push_back({fields[0], fields[1]});
     }
     return list;
@@ -45,14 +49,8 @@ const std::vector<PinnedManifest>& pinned_manifests() {
 
 std::vector<RedistArchive> pinned_runtime_archives(const std::string& release, std::string_view platform) {
   std::vector<RedistArchive> archives;
-  bool header = true;
-  for (const auto& line : util::split(k_cuda_archives_tsv, '\n')) {
-    if (header || line.empty()) {
-      header = false;
-      continue;
-    }
-    // release, platform, component, version, relative_path, size_bytes, sha256, source
-    const auto fields = util::split(line, '\t');
+  // release, platform, component, version, relative_path, size_bytes, sha256, source
+  for (const auto& fields : table_rows(k_cuda_archives_tsv)) {
     if (fields.size() < 7 || fields[0] != release || fields[1] != platform) continue;
     RedistArchive archive;
     archive.component = fields[2];

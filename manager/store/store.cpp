@@ -914,54 +914,44 @@ Result<TreeRecord> Store::heal_adopted(const AdoptedFolders& found, const Versio
   record.source.path = folder;
   record.source.healed_from = donor->name;
 
-  CUDNNENV_TRY(prepare());
-  CUDNNENV_TRY_ASSIGN(lock, util::FileLock::acquire(state_dir() / "locks" / (record.name + ".lock")));
-  if (!options.name) record.name = free_tree_name(record.name);
-  const fs::path tree_dir = m_root / util::path_from_utf8(record.name);
   std::error_code ec;
-  if (fs::exists(fs::symlink_status(tree_dir, ec))) {
-    return make_error("'" + record.name + "' is already in the store", "pick another name with --name");
-  }
-  const fs::path staging = state_dir() / "staging" / util::path_from_utf8(record.name);
-  util::remove_tree(staging);
-  ScopedRemoval cleanup(staging);
-  const fs::path links = staging / util::path_from_utf8(layout.library_dir);
-  fs::create_directories(links, ec);
-  // The folder's own libraries by link (Linux: symbolic; Windows: hard, which
-  // needs the store's volume), as split-wheel runtimes are adopted; the
-  // donor's files hard-linked, else copied, so that removing the donor
-  // leaves this tree whole.
-  auto add = [&](const fs::path& target, const std::string& name, bool own) -> Result<void> {
-    const fs::path link = links / util::path_from_utf8(name);
-    std::error_code failed;
-    if (own && os != Os::windows) {
-      fs::create_symlink(target, link, failed);
-    } else {
-      fs::create_hard_link(target, link, failed);
-      if (failed && !own) {
-        failed.clear();
-        fs::copy_file(target, link, failed);
+  CUDNNENV_TRY(publish_links(record, options.name.has_value(), [&](const fs::path& links) -> Result<void> {
+    // The folder's own libraries by link (Linux: symbolic; Windows: hard, which
+    // needs the store's volume), as split-wheel runtimes are adopted; the
+    // donor's files hard-linked, else copied, so that removing the donor
+    // leaves this tree whole.
+    auto add = [&](const fs::path& target, const std::string& name, bool own) -> Result<void> {
+      const fs::path link = links / util::path_from_utf8(name);
+      std::error_code failed;
+      if (own && os != Os::windows) {
+        fs::create_symlink(target, link, failed);
+      } else {
+        fs::create_hard_link(target, link, failed);
+        if (failed && !own) {
+          failed.clear();
+          fs::copy_file(target, link, failed);
+        }
       }
+      if (failed) {
+        return make_error("cannot link '" + util::to_utf8(target) + "' into the store: " + failed.message(),
+                          os == Os::windows
+                              ? "a hard link needs the store (--root) on the same drive as '" + folder + "'"
+                              : "check that the store is writable");
+      }
+      CUDNNENV_TRY_ASSIGN(hash, util::sha256_file(target));
+      record.files.push_back({layout.library_dir + "/" + name, fs::file_size(target, ec), *hash, {}});
+      return {};
+    };
+    for (const auto& entry : util::directory_entries(found.library_dir)) {
+      const std::string name = util::to_utf8(entry.path.filename());
+      if (entry.is_regular_file && is_cudnn_library_name(name, os)) CUDNNENV_TRY(add(entry.path, name, true));
     }
-    if (failed) {
-      return make_error("cannot link '" + util::to_utf8(target) + "' into the store: " + failed.message(),
-                        os == Os::windows ? "a hard link needs the store (--root) on the same drive as '" + folder + "'"
-                                          : "check that the store is writable");
+    const fs::path donor_dir = donor->resolve(donor->layout.library_dir);
+    for (const auto& name : names) {
+      CUDNNENV_TRY(add(fs::canonical(donor_dir / util::path_from_utf8(name), ec), name, false));
     }
-    CUDNNENV_TRY_ASSIGN(hash, util::sha256_file(target));
-    record.files.push_back({layout.library_dir + "/" + name, fs::file_size(target, ec), *hash, {}});
     return {};
-  };
-  for (const auto& entry : util::directory_entries(found.library_dir)) {
-    const std::string name = util::to_utf8(entry.path.filename());
-    if (entry.is_regular_file && is_cudnn_library_name(name, os)) CUDNNENV_TRY(add(entry.path, name, true));
-  }
-  const fs::path donor_dir = donor->resolve(donor->layout.library_dir);
-  for (const auto& name : names) {
-    CUDNNENV_TRY(add(fs::canonical(donor_dir / util::path_from_utf8(name), ec), name, false));
-  }
-  CUDNNENV_TRY(publish(staging, record, tree_dir));
-  record.root = tree_dir;
+  }));
   warn(options.warn, "'" + folder + "' lacks " + util::join(names, ", ") + ": '" + record.name +
                          "' is a store folder of links to its files and " +
                          (names.size() == 1 ? "that file" : "those files") + " from '" + donor->name + "' (cuDNN " +
@@ -1244,9 +1234,42 @@ Result<TreeRecord> Store::adopt_component_folders(TreeKind kind, const fs::path&
   record.source.kind = "adopted";
   record.source.path = util::to_utf8(location);
 
+  std::error_code ec;
+  CUDNNENV_TRY(publish_links(record, options.name.has_value(), [&](const fs::path& links) -> Result<void> {
+    // One folder of links to the files where they are (Linux: symbolic links;
+    // Windows: hard links, which need the store's volume), so that the runtime
+    // has one folder to pin, as every other tree.
+    std::set<std::string> linked;
+    for (const auto& folder : folders) {
+      for (const auto& name : kind_of.library_files(folder, os)) {
+        if (!linked.insert(os == Os::windows ? util::to_lower(name) : name).second) continue;  // the first folder's
+        const fs::path target = folder / util::path_from_utf8(name);
+        const fs::path link = links / util::path_from_utf8(name);
+        if (os == Os::windows) {
+          fs::create_hard_link(target, link, ec);
+        } else {
+          fs::create_symlink(target, link, ec);
+        }
+        if (ec) {
+          return make_error("cannot link '" + util::to_utf8(target) + "' into the store: " + ec.message(),
+                            os == Os::windows ? "a hard link needs the store (--root) on the same drive as '" +
+                                                    util::to_utf8(location) + "'; or adopt each folder by itself"
+                                              : "adopt each folder by itself");
+        }
+        CUDNNENV_TRY_ASSIGN(hash, util::sha256_file(target));
+        record.files.push_back({layout.library_dir + "/" + name, fs::file_size(target, ec), *hash, {}});
+      }
+    }
+    return {};
+  }));
+  return record;
+}
+
+Result<void> Store::publish_links(TreeRecord& record, bool named,
+                                  const std::function<Result<void>(const fs::path& links)>& fill) {
   CUDNNENV_TRY(prepare());
   CUDNNENV_TRY_ASSIGN(lock, util::FileLock::acquire(state_dir() / "locks" / (record.name + ".lock")));
-  if (!options.name) record.name = free_tree_name(record.name);
+  if (!named) record.name = free_tree_name(record.name);
   const fs::path tree_dir = m_root / util::path_from_utf8(record.name);
   std::error_code ec;
   if (fs::exists(fs::symlink_status(tree_dir, ec))) {
@@ -1255,35 +1278,12 @@ Result<TreeRecord> Store::adopt_component_folders(TreeKind kind, const fs::path&
   const fs::path staging = state_dir() / "staging" / util::path_from_utf8(record.name);
   util::remove_tree(staging);
   ScopedRemoval cleanup(staging);
-  const fs::path links = staging / util::path_from_utf8(layout.library_dir);
+  const fs::path links = staging / util::path_from_utf8(record.layout.library_dir);
   fs::create_directories(links, ec);
-  // One folder of links to the files where they are (Linux: symbolic links;
-  // Windows: hard links, which need the store's volume), so that the runtime
-  // has one folder to pin, as every other tree.
-  std::set<std::string> linked;
-  for (const auto& folder : folders) {
-    for (const auto& name : kind_of.library_files(folder, os)) {
-      if (!linked.insert(os == Os::windows ? util::to_lower(name) : name).second) continue;  // the first folder's
-      const fs::path target = folder / util::path_from_utf8(name);
-      const fs::path link = links / util::path_from_utf8(name);
-      if (os == Os::windows) {
-        fs::create_hard_link(target, link, ec);
-      } else {
-        fs::create_symlink(target, link, ec);
-      }
-      if (ec) {
-        return make_error("cannot link '" + util::to_utf8(target) + "' into the store: " + ec.message(),
-                          os == Os::windows ? "a hard link needs the store (--root) on the same drive as '" +
-                                                  util::to_utf8(location) + "'; or adopt each folder by itself"
-                                            : "adopt each folder by itself");
-      }
-      CUDNNENV_TRY_ASSIGN(hash, util::sha256_file(target));
-      record.files.push_back({layout.library_dir + "/" + name, fs::file_size(target, ec), *hash, {}});
-    }
-  }
+  CUDNNENV_TRY(fill(links));
   CUDNNENV_TRY(publish(staging, record, tree_dir));
   record.root = tree_dir;
-  return record;
+  return {};
 }
 
 Result<TreeRecord> Store::publish_adopted(TreeRecord record, bool named, const fs::path& location) {

@@ -182,6 +182,11 @@ class Store {
   Result<TreeRecord> adopt_component_folders(TreeKind kind, const std::filesystem::path& location,
                                              const TreeLayout& found, const AdoptOptions& options);
   Result<TreeRecord> publish_adopted(TreeRecord record, bool named, const std::filesystem::path& location);
+  // A store folder of links for `record`: under the name's lock, the next
+  // free name unless the user `named` it, `fill` given the library folder
+  // of a staging tree, then published; record.root is the new folder.
+  Result<void> publish_links(TreeRecord& record, bool named,
+                             const std::function<Result<void>(const std::filesystem::path& links)>& fill);
   // adopt --heal of `found` (release `versions`), which lacks `missing`.
   Result<TreeRecord> heal_adopted(const store_detail::AdoptedFolders& found, const store_detail::VersionFacts& versions,
                                   const std::vector<std::string>& missing, const AdoptOptions& options);
