@@ -138,3 +138,12 @@ unset LD_LIBRARY_PATH
 run verify healed --level files
 expect_eq "$rc" "0" "verify of the healed tree: $(cat out err)"
 pass "adopt --heal: a store folder of the wheel's files and the missing one from a tree of the same build; pinned, one version"
+
+# A heal never mixes builds: a 9.21.0 folder built for CUDA 12 without tensor_ir, while the store's 9.21.0
+# trees are CUDA 13's: refused, naming the build to install.
+make_linux_tree cuda12 9.21.0 "$FIXTURES/fake-elf64-9.21.0-cuda12.so"
+rm cuda12/lib/libcudnn_engines_tensor_ir.so.*
+run adopt --heal ./cuda12
+expect_eq "$rc:$(cat err)" "3:cudnnenv: error: '$WORK/cuda12' lacks libcudnn_engines_tensor_ir.so.9 of cuDNN 9.21.0, and no tree of cuDNN 9.21.0 for CUDA 12 in the store has it to heal it from
+  hint: cudnnenv install 9.21.0 --cuda 12 && cudnnenv adopt --heal \"$WORK/cuda12\"" "a heal from another build (CUDA 13's 9.21.0) refused"
+pass "adopt --heal never takes another build's file"
