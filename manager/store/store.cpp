@@ -393,24 +393,31 @@ RequireImportLibs import_libs_of(const InstallSource& source, Platform platform)
                                                                                             : RequireImportLibs::no;
 }
 
-// The files of `release` (its major's, before the version is read: `release`
-// then has only the major) missing from a staged tree: an error naming them.
-Result<void> check_release_files(const Staged& staged, const TreeLayout& layout, const Version& release,
-                                 const std::string& label, const InstallSource& source, Platform platform) {
+// What a set check knows of the tree's release: the whole version once it
+// is read, before that only the major.
+struct ReleaseKnown {
+  Version version;
+  bool whole = false;
+  std::string words() const { return whole ? version.str() : std::to_string(version.major); }
+};
+
+// The files of `release` missing from a staged tree: an error naming them.
+Result<void> check_release_files(const Staged& staged, const TreeLayout& layout, const ReleaseKnown& known,
+                                 const InstallSource& source, Platform platform) {
+  const Version& release = known.version;
   if (const auto missing =
           missing_files(staged.tree_root, layout, release, platform.os, import_libs_of(source, platform));
       !missing.empty()) {
-    const bool known = label.find('.') != std::string::npos;  // the release, not only its major
+    const std::string suggestion = known.whole ? " (" + release_suggestion(release) + ")" : std::string();
     const std::string hint =
         source.kind == SourceKind::folder
             ? "a tree needs every library of its release: copy " + std::string(missing.size() == 1 ? "it" : "them") +
-                  " from the release's archive, or install that archive" +
-                  (known ? " (" + release_suggestion(release) + ")" : std::string())
-        : source.name.wheel ? "the wheel lacks part of its release: install NVIDIA's archive instead" +
-                                  (known ? " (" + release_suggestion(release) + ")" : std::string())
+                  " from the release's archive, or install that archive" + suggestion
+        : source.name.wheel ? "the wheel lacks part of its release: install NVIDIA's archive instead" + suggestion
                             : "the archive is damaged or not a complete cuDNN release: download it again";
     return make_error(
-        "incomplete cuDNN " + label + " set for " + describe(platform) + ": missing " + list_some(missing), hint);
+        "incomplete cuDNN " + known.words() + " set for " + describe(platform) + ": missing " + list_some(missing),
+        hint);
   }
   return {};
 }
@@ -421,8 +428,7 @@ Result<void> check_release_files(const Staged& staged, const TreeLayout& layout,
 Result<TreeLayout> check_release(const Staged& staged, const InstallSource& source, Platform platform) {
   CUDNNENV_TRY(check_binaries(staged.extraction.files, staged.strip, platform));
   CUDNNENV_TRY_ASSIGN(layout, locate_layout(staged.tree_root, platform.os));
-  CUDNNENV_TRY(check_release_files(staged, *layout, Version{layout->major, 0, 0, {}}, std::to_string(layout->major),
-                                   source, platform));
+  CUDNNENV_TRY(check_release_files(staged, *layout, {Version{layout->major, 0, 0, {}}, false}, source, platform));
   return std::move(*layout);
 }
 
@@ -485,23 +491,21 @@ Result<std::vector<ExtractedFile>> hash_adopted_files(const AdoptedFolders& foun
   return files;
 }
 
-// Every library of `release` (before the version is read: only its major)
-// in the adopted folder.
-Result<void> check_adopted_libraries(const AdoptedFolders& found, const Version& release, const std::string& label,
-                                     Platform platform) {
+// Every library of the release in the adopted folder.
+Result<void> check_adopted_libraries(const AdoptedFolders& found, const ReleaseKnown& known, Platform platform) {
+  const Version& release = known.version;
   TreeLayout checked = found.layout;
   checked.include_dir = found.include_dir.empty() ? "include" : util::to_utf8(found.include_dir);
   if (auto missing = missing_files(found.location, checked, release, platform.os, RequireImportLibs::no);
       !missing.empty()) {
     std::erase_if(missing, [](const std::string& path) { return util::ends_with(path, ".h"); });
     if (!missing.empty()) {
-      const bool known = label.find('.') != std::string::npos;  // the release, not only its major
-      return make_error("incomplete cuDNN " + label + " set in '" + util::to_utf8(found.location) + "': missing " +
-                            list_some(missing),
-                        known ? "a tree needs every cuDNN library of its release: 'cudnnenv adopt --heal " +
-                                    util::command_word(util::to_utf8(found.location)) +
-                                    "' fills the gaps from a store tree of the same release"
-                              : "a tree needs every cuDNN library of its release in one folder");
+      return make_error("incomplete cuDNN " + known.words() + " set in '" + util::to_utf8(found.location) +
+                            "': missing " + list_some(missing),
+                        known.whole ? "a tree needs every cuDNN library of its release: 'cudnnenv adopt --heal " +
+                                          util::command_word(util::to_utf8(found.location)) +
+                                          "' fills the gaps from a store tree of the same release"
+                                    : "a tree needs every cuDNN library of its release in one folder");
     }
   }
   return {};
@@ -511,8 +515,7 @@ Result<void> check_adopted_libraries(const AdoptedFolders& found, const Version&
 Result<void> check_adopted_set(const AdoptedFolders& found, const std::vector<ExtractedFile>& files,
                                Platform platform) {
   CUDNNENV_TRY(check_binaries(files, "", platform));
-  return check_adopted_libraries(found, Version{found.layout.major, 0, 0, {}}, std::to_string(found.layout.major),
-                                 platform);
+  return check_adopted_libraries(found, {Version{found.layout.major, 0, 0, {}}, false}, platform);
 }
 
 // Named from what was read: "cudnn-9.19.0-cuda-13.0" when the library says
@@ -757,8 +760,7 @@ Result<InstallOutcome> Store::install_source(const fs::path& source_path, const 
                                                    : staged->tree_root / util::path_from_utf8(layout->version_header),
                     staged->tree_root / util::path_from_utf8(layout->main_library), source->name,
                     options.platform == host_platform(), options.probe, options.warn));
-  CUDNNENV_TRY(
-      check_release_files(*staged, *layout, versions->version, versions->version.str(), *source, options.platform));
+  CUDNNENV_TRY(check_release_files(*staged, *layout, {versions->version, true}, *source, options.platform));
   if (const auto note = expected_set(versions->version, options.platform.os).note; !note.empty()) {
     warn(options.warn, note);
   }
@@ -842,7 +844,7 @@ Result<TreeRecord> Store::adopt(const fs::path& directory, const AdoptOptions& o
     std::erase_if(missing, [](const std::string& path) { return util::ends_with(path, ".h"); });
     if (!missing.empty()) return heal_adopted(*found, *versions, missing, options);
   }
-  CUDNNENV_TRY(check_adopted_libraries(*found, versions->version, versions->version.str(), options.platform));
+  CUDNNENV_TRY(check_adopted_libraries(*found, {versions->version, true}, options.platform));
   if (const auto note = expected_set(versions->version, options.platform.os).note; !note.empty()) {
     warn(options.warn, note);
   }
