@@ -768,9 +768,8 @@ DoctorCheck check_bundle_incomplete(const Facts& facts) {
       const auto release = expected_set(*version, os).libraries;
       std::vector<std::string> lacking;  // of the release
       std::vector<std::string> taken;    // "NAME from 'PATH' (cuDNN V)"
-      for (const auto& name : family_libraries(version->major, os)) {
+      for (const auto& name : family_libraries_lacking(folder, version->major, os)) {
         std::error_code ec;
-        if (fs::is_regular_file(folder / util::path_from_utf8(name), ec)) continue;
         if (std::find(release.begin(), release.end(), name) != release.end()) lacking.push_back(name);
         const FoundCopy* other = nullptr;
         for (const auto& copy : facts.copies) {

@@ -271,12 +271,8 @@ Result<fs::path> find_program(const std::string& command, const util::Environmen
 
 Result<std::optional<fs::path>> prepare_fence(const TreeRecord& tree, const fs::path& fence_dll,
                                               const fs::path& fences) {
-  const fs::path library_dir = tree.resolve(tree.layout.library_dir);
-  std::vector<std::string> lacking;
-  for (const auto& name : family_libraries(tree.version.major, Os::windows)) {
-    std::error_code ec;
-    if (!fs::is_regular_file(library_dir / util::path_from_utf8(name), ec)) lacking.push_back(name);
-  }
+  const std::vector<std::string> lacking =
+      family_libraries_lacking(tree.resolve(tree.layout.library_dir), tree.version.major, Os::windows);
   if (lacking.empty()) return std::optional<fs::path>();
   std::error_code ec;
   if (!fs::is_regular_file(fence_dll, ec)) {

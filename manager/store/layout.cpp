@@ -155,6 +155,14 @@ std::vector<std::string> family_libraries(int major, Os os) {
   return names;
 }
 
+std::vector<std::string> family_libraries_lacking(const fs::path& folder, int major, Os os) {
+  std::vector<std::string> lacking;
+  for (const auto& name : family_libraries(major, os)) {
+    if (!file_exists(folder / util::path_from_utf8(name))) lacking.push_back(name);
+  }
+  return lacking;
+}
+
 std::optional<Version> first_release_of(const std::string& name, Os os) {
   for (const auto& row : library_table().rows) {
     if (row.os == os && (os == Os::windows ? util::iequals(row.name, name) : row.name == name)) return row.first;

@@ -33,6 +33,9 @@ ExpectedSet expected_set(const Version& release, Os os);
 // (data/cudnn-libraries.tsv): what a tree of that major may be asked for.
 std::vector<std::string> family_libraries(int major, Os os);
 
+// Those of family_libraries(major, os) that `folder` has no file of.
+std::vector<std::string> family_libraries_lacking(const std::filesystem::path& folder, int major, Os os);
+
 // The first release that ships library `name` on `os` (the table's), if any.
 std::optional<Version> first_release_of(const std::string& name, Os os);
 

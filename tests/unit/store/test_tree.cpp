@@ -26,8 +26,8 @@ TreeRecord full_example() {
   record.layout.import_lib_dir = "cuda/lib/x64";
   record.installed_at = "2026-12-01T05:00:00Z";
   record.location = "C:\\Users\\李雷\\My \"cuDNN\" 8.1";
-  record.source = SourceRecord{"zip", "C:\\Downloads\\cudnn 'x' é.zip", std::string(64, 'a'), 123456789012ull,
-                               "cudnn-11.2-windows-x64-v8.1.0.77.zip"};
+  record.source = SourceRecord{"zip",           "C:\\Downloads\\cudnn 'x' é.zip",       std::string(64, 'a'),
+                               123456789012ull, "cudnn-11.2-windows-x64-v8.1.0.77.zip", "whole 't'"};
   record.files = {{"cuda/bin/cudnn64_8.dll", 221184, std::string(64, 'b'), ""},
                   {"cuda/include/cudnn.h", 2900, std::string(64, 'c'), ""},
                   {"lib/libcudnn.so", 5000000000ull, std::string(64, 'd'), "libcudnn.so.8"}};
@@ -52,6 +52,7 @@ void check_same(const TreeRecord& read, const TreeRecord& written, bool with_fil
   CHECK(read.source.sha256 == written.source.sha256);
   CHECK(read.source.size == written.source.size);
   CHECK(read.source.official == written.source.official);
+  CHECK(read.source.healed_from == written.source.healed_from);
   if (!with_files) {
     CHECK(read.files.empty());
     return;
