@@ -237,30 +237,39 @@ std::optional<std::string> changeable_by_others(const fs::path&) {
   return std::nullopt;
 }
 
+namespace {
+
+// MoveFileExW(from, to, flags), retried for about two seconds while it fails
+// with ERROR_ACCESS_DENIED or ERROR_SHARING_VIOLATION: a virus scanner or an
+// indexer that opened a freshly written file, or a reader (Jupyter reading
+// kernel.json) that opened the file being replaced without FILE_SHARE_DELETE,
+// holds it for a moment. 0 when moved, else the last error.
+DWORD move_with_retry(const fs::path& from, const fs::path& to, DWORD flags) {
+  for (int attempt = 0;; ++attempt) {
+    if (::MoveFileExW(from.c_str(), to.c_str(), flags)) return 0;
+    const DWORD code = ::GetLastError();
+    if (attempt >= 20 || (code != ERROR_ACCESS_DENIED && code != ERROR_SHARING_VIOLATION)) return code;
+    std::this_thread::sleep_for(std::chrono::milliseconds(100));
+  }
+}
+
+}  // namespace
+
 Result<void> replace_file(const fs::path& from, const fs::path& to) {
-  if (!::MoveFileExW(from.c_str(), to.c_str(), MOVEFILE_REPLACE_EXISTING | MOVEFILE_WRITE_THROUGH)) {
-    return make_error("cannot rename '" + to_utf8(from) + "' to '" + to_utf8(to) + "': " + last_error_message());
+  if (const DWORD code = move_with_retry(from, to, MOVEFILE_REPLACE_EXISTING | MOVEFILE_WRITE_THROUGH); code != 0) {
+    return make_error("cannot rename '" + to_utf8(from) + "' to '" + to_utf8(to) + "': " + last_error_message(code));
   }
   return {};
 }
 
 Result<void> rename_directory(const fs::path& from, const fs::path& to) {
-  // MoveFileExW without REPLACE_EXISTING fails when `to` exists. A scanner
-  // that opened a freshly written DLL makes the move fail with
-  // ERROR_ACCESS_DENIED for a moment: retry for about two seconds.
-  for (int attempt = 0;; ++attempt) {
-    if (::MoveFileExW(from.c_str(), to.c_str(), MOVEFILE_WRITE_THROUGH)) {
-      return {};
-    }
-    const DWORD code = ::GetLastError();
-    if (code == ERROR_ALREADY_EXISTS || code == ERROR_FILE_EXISTS) {
-      return make_error("'" + to_utf8(to) + "' already exists");
-    }
-    if (attempt >= 20 || (code != ERROR_ACCESS_DENIED && code != ERROR_SHARING_VIOLATION)) {
-      return make_error("cannot move '" + to_utf8(from) + "' to '" + to_utf8(to) + "': " + last_error_message(code));
-    }
-    std::this_thread::sleep_for(std::chrono::milliseconds(100));
+  // Without MOVEFILE_REPLACE_EXISTING the move fails when `to` exists.
+  const DWORD code = move_with_retry(from, to, MOVEFILE_WRITE_THROUGH);
+  if (code == 0) return {};
+  if (code == ERROR_ALREADY_EXISTS || code == ERROR_FILE_EXISTS) {
+    return make_error("'" + to_utf8(to) + "' already exists");
   }
+  return make_error("cannot move '" + to_utf8(from) + "' to '" + to_utf8(to) + "': " + last_error_message(code));
 }
 
 Result<void> create_link_or_copy(const fs::path& target_in_tree, const std::string& /*link_text*/,

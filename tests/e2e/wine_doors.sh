@@ -118,9 +118,11 @@ while IFS='|' read -r selection text tree version foo tf runtime pin; do
   launcher= kernel=
   if [ "$pin" != - ]; then
     launcher=\"$("$WINE" "$CUDNNENV" export launcher $pin --python "$(winpath "$WORK/prog/view.bat")" 2> /dev/null | tr -d '\r')\"
-    "$WINE" "$CUDNNENV" export jupyter $pin --python "$(winpath "$WORK/prog/view.bat")" --prefix "$(winpath "$WORK/kp")" \
-      --name k > /dev/null 2>&1 || fail "export jupyter $pin"
-    "$WINE" "$CUDNNENV" export terminal "${pin%% *}" --name k > /dev/null 2>&1 || fail "export terminal $pin"
+    run_program "$WINE" "$CUDNNENV" export jupyter $pin --python "$(winpath "$WORK/prog/view.bat")" \
+      --prefix "$(winpath "$WORK/kp")" --name k
+    [ "$rc" = 0 ] || fail "export jupyter $pin: exit $rc: $(cat err)"
+    run_program "$WINE" "$CUDNNENV" export terminal "${pin%% *}" --name k
+    [ "$rc" = 0 ] || fail "export terminal $pin: exit $rc: $(cat err)"
     # The script the terminal profile's command line runs (cmd /k ""SCRIPT""), quoted.
     terminal=$(python3 -c 'import json, sys
 line = json.load(open(sys.argv[1], encoding="utf-8"))["profiles"][0]["commandline"]
