@@ -59,3 +59,39 @@ expect_eq "$rc:$(tr -d '\r' < err)" "1:cudnnenv: why: cudnn_engines_tensor_ir64_
     $fence_win  (fence)
   fix:    cudnnenv install 9.21.0 --cuda 12  (cuDNN 9.1.0 does not ship it; 9.21.0 and later do)" "--why: the name, where it was looked for, the fix"
 pass "the fence under Wine: a bare-name load of a cuDNN 9 name the tree lacks fails, never taking the stray copy on PATH; --report and --why name it"
+
+# Healing, PE twins: a 9.21.0 folder (NVIDIA's zip layout) lacking cudnn_engines_tensor_ir64_9.dll, and
+# 'whole', a complete tree of the same build, in the store. Plainly the folder's cuDNN takes the stray
+# sub-library (the 8.9.7 stand-in); adopt refuses the folder naming the file; adopt --heal makes 'healed', a
+# store folder of hard links to the folder's DLLs and the missing one from 'whole', and pinned to it every
+# name loads from it. A folder of another build (9.21.0 for CUDA 12) is refused: no CUDA 12 tree to heal from.
+make_windows9_tree whole "$FIXTURES/fake-pe64-9.21.0.dll" 9.21.0
+run_program cud install "$(winpath "$WORK/whole")" --name whole -q
+expect_eq "$rc" "0" "install of the 9.21.0 tree: $(cat err)"
+cp -r whole incomplete
+rm incomplete/bin/cudnn_engines_tensor_ir64_9.dll
+incomplete=$(winpath "$WORK/incomplete")
+WINEPATH="$incomplete\\bin;$(winpath "$WORK/stray")" run_program "$WINE" prog/load-names.exe cudnn64_9.dll cudnn_engines_tensor_ir64_9.dll
+expect_eq "$(cat out)" "cudnn64_9.dll $incomplete\\bin\\cudnn64_9.dll
+cudnn_engines_tensor_ir64_9.dll $(winpath "$WORK/stray")\\cudnn_engines_tensor_ir64_9.dll" "the control: plainly, the folder's cuDNN 9.21.0 and the stray 8.9.7 sub-library"
+run_program cud adopt "$incomplete"
+expect_eq "$rc:$(cat err)" "1:cudnnenv: error: incomplete cuDNN 9.21.0 set in '$incomplete': missing 'bin/cudnn_engines_tensor_ir64_9.dll'
+  hint: a tree needs every cuDNN library of its release: 'cudnnenv adopt --heal \"$incomplete\"' fills the gaps from a store tree of the same release" "adopt of a 9.21.0 folder without tensor_ir"
+run_program cud adopt --heal "$incomplete" --name healed
+healed=$(winpath "$root/healed/bin")
+expect_eq "$rc:$(cat out)" "0:adopted 'healed': cuDNN 9.21.0, CUDA 13.0, healed: the files of $incomplete and what it lacked from 'whole', linked from $healed
+  library: $healed\\cudnn64_9.dll" "adopt --heal: $(cat err)"
+expect_eq "$(stat -c %i "$root/healed/bin/cudnn_graph64_9.dll")" "$(stat -c %i incomplete/bin/cudnn_graph64_9.dll)" \
+  "the folder's own DLLs are hard links to it"
+expect_eq "$(stat -c %i "$root/healed/bin/cudnn_engines_tensor_ir64_9.dll")" \
+  "$(stat -c %i "$root/whole/bin/cudnn_engines_tensor_ir64_9.dll")" "the missing DLL is whole's, hard-linked"
+run_program cud exec --cudnn healed --verify none --report -- "$program" cudnn64_9.dll cudnn_engines_tensor_ir64_9.dll
+expect_eq "$rc:$(cat out)" "0:cudnn64_9.dll $healed\\cudnn64_9.dll
+cudnn_engines_tensor_ir64_9.dll $healed\\cudnn_engines_tensor_ir64_9.dll" "pinned to the healed tree: every name from it: $(cat err)"
+grep -q "came from outside" err && fail "--report: a healed tree's DLL counted outside: $(cat err)"
+make_windows9_tree cuda12 "$FIXTURES/fake-pe64-9.21.0-cuda12.dll" 9.21.0
+rm cuda12/bin/cudnn_engines_tensor_ir64_9.dll
+run_program cud adopt --heal "$(winpath "$WORK/cuda12")"
+expect_eq "$rc:$(cat err)" "3:cudnnenv: error: '$(winpath "$WORK/cuda12")' lacks cudnn_engines_tensor_ir64_9.dll of cuDNN 9.21.0, and no tree of cuDNN 9.21.0 for CUDA 12 in the store has it to heal it from
+  hint: cudnnenv install 9.21.0 --cuda 12 && cudnnenv adopt --heal \"$(winpath "$WORK/cuda12")\"" "a heal from another build refused"
+pass "adopt --heal under Wine: hard links to the folder's DLLs and the missing one from a tree of the same build; pinned, every name from it; another build's refused"
