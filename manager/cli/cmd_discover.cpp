@@ -1,6 +1,7 @@
 #include "cli/context.hpp"
 #include "cli/output.hpp"
 #include "discover/discover.hpp"
+#include "doctor/facts.hpp"
 #include "store/spec.hpp"
 #include "util/text.hpp"
 
@@ -16,6 +17,12 @@ struct DiscoverArguments {
 Result<int> run_discover(const DiscoverArguments& arguments, const Context& context) {
   DiscoverContext discover_context;
   discover_context.environment = context.environment;
+  // The Python that runs, as doctor finds it (through cudnnenv's and a version
+  // manager's shims; ./.venv): its wheels' cuDNN with or without VIRTUAL_ENV.
+  const Os os = host_platform().os;
+  const ProgramInfo python =
+      find_program_that_runs("python", context.environment, context.store().state().shims(), os, !arguments.no_load);
+  discover_context.site_packages = site_packages_of(python.target, context.environment, os);
   if (!arguments.no_load) {
     discover_context.probe = context.probe();
   }

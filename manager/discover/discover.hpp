@@ -29,6 +29,9 @@ struct DiscoverContext {
   util::Environment environment;
   Os os = host_platform().os;
   ProbeFunction probe = {};  // empty: versions from headers only
+  // The site-packages of the Python that runs (doctor's site_packages_of):
+  // their cuDNN wheels and torch/lib too, where no fixed pattern reaches.
+  std::vector<std::filesystem::path> site_packages = {};
 };
 
 struct SearchDirectory {

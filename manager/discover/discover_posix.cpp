@@ -131,11 +131,13 @@ std::vector<SearchDirectory> candidate_directories(const DiscoverContext& contex
       }
     }
   }
+  std::vector<fs::path> sites = context.site_packages;
   for (const auto& pattern : site_patterns) {
-    for (const auto& site : expand_glob(pattern)) {
-      add(site / "nvidia" / "cudnn" / "lib", "site-packages (nvidia-cudnn wheel)");
-      add(site / "torch" / "lib", "site-packages (torch)");
-    }
+    for (const auto& site : expand_glob(pattern)) sites.push_back(site);
+  }
+  for (const auto& site : sites) {
+    add(site / "nvidia" / "cudnn" / "lib", "site-packages (nvidia-cudnn wheel)");
+    add(site / "torch" / "lib", "site-packages (torch)");
   }
   return directories;
 }

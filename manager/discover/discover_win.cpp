@@ -63,7 +63,7 @@ std::vector<SearchDirectory> candidate_directories(const DiscoverContext& contex
       add(per_cuda / "x64", "cuDNN installer");
     }
   }
-  std::vector<fs::path> sites;
+  std::vector<fs::path> sites = context.site_packages;
   for (const char* base : {"LOCALAPPDATA", "APPDATA"}) {
     const fs::path root = variable_path(context, base);
     if (root.empty()) {

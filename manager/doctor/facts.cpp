@@ -287,6 +287,52 @@ std::optional<fs::path> resolve_manager_shim(const std::string& manager, const f
 
 }  // namespace
 
+ProgramInfo find_program_that_runs(const std::string& program, const util::Environment& environment,
+                                   const fs::path& shims_dir, Os os, bool run_managers) {
+  ProgramInfo info;
+  info.requested = program;
+  std::vector<std::string> names = {program};
+  if (program == "python") names.push_back("python3");
+  std::error_code ec;
+  for (const auto& name : names) {
+    auto found = find_program(name, environment, {});
+    if (!found) continue;
+    info.path = *found;
+    info.target = *found;
+    if (!shims_dir.empty() && fs::equivalent(found->parent_path(), shims_dir, ec)) {
+      info.is_shim = true;
+      info.target.clear();
+      ShimPaths paths;
+      paths.shims_dir = shims_dir;
+      for (const auto& shim : list_shims(paths)) {
+        if (fs::equivalent(shim.file, *found, ec) && !shim.target.empty()) {
+          info.target = util::path_from_utf8(shim.target);
+        }
+      }
+      if (info.target.empty()) {
+        if (auto behind = find_program(name, environment, {shims_dir})) info.target = *behind;
+      }
+    }
+    // A version manager's shim, first on PATH or behind cudnnenv's (pyenv's
+    // shims after cudnnenv's): the program its `which` names. --no-load: no child at all.
+    if (os != Os::windows && run_managers && !info.target.empty()) {
+      if (auto manager = version_manager_of(info.target, environment)) {
+        if (auto real = resolve_manager_shim(manager->first, manager->second, name, environment)) {
+          info.manager = manager->first;
+          info.target = *real;
+        }
+      }
+    }
+    break;
+  }
+  if (!info.target.empty()) {
+    if (auto binary = identify_binary_file(info.target); binary && binary->format != BinaryFormat::none) {
+      info.binary = *binary;
+    }
+  }
+  return info;
+}
+
 std::vector<fs::path> site_packages_of(const fs::path& program, const util::Environment& environment, Os os) {
   std::vector<fs::path> sites;
   std::error_code ec;
@@ -532,62 +578,20 @@ Facts collect_facts(const FactsRequest& request) {
   facts.toolkits = find_toolkits(request.environment, os);
   facts.headers = find_headers(request.environment, facts.toolkits, os);
 
+  const fs::path shims_dir = request.store != nullptr ? request.store->state().shims() : fs::path();
+  facts.program = find_program_that_runs(request.program, request.environment, shims_dir, os, request.load_copies);
+  facts.site_packages = site_packages_of(facts.program.target, request.environment, os);
+
   DiscoverContext discover_context;
   discover_context.environment = request.environment;
   discover_context.os = os;
+  discover_context.site_packages = facts.site_packages;
   if (request.load_copies) {
     discover_context.probe = [program = request.probe_program, timeout = request.timeout](const fs::path& library) {
       return probe_in_child(program, library, timeout);
     };
   }
   facts.copies = discover(discover_context);
-
-  // The program whose loader is walked: --for, python by default (python3 when there is no python).
-  facts.program.requested = request.program;
-  std::vector<std::string> names = {request.program};
-  if (request.program == "python") {
-    names.push_back("python3");
-  }
-  const fs::path shims_dir = request.store != nullptr ? request.store->state().shims() : fs::path();
-  std::error_code ec;
-  for (const auto& name : names) {
-    auto found = find_program(name, request.environment, {});
-    if (!found) {
-      continue;
-    }
-    facts.program.path = *found;
-    facts.program.target = *found;
-    if (!shims_dir.empty() && fs::equivalent(found->parent_path(), shims_dir, ec)) {
-      facts.program.is_shim = true;
-      facts.program.target.clear();
-      ShimPaths paths;
-      paths.shims_dir = shims_dir;
-      for (const auto& shim : list_shims(paths)) {
-        if (fs::equivalent(shim.file, *found, ec) && !shim.target.empty()) {
-          facts.program.target = util::path_from_utf8(shim.target);
-        }
-      }
-      if (facts.program.target.empty()) {
-        if (auto behind = find_program(name, request.environment, {shims_dir})) {
-          facts.program.target = *behind;
-        }
-      }
-    } else if (os != Os::windows && request.load_copies) {  // --no-load: no child at all
-      if (auto manager = version_manager_of(*found, request.environment)) {
-        if (auto real = resolve_manager_shim(manager->first, manager->second, name, request.environment)) {
-          facts.program.manager = manager->first;
-          facts.program.target = *real;
-        }
-      }
-    }
-    break;
-  }
-  if (!facts.program.target.empty()) {
-    if (auto binary = identify_binary_file(facts.program.target); binary && binary->format != BinaryFormat::none) {
-      facts.program.binary = *binary;
-    }
-  }
-  facts.site_packages = site_packages_of(facts.program.target, request.environment, os);
   facts.frameworks = find_frameworks(facts.site_packages, facts.copies, os);
   facts.cpu_avx = cpu_has_avx();
   if (os == Os::windows) {

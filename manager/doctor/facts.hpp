@@ -71,8 +71,9 @@ struct ProgramInfo {
   std::filesystem::path path;    // first on PATH; empty when not found
   std::filesystem::path target;  // the program behind a shim, else `path`
   bool is_shim = false;          // `path` is a cudnnenv shim of this store
-  // `path` is a version manager's shim ("pyenv", "asdf", "mise"), `target`
-  // what its own `which` names here; empty otherwise.
+  // `path`, or the program behind cudnnenv's shim, is a version manager's
+  // shim ("pyenv", "asdf", "mise"), `target` what its own `which` names
+  // here; empty otherwise.
   std::string manager;
   std::optional<BinaryInfo> binary;  // of `target`
 };
@@ -144,6 +145,13 @@ DriverInfo parse_gpu_probe(std::string_view text);
 std::string parse_proc_driver_version(std::string_view text);
 std::vector<HeaderInfo> find_headers(const util::Environment& environment, const std::vector<ToolkitInfo>& toolkits,
                                      Os os);
+// The program `program` ("python" also tries python3) that runs here: first
+// on PATH, through cudnnenv's shims (`shims_dir`, empty: none) and, with
+// `run_managers`, a version manager's shim (its `which`, in a child).
+ProgramInfo find_program_that_runs(const std::string& program, const util::Environment& environment,
+                                   const std::filesystem::path& shims_dir, Os os, bool run_managers);
+// The site-packages folders of `program` (a venv's or conda's Python), of
+// VIRTUAL_ENV and CONDA_PREFIX, and of the working folder's ./.venv.
 std::vector<std::filesystem::path> site_packages_of(const std::filesystem::path& program,
                                                     const util::Environment& environment, Os os);
 std::vector<FrameworkInfo> find_frameworks(const std::vector<std::filesystem::path>& site_packages,

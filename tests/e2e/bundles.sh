@@ -9,6 +9,8 @@
 # it), and the program does not run.
 CUDNNENV=$1
 FIXTURES=$2
+# A real pyenv, when this machine has one (the last section), found before PATH is narrowed.
+PYENV_REAL=$(readlink -f "$(command -v pyenv 2> /dev/null || echo "$HOME/.pyenv/bin/pyenv")" 2> /dev/null || true)
 source "$(dirname "$0")/lib.sh"
 export CUDNNENV_ROOT="$WORK/store" CUDNNENV_STATE_DIR="$WORK/state"
 unset CUDNNENV_VERSION CUDNNENV_VERIFY CUDNNENV_ACTIVATED
@@ -147,3 +149,70 @@ run adopt --heal ./cuda12
 expect_eq "$rc:$(cat err)" "3:cudnnenv: error: '$WORK/cuda12' lacks libcudnn_engines_tensor_ir.so.9 of cuDNN 9.21.0, and no tree of cuDNN 9.21.0 for CUDA 12 in the store has it to heal it from
   hint: cudnnenv install 9.21.0 --cuda 12 && cudnnenv adopt --heal \"$WORK/cuda12\"" "a heal from another build (CUDA 13's 9.21.0) refused"
 pass "adopt --heal never takes another build's file"
+
+# Where bundles are: a wheel's incomplete cuDNN (9.21.0 without tensor_ir; a 9.19.0 cuDNN on
+# LD_LIBRARY_PATH) in a project's ./.venv with no VIRTUAL_ENV, and in the site-packages of a pyenv Python
+# reached through cudnnenv's python shim in front of pyenv's shims. doctor fails bundle-incomplete naming
+# the folder, the copy the loader would take and the fix; discover (which looks where doctor's Python is)
+# lists the wheel's copy. pyenv: the real
+# one when this machine has it, else a stand-in with its shim's text and its `which` (Debian has no pyenv).
+bundle_check() {  # doctor's bundle-incomplete, from --json in `out`: status, summary, cause, fix
+  python3 -c 'import json, sys
+check = [c for c in json.load(open("out"))["checks"] if c["id"] == "bundle-incomplete"][0]
+print(check["status"]); print(check["summary"]); print(check["cause"]); print(check["fix"])'
+}
+wheel_copy() {  # discover --json in `out`: the copies in $1, with how they were found
+  python3 -c 'import json, sys
+print([(c["library"], c["version"], c["found_via"]) for c in json.load(open("out")) if c["library"].startswith(sys.argv[1])])' "$1"
+}
+incomplete_wheel() {  # SITE: nvidia/cudnn/lib of 9.21.0 without tensor_ir, and NVIDIA's dist-info
+  mkdir -p "$1/nvidia/cudnn" "$1/nvidia_cudnn_cu13-9.21.0.19.dist-info"
+  cp -a "$WORK/incomplete/lib" "$1/nvidia/cudnn/"
+}
+cp "$FIXTURES/fake-elf64-9.19.0.so" stray/libcudnn.so.9  # the stray folder as a whole 9.19.0 cuDNN
+export LD_LIBRARY_PATH="$WORK/stray"
+mkdir -p project
+incomplete_wheel "$WORK/project/.venv/lib/python3.12/site-packages"
+wheel="$WORK/project/.venv/lib/python3.12/site-packages/nvidia/cudnn/lib"
+cd project
+unset VIRTUAL_ENV CONDA_PREFIX
+run doctor --json
+expect_eq "$(bundle_check)" "fail
+nvidia-cudnn-cu13 9.21.0.19's cuDNN 9.21.0 in '$wheel' lacks libcudnn_engines_tensor_ir.so.9
+run plainly, the loader takes libcudnn_engines_tensor_ir.so.9 from '$WORK/stray/libcudnn_engines_tensor_ir.so.9' (cuDNN 9.19.0) beside the bundle's 9.21.0: two versions of cuDNN in one process
+cudnnenv install 9.21.0 --cuda 13 && cudnnenv exec --cudnn 9.21.0 -- python  (a complete tree, pinned: a name it lacks loads from nowhere else)" "doctor: ./.venv's incomplete wheel ($(cat err))"
+run discover --json
+expect_eq "$(wheel_copy "$WORK/project/")" "[('$wheel/libcudnn.so.9', '9.21.0', ['site-packages (nvidia-cudnn wheel)'])]" "discover: ./.venv's wheel without VIRTUAL_ENV"
+pass "./.venv's incomplete wheel, no VIRTUAL_ENV: doctor fails bundle-incomplete with the copy it would mix with; discover lists it"
+rm -r .venv
+
+export PYENV_ROOT="$WORK/pyroot"
+mkdir -p "$PYENV_ROOT/versions/3.99.0/bin"
+cp /bin/true "$PYENV_ROOT/versions/3.99.0/bin/python"
+echo 3.99.0 > "$PYENV_ROOT/version"
+incomplete_wheel "$PYENV_ROOT/versions/3.99.0/lib/python3.99/site-packages"
+wheel="$PYENV_ROOT/versions/3.99.0/lib/python3.99/site-packages/nvidia/cudnn/lib"
+if [ -x "$PYENV_REAL" ]; then
+  "$PYENV_REAL" rehash
+else
+  mkdir -p "$WORK/pyenv-tool/libexec" "$PYENV_ROOT/shims"
+  cat > "$WORK/pyenv-tool/libexec/pyenv" <<'SH'
+#!/bin/sh
+# pyenv's `which` for the stand-in: the version file's Python
+[ "$1" = which ] && echo "$PYENV_ROOT/versions/$(cat "$PYENV_ROOT/version")/bin/$2"
+SH
+  printf '#!/usr/bin/env bash\nset -e\nprogram="${0##*/}"\nexec "%s/pyenv-tool/libexec/pyenv" exec "$program" "$@"\n' "$WORK" \
+    > "$PYENV_ROOT/shims/python"
+  chmod +x "$WORK/pyenv-tool/libexec/pyenv" "$PYENV_ROOT/shims/python"
+fi
+run shim add python
+expect_eq "$rc" "0" "shim add python: $(cat err)"
+PATH="$CUDNNENV_STATE_DIR/shims:$PYENV_ROOT/shims:$PATH" run doctor --json
+expect_eq "$(bundle_check)" "fail
+nvidia-cudnn-cu13 9.21.0.19's cuDNN 9.21.0 in '$wheel' lacks libcudnn_engines_tensor_ir.so.9
+run plainly, the loader takes libcudnn_engines_tensor_ir.so.9 from '$WORK/stray/libcudnn_engines_tensor_ir.so.9' (cuDNN 9.19.0) beside the bundle's 9.21.0: two versions of cuDNN in one process
+cudnnenv install 9.21.0 --cuda 13 && cudnnenv exec --cudnn 9.21.0 -- python  (a complete tree, pinned: a name it lacks loads from nowhere else)" "doctor through cudnnenv's shim and pyenv's ($(cat err))"
+PATH="$CUDNNENV_STATE_DIR/shims:$PYENV_ROOT/shims:$PATH" run discover --json
+expect_eq "$(wheel_copy "$PYENV_ROOT/")" "[('$wheel/libcudnn.so.9', '9.21.0', ['site-packages (nvidia-cudnn wheel)'])]" "discover: the pyenv Python's wheel"
+unset LD_LIBRARY_PATH
+pass "through cudnnenv's python shim in front of pyenv's ($([ -x "$PYENV_REAL" ] && echo "real pyenv" || echo "stand-in pyenv")): doctor and discover reach the Python that runs and its incomplete wheel"

@@ -101,16 +101,19 @@ expect_eq "$(python3 -c 'import json; print([c["status"] for c in json.load(open
   "['warn']" "doctor's vscode check with a repository's own NAME.shim beside its interpreter ($(cat doctor.err))"
 pass "a NAME.shim beside a repository's interpreter is not cudnnenv's pin"
 
-# --- item 7: doctor never runs a version manager from the project, from a subfolder of it either ---
+# --- item 7: doctor (and discover) never run a version manager from the project, from a subfolder of it either ---
 mkdir -p repo7/.git repo7/sub repo7/evil/libexec repo7/evil/shims
 printf '#!/bin/sh\ntouch "%s/PWNED"\n' "$WORK" > repo7/evil/libexec/pyenv
 printf '#!/usr/bin/env bash\nexec "%s/repo7/evil/libexec/pyenv" exec "python3" "$@"\n' "$WORK" > repo7/evil/shims/python3
-chmod +x repo7/evil/libexec/pyenv repo7/evil/shims/python3
+cp repo7/evil/shims/python3 repo7/evil/shims/python
+chmod +x repo7/evil/libexec/pyenv repo7/evil/shims/python3 repo7/evil/shims/python
 for load in --no-load ""; do
   (cd repo7/sub && PATH="$WORK/repo7/evil/shims:$PATH" timeout 60 "$CUDNNENV" doctor --for python3 $load --cudnn "tree 9.1" > /dev/null 2>&1) || true
   [ ! -e PWNED ] || fail "doctor ${load:-(loading)} ran the project's own version manager from a subfolder"
+  (cd repo7/sub && PATH="$WORK/repo7/evil/shims:$PATH" timeout 60 "$CUDNNENV" discover $load > /dev/null 2>&1) || true
+  [ ! -e PWNED ] || fail "discover ${load:-(loading)} ran the project's own version manager from a subfolder"
 done
-pass "doctor runs no version manager that lies in the working folder's project"
+pass "doctor and discover run no version manager that lies in the working folder's project"
 
 # --- item 11: a selected runtime's library gone (a wheel uninstalled after adopt --runtime) stops the start ---
 make_linux_tree c919 9.19.0 "$FIXTURES/fake-elf64-9.19.0.so"
