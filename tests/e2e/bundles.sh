@@ -2,7 +2,8 @@
 # Exactly one cuDNN, whatever the release ships (issue 42): each release's
 # library set comes from data/cudnn-libraries.tsv, not from its major. A
 # 9.21-shaped tree (cuDNN 9.21 added libcudnn_engines_tensor_ir.so.9, which
-# its dispatcher opens by bare name) without that file: install and adopt
+# its dispatcher opens by bare name) without that file: install (a folder or
+# a wheel) and adopt
 # refuse it naming the file; a complete one installs, and with the file gone
 # verify fails naming it; exec refuses such a tree before the start (exit 4),
 # also one whose record never named the file (as an older cudnnenv adopted
@@ -33,6 +34,16 @@ run adopt --heal ./incomplete
 expect_eq "$rc:$(cat err)" "3:cudnnenv: error: '$WORK/incomplete' lacks libcudnn_engines_tensor_ir.so.9 of cuDNN 9.21.0, and no tree of cuDNN 9.21.0 for CUDA 13 in the store has it to heal it from
   hint: cudnnenv install 9.21.0 --cuda 13 && cudnnenv adopt --heal \"$WORK/incomplete\"" "adopt --heal with no tree of the same build to heal from"
 pass "install and adopt of a 9.21 tree without libcudnn_engines_tensor_ir.so.9 refused, the file named; --heal names what to install first"
+
+# The same files as NVIDIA's wheel (nvidia/cudnn/{lib,include} and its dist-info): install names the file.
+mkdir -p wheel/nvidia/cudnn wheel/nvidia_cudnn_cu13-9.21.0.19.dist-info
+cp -a incomplete/lib incomplete/include wheel/nvidia/cudnn/
+printf 'Metadata-Version: 2.1\nName: nvidia-cudnn-cu13\nVersion: 9.21.0.19\n' > wheel/nvidia_cudnn_cu13-9.21.0.19.dist-info/METADATA
+(cd wheel && zip -q -r -y ../nvidia_cudnn_cu13-9.21.0.19-py3-none-manylinux_2_27_x86_64.whl .)
+run install nvidia_cudnn_cu13-9.21.0.19-py3-none-manylinux_2_27_x86_64.whl
+expect_eq "$rc:$(cat err)" "1:cudnnenv: error: incomplete cuDNN 9.21.0.19 set for Linux x86_64: missing 'nvidia/cudnn/lib/libcudnn_engines_tensor_ir.so.9'
+  hint: the wheel lacks part of its release: install NVIDIA's archive instead ('cudnnenv install 9.21.0 --cuda 13' fetches $suggestion from NVIDIA)" "install of a 9.21 wheel without tensor_ir"
+pass "install of a 9.21 wheel without tensor_ir refused, the file and the archive that has it named"
 
 run install ./complete --name c921 -q
 expect_eq "$rc" "0" "install of the complete 9.21 tree: $(cat err)"
