@@ -3,9 +3,8 @@
 # library set comes from data/cudnn-libraries.tsv, not from its major. A
 # 9.21-shaped tree (cuDNN 9.21 added libcudnn_engines_tensor_ir.so.9, which
 # its dispatcher opens by bare name) without that file: install (a folder or
-# a wheel) and adopt
-# refuse it naming the file; a complete one installs, and with the file gone
-# verify fails naming it; exec refuses such a tree before the start (exit 4),
+# a wheel) and adopt refuse it naming the file; a complete one installs, and
+# with the file gone verify fails naming it; exec refuses such a tree before the start (exit 4),
 # also one whose record never named the file (as an older cudnnenv adopted
 # it), and the program does not run.
 CUDNNENV=$1
