@@ -7,6 +7,8 @@
  *   cudnnenv-selftest-load          loads libcudnn.so.9 by name
  *   cudnnenv-selftest-load NAME     loads that name (libcudnn.so.8), or that
  *                                   file by absolute path (what JAX does)
+ *   cudnnenv-selftest-load NAME SUB also SUB by bare name afterwards, as
+ *                                   cuDNN's dispatcher opens a sub-library
  * Built three times on Linux: -rpath has DT_RPATH $ORIGIN/decoy-lib, which
  * the dynamic loader searches before LD_LIBRARY_PATH, and -runpath the same
  * folder as DT_RUNPATH (the linkers' default), searched after it.
@@ -24,8 +26,11 @@
  *   child DIR           puts DIR first on PATH and starts itself with `bare` (and --name),
  *                       as a program that starts another does (a grandchild
  *                       of the launcher); its exit code is this one's
- * Exit 1 with the loader's message on stderr when nothing loads, 2 on a
- * wrong command line. */
+ *   sub DLL             `bare`, then LoadLibraryW(DLL), as cuDNN 9's dispatcher
+ *                       opens a sub-library by bare name
+ * With a sub-library, a line for it too, "-<tab>NAME" when it did not load.
+ * Exit 1 with the loader's message on stderr when a library does not load,
+ * 2 on a wrong command line. */
 #if !defined(_WIN32)
 #define _GNU_SOURCE /* dladdr */
 #endif
@@ -36,11 +41,11 @@
 #ifndef _WIN32_WINNT
 #define _WIN32_WINNT 0x0A00
 #endif
+#include <windows.h>
 #include <process.h>
 #include <stdlib.h>
 #include <string.h>
 #include <wchar.h>
-#include <windows.h>
 #else
 #include <dlfcn.h>
 #endif
@@ -94,6 +99,8 @@ static int start_child(const wchar_t* self, const wchar_t* folder) {
   return (int)status;
 }
 
+static int print_module(HMODULE library);
+
 int main(void) {
   int argc = 0;
   wchar_t** argv = CommandLineToArgvW(GetCommandLineW(), &argc);
@@ -106,7 +113,9 @@ int main(void) {
   if (argc < 2) return usage();
   const wchar_t* style = argv[1];
   HMODULE library = NULL;
-  if (wcscmp(style, L"bare") == 0 && argc == 2) {
+  const wchar_t* sub = NULL;
+  if ((wcscmp(style, L"bare") == 0 && argc == 2) || (wcscmp(style, L"sub") == 0 && argc == 3)) {
+    if (argc == 3) sub = argv[2];
     library = LoadLibraryW(g_name);
   } else if (wcscmp(style, L"altered") == 0 && argc == 2) {
     library = LoadLibraryExW(g_name, NULL, LOAD_WITH_ALTERED_SEARCH_PATH);
@@ -130,6 +139,19 @@ int main(void) {
   } else {
     return usage();
   }
+  const int status = print_module(library);
+  if (status != 0 || sub == NULL) return status;
+  HMODULE second = LoadLibraryW(sub);
+  if (second == NULL) {
+    char name[1024];
+    WideCharToMultiByte(CP_UTF8, 0, sub, -1, name, (int)sizeof(name), NULL, NULL);
+    printf("-\t%s\n", name);
+  }
+  return print_module(second);
+}
+
+/* The module's VERSION<tab>FILE line; 1 when it did not load. */
+static int print_module(HMODULE library) {
   if (library == NULL) {
     fprintf(stderr, "LoadLibrary failed: %lu\n", GetLastError());
     return 1;
@@ -147,8 +169,9 @@ int main(void) {
 
 #else
 
-int main(int argc, char** argv) {
-  void* library = dlopen(argc > 1 ? argv[1] : "libcudnn.so.9", RTLD_NOW);
+/* NAME's VERSION<tab>FILE line; 1 when it did not load. */
+static int load(const char* name) {
+  void* library = dlopen(name, RTLD_NOW);
   if (library == NULL) {
     fprintf(stderr, "%s\n", dlerror());
     return 1;
@@ -160,6 +183,14 @@ int main(int argc, char** argv) {
     return 1;
   }
   return print_version(version, version != NULL ? where.dli_fname : "");
+}
+
+int main(int argc, char** argv) {
+  const int status = load(argc > 1 ? argv[1] : "libcudnn.so.9");
+  if (status != 0 || argc < 3) return status;
+  if (load(argv[2]) == 0) return 0;
+  printf("-\t%s\n", argv[2]);
+  return 1;
 }
 
 #endif

@@ -261,6 +261,7 @@ class Run {
     add(report, through_exec("exec-runpath", "cudnnenv exec, the program's DT_RUNPATH naming the stray copy's folder",
                              {util::to_utf8(m_work / "program" / "cudnnenv-selftest-load-runpath")}));
     shim_cases(report, loader, {});
+    bundle_cases(report, {loader, "libcudnn.so.9"});
     const auto profile = profile_scripts();
     const auto conda = conda_hooks(m_root, m_work / "conda env");
     for (const std::string shell : {"bash", "zsh", "fish"}) {
@@ -447,6 +448,7 @@ class Run {
       clean_up();
     }
     shim_cases(report, loader, {"bare"});
+    bundle_cases(report, loader_words(loader, {"sub"}));
     windows_shell_cases(report, loader);
   }
 
@@ -623,6 +625,151 @@ class Run {
       record(report, named(id, how), util::run_process(spec));
     }
   }
+
+  // A bundle (a framework's own cuDNN, as a wheel ships it) of the pinned
+  // release lacking the sub-library cuDNN 9's dispatcher opens by bare name
+  // (libcudnn_engines_tensor_ir.so.9, cudnn_engines_tensor_ir64_9.dll), the
+  // stray 9.90.2 complete on the search path. Without the pin the program,
+  // the bundle first on its path, takes the bundle's cuDNN and the stray
+  // sub-library: two versions (the control). Pinned to the bundle as a tree:
+  // exec refuses it before the start, naming the file; with --verify none
+  // the fence fails that one load and the stray copy never loads. Pinned to
+  // `adopt --heal` of the bundle (its files and the missing one from the
+  // pinned tree): both from that tree, one version. `program` loads cuDNN,
+  // then the sub-library named after it.
+  void bundle_cases(SelftestReport& report, std::vector<std::string> program) {
+    if (!wanted_any("bundle")) return;
+    const bool windows = windows_host();
+    const std::string sub = windows ? "cudnn_engines_tensor_ir64_9.dll" : "libcudnn_engines_tensor_ir.so.9";
+    program.push_back(sub);
+    const std::string libraries = windows ? "bin" : "lib";
+    const fs::path bundle = m_work / "bundle";
+    CaseSpec refused = named("bundle-refused", "a bundle lacking " + sub + ", pinned as a tree (cudnnenv exec)");
+    refused.pinned = concat({"exec", "--cudnn", "bundle", "--"}, program);
+    CaseSpec fenced = named("bundle-fenced", "the same, cudnnenv exec --verify none: the fence fails that one load");
+    fenced.pinned = concat({"exec", "--cudnn", "bundle", "--verify", "none", "--"}, program);
+    CaseSpec healed = named("bundle-healed", "the bundle healed (cudnnenv adopt --heal) from the pinned tree, pinned");
+    healed.pinned = concat({"exec", "--cudnn", "healed", "--"}, program);
+    std::error_code ec;
+    // A store of their own (the profile cases select the newest 9.90.1 of the temporary store): the pinned
+    // tree, the donor of the heal; the tree 'bundle', that release installed, then the sub-library taken out
+    // (as a tree an older cudnnenv adopted without it); the bundle: the release's folder less the sub-library.
+    const fs::path root = m_work / "bundle-store";
+    fs::copy(m_work / "release-a", bundle, fs::copy_options::recursive | fs::copy_options::copy_symlinks, ec);
+    Result<void> ready = ec ? make_error("cannot copy the test release: " + ec.message()) : Result<void>{};
+    if (ready) ready = install(root, m_work / "release-a", k_pinned);
+    if (ready) ready = install(root, m_work / "release-a", "bundle");
+    if (ready) {
+      for (const fs::path& folder : {bundle / libraries, root / "bundle" / libraries}) {
+        for (const auto& entry : util::directory_entries(folder)) {
+          if (util::starts_with(util::to_utf8(entry.path.filename()), windows ? sub : sub.substr(0, sub.size() - 2))) {
+            fs::remove(entry.path, ec);
+          }
+        }
+      }
+      auto adopted = cudnnenv({"adopt", "--heal", util::to_utf8(bundle), "--name", "healed"}, &m_environment, root);
+      if (!adopted)
+        ready = adopted.error();
+      else if (adopted->exit_code != 0)
+        ready = make_error("adopt --heal failed: " + first_line(adopted->err));
+    }
+    for (CaseSpec* spec : {&refused, &fenced, &healed}) {
+      if (!wanted(spec->id)) continue;
+      if (!ready) {
+        report.cases.push_back(not_run(*spec, ready.error().message, ""));
+        continue;
+      }
+      util::ProcessSpec process;
+      process.environment = m_environment;
+      if (m_options.unpinned) {
+        // Run plainly with the bundle first on the search path, as a framework's RPATH or folder puts it.
+        const char* variable = windows ? "PATH" : "LD_LIBRARY_PATH";
+        process.environment.set(variable, util::to_utf8(bundle / libraries) + (windows ? ";" : ":") +
+                                              process.environment.get(variable).value_or(""));
+        process.program = util::path_from_utf8(program.front());
+        process.arguments.assign(program.begin() + 1, program.end());
+      } else {
+        process.program = m_options.program;
+        process.arguments = concat({"--root", util::to_utf8(root)}, spec->pinned);
+      }
+      process.timeout = std::chrono::seconds(60);
+      record_bundle(report, *spec, sub, root, util::run_process(process));
+    }
+  }
+
+  // A bundle case's outcome: the loader's two lines (cuDNN, then `sub`), or
+  // exec's refusal.
+  void record_bundle(SelftestReport& report, const CaseSpec& spec, const std::string& sub, const fs::path& root,
+                     const Result<util::ProcessOutcome>& outcome) {
+    const std::string pinned = test_tree(9, true).printed;
+    const fs::path tree = root / (spec.id == "bundle-healed" ? "healed" : "bundle");
+    SelftestCase result;
+    result.id = spec.id;
+    result.how = spec.how;
+    // The bundle, its tree and the healed one are all of the pinned tree's release.
+    const auto named = [&](const std::string& version) {
+      return version == pinned ? std::string(test_tree(9, true).version) + " (the bundle's release)"
+                               : named_version(version);
+    };
+    result.expected = spec.id == "bundle-refused"  ? "nothing: exec names " + sub + " before the start"
+                      : spec.id == "bundle-fenced" ? named(pinned) + ", " + sub + " not loaded"
+                                                   : named(pinned) + " twice, both from the healed tree";
+    if (!outcome) {
+      result.loaded = "nothing";
+      result.status = SelftestStatus::failed;
+      result.detail = outcome.error().message;
+      report.cases.push_back(std::move(result));
+      return;
+    }
+    // VERSION<tab>FILE per library; "-<tab>NAME" for one that did not load.
+    std::vector<std::pair<std::string, std::string>> lines;
+    for (const auto& line : util::split(std::string(util::trim(outcome->out)), '\n')) {
+      const auto tab = line.find('\t');
+      if (tab == std::string::npos) continue;
+      std::string file(util::trim(line.substr(tab + 1)));
+      if (line.substr(0, tab) != "-") file = util::to_utf8(held_path(util::path_from_utf8(file)));
+      lines.emplace_back(line.substr(0, tab), file);
+    }
+    std::vector<std::string> words;
+    for (const auto& [version, file] : lines) {
+      words.push_back(version == "-" ? file + " not loaded" : named(version));
+    }
+    result.loaded = words.empty() ? "nothing" : util::join(words, ", then ");
+    if (!lines.empty() && lines.front().first != "-") result.file = lines.front().second;
+    const auto in_tree = [&](const std::pair<std::string, std::string>& line) {
+      const fs::path relative = util::path_from_utf8(line.second).lexically_relative(util::final_path(tree));
+      return line.first == pinned && !relative.empty() && *relative.begin() != "..";
+    };
+    result.status = SelftestStatus::failed;
+    const bool mixed = lines.size() == 2 && lines[1].first != "-" && lines[1].first != lines[0].first;
+    if (mixed) {
+      result.detail = "two versions of cuDNN in one process";
+    } else if (spec.id == "bundle-refused") {
+      if (!lines.empty()) {
+        result.detail = "the program ran";
+      } else if (outcome->exit_code != 4 || outcome->err.find(sub) == std::string::npos) {
+        result.detail = "exec (exit code " + std::to_string(outcome->exit_code) + ") did not name " + sub + ": " +
+                        first_line(outcome->err);
+      } else {
+        result.loaded = "nothing: " + first_line(outcome->err);
+        result.status = SelftestStatus::held;
+      }
+    } else if (lines.size() != 2 || !in_tree(lines[0])) {
+      result.detail = "cuDNN did not load from '" + util::to_utf8(tree) + "': " + first_line(outcome->err);
+    } else if (spec.id == "bundle-fenced" && lines[1].first != "-") {
+      result.detail = sub + " loaded from '" + lines[1].second + "', not from the tree";
+    } else if (spec.id == "bundle-healed" && !in_tree(lines[1])) {
+      result.detail = lines[1].first == "-" ? sub + " did not load: " + first_line(outcome->err)
+                                            : sub + " loaded from '" + lines[1].second + "', not from the tree";
+    } else {
+      result.status = SelftestStatus::held;
+    }
+    report.cases.push_back(std::move(result));
+  }
+
+  // `file` with its folder resolved, the name kept: a healed tree's own
+  // files are links into the bundle, and the loader names the link.
+  static fs::path held_path(const fs::path& file) { return util::final_path(file.parent_path()) / file.filename(); }
 
   // A script's path for a case, or why there is none.
   static Result<fs::path> in_folder(const Result<fs::path>& folder, const std::string& file) {
@@ -882,14 +1029,16 @@ std::vector<std::string> selftest_case_ids() {
             "exec-working-folder", "exec-program-folder", "exec-32bit-copy",
             "exec-absolute",       "exec-grandchild",     "exec-batch",
             "exec-long-path",      "exec-system32",       "shim",
-            "shim-cached",         "activate-cmd",        "profile-cmd",
+            "shim-cached",         "bundle-refused",      "bundle-fenced",
+            "bundle-healed",       "activate-cmd",        "profile-cmd",
             "conda-cmd",           "activate-powershell", "profile-powershell",
             "conda-powershell",    "activate-pwsh",       "profile-pwsh",
             "conda-pwsh"};
   }
-  return {"exec-audit",   "exec-cudnn8", "exec-preload", "exec-path",     "exec-absolute", "exec-rpath",
-          "exec-runpath", "shim",        "shim-cached",  "activate-bash", "profile-bash",  "conda-bash",
-          "activate-zsh", "profile-zsh", "conda-zsh",    "activate-fish", "profile-fish",  "conda-fish"};
+  return {"exec-audit",    "exec-cudnn8",  "exec-preload", "exec-path",      "exec-absolute", "exec-rpath",
+          "exec-runpath",  "shim",         "shim-cached",  "bundle-refused", "bundle-fenced", "bundle-healed",
+          "activate-bash", "profile-bash", "conda-bash",   "activate-zsh",   "profile-zsh",   "conda-zsh",
+          "activate-fish", "profile-fish", "conda-fish"};
 }
 
 std::string to_string(SelftestStatus status) {

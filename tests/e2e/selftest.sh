@@ -40,7 +40,10 @@ exec-absolute held 9.90.1 (the pinned tree)
 exec-rpath held 9.90.1 (the pinned tree)
 exec-runpath held 9.90.1 (the pinned tree)
 shim held 9.90.1 (the pinned tree)
-shim-cached held 9.90.1 (the pinned tree)"
+shim-cached held 9.90.1 (the pinned tree)
+bundle-refused held nothing: cudnnenv: error: the tree 'bundle' is incomplete: 'lib/libcudnn_engines_tensor_ir.so.9.90.1' and 1 more missing or changed since it was installed
+bundle-fenced held 9.90.1 (the bundle's release), then libcudnn_engines_tensor_ir.so.9 not loaded
+bundle-healed held 9.90.1 (the bundle's release), then 9.90.1 (the bundle's release)"
 for shell in $shells; do expected="$expected
 activate-$shell held 9.90.1 (the pinned tree)
 profile-$shell held 9.90.1 (the pinned tree)
@@ -52,6 +55,9 @@ expect_eq "$(selftest_files < out)" "$(selftest_statuses < out | while read -r i
   case $id in
     exec-preload) echo "$id $TMPDIR/cudnnenv-selftest-N/store/pinned/lib/libcudnn.so.9.90.1" ;;
     exec-cudnn8) echo "$id $TMPDIR/cudnnenv selftest 库 & N/store/pinned-8/lib/libcudnn.so.8.1.90" ;;
+    bundle-refused) echo "$id None" ;;
+    bundle-fenced) echo "$id $TMPDIR/cudnnenv selftest 库 & N/bundle-store/bundle/lib/libcudnn.so.9" ;;
+    bundle-healed) echo "$id $TMPDIR/cudnnenv selftest 库 & N/bundle-store/healed/lib/libcudnn.so.9" ;;
     *) echo "$id $TMPDIR/cudnnenv selftest 库 & N/store/pinned/lib/libcudnn.so.9.90.1" ;;
   esac; done)" \
   "selftest --json, the file each case loaded"
@@ -59,12 +65,15 @@ pass "selftest: every case held (shells here:$shells)"
 
 CUDNNENV_SELFTEST_UNPINNED=1 run selftest --json
 expect_eq "$rc" "4" "selftest without the pin exits 4"
+# The bundle cases: the bundle's cuDNN (first on the program's path) and the stray sub-library.
 expect_eq "$(selftest_statuses < out)" "$(echo "$expected" | sed -e 's/held 9.90.1 (the pinned tree)/failed 9.90.2 (the stray copy)/' \
-  -e 's/held 8.1.90 (the pinned tree)/failed 8.1.91 (the stray copy)/')" \
+  -e 's/held 8.1.90 (the pinned tree)/failed 8.1.91 (the stray copy)/' \
+  -e 's/^\(bundle-[a-z]*\) held .*/\1 failed 9.90.1 (the bundle'"'"'s release), then 9.90.2 (the stray copy)/')" \
   "selftest without the pin: the stray copy loads in every case"
-expect_eq "$(selftest_files < out | cut -d' ' -f2- | sort -u)" "$TMPDIR/cudnnenv selftest 库 & N/store/stray-8/lib/libcudnn.so.8.1.91
+expect_eq "$(selftest_files < out | cut -d' ' -f2- | sort -u)" "$TMPDIR/cudnnenv selftest 库 & N/bundle/lib/libcudnn.so.9
+$TMPDIR/cudnnenv selftest 库 & N/store/stray-8/lib/libcudnn.so.8.1.91
 $TMPDIR/cudnnenv selftest 库 & N/store/stray/lib/libcudnn.so.9.90.2" \
-  "selftest without the pin: each case names the stray copy's file"
+  "selftest without the pin: each case names the stray copy's file (the bundle's cuDNN with the stray sub-library)"
 CUDNNENV_SELFTEST_UNPINNED=1 run selftest --only exec-audit
 sed -i 's/selftest 库 & [0-9]*-[0-9]*/selftest 库 \& N/' out
 expect_eq "$rc:$(cat out)" "4:$header

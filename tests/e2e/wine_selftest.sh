@@ -90,6 +90,9 @@ exec-batch held $pinned
 exec-long-path unprovable $pinned
 shim held $pinned
 shim-cached held $pinned
+bundle-refused held nothing: cudnnenv: error: the tree 'bundle' is incomplete: 'bin/cudnn_engines_tensor_ir64_9.dll' missing or changed since it was installed
+bundle-fenced held 9.90.1 (the bundle's release), then cudnn_engines_tensor_ir64_9.dll not loaded
+bundle-healed held 9.90.1 (the bundle's release), then 9.90.1 (the bundle's release)
 activate-cmd held $pinned
 profile-cmd held $pinned
 conda-cmd held $pinned
@@ -106,6 +109,7 @@ conda-powershell: Wine cannot show this: Wine's powershell.exe is a stub, not Po
 # Each names the file that loaded (resolved, as the loader named it): the pinned tree's, or the stray copy's
 # where that loaded (the load by full path; the grandchild, unprovable here); PowerShell's cases none.
 store="$temp\\cudnnenv selftest 库 & N\\store"
+bundles="$temp\\cudnnenv selftest 库 & N\\bundle-store"
 long="$temp\\cudnnenv selftest 库 & N$(for letter in a b c d; do printf '\\%s' "$(printf "%64s" | tr ' ' $letter)"; done)"
 expect_eq "$(selftest_files < out)" "exec-audit $store\\pinned\\bin\\cudnn64_9.dll
 exec-cudnn8 $store\\pinned-8\\bin\\cudnn64_8.dll
@@ -122,6 +126,9 @@ exec-batch $store\\pinned\\bin\\cudnn64_9.dll
 exec-long-path $long\\pinned\\bin\\cudnn64_9.dll
 shim $store\\pinned\\bin\\cudnn64_9.dll
 shim-cached $store\\pinned\\bin\\cudnn64_9.dll
+bundle-refused None
+bundle-fenced $bundles\\bundle\\bin\\cudnn64_9.dll
+bundle-healed $bundles\\healed\\bin\\cudnn64_9.dll
 activate-cmd $store\\pinned\\bin\\cudnn64_9.dll
 profile-cmd $store\\pinned\\bin\\cudnn64_9.dll
 conda-cmd $temp\\cudnnenv-selftest-N\\store\\pinned\\bin\\cudnn64_9.dll
@@ -195,6 +202,9 @@ exec-absolute failed $stray
 exec-batch failed $stray
 shim failed $stray
 shim-cached failed $stray
+bundle-refused failed 9.90.1 (the bundle's release), then $stray
+bundle-fenced failed 9.90.1 (the bundle's release), then $stray
+bundle-healed failed 9.90.1 (the bundle's release), then $stray
 activate-cmd failed $stray
 profile-cmd failed $stray
 conda-cmd failed $stray" "without the pin, the stray copy in every case Wine can show"
