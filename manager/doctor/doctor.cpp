@@ -812,7 +812,9 @@ DoctorCheck check_bundle_incomplete(const Facts& facts) {
                       (install ? " --cudnn " + std::to_string(version->major) + "." + std::to_string(version->minor) +
                                      "." + std::to_string(version->patch)
                                : std::string()) +
-                      " -- " + program + "  (a complete tree, pinned: a name it lacks loads from nowhere else)");
+                      " -- " + program + "  (a complete tree, pinned: a name it lacks loads from nowhere else)" +
+                      "; or, with that release in the store, keep the bundle's own files: cudnnenv adopt --heal " +
+                      command_word(util::to_utf8(folder), os));
     }
   }
   if (found) {

@@ -190,7 +190,7 @@ run doctor --json
 expect_eq "$(bundle_check)" "fail
 nvidia-cudnn-cu13 9.21.0.19's cuDNN 9.21.0 in '$wheel' lacks libcudnn_engines_tensor_ir.so.9
 run plainly, the loader takes libcudnn_engines_tensor_ir.so.9 from '$WORK/stray/libcudnn_engines_tensor_ir.so.9' (cuDNN 9.19.0) beside the bundle's 9.21.0: two versions of cuDNN in one process
-cudnnenv install 9.21.0 --cuda 13 && cudnnenv exec --cudnn 9.21.0 -- python  (a complete tree, pinned: a name it lacks loads from nowhere else)" "doctor: ./.venv's incomplete wheel ($(cat err))"
+cudnnenv install 9.21.0 --cuda 13 && cudnnenv exec --cudnn 9.21.0 -- python  (a complete tree, pinned: a name it lacks loads from nowhere else); or, with that release in the store, keep the bundle's own files: cudnnenv adopt --heal \"$wheel\"" "doctor: ./.venv's incomplete wheel ($(cat err))"
 run discover --json
 expect_eq "$(wheel_copy "$WORK/project/")" "[('$wheel/libcudnn.so.9', '9.21.0', ['site-packages (nvidia-cudnn wheel)'])]" "discover: ./.venv's wheel without VIRTUAL_ENV"
 pass "./.venv's incomplete wheel, no VIRTUAL_ENV: doctor fails bundle-incomplete with the copy it would mix with; discover lists it"
@@ -221,7 +221,7 @@ PATH="$CUDNNENV_STATE_DIR/shims:$PYENV_ROOT/shims:$PATH" run doctor --json
 expect_eq "$(bundle_check)" "fail
 nvidia-cudnn-cu13 9.21.0.19's cuDNN 9.21.0 in '$wheel' lacks libcudnn_engines_tensor_ir.so.9
 run plainly, the loader takes libcudnn_engines_tensor_ir.so.9 from '$WORK/stray/libcudnn_engines_tensor_ir.so.9' (cuDNN 9.19.0) beside the bundle's 9.21.0: two versions of cuDNN in one process
-cudnnenv install 9.21.0 --cuda 13 && cudnnenv exec --cudnn 9.21.0 -- python  (a complete tree, pinned: a name it lacks loads from nowhere else)" "doctor through cudnnenv's shim and pyenv's ($(cat err))"
+cudnnenv install 9.21.0 --cuda 13 && cudnnenv exec --cudnn 9.21.0 -- python  (a complete tree, pinned: a name it lacks loads from nowhere else); or, with that release in the store, keep the bundle's own files: cudnnenv adopt --heal \"$wheel\"" "doctor through cudnnenv's shim and pyenv's ($(cat err))"
 PATH="$CUDNNENV_STATE_DIR/shims:$PYENV_ROOT/shims:$PATH" run discover --json
 expect_eq "$(wheel_copy "$PYENV_ROOT/")" "[('$wheel/libcudnn.so.9', '9.21.0', ['site-packages (nvidia-cudnn wheel)'])]" "discover: the pyenv Python's wheel"
 unset LD_LIBRARY_PATH
