@@ -160,6 +160,30 @@ expect_eq "$rc:$(cat err)" "3:cudnnenv: error: '$WORK/cuda12' lacks libcudnn_eng
   hint: cudnnenv install 9.21.0 --cuda 12 && cudnnenv adopt --heal \"$WORK/cuda12\"" "a heal from another build (CUDA 13's 9.21.0) refused"
 pass "adopt --heal never takes another build's file"
 
+# cuDNN's dispatcher itself: a main library that opens the sub-library by bare name from inside (the
+# FAKE_DISPATCHER fake, tests/fixtures/dispatch.c asking it to). Plainly, with a 9.21.0 bundle lacking
+# tensor_ir first on the path, the dispatcher's load takes the stray 9.19.0 copy; pinned to such a tree
+# (--verify none), the fence fails that load; pinned to the bundle healed from 'whole', it gets 9.21.0.
+cc -o dispatch "$E2E_DIR/../fixtures/dispatch.c" -ldl
+cp -a incomplete dispatcher
+cp -a complete dcomplete
+cp "$FIXTURES/fake-elf64-9.21.0-dispatcher.so" dispatcher/lib/libcudnn.so.9.21.0
+cp "$FIXTURES/fake-elf64-9.21.0-dispatcher.so" dcomplete/lib/libcudnn.so.9.21.0
+LD_LIBRARY_PATH="$WORK/dispatcher/lib:$WORK/stray" run_program ./dispatch libcudnn.so.9 libcudnn_engines_tensor_ir.so.9
+expect_eq "$rc:$(cat out)" "0:libcudnn.so.9 92100
+libcudnn_engines_tensor_ir.so.9 91900" "the control: run plainly, the dispatcher's bare-name load takes the stray 9.19.0"
+run install ./dcomplete --name dfenced -q
+rm "$CUDNNENV_ROOT"/dfenced/lib/libcudnn_engines_tensor_ir.so.*
+LD_LIBRARY_PATH="$WORK/stray" run exec --cudnn dfenced --verify none -- ./dispatch libcudnn.so.9 libcudnn_engines_tensor_ir.so.9
+expect_eq "$rc:$(cat out)" "1:libcudnn.so.9 92100
+libcudnn_engines_tensor_ir.so.9 -" "pinned to a tree without tensor_ir: the dispatcher's load fails on the fence: $(cat err)"
+run adopt --heal ./dispatcher --name dhealed
+expect_eq "$rc" "0" "adopt --heal of the dispatcher's bundle: $(cat err)"
+LD_LIBRARY_PATH="$WORK/stray" run exec --cudnn dhealed -- ./dispatch libcudnn.so.9 libcudnn_engines_tensor_ir.so.9
+expect_eq "$rc:$(cat out)" "0:libcudnn.so.9 92100
+libcudnn_engines_tensor_ir.so.9 92100" "pinned to the healed bundle: the dispatcher gets 9.21.0: $(cat err)"
+pass "a dispatcher's own bare-name load: plainly the stray copy, pinned the fence, healed one version"
+
 # Where bundles are: a wheel's incomplete cuDNN (9.21.0 without tensor_ir; a 9.19.0 cuDNN on
 # LD_LIBRARY_PATH) in a project's ./.venv with no VIRTUAL_ENV, and in the site-packages of a pyenv Python
 # reached through cudnnenv's python shim in front of pyenv's shims. doctor fails bundle-incomplete naming

@@ -95,3 +95,28 @@ run_program cud adopt --heal "$(winpath "$WORK/cuda12")"
 expect_eq "$rc:$(cat err)" "3:cudnnenv: error: '$(winpath "$WORK/cuda12")' lacks cudnn_engines_tensor_ir64_9.dll of cuDNN 9.21.0, and no tree of cuDNN 9.21.0 for CUDA 12 in the store has it to heal it from
   hint: cudnnenv install 9.21.0 --cuda 12 && cudnnenv adopt --heal \"$(winpath "$WORK/cuda12")\"" "a heal from another build refused"
 pass "adopt --heal under Wine: hard links to the folder's DLLs and the missing one from a tree of the same build; pinned, every name from it; another build's refused"
+
+# cuDNN's dispatcher itself, PE twins: a cudnn64_9.dll that opens the sub-library by bare name from inside
+# (the FAKE_DISPATCHER fake; tests/fixtures/dispatch.c asks it to). Plainly, the dispatcher's load takes the
+# stray copy (the 8.9.7 stand-in); pinned to a 9.1.0 tree (which lacks the name), the fence fails it; pinned
+# to a healed 9.21.0 bundle, it gets 9.21.0.
+"$MINGW" -O1 -static -o prog/dispatch.exe "$E2E_DIR/../fixtures/dispatch.c"
+dispatch=$(winpath "$WORK/prog/dispatch.exe")
+make_windows9_tree d91 "$FIXTURES/fake-pe64-9.1.0.dll" 9.1.0
+cp "$FIXTURES/fake-pe64-9.1.0-dispatcher.dll" d91/bin/cudnn64_9.dll
+WINEPATH="$(winpath "$WORK/d91/bin");$(winpath "$WORK/stray")" run_program "$WINE" prog/dispatch.exe cudnn64_9.dll cudnn_engines_tensor_ir64_9.dll
+expect_eq "$rc:$(cat out)" "0:cudnn64_9.dll 90100
+cudnn_engines_tensor_ir64_9.dll 8907" "the control: plainly, the dispatcher's bare-name load takes the stray 8.9.7"
+run_program cud install "$(winpath "$WORK/d91")" --name d91 -q
+expect_eq "$rc" "0" "install of the dispatcher's 9.1.0 tree: $(cat err)"
+WINEPATH="$(winpath "$WORK/stray")" run_program cud exec --cudnn d91 --verify none -- "$dispatch" cudnn64_9.dll cudnn_engines_tensor_ir64_9.dll
+expect_eq "$rc:$(cat out)" "1:cudnn64_9.dll 90100
+cudnn_engines_tensor_ir64_9.dll -" "pinned: the dispatcher's load of a name the tree lacks fails on the fence: $(cat err)"
+cp -r incomplete dincomplete
+cp "$FIXTURES/fake-pe64-9.21.0-dispatcher.dll" dincomplete/bin/cudnn64_9.dll
+run_program cud adopt --heal "$(winpath "$WORK/dincomplete")" --name dhealed
+expect_eq "$rc" "0" "adopt --heal of the dispatcher's bundle: $(cat err)"
+WINEPATH="$(winpath "$WORK/stray")" run_program cud exec --cudnn dhealed -- "$dispatch" cudnn64_9.dll cudnn_engines_tensor_ir64_9.dll
+expect_eq "$rc:$(cat out)" "0:cudnn64_9.dll 92100
+cudnn_engines_tensor_ir64_9.dll 92100" "pinned to the healed bundle: the dispatcher gets 9.21.0: $(cat err)"
+pass "under Wine, a dispatcher's own bare-name load: plainly the stray copy, pinned the fence, healed one version"
