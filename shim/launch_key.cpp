@@ -142,6 +142,29 @@ bool launch_key(const char* root, const char* state, char* out, size_t out_size)
     key.add('-');
   }
   key.add('\n');
+  // The project's lock beside it (its folder's path, then the lock's name, in place of the project file's).
+  key.add("lock=");
+  if (found) {
+    char* name = strrchr(path_text, k_separator);
+#if defined(_WIN32)
+    char* other = strrchr(path_text, '/');
+    if (other > name) name = other;
+#endif
+    const size_t room = sizeof scratch - static_cast<size_t>(name + 1 - scratch);
+    if (name && room > sizeof layout::k_lock_file) {
+      memcpy(name + 1, layout::k_lock_file, sizeof layout::k_lock_file);
+      if (file_identity(path_text, identity, sizeof identity)) {
+        key.add(identity);
+      } else {
+        key.add('-');
+      }
+    } else {
+      key.add('-');
+    }
+  } else {
+    key.add('-');
+  }
+  key.add('\n');
   // This user's config and trust (the state folder), the store's own config
   // (a shared store's default), the store itself. A user's own store: the
   // state folder is <root>/.cudnnenv, and its config the store's; one stat

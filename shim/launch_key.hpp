@@ -5,10 +5,9 @@
 // The key holds everything resolution reads (resolve.hpp): CUDNNENV_VERSION, CUDNNENV_ACTIVATED,
 // CUDNNENV_CUDA_RUNTIME, CUDNNENV_VERIFY, CUDA_PATH, CUDA_HOME and CUDA_ROOT (where the toolkit search
 // starts), the nearest .cudnnenv.toml by path, size and modification
-// time, the same of the user's config.toml and trust folder (in the state
-// folder; the trust folder only with a project file, the one thing trust
-// governs), of the store's own config.toml and of the store root (a tree
-// installed or removed changes the root's time). The decision is kept in
+// time, the size and time of the cudnnenv.lock beside it, the same of the user's config.toml and trust folder (in the
+// state folder; the trust folder only with a project file, the one thing trust governs), of the store's own config.toml
+// and of the store root (a tree installed or removed changes the root's time). The decision is kept in
 // <state>/cache/launch/<hash of key>, beside the key:
 //
 //   key = <the key, with newlines as '\x1f'>

@@ -7,6 +7,8 @@ namespace cudnnenv::layout {
 
 // A project's file, looked for from the working folder up.
 inline constexpr char k_project_file[] = ".cudnnenv.toml";
+// The project's lock, beside its project file (select/lock.hpp).
+inline constexpr char k_lock_file[] = "cudnnenv.lock";
 // The store's own folder under its root: its config.toml (a shared store's
 // default), staging, locks, trash.
 inline constexpr char k_own_folder[] = ".cudnnenv";

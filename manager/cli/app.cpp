@@ -147,6 +147,8 @@ struct Registration {
 };
 
 const Registration k_registrations[] = {{{"install"}, register_install},
+                                        {{"lock"}, register_lock},
+                                        {{"sync"}, register_sync},
                                         {{"adopt"}, register_adopt},
                                         {{"list"}, register_list},
                                         {{"remove"}, register_remove},

@@ -8,7 +8,9 @@
 #include "download/runtime.hpp"
 #include "formats/archive_name.hpp"
 #include "select/activation.hpp"
+#include "select/lock.hpp"
 #include "select/project.hpp"
+#include "store/official.hpp"
 #include "store/runtime.hpp"
 #include "util/fs.hpp"
 #include "util/text.hpp"
@@ -32,6 +34,8 @@ struct InstallArguments {
   std::string mirror;
   std::string cacert;
   bool allow_unverified = false;
+  // `sync`: exactly this archive (a lock's), in place of what `source` names; `source` is its file name.
+  std::optional<OfficialArchive> exact;
   bool quiet = false;
   int retries = 3;
   int stall_seconds = 60;
@@ -124,27 +128,14 @@ class UnpackPrinter {
   std::chrono::steady_clock::time_point m_last{};
 };
 
-DownloadOptions download_options(const InstallArguments& arguments, const Context& context, const Store& store) {
-  DownloadOptions options;
-  options.folder = store.state().downloads();
-  options.helper = fetch_program_beside(util::current_executable());
+DownloadOptions download_options(const InstallArguments& arguments, const Context& context, const Store&) {
+  DownloadOptions options = base_download_options(context, arguments.mirror, arguments.quiet);
   options.ca_file = util::path_from_utf8(arguments.cacert);
   options.retries = arguments.retries;
   options.stall_time = std::chrono::seconds(arguments.stall_seconds);
   options.min_rate = arguments.min_rate;
   options.allow_unverified = arguments.allow_unverified;
   options.max_unknown_size = arguments.max_download;
-  // --mirror, else CUDNNENV_MIRROR, else [download] mirror in config.toml.
-  options.mirror = arguments.mirror;
-  if (options.mirror.empty()) options.mirror = context.environment.get("CUDNNENV_MIRROR").value_or("");
-  if (options.mirror.empty()) {
-    if (auto config = effective_config(store); config && config->download_mirror) {
-      options.mirror = *config->download_mirror;
-    }
-  }
-  if (!arguments.quiet) {
-    options.note = [](const std::string& message) { print_note(message); };
-  }
   return options;
 }
 
@@ -157,11 +148,20 @@ struct Fetched {
 };
 
 Result<Fetched> fetch_for_install(const InstallArguments& arguments, const Context& context, const Store& store) {
-  const auto has_toolkit = [&](const CudaVersion& cuda) { return toolkit_installed(cuda, context.environment); };
-  CUDNNENV_TRY_ASSIGN(chosen, archive_to_install(arguments.source, arguments.cuda, arguments.allow_unverified,
-                                                 host_platform(), store.list().trees, has_toolkit));
-  if (chosen->installed) return Fetched{{}, {}, std::move(chosen->installed)};
-  const OfficialArchive archive = chosen->archive();
+  std::optional<ArchiveToInstall> chosen;
+  if (arguments.exact) {
+    // A tree from those very bytes is the install (never one of the same version from other bytes).
+    for (auto& tree : store.list().trees) {
+      if (tree.source.sha256 == arguments.exact->sha256) return Fetched{{}, {}, std::move(tree)};
+    }
+  } else {
+    const auto has_toolkit = [&](const CudaVersion& cuda) { return toolkit_installed(cuda, context.environment); };
+    CUDNNENV_TRY_ASSIGN(found, archive_to_install(arguments.source, arguments.cuda, arguments.allow_unverified,
+                                                  host_platform(), store.list().trees, has_toolkit));
+    if (found->installed) return Fetched{{}, {}, std::move(found->installed)};
+    chosen = std::move(*found);
+  }
+  const OfficialArchive archive = arguments.exact ? *arguments.exact : chosen->archive();
   DownloadOptions options = download_options(arguments, context, store);
   ProgressPrinter printer(std::string(archive.file_name), arguments.quiet);
   options.progress = [&printer](const DownloadProgress& progress) { printer(progress); };
@@ -381,7 +381,8 @@ Result<int> run_install(const InstallArguments& arguments, const Context& contex
       return run_install_profile(arguments, context, *profile);
     }
   }
-  if (is_archive_url(arguments.source) || (!looks_like_path && !std::filesystem::exists(source, ec))) {
+  if (arguments.exact || is_archive_url(arguments.source) ||
+      (!looks_like_path && !std::filesystem::exists(source, ec))) {
     CUDNNENV_TRY_ASSIGN(fetched, fetch_for_install(arguments, context, store));
     if (fetched->installed) {
       outcome = InstallOutcome{InstallStatus::already_installed, std::move(*fetched->installed)};
@@ -423,7 +424,109 @@ Result<int> run_install(const InstallArguments& arguments, const Context& contex
   return 0;
 }
 
+struct SyncArguments {
+  InstallArguments install;
+  bool locked = false;  // fail when the lock no longer matches .cudnnenv.toml
+  bool frozen = false;  // use the lock as it is
+};
+
+Result<int> run_sync(const SyncArguments& arguments, const Context& context) {
+  if (arguments.locked && arguments.frozen) {
+    return make_error("--locked and --frozen exclude each other",
+                      "--locked: fail when the lock is out of date; --frozen: use it as it is", ExitCode::usage);
+  }
+  CUDNNENV_TRY_ASSIGN(project, project_here(context));
+  const std::filesystem::path lock_file = lock_path_for(project->file);
+  std::error_code ec;
+  std::optional<LockFile> lock;
+  if (std::filesystem::exists(lock_file, ec)) {
+    CUDNNENV_TRY_ASSIGN(read, read_lock(lock_file));
+    lock = std::move(*read);
+  } else if (arguments.locked || arguments.frozen) {
+    return make_error(std::string(arguments.locked ? "--locked" : "--frozen") + " needs a lock, and '" +
+                          util::to_utf8(lock_file) + "' does not exist",
+                      "cudnnenv lock", ExitCode::not_found);
+  }
+  if (lock && !arguments.frozen) {
+    if (const auto differences = lock_differences(lock->input, lock_input_of(*project)); !differences.empty()) {
+      if (arguments.locked) {
+        return make_error("'" + util::to_utf8(lock_file) + "' no longer matches '" + util::to_utf8(project->file) +
+                              "': " + util::join(differences, "; "),
+                          "cudnnenv lock  (then commit cudnnenv.lock)", ExitCode::failure);
+      }
+      CUDNNENV_TRY_ASSIGN(fresh, make_lock(context, *project));
+      CUDNNENV_TRY(util::write_file_atomic(fresh->file, serialize_lock(*fresh)));
+      print_note("'" + util::to_utf8(lock_file) + "' was out of date (" + util::join(differences, "; ") +
+                 "): written again");
+      lock = std::move(*fresh);
+    }
+  }
+  if (!lock) {
+    // No lock: what the project file selects, resolved as `lock` would, for this platform alone.
+    CUDNNENV_TRY_ASSIGN(made, make_lock(context, *project));
+    lock = std::move(*made);
+  }
+  const std::string here = official_platform(host_platform());
+  const LockedArchive* locked = lock->for_platform(here);
+  if (!locked) {
+    return make_error(
+        "'" + util::to_utf8(lock_file) + "' locks no build for " + here,
+        "add \"" + here + "\" to [lock] platforms in '" + util::to_utf8(project->file) + "', then run 'cudnnenv lock'",
+        ExitCode::not_found);
+  }
+  CUDNNENV_TRY_ASSIGN(archive, locked_official_archive(*locked, arguments.install.allow_unverified));
+  InstallArguments install = arguments.install;
+  install.source = locked->file;
+  install.exact = *archive;
+  return run_install(install, context);
+}
+
 }  // namespace
+
+DownloadOptions base_download_options(const Context& context, const std::string& mirror, bool quiet) {
+  DownloadOptions options;
+  options.folder = context.store().state().downloads();
+  options.helper = fetch_program_beside(util::current_executable());
+  // --mirror, else CUDNNENV_MIRROR, else [download] mirror in config.toml.
+  options.mirror = mirror;
+  if (options.mirror.empty()) options.mirror = context.environment.get("CUDNNENV_MIRROR").value_or("");
+  if (options.mirror.empty()) {
+    if (auto config = effective_config(context.store()); config && config->download_mirror) {
+      options.mirror = *config->download_mirror;
+    }
+  }
+  if (!quiet) {
+    options.note = [](const std::string& message) { print_note(message); };
+  }
+  return options;
+}
+
+void register_sync(CLI::App& app, Context& context) {
+  auto arguments = std::make_shared<SyncArguments>();
+  CLI::App* command = app.add_subcommand(
+      "sync", "install exactly the cuDNN build cudnnenv.lock names for this platform (or what .cudnnenv.toml selects)");
+  command->add_flag("--locked", arguments->locked,
+                    "fail (exit 1, naming each difference) when the lock no longer matches .cudnnenv.toml");
+  command->add_flag("--frozen", arguments->frozen, "install what the lock says, whatever .cudnnenv.toml says now");
+  command->add_option("--mirror", arguments->install.mirror,
+                      "fetch from this base URL or folder instead of developer.download.nvidia.com (as install)");
+  command->add_option("--cacert", arguments->install.cacert, "trust the certificates in this file (Linux)");
+  command->add_flag(
+      "--allow-unverified", arguments->install.allow_unverified,
+      "install an archive the lock names that is not in the official list (checked by the lock's SHA-256)");
+  command->add_flag("-q,--quiet", arguments->install.quiet, "no progress on stderr");
+  command->add_flag("--json", arguments->install.json, "print the result as JSON");
+  command->footer(
+      "Examples:\n"
+      "  cudnnenv sync                  install what cudnnenv.lock names (writing it again if .cudnnenv.toml changed)\n"
+      "  cudnnenv sync --locked         in CI: fail when cudnnenv.lock is out of date\n"
+      "  cudnnenv sync --mirror /srv/nvidia   from a mirror ('cudnnenv install --help' shows its layout)\n"
+      "\n"
+      "A tree already installed from the locked archive (the same SHA-256) is kept; one of the same version from\n"
+      "other bytes is never taken in its place. Exit 1 with --locked when the lock is out of date.");
+  command->callback(
+      [arguments, &context] { context.action = [arguments, &context] { return run_sync(*arguments, context); }; });
+}
 
 void register_install(CLI::App& app, Context& context) {
   auto arguments = std::make_shared<InstallArguments>();

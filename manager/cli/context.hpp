@@ -10,8 +10,10 @@
 
 #include <CLI/CLI.hpp>
 
+#include "download/download.hpp"
 #include "pin/shims.hpp"
 #include "probe/probe.hpp"
+#include "select/lock.hpp"
 #include "select/resolve.hpp"
 #include "shell/quote.hpp"
 #include "store/store.hpp"
@@ -69,7 +71,23 @@ struct Context {
 // launcher pinned to one tree uses them with its own folder.
 ShimPaths shim_paths(const Context& context);
 
+// The project file that decides here, when it names a cuDNN by version or
+// profile (what lock and sync work from); else an error saying what to write.
+Result<ProjectFile> project_here(const Context& context);
+// The lock for `project` (cmd_lock.cpp): each platform it targets resolved
+// from the official list alone.
+Result<LockFile> make_lock(const Context& context, const ProjectFile& project);
+
+// How install fetches: the store's downloads folder, the fetch helper beside
+// this program, and the mirror `mirror`, else CUDNNENV_MIRROR, else
+// [download] mirror in config.toml; notes on stderr unless `quiet`.
+DownloadOptions base_download_options(const Context& context, const std::string& mirror, bool quiet);
+// "linux-x86_64", "linux-sbsa" or "windows-x86_64" (k_lock_platforms) as a Platform.
+Platform platform_named(const std::string& name);
+
 void register_install(CLI::App& app, Context& context);
+void register_sync(CLI::App& app, Context& context);
+void register_lock(CLI::App& app, Context& context);
 void register_adopt(CLI::App& app, Context& context);
 void register_list(CLI::App& app, Context& context);
 void register_remove(CLI::App& app, Context& context);

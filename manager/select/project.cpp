@@ -4,6 +4,7 @@
 #include <toml++/toml.h>
 
 #include <algorithm>
+#include <iterator>
 #include <system_error>
 
 #include "formats/toml_text.hpp"
@@ -53,7 +54,7 @@ Result<ProjectFile> parse_project_file(std::string_view text, const fs::path& fi
   ProjectFile project;
   project.file = file;
   project.content = std::string(text);
-  const std::string valid = "cudnn, cuda, runtime, profile, path, [env], [verify]";
+  const std::string valid = "cudnn, cuda, runtime, profile, path, [env], [verify], [lock]";
   for (const auto& [key, node] : *parsed) {
     const std::string name(key.str());
     if (name == "cudnn" || name == "cuda" || name == "runtime" || name == "profile" || name == "path") {
@@ -93,6 +94,37 @@ Result<ProjectFile> parse_project_file(std::string_view text, const fs::path& fi
               "none: no check; load: load the library and read its version; conv: run a convolution");
         }
         project.verify_on_launch = *value;
+      }
+    } else if (name == "lock") {
+      const toml::table* table = node.as_table();
+      if (!table) {
+        return make_error(toml_place(file, node.source()) + ": 'lock' must be a table",
+                          "write it as [lock] platforms = [\"linux-x86_64\", \"windows-x86_64\"]");
+      }
+      for (const auto& [lock_key, value_node] : *table) {
+        if (lock_key.str() != "platforms") {
+          const Error unknown = bad_key(file, lock_key, " in [lock]", "platforms");
+          project.warnings.push_back(unknown.message + " (" + unknown.hint + ")");
+          continue;
+        }
+        const toml::array* platforms = value_node.as_array();
+        if (!platforms) {
+          return make_error(toml_place(file, value_node.source()) + ": 'platforms' must be a list",
+                            "platforms = [\"linux-x86_64\", \"windows-x86_64\"]");
+        }
+        for (const auto& each : *platforms) {
+          const auto platform = each.value<std::string>();
+          if (!platform ||
+              std::find_if(std::begin(k_lock_platforms), std::end(k_lock_platforms),
+                           [&](const char* known) { return *platform == known; }) == std::end(k_lock_platforms)) {
+            return make_error(toml_place(file, each.source()) + ": not a platform of the official list",
+                              "the platforms: linux-x86_64, linux-sbsa, windows-x86_64");
+          }
+          if (std::find(project.lock_platforms.begin(), project.lock_platforms.end(), *platform) ==
+              project.lock_platforms.end()) {
+            project.lock_platforms.push_back(*platform);
+          }
+        }
       }
     } else {
       const Error unknown = bad_key(file, key, "", valid);

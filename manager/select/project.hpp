@@ -24,6 +24,9 @@ inline constexpr const char* k_project_file_name = layout::k_project_file;
 // /proc/self/pagemap, a 179 MB file). Counted as read.
 inline constexpr std::size_t k_max_settings_file = 256 * 1024;
 
+// The platforms of the official list, which a project's lock may target.
+inline constexpr const char* k_lock_platforms[] = {"linux-x86_64", "linux-sbsa", "windows-x86_64"};
+
 // .cudnnenv.toml:
 //   cudnn = "8.1"            # a spec; or: profile = "tf2.5"
 //   cuda = "11.2"            # optional CUDA qualifier
@@ -33,6 +36,8 @@ inline constexpr std::size_t k_max_settings_file = 256 * 1024;
 //   TF_CPP_MIN_LOG_LEVEL = "2"
 //   [verify]
 //   on_launch = "load"       # none | load | conv
+//   [lock]
+//   platforms = ["linux-x86_64", "windows-x86_64"]   # what `cudnnenv lock` resolves for (default: this one)
 struct ProjectFile {
   std::filesystem::path file;
   std::string content;  // the text as read, for the trust check
@@ -43,6 +48,7 @@ struct ProjectFile {
   std::optional<std::string> path;
   std::vector<std::pair<std::string, std::string>> env;
   std::optional<std::string> verify_on_launch;
+  std::vector<std::string> lock_platforms;  // [lock] platforms, each of k_lock_platforms
   // Unknown keys (`cdunn_typo = "x"`): said as `file:line:col` warnings, not
   // errors, so that a typo never stops a shim or a prompt (as mise does).
   std::vector<std::string> warnings;

@@ -5,9 +5,11 @@
 #include <algorithm>
 #include <system_error>
 
+#include "select/lock.hpp"
 #include "select/trust.hpp"
 #include "store/component.hpp"
 #include "store/layout.hpp"
+#include "store/official.hpp"
 #include "store/runtime.hpp"
 #include "store/spec.hpp"
 #include "util/fs.hpp"
@@ -273,6 +275,42 @@ Result<std::optional<Result<TreeRecord>>> project_tree(const Store& store, const
   return std::optional<Result<TreeRecord>>();
 }
 
+// The project's lock, when one is beside its file: the tree installed from
+// the locked archive of this platform (by the archive's SHA-256), in place of
+// the newest that fits. A lock made from other words than the file says now
+// is not used (a warning says so); a locked build not installed is an error
+// whose fix is `cudnnenv sync`. None: `chosen` as it is.
+Result<std::optional<Result<TreeRecord>>> apply_lock(const Store& store, const fs::path& file,
+                                                     const ProjectFile& project, Selection& selection,
+                                                     std::optional<Result<TreeRecord>> chosen) {
+  if (!chosen || project.path) return chosen;
+  const fs::path lock_file = lock_path_for(file);
+  std::error_code ec;
+  if (!fs::exists(lock_file, ec)) return chosen;
+  CUDNNENV_TRY_ASSIGN(lock, read_lock(lock_file));
+  if (const auto differences = lock_differences(lock->input, lock_input_of(project)); !differences.empty()) {
+    selection.warnings.push_back("'" + util::to_utf8(lock_file) + "' is out of date (" + util::join(differences, "; ") +
+                                 "): it was not used (hint: 'cudnnenv lock' writes it again)");
+    return chosen;
+  }
+  const std::string here = official_platform(host_platform());
+  const LockedArchive* locked = lock->for_platform(here);
+  if (!locked) {
+    return make_error(
+        "'" + util::to_utf8(lock_file) + "' locks no build for " + (here.empty() ? "this platform" : here),
+        "add \"" + here + "\" to [lock] platforms in '" + util::to_utf8(file) + "', then run 'cudnnenv lock'",
+        ExitCode::not_found);
+  }
+  selection.lock = lock_file;
+  for (auto& tree : store.list(RecordPart::identity).trees) {
+    if (tree.source.sha256 == locked->sha256) return std::optional<Result<TreeRecord>>(std::move(tree));
+  }
+  return std::optional<Result<TreeRecord>>(make_error("the locked build, cuDNN " + util::printable(locked->version) +
+                                                          " (" + util::printable(locked->cuda) + ", " +
+                                                          util::printable(locked->file) + "), is not installed",
+                                                      "cudnnenv sync", ExitCode::not_found));
+}
+
 }  // namespace
 
 Result<Selection> resolve_selection(const Store& store, const SelectionRequest& asked) {
@@ -327,7 +365,8 @@ Result<Selection> resolve_selection(const Store& store, const SelectionRequest& 
     selection.origin = Origin::project_file;
     selection.decided_by = util::to_utf8(*file);
     selection.project = *project;
-    CUDNNENV_TRY_ASSIGN(tree, project_tree(store, request, *file, *project, selection));
+    CUDNNENV_TRY_ASSIGN(chosen, project_tree(store, request, *file, *project, selection));
+    CUDNNENV_TRY_ASSIGN(tree, apply_lock(store, *file, *project, selection, std::move(*chosen)));
     if (*tree) return finish(std::move(**tree));
   }
   // This user's default, else (a shared store this user cannot write) the store's own.
@@ -381,7 +420,8 @@ std::string describe_origin(const Selection& selection) {
       }
       return "";
     case Origin::project_file:
-      return "set by " + selection.decided_by;
+      return "set by " + selection.decided_by +
+             (selection.lock ? ", the build " + util::to_utf8(*selection.lock) + " names" : std::string());
     case Origin::global_default:
       return "set by " + selection.decided_by + ", the global default";
   }

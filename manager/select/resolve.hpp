@@ -45,6 +45,8 @@ struct Selection {
   std::string spec;            // the spec (or path) as written there
   std::optional<ProjectFile> project;  // the project file, when it decided
   std::optional<Profile> profile;      // the profile the project file named, if it did
+  // The project's cudnnenv.lock, when the tree is the build it locks (select/lock.hpp).
+  std::optional<std::filesystem::path> lock;
   // Set when the nearest project file has [env] but is not trusted: its
   // variables were dropped (project->env is empty), and this says why and
   // what to do. Activation shows it as a warning; the selection stands.

@@ -114,6 +114,8 @@ declare -A not_run=(
   [deinit]="'deinit cmd' undoes cmd's AutoRun, Windows only (wine_activation.sh)"
   [export]="doctor's kernel and VS Code fixes need a Jupyter kernel or a workspace (jupyter.sh, ide.sh run them)"
   [selftest]="printed after a failed selftest case: 'selftest --json' (selftest.sh)"
+  [lock]="'cudnnenv lock' needs a project file and an index of archives (lock.sh runs it)"
+  [sync]="'cudnnenv sync' needs a lock and a mirror of the archive (lock.sh runs it)"
 )
 kinds=$(grep -rhoE "'cudnnenv [-a-z]+" "$SOURCES_ROOT/manager" --include='*.cpp' | awk '{ print $2 }' | sort -u)
 covered_kinds=$(tr ' ' '\n' <<< "$covered" | grep . | sort -u)

@@ -9,7 +9,7 @@ fixtures=${2:+$(cd "$2" && pwd)}
 here=$(cd "$(dirname "$0")" && pwd)
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
-for target in zip tar binfmt version toml spec sidecar cmd_script download modulefile doctor snapshot redist kernelspec why; do mkdir -p "$out/$target"; done
+for target in zip tar binfmt version toml spec sidecar cmd_script download modulefile doctor snapshot redist kernelspec why lock; do mkdir -p "$out/$target"; done
 
 # A small tree: headers, a library stand-in, a link.
 tree=$work/tree
@@ -158,3 +158,8 @@ many_keys 5000 > "$out/kernelspec/many-keys.json"
 
 # why: the audit log of a program whose libcusolver needs a libnvJitLink that is nowhere.
 printf '41\tO\t/usr/lib/libc.so.6\n41\tS\tlibcusolver.so.11\t\n41\tT\tpin\t/s/cuda-12/lib/libcusolver.so.11\n41\tO\t/s/cuda-12/lib/libcusolver.so.11\n41\tS\tlibnvJitLink.so.12\t/s/cuda-12/lib/libcusolver.so.11\n41\tT\tdefault\t/usr/lib/libnvJitLink.so.12\n41\tS\tlibcudnn_graph.so.9.19.0\t/s/t/lib/libcudnn.so.9\n' > "$out/why/audit.log"
+
+# lock: a lock for two platforms, one with a profile, and one whose file name is a path.
+printf '# generated\nformat = 1\n\n[input]\ncudnn = "9.1"\ncuda = "12"\nplatforms = ["linux-x86_64", "windows-x86_64"]\n\n[[cudnn]]\nplatform = "linux-x86_64"\nversion = "9.1.0.70"\ncuda = "cuda12"\nfile = "cudnn-linux-x86_64-9.1.0.70_cuda12-archive.tar.xz"\nurl = "https://developer.download.nvidia.com/compute/cudnn/redist/cudnn/linux-x86_64/cudnn-linux-x86_64-9.1.0.70_cuda12-archive.tar.xz"\nsize = 760000000\nsha256 = "%064d"\n\n[[cudnn]]\nplatform = "windows-x86_64"\nversion = "9.1.0.70"\ncuda = "cuda12"\nfile = "cudnn-windows-x86_64-9.1.0.70_cuda12-archive.zip"\nurl = "https://x/y.zip"\nsha256 = "%064d"\n' 1 2 > "$out/lock/two.lock"
+printf 'format = 1\n[input]\nprofile = "tf2.5"\nplatforms = ["windows-x86_64"]\n' > "$out/lock/profile.lock"
+printf 'format = 1\n[input]\nplatforms = ["linux-x86_64"]\n[[cudnn]]\nplatform = "linux-x86_64"\nversion = "9.1.0.70"\ncuda = "cuda12"\nfile = "../../etc/passwd"\nurl = "file:///etc/passwd"\nsha256 = "x"\n' > "$out/lock/hostile.lock"

@@ -1,0 +1,164 @@
+// cudnnenv lock: cudnnenv.lock beside .cudnnenv.toml, the exact archive its
+// selection resolves to on each platform it targets (select/lock.hpp).
+#include "cli/context.hpp"
+#include "cli/output.hpp"
+#include "download/download.hpp"
+#include "select/lock.hpp"
+#include "select/profile.hpp"
+#include "store/official.hpp"
+#include "store/spec.hpp"
+#include "util/fs.hpp"
+#include "util/text.hpp"
+
+namespace cudnnenv::cli {
+
+namespace fs = std::filesystem;
+
+namespace {
+
+// The official archive `project` selects for `platform`, from the official list alone (nothing installed here
+// counts, and no toolkit: every machine resolves alike).
+Result<const OfficialArchive*> locked_archive(const Context& context, const ProjectFile& project,
+                                              const std::string& platform) {
+  const Platform target = platform_named(platform);
+  std::string text;
+  std::optional<std::string> cuda;
+  if (project.profile) {
+    CUDNNENV_TRY_ASSIGN(profile, find_profile(*project.profile, target.os, config_files(context.store())));
+    text = profile->cudnn;
+    cuda = profile->cuda;
+  } else {
+    text = *project.cudnn;
+    cuda = project.cuda;
+  }
+  CUDNNENV_TRY_ASSIGN(spec, parse_spec(text, cuda ? std::optional<std::string_view>(*cuda) : std::nullopt));
+  auto archive = choose_archive(target, *spec, spec->cuda, {});
+  if (!archive) {
+    Error error = std::move(archive).error();
+    return make_error("for " + platform + ": " + error.message,
+                      project.profile ? error.hint
+                                      : "say which CUDA in " + util::to_utf8(project.file) +
+                                            " (cuda = \"13\"), or another version, then run 'cudnnenv lock' again",
+                      error.code);
+  }
+  if ((*archive)->sha256.empty()) {
+    return make_error("for " + platform + ": the official list has no SHA-256 for " +
+                          std::string((*archive)->file_name) + ", so a lock cannot pin its bytes",
+                      "choose another version in " + util::to_utf8(project.file), ExitCode::not_found);
+  }
+  return *archive;
+}
+
+struct LockArguments {
+  bool json = false;
+};
+
+Json lock_to_json(const LockFile& lock) {
+  Json entries = Json::array();
+  for (const auto& archive : lock.cudnn) {
+    entries.push_back(Json{{"platform", archive.platform},
+                           {"version", archive.version},
+                           {"cuda", archive.cuda},
+                           {"file", archive.file},
+                           {"url", archive.url},
+                           {"size", archive.size},
+                           {"sha256", archive.sha256}});
+  }
+  return Json{{"lock", util::to_utf8(lock.file)}, {"cudnn", entries}};
+}
+
+Result<int> run_lock(const LockArguments& arguments, const Context& context) {
+  CUDNNENV_TRY_ASSIGN(project, project_here(context));
+  CUDNNENV_TRY_ASSIGN(lock, make_lock(context, *project));
+  const std::string text = serialize_lock(*lock);
+  std::error_code ec;
+  bool same = false;
+  if (fs::exists(lock->file, ec)) {
+    const auto existing = util::read_file(lock->file, k_max_lock_file);
+    same = existing && *existing == text;
+  }
+  if (!same) CUDNNENV_TRY(util::write_file_atomic(lock->file, text));
+  if (arguments.json) {
+    print_json(lock_to_json(*lock));
+    return 0;
+  }
+  print(std::string(same ? "up to date: " : "wrote ") + util::to_utf8(lock->file) + "\n");
+  for (const auto& archive : lock->cudnn) {
+    print("  " + archive.platform + std::string(16 - std::min<std::size_t>(archive.platform.size(), 15), ' ') +
+          "cuDNN " + archive.version + " (" + archive.cuda + ")  " + archive.file + "\n");
+  }
+  return 0;
+}
+
+}  // namespace
+
+Platform platform_named(const std::string& name) {
+  if (name == "windows-x86_64") return {Os::windows, Arch::x86_64};
+  if (name == "linux-sbsa") return {Os::linux, Arch::arm64};
+  return {Os::linux, Arch::x86_64};
+}
+
+Result<ProjectFile> project_here(const Context& context) {
+  const auto file = find_project_file(context.request().working_directory);
+  if (!file) {
+    return make_error("no .cudnnenv.toml here or in a folder above",
+                      "cudnnenv use 9.19 --local  (writes one naming the cuDNN this project needs)",
+                      ExitCode::not_found);
+  }
+  CUDNNENV_TRY_ASSIGN(project, read_project_file(*file));
+  if (project->path) {
+    return make_error(util::to_utf8(*file) + " names a folder (path = \"" + util::printable(*project->path) +
+                          "\"), which no lock or sync can fetch",
+                      "name a version instead: cudnn = \"9.19\"", ExitCode::usage);
+  }
+  if (!project->cudnn && !project->profile) {
+    return make_error(util::to_utf8(*file) + " names no cuDNN (cudnn = \"...\" or profile = \"...\")",
+                      "cudnnenv use 9.19 --local", ExitCode::not_found);
+  }
+  return project;
+}
+
+Result<LockFile> make_lock(const Context& context, const ProjectFile& project) {
+  LockFile lock;
+  lock.file = lock_path_for(project.file);
+  lock.input = lock_input_of(project);
+  if (lock.input.platforms.empty()) {
+    const std::string here = official_platform(host_platform());
+    if (here.empty()) {
+      return make_error(
+          "NVIDIA ships no cuDNN archive for this platform",
+          "name the platforms in " + util::to_utf8(project.file) + ": [lock] platforms = [\"linux-x86_64\"]",
+          ExitCode::not_found);
+    }
+    lock.input.platforms.push_back(here);
+  }
+  for (const auto& platform : lock.input.platforms) {
+    CUDNNENV_TRY_ASSIGN(archive, locked_archive(context, project, platform));
+    lock.cudnn.push_back(LockedArchive{platform, std::string((*archive)->version),
+                                       std::string((*archive)->cuda_variant), std::string((*archive)->file_name),
+                                       std::string((*archive)->url), (*archive)->size,
+                                       std::string((*archive)->sha256)});
+  }
+  return lock;
+}
+
+void register_lock(CLI::App& app, Context& context) {
+  auto arguments = std::make_shared<LockArguments>();
+  CLI::App* command = app.add_subcommand(
+      "lock", "write cudnnenv.lock: the exact cuDNN archive .cudnnenv.toml resolves to on each platform, with hashes");
+  command->add_flag("--json", arguments->json, "print the lock as JSON");
+  command->footer(
+      "Examples:\n"
+      "  cudnnenv lock                         lock this platform's build of what .cudnnenv.toml selects\n"
+      "  cudnnenv sync                         install exactly that build (on another machine, in CI)\n"
+      "\n"
+      "For several platforms, name them in .cudnnenv.toml:\n"
+      "  [lock]\n"
+      "  platforms = [\"linux-x86_64\", \"windows-x86_64\"]\n"
+      "Each is resolved from the official list (data/cudnn-archives.tsv, or CUDNNENV_INDEX), not from what is\n"
+      "installed here. Where the project file decides, current, exec and the shims take the locked build.");
+  command->callback(
+      [arguments, &context] { context.action = [arguments, &context] { return run_lock(*arguments, context); }; });
+}
+
+}  // namespace cudnnenv::cli

@@ -1,0 +1,301 @@
+#include "select/lock.hpp"
+
+#include <toml++/toml.h>
+
+#include <algorithm>
+#include <iterator>
+
+#include "formats/toml_text.hpp"
+#include "formats/version.hpp"
+#include "util/fs.hpp"
+#include "util/text.hpp"
+
+namespace cudnnenv {
+
+namespace fs = std::filesystem;
+
+namespace {
+
+constexpr const char* k_header =
+    "# cudnnenv.lock: written by 'cudnnenv lock' from .cudnnenv.toml; do not edit it by hand.\n"
+    "# 'cudnnenv sync' installs exactly these archives; commit this file beside .cudnnenv.toml.\n";
+
+bool known_platform(std::string_view platform) {
+  return std::find(std::begin(k_lock_platforms), std::end(k_lock_platforms), platform) != std::end(k_lock_platforms);
+}
+
+bool is_sha256(std::string_view text) {
+  return text.size() == 64 &&
+         std::all_of(text.begin(), text.end(), [](char c) { return (c >= '0' && c <= '9') || (c >= 'a' && c <= 'f'); });
+}
+
+// A file name of the official list's shape: no folder, no control character, not '.' or '..'.
+bool is_file_name(std::string_view name) {
+  return !name.empty() && name.size() <= 255 && name != "." && name != ".." &&
+         std::none_of(name.begin(), name.end(), [](char c) {
+           return c == '/' || c == '\\' || static_cast<unsigned char>(c) < 0x20 || c == 0x7f;
+         });
+}
+
+std::string printable_field(std::string_view text) {
+  return util::printable(std::string(text.substr(0, 200)));
+}
+
+class Reader {
+ public:
+  explicit Reader(const fs::path& file) : m_file(file) {}
+
+  Error error(const toml::node& node, const std::string& what) const {
+    return make_error(toml_place(m_file, node.source()) + ": " + what,
+                      "write it again with 'cudnnenv lock' (it is generated from .cudnnenv.toml)");
+  }
+
+  Result<std::string> string(const toml::table& table, const char* key, const toml::node& where) const {
+    const toml::node* node = table.get(key);
+    if (!node) return error(where, "'" + std::string(key) + "' is missing");
+    auto value = node->value<std::string>();
+    if (!value) return error(*node, "'" + std::string(key) + "' must be a string");
+    if (value->size() > 4096) return error(*node, "'" + std::string(key) + "' is longer than any lock holds");
+    return *value;
+  }
+
+  Result<std::optional<std::string>> optional_string(const toml::table& table, const char* key) const {
+    const toml::node* node = table.get(key);
+    if (!node) return std::optional<std::string>();
+    CUDNNENV_TRY_ASSIGN(value, string(table, key, *node));
+    return std::optional<std::string>(std::move(*value));
+  }
+
+ private:
+  fs::path m_file;
+};
+
+Result<LockedArchive> parse_archive(const Reader& reader, const toml::table& table) {
+  LockedArchive archive;
+  for (const auto& [key, node] : table) {
+    const std::string name(key.str());
+    if (name != "platform" && name != "version" && name != "cuda" && name != "file" && name != "url" &&
+        name != "size" && name != "sha256") {
+      return reader.error(node, "unknown key '" + printable_field(name) + "' in [[cudnn]]");
+    }
+  }
+  CUDNNENV_TRY_ASSIGN(platform, reader.string(table, "platform", table));
+  if (!known_platform(*platform)) {
+    return reader.error(*table.get("platform"), "'" + printable_field(*platform) +
+                                                    "' is no platform of the official list (linux-x86_64, "
+                                                    "linux-sbsa, windows-x86_64)");
+  }
+  CUDNNENV_TRY_ASSIGN(version, reader.string(table, "version", table));
+  if (!parse_version(*version)) {
+    return reader.error(*table.get("version"), "'" + printable_field(*version) + "' is not a cuDNN version");
+  }
+  CUDNNENV_TRY_ASSIGN(cuda, reader.string(table, "cuda", table));
+  if (!util::starts_with(*cuda, "cuda") || !parse_cuda_version(cuda->substr(4))) {
+    return reader.error(*table.get("cuda"),
+                        "'" + printable_field(*cuda) + "' is not a CUDA variant (cuda12, cuda11.2)");
+  }
+  CUDNNENV_TRY_ASSIGN(file, reader.string(table, "file", table));
+  if (!is_file_name(*file)) {
+    return reader.error(*table.get("file"), "'" + printable_field(*file) + "' is not an archive's file name");
+  }
+  CUDNNENV_TRY_ASSIGN(url, reader.string(table, "url", table));
+  if (!util::starts_with(*url, "https://") && !util::starts_with(*url, "http://")) {
+    return reader.error(*table.get("url"), "'" + printable_field(*url) + "' is not an http or https URL");
+  }
+  CUDNNENV_TRY_ASSIGN(sha256, reader.string(table, "sha256", table));
+  if (!is_sha256(*sha256)) {
+    return reader.error(*table.get("sha256"), "'" + printable_field(*sha256) + "' is not a SHA-256 (64 hex digits)");
+  }
+  if (const toml::node* size = table.get("size")) {
+    const auto value = size->value<std::int64_t>();
+    if (!value || *value < 0) return reader.error(*size, "'size' must be a number of bytes");
+    archive.size = static_cast<std::uint64_t>(*value);
+  }
+  archive.platform = std::move(*platform);
+  archive.version = std::move(*version);
+  archive.cuda = std::move(*cuda);
+  archive.file = std::move(*file);
+  archive.url = std::move(*url);
+  archive.sha256 = std::move(*sha256);
+  return archive;
+}
+
+Result<LockInput> parse_input(const Reader& reader, const toml::table& table) {
+  LockInput input;
+  for (const auto& [key, node] : table) {
+    const std::string name(key.str());
+    if (name != "cudnn" && name != "cuda" && name != "profile" && name != "platforms") {
+      return reader.error(node, "unknown key '" + printable_field(name) + "' in [input]");
+    }
+  }
+  CUDNNENV_TRY_ASSIGN(cudnn, reader.optional_string(table, "cudnn"));
+  CUDNNENV_TRY_ASSIGN(cuda, reader.optional_string(table, "cuda"));
+  CUDNNENV_TRY_ASSIGN(profile, reader.optional_string(table, "profile"));
+  input.cudnn = std::move(*cudnn);
+  input.cuda = std::move(*cuda);
+  input.profile = std::move(*profile);
+  const toml::node* platforms = table.get("platforms");
+  const toml::array* array = platforms ? platforms->as_array() : nullptr;
+  if (!array)
+    return reader.error(platforms ? *platforms : static_cast<const toml::node&>(table),
+                        "'platforms' must be a list of platforms");
+  for (const auto& each : *array) {
+    auto value = each.value<std::string>();
+    if (!value || !known_platform(*value)) {
+      return reader.error(each, "'platforms' holds something that is no platform of the official list");
+    }
+    if (std::find(input.platforms.begin(), input.platforms.end(), *value) != input.platforms.end()) {
+      return reader.error(each, "'platforms' names '" + *value + "' twice");
+    }
+    input.platforms.push_back(*value);
+  }
+  return input;
+}
+
+std::string quoted_or_none(const std::optional<std::string>& value) {
+  return value ? "\"" + util::printable(*value) + "\"" : std::string("nothing");
+}
+
+}  // namespace
+
+const LockedArchive* LockFile::for_platform(std::string_view platform) const {
+  for (const auto& archive : cudnn) {
+    if (archive.platform == platform) return &archive;
+  }
+  return nullptr;
+}
+
+std::string serialize_lock(const LockFile& lock) {
+  std::string text = k_header;
+  text += "format = " + std::to_string(k_lock_format) + "\n\n[input]\n";
+  if (lock.input.cudnn) text += "cudnn = " + toml_quote(*lock.input.cudnn) + "\n";
+  if (lock.input.cuda) text += "cuda = " + toml_quote(*lock.input.cuda) + "\n";
+  if (lock.input.profile) text += "profile = " + toml_quote(*lock.input.profile) + "\n";
+  std::vector<std::string> platforms;
+  for (const auto& platform : lock.input.platforms) platforms.push_back(toml_quote(platform));
+  text += "platforms = [" + util::join(platforms, ", ") + "]\n";
+  for (const auto& archive : lock.cudnn) {
+    text += "\n[[cudnn]]\n";
+    text += "platform = " + toml_quote(archive.platform) + "\n";
+    text += "version = " + toml_quote(archive.version) + "\n";
+    text += "cuda = " + toml_quote(archive.cuda) + "\n";
+    text += "file = " + toml_quote(archive.file) + "\n";
+    text += "url = " + toml_quote(archive.url) + "\n";
+    if (archive.size != 0) text += "size = " + std::to_string(archive.size) + "\n";
+    text += "sha256 = " + toml_quote(archive.sha256) + "\n";
+  }
+  return text;
+}
+
+Result<LockFile> parse_lock(std::string_view text, const fs::path& file) {
+  if (text.size() > k_max_lock_file) {
+    return make_error("'" + util::to_utf8(file) + "' is larger than any lock (" + util::human_size(text.size()) + ")",
+                      "write it again with 'cudnnenv lock'");
+  }
+  CUDNNENV_TRY_ASSIGN(table, parse_toml(text, file, "write it again with 'cudnnenv lock'"));
+  const Reader reader(file);
+  LockFile lock;
+  lock.file = file;
+  const toml::node* format = table->get("format");
+  if (!format || format->value<std::int64_t>() != k_lock_format) {
+    return make_error("'" + util::to_utf8(file) + "' is not a lock of format " + std::to_string(k_lock_format) +
+                          " (a newer cudnnenv may have written it)",
+                      "update cudnnenv, or write the lock again with 'cudnnenv lock'");
+  }
+  bool has_input = false;
+  for (const auto& [key, node] : *table) {
+    const std::string name(key.str());
+    if (name == "format") continue;
+    if (name == "input") {
+      const toml::table* input = node.as_table();
+      if (!input) return reader.error(node, "'input' must be a table");
+      CUDNNENV_TRY_ASSIGN(parsed, parse_input(reader, *input));
+      lock.input = std::move(*parsed);
+      has_input = true;
+    } else if (name == "cudnn") {
+      const toml::array* entries = node.as_array();
+      if (!entries) return reader.error(node, "'cudnn' must be a list of [[cudnn]] tables");
+      for (const auto& entry : *entries) {
+        const toml::table* archive = entry.as_table();
+        if (!archive) return reader.error(entry, "each [[cudnn]] entry must be a table");
+        CUDNNENV_TRY_ASSIGN(parsed, parse_archive(reader, *archive));
+        if (lock.for_platform(parsed->platform)) {
+          return reader.error(entry, "a second [[cudnn]] entry for " + parsed->platform);
+        }
+        lock.cudnn.push_back(std::move(*parsed));
+      }
+    } else {
+      return reader.error(node, "unknown key '" + printable_field(name) + "'");
+    }
+  }
+  if (!has_input)
+    return make_error("'" + util::to_utf8(file) + "' has no [input]", "write it again with 'cudnnenv lock'");
+  return lock;
+}
+
+Result<LockFile> read_lock(const fs::path& file) {
+  std::error_code ec;
+  if (!fs::exists(file, ec)) {
+    return make_error("no lock: '" + util::to_utf8(file) + "' does not exist",
+                      "'cudnnenv lock' writes it from .cudnnenv.toml", ExitCode::not_found);
+  }
+  CUDNNENV_TRY_ASSIGN(text, util::read_file(file, k_max_lock_file));
+  return parse_lock(*text, file);
+}
+
+Result<OfficialArchive> locked_official_archive(const LockedArchive& locked, bool allow_unverified) {
+  if (const OfficialArchive* official = find_official_by_sha256(locked.sha256);
+      official && official->file_name == locked.file) {
+    return *official;
+  }
+  if (!allow_unverified) {
+    return make_error("the lock names " + util::printable(locked.file) + " with SHA-256 " + locked.sha256 +
+                          ", which is no official archive",
+                      "write the lock again with 'cudnnenv lock', or pass --allow-unverified to fetch it from " +
+                          util::printable(locked.url) + " as the lock says",
+                      ExitCode::usage);
+  }
+  OfficialArchive archive;
+  archive.version = locked.version;
+  archive.platform = locked.platform;
+  archive.cuda_variant = locked.cuda;
+  archive.file_name = locked.file;
+  archive.sha256 = locked.sha256;
+  archive.size = locked.size;
+  archive.url = locked.url;
+  archive.listed_by = "the lock";
+  return archive;
+}
+
+fs::path lock_path_for(const fs::path& project_file) {
+  return project_file.parent_path() / k_lock_file_name;
+}
+
+LockInput lock_input_of(const ProjectFile& project) {
+  LockInput input;
+  input.cudnn = project.cudnn;
+  input.cuda = project.cuda;
+  input.profile = project.profile;
+  input.platforms = project.lock_platforms;
+  return input;
+}
+
+std::vector<std::string> lock_differences(const LockInput& locked, const LockInput& now) {
+  std::vector<std::string> differences;
+  const auto compare = [&](const char* key, const std::optional<std::string>& was,
+                           const std::optional<std::string>& is) {
+    if (was == is) return;
+    differences.push_back(std::string(key) + ": the lock was made for " + quoted_or_none(was) +
+                          ", .cudnnenv.toml now says " + quoted_or_none(is));
+  };
+  compare("cudnn", locked.cudnn, now.cudnn);
+  compare("cuda", locked.cuda, now.cuda);
+  compare("profile", locked.profile, now.profile);
+  if (!now.platforms.empty() && locked.platforms != now.platforms) {
+    differences.push_back("platforms: the lock was made for " + util::join(locked.platforms, ", ") +
+                          ", .cudnnenv.toml now targets " + util::join(now.platforms, ", "));
+  }
+  return differences;
+}
+
+}  // namespace cudnnenv

@@ -1,0 +1,101 @@
+// cudnnenv.lock, beside a project's .cudnnenv.toml: the exact cuDNN build
+// its selection resolves to on each platform the project targets, with the
+// official archive's file name, URL, size and SHA-256. `cudnnenv lock`
+// writes it, `cudnnenv sync` installs what it names, and resolution takes
+// the locked build (by its archive's SHA-256) where the project file decides.
+//
+//   # cudnnenv.lock: written by 'cudnnenv lock' from .cudnnenv.toml; ...
+//   format = 1
+//
+//   [input]                      # what .cudnnenv.toml said when it was written
+//   cudnn = "9.19"
+//   platforms = ["linux-x86_64", "windows-x86_64"]
+//
+//   [[cudnn]]                    # one per platform, in the order of `platforms`
+//   platform = "linux-x86_64"
+//   version = "9.19.0.56"
+//   cuda = "cuda13"
+//   file = "cudnn-linux-x86_64-9.19.0.56_cuda13-archive.tar.xz"
+//   url = "https://developer.download.nvidia.com/..."
+//   size = 760123456
+//   sha256 = "..."
+//
+// A lock comes with any cloned repository: it is read as untrusted input
+// (bounded, every field checked, never an abort), and what it names is
+// installed only when it is an official archive (sync checks the SHA-256
+// against the official list) unless --allow-unverified.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <filesystem>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "select/project.hpp"
+#include "store/official.hpp"
+#include "util/result.hpp"
+
+namespace cudnnenv {
+
+inline constexpr const char* k_lock_file_name = layout::k_lock_file;
+inline constexpr int k_lock_format = 1;
+// A lock holds a few entries per platform; anything larger is not one.
+inline constexpr std::size_t k_max_lock_file = 256 * 1024;
+
+// What the project file said when the lock was written; `sync --locked`
+// compares it with what the file says now.
+struct LockInput {
+  std::optional<std::string> cudnn;
+  std::optional<std::string> cuda;
+  std::optional<std::string> profile;
+  std::vector<std::string> platforms;
+  bool operator==(const LockInput&) const = default;
+};
+
+struct LockedArchive {
+  std::string platform;  // "linux-x86_64", "linux-sbsa", "windows-x86_64"
+  std::string version;   // "9.19.0.56"
+  std::string cuda;      // the archive's CUDA variant: "cuda13", "cuda11.2"
+  std::string file;      // the archive's file name
+  std::string url;
+  std::uint64_t size = 0;  // 0: the official list does not say
+  std::string sha256;
+};
+
+struct LockFile {
+  std::filesystem::path file;
+  LockInput input;
+  std::vector<LockedArchive> cudnn;
+
+  // The entry for `platform`, or null.
+  const LockedArchive* for_platform(std::string_view platform) const;
+};
+
+// The lock's text: a header saying it is generated, then one line per field
+// in a fixed order, so that a diff shows what changed.
+std::string serialize_lock(const LockFile& lock);
+Result<LockFile> parse_lock(std::string_view text, const std::filesystem::path& file);
+// A missing file: an error with exit code 3 (not_found).
+Result<LockFile> read_lock(const std::filesystem::path& file);
+
+// The archive `locked` names: the official list's entry of that SHA-256 and
+// file name; with `allow_unverified`, the lock's own words (views into
+// `locked`, which must outlive it). Else an error: no official archive.
+Result<OfficialArchive> locked_official_archive(const LockedArchive& locked, bool allow_unverified);
+
+// The lock beside a project file: <its folder>/cudnnenv.lock.
+std::filesystem::path lock_path_for(const std::filesystem::path& project_file);
+
+// What `project` says that a lock records; `platforms` empty when the file
+// names none (then `cudnnenv lock` locks the platform it runs on).
+LockInput lock_input_of(const ProjectFile& project);
+
+// Each way `now` differs from what the lock was made from, as
+// "cudnn: the lock was made for \"8.9\", .cudnnenv.toml now says \"9.1\"";
+// empty when they agree. Platforms count only when `now` names them.
+std::vector<std::string> lock_differences(const LockInput& locked, const LockInput& now);
+
+}  // namespace cudnnenv
