@@ -149,6 +149,7 @@ struct Registration {
 const Registration k_registrations[] = {{{"install"}, register_install},
                                         {{"lock"}, register_lock},
                                         {{"sync"}, register_sync},
+                                        {{"mirror"}, register_mirror},
                                         {{"adopt"}, register_adopt},
                                         {{"list"}, register_list},
                                         {{"remove"}, register_remove},

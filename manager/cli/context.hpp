@@ -86,6 +86,7 @@ DownloadOptions base_download_options(const Context& context, const std::string&
 Platform platform_named(const std::string& name);
 
 void register_install(CLI::App& app, Context& context);
+void register_mirror(CLI::App& app, Context& context);
 void register_sync(CLI::App& app, Context& context);
 void register_lock(CLI::App& app, Context& context);
 void register_adopt(CLI::App& app, Context& context);

@@ -10,6 +10,7 @@
 
 #include <spdlog/spdlog.h>
 
+#include "formats/redist.hpp"
 #include "util/fs.hpp"
 #include "util/sha256.hpp"
 #include "util/text.hpp"
@@ -614,11 +615,31 @@ Result<Downloaded> into_downloads(const OfficialArchive& archive, const Download
 
 }  // namespace
 
+std::string host_path(const OfficialArchive& archive) {
+  std::string path = path_of(archive.url);
+  if (!path.empty() && path.front() == '/') path.erase(0, 1);
+  const bool ends_in_name = path == archive.file_name || util::ends_with(path, "/" + std::string(archive.file_name));
+  return ends_in_name && is_safe_relative_path(path) ? path : std::string();
+}
+
 Result<Downloaded> fetch_archive(const OfficialArchive& archive, const DownloadOptions& options) {
   if (archive.sha256.empty() && !options.allow_unverified) {
     return make_error(
         "the list has no SHA-256 for " + std::string(archive.file_name) + ": what a server sends could not be checked",
         "pass --allow-unverified to install it anyway (its hash is recorded in the tree)");
+  }
+  if (options.nvidia_layout) {
+    const std::string path = host_path(archive);
+    if (path.empty()) {
+      return make_error("the URL '" + util::printable(std::string(archive.url)) +
+                            "' gives no folder a mirror could hold " + util::printable(std::string(archive.file_name)) +
+                            " in",
+                        "a mirror holds each file at its path on NVIDIA's host: use an official release");
+    }
+    DownloadOptions placed = options;
+    placed.nvidia_layout = false;
+    placed.folder = options.folder / util::path_from_utf8(path).parent_path();
+    return fetch_archive(archive, placed);
   }
   CUDNNENV_TRY_ASSIGN(url, archive_url(archive, options.mirror));
   return into_downloads(archive, options, [&](Downloaded result) -> Result<Downloaded> {

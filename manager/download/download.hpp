@@ -21,6 +21,11 @@ namespace cudnnenv {
 
 inline constexpr std::string_view k_official_host = "https://developer.download.nvidia.com";
 
+// Where `archive` lies on its host: "compute/cudnn/redist/cudnn/linux-x86_64/FILE"
+// for an official URL; empty when that is no plain relative path ending in
+// the archive's file name (nothing could be put there safely).
+std::string host_path(const OfficialArchive& archive);
+
 // Where `archive` is fetched from: its URL, or with `mirror` (a base URL)
 // the mirror's base followed by the URL's path on NVIDIA's host
 // (https://developer.download.nvidia.com/compute/... becomes
@@ -38,7 +43,10 @@ struct DownloadProgress {
 
 struct DownloadOptions {
   std::filesystem::path folder;  // <root>/.cudnnenv/downloads
-  std::string mirror;            // empty: the official host
+  // A mirror's folder: each file goes to its path on NVIDIA's host under
+  // `folder` (compute/cudnn/redist/...), as `--mirror FOLDER` reads it.
+  bool nvidia_layout = false;
+  std::string mirror;  // empty: the official host
   std::filesystem::path ca_file;
   std::filesystem::path helper;  // Linux: cudnnenv-fetch
   int retries = 3;               // after a transient failure (a cut, a stall, 5xx), each from where it stopped

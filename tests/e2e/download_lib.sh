@@ -72,3 +72,15 @@ kill_halfway() {
   part=$(stat -c %s "$file")
   [ "$part" -gt 0 ] && [ "$part" -lt "$SIZE" ] || fail "not killed halfway: $part of $SIZE bytes"
 }
+
+# write_index PLATFORM:PATH...: index.tsv naming cuDNN 9.1.0.70 (cuda12) for each PLATFORM as the file
+# srv/NAME (NAME: PATH's last part) at NVIDIA's PATH (compute/cudnn/redist/...), with its SHA-256 and size.
+write_index() {
+  local entry platform path file
+  printf 'cudnn_version\tplatform\tcuda_variant\tfilename\tsha256\tsize_bytes\turl\n' > index.tsv
+  for entry; do
+    platform=${entry%%:*} path=${entry#*:} file=srv/${entry##*/}
+    printf '9.1.0.70\t%s\tcuda12\t%s\t%s\t%s\thttps://developer.download.nvidia.com/%s\n' "$platform" "${path##*/}" \
+      "$(sha256sum "$file" | cut -d' ' -f1)" "$(stat -c %s "$file")" "$path" >> index.tsv
+  done
+}

@@ -116,6 +116,7 @@ declare -A not_run=(
   [selftest]="printed after a failed selftest case: 'selftest --json' (selftest.sh)"
   [lock]="'cudnnenv lock' needs a project file and an index of archives (lock.sh runs it)"
   [sync]="'cudnnenv sync' needs a lock and a mirror of the archive (lock.sh runs it)"
+  [mirror]="'cudnnenv mirror create' needs an archive server or folder (mirror.sh runs verify's hint against its server)"
 )
 kinds=$(grep -rhoE "'cudnnenv [-a-z]+" "$SOURCES_ROOT/manager" --include='*.cpp' | awk '{ print $2 }' | sort -u)
 covered_kinds=$(tr ' ' '\n' <<< "$covered" | grep . | sort -u)

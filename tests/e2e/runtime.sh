@@ -288,6 +288,23 @@ expect_eq "$(json_field installed < out)" "cuda-13.0.2" "list --available cuda: 
 expect_eq "$(python3 -c 'import json; print(len(json.load(open("out"))[0]["components"]))')" "8" "list --available cuda: components"
 pass "install cuda 13.0 from the manifest through a folder mirror: only shared libraries and licenses, each hashed; list shows its kind"
 
+# 2b. A mirror made by cudnnenv (issue 43): the release's manifest and its eight component archives from the
+# folder mirror into another, at NVIDIA's paths, with an index; a fresh store installs from it alone.
+run mirror create "$WORK/made" --runtime 13.0 --from "$WORK/mirror" -q
+expect_eq "$rc:$(head -1 out | sed 's/, [^,]*$//')" "0:mirror $WORK/made: 9 fetched, 0 already there; 9 files" "mirror create --runtime: $(cat err)"
+expect_eq "$(sed -n '2,10p' out | tr -d ' ' | tr '\n' ' ')" "compute/cuda/redist/cuda_cudart/linux-x86_64/cuda_cudart-linux-x86_64-13.0.96-archive.tar.gz compute/cuda/redist/cuda_nvrtc/linux-x86_64/cuda_nvrtc-linux-x86_64-13.0.88-archive.tar.gz compute/cuda/redist/libcublas/linux-x86_64/libcublas-linux-x86_64-13.1.0.3-archive.tar.gz compute/cuda/redist/libcufft/linux-x86_64/libcufft-linux-x86_64-12.0.0.61-archive.tar.gz compute/cuda/redist/libcurand/linux-x86_64/libcurand-linux-x86_64-10.4.0.35-archive.tar.gz compute/cuda/redist/libcusolver/linux-x86_64/libcusolver-linux-x86_64-12.0.4.66-archive.tar.gz compute/cuda/redist/libcusparse/linux-x86_64/libcusparse-linux-x86_64-12.6.3.3-archive.tar.gz compute/cuda/redist/libnvjitlink/linux-x86_64/libnvjitlink-linux-x86_64-13.0.88-archive.tar.gz compute/cuda/redist/redistrib_13.0.2.json " \
+  "the manifest and every component archive, at NVIDIA's paths"
+cmp made/compute/cuda/redist/redistrib_13.0.2.json index/redistrib_13.0.2.json || fail "the mirror's manifest is not the release's"
+run mirror create "$WORK/made" --runtime 13.0 -q
+expect_eq "$rc:$(head -1 out | sed 's/, [^,]*$//')" "0:mirror $WORK/made: 0 fetched, 9 already there; 9 files" "the same create again: $(cat err)"
+run mirror verify "$WORK/made"
+expect_eq "$rc:$(tail -1 out)" "0:9 files: all match the index" "mirror verify: $(cat err)"
+CUDNNENV_ROOT="$WORK/store-made" CUDNNENV_STATE_DIR="$WORK/state-made" run install cuda 13.0 --mirror "$WORK/made" -q
+expect_eq "$rc" "0" "install cuda 13.0 from the mirror cudnnenv made: $(cat err)"
+record_hashes() { sed -n 's/^sha256 = //p' "$1/cuda-13.0.2/.cudnnenv/tree.toml"; }
+expect_eq "$(record_hashes "$WORK/store-made")" "$(record_hashes "$CUDNNENV_ROOT")" "the same runtime, hash by hash"
+pass "mirror create --runtime: the manifest and each component archive at NVIDIA's paths; a fresh store installs the same runtime from it"
+
 # 3. Selected with a cuDNN tree of CUDA 13; the pin covers the runtime.
 make_linux_tree cudnn-9.19 9.19.0 "$FIXTURES/fake-elf64-9.19.0.so"
 run install "$WORK/cudnn-9.19" -q

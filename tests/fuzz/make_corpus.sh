@@ -9,7 +9,7 @@ fixtures=${2:+$(cd "$2" && pwd)}
 here=$(cd "$(dirname "$0")" && pwd)
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
-for target in zip tar binfmt version toml spec sidecar cmd_script download modulefile doctor snapshot redist kernelspec why lock; do mkdir -p "$out/$target"; done
+for target in zip tar binfmt version toml spec sidecar cmd_script download modulefile doctor snapshot redist kernelspec why lock mirror; do mkdir -p "$out/$target"; done
 
 # A small tree: headers, a library stand-in, a link.
 tree=$work/tree
@@ -119,7 +119,6 @@ printf "build_info = {'cuda_version': '11.2', 'cudnn_version': '8'}\n" > "$out/d
 printf "__all__ = ['__version__']\n__version__ = '2.11.0+cu130'\ncuda: Optional[str] = '13.0'\n580.65.06|580.159.04" > "$out/doctor/version"
 # snapshot: two snapshots, split at a NUL.
 printf '{"format": 1, "taken_at": "x", "selection": {"version": "9.4.0"}, "copies": [{"library": "/a", "size": 1}], "checks": [{"id": "driver", "status": "ok"}], "e": []}\0{"format": 1, "selection": {"version": "9.1.0"}, "copies": [{"library": "/b"}], "checks": [{"id": "driver", "status": "fail"}]}' > "$out/snapshot/two"
-echo "seed corpus in $out: $(find "$out" -type f | wc -l) files"
 
 # redist: a manifest in NVIDIA's shape (the Windows entry is 11.8.0's cuda_cudart as the facts file gives it;
 # the Linux one is invented), one with
@@ -163,3 +162,8 @@ printf '41\tO\t/usr/lib/libc.so.6\n41\tS\tlibcusolver.so.11\t\n41\tT\tpin\t/s/cu
 printf '# generated\nformat = 1\n\n[input]\ncudnn = "9.1"\ncuda = "12"\nplatforms = ["linux-x86_64", "windows-x86_64"]\n\n[[cudnn]]\nplatform = "linux-x86_64"\nversion = "9.1.0.70"\ncuda = "cuda12"\nfile = "cudnn-linux-x86_64-9.1.0.70_cuda12-archive.tar.xz"\nurl = "https://developer.download.nvidia.com/compute/cudnn/redist/cudnn/linux-x86_64/cudnn-linux-x86_64-9.1.0.70_cuda12-archive.tar.xz"\nsize = 760000000\nsha256 = "%064d"\n\n[[cudnn]]\nplatform = "windows-x86_64"\nversion = "9.1.0.70"\ncuda = "cuda12"\nfile = "cudnn-windows-x86_64-9.1.0.70_cuda12-archive.zip"\nurl = "https://x/y.zip"\nsha256 = "%064d"\n' 1 2 > "$out/lock/two.lock"
 printf 'format = 1\n[input]\nprofile = "tf2.5"\nplatforms = ["windows-x86_64"]\n' > "$out/lock/profile.lock"
 printf 'format = 1\n[input]\nplatforms = ["linux-x86_64"]\n[[cudnn]]\nplatform = "linux-x86_64"\nversion = "9.1.0.70"\ncuda = "cuda12"\nfile = "../../etc/passwd"\nurl = "file:///etc/passwd"\nsha256 = "x"\n' > "$out/lock/hostile.lock"
+
+# mirror: an index of a cuDNN archive and a CUDA manifest, and one naming a path out of the mirror.
+printf '{"format": 1, "written_by": "cudnnenv mirror create", "files": [{"path": "compute/cudnn/redist/cudnn/linux-x86_64/a.tar.xz", "size": 123, "sha256": "%064d", "what": "cuDNN 9.1.0.70 (cuda12) for linux-x86_64", "platform": "linux-x86_64"}, {"path": "compute/cuda/redist/redistrib_13.0.2.json", "size": 60000, "sha256": "%064d", "what": "the manifest of CUDA 13.0.2", "cuda_release": "13.0.2"}]}\n' 1 2 > "$out/mirror/index.json"
+printf '{"format": 1, "files": [{"path": "../../etc/passwd", "size": 1, "sha256": "%064d"}]}\n' 3 > "$out/mirror/hostile.json"
+echo "seed corpus in $out: $(find "$out" -type f | wc -l) files"

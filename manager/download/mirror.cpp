@@ -1,0 +1,174 @@
+#include "download/mirror.hpp"
+
+#include <algorithm>
+
+#include "formats/redist.hpp"
+#include "store/official.hpp"
+#include "util/fs.hpp"
+#include "util/json.hpp"
+#include "util/sha256.hpp"
+#include "util/text.hpp"
+
+namespace cudnnenv {
+
+namespace fs = std::filesystem;
+
+namespace {
+
+constexpr std::string_view k_rewrite_hint = "make the mirror again with 'cudnnenv mirror create' (it writes the index)";
+
+bool is_sha256(std::string_view text) {
+  return text.size() == 64 &&
+         std::all_of(text.begin(), text.end(), [](char c) { return (c >= '0' && c <= '9') || (c >= 'a' && c <= 'f'); });
+}
+
+// A short string field of an entry: absent is "", anything but a string of at most 512 bytes is an error.
+Result<std::string> text_field(const Json& entry, const char* key, const std::string& where, bool required) {
+  const auto found = entry.find(key);
+  if (found == entry.end() || found->is_null()) {
+    if (required) return make_error(where + " has no '" + key + "'", std::string(k_rewrite_hint));
+    return std::string();
+  }
+  if (!found->is_string() || found->get_ref<const std::string&>().size() > 512) {
+    return make_error(where + ": '" + key + "' is not a short string", std::string(k_rewrite_hint));
+  }
+  return found->get<std::string>();
+}
+
+Result<MirrorFile> parse_entry(const Json& entry, const std::string& where) {
+  if (!entry.is_object()) return make_error(where + " is not an object", std::string(k_rewrite_hint));
+  MirrorFile file;
+  CUDNNENV_TRY_ASSIGN(path, text_field(entry, "path", where, true));
+  if (!is_safe_relative_path(*path)) {
+    return make_error(where + ": the path '" + util::printable(*path) + "' is not a plain relative path",
+                      std::string(k_rewrite_hint));
+  }
+  CUDNNENV_TRY_ASSIGN(sha256, text_field(entry, "sha256", where, true));
+  if (!is_sha256(*sha256)) {
+    return make_error(where + ": '" + util::printable(*sha256) + "' is not a SHA-256 (64 hex digits)",
+                      std::string(k_rewrite_hint));
+  }
+  const auto size = entry.find("size");
+  if (size == entry.end() || !size->is_number_unsigned()) {
+    return make_error(where + ": 'size' is not a number of bytes", std::string(k_rewrite_hint));
+  }
+  CUDNNENV_TRY_ASSIGN(what, text_field(entry, "what", where, false));
+  CUDNNENV_TRY_ASSIGN(platform, text_field(entry, "platform", where, false));
+  CUDNNENV_TRY_ASSIGN(release, text_field(entry, "cuda_release", where, false));
+  file.path = std::move(*path);
+  file.sha256 = std::move(*sha256);
+  file.size = size->get<std::uint64_t>();
+  file.what = std::move(*what);
+  file.platform = std::move(*platform);
+  file.cuda_release = std::move(*release);
+  return file;
+}
+
+std::string file_name_of(std::string_view path) {
+  const std::size_t slash = path.rfind('/');
+  return std::string(slash == std::string_view::npos ? path : path.substr(slash + 1));
+}
+
+std::string check_file(const fs::path& folder, const MirrorFile& file) {
+  const fs::path on_disk = folder / util::path_from_utf8(file.path);
+  std::error_code ec;
+  if (!fs::is_regular_file(on_disk, ec)) return "missing";
+  const std::uint64_t size = fs::file_size(on_disk, ec);
+  if (ec) return "unreadable: " + ec.message();
+  if (size != file.size) {
+    return std::to_string(size) + " bytes, the index says " + std::to_string(file.size);
+  }
+  const auto digest = util::sha256_file(on_disk);
+  if (!digest) return "unreadable: " + digest.error().message;
+  if (*digest != file.sha256) return "its SHA-256 is " + *digest + ", the index says " + file.sha256;
+  if (file.cuda_release.empty()) {
+    const OfficialArchive* official = find_official_by_name(file_name_of(file.path));
+    if (official && !official->sha256.empty() && official->sha256 != file.sha256) {
+      return "the index and the file agree, but the official list says its SHA-256 is " + std::string(official->sha256);
+    }
+  }
+  return {};
+}
+
+}  // namespace
+
+void MirrorIndex::add(MirrorFile file) {
+  const auto place = std::lower_bound(files.begin(), files.end(), file.path,
+                                      [](const MirrorFile& each, const std::string& path) { return each.path < path; });
+  if (place != files.end() && place->path == file.path) {
+    *place = std::move(file);
+  } else {
+    files.insert(place, std::move(file));
+  }
+}
+
+std::string serialize_mirror_index(const MirrorIndex& index) {
+  Json files = Json::array();
+  for (const auto& file : index.files) {
+    Json entry{{"path", file.path}, {"size", file.size}, {"sha256", file.sha256}, {"what", file.what}};
+    if (!file.platform.empty()) entry["platform"] = file.platform;
+    if (!file.cuda_release.empty()) entry["cuda_release"] = file.cuda_release;
+    files.push_back(std::move(entry));
+  }
+  const Json document{{"format", k_mirror_format}, {"written_by", "cudnnenv mirror create"}, {"files", files}};
+  return document.dump(1) + "\n";
+}
+
+Result<MirrorIndex> parse_mirror_index(std::string_view text, const fs::path& file) {
+  const std::string name = "'" + util::printable(util::to_utf8(file)) + "'";
+  if (text.size() > k_max_mirror_index) {
+    return make_error(name + " is larger than any mirror index (" + util::human_size(text.size()) + ")",
+                      std::string(k_rewrite_hint));
+  }
+  if (!json_nesting_within(text, 4)) {
+    return make_error(name + " nests deeper than a mirror index does", std::string(k_rewrite_hint));
+  }
+  const Json document = parse_json(text);
+  if (document.is_discarded() || !document.is_object()) {
+    return make_error(name + " is not a mirror index (not a JSON object)", std::string(k_rewrite_hint));
+  }
+  const auto format = document.find("format");
+  if (format == document.end() || !format->is_number_integer() || format->get<std::int64_t>() != k_mirror_format) {
+    return make_error(name + " is not a mirror index of format " + std::to_string(k_mirror_format) +
+                          " (a newer cudnnenv may have written it)",
+                      "update cudnnenv, or " + std::string(k_rewrite_hint));
+  }
+  const auto files = document.find("files");
+  if (files == document.end() || !files->is_array()) {
+    return make_error(name + " has no list of files", std::string(k_rewrite_hint));
+  }
+  MirrorIndex index;
+  for (std::size_t i = 0; i < files->size(); ++i) {
+    CUDNNENV_TRY_ASSIGN(entry, parse_entry((*files)[i], name + ", file " + std::to_string(i + 1)));
+    if (std::any_of(index.files.begin(), index.files.end(),
+                    [&](const MirrorFile& each) { return each.path == entry->path; })) {
+      return make_error(name + " names '" + util::printable(entry->path) + "' twice", std::string(k_rewrite_hint));
+    }
+    index.add(std::move(*entry));
+  }
+  return index;
+}
+
+Result<MirrorIndex> read_mirror_index(const fs::path& folder) {
+  const fs::path file = folder / k_mirror_index;
+  std::error_code ec;
+  if (!fs::exists(file, ec)) {
+    return make_error("'" + util::to_utf8(folder) + "' is no mirror made by cudnnenv: it has no " + k_mirror_index,
+                      "cudnnenv mirror create " + util::command_word(util::to_utf8(folder)) + " 9.19",
+                      ExitCode::not_found);
+  }
+  CUDNNENV_TRY_ASSIGN(text, util::read_file(file, k_max_mirror_index));
+  return parse_mirror_index(*text, file);
+}
+
+std::vector<MirrorCheck> verify_mirror(const fs::path& folder, const MirrorIndex& index,
+                                       const std::function<void(const std::string&)>& progress) {
+  std::vector<MirrorCheck> checks;
+  for (const auto& file : index.files) {
+    if (progress) progress(file.path);
+    checks.push_back({file, check_file(folder, file)});
+  }
+  return checks;
+}
+
+}  // namespace cudnnenv
