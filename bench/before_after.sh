@@ -9,6 +9,10 @@
 #   hook:    `cudnnenv hook --shell bash` in a project 3 folders below its
 #            .cudnnenv.toml, with 5 trees installed (what a prompt runs after a cd);
 #   current: `cudnnenv current` in the same folder;
+#   prompt:  the shell function a bash prompt runs there when nothing changed
+#            (no process: reads of the project file and of its lock), per
+#            prompt, over 1000 prompts a round, old and new alternating, then
+#            again with a cudnnenv.lock beside the project file;
 #   install: `cudnnenv install` of the real cuDNN set as a .tar.xz (~500 MB
 #            unpacked), alternating old and new, INSTALL_ROUNDS each.
 # Prints the medians (us) and new/old ratios.
@@ -70,6 +74,23 @@ awk '{ m[NR] = $3 } END {
 sed -n 1,2p "$work/cli" > "$work/hook" && ratio hook "$work/hook"
 sed -n 3,4p "$work/cli" > "$work/current" && ratio current "$work/current"
 
+median() { sort -n "$1" | awk '{ v[NR] = $1 } END { print v[int((NR + 1) / 2)] }'; }
+prompt_ns() {  # BIN STORE: nanoseconds per no-change prompt, over 1000 prompts
+  CUDNNENV_ROOT=$2 bash --norc --noprofile -c 'eval "$("$0" init bash)"; _cudnnenv_hook
+t0=${EPOCHREALTIME/./}; for ((i = 0; i < 1000; i++)); do _cudnnenv_hook; done; echo $((${EPOCHREALTIME/./} - t0))' "$1"
+}
+for lock in without with; do
+  [ "$lock" = with ] && printf 'format = 1\n[input]\ncudnn = "9.1"\nplatforms = ["linux-x86_64"]\n[[cudnn]]\nplatform = "linux-x86_64"\nversion = "9.1.0.70"\ncuda = "cuda12"\nfile = "cudnn-linux-x86_64-9.1.0.70_cuda12-archive.tar.xz"\nurl = "https://developer.download.nvidia.com/x.tar.xz"\nsha256 = "%064d"\n' 0 > "$work/project/cudnnenv.lock"
+  : > "$work/prompt-old" && : > "$work/prompt-new"
+  for i in $(seq 1 $(( (rounds + 99) / 100 ))); do
+    prompt_ns "$old/cudnnenv" "$work/store-old" >> "$work/prompt-old"
+    prompt_ns "$new/cudnnenv" "$work/store-new" >> "$work/prompt-new"
+  done
+  awk -v label="prompt $lock a lock" -v o="$(median "$work/prompt-old")" -v n="$(median "$work/prompt-new")" \
+    'BEGIN { printf "%-24s old %6.1f us  new %6.1f us  new/old %.3f\n", label, o / 1000, n / 1000, n / o }'
+done
+rm -f "$work/project/cudnnenv.lock"
+
 if [ -e "$real/lib/libcudnn.so.9" ]; then
   name=cudnn-linux-x86_64-bench_cuda13-archive
   mkdir -p "$work/$name/include" "$work/$name/lib"
@@ -87,7 +108,6 @@ if [ -e "$real/lib/libcudnn.so.9" ]; then
       "$bin/cudnnenv" remove "bench-$i" --yes > /dev/null 2>&1 || rm -rf "$CUDNNENV_ROOT/bench-$i"
     done
   done
-  median() { sort -n "$1" | awk '{ v[NR] = $1 } END { print v[int((NR + 1) / 2)] }'; }
   printf '1 x %s\n1 x %s\n' "$(median "$work/install-old")" "$(median "$work/install-new")" > "$work/install"
   ratio install "$work/install"
 else

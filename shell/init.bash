@@ -64,15 +64,26 @@ cudnnenv() {
   esac
 }
 
+# _cudnnenv_read_project FILE: the project file's text and its lock's (cudnnenv.lock beside it), at most
+# 64 KiB each, into the caller's _cudnnenv_text, read by the shell itself (bash: read -N, zsh: read -k); a file
+# of size 0 is not (every file under /proc says 0, and a read of /proc/kmsg never returns): cudnnenv's own
+# bounded reader reads it when the folder changes.
+_cudnnenv_read_project() {
+  local _cudnnenv_lock= _cudnnenv_locked=${1%/*}/cudnnenv.lock
+  _cudnnenv_text=
+  [ -r "$1" ] && [ -s "$1" ] && { @READ@ < "$1" || :; }
+  if [ -r "${_cudnnenv_locked}" ] && [ -s "${_cudnnenv_locked}" ]; then
+    { @READ_LOCK@ < "${_cudnnenv_locked}" || :; }
+    _cudnnenv_text="${_cudnnenv_text}|lock|${_cudnnenv_lock}"
+  fi
+}
+
 _cudnnenv_hook() {
-  # The project file's text (at most 64 KiB) is read by the shell itself (bash: read -N, zsh: read -k);
-  # one of size 0 is not (every file under /proc says 0, and a read of /proc/kmsg never returns): cudnnenv's
-  # own bounded reader reads it when the folder changes.
   local _cudnnenv_text=
-  # The no-change path: two comparisons, and in a project one read of its file; no process.
+  # The no-change path: two comparisons, and in a project one read of its file and of its lock; no process.
   if [ "${PWD}" = "${_CUDNNENV_PWD-}" ] && [ "${CUDNNENV_VERSION-}|${CUDNNENV_ACTIVATED-}|${_CUDNNENV_STATE-}" = "${_CUDNNENV_SEEN-}" ]; then
     [ -z "${_CUDNNENV_PROJECT-}" ] && return 0
-    [ -r "${_CUDNNENV_PROJECT}" ] && [ -s "${_CUDNNENV_PROJECT}" ] && { @READ@ < "${_CUDNNENV_PROJECT}" || :; }
+    _cudnnenv_read_project "${_CUDNNENV_PROJECT}"
     [ "${_cudnnenv_text}" = "${_CUDNNENV_TEXT-}" ] && return 0
   fi
   _CUDNNENV_PWD=$PWD
@@ -86,7 +97,7 @@ _cudnnenv_hook() {
     _cudnnenv_dir=${_cudnnenv_dir%/*}
   done
   _cudnnenv_text=
-  [ -r "${_cudnnenv_file}" ] && [ -s "${_cudnnenv_file}" ] && { @READ@ < "${_cudnnenv_file}" || :; }
+  [ -n "${_cudnnenv_file}" ] && _cudnnenv_read_project "${_cudnnenv_file}"
   if [ -n "${_CUDNNENV_PROJECT+set}" ] && [ "${_cudnnenv_file}" = "${_CUDNNENV_PROJECT}" ] &&
     [ "${_cudnnenv_text}" = "${_CUDNNENV_TEXT-}" ] && [ "${CUDNNENV_VERSION-}|${CUDNNENV_ACTIVATED-}|${_CUDNNENV_STATE-}" = "${_CUDNNENV_SEEN-}" ]; then
     return 0

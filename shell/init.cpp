@@ -37,11 +37,14 @@ std::optional<std::string> init_script(Shell shell, const std::string& program, 
     case Shell::cmd:
       return std::nullopt;
   }
-  // The project file's text, read without a process: bash's read of N
-  // characters, zsh's read -k from standard input.
+  // The project file's text and its lock's, read without a process: bash's
+  // read of N characters, zsh's read -k from standard input.
   script = replace_all(
       script, "@READ@",
       shell == Shell::zsh ? "IFS= read -r -u 0 -k 65536 _cudnnenv_text" : "IFS= read -r -N 65536 _cudnnenv_text");
+  script = replace_all(
+      script, "@READ_LOCK@",
+      shell == Shell::zsh ? "IFS= read -r -u 0 -k 65536 _cudnnenv_lock" : "IFS= read -r -N 65536 _cudnnenv_lock");
   script = replace_all(script, "@SHELL@", to_string(shell));
   script = replace_all(script, "@PROGRAM@", quote(shell, program));
   return replace_all(script, "@SHIMS@", quote(shell, shims));

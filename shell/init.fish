@@ -57,12 +57,20 @@ function cudnnenv
     end
 end
 
-# The project file's text (at most 64 KiB), read by fish itself; one of size 0 is not (every file under
-# /proc says 0, and a read of /proc/kmsg never returns): cudnnenv's own bounded reader reads it.
+# The project file's text and its lock's (cudnnenv.lock beside it), at most 64 KiB each, read by fish
+# itself; a file of size 0 is not (every file under /proc says 0, and a read of /proc/kmsg never returns):
+# cudnnenv's own bounded reader reads it.
 function _cudnnenv_read
     set -l text
-    if test -n "$argv[1]"; and test -s "$argv[1]"
+    test -n "$argv[1]"; or return 0
+    if test -s "$argv[1]"
         read -z -n 65536 text < $argv[1] 2>/dev/null
+    end
+    set -l lock (string replace -r '/[^/]*$' '' -- "$argv[1]")/cudnnenv.lock
+    if test -s "$lock"
+        set -l locked
+        read -z -n 65536 locked < $lock 2>/dev/null
+        set text "$text|lock|$locked"
     end
     printf '%s' "$text"
 end

@@ -38,10 +38,14 @@ function global:_cudnnenv_eval($out) {
 # What the hook saw of the session's selection besides the folder.
 function global:_cudnnenv_seen { "$Env:CUDNNENV_VERSION|$Env:CUDNNENV_ACTIVATED|$Env:_CUDNNENV_STATE" }
 
-# The project file's text, read by PowerShell itself ('' when it cannot be read).
+# The project file's text and its lock's (cudnnenv.lock beside it), read by PowerShell itself ('' for what
+# cannot be read).
 function global:_cudnnenv_read($file) {
     if (-not $file) { return '' }
-    try { return [IO.File]::ReadAllText($file) } catch { return '' }
+    $text = try { [IO.File]::ReadAllText($file) } catch { '' }
+    $lock = Join-Path ([IO.Path]::GetDirectoryName($file)) 'cudnnenv.lock'
+    if ([IO.File]::Exists($lock)) { $text += '|lock|' + $(try { [IO.File]::ReadAllText($lock) } catch { '' }) }
+    return $text
 }
 
 function global:cudnnenv {

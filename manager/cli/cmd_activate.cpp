@@ -196,7 +196,8 @@ void register_activate(CLI::App& app, Context& context) {
       "bash/zsh: eval \"$(cudnnenv activate SPEC --shell bash)\"   fish: cudnnenv activate SPEC --shell fish | source\n"
       "PowerShell: cudnnenv activate SPEC --shell powershell | Out-String | Invoke-Expression\n"
       "cmd: cudnnenv activate SPEC --shell cmd > %TEMP%\\a.bat && call %TEMP%\\a.bat\n"
-      "direnv (.envrc): watch_file .cudnnenv.toml, then eval \"$(cudnnenv activate --shell bash --by direnv)\"\n"
+      "direnv (.envrc): watch_file .cudnnenv.toml cudnnenv.lock\n"
+      "                 eval \"$(cudnnenv activate --shell bash --by direnv)\"\n"
       "Activating again replaces the earlier activation; 'cudnnenv deactivate' undoes it exactly.");
   command->callback(
       [arguments, &context] { context.action = [arguments, &context] { return run_activate(*arguments, context); }; });

@@ -226,7 +226,7 @@ pass "a runtime removed or adopted in an integrated shell: LD_LIBRARY_PATH follo
 if command -v direnv > /dev/null; then
   export XDG_CONFIG_HOME="$WORK/xdg-config" XDG_DATA_HOME="$WORK/xdg-data" XDG_CACHE_HOME="$WORK/xdg-cache"
   mkdir -p direnvp && printf 'cudnn = "t9.1.0"\n' > direnvp/.cudnnenv.toml
-  printf 'watch_file .cudnnenv.toml\neval "$(cudnnenv activate --shell bash --by direnv)"\n' > direnvp/.envrc
+  printf 'watch_file .cudnnenv.toml cudnnenv.lock\neval "$(cudnnenv activate --shell bash --by direnv)"\n' > direnvp/.envrc
   direnv allow direnvp
   printf '%s\n' 'eval "$(direnv hook bash)"' 'cd direnvp' 'view; cudnnenv current | head -1' \
     "sleep 1.1; printf 'cudnn = \"t9.2.0\"\\n' > .cudnnenv.toml" 'view; cudnnenv current | head -1' 'cd ..' 'view' |

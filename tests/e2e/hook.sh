@@ -68,3 +68,32 @@ echo \"\$CUDNNENV_ACTIVE \$LD_LIBRARY_PATH\""
   expect_eq "$rc:$(tail -1 out)" "0:t9.2.0 $CUDNNENV_ROOT/t9.2.0/lib" "$shell: eval of activate --shell with init loaded ($(cat err))"
 done
 pass "eval \"\$(cudnnenv activate X --shell SHELL)\" activates X with the integration loaded (bash, zsh)"
+
+# A lock written beside the project file, or removed, takes effect at the next prompt with no cd (bash, zsh:
+# the prompt hook; fish: its prompt event), read by the shell with the project file: "9" is t9.2.0, the
+# newest, until cudnnenv.lock names the archive a9.1.0 came from.
+make_linux_tree a9.1.0 9.1.0 "$FIXTURES/fake-elf64-9.1.0.so"
+tar -cJf a9.1.0.tar.xz a9.1.0
+"$CUDNNENV" install a9.1.0.tar.xz --name a9.1.0 > /dev/null
+mkdir locking && printf 'cudnn = "9"\n' > locking/.cudnnenv.toml
+printf 'format = 1\n[input]\ncudnn = "9"\nplatforms = ["linux-x86_64"]\n[[cudnn]]\nplatform = "linux-x86_64"\nversion = "9.1.0.70"\ncuda = "cuda12"\nfile = "cudnn-linux-x86_64-9.1.0.70_cuda12-archive.tar.xz"\nurl = "https://developer.download.nvidia.com/x.tar.xz"\nsha256 = "%s"\n' \
+  "$(sha256sum a9.1.0.tar.xz | cut -d' ' -f1)" > a.lock
+steps='cd locking
+echo "before $CUDNNENV_ACTIVE"
+cp ../a.lock cudnnenv.lock
+echo "locked $CUDNNENV_ACTIVE"
+rm cudnnenv.lock
+echo "unlocked $CUDNNENV_ACTIVE"'
+expected="before t9.2.0
+locked a9.1.0
+unlocked t9.2.0"
+printf '%s\n%s\n' 'eval "$(cudnnenv init bash)"' "$steps" | bash --norc --noprofile -i > bash.out 2> bash.err
+expect_eq "$(cat bash.out)" "$expected" "bash: a lock written and removed ($(tail -3 bash.err))"
+if command -v zsh > /dev/null; then
+  printf '%s\n%s\n' 'eval "$(cudnnenv init zsh)"' "$steps" | zsh -f -i > zsh.out 2> zsh.err
+  expect_eq "$(cat zsh.out)" "$expected" "zsh: a lock written and removed ($(tail -3 zsh.err))"
+fi
+printf '%s\n%s\n' 'cudnnenv init fish | source' "$(printf '%s\n' "$steps" | sed 's/^echo/emit fish_prompt; echo/')" |
+  fish --no-config > fish.out 2> fish.err
+expect_eq "$(cat fish.out)" "$expected" "fish: a lock written and removed ($(tail -3 fish.err))"
+pass "a lock written or removed beside the project file is followed at the next prompt (bash, zsh, fish)"
