@@ -107,7 +107,7 @@ Result<LockedArchive> parse_archive(const Reader& reader, const toml::table& tab
     return reader.error(*table.get("sha256"), "'" + printable_field(*sha256) + "' is not a SHA-256 (64 hex digits)");
   }
   if (const toml::node* size = table.get("size")) {
-    const auto value = size->value<std::int64_t>();
+    const auto value = size->value_exact<std::int64_t>();
     if (!value || *value < 0) return reader.error(*size, "'size' must be a number of bytes");
     archive.size = static_cast<std::uint64_t>(*value);
   }
@@ -197,7 +197,7 @@ Result<LockFile> parse_lock(std::string_view text, const fs::path& file) {
   LockFile lock;
   lock.file = file;
   const toml::node* format = table->get("format");
-  if (!format || format->value<std::int64_t>() != k_lock_format) {
+  if (!format || format->value_exact<std::int64_t>() != k_lock_format) {
     return make_error("'" + util::to_utf8(file) + "' is not a lock of format " + std::to_string(k_lock_format) +
                           " (a newer cudnnenv may have written it)",
                       "update cudnnenv, or write the lock again with 'cudnnenv lock'");

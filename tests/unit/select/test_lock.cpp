@@ -71,6 +71,10 @@ TEST_SUITE("select/lock") {
         refused(with_line("platform", "platform = \"plan9\"")) ==
         "cudnnenv.lock:11:12: 'plan9' is no platform of the official list (linux-x86_64, linux-sbsa, windows-x86_64)");
     CHECK(refused(with_line("size", "size = -1")) == "cudnnenv.lock:16:8: 'size' must be a number of bytes");
+    // A float too large for any integer: refused, never converted (the fuzzer's find).
+    CHECK(refused(with_line("size", "size = 6.6e66")) == "cudnnenv.lock:16:8: 'size' must be a number of bytes");
+    CHECK(refused("format = 66666666666.6666666E66\n") ==
+          "'cudnnenv.lock' is not a lock of format 1 (a newer cudnnenv may have written it)");
     CHECK(refused(with_line("version", "version = \"latest\"")) ==
           "cudnnenv.lock:12:11: 'latest' is not a cuDNN version");
     CHECK(refused(with_line("cuda", "cuda = \"12\"")) ==
