@@ -1,3 +1,4 @@
+#include <algorithm>
 #include <chrono>
 
 #include <fmt/format.h>
@@ -36,6 +37,8 @@ struct InstallArguments {
   bool allow_unverified = false;
   // `sync`: exactly this archive (a lock's), in place of what `source` names; `source` is its file name.
   std::optional<OfficialArchive> exact;
+  // `sync`: the CUDA runtime a lock names; its manifest and archives must have the lock's SHA-256.
+  std::optional<LockedRuntime> locked_runtime;
   bool quiet = false;
   int retries = 3;
   int stall_seconds = 60;
@@ -263,6 +266,7 @@ Result<int> run_install_runtime(const InstallArguments& arguments, const Context
                 ") was not checked (--allow-unverified)");
   }
   if (!arguments.print_urls.empty()) return print_download_urls(arguments, *release);
+  if (arguments.locked_runtime) CUDNNENV_TRY(check_locked_runtime(*arguments.locked_runtime, *release));
   const auto starting = [printer, &arguments](const std::string& file_name) {
     *printer = ProgressPrinter(file_name, arguments.quiet);
   };
@@ -475,13 +479,54 @@ Result<int> run_sync(const SyncArguments& arguments, const Context& context) {
         ExitCode::not_found);
   }
   CUDNNENV_TRY_ASSIGN(archive, locked_official_archive(*locked, arguments.install.allow_unverified));
+  const LockedRuntime* runtime = lock->runtime_for(here);
+  if (runtime && arguments.install.json) {
+    return make_error("--json installs one tree, and this lock names two for " + here + " (cuDNN and a CUDA runtime)",
+                      "run 'cudnnenv sync' without --json, then 'cudnnenv list --json'", ExitCode::usage);
+  }
   InstallArguments install = arguments.install;
   install.source = locked->file;
   install.exact = *archive;
-  return run_install(install, context);
+  CUDNNENV_TRY_ASSIGN(done, run_install(install, context));
+  if (*done != 0 || !runtime) return done;
+  InstallArguments cuda = arguments.install;
+  cuda.source = "cuda";
+  cuda.release = runtime->release;
+  cuda.locked_runtime = *runtime;
+  std::optional<Profile> profile;
+  if (lock->input.profile) {
+    if (auto found = find_profile(*lock->input.profile, host_platform().os, config_files(context.store()))) {
+      profile = std::move(*found);
+    }
+  }
+  return run_install_runtime(cuda, context, profile ? &*profile : nullptr);
 }
 
 }  // namespace
+
+// The manifest `release` found is the one `locked` names, and its archives too: a lock made from other bytes
+// is out of date, never installed in its place.
+Result<void> check_locked_runtime(const LockedRuntime& locked, const CudaRelease& release) {
+  const std::string hint = "cudnnenv lock  (writes it again from what the manifest says now; then commit it)";
+  if (release.manifest_sha256 != locked.manifest_sha256) {
+    return make_error("the manifest of CUDA " + release.release.str() +
+                          " is not the one the lock names: its SHA-256 is " + release.manifest_sha256 +
+                          ", the lock says " + locked.manifest_sha256,
+                      hint, ExitCode::failure);
+  }
+  for (const auto& component : locked.components) {
+    const auto found = std::find_if(release.manifest.archives.begin(), release.manifest.archives.end(),
+                                    [&](const RedistArchive& archive) { return archive.component == component.name; });
+    if (found == release.manifest.archives.end() || found->sha256 != component.sha256 ||
+        found->relative_path != component.path) {
+      return make_error("the manifest of CUDA " + release.release.str() + " does not name " +
+                            util::printable(component.path) + " with the SHA-256 the lock says (" + component.sha256 +
+                            ")",
+                        hint, ExitCode::failure);
+    }
+  }
+  return {};
+}
 
 DownloadOptions base_download_options(const Context& context, const std::string& mirror, bool quiet) {
   DownloadOptions options;

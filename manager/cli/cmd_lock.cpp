@@ -1,11 +1,15 @@
 // cudnnenv lock: cudnnenv.lock beside .cudnnenv.toml, the exact archive its
 // selection resolves to on each platform it targets (select/lock.hpp).
+#include <algorithm>
+
 #include "cli/context.hpp"
 #include "cli/output.hpp"
 #include "download/download.hpp"
+#include "download/runtime.hpp"
 #include "select/lock.hpp"
 #include "select/profile.hpp"
 #include "store/official.hpp"
+#include "store/runtime.hpp"
 #include "store/spec.hpp"
 #include "util/fs.hpp"
 #include "util/text.hpp"
@@ -49,6 +53,37 @@ Result<const OfficialArchive*> locked_archive(const Context& context, const Proj
   return *archive;
 }
 
+// The CUDA runtime `install PROFILE` installs beside its cuDNN on `platform`, as the release's manifest names
+// it: none when the profile's framework opens no runtime there. The manifest comes from CUDNNENV_CUDA_INDEX, the
+// embedded table of pinned releases, or a download (checked against its pin), as `install` takes it.
+Result<std::optional<LockedRuntime>> locked_runtime(const Context& context, const Profile& profile,
+                                                    const std::string& platform) {
+  const Platform target = platform_named(platform);
+  if (profile.runtime_libraries(target.os).empty()) return std::optional<LockedRuntime>();
+  const auto asked = parse_cuda_version(profile.cuda);
+  if (!asked) return make_error("the profile " + profile.name + " has no CUDA version", "cudnnenv profile list");
+  const auto index = cuda_index(context.environment);
+  CUDNNENV_TRY_ASSIGN(choice, runtime_release_for(*asked, known_cuda_releases(index), profile.framework));
+  const DownloadOptions options = base_download_options(context, "", true);
+  CUDNNENV_TRY_ASSIGN(release, find_cuda_release(choice->release, target, index, options, true));
+  LockedRuntime runtime;
+  runtime.platform = platform;
+  runtime.release = release->release.str();
+  runtime.manifest = std::string(k_cuda_redist_url) + manifest_file_name(runtime.release);
+  runtime.manifest_sha256 = release->manifest_sha256;
+  for (const auto& component : runtime_components(release->release.major)) {
+    const auto found = std::find_if(release->manifest.archives.begin(), release->manifest.archives.end(),
+                                    [&](const RedistArchive& archive) { return archive.component == component; });
+    if (found == release->manifest.archives.end()) {
+      return make_error("for " + platform + ": the manifest of CUDA " + runtime.release + " has no " + component,
+                        "choose another profile, or lock the cuDNN alone: cudnn = \"" + profile.cudnn + "\"",
+                        ExitCode::not_found);
+    }
+    runtime.components.push_back({found->component, found->version, found->relative_path, found->size, found->sha256});
+  }
+  return std::optional<LockedRuntime>(std::move(runtime));
+}
+
 struct LockArguments {
   bool json = false;
 };
@@ -64,7 +99,23 @@ Json lock_to_json(const LockFile& lock) {
                            {"size", archive.size},
                            {"sha256", archive.sha256}});
   }
-  return Json{{"lock", util::to_utf8(lock.file)}, {"cudnn", entries}};
+  Json runtimes = Json::array();
+  for (const auto& runtime : lock.runtime) {
+    Json components = Json::array();
+    for (const auto& component : runtime.components) {
+      components.push_back(Json{{"name", component.name},
+                                {"version", component.version},
+                                {"path", component.path},
+                                {"size", component.size},
+                                {"sha256", component.sha256}});
+    }
+    runtimes.push_back(Json{{"platform", runtime.platform},
+                            {"release", runtime.release},
+                            {"manifest", runtime.manifest},
+                            {"manifest_sha256", runtime.manifest_sha256},
+                            {"components", components}});
+  }
+  return Json{{"lock", util::to_utf8(lock.file)}, {"cudnn", entries}, {"runtime", runtimes}};
 }
 
 Result<int> run_lock(const LockArguments& arguments, const Context& context) {
@@ -83,9 +134,15 @@ Result<int> run_lock(const LockArguments& arguments, const Context& context) {
     return 0;
   }
   print(std::string(same ? "up to date: " : "wrote ") + util::to_utf8(lock->file) + "\n");
+  const auto column = [](const std::string& platform) {
+    return "  " + platform + std::string(16 - std::min<std::size_t>(platform.size(), 15), ' ');
+  };
   for (const auto& archive : lock->cudnn) {
-    print("  " + archive.platform + std::string(16 - std::min<std::size_t>(archive.platform.size(), 15), ' ') +
-          "cuDNN " + archive.version + " (" + archive.cuda + ")  " + archive.file + "\n");
+    print(column(archive.platform) + "cuDNN " + archive.version + " (" + archive.cuda + ")  " + archive.file + "\n");
+  }
+  for (const auto& runtime : lock->runtime) {
+    print(column(runtime.platform) + "CUDA " + runtime.release + " runtime (" +
+          std::to_string(runtime.components.size()) + " archives)  " + manifest_file_name(runtime.release) + "\n");
   }
   return 0;
 }
@@ -133,6 +190,12 @@ Result<LockFile> make_lock(const Context& context, const ProjectFile& project) {
     lock.input.platforms.push_back(here);
   }
   for (const auto& platform : lock.input.platforms) {
+    if (project.profile) {
+      CUDNNENV_TRY_ASSIGN(profile,
+                          find_profile(*project.profile, platform_named(platform).os, config_files(context.store())));
+      CUDNNENV_TRY_ASSIGN(runtime, locked_runtime(context, *profile, platform));
+      if (*runtime) lock.runtime.push_back(std::move(**runtime));
+    }
     CUDNNENV_TRY_ASSIGN(archive, locked_archive(context, project, platform));
     lock.cudnn.push_back(LockedArchive{platform, std::string((*archive)->version),
                                        std::string((*archive)->cuda_variant), std::string((*archive)->file_name),

@@ -58,9 +58,12 @@ class MirrorWriter {
 
   // The CUDA runtime of `asked` for `platform`: its manifest and the archive of every component a runtime tree
   // takes (runtime_components).
-  Result<void> runtime(const std::string& asked, const std::string& platform, const util::Environment& environment) {
+  // With `locked`, the manifest and archives must be the ones a lock names.
+  Result<void> runtime(const std::string& asked, const std::string& platform, const util::Environment& environment,
+                       const LockedRuntime* locked = nullptr) {
     const auto index = cuda_index(environment);
     CUDNNENV_TRY_ASSIGN(release, find_cuda_release(asked, platform_named(platform), index, m_options));
+    if (locked) CUDNNENV_TRY(check_locked_runtime(*locked, *release));
     const std::string name = "redistrib_" + release->release.str() + ".json";
     const fs::path manifest = m_folder / "compute" / "cuda" / "redist" / util::path_from_utf8(name);
     if (index) {
@@ -232,6 +235,9 @@ Result<int> run_create(const CreateArguments& arguments, const Context& context)
       }
       CUDNNENV_TRY_ASSIGN(archive, locked_official_archive(*locked, arguments.allow_unverified));
       CUDNNENV_TRY(writer.cudnn(*archive));
+      if (const LockedRuntime* runtime = lock->runtime_for(platform)) {
+        CUDNNENV_TRY(writer.runtime(runtime->release, platform, context.environment, runtime));
+      }
     }
   }
   std::uint64_t bytes = 0;

@@ -11,6 +11,7 @@
 #include <CLI/CLI.hpp>
 
 #include "download/download.hpp"
+#include "download/runtime.hpp"
 #include "pin/shims.hpp"
 #include "probe/probe.hpp"
 #include "select/lock.hpp"
@@ -82,6 +83,10 @@ Result<LockFile> make_lock(const Context& context, const ProjectFile& project);
 // this program, and the mirror `mirror`, else CUDNNENV_MIRROR, else
 // [download] mirror in config.toml; notes on stderr unless `quiet`.
 DownloadOptions base_download_options(const Context& context, const std::string& mirror, bool quiet);
+// Whether the manifest `release` found is the one `locked` names, and names
+// each locked archive with the lock's SHA-256; else an error (exit 1) whose
+// fix is writing the lock again.
+Result<void> check_locked_runtime(const LockedRuntime& locked, const CudaRelease& release);
 // "linux-x86_64", "linux-sbsa" or "windows-x86_64" (k_lock_platforms) as a Platform.
 Platform platform_named(const std::string& name);
 

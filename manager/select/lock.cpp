@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <iterator>
 
+#include "formats/redist.hpp"
 #include "formats/toml_text.hpp"
 #include "formats/version.hpp"
 #include "util/fs.hpp"
@@ -70,15 +71,37 @@ class Reader {
   fs::path m_file;
 };
 
-Result<LockedArchive> parse_archive(const Reader& reader, const toml::table& table) {
-  LockedArchive archive;
+// Only the keys `allowed` in `table` ("in [[runtime]]" for messages).
+Result<void> known_keys(const Reader& reader, const toml::table& table, std::initializer_list<std::string_view> allowed,
+                        const char* where) {
   for (const auto& [key, node] : table) {
-    const std::string name(key.str());
-    if (name != "platform" && name != "version" && name != "cuda" && name != "file" && name != "url" &&
-        name != "size" && name != "sha256") {
-      return reader.error(node, "unknown key '" + printable_field(name) + "' in [[cudnn]]");
+    if (std::find(allowed.begin(), allowed.end(), key.str()) == allowed.end()) {
+      return reader.error(node, "unknown key '" + printable_field(key.str()) + "' " + where);
     }
   }
+  return {};
+}
+
+Result<std::uint64_t> size_of(const Reader& reader, const toml::table& table) {
+  const toml::node* size = table.get("size");
+  if (!size) return std::uint64_t{0};
+  const auto value = size->value_exact<std::int64_t>();
+  if (!value || *value < 0) return reader.error(*size, "'size' must be a number of bytes");
+  return static_cast<std::uint64_t>(*value);
+}
+
+Result<std::string> sha256_field(const Reader& reader, const toml::table& table, const char* key) {
+  CUDNNENV_TRY_ASSIGN(sha256, reader.string(table, key, table));
+  if (!is_sha256(*sha256)) {
+    return reader.error(*table.get(key), "'" + printable_field(*sha256) + "' is not a SHA-256 (64 hex digits)");
+  }
+  return std::move(*sha256);
+}
+
+Result<LockedArchive> parse_archive(const Reader& reader, const toml::table& table) {
+  CUDNNENV_TRY(
+      known_keys(reader, table, {"platform", "version", "cuda", "file", "url", "size", "sha256"}, "in [[cudnn]]"));
+  LockedArchive archive;
   CUDNNENV_TRY_ASSIGN(platform, reader.string(table, "platform", table));
   if (!known_platform(*platform)) {
     return reader.error(*table.get("platform"), "'" + printable_field(*platform) +
@@ -102,15 +125,9 @@ Result<LockedArchive> parse_archive(const Reader& reader, const toml::table& tab
   if (!util::starts_with(*url, "https://") && !util::starts_with(*url, "http://")) {
     return reader.error(*table.get("url"), "'" + printable_field(*url) + "' is not an http or https URL");
   }
-  CUDNNENV_TRY_ASSIGN(sha256, reader.string(table, "sha256", table));
-  if (!is_sha256(*sha256)) {
-    return reader.error(*table.get("sha256"), "'" + printable_field(*sha256) + "' is not a SHA-256 (64 hex digits)");
-  }
-  if (const toml::node* size = table.get("size")) {
-    const auto value = size->value_exact<std::int64_t>();
-    if (!value || *value < 0) return reader.error(*size, "'size' must be a number of bytes");
-    archive.size = static_cast<std::uint64_t>(*value);
-  }
+  CUDNNENV_TRY_ASSIGN(sha256, sha256_field(reader, table, "sha256"));
+  CUDNNENV_TRY_ASSIGN(size, size_of(reader, table));
+  archive.size = *size;
   archive.platform = std::move(*platform);
   archive.version = std::move(*version);
   archive.cuda = std::move(*cuda);
@@ -120,14 +137,74 @@ Result<LockedArchive> parse_archive(const Reader& reader, const toml::table& tab
   return archive;
 }
 
-Result<LockInput> parse_input(const Reader& reader, const toml::table& table) {
-  LockInput input;
-  for (const auto& [key, node] : table) {
-    const std::string name(key.str());
-    if (name != "cudnn" && name != "cuda" && name != "profile" && name != "platforms") {
-      return reader.error(node, "unknown key '" + printable_field(name) + "' in [input]");
-    }
+Result<LockedComponent> parse_component(const Reader& reader, const toml::table& table) {
+  CUDNNENV_TRY(known_keys(reader, table, {"name", "version", "path", "size", "sha256"}, "in [[runtime.component]]"));
+  LockedComponent component;
+  CUDNNENV_TRY_ASSIGN(name, reader.string(table, "name", table));
+  if (name->empty() || name->size() > 64 || !std::all_of(name->begin(), name->end(), [](char c) {
+        return (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') || c == '_';
+      })) {
+    return reader.error(*table.get("name"), "'" + printable_field(*name) + "' is not a CUDA component's name");
   }
+  CUDNNENV_TRY_ASSIGN(version, reader.string(table, "version", table));
+  if (!parse_version(*version)) {
+    return reader.error(*table.get("version"), "'" + printable_field(*version) + "' is not a version");
+  }
+  CUDNNENV_TRY_ASSIGN(path, reader.string(table, "path", table));
+  if (!is_safe_relative_path(*path)) {
+    return reader.error(*table.get("path"), "'" + printable_field(*path) + "' is not a plain relative path");
+  }
+  CUDNNENV_TRY_ASSIGN(size, size_of(reader, table));
+  CUDNNENV_TRY_ASSIGN(sha256, sha256_field(reader, table, "sha256"));
+  component.name = std::move(*name);
+  component.version = std::move(*version);
+  component.path = std::move(*path);
+  component.size = *size;
+  component.sha256 = std::move(*sha256);
+  return component;
+}
+
+Result<LockedRuntime> parse_runtime(const Reader& reader, const toml::table& table) {
+  CUDNNENV_TRY(
+      known_keys(reader, table, {"platform", "release", "manifest", "manifest_sha256", "component"}, "in [[runtime]]"));
+  LockedRuntime runtime;
+  CUDNNENV_TRY_ASSIGN(platform, reader.string(table, "platform", table));
+  if (!known_platform(*platform)) {
+    return reader.error(*table.get("platform"), "'" + printable_field(*platform) +
+                                                    "' is no platform of the official list (linux-x86_64, "
+                                                    "linux-sbsa, windows-x86_64)");
+  }
+  CUDNNENV_TRY_ASSIGN(release, reader.string(table, "release", table));
+  if (!parse_version(*release)) {
+    return reader.error(*table.get("release"), "'" + printable_field(*release) + "' is not a CUDA release");
+  }
+  CUDNNENV_TRY_ASSIGN(manifest, reader.string(table, "manifest", table));
+  if (!util::starts_with(*manifest, "https://") && !util::starts_with(*manifest, "http://")) {
+    return reader.error(*table.get("manifest"), "'" + printable_field(*manifest) + "' is not the manifest's URL");
+  }
+  CUDNNENV_TRY_ASSIGN(sha256, sha256_field(reader, table, "manifest_sha256"));
+  const toml::node* components = table.get("component");
+  const toml::array* array = components ? components->as_array() : nullptr;
+  if (!array) {
+    return reader.error(components ? *components : static_cast<const toml::node&>(table),
+                        "[[runtime]] needs its [[runtime.component]] tables");
+  }
+  for (const auto& entry : *array) {
+    const toml::table* component = entry.as_table();
+    if (!component) return reader.error(entry, "each [[runtime.component]] entry must be a table");
+    CUDNNENV_TRY_ASSIGN(parsed, parse_component(reader, *component));
+    runtime.components.push_back(std::move(*parsed));
+  }
+  runtime.platform = std::move(*platform);
+  runtime.release = std::move(*release);
+  runtime.manifest = std::move(*manifest);
+  runtime.manifest_sha256 = std::move(*sha256);
+  return runtime;
+}
+
+Result<LockInput> parse_input(const Reader& reader, const toml::table& table) {
+  CUDNNENV_TRY(known_keys(reader, table, {"cudnn", "cuda", "profile", "platforms"}, "in [input]"));
+  LockInput input;
   CUDNNENV_TRY_ASSIGN(cudnn, reader.optional_string(table, "cudnn"));
   CUDNNENV_TRY_ASSIGN(cuda, reader.optional_string(table, "cuda"));
   CUDNNENV_TRY_ASSIGN(profile, reader.optional_string(table, "profile"));
@@ -165,6 +242,13 @@ const LockedArchive* LockFile::for_platform(std::string_view platform) const {
   return nullptr;
 }
 
+const LockedRuntime* LockFile::runtime_for(std::string_view platform) const {
+  for (const auto& each : runtime) {
+    if (each.platform == platform) return &each;
+  }
+  return nullptr;
+}
+
 std::string serialize_lock(const LockFile& lock) {
   std::string text = k_header;
   text += "format = " + std::to_string(k_lock_format) + "\n\n[input]\n";
@@ -183,6 +267,21 @@ std::string serialize_lock(const LockFile& lock) {
     text += "url = " + toml_quote(archive.url) + "\n";
     if (archive.size != 0) text += "size = " + std::to_string(archive.size) + "\n";
     text += "sha256 = " + toml_quote(archive.sha256) + "\n";
+  }
+  for (const auto& runtime : lock.runtime) {
+    text += "\n[[runtime]]\n";
+    text += "platform = " + toml_quote(runtime.platform) + "\n";
+    text += "release = " + toml_quote(runtime.release) + "\n";
+    text += "manifest = " + toml_quote(runtime.manifest) + "\n";
+    text += "manifest_sha256 = " + toml_quote(runtime.manifest_sha256) + "\n";
+    for (const auto& component : runtime.components) {
+      text += "\n[[runtime.component]]\n";
+      text += "name = " + toml_quote(component.name) + "\n";
+      text += "version = " + toml_quote(component.version) + "\n";
+      text += "path = " + toml_quote(component.path) + "\n";
+      if (component.size != 0) text += "size = " + std::to_string(component.size) + "\n";
+      text += "sha256 = " + toml_quote(component.sha256) + "\n";
+    }
   }
   return text;
 }
@@ -223,6 +322,18 @@ Result<LockFile> parse_lock(std::string_view text, const fs::path& file) {
           return reader.error(entry, "a second [[cudnn]] entry for " + parsed->platform);
         }
         lock.cudnn.push_back(std::move(*parsed));
+      }
+    } else if (name == "runtime") {
+      const toml::array* entries = node.as_array();
+      if (!entries) return reader.error(node, "'runtime' must be a list of [[runtime]] tables");
+      for (const auto& entry : *entries) {
+        const toml::table* runtime = entry.as_table();
+        if (!runtime) return reader.error(entry, "each [[runtime]] entry must be a table");
+        CUDNNENV_TRY_ASSIGN(parsed, parse_runtime(reader, *runtime));
+        if (lock.runtime_for(parsed->platform)) {
+          return reader.error(entry, "a second [[runtime]] entry for " + parsed->platform);
+        }
+        lock.runtime.push_back(std::move(*parsed));
       }
     } else {
       return reader.error(node, "unknown key '" + printable_field(name) + "'");

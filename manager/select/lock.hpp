@@ -20,6 +20,19 @@
 //   size = 760123456
 //   sha256 = "..."
 //
+//   [[runtime]]                  # a profile's CUDA runtime, per platform where its framework opens one
+//   platform = "windows-x86_64"
+//   release = "11.8.0"
+//   manifest = "https://developer.download.nvidia.com/compute/cuda/redist/redistrib_11.8.0.json"
+//   manifest_sha256 = "..."
+//
+//   [[runtime.component]]        # each archive of the runtime, as the manifest names it
+//   name = "cuda_cudart"
+//   version = "11.8.89"
+//   path = "cuda_cudart/windows-x86_64/cuda_cudart-windows-x86_64-11.8.89-archive.zip"
+//   size = 2900000
+//   sha256 = "..."
+//
 // A lock comes with any cloned repository: it is read as untrusted input
 // (bounded, every field checked, never an abort), and what it names is
 // installed only when it is an official archive (sync checks the SHA-256
@@ -65,13 +78,37 @@ struct LockedArchive {
   std::string sha256;
 };
 
+// One archive of a CUDA runtime's, as the release's manifest names it.
+struct LockedComponent {
+  std::string name;     // "libcublas"
+  std::string version;  // "13.1.0.3"
+  std::string path;     // the manifest's relative_path: "libcublas/linux-x86_64/libcublas-...-archive.tar.xz"
+  std::uint64_t size = 0;
+  std::string sha256;
+  bool operator==(const LockedComponent&) const = default;
+};
+
+// The CUDA runtime a profile's framework opens beside cuDNN (install
+// PROFILE's second tree): the release, its manifest's SHA-256 (what a
+// runtime tree records as its source) and each component archive's.
+struct LockedRuntime {
+  std::string platform;
+  std::string release;   // "11.8.0"
+  std::string manifest;  // the manifest's URL
+  std::string manifest_sha256;
+  std::vector<LockedComponent> components;  // in runtime_components' order
+  bool operator==(const LockedRuntime&) const = default;
+};
+
 struct LockFile {
   std::filesystem::path file;
   LockInput input;
   std::vector<LockedArchive> cudnn;
+  std::vector<LockedRuntime> runtime;  // for a profile whose framework opens a CUDA runtime on that platform
 
   // The entry for `platform`, or null.
   const LockedArchive* for_platform(std::string_view platform) const;
+  const LockedRuntime* runtime_for(std::string_view platform) const;
 };
 
 // The lock's text: a header saying it is generated, then one line per field

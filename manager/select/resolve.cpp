@@ -84,6 +84,19 @@ Result<void> choose_runtime_beside(const Store& store, const SelectionRequest& r
     choose(*runtime, reason);
     return {};
   }
+  if (selection.locked_runtime) {
+    const std::string lock = selection.lock ? util::to_utf8(*selection.lock) : std::string("the lock");
+    for (const auto& each : runtimes) {
+      if (each.source.sha256 == selection.locked_runtime->manifest_sha256) {
+        choose(each, "the runtime " + lock + " names");
+        return {};
+      }
+    }
+    return make_error("the locked CUDA runtime, CUDA " + util::printable(selection.locked_runtime->release) +
+                          " (the manifest of SHA-256 " + selection.locked_runtime->manifest_sha256 +
+                          "), is not installed (" + lock + ")",
+                      "cudnnenv sync", ExitCode::not_found);
+  }
   if (runtimes.empty()) return {};
   std::optional<CudaVersion> exact;
   // An activation in this shell keeps the runtime it put on the loader's list.
@@ -302,6 +315,7 @@ Result<std::optional<Result<TreeRecord>>> apply_lock(const Store& store, const f
         ExitCode::not_found);
   }
   selection.lock = lock_file;
+  if (const LockedRuntime* runtime = lock->runtime_for(here)) selection.locked_runtime = *runtime;
   for (auto& tree : store.list(RecordPart::identity).trees) {
     if (tree.source.sha256 == locked->sha256) return std::optional<Result<TreeRecord>>(std::move(tree));
   }

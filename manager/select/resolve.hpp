@@ -11,6 +11,7 @@
 #include <optional>
 #include <string>
 
+#include "select/lock.hpp"
 #include "select/profile.hpp"
 #include "select/project.hpp"
 #include "store/store.hpp"
@@ -47,6 +48,9 @@ struct Selection {
   std::optional<Profile> profile;      // the profile the project file named, if it did
   // The project's cudnnenv.lock, when the tree is the build it locks (select/lock.hpp).
   std::optional<std::filesystem::path> lock;
+  // The CUDA runtime that lock names for this platform: the runtime tree beside the cuDNN is the one installed
+  // from that manifest (its source SHA-256), unless the command line or the project file names one.
+  std::optional<LockedRuntime> locked_runtime;
   // Set when the nearest project file has [env] but is not trusted: its
   // variables were dropped (project->env is empty), and this says why and
   // what to do. Activation shows it as a warning; the selection stands.

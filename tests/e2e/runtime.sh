@@ -305,6 +305,63 @@ record_hashes() { sed -n 's/^sha256 = //p' "$1/cuda-13.0.2/.cudnnenv/tree.toml";
 expect_eq "$(record_hashes "$WORK/store-made")" "$(record_hashes "$CUDNNENV_ROOT")" "the same runtime, hash by hash"
 pass "mirror create --runtime: the manifest and each component archive at NVIDIA's paths; a fresh store installs the same runtime from it"
 
+# 2c. A profile's lock names its CUDA runtime too (issue 43): the release, its manifest's SHA-256 and each
+# component archive's. Locked while only 13.0.1 was known, `sync` installs that runtime beside the cuDNN, and
+# resolution keeps it after 13.0.2 is installed too; a manifest of other bytes is refused; without the locked
+# runtime, the fix is 'cudnnenv sync'; `mirror create --lock` takes the runtime's files as well.
+cudnn_archive=cudnn-linux-x86_64-9.21.0.82_cuda13-archive.tar.xz
+cudnn_dir=compute/cudnn/redist/cudnn/linux-x86_64
+make_linux_tree "${cudnn_archive%.tar.xz}" 9.21.0 "$FIXTURES/fake-elf64-9.21.0.so"
+mkdir -p "mirror/$cudnn_dir"
+tar -cJf "mirror/$cudnn_dir/$cudnn_archive" "${cudnn_archive%.tar.xz}"
+printf 'cudnn_version\tplatform\tcuda_variant\tfilename\tsha256\tsize_bytes\turl\n9.21.0.82\tlinux-x86_64\tcuda13\t%s\t%s\t%s\thttps://developer.download.nvidia.com/%s/%s\n' \
+  "$cudnn_archive" "$(sha256sum "mirror/$cudnn_dir/$cudnn_archive" | cut -c1-64)" \
+  "$(stat -c %s "mirror/$cudnn_dir/$cudnn_archive")" "$cudnn_dir" "$cudnn_archive" > cudnn-index.tsv
+manifest index-13.0.1 13.0.1
+mkdir -p store-locked/.cudnnenv lockp
+printf '[profiles.fake13]\nframework = "Fake 13"\ncudnn = "9.21"\ncuda = "13.0"\nlinux_libraries = ["libcudart.so.13", "libcublas.so.13"]\n' \
+  > store-locked/.cudnnenv/config.toml
+printf 'profile = "fake13"\n' > lockp/.cudnnenv.toml
+locked() { CUDNNENV_ROOT="$WORK/store-locked" CUDNNENV_STATE_DIR="$WORK/state-locked" CUDNNENV_INDEX="$WORK/cudnn-index.tsv" "$@"; }
+cd lockp
+CUDNNENV_CUDA_INDEX="$WORK/index-13.0.1" locked run lock
+expect_eq "$rc:$(cat out)" "0:wrote $WORK/lockp/cudnnenv.lock
+  linux-x86_64    cuDNN 9.21.0.82 (cuda13)  $cudnn_archive
+  linux-x86_64    CUDA 13.0.1 runtime (8 archives)  redistrib_13.0.1.json" "lock of a profile with a runtime: $(cat err)"
+expect_eq "$(sed -n '/^\[\[runtime\]\]/,/^manifest_sha256/p' cudnnenv.lock)" "[[runtime]]
+platform = \"linux-x86_64\"
+release = \"13.0.1\"
+manifest = \"https://developer.download.nvidia.com/compute/cuda/redist/redistrib_13.0.1.json\"
+manifest_sha256 = \"$(sha256sum "$WORK/index-13.0.1/redistrib_13.0.1.json" | cut -c1-64)\"" "the runtime's entry"
+expect_eq "$(sed -n '/name = "libcublas"/,/^sha256/p' cudnnenv.lock)" "name = \"libcublas\"
+version = \"13.1.0.3\"
+path = \"libcublas/linux-x86_64/libcublas-linux-x86_64-13.1.0.3-archive.tar.gz\"
+size = $(stat -c %s "$WORK"/redist/libcublas/linux-x86_64/*.tar.gz)
+sha256 = \"$(sha256sum "$WORK"/redist/libcublas/linux-x86_64/*.tar.gz | cut -c1-64)\"" "a component's entry"
+CUDNNENV_CUDA_INDEX="$WORK/index-13.0.1" locked run sync --mirror "$WORK/mirror" -q
+expect_eq "$rc:$(grep -c '^installed' out)" "0:2" "sync of a profile's lock: the cuDNN and the runtime ($(cat err))"
+CUDNNENV_CUDA_INDEX="$WORK/index" locked run install cuda 13.0.2 --mirror "$WORK/mirror" -q
+expect_eq "$rc" "0" "a newer runtime installed beside: $(cat err)"
+runtime_of() { python3 -c 'import json; r = json.load(open("out"))["runtime"]; print(r["name"], "|", r["decided_by"])'; }
+locked run current --json
+expect_eq "$rc:$(runtime_of)" "0:cuda-13.0.1 | the runtime $WORK/lockp/cudnnenv.lock names" "current with the lock: $(cat err)"
+mv cudnnenv.lock aside.lock
+locked run current --json
+expect_eq "$rc:$(runtime_of | cut -d' ' -f1)" "0:cuda-13.0.2" "current without the lock: the newest runtime"
+mv aside.lock cudnnenv.lock
+(cd "$WORK" && manifest index-other 13.0.1 'm["release_date"] = "2026-01-01"')
+CUDNNENV_CUDA_INDEX="$WORK/index-other" locked run sync --mirror "$WORK/mirror" -q
+expect_eq "$rc:$(cat err)" "1:cudnnenv: error: the manifest of CUDA 13.0.1 is not the one the lock names: its SHA-256 is $(sha256sum "$WORK/index-other/redistrib_13.0.1.json" | cut -c1-64), the lock says $(sha256sum "$WORK/index-13.0.1/redistrib_13.0.1.json" | cut -c1-64)
+  hint: cudnnenv lock  (writes it again from what the manifest says now; then commit it)" "sync against a manifest of other bytes"
+CUDNNENV_CUDA_INDEX="$WORK/index-13.0.1" locked run mirror create "$WORK/made-locked" --lock cudnnenv.lock --from "$WORK/mirror" -q
+expect_eq "$rc:$(head -1 out | sed 's/, [^,]*$//')" "0:mirror $WORK/made-locked: 10 fetched, 0 already there; 10 files" "mirror create --lock of a profile's lock: $(cat err)"
+locked run remove cuda-13.0.1 --yes
+locked run current
+expect_eq "$rc:$(cat err)" "3:cudnnenv: error: the locked CUDA runtime, CUDA 13.0.1 (the manifest of SHA-256 $(sha256sum "$WORK/index-13.0.1/redistrib_13.0.1.json" | cut -c1-64)), is not installed ($WORK/lockp/cudnnenv.lock)
+  hint: cudnnenv sync" "current with the locked runtime removed"
+cd "$WORK"
+pass "a profile's lock names its runtime: sync installs it, resolution keeps it over a newer one, other manifest bytes are refused, and a mirror of the lock holds it"
+
 # 3. Selected with a cuDNN tree of CUDA 13; the pin covers the runtime.
 make_linux_tree cudnn-9.19 9.19.0 "$FIXTURES/fake-elf64-9.19.0.so"
 run install "$WORK/cudnn-9.19" -q

@@ -23,9 +23,11 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
   for (std::size_t i = 0; i < lock->cudnn.size(); ++i) {
     if (!same(again->cudnn[i], lock->cudnn[i])) std::abort();
   }
+  if (again->runtime != lock->runtime) std::abort();
   cudnnenv::ProjectFile project;
   project.cudnn = "9.1";
   (void)cudnnenv::lock_differences(lock->input, cudnnenv::lock_input_of(project));
   (void)lock->for_platform("linux-x86_64");
+  (void)lock->runtime_for("windows-x86_64");
   return 0;
 }

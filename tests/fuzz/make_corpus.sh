@@ -160,7 +160,7 @@ printf '41\tO\t/usr/lib/libc.so.6\n41\tS\tlibcusolver.so.11\t\n41\tT\tpin\t/s/cu
 
 # lock: a lock for two platforms, one with a profile, and one whose file name is a path.
 printf '# generated\nformat = 1\n\n[input]\ncudnn = "9.1"\ncuda = "12"\nplatforms = ["linux-x86_64", "windows-x86_64"]\n\n[[cudnn]]\nplatform = "linux-x86_64"\nversion = "9.1.0.70"\ncuda = "cuda12"\nfile = "cudnn-linux-x86_64-9.1.0.70_cuda12-archive.tar.xz"\nurl = "https://developer.download.nvidia.com/compute/cudnn/redist/cudnn/linux-x86_64/cudnn-linux-x86_64-9.1.0.70_cuda12-archive.tar.xz"\nsize = 760000000\nsha256 = "%064d"\n\n[[cudnn]]\nplatform = "windows-x86_64"\nversion = "9.1.0.70"\ncuda = "cuda12"\nfile = "cudnn-windows-x86_64-9.1.0.70_cuda12-archive.zip"\nurl = "https://x/y.zip"\nsha256 = "%064d"\n' 1 2 > "$out/lock/two.lock"
-printf 'format = 1\n[input]\nprofile = "tf2.5"\nplatforms = ["windows-x86_64"]\n' > "$out/lock/profile.lock"
+printf 'format = 1\n[input]\nprofile = "tf2.5"\nplatforms = ["windows-x86_64"]\n\n[[runtime]]\nplatform = "windows-x86_64"\nrelease = "11.8.0"\nmanifest = "https://developer.download.nvidia.com/compute/cuda/redist/redistrib_11.8.0.json"\nmanifest_sha256 = "%064d"\n\n[[runtime.component]]\nname = "cuda_cudart"\nversion = "11.8.89"\npath = "cuda_cudart/windows-x86_64/cuda_cudart-windows-x86_64-11.8.89-archive.zip"\nsize = 2900\nsha256 = "%064d"\n' 3 4 > "$out/lock/profile.lock"
 printf 'format = 66666666666.666666666666666666666666E66\n' > "$out/lock/float.lock"  # once a float-to-integer overflow
 printf 'format = 1\n[input]\nplatforms = ["linux-x86_64"]\n[[cudnn]]\nplatform = "linux-x86_64"\nversion = "9.1.0.70"\ncuda = "cuda12"\nfile = "../../etc/passwd"\nurl = "file:///etc/passwd"\nsha256 = "x"\n' > "$out/lock/hostile.lock"
 

@@ -87,6 +87,60 @@ TEST_SUITE("select/lock") {
     CHECK(refused(twice).find("a second [[cudnn]] entry for linux-x86_64") != std::string::npos);
   }
 
+  TEST_CASE("a profile's CUDA runtime, with each component archive, written and read back") {
+    LockFile lock = two_platforms();
+    lock.input.cudnn.reset();
+    lock.input.profile = "tf2.5";
+    LockedRuntime runtime;
+    runtime.platform = "windows-x86_64";
+    runtime.release = "11.8.0";
+    runtime.manifest = "https://developer.download.nvidia.com/compute/cuda/redist/redistrib_11.8.0.json";
+    runtime.manifest_sha256 = std::string(64, 'c');
+    runtime.components = {
+        {"cuda_cudart", "11.8.89", "cuda_cudart/windows-x86_64/cuda_cudart-windows-x86_64-11.8.89-archive.zip", 2900,
+         std::string(64, 'd')},
+        {"libcublas", "11.11.3.6", "libcublas/windows-x86_64/libcublas-windows-x86_64-11.11.3.6-archive.zip", 0,
+         std::string(64, 'e')}};
+    lock.runtime.push_back(runtime);
+    const std::string text = serialize_lock(lock);
+    CHECK(text.find("\n[[runtime]]\nplatform = \"windows-x86_64\"\nrelease = \"11.8.0\"\n"
+                    "manifest = \"https://developer.download.nvidia.com/compute/cuda/redist/redistrib_11.8.0.json\"\n"
+                    "manifest_sha256 = \"" +
+                    std::string(64, 'c') +
+                    "\"\n\n[[runtime.component]]\nname = \"cuda_cudart\"\nversion = \"11.8.89\"\n"
+                    "path = \"cuda_cudart/windows-x86_64/cuda_cudart-windows-x86_64-11.8.89-archive.zip\"\n"
+                    "size = 2900\nsha256 = \"" +
+                    std::string(64, 'd') + "\"\n") != std::string::npos);
+    auto read = parse_lock(text, "cudnnenv.lock");
+    REQUIRE(read);
+    REQUIRE(read->runtime_for("windows-x86_64"));
+    CHECK(*read->runtime_for("windows-x86_64") == runtime);
+    CHECK(read->runtime_for("linux-x86_64") == nullptr);
+    CHECK(serialize_lock(*read) == text);
+
+    const auto refused = [&](const std::string& from, const std::string& to) {
+      std::string hostile = text;
+      const auto at = hostile.find(from);
+      REQUIRE(at != std::string::npos);
+      hostile.replace(at, from.size(), to);
+      auto parsed = parse_lock(hostile, "cudnnenv.lock");
+      REQUIRE_FALSE(parsed);
+      return parsed.error().message;
+    };
+    CHECK(refused("path = \"cuda_cudart/", "path = \"../../") ==
+          "cudnnenv.lock:36:8: '../../windows-x86_64/cuda_cudart-windows-x86_64-11.8.89-archive.zip' is not a plain "
+          "relative path");
+    CHECK(refused("name = \"cuda_cudart\"", "name = \"a b\"") ==
+          "cudnnenv.lock:34:8: 'a b' is not a CUDA component's name");
+    CHECK(refused("manifest = \"https", "manifest = \"file") ==
+          "cudnnenv.lock:30:12: 'file://developer.download.nvidia.com/compute/cuda/redist/redistrib_11.8.0.json' is "
+          "not the manifest's URL");
+    CHECK(refused("release = \"11.8.0\"", "release = \"new\"") == "cudnnenv.lock:29:11: 'new' is not a CUDA release");
+    CHECK(
+        refused("\n[[runtime.component]]\nname = \"cuda_cudart\"", "\n[[runtime.component]]\nevil = 1\nname = \"x\"") ==
+        "cudnnenv.lock:34:8: unknown key 'evil' in [[runtime.component]]");
+  }
+
   TEST_CASE("the differences between the lock's input and the project file, each named") {
     LockInput locked = two_platforms().input;
     ProjectFile project;
