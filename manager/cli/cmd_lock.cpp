@@ -6,6 +6,7 @@
 #include "cli/output.hpp"
 #include "download/download.hpp"
 #include "download/runtime.hpp"
+#include "formats/version.hpp"
 #include "select/lock.hpp"
 #include "select/profile.hpp"
 #include "store/official.hpp"
@@ -53,19 +54,14 @@ Result<const OfficialArchive*> locked_archive(const Context& context, const Proj
   return *archive;
 }
 
-// The CUDA runtime `install PROFILE` installs beside its cuDNN on `platform`, as the release's manifest names
-// it: none when the profile's framework opens no runtime there. The manifest comes from CUDNNENV_CUDA_INDEX, the
-// embedded table of pinned releases, or a download (checked against its pin), as `install` takes it.
-Result<std::optional<LockedRuntime>> locked_runtime(const Context& context, const Profile& profile,
-                                                    const std::string& platform) {
-  const Platform target = platform_named(platform);
-  if (profile.runtime_libraries(target.os).empty()) return std::optional<LockedRuntime>();
-  const auto asked = parse_cuda_version(profile.cuda);
-  if (!asked) return make_error("the profile " + profile.name + " has no CUDA version", "cudnnenv profile list");
-  const auto index = cuda_index(context.environment);
-  CUDNNENV_TRY_ASSIGN(choice, runtime_release_for(*asked, known_cuda_releases(index), profile.framework));
+// The CUDA runtime `release` names ("13.0", "13.0.2": the newest that fits) on `platform`, as its manifest names
+// it, from CUDNNENV_CUDA_INDEX, the embedded table of pinned releases, or a download (checked against its pin), as
+// `install cuda` takes it.
+Result<LockedRuntime> locked_runtime(const Context& context, const std::string& release_text,
+                                     const std::string& platform) {
   const DownloadOptions options = base_download_options(context, "", true);
-  CUDNNENV_TRY_ASSIGN(release, find_cuda_release(choice->release, target, index, options, true));
+  CUDNNENV_TRY_ASSIGN(release, find_cuda_release(release_text, platform_named(platform),
+                                                 cuda_index(context.environment), options, true));
   LockedRuntime runtime;
   runtime.platform = platform;
   runtime.release = release->release.str();
@@ -76,12 +72,37 @@ Result<std::optional<LockedRuntime>> locked_runtime(const Context& context, cons
                                     [&](const RedistArchive& archive) { return archive.component == component; });
     if (found == release->manifest.archives.end()) {
       return make_error("for " + platform + ": the manifest of CUDA " + runtime.release + " has no " + component,
-                        "choose another profile, or lock the cuDNN alone: cudnn = \"" + profile.cudnn + "\"",
-                        ExitCode::not_found);
+                        "name another CUDA release", ExitCode::not_found);
     }
     runtime.components.push_back({found->component, found->version, found->relative_path, found->size, found->sha256});
   }
-  return std::optional<LockedRuntime>(std::move(runtime));
+  return runtime;
+}
+
+// The runtime the project needs on `platform`: its profile's (the release `install PROFILE` takes; none where the
+// framework opens no runtime there), or its runtime = "..." (a release; a tree's name cannot be locked).
+Result<std::optional<LockedRuntime>> project_runtime(const Context& context, const ProjectFile& project,
+                                                     const std::string& platform) {
+  const Platform target = platform_named(platform);
+  if (project.profile) {
+    CUDNNENV_TRY_ASSIGN(profile, find_profile(*project.profile, target.os, config_files(context.store())));
+    if (profile->runtime_libraries(target.os).empty()) return std::optional<LockedRuntime>();
+    const auto asked = parse_cuda_version(profile->cuda);
+    if (!asked) return make_error("the profile " + profile->name + " has no CUDA version", "cudnnenv profile list");
+    CUDNNENV_TRY_ASSIGN(
+        choice, runtime_release_for(*asked, known_cuda_releases(cuda_index(context.environment)), profile->framework));
+    CUDNNENV_TRY_ASSIGN(runtime, locked_runtime(context, choice->release, platform));
+    return std::optional<LockedRuntime>(std::move(*runtime));
+  }
+  if (!project.runtime) return std::optional<LockedRuntime>();
+  if (!parse_version(*project.runtime)) {
+    return make_error(util::to_utf8(project.file) + " names the runtime tree '" + util::printable(*project.runtime) +
+                          "' by its name, which no other machine has",
+                      "name its CUDA release instead (runtime = \"13.0.2\"), then run 'cudnnenv lock' again",
+                      ExitCode::usage);
+  }
+  CUDNNENV_TRY_ASSIGN(runtime, locked_runtime(context, *project.runtime, platform));
+  return std::optional<LockedRuntime>(std::move(*runtime));
 }
 
 struct LockArguments {
@@ -190,12 +211,8 @@ Result<LockFile> make_lock(const Context& context, const ProjectFile& project) {
     lock.input.platforms.push_back(here);
   }
   for (const auto& platform : lock.input.platforms) {
-    if (project.profile) {
-      CUDNNENV_TRY_ASSIGN(profile,
-                          find_profile(*project.profile, platform_named(platform).os, config_files(context.store())));
-      CUDNNENV_TRY_ASSIGN(runtime, locked_runtime(context, *profile, platform));
-      if (*runtime) lock.runtime.push_back(std::move(**runtime));
-    }
+    CUDNNENV_TRY_ASSIGN(runtime, project_runtime(context, project, platform));
+    if (*runtime) lock.runtime.push_back(std::move(**runtime));
     CUDNNENV_TRY_ASSIGN(archive, locked_archive(context, project, platform));
     lock.cudnn.push_back(LockedArchive{platform, std::string((*archive)->version),
                                        std::string((*archive)->cuda_variant), std::string((*archive)->file_name),

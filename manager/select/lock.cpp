@@ -98,16 +98,21 @@ Result<std::string> sha256_field(const Reader& reader, const toml::table& table,
   return std::move(*sha256);
 }
 
-Result<LockedArchive> parse_archive(const Reader& reader, const toml::table& table) {
-  CUDNNENV_TRY(
-      known_keys(reader, table, {"platform", "version", "cuda", "file", "url", "size", "sha256"}, "in [[cudnn]]"));
-  LockedArchive archive;
+Result<std::string> platform_field(const Reader& reader, const toml::table& table) {
   CUDNNENV_TRY_ASSIGN(platform, reader.string(table, "platform", table));
   if (!known_platform(*platform)) {
     return reader.error(*table.get("platform"), "'" + printable_field(*platform) +
                                                     "' is no platform of the official list (linux-x86_64, "
                                                     "linux-sbsa, windows-x86_64)");
   }
+  return std::move(*platform);
+}
+
+Result<LockedArchive> parse_archive(const Reader& reader, const toml::table& table) {
+  CUDNNENV_TRY(
+      known_keys(reader, table, {"platform", "version", "cuda", "file", "url", "size", "sha256"}, "in [[cudnn]]"));
+  LockedArchive archive;
+  CUDNNENV_TRY_ASSIGN(platform, platform_field(reader, table));
   CUDNNENV_TRY_ASSIGN(version, reader.string(table, "version", table));
   if (!parse_version(*version)) {
     return reader.error(*table.get("version"), "'" + printable_field(*version) + "' is not a cuDNN version");
@@ -168,12 +173,7 @@ Result<LockedRuntime> parse_runtime(const Reader& reader, const toml::table& tab
   CUDNNENV_TRY(
       known_keys(reader, table, {"platform", "release", "manifest", "manifest_sha256", "component"}, "in [[runtime]]"));
   LockedRuntime runtime;
-  CUDNNENV_TRY_ASSIGN(platform, reader.string(table, "platform", table));
-  if (!known_platform(*platform)) {
-    return reader.error(*table.get("platform"), "'" + printable_field(*platform) +
-                                                    "' is no platform of the official list (linux-x86_64, "
-                                                    "linux-sbsa, windows-x86_64)");
-  }
+  CUDNNENV_TRY_ASSIGN(platform, platform_field(reader, table));
   CUDNNENV_TRY_ASSIGN(release, reader.string(table, "release", table));
   if (!parse_version(*release)) {
     return reader.error(*table.get("release"), "'" + printable_field(*release) + "' is not a CUDA release");
@@ -203,14 +203,16 @@ Result<LockedRuntime> parse_runtime(const Reader& reader, const toml::table& tab
 }
 
 Result<LockInput> parse_input(const Reader& reader, const toml::table& table) {
-  CUDNNENV_TRY(known_keys(reader, table, {"cudnn", "cuda", "profile", "platforms"}, "in [input]"));
+  CUDNNENV_TRY(known_keys(reader, table, {"cudnn", "cuda", "profile", "runtime", "platforms"}, "in [input]"));
   LockInput input;
   CUDNNENV_TRY_ASSIGN(cudnn, reader.optional_string(table, "cudnn"));
   CUDNNENV_TRY_ASSIGN(cuda, reader.optional_string(table, "cuda"));
   CUDNNENV_TRY_ASSIGN(profile, reader.optional_string(table, "profile"));
+  CUDNNENV_TRY_ASSIGN(runtime, reader.optional_string(table, "runtime"));
   input.cudnn = std::move(*cudnn);
   input.cuda = std::move(*cuda);
   input.profile = std::move(*profile);
+  input.runtime = std::move(*runtime);
   const toml::node* platforms = table.get("platforms");
   const toml::array* array = platforms ? platforms->as_array() : nullptr;
   if (!array)
@@ -255,6 +257,7 @@ std::string serialize_lock(const LockFile& lock) {
   if (lock.input.cudnn) text += "cudnn = " + toml_quote(*lock.input.cudnn) + "\n";
   if (lock.input.cuda) text += "cuda = " + toml_quote(*lock.input.cuda) + "\n";
   if (lock.input.profile) text += "profile = " + toml_quote(*lock.input.profile) + "\n";
+  if (lock.input.runtime) text += "runtime = " + toml_quote(*lock.input.runtime) + "\n";
   std::vector<std::string> platforms;
   for (const auto& platform : lock.input.platforms) platforms.push_back(toml_quote(platform));
   text += "platforms = [" + util::join(platforms, ", ") + "]\n";
@@ -387,6 +390,7 @@ LockInput lock_input_of(const ProjectFile& project) {
   input.cudnn = project.cudnn;
   input.cuda = project.cuda;
   input.profile = project.profile;
+  input.runtime = project.runtime;
   input.platforms = project.lock_platforms;
   return input;
 }
@@ -402,6 +406,7 @@ std::vector<std::string> lock_differences(const LockInput& locked, const LockInp
   compare("cudnn", locked.cudnn, now.cudnn);
   compare("cuda", locked.cuda, now.cuda);
   compare("profile", locked.profile, now.profile);
+  compare("runtime", locked.runtime, now.runtime);
   if (!now.platforms.empty() && locked.platforms != now.platforms) {
     differences.push_back("platforms: the lock was made for " + util::join(locked.platforms, ", ") +
                           ", .cudnnenv.toml now targets " + util::join(now.platforms, ", "));

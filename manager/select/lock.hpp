@@ -64,6 +64,7 @@ struct LockInput {
   std::optional<std::string> cudnn;
   std::optional<std::string> cuda;
   std::optional<std::string> profile;
+  std::optional<std::string> runtime;  // the project's runtime = "13.0.2"
   std::vector<std::string> platforms;
   bool operator==(const LockInput&) const = default;
 };
@@ -88,9 +89,10 @@ struct LockedComponent {
   bool operator==(const LockedComponent&) const = default;
 };
 
-// The CUDA runtime a profile's framework opens beside cuDNN (install
-// PROFILE's second tree): the release, its manifest's SHA-256 (what a
-// runtime tree records as its source) and each component archive's.
+// The CUDA runtime beside the cuDNN: a profile's (install PROFILE's second
+// tree) or the one the project file names (runtime = "13.0.2"): the
+// release, its manifest's SHA-256 (what a runtime tree records as its
+// source) and each component archive's.
 struct LockedRuntime {
   std::string platform;
   std::string release;   // "11.8.0"
@@ -104,7 +106,8 @@ struct LockFile {
   std::filesystem::path file;
   LockInput input;
   std::vector<LockedArchive> cudnn;
-  std::vector<LockedRuntime> runtime;  // for a profile whose framework opens a CUDA runtime on that platform
+  // Per platform: a profile's runtime where its framework opens one, or the project file's runtime = "...".
+  std::vector<LockedRuntime> runtime;
 
   // The entry for `platform`, or null.
   const LockedArchive* for_platform(std::string_view platform) const;

@@ -67,7 +67,8 @@ Result<void> choose_runtime_beside(const Store& store, const SelectionRequest& r
   } else if (request.cuda && is_cuda_release(*request.cuda)) {
     named = *request.cuda;
     reason = "--cuda " + *request.cuda;
-  } else if (selection.origin == Origin::project_file && selection.project && selection.project->runtime) {
+  } else if (selection.origin == Origin::project_file && selection.project && selection.project->runtime &&
+             !selection.locked_runtime) {
     named = *selection.project->runtime;
     reason = "runtime = \"" + *named + "\" in " + selection.decided_by;
   }

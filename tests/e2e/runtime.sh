@@ -355,12 +355,27 @@ expect_eq "$rc:$(cat err)" "1:cudnnenv: error: the manifest of CUDA 13.0.1 is no
   hint: cudnnenv lock  (writes it again from what the manifest says now; then commit it)" "sync against a manifest of other bytes"
 CUDNNENV_CUDA_INDEX="$WORK/index-13.0.1" locked run mirror create "$WORK/made-locked" --lock cudnnenv.lock --from "$WORK/mirror" -q
 expect_eq "$rc:$(head -1 out | sed 's/, [^,]*$//')" "0:mirror $WORK/made-locked: 10 fetched, 0 already there; 10 files" "mirror create --lock of a profile's lock: $(cat err)"
+# A project file's own runtime = "13.0" is locked the same way, and a runtime named by its tree's name cannot be.
+mkdir ../lockr && cd ../lockr
+printf 'cudnn = "9.21"\ncuda = "13"\nruntime = "13.0"\n' > .cudnnenv.toml
+CUDNNENV_CUDA_INDEX="$WORK/index-13.0.1" locked run lock
+expect_eq "$rc:$(tail -1 out)" "0:  linux-x86_64    CUDA 13.0.1 runtime (8 archives)  redistrib_13.0.1.json" "lock of runtime = \"13.0\": $(cat err)"
+locked run current --json
+expect_eq "$rc:$(runtime_of)" "0:cuda-13.0.1 | the runtime $WORK/lockr/cudnnenv.lock names" "runtime = \"13.0\" with the lock: $(cat err)"
+rm cudnnenv.lock
+locked run current --json
+expect_eq "$rc:$(runtime_of | cut -d' ' -f1)" "0:cuda-13.0.2" "runtime = \"13.0\" without the lock: the newest 13.0"
+printf 'cudnn = "9.21"\ncuda = "13"\nruntime = "cuda-13.0.1"\n' > .cudnnenv.toml
+locked run lock
+expect_eq "$rc:$(cat err)" "2:cudnnenv: error: $WORK/lockr/.cudnnenv.toml names the runtime tree 'cuda-13.0.1' by its name, which no other machine has
+  hint: name its CUDA release instead (runtime = \"13.0.2\"), then run 'cudnnenv lock' again" "a runtime tree's name in a lock"
+cd ../lockp
 locked run remove cuda-13.0.1 --yes
 locked run current
 expect_eq "$rc:$(cat err)" "3:cudnnenv: error: the locked CUDA runtime, CUDA 13.0.1 (the manifest of SHA-256 $(sha256sum "$WORK/index-13.0.1/redistrib_13.0.1.json" | cut -c1-64)), is not installed ($WORK/lockp/cudnnenv.lock)
   hint: cudnnenv sync" "current with the locked runtime removed"
 cd "$WORK"
-pass "a profile's lock names its runtime: sync installs it, resolution keeps it over a newer one, other manifest bytes are refused, and a mirror of the lock holds it"
+pass "a profile's lock names its runtime, as does a project's runtime = \"13.0\": sync installs it, resolution keeps it over a newer one, other manifest bytes are refused, and a mirror of the lock holds it"
 
 # 3. Selected with a cuDNN tree of CUDA 13; the pin covers the runtime.
 make_linux_tree cudnn-9.19 9.19.0 "$FIXTURES/fake-elf64-9.19.0.so"

@@ -149,12 +149,14 @@ TEST_SUITE("select/lock") {
     CHECK(lock_differences(locked, lock_input_of(project)).empty());  // no [lock] platforms: not compared
     project.cudnn = "9.2";
     project.cuda.reset();
+    project.runtime = "13.0.2";
     project.lock_platforms = {"linux-x86_64"};
     const auto differences = lock_differences(locked, lock_input_of(project));
-    REQUIRE(differences.size() == 3);
+    REQUIRE(differences.size() == 4);
     CHECK(differences[0] == "cudnn: the lock was made for \"9.1\", .cudnnenv.toml now says \"9.2\"");
     CHECK(differences[1] == "cuda: the lock was made for \"12\", .cudnnenv.toml now says nothing");
-    CHECK(differences[2] ==
+    CHECK(differences[2] == "runtime: the lock was made for nothing, .cudnnenv.toml now says \"13.0.2\"");
+    CHECK(differences[3] ==
           "platforms: the lock was made for linux-x86_64, windows-x86_64, .cudnnenv.toml now targets linux-x86_64");
   }
 }
