@@ -257,7 +257,7 @@ Result<int> run_create(const CreateArguments& arguments, const Context& context)
   }
   print("mirror " + where + ": " + std::to_string(writer.fetched()) + " fetched, " + std::to_string(writer.kept()) +
         " already there; " + std::to_string(writer.index().files.size()) + " files, " + util::human_size(bytes) + "\n");
-  for (const auto& file : writer.index().files) print("  " + file.path + "\n");
+  for (const auto& file : writer.index().files) print("  " + util::printable(file.path) + "\n");
   const std::string word = util::command_word(where);
   print("on a machine with no network: cudnnenv sync --mirror " + word + "  (or cudnnenv install VERSION --mirror " +
         word + ")\n");
@@ -285,7 +285,7 @@ Result<int> run_verify(const VerifyArguments& arguments) {
     return failed == 0 ? 0 : 1;
   }
   for (const auto& check : checks) {
-    print(std::string(check.problem.empty() ? "ok      " : "FAILED  ") + check.file.path +
+    print(std::string(check.problem.empty() ? "ok      " : "FAILED  ") + util::printable(check.file.path) +
           (check.problem.empty() ? "" : ": " + check.problem) + "\n");
   }
   const std::string count = std::to_string(checks.size()) + (checks.size() == 1 ? " file" : " files");

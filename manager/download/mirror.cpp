@@ -3,6 +3,7 @@
 #include <algorithm>
 
 #include "formats/redist.hpp"
+#include "formats/version.hpp"
 #include "store/official.hpp"
 #include "util/fs.hpp"
 #include "util/json.hpp"
@@ -55,6 +56,14 @@ Result<MirrorFile> parse_entry(const Json& entry, const std::string& where) {
   CUDNNENV_TRY_ASSIGN(what, text_field(entry, "what", where, false));
   CUDNNENV_TRY_ASSIGN(platform, text_field(entry, "platform", where, false));
   CUDNNENV_TRY_ASSIGN(release, text_field(entry, "cuda_release", where, false));
+  if (!platform->empty() && *platform != "linux-x86_64" && *platform != "linux-sbsa" && *platform != "windows-x86_64") {
+    return make_error(where + ": '" + util::printable(*platform) + "' is no platform of the official list",
+                      std::string(k_rewrite_hint));
+  }
+  if (!release->empty() && !parse_version(*release)) {
+    return make_error(where + ": '" + util::printable(*release) + "' is not a CUDA release",
+                      std::string(k_rewrite_hint));
+  }
   file.path = std::move(*path);
   file.sha256 = std::move(*sha256);
   file.size = size->get<std::uint64_t>();

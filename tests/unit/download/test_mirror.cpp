@@ -65,6 +65,12 @@ TEST_SUITE("download/mirror") {
     CHECK(error_of(index_with(R"({"path": "a", "size": 1, "sha256": ")" + k_index_sha +
                               R"("}, {"path": "a", "size": 1, "sha256": ")" + k_index_sha + R"("})")) ==
           "'m.json' names 'a' twice");
+    CHECK(
+        error_of(index_with(R"({"path": "a", "size": 1, "sha256": ")" + k_index_sha + R"(", "platform": "plan9"})")) ==
+        "'m.json', file 1: 'plan9' is no platform of the official list");
+    CHECK(error_of(index_with(R"({"path": "a", "size": 1, "sha256": ")" + k_index_sha +
+                              R"(", "cuda_release": "\u001b[2J"})")) ==
+          "'m.json', file 1: '\\x1b[2J' is not a CUDA release");
     CHECK(error_of(R"({"format": 2, "files": []})") ==
           "'m.json' is not a mirror index of format 1 (a newer cudnnenv may have written it)");
     CHECK(error_of("[[[[[[[[]]]]]]]]") == "'m.json' nests deeper than a mirror index does");
