@@ -18,11 +18,6 @@ namespace {
 
 constexpr std::string_view k_rewrite_hint = "make the mirror again with 'cudnnenv mirror create' (it writes the index)";
 
-bool is_sha256(std::string_view text) {
-  return text.size() == 64 &&
-         std::all_of(text.begin(), text.end(), [](char c) { return (c >= '0' && c <= '9') || (c >= 'a' && c <= 'f'); });
-}
-
 // A short string field of an entry: absent is "", anything but a string of at most 512 bytes is an error.
 Result<std::string> text_field(const Json& entry, const char* key, const std::string& where, bool required) {
   const auto found = entry.find(key);
@@ -45,7 +40,7 @@ Result<MirrorFile> parse_entry(const Json& entry, const std::string& where) {
                       std::string(k_rewrite_hint));
   }
   CUDNNENV_TRY_ASSIGN(sha256, text_field(entry, "sha256", where, true));
-  if (!is_sha256(*sha256)) {
+  if (!util::is_sha256_hex(*sha256)) {
     return make_error(where + ": '" + util::printable(*sha256) + "' is not a SHA-256 (64 hex digits)",
                       std::string(k_rewrite_hint));
   }

@@ -25,11 +25,6 @@ bool known_platform(std::string_view platform) {
   return std::find(std::begin(k_lock_platforms), std::end(k_lock_platforms), platform) != std::end(k_lock_platforms);
 }
 
-bool is_sha256(std::string_view text) {
-  return text.size() == 64 &&
-         std::all_of(text.begin(), text.end(), [](char c) { return (c >= '0' && c <= '9') || (c >= 'a' && c <= 'f'); });
-}
-
 // A file name of the official list's shape: no folder, no control character, not '.' or '..'.
 bool is_file_name(std::string_view name) {
   return !name.empty() && name.size() <= 255 && name != "." && name != ".." &&
@@ -92,7 +87,7 @@ Result<std::uint64_t> size_of(const Reader& reader, const toml::table& table) {
 
 Result<std::string> sha256_field(const Reader& reader, const toml::table& table, const char* key) {
   CUDNNENV_TRY_ASSIGN(sha256, reader.string(table, key, table));
-  if (!is_sha256(*sha256)) {
+  if (!util::is_sha256_hex(*sha256)) {
     return reader.error(*table.get(key), "'" + printable_field(*sha256) + "' is not a SHA-256 (64 hex digits)");
   }
   return std::move(*sha256);

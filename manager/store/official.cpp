@@ -23,10 +23,6 @@ struct LoadedIndex {
 };
 LoadedIndex* g_index = nullptr;
 
-bool is_hex_digest(std::string_view text) {
-  return text.size() == 64 && text.find_first_not_of("0123456789abcdef") == std::string_view::npos;
-}
-
 }  // namespace
 
 std::span<const OfficialArchive> official_archives() {
@@ -68,7 +64,7 @@ Result<std::vector<OfficialArchive>> parse_index(std::string_view text, const st
         archive.file_name == "..") {
       return bad("the file name '" + std::string(archive.file_name) + "' is not a plain file name");
     }
-    if (!archive.sha256.empty() && !is_hex_digest(archive.sha256)) {
+    if (!archive.sha256.empty() && !util::is_sha256_hex(archive.sha256)) {
       return bad("the SHA-256 must be 64 lower-case hex digits or empty");
     }
     if (fields[5] != "?" && !fields[5].empty()) {

@@ -26,6 +26,8 @@ std::string quote_some(const std::vector<std::string>& items, std::size_t shown)
 bool iequals(std::string_view a, std::string_view b);
 bool starts_with(std::string_view text, std::string_view prefix);
 bool ends_with(std::string_view text, std::string_view suffix);
+// A SHA-256 as cudnnenv writes and compares them: 64 lower-case hex digits.
+bool is_sha256_hex(std::string_view text);
 std::string_view trim(std::string_view text);
 std::vector<std::string> split(std::string_view text, char separator);
 
