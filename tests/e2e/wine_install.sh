@@ -21,11 +21,13 @@ grep -q "^installed '8.1.0.77-cuda11.2': cuDNN 8.1.0.77, CUDA 11.2, Windows x64"
 [ -f "$root/8.1.0.77-cuda11.2/cuda/bin/cudnn64_8.dll" ] || fail "tree not where Windows users expect it"
 pass "installed into '$root'"
 
-"$WINE" "$CUDNNENV" --root "$(winpath "$root")" list > list.out
+"$WINE" "$CUDNNENV" --root "$(winpath "$root")" list > list.out 2> list.err ||
+  fail "list under wine: exit $?: $(cat list.out list.err)"
 cat list.out
 grep -q "8.1.0.77-cuda11.2  8.1.0.77  11.2" list.out || fail "list: $(cat list.out)"
 grep -q "库 目录" list.out || fail "list does not show the non-ASCII root as UTF-8"
-"$WINE" "$CUDNNENV" --root "$(winpath "$root")" list --json > list.json
+"$WINE" "$CUDNNENV" --root "$(winpath "$root")" list --json > list.json 2> list.err ||
+  fail "list --json under wine: exit $?: $(cat list.err)"
 expect_eq "$(json_field library < list.json)" \
   "$(winpath "$root/8.1.0.77-cuda11.2/cuda/bin/cudnn64_8.dll")" "library path"
 pass "list shows it, with the Windows path of cudnn64_8.dll"
