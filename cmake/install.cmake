@@ -34,9 +34,15 @@ else()
   if(TARGET cudnnenv-audit)
     install(TARGETS cudnnenv-audit cudnnenv-audit-report LIBRARY DESTINATION ${helpers})
   endif()
-  install(CODE "
-    file(MAKE_DIRECTORY \"\$ENV{DESTDIR}\${CMAKE_INSTALL_PREFIX}/${CMAKE_INSTALL_BINDIR}\")
-    file(CREATE_LINK \"../${helpers}/cudnnenv\" \"\$ENV{DESTDIR}\${CMAKE_INSTALL_PREFIX}/${CMAKE_INSTALL_BINDIR}/cudnnenv\" SYMBOLIC)")
+  if(TARGET cudnnenv_spank)
+    install(TARGETS cudnnenv_spank LIBRARY DESTINATION ${helpers})
+  endif()
+  install(PROGRAMS ${CMAKE_BINARY_DIR}/bin/cudnnenv-task-prolog DESTINATION ${helpers})
+  foreach(program cudnnenv cudnnenv-task-prolog)
+    install(CODE "
+      file(MAKE_DIRECTORY \"\$ENV{DESTDIR}\${CMAKE_INSTALL_PREFIX}/${CMAKE_INSTALL_BINDIR}\")
+      file(CREATE_LINK \"../${helpers}/${program}\" \"\$ENV{DESTDIR}\${CMAKE_INSTALL_PREFIX}/${CMAKE_INSTALL_BINDIR}/${program}\" SYMBOLIC)")
+  endforeach()
   install(FILES ${PROJECT_SOURCE_DIR}/README.md ${PROJECT_SOURCE_DIR}/ARCHITECTURE.md
           DESTINATION ${CMAKE_INSTALL_DOCDIR})
 

@@ -21,6 +21,8 @@ packages=(
   bash zsh fish lmod hyperfine
   # the direnv door (tests/e2e/doors.sh)
   direnv
+  # Slurm's door: a real two-node Slurm (tests/e2e/slurm.sh) and the SPANK plugin's header; podman for CDI
+  slurmctld slurmd slurm-client munge libslurm-dev podman runc busybox-static
   # export jupyter's test: a real jupyter_client and ipykernel, and jupyter kernelspec
   python3-ipykernel python3-jupyter-client jupyter-client
   # the durability tests: the order of syncs and the rename that publishes a tree (strace), and power cuts

@@ -32,7 +32,7 @@ ASAN_OPTIONS=detect_leaks=1:abort_on_error=0 UBSAN_OPTIONS=print_stacktrace=1 ct
 # (printed: CUDNNENV_TEST_SEED=N with the same ctest line replays it).
 fresh=$(od -An -N2 -tu2 /dev/urandom | tr -d ' ')
 echo "property tests on a fresh seed: CUDNNENV_TEST_SEED=$fresh"
-CUDNNENV_TEST_SEED=$fresh ctest --preset release -R 'e2e_(shell_property|jupyter|ide|power_cut)$' || status=1
+CUDNNENV_TEST_SEED=$fresh ctest --preset release -R 'e2e_(shell_property|jupyter|ide|power_cut|slurm)$' || status=1
 CUDNNENV_TEST_SEED=$fresh ctest --preset mingw -R 'e2e_wine_(security|terminal)$' || status=1
 FUZZ_BUILD=build/sanitize bash bench/fuzz.sh "${FUZZ_SECONDS:-30}" || status=1
 exit $status

@@ -170,7 +170,8 @@ const Registration k_registrations[] = {{{"install"}, register_install},
                                         {{"export"}, register_export},
                                         {{"doctor"}, register_doctor},
                                         {{"snapshot"}, register_snapshot},
-                                        {{"selftest"}, register_selftest}};
+                                        {{"selftest"}, register_selftest},
+                                        {{"slurm"}, register_slurm}};
 
 const Registration* registration_of(std::string_view command) {
   for (const auto& each : k_registrations) {

@@ -20,6 +20,38 @@ namespace cudnnenv::cli {
 
 namespace fs = std::filesystem;
 
+std::filesystem::path audit_module_beside(const fs::path& program) {
+  return program.parent_path() / "libcudnnenv-audit.so";
+}
+
+Result<void> check_before_start(const std::string& verify, int device, const Context& context,
+                                const Selection& selection, const fs::path& self, const util::Environment& environment,
+                                TreeRecord& tree) {
+  CUDNNENV_TRY_ASSIGN(policy,
+                      choose_launch_policy(verify.empty() ? std::nullopt : std::optional(verify), context.environment,
+                                           selection.project ? selection.project->verify_on_launch : std::nullopt));
+  const Store& store = context.store();
+  PinCheckOptions check;
+  check.policy = *policy;
+  check.probe_program = probe_program_beside(self);
+  check.cache_file = store.state().pin_checks();
+  check.device = device;
+  check.environment = environment;
+  if (selection.runtime()) check.runtime_dir = selection.runtime()->resolve(selection.runtime()->layout.library_dir);
+  if (*policy != LaunchPolicy::none) {
+    // The file manifest, for the check of the whole file set: from the store's
+    // folder of the tree, also for an adopted tree (its root is elsewhere; #11).
+    if (auto full = store.full_record(tree); full) tree = *full;
+    if (selection.runtime()) {
+      check.runtime = [&store, runtime = *selection.runtime()]() -> std::optional<TreeRecord> {
+        auto full = store.full_record(runtime);
+        return full ? *full : runtime;
+      };
+    }
+  }
+  return check_pin(tree, check);
+}
+
 namespace {
 
 struct ExecArguments {
@@ -38,40 +70,6 @@ struct ExecArguments {
 
 void note(const std::string& text) {
   print_note("note: " + text);
-}
-
-std::filesystem::path audit_module_beside(const fs::path& program) {
-  return program.parent_path() / "libcudnnenv-audit.so";
-}
-
-// The check before the start, as --verify, CUDNNENV_VERIFY or the project
-// file chose it.
-Result<void> check_before_start(const ExecArguments& arguments, const Context& context, const Selection& selection,
-                                const fs::path& self, const util::Environment& environment, TreeRecord& tree) {
-  CUDNNENV_TRY_ASSIGN(policy,
-                      choose_launch_policy(arguments.verify.empty() ? std::nullopt : std::optional(arguments.verify),
-                                           context.environment,
-                                           selection.project ? selection.project->verify_on_launch : std::nullopt));
-  const Store& store = context.store();
-  PinCheckOptions check;
-  check.policy = *policy;
-  check.probe_program = probe_program_beside(self);
-  check.cache_file = store.state().pin_checks();
-  check.device = arguments.device;
-  check.environment = environment;
-  if (selection.runtime()) check.runtime_dir = selection.runtime()->resolve(selection.runtime()->layout.library_dir);
-  if (*policy != LaunchPolicy::none) {
-    // The file manifest, for the check of the whole file set: from the store's
-    // folder of the tree, also for an adopted tree (its root is elsewhere; #11).
-    if (auto full = store.full_record(tree); full) tree = *full;
-    if (selection.runtime()) {
-      check.runtime = [&store, runtime = *selection.runtime()]() -> std::optional<TreeRecord> {
-        auto full = store.full_record(runtime);
-        return full ? *full : runtime;
-      };
-    }
-  }
-  return check_pin(tree, check);
 }
 
 // Typed by a user with the shims first on PATH: exec sees through its own
@@ -347,7 +345,8 @@ Result<int> run_exec(const ExecArguments& arguments, const Context& context) {
     log_warning(unprovided->describe() + "; " + unprovided->fix);
   }
   // The check searches the environment the program gets.
-  CUDNNENV_TRY(check_before_start(arguments, context, *selection, self, plan->environment, tree));
+  CUDNNENV_TRY(
+      check_before_start(arguments.verify, arguments.device, context, *selection, self, plan->environment, tree));
   for (const auto& text : plan->notes) {
     note(text);
   }

@@ -89,6 +89,15 @@ DownloadOptions base_download_options(const Context& context, const std::string&
 Result<void> check_locked_runtime(const LockedRuntime& locked, const CudaRelease& release);
 // "linux-x86_64", "linux-sbsa" or "windows-x86_64" (k_lock_platforms) as a Platform.
 Platform platform_named(const std::string& name);
+// The Linux pin's audit module installed beside `program` (cudnnenv).
+std::filesystem::path audit_module_beside(const std::filesystem::path& program);
+// The check before a start (cmd_exec.cpp): `verify` (none, load, conv; empty:
+// CUDNNENV_VERIFY, else the project file's [verify] on_launch, else load) of
+// `tree` as the program would load it with `environment`, on GPU `device`.
+// `tree` gets its full record when a check reads its files.
+Result<void> check_before_start(const std::string& verify, int device, const Context& context,
+                                const Selection& selection, const std::filesystem::path& self,
+                                const util::Environment& environment, TreeRecord& tree);
 
 void register_install(CLI::App& app, Context& context);
 void register_mirror(CLI::App& app, Context& context);
@@ -115,6 +124,7 @@ void register_export(CLI::App& app, Context& context);
 void register_doctor(CLI::App& app, Context& context);
 void register_snapshot(CLI::App& app, Context& context);
 void register_selftest(CLI::App& app, Context& context);
+void register_slurm(CLI::App& app, Context& context);
 
 // Every option and subcommand on `app`, bound to `context`; with `only` (a
 // subcommand's name), the global options and that subcommand's registration

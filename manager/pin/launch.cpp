@@ -295,14 +295,8 @@ Result<std::optional<fs::path>> prepare_fence(const TreeRecord& tree, const fs::
   return std::optional<fs::path>(folder);
 }
 
-Result<LaunchPlan> plan_launch(const LaunchRequest& request) {
-  CUDNNENV_TRY_ASSIGN(program, find_program(request.command, request.environment, request.skip));
-  if (windows_host()) {
-    CUDNNENV_TRY(check_batch_arguments(*program, request.arguments));
-  }
+Result<LaunchPlan> plan_environment(const LaunchRequest& request) {
   LaunchPlan plan;
-  plan.program = *program;
-  plan.arguments = request.arguments;
   plan.environment = request.environment;
   plan.library_dir = request.tree.resolve(request.tree.layout.library_dir);
   plan.report_log = request.report_log;
@@ -397,10 +391,21 @@ Result<LaunchPlan> plan_launch(const LaunchRequest& request) {
   if (!request.report_log.empty()) {
     set("CUDNNENV_AUDIT_LOG", util::to_utf8(request.report_log));
   }
-  plan.notes = pin_notes(plan.program, plan.environment, request.mode);
-  if (windows_host() && !shim::is_batch_file(std::basic_string_view<fs::path::value_type>(plan.program.native()))) {
+  return plan;
+}
+
+Result<LaunchPlan> plan_launch(const LaunchRequest& request) {
+  CUDNNENV_TRY_ASSIGN(program, find_program(request.command, request.environment, request.skip));
+  if (windows_host()) {
+    CUDNNENV_TRY(check_batch_arguments(*program, request.arguments));
+  }
+  CUDNNENV_TRY_ASSIGN(plan, plan_environment(request));
+  plan->program = *program;
+  plan->arguments = request.arguments;
+  plan->notes = pin_notes(plan->program, plan->environment, request.mode);
+  if (windows_host() && !shim::is_batch_file(std::basic_string_view<fs::path::value_type>(plan->program.native()))) {
     // (cmd.exe runs a batch file: what it starts gets no loads of ours.)
-    plan.preload = shadowed_libraries(plan);
+    plan->preload = shadowed_libraries(*plan);
   }
   return plan;
 }

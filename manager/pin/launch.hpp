@@ -99,6 +99,12 @@ struct LaunchPlan {
 // candidates are in `skip` or are the shim itself (a loop).
 Result<LaunchPlan> plan_launch(const LaunchRequest& request);
 
+// The environment part of plan_launch, for a door that starts no program
+// itself (Slurm's task prolog, the SPANK plugin): `environment` and
+// `changes` as the start of any program would get them; no program,
+// arguments, notes or preloads.
+Result<LaunchPlan> plan_environment(const LaunchRequest& request);
+
 // Windows' fence: the cuDNN names of the tree's major (family_libraries)
 // that its folder lacks, each a copy of `fence_dll` (cudnnenv-fence.dll,
 // whose DllMain fails) in a folder under `fences` (the state's). On PATH

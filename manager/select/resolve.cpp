@@ -21,6 +21,8 @@ namespace fs = std::filesystem;
 
 namespace {
 
+constexpr std::string_view k_nothing_selected = "no cuDNN is selected here";
+
 Result<TreeRecord> select(const Store& store, const std::string& text, std::optional<std::string> cuda,
                           Selection& selection) {
   CUDNNENV_TRY_ASSIGN(choice, choose_tree(store, text, cuda));
@@ -395,7 +397,7 @@ Result<Selection> resolve_selection(const Store& store, const SelectionRequest& 
   // A project file that named nothing, and said why (`cudnnn = "9"`): its words in the error.
   std::string why;
   for (const auto& warning : selection.warnings) why += "; " + warning;
-  return make_error("no cuDNN is selected here" + why,
+  return make_error(std::string(k_nothing_selected) + why,
                     "choose one: 'cudnnenv use <version> --global', 'cudnnenv use <version> --local' (writes "
                     ".cudnnenv.toml), or --cudnn <version>",
                     ExitCode::not_found);
@@ -410,6 +412,10 @@ std::vector<fs::path> config_files(const Store& store) {
   if (!store.state_is_own()) files.push_back(store.own().config());
   files.push_back(store.state().config());
   return files;
+}
+
+bool is_nothing_selected(const Error& error) {
+  return error.code == ExitCode::not_found && util::starts_with(error.message, k_nothing_selected);
 }
 
 std::string describe_origin(const Selection& selection) {
@@ -432,6 +438,8 @@ std::string describe_origin(const Selection& selection) {
           return "set by the profile's activate script in this shell";
         case Door::terminal:
           return "set by the terminal profile's script in this shell";
+        case Door::slurm:
+          return "set by Slurm (srun --cudnn, or the task prolog) for this job's task";
       }
       return "";
     case Origin::project_file:

@@ -32,11 +32,12 @@ inline constexpr const char* k_door_variable = "CUDNNENV_ACTIVATED_BY";
 
 // The doors that activate a tree in a shell besides the prompt hook and `use`:
 // `cudnnenv activate` (by hand, or `activate --by DOOR` from a generated script).
-enum class Door { activate, module, conda, direnv, profile, terminal };
-inline constexpr util::Named<Door> k_doors[] = {{Door::activate, "activate"}, {Door::module, "module"},
-                                                {Door::conda, "conda"},       {Door::direnv, "direnv"},
-                                                {Door::profile, "profile"},   {Door::terminal, "terminal"}};
-static_assert(util::covers_each_once(k_doors, 6));
+// Slurm's task prolog and SPANK plugin set it for a job's task the same way.
+enum class Door { activate, module, conda, direnv, profile, terminal, slurm };
+inline constexpr util::Named<Door> k_doors[] = {
+    {Door::activate, "activate"}, {Door::module, "module"},     {Door::conda, "conda"}, {Door::direnv, "direnv"},
+    {Door::profile, "profile"},   {Door::terminal, "terminal"}, {Door::slurm, "slurm"}};
+static_assert(util::covers_each_once(k_doors, 7));
 
 struct Selection {
   TreeRecord tree;
@@ -114,6 +115,10 @@ Error no_tree_for(const Profile& profile);
 // Fails with exit code 3 when nothing is selected or the selection matches
 // no tree; a malformed or untrusted project file is an error, never skipped.
 Result<Selection> resolve_selection(const Store& store, const SelectionRequest& request);
+
+// Whether `error` (of resolve_selection) says that nothing names a cuDNN
+// here at all, rather than that what is named is missing or malformed.
+bool is_nothing_selected(const Error& error);
 
 // "set by --cudnn", "set by /p/.cudnnenv.toml", "set by CUDNNENV_VERSION",
 // "set by the cudnn module ('module load') in this shell", ...

@@ -35,6 +35,45 @@ test_seed() {
   echo "seed $seed (CUDNNENV_TEST_SEED=$seed repeats this run)"
 }
 
+# Property tests' generators (shell_property.sh, slurm.sh; RANDOM seeded by
+# test_seed). Each sets REPLY rather than printing: bash reseeds RANDOM in a
+# subshell, so $(random_value) would not repeat with the seed.
+# Pieces of values: every shell's code syntax, quotes, escapes, expansions,
+# control bytes, letters outside ASCII.
+pieces=("'" '"' '\' '\\' '$HOME' '${HOME}' "\$(touch $WORK/PWNED_v)" "\`touch $WORK/PWNED_v\`" ';' '&' '|' '&&'
+  '%PATH%' '%' '!x!' '!' '^' '(' ')' '<' '>' '*' '?' '~' '{a,b}' '#' ' ' $'\t' $'\n' $'\r' '中文' 'é' '$Env:PATH'
+  "'';" '`n' '--' '-e' '=' 'a' 'Z' '0' $'\e[31m' '$' '{' '}' '[' ']')
+# Pieces of keys that are not variable names.
+bad_keys=('X;touch PWNED_k;#' 'A B' '1A' 'A-B' "\$(touch $WORK/PWNED_k)" 'É' 'A=B' '' 'A.B' 'X`touch PWNED_k`')
+
+random_value() {
+  local n=$((RANDOM % 7)) value='' i
+  for ((i = 0; i < n; i++)); do value+=${pieces[RANDOM % ${#pieces[@]}]}; done
+  REPLY=$value
+}
+random_name() {
+  local letters=ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789_ name=P_ i
+  for ((i = 0; i < RANDOM % 6 + 1; i++)); do name+=${letters:RANDOM % ${#letters}:1}; done
+  REPLY=$name
+}
+# A TOML basic string.
+toml_string() {
+  local s=$1 out='' c i
+  for ((i = 0; i < ${#s}; i++)); do
+    c=${s:i:1}
+    case $c in
+      '\') out+='\\' ;;
+      '"') out+='\"' ;;
+      $'\n') out+='\n' ;;
+      $'\t') out+='\t' ;;
+      $'\r') out+='\r' ;;
+      $'\e') out+='\u001b' ;;
+      *) out+=$c ;;
+    esac
+  done
+  printf '"%s"' "$out"
+}
+
 # expect_eq ACTUAL EXPECTED WHAT
 # launcher_dir STATE TREE PYTHON: where `export launcher|vscode TREE --python PYTHON` puts the launcher
 # (<state>/launchers/<tree>/<first 16 hex digits of the SHA-256 of the interpreter's path>).

@@ -20,42 +20,6 @@ RANDOM=$seed
 make_linux_tree t91 9.1.0 "$FIXTURES/fake-elf64-9.1.0.so"
 "$CUDNNENV" install t91 --name t91 > /dev/null
 
-# Pieces of values: every shell's code syntax, quotes, escapes, expansions,
-# control bytes, letters outside ASCII.
-pieces=("'" '"' '\' '\\' '$HOME' '${HOME}' "\$(touch $WORK/PWNED_v)" "\`touch $WORK/PWNED_v\`" ';' '&' '|' '&&'
-  '%PATH%' '%' '!x!' '!' '^' '(' ')' '<' '>' '*' '?' '~' '{a,b}' '#' ' ' $'\t' $'\n' $'\r' '中文' 'é' '$Env:PATH'
-  "'';" '`n' '--' '-e' '=' 'a' 'Z' '0' $'\e[31m' '$' '{' '}' '[' ']')
-# Pieces of keys that are not variable names.
-bad_keys=('X;touch PWNED_k;#' 'A B' '1A' 'A-B' "\$(touch $WORK/PWNED_k)" 'É' 'A=B' '' 'A.B' 'X`touch PWNED_k`')
-
-random_value() {
-  local n=$((RANDOM % 7)) value='' i
-  for ((i = 0; i < n; i++)); do value+=${pieces[RANDOM % ${#pieces[@]}]}; done
-  printf '%s' "$value"
-}
-random_name() {
-  local letters=ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789_ name=P_ i
-  for ((i = 0; i < RANDOM % 6 + 1; i++)); do name+=${letters:RANDOM % ${#letters}:1}; done
-  printf '%s' "$name"
-}
-# A TOML basic string.
-toml_string() {
-  local s=$1 out='' c i
-  for ((i = 0; i < ${#s}; i++)); do
-    c=${s:i:1}
-    case $c in
-      '\') out+='\\' ;;
-      '"') out+='\"' ;;
-      $'\n') out+='\n' ;;
-      $'\t') out+='\t' ;;
-      $'\r') out+='\r' ;;
-      $'\e') out+='\u001b' ;;
-      *) out+=$c ;;
-    esac
-  done
-  printf '"%s"' "$out"
-}
-
 # The shell's view after evaluating the activation: every P_ variable, sorted, NUL-separated.
 evaluate() {
   local shell=$1
@@ -74,13 +38,16 @@ for shell in bash zsh fish; do
       echo 'cudnn = "t91"'
       echo '[env]'
       for ((k = 0; k < 6; k++)); do
-        name=$(random_name)_$k  # distinct within the file
-        value=$(random_value)
+        random_name
+        name=${REPLY}_$k  # distinct within the file
+        random_value
+        value=$REPLY
         intended[$name]=$value
         printf '%s = %s\n' "$name" "$(toml_string "$value")"
       done
       if ((round % 5 == 4)); then  # one key that is not a variable name
-        printf '%s = "1"\n' "$(toml_string "${bad_keys[RANDOM % ${#bad_keys[@]}]}")"
+        bad_key=${bad_keys[RANDOM % ${#bad_keys[@]}]}
+        printf '%s = "1"\n' "$(toml_string "$bad_key")"
       fi
     } > .cudnnenv.toml
     set +e

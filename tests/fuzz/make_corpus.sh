@@ -9,7 +9,7 @@ fixtures=${2:+$(cd "$2" && pwd)}
 here=$(cd "$(dirname "$0")" && pwd)
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
-for target in zip tar binfmt version toml spec sidecar cmd_script download modulefile doctor snapshot redist kernelspec why lock mirror; do mkdir -p "$out/$target"; done
+for target in zip tar binfmt version toml spec sidecar cmd_script download modulefile doctor snapshot redist kernelspec why lock mirror slurm; do mkdir -p "$out/$target"; done
 
 # A small tree: headers, a library stand-in, a link.
 tree=$work/tree
@@ -167,4 +167,7 @@ printf 'format = 1\n[input]\nplatforms = ["linux-x86_64"]\n[[cudnn]]\nplatform =
 # mirror: an index of a cuDNN archive and a CUDA manifest, and one naming a path out of the mirror.
 printf '{"format": 1, "written_by": "cudnnenv mirror create", "files": [{"path": "compute/cudnn/redist/cudnn/linux-x86_64/a.tar.xz", "size": 123, "sha256": "%064d", "what": "cuDNN 9.1.0.70 (cuda12) for linux-x86_64", "platform": "linux-x86_64"}, {"path": "compute/cuda/redist/redistrib_13.0.2.json", "size": 60000, "sha256": "%064d", "what": "the manifest of CUDA 13.0.2", "cuda_release": "13.0.2"}]}\n' 1 2 > "$out/mirror/index.json"
 printf '{"format": 1, "files": [{"path": "../../etc/passwd", "size": 1, "sha256": "%064d"}]}\n' 3 > "$out/mirror/hostile.json"
+# slurm: a task's environment, then the pin's changes (one with a line break, one name with a space).
+printf 'LD_LIBRARY_PATH=/opt/x\nCUDNNENV_RUNTIME_DIR=/old\n\n+LD_LIBRARY_PATH=/s/t/lib\nCUDNNENV_PIN_DIR=/s/t/lib\n-CUDNNENV_RUNTIME_DIR\n+LD_AUDIT=/usr/lib/cudnnenv/libcudnnenv-audit.so\n' > "$out/slurm/task.txt"
+printf 'A=1\n\nB=x\ry\nC D=1\n' > "$out/slurm/refused.txt"
 echo "seed corpus in $out: $(find "$out" -type f | wc -l) files"
