@@ -77,7 +77,7 @@ static int find_program(void) {
   Dl_info info;
   const char* slash;
   if (setting_program[0]) return 0;
-  if (!dladdr((void*)find_program, &info) || !info.dli_fname || !(slash = strrchr(info.dli_fname, '/'))) {
+  if (!dladdr(setting_program, &info) || !info.dli_fname || !(slash = strrchr(info.dli_fname, '/'))) {
     slurm_error("cudnnenv: cannot tell where cudnnenv_spank.so is: name the program with cudnnenv=PATH");
     return -1;
   }

@@ -62,7 +62,7 @@ Result<int> run_adopt(const AdoptArguments& arguments, const Context& context) {
                                  ? "CUDA " + (runtime->cuda ? runtime->cuda->str() : std::string("?")) + " runtime"
                                  : std::string(component(*kind).noun) + " " + runtime->version.str();
     print("adopted '" + runtime->name + "': " + what + ", " + std::to_string(runtime->files.size()) +
-          " library files stay in " +
+          (runtime->files.size() == 1 ? " library file stays in " : " library files stay in ") +
           (runtime->location ? util::to_utf8(runtime->resolve(runtime->layout.library_dir))
                              : runtime->source.path + " (linked from one folder, " +
                                    util::to_utf8(runtime->resolve(runtime->layout.library_dir)) + ")") +

@@ -4,12 +4,14 @@
 
 #include "cli/context.hpp"
 #include "cli/output.hpp"
+#include "integrate/cdi.hpp"
 #include "integrate/conda.hpp"
 #include "integrate/kernelspec.hpp"
 #include "integrate/launcher.hpp"
 #include "integrate/modulefile.hpp"
 #include "integrate/terminal.hpp"
 #include "pin/shims.hpp"
+#include "select/activation.hpp"
 #include "util/fs.hpp"
 #include "util/text.hpp"
 
@@ -290,6 +292,68 @@ Result<int> run_terminal(const TerminalArguments& arguments, const Context& cont
   return 0;
 }
 
+struct CdiArguments {
+  std::vector<std::string> specs;
+  bool all = false;
+  std::string output = "/etc/cdi";
+};
+
+// A device for a spec as exec would pin it: named by the profile it names,
+// else by the tree it chose.
+Result<CdiDevice> cdi_device(const std::string& spec, const Context& context) {
+  CUDNNENV_TRY_ASSIGN(selection, context.selection(context.request(spec)));
+  const bool profile = selection->profile && selection->profile->name == spec;
+  return CdiDevice{profile ? spec : selection->tree.name, selection->tree, selection->beside_trees(),
+                   profile ? selection_variables(*selection) : std::vector<std::pair<std::string, std::string>>{}};
+}
+
+Result<int> run_cdi(const CdiArguments& arguments, const Context& context) {
+  if (host_platform().os != Os::linux) {
+    return make_error("CDI devices are for Linux containers", "run 'cudnnenv export cdi' on the Linux host",
+                      ExitCode::usage);
+  }
+  if (arguments.all == !arguments.specs.empty()) {
+    return make_error("give trees or profiles, or --all", "cudnnenv export cdi --all -o /etc/cdi", ExitCode::usage);
+  }
+  std::vector<CdiDevice> devices;
+  if (arguments.all) {
+    const auto listing = context.store().list();
+    for (auto& module : store_modules(listing)) {
+      if (!is_cdi_name(module.tree.name)) {
+        log_warning("the tree '" + util::printable(module.tree.name) +
+                    "' has a name CDI cannot take as a device's: not exported");
+        continue;
+      }
+      devices.push_back({module.tree.name, module.tree, module.beside, {}});
+    }
+    // Each profile an installed tree runs, as exec --cudnn PROFILE pins it.
+    CUDNNENV_TRY_ASSIGN(profiles, all_profiles(host_platform().os, config_files(context.store())));
+    for (const auto& profile : *profiles) {
+      if (!satisfying_tree(profile, listing.trees)) continue;
+      if (auto device = cdi_device(profile.name, context); device && is_cdi_name(device->tree.name)) {
+        devices.push_back(std::move(*device));
+      }
+    }
+    if (devices.empty()) {
+      return make_error("the store '" + util::to_utf8(context.store().root()) + "' has no tree to export",
+                        "install one first: cudnnenv install 9.19", ExitCode::not_found);
+    }
+  }
+  for (const auto& spec : arguments.specs) {
+    CUDNNENV_TRY_ASSIGN(device, cdi_device(spec, context));
+    devices.push_back(std::move(*device));
+  }
+  CUDNNENV_TRY_ASSIGN(text, cdi_spec(devices, audit_module_beside(util::current_executable())));
+  CUDNNENV_TRY_ASSIGN(changes, write_cdi_spec(util::path_from_utf8(arguments.output), *text));
+  print_changes(*changes);
+  std::vector<std::string> names;
+  for (const auto& device : devices) names.push_back(device.name);
+  print("devices: " + util::join(names, ", ") + "\n");
+  print_note("note: podman run --device " + std::string(k_cdi_kind) + "=" + devices.front().name +
+             " IMAGE ...; export again after installing or removing a tree ('cudnnenv doctor' finds a stale one)");
+  return 0;
+}
+
 }  // namespace
 
 void register_export(CLI::App& app, Context& context) {
@@ -313,6 +377,24 @@ void register_export(CLI::App& app, Context& context) {
   sub->callback([modulefile, &context] {
     context.action = [modulefile, &context] { return run_modulefile(*modulefile, context); };
   });
+
+  auto cdi = std::make_shared<CdiArguments>();
+  CLI::App* cdi_command = command->add_subcommand(
+      "cdi", "a CDI spec (podman, containerd, Docker, CRI-O): a device per tree and profile, pinned in the container");
+  cdi_command->add_option("specs", cdi->specs, "trees or profiles to export (each a device)");
+  cdi_command->add_flag("--all", cdi->all, "every tree of the store and every profile one runs");
+  cdi_command->add_option("-o,--output", cdi->output, "the folder CDI reads (default: /etc/cdi; also /var/run/cdi)");
+  cdi_command->footer(
+      "A device bind-mounts its trees read-only at /opt/cudnnenv/<tree> and the audit module, and sets\n"
+      "CUDNNENV_PIN_DIR, CUDNNENV_RUNTIME_DIR and LD_AUDIT: a glibc program in the container loads exactly\n"
+      "that tree. It sets no LD_LIBRARY_PATH (a CDI variable replaces the image's own). musl images ignore\n"
+      "LD_AUDIT. Export again after installing or removing trees.\n"
+      "\n"
+      "Examples:\n"
+      "  sudo cudnnenv export cdi --all\n"
+      "  podman run --device cudnnenv.dev/cudnn=9.19.0.56-cuda13 IMAGE python train.py\n"
+      "  podman run --device cudnnenv.dev/cudnn=tf2.5 IMAGE python train.py     the profile's runtime too");
+  cdi_command->callback([cdi, &context] { context.action = [cdi, &context] { return run_cdi(*cdi, context); }; });
 
   auto conda = std::make_shared<CondaArguments>();
   CLI::App* conda_command = command->add_subcommand(

@@ -164,7 +164,7 @@ void register_slurm(CLI::App& app, Context& context) {
   slurm->footer(
       "Examples:\n"
       "  srun --task-prolog=\"$(command -v cudnnenv-task-prolog)\" -N2 python train.py\n"
-      "  srun --cudnn=9.19 -N2 python train.py      with the SPANK plugin (README: On a cluster)\n"
+      "  srun --cudnn=9.19 -N2 python train.py      with the SPANK plugin (README: Slurm)\n"
       "  cudnnenv slurm health --drain               HealthCheckProgram: drain a node whose trees broke");
 
   auto prolog = std::make_shared<TaskPrologArguments>();

@@ -5,6 +5,7 @@
 #include <system_error>
 
 #include "discover/dependencies.hpp"
+#include "integrate/cdi.hpp"
 #include "pin/launch.hpp"
 #include "select/framework.hpp"
 #include "store/layout.hpp"
@@ -1359,6 +1360,69 @@ DoctorCheck check_verify(const Facts& facts, const DoctorOptions& doctor_options
   return check;
 }
 
+// cudnnenv's CDI specs: each device's mounts still there, and each tree it
+// mounts still the one exported (its name, installed at the same time).
+DoctorCheck check_cdi(const Facts& facts) {
+  const std::string id = "cdi";
+  std::vector<std::string> details;
+  std::vector<std::string> stale;  // the spec files to write again
+  std::size_t devices = 0;
+  for (const auto& [file, text] : facts.cdi_specs) {
+    auto records = read_cdi_spec(text);
+    if (!records) {
+      details.push_back(util::to_utf8(file) + ": not read: " + records.error().message);
+      continue;
+    }
+    bool bad = false;
+    for (const auto& device : *records) {
+      ++devices;
+      for (const auto& path : device.host_paths) {
+        std::error_code ec;
+        if (!fs::exists(util::path_from_utf8(path), ec)) {
+          details.push_back(device.name + ": '" + util::printable(path) + "' it mounts is gone");
+          bad = true;
+        }
+      }
+      for (const auto& [name, installed_at] : device.trees) {
+        const TreeRecord* tree = nullptr;
+        for (const auto* list : {&facts.trees, &facts.beside}) {
+          for (const auto& each : *list) {
+            if (each.name == name && tree == nullptr) tree = &each;
+          }
+        }
+        if (tree == nullptr) {
+          details.push_back(device.name + ": the tree '" + util::printable(name) + "' is no longer in the store");
+          bad = true;
+        } else if (tree->installed_at != installed_at) {
+          details.push_back(device.name + ": the tree '" + util::printable(name) + "' was installed again (" +
+                            tree->installed_at + ") after the export (" + util::printable(installed_at) + ")");
+          bad = true;
+        }
+      }
+    }
+    if (bad) stale.push_back(util::to_utf8(file.parent_path()));
+  }
+  if (devices == 0 && details.empty()) {
+    return check(id, DoctorStatus::skip, "no CDI spec of cudnnenv's in /etc/cdi or /var/run/cdi");
+  }
+  DoctorCheck result;
+  if (stale.empty()) {
+    result = check(id, DoctorStatus::ok,
+                   std::to_string(devices) + " CDI device" + (devices == 1 ? "" : "s") + " of " +
+                       std::string(k_cdi_kind) + ": each tree as exported");
+  } else {
+    std::vector<std::string> fixes;
+    for (const auto& folder : stale) fixes.push_back("cudnnenv export cdi --all -o " + command_word(folder, Os::linux));
+    result = problem(id, DoctorStatus::fail, "a CDI spec of cudnnenv's names trees the store no longer has as exported",
+                     "'podman run --device " + std::string(k_cdi_kind) +
+                         "=...' fails to mount, or the container loads a tree other than the one exported",
+                     "a tree was removed or installed again after 'cudnnenv export cdi' wrote the spec",
+                     util::join(fixes, " && "));
+  }
+  result.details = details;
+  return result;
+}
+
 std::vector<DoctorCheck> run_checks(const Facts& facts, const DoctorOptions& options) {
   std::vector<DoctorCheck> checks = {check_selection(facts),
                                      check_driver(facts),
@@ -1379,7 +1443,8 @@ std::vector<DoctorCheck> run_checks(const Facts& facts, const DoctorOptions& opt
                                      check_path_entries(facts),
                                      check_kernels(facts),
                                      check_vscode(facts),
-                                     check_frameworks(facts)};
+                                     check_frameworks(facts),
+                                     check_cdi(facts)};
   if (options.verify) checks.push_back(check_verify(facts, options));
   return checks;
 }

@@ -31,7 +31,7 @@ struct DoctorCheck {
 
 struct DoctorOptions {
   bool deep = false;  // integrity: hash every file (verify's files level) instead of comparing sizes
-  // Adds a 17th check, `verify`: verify --level conv of the selected tree,
+  // Adds a last check, `verify`: verify --level conv of the selected tree,
   // its library loaded by `probe_program` (cudnnenv-probe).
   bool verify = false;
   std::filesystem::path probe_program;

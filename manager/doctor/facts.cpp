@@ -546,6 +546,23 @@ std::optional<VscodeInfo> find_vscode(const fs::path& folder, const fs::path& la
   return std::nullopt;
 }
 
+// The JSON spec files of the folders CDI engines read, up to 1 MiB each.
+std::vector<std::pair<fs::path, std::string>> find_cdi_specs() {
+  std::vector<std::pair<fs::path, std::string>> specs;
+  for (const fs::path folder : {"/etc/cdi", "/var/run/cdi"}) {
+    std::error_code ec;
+    std::vector<fs::path> files;
+    for (fs::directory_iterator it(folder, ec), end; !ec && it != end; it.increment(ec)) {
+      if (it->path().extension() == ".json" && it->is_regular_file(ec)) files.push_back(it->path());
+    }
+    std::sort(files.begin(), files.end());
+    for (const auto& file : files) {
+      if (auto text = util::read_file(file, 1 << 20)) specs.emplace_back(file, std::move(*text));
+    }
+  }
+  return specs;
+}
+
 }  // namespace
 
 Facts collect_facts(const FactsRequest& request) {
@@ -560,6 +577,7 @@ Facts collect_facts(const FactsRequest& request) {
     facts.beside = listing.beside;
     facts.kernels = find_kernels(request.environment, request.platform.os);
     facts.vscode = find_vscode(request.selection.working_directory, request.store->state().launchers());
+    if (request.platform.os == Os::linux) facts.cdi_specs = find_cdi_specs();
     facts.damaged_trees = listing.damaged;
     auto selection = resolve_selection(*request.store, request.selection);
     if (selection) {

@@ -121,6 +121,9 @@ struct Facts {
   std::vector<RuntimeFile> vc_runtime;  // Windows: msvcp140.dll, vcruntime140.dll in System32
   std::vector<KernelInfo> kernels;      // Jupyter's kernelspecs
   std::optional<VscodeInfo> vscode;     // the VS Code workspace here, if any
+  // Linux: the CDI spec files where container engines look (/etc/cdi,
+  // /var/run/cdi), each with its text; those of cudnnenv's kind are checked.
+  std::vector<std::pair<std::filesystem::path, std::string>> cdi_specs;
 };
 
 struct FactsRequest {

@@ -9,7 +9,7 @@ fixtures=${2:+$(cd "$2" && pwd)}
 here=$(cd "$(dirname "$0")" && pwd)
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
-for target in zip tar binfmt version toml spec sidecar cmd_script download modulefile doctor snapshot redist kernelspec why lock mirror slurm; do mkdir -p "$out/$target"; done
+for target in zip tar binfmt version toml spec sidecar cmd_script download modulefile doctor snapshot redist kernelspec why lock mirror slurm cdi; do mkdir -p "$out/$target"; done
 
 # A small tree: headers, a library stand-in, a link.
 tree=$work/tree
@@ -170,4 +170,7 @@ printf '{"format": 1, "files": [{"path": "../../etc/passwd", "size": 1, "sha256"
 # slurm: a task's environment, then the pin's changes (one with a line break, one name with a space).
 printf 'LD_LIBRARY_PATH=/opt/x\nCUDNNENV_RUNTIME_DIR=/old\n\n+LD_LIBRARY_PATH=/s/t/lib\nCUDNNENV_PIN_DIR=/s/t/lib\n-CUDNNENV_RUNTIME_DIR\n+LD_AUDIT=/usr/lib/cudnnenv/libcudnnenv-audit.so\n' > "$out/slurm/task.txt"
 printf 'A=1\n\nB=x\ry\nC D=1\n' > "$out/slurm/refused.txt"
+# cdi: a spec of cudnnenv's kind as export writes it, and another vendor's.
+printf '{"cdiVersion": "0.5.0", "kind": "cudnnenv.dev/cudnn", "devices": [{"name": "t91", "containerEdits": {"env": ["CUDNNENV_PIN_DIR=/opt/cudnnenv/t91/lib", "CUDNNENV_CDI_TREES=t91@2026-12-06T07:21:36Z,cuda-12@2026-12-06T07:21:37Z"], "mounts": [{"hostPath": "/s/t91", "containerPath": "/opt/cudnnenv/t91", "options": ["ro", "bind"]}]}}]}\n' > "$out/cdi/ours.json"
+printf '{"cdiVersion": "0.5.0", "kind": "nvidia.com/gpu", "devices": [{"name": "0", "containerEdits": {"deviceNodes": [{"path": "/dev/nvidia0"}]}}]}\n' > "$out/cdi/nvidia.json"
 echo "seed corpus in $out: $(find "$out" -type f | wc -l) files"
