@@ -6,7 +6,9 @@
 #    dies in Wine's own start-up, before the program's first instruction
 #    (ntdll's NtCreateUserProcess: the child never reported success);
 #    cudnnenv and its tests then say "cannot start '...': Internal error"
-#    (seen in the unit tests, twice in CI runs);
+#    (seen in the unit tests, twice in CI runs); Wine's cmd then says
+#    "ShellExecuteEx failed: Internal error." (seen once here, in
+#    e2e_wine_security: load-cudnn.exe, started fine in the rounds before);
 #  - Wine's cmd says "Can't recognize '...' as an internal or external
 #    command" whenever CreateProcess fails, also for a program named by its
 #    full path that exists (seen once in CI, in e2e_wine_terminal: a test
@@ -36,7 +38,8 @@ wine_start_failure() {
   [ -n "$line" ] && { printf '%s\n' "$line"; return 0; }
   kept=$(sed -n 's/^test data kept in //p' "$log" | tail -n 1)
   [ -n "$kept" ] && [ -d "$kept" ] && places+=("$kept")
-  line=$(grep -rIh -m 1 -e "cannot start '.*': Internal error" "${places[@]}" 2> /dev/null | head -n 1)
+  line=$(grep -rIh -m 1 -e "cannot start '.*': Internal error" -e "ShellExecuteEx failed: Internal error" \
+    "${places[@]}" 2> /dev/null | head -n 1)
   [ -n "$line" ] && { printf '%s\n' "$line"; return 0; }
   while IFS= read -r line; do
     path=$(printf '%s' "$line" | grep -oP "Can't recognize '\"?\K[A-Za-z]:\\\\[^\"']*?\.exe" | head -n 1)

@@ -20,6 +20,8 @@ case "\$1:\$n" in
   missing:*) printf "Can't recognize '\"$(win "$work/absent.exe" | sed 's/\\/\\\\\\\\/g')\" --env X ' as an internal or external command, or batch script.\r\n" > "\$kept/err"
              echo "FAIL: x"; echo "test data kept in \$kept"; exit 1 ;;
   internal:*) echo "cannot start 'Z:\\\\a.exe': Internal error"; exit 3 ;;
+  shell:0) printf 'Application could not be started, or no application associated with the specified file.\nShellExecuteEx failed: Internal error.\r\n' > "\$kept/check.out"
+           echo "FAIL: cmd ended with an error"; echo "test data kept in \$kept"; exit 1 ;;
   silent:0) echo "wine_console: Wine's console wrote not a byte to the terminal (cmd exited 0)" >&2
             echo "FAIL: the error is shown: cmd exited 0 and showed nothing"; exit 1 ;;
   other:*) echo "FAIL: something else"; exit 1 ;;
@@ -44,6 +46,7 @@ check() {  # MODE EXPECTED_RC EXPECTED_RUNS
 check recognize 0 2  # cmd could not start a program that is there: once more, and the second run decides
 check missing 1 1    # the program is not there: a real failure
 check internal 3 2   # Wine's STATUS_INTERNAL_ERROR: once more, and a second failure stays a failure
+check shell 0 2     # Wine's cmd: ShellExecuteEx's internal error, in a kept file: once more, the second decides
 check silent 0 2     # Wine's console gave the terminal not a byte: once more, and the second run decides
 check other 1 1      # any other failure
 check skip 77 1      # a skip is not rerun

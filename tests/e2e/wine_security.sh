@@ -155,7 +155,8 @@ for ((round = 0; round < ${PROPERTY_ROUNDS:-12}; round++)); do
     # Windows (wine_activation.sh says the same): with '!' in a value, /v:on
     # is shown by the unit test of the escaped line, not here.
     if [ $mode = on ] && [[ "${values[*]}" == *'!'* ]]; then continue; fi
-    script -qec "$WINE cmd /v:$mode /c check.bat > check.out" /dev/null > /dev/null 2>&1 < /dev/null
+    script -qec "$WINE cmd /v:$mode /c check.bat > check.out" /dev/null > /dev/null 2>&1 < /dev/null ||
+      fail "cmd /v:$mode round $round: cmd ended with an error: $(tr -d '\r' < check.out)"
     if ((round % 4 == 3)); then
       grep -q '^refused' <(tr -d '\r' < check.out) || fail "cmd round $round: a value with a double quote was not refused: $(cat check.out)"
       refused=$((refused + 1))
