@@ -166,6 +166,13 @@ Result<int> run_available_cuda(const ListArguments& arguments, const Context& co
   return 0;
 }
 
+// After a tree's location: adopted; with a personal store over a shared one, whose it is.
+std::string marks(const TreeRecord& tree, const Store& store) {
+  std::string text = tree.location ? " (adopted)" : "";
+  if (store.personal_root()) text += tree.personal ? " (yours)" : " (shared)";
+  return text;
+}
+
 Result<int> run_list(const ListArguments& arguments, const Context& context) {
   if (arguments.available && arguments.spec == "cuda") {
     return run_available_cuda(arguments, context);
@@ -209,7 +216,7 @@ Result<int> run_list(const ListArguments& arguments, const Context& context) {
       rows.push_back(
           {tree.name, tree.version.str(), tree.cuda ? tree.cuda->str() : "?", describe(tree.platform),
            util::human_size(tree.total_size()),
-           util::to_utf8(tree.root) + (tree.location ? " (adopted)" : "") +
+           util::to_utf8(tree.root) + marks(tree, store) +
                (changed.empty()
                     ? ""
                     : "  DAMAGED: '" + changed.front() + "'" +
@@ -237,7 +244,7 @@ Result<int> run_list(const ListArguments& arguments, const Context& context) {
       }
       rows.push_back({tree.name, tree.cuda ? tree.version.str() : "?", std::to_string(libraries),
                       describe(tree.platform), util::human_size(tree.total_size()),
-                      util::to_utf8(tree.root) + (tree.location ? " (adopted)" : "") +
+                      util::to_utf8(tree.root) + marks(tree, store) +
                           (changed.empty() ? "" : "  DAMAGED: '" + changed.front() + "' missing or changed")});
     }
     print_table(rows);

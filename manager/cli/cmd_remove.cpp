@@ -66,8 +66,9 @@ Result<int> run_remove(const RemoveArguments& arguments, const Context& context)
   // An adopted tree's files stay where they are; one adopted from split
   // wheels is a store folder of links to them, which goes.
   const bool adopted = tree->location || tree->source.kind == "adopted";
-  // Before any warning or question: a store this user cannot write has nothing to confirm.
-  CUDNNENV_TRY(store.check_writable((adopted ? "forget '" : "remove '") + tree->name + "'"));
+  // Before any warning or question: a store this user cannot write has nothing to confirm
+  // (the user's own trees over a shared store are in the user's).
+  if (!tree->personal) CUDNNENV_TRY(store.check_writable((adopted ? "forget '" : "remove '") + tree->name + "'"));
   std::string what = adopted ? "forget adopted tree '" + tree->name + "' (its files in " +
                                    (tree->location ? util::to_utf8(tree->root) : tree->source.path) + " stay)"
                              : "delete '" + tree->name + "' (" + util::human_size(tree->total_size()) + " in " +

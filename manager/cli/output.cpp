@@ -203,6 +203,7 @@ Json tree_to_json(const TreeRecord& record) {
                             ? Json(nullptr)
                             : Json(util::to_utf8(record.resolve(record.layout.include_dir)));
   tree["adopted"] = record.location.has_value();
+  tree["personal"] = record.personal;
   tree["installed_at"] = or_null(record.installed_at);
   tree["source"] = Json{{"kind", or_null(record.source.kind)},
                         {"path", or_null(record.source.path)},

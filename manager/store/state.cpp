@@ -56,6 +56,14 @@ fs::path StatePaths::terminal(const std::string& name) const {
   return folder / "terminals" / util::path_from_utf8(name);
 }
 
+bool user_can_write(const fs::path& root) {
+  const fs::path own = root / layout::k_own_folder;
+  std::error_code ec;
+  const bool exists = fs::exists(own, ec);
+  return (exists && util::is_writable_directory(own)) || (!exists && !fs::exists(root, ec)) ||
+         (!exists && util::is_writable_directory(root));
+}
+
 Result<fs::path> state_folder_for(const fs::path& root, const util::Environment& environment, Os os) {
   const auto absolute = [&](const char* variable) -> std::optional<fs::path> {
     auto value = environment.get(variable);
@@ -72,12 +80,7 @@ Result<fs::path> state_folder_for(const fs::path& root, const util::Environment&
     return util::path_from_utf8(*chosen);
   }
   const fs::path own = root / layout::k_own_folder;
-  std::error_code ec;
-  const bool exists = fs::exists(own, ec);
-  if ((exists && util::is_writable_directory(own)) || (!exists && !fs::exists(root, ec)) ||
-      (!exists && util::is_writable_directory(root))) {
-    return own;
-  }
+  if (user_can_write(root)) return own;
   // A store this user cannot write (a shared one): this user's own folder.
   const auto refused = [&](const std::string& what) {
     return make_error("the store '" + util::to_utf8(root) + "' is not writable here and " + what +

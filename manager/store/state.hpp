@@ -45,6 +45,10 @@ struct StatePaths {
   std::filesystem::path terminal(const std::string& name) const;
 };
 
+// Whether this user can write the store at `root` (its .cudnnenv folder, or
+// the root to create it in, or no root yet to create).
+bool user_can_write(const std::filesystem::path& root);
+
 // The state folder of a user of the store at `root`: CUDNNENV_STATE_DIR, else
 // <root>/.cudnnenv when this user can write it (or can create it), else the
 // user's own ($XDG_STATE_HOME/cudnnenv, ~/.local/state/cudnnenv with HOME,

@@ -618,8 +618,14 @@ Result<void> check_tree_name(const std::string& name) {
   return {};
 }
 
-Store::Store(fs::path root, std::optional<fs::path> state)
-    : m_root(std::move(root)), m_state{state ? std::move(*state) : m_root / layout::k_own_folder} {}
+Store::Store(fs::path root, std::optional<fs::path> state, std::optional<fs::path> personal)
+    : m_root(std::move(root)),
+      m_state{state ? std::move(*state) : m_root / layout::k_own_folder},
+      m_personal(std::move(personal)) {}
+
+Store Store::personal_store() const {
+  return m_personal ? Store(*m_personal, m_state.folder) : *this;
+}
 
 fs::path Store::state_dir() const {
   return m_root / layout::k_own_folder;
@@ -627,7 +633,32 @@ fs::path Store::state_dir() const {
 
 Result<Store> Store::open(fs::path root, const util::Environment& environment, Os os) {
   CUDNNENV_TRY_ASSIGN(state, state_folder_for(root, environment, os));
-  return Store(std::move(root), std::move(*state));
+  // Another user's store this user cannot write: the user's own over it (a
+  // store of this user's made read-only, by a mount, stays just that).
+  std::optional<fs::path> personal;
+  if (!user_can_write(root) && !util::owned_by_this_user(root)) {
+    if (auto mine = personal_root_for(environment, os)) {
+      std::error_code ec;
+      if (*mine != root && !fs::equivalent(*mine, root, ec)) personal = std::move(*mine);
+    }
+  }
+  return Store(std::move(root), std::move(*state), std::move(personal));
+}
+
+std::optional<fs::path> Store::personal_root_for(const util::Environment& environment, Os os) {
+  const auto absolute = [&](const char* variable) -> std::optional<fs::path> {
+    auto value = environment.get(variable);
+    if (!value || value->empty() || !util::path_from_utf8(*value).is_absolute()) return std::nullopt;
+    return util::path_from_utf8(*value);
+  };
+  if (os == Os::windows) {
+    if (auto local = absolute("LOCALAPPDATA")) return *local / "cudnnenv" / "trees";
+    return std::nullopt;
+  }
+  if (auto data = absolute("XDG_DATA_HOME")) return *data / "cudnnenv";
+  if (auto home = absolute("HOME")) return *home / ".local" / "share" / "cudnnenv";
+  if (auto home = util::account_home_folder()) return *home / ".local" / "share" / "cudnnenv";
+  return std::nullopt;
 }
 
 fs::path Store::default_root(const util::Environment& environment, Os os) {
@@ -702,11 +733,19 @@ Result<InstallOutcome> unless_root_vanished(const fs::path& root,
 }  // namespace
 
 Result<InstallOutcome> Store::install(const fs::path& source_path, const InstallOptions& options) {
+  if (m_personal) {
+    m_identities.reset();
+    return personal_store().install(source_path, options);
+  }
   return unless_root_vanished(m_root, [&] { return install_source(source_path, options); });
 }
 
 Result<InstallOutcome> Store::install_component(const std::vector<ComponentArchive>& archives,
                                                 const ComponentInstallOptions& options) {
+  if (m_personal) {
+    m_identities.reset();
+    return personal_store().install_component(archives, options);
+  }
   return unless_root_vanished(m_root, [&] { return install_component_archives(archives, options); });
 }
 
@@ -809,6 +848,10 @@ Result<util::FileLock> Store::adoption_lock() const {
 }
 
 Result<TreeRecord> Store::adopt(const fs::path& directory, const AdoptOptions& options) {
+  if (m_personal) {
+    m_identities.reset();
+    return personal_store().adopt(directory, options);
+  }
   const AtScopeEnd forget_listing([this] { m_identities.reset(); });  // the store changes
   CUDNNENV_TRY_ASSIGN(found, locate_adopted(directory, options.platform.os));
   // "Already adopted" is decided and acted on under one lock: parallel adopts of one copy register it once.
@@ -971,9 +1014,36 @@ std::vector<TreeRecord> Listing::of(TreeKind kind) const {
 
 Listing Store::list(RecordPart part) const {
   if (part == RecordPart::identity && m_identities) return *m_identities;
+  Listing listing = list_folder(m_root, part);
+  if (m_personal) {
+    // The user's trees first, each shadowing a tree of the same name.
+    Listing mine = list_folder(*m_personal, part);
+    for (auto* list : {&mine.trees, &mine.beside}) {
+      for (auto& tree : *list) tree.personal = true;
+    }
+    const auto shadowed = [&mine](const TreeRecord& tree) {
+      for (const auto* list : {&mine.trees, &mine.beside}) {
+        for (const auto& each : *list) {
+          if (each.name == tree.name) return true;
+        }
+      }
+      return false;
+    };
+    for (auto* list : {&listing.trees, &listing.beside}) {
+      list->erase(std::remove_if(list->begin(), list->end(), shadowed), list->end());
+    }
+    listing.trees.insert(listing.trees.begin(), mine.trees.begin(), mine.trees.end());
+    listing.beside.insert(listing.beside.begin(), mine.beside.begin(), mine.beside.end());
+    listing.damaged.insert(listing.damaged.end(), mine.damaged.begin(), mine.damaged.end());
+  }
+  if (part == RecordPart::identity) m_identities = listing;
+  return listing;
+}
+
+Listing Store::list_folder(const fs::path& root, RecordPart part) const {
   Listing listing;
   std::error_code ec;
-  for (const auto& entry : util::directory_entries(m_root)) {
+  for (const auto& entry : util::directory_entries(root)) {
     const std::string name = util::to_utf8(entry.path.filename());
     if (name.empty() || name.front() == '.' || !entry.is_directory) {
       continue;
@@ -1001,7 +1071,6 @@ Listing Store::list(RecordPart part) const {
     return order_a != order_b ? order_a < order_b : newest_first(a, b);
   });
   std::sort(listing.unmanaged.begin(), listing.unmanaged.end());
-  if (part == RecordPart::identity) m_identities = listing;
   return listing;
 }
 
@@ -1029,6 +1098,11 @@ Result<TreeRecord> Store::find(const std::string& spec) const {
 }
 
 Result<TreeRecord> Store::full_record(const TreeRecord& tree) const {
+  if (m_personal && tree.personal) {
+    auto record = read_record(*m_personal / util::path_from_utf8(tree.name));
+    if (record) record->personal = true;
+    return record;
+  }
   return read_record(m_root / util::path_from_utf8(tree.name));
 }
 
@@ -1037,6 +1111,13 @@ Result<void> Store::check_writable(const std::string& what) const {
   const fs::path own = state_dir();
   for (const fs::path& folder : {m_root, own}) {
     if (fs::exists(folder, ec) && !util::is_writable_directory(folder)) {
+      if (m_personal) {
+        const auto owner = util::owner_name(m_root);
+        return make_error("cannot " + what + ": the store '" + util::to_utf8(m_root) + "' belongs to " +
+                              (owner ? *owner : std::string("another user")) + ": your own trees go to '" +
+                              util::to_utf8(*m_personal) + "'",
+                          "ask whoever manages that store; install or adopt a tree of your own, and it is yours");
+      }
       return make_error("cannot " + what + ": the store '" + util::to_utf8(m_root) + "' is read-only for this user ('" +
                             util::to_utf8(folder) + "' cannot be written)",
                         "ask whoever manages that store, or use a store of your own (--root or CUDNNENV_ROOT)");
@@ -1047,6 +1128,7 @@ Result<void> Store::check_writable(const std::string& what) const {
 
 Result<void> Store::remove(const TreeRecord& record) {
   const AtScopeEnd forget_listing([this] { m_identities.reset(); });  // the store changes
+  if (m_personal && record.personal) return personal_store().remove(record);
   CUDNNENV_TRY(prepare());
   CUDNNENV_TRY_ASSIGN(lock, util::FileLock::acquire(state_dir() / "locks" / (record.name + ".lock")));
   // Holding the lock: a remove that raced with ours and won has left nothing.
@@ -1158,6 +1240,10 @@ Result<InstallOutcome> Store::install_component_archives(const std::vector<Compo
 }
 
 Result<TreeRecord> Store::adopt_component(TreeKind kind, const fs::path& directory, const AdoptOptions& options) {
+  if (m_personal) {
+    m_identities.reset();
+    return personal_store().adopt_component(kind, directory, options);
+  }
   const AtScopeEnd forget_listing([this] { m_identities.reset(); });  // the store changes
   const ComponentTrees& kind_of = *component(kind).trees;
   std::error_code ec;

@@ -92,11 +92,24 @@ struct Listing {
 
 class Store {
  public:
-  // `state`: this user's state folder; default <root>/.cudnnenv.
-  explicit Store(std::filesystem::path root, std::optional<std::filesystem::path> state = std::nullopt);
+  // `state`: this user's state folder; default <root>/.cudnnenv. `personal`:
+  // this user's own store over `root`, which this user cannot write.
+  explicit Store(std::filesystem::path root, std::optional<std::filesystem::path> state = std::nullopt,
+                 std::optional<std::filesystem::path> personal = std::nullopt);
 
-  // The store at `root` with this user's state folder (state_folder_for).
+  // The store at `root` with this user's state folder (state_folder_for) and,
+  // when this user cannot write it (a cluster's shared store), the user's
+  // personal store over it (personal_root_for), as pyenv has system and user
+  // versions: list and every lookup see the user's trees first, each marked
+  // (TreeRecord::personal), a tree of the user's shadowing one of the same
+  // name; install and adopt go there, and remove of the user's trees works.
   static Result<Store> open(std::filesystem::path root, const util::Environment& environment, Os os);
+
+  // This user's own store: $XDG_DATA_HOME/cudnnenv, else ~/.local/share/cudnnenv
+  // (%LOCALAPPDATA%\cudnnenv\trees on Windows); nothing without an absolute folder.
+  static std::optional<std::filesystem::path> personal_root_for(const util::Environment& environment, Os os);
+  // The personal store over this one, if any.
+  const std::optional<std::filesystem::path>& personal_root() const { return m_personal; }
 
   // CUDNNENV_ROOT, else C:\libs on Windows, else $XDG_DATA_HOME/cudnnenv,
   // else ~/.local/share/cudnnenv.
@@ -193,8 +206,14 @@ class Store {
   // `base`, else `base-2`, `base-3`...: the first no folder of the store has.
   std::string free_tree_name(const std::string& base) const;
 
+  // The store that takes this user's writes: the personal one when there is one.
+  Store personal_store() const;
+  // The trees of the folder `root` (this store's, or the personal one's).
+  Listing list_folder(const std::filesystem::path& root, RecordPart part) const;
+
   std::filesystem::path m_root;
   StatePaths m_state;
+  std::optional<std::filesystem::path> m_personal;
   mutable std::optional<Listing> m_identities;
 };
 

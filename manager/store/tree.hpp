@@ -88,6 +88,8 @@ struct TreeRecord {
 
   // Where the tree's files are: the store folder, or the adopted location.
   std::filesystem::path root;
+  // Listed from this user's personal store over a shared one (Store::open); not recorded.
+  bool personal = false;
 
   std::uint64_t total_size() const;
   std::filesystem::path resolve(const std::string& relative) const;

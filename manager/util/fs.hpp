@@ -236,6 +236,13 @@ class FileLock {
 // attribute only). False when it does not exist.
 bool is_writable_directory(const std::filesystem::path& path);
 
+// The account name of the owner of `path` (POSIX); nothing on Windows or
+// when it cannot be told.
+std::optional<std::string> owner_name(const std::filesystem::path& path);
+// Whether `path` belongs to this process's user (POSIX: its owner is the
+// effective user); false on Windows and when it cannot be told.
+bool owned_by_this_user(const std::filesystem::path& path);
+
 // The running program's own file.
 std::filesystem::path current_executable();
 

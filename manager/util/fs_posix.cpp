@@ -1,4 +1,5 @@
 #include <fcntl.h>
+#include <pwd.h>
 #include <signal.h>
 #include <sys/file.h>
 #include <sys/stat.h>
@@ -9,6 +10,7 @@
 #include <climits>
 #include <cstring>
 #include <ctime>
+#include <optional>
 #include <system_error>
 
 #include "util/fs.hpp"
@@ -274,6 +276,23 @@ std::optional<std::string> short_path(const fs::path&) {
 
 bool is_writable_directory(const fs::path& path) {
   return ::access(path.c_str(), W_OK | X_OK) == 0;
+}
+
+bool owned_by_this_user(const fs::path& path) {
+  struct stat info {};
+  return ::stat(path.c_str(), &info) == 0 && info.st_uid == ::geteuid();
+}
+
+std::optional<std::string> owner_name(const fs::path& path) {
+  struct stat info {};
+  if (::stat(path.c_str(), &info) != 0) return std::nullopt;
+  std::vector<char> buffer(16384);
+  struct passwd entry {};
+  struct passwd* found = nullptr;
+  if (::getpwuid_r(info.st_uid, &entry, buffer.data(), buffer.size(), &found) != 0 || found == nullptr) {
+    return std::to_string(info.st_uid);
+  }
+  return std::string(found->pw_name);
 }
 
 unsigned long current_process_id() {

@@ -384,6 +384,14 @@ bool is_writable_directory(const std::filesystem::path& path) {
   return ::_waccess(path.c_str(), 2) == 0;
 }
 
+bool owned_by_this_user(const std::filesystem::path&) {
+  return false;
+}
+
+std::optional<std::string> owner_name(const std::filesystem::path&) {
+  return std::nullopt;
+}
+
 std::optional<fs::path> account_home_folder() {
   return std::nullopt;
 }

@@ -97,3 +97,29 @@ expect_eq "$rc" "0" "activate with HOME unset: $(cat err)"
 grep -q BASH_ENV out && fail "a planted trust record in the working folder exported BASH_ENV: $(cat out)"
 grep -q "sets variables (\[env\]) and is not trusted: they were not set" err || fail "the [env] is said to be untrusted: $(cat err)"
 pass "HOME unset: the state folder is the account's own, never the working folder (a planted trust record is not used)"
+
+# A personal store over the shared one (pyenv's user and system versions): what the user installs goes to
+# ~/.local/share/cudnnenv; list shows both, the user's first, each marked; exec and a shim take the user's
+# tree; remove of a shared tree names whose store it is and where the user's trees go; the user's own goes.
+make_linux_tree t94 9.4.0 "$FIXTURES/fake-elf64-9.4.0.so"
+mv t94 "$shared/t94" && chmod -R a+rX "$shared/t94"
+mine=$shared/home/.local/share/cudnnenv
+as_user "$shared/bin/cudnnenv" install "$shared/t94" --name t94
+expect_eq "$rc:$(head -n 2 out)" "0:installed 't94': cuDNN 9.4.0, CUDA 12.4, Linux x86_64, 122 kB
+  location: $mine/t94" "install into the user's own store: $(cat err)"
+as_user "$shared/bin/cudnnenv" list
+expect_eq "$(awk '{print $1, $NF}' out)" "NAME LOCATION
+t94 (yours)
+t92 (shared)
+t91 (shared)" "list: the user's trees first, each marked"
+as_user "$shared/bin/cudnnenv" exec --cudnn t94 -- "$shared/bin/load-cudnn"
+expect_eq "$rc:$(cat out)" "0:90400" "exec of the user's tree: $(cat err)"
+USER_ENV="CUDNNENV_VERSION=t94" as_user "$state/shims/load-cudnn"
+expect_eq "$(cat out)" "90400" "the shim with the user's tree selected"
+as_user "$shared/bin/cudnnenv" remove t91 --yes
+expect_eq "$rc:$(cat err)" "1:cudnnenv: error: cannot remove 't91': the store '$store' belongs to root: your own trees go to '$mine'
+  hint: ask whoever manages that store; install or adopt a tree of your own, and it is yours" "remove of a shared tree"
+as_user "$shared/bin/cudnnenv" remove t94 --yes
+expect_eq "$rc:$(cat out)" "0:removed 't94'" "remove of the user's own tree: $(cat err)"
+expect_eq "$(cd "$store" && find . -printf '%p %s %T@\n' | sort)" "$before" "the shared store untouched"
+pass "a personal store over the shared one: install, list (marked), exec, a shim and remove as pyenv's user versions"

@@ -87,6 +87,12 @@ NodeName=n2 NodeHostname=$host NodeAddr=127.0.0.1 Port=$n2_port CPUs=1 State=UNK
 PartitionName=test Nodes=n1,n2 Default=YES MaxTime=INFINITE State=UP
 CONF
 export CUDNNENV_ROOT=$SL/store
+# The programs where another user can run them (the personal store's case),
+# the plugin finding its cudnnenv beside itself.
+mkdir "$SL/bin"
+cp "$BIN"/cudnnenv "$BIN"/cudnnenv-probe "$BIN"/cudnnenv-task-prolog "$BIN"/cudnnenv_spank.so "$BIN"/libcudnnenv-audit*.so \
+  "$SL/bin/"
+BIN=$SL/bin
 echo "required $BIN/cudnnenv_spank.so root=$CUDNNENV_ROOT" > "$SL/plugstack.conf"
 slurmctld -c -f "$SLURM_CONF" || fail "slurmctld: $(logs)"
 slurmd -N n1 -f "$SLURM_CONF" || fail "slurmd n1: $(logs)"
@@ -243,6 +249,24 @@ $(cat .cudnnenv.toml)"
 done
 cd "$SL"
 pass "$checked generated [env] sets reached the task exactly through the task prolog, $refused with a line break refused; nothing ran"
+
+# A user's own tree over the shared store (pyenv's user versions), through
+# the plugin: as nobody, whose ~/.local/share/cudnnenv holds t94.
+mkdir -p "$SL/home"
+chown nobody "$SL/home"
+(cd "$WORK" && make_linux_tree t94 9.4.0 "$FIXTURES/fake-elf64-9.4.0.so" && mv t94 "$SL/t94")
+chmod -R a+rX "$SL/t94"
+as_nobody() {
+  setpriv --reuid=nobody --regid=nogroup --clear-groups env -i PATH=/usr/bin:/bin HOME="$SL/home" \
+    SLURM_CONF="$SLURM_CONF" CUDNNENV_ROOT="$CUDNNENV_ROOT" LD_LIBRARY_PATH="$SL/decoy" \
+    sh -c 'cd "$0" && exec "$@"' "$SL/home" "$@"
+}
+as_nobody "$BIN/cudnnenv" install "$SL/t94" --name t94 > out 2> err || fail "install as nobody: $(cat err)"
+expect_eq "$(as_nobody srun -N2 --cudnn=t94 "$SL/which-cudnn" | sort)" "n1: $SL/home/.local/share/cudnnenv/t94/lib/libcudnn.so.9
+n2: $SL/home/.local/share/cudnnenv/t94/lib/libcudnn.so.9" "srun --cudnn of the user's own tree"
+expect_eq "$(as_nobody srun -N2 --cudnn=t91 "$SL/which-cudnn" | sort)" "n1: $tree_lib
+n2: $tree_lib" "srun --cudnn of the shared store's tree, as another user"
+pass "the SPANK plugin sees a user's own trees over the shared store, and the shared ones"
 
 # The README's check of every node (%n: two slurmd share this host's name).
 rc=0

@@ -505,6 +505,38 @@ TEST_SUITE("store/store") {
     CHECK(removed.error().message == "'gone-9.1' was already removed");
     CHECK(removed.error().code == ExitCode::not_found);
   }
+
+  TEST_CASE("a personal store over a shared one: its trees first and marked, shadowing; writes go there") {
+    const fs::path shared = test::test_dir() / "shared";
+    const fs::path personal = test::test_dir() / "personal";
+    Store admin(shared);
+    const TreeRecord shared_tree = test::install_host_tree(admin);
+    Store store(shared, test::test_dir() / "state", personal);
+    CHECK(store.personal_root() == personal);
+    const TreeRecord mine = test::install_host_tree(store, "9.1.2");
+    CHECK(mine.root == personal / mine.name);
+    CHECK(fs::exists(personal / mine.name));
+    const Listing listing = store.list();
+    REQUIRE(listing.trees.size() == 2);
+    CHECK(listing.trees[0].name == mine.name);
+    CHECK(listing.trees[0].personal);
+    CHECK(listing.trees[1].name == shared_tree.name);
+    CHECK_FALSE(listing.trees[1].personal);
+    const auto full = store.full_record(listing.trees[0]);
+    REQUIRE(full);
+    CHECK(full->root == personal / mine.name);
+    CHECK(full->personal);
+    // A tree of the user's named like a shared one hides it.
+    fs::create_directories(personal);
+    fs::copy(shared / shared_tree.name, personal / shared_tree.name, fs::copy_options::recursive);
+    const Listing shadowed = store.list();
+    REQUIRE(shadowed.trees.size() == 2);
+    CHECK(std::all_of(shadowed.trees.begin(), shadowed.trees.end(),
+                      [](const TreeRecord& tree) { return tree.personal; }));
+    REQUIRE(store.remove(listing.trees[0]));
+    CHECK_FALSE(fs::exists(personal / mine.name));
+    CHECK(fs::exists(shared / shared_tree.name));
+  }
 }
 
 }  // namespace cudnnenv
