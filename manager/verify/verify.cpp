@@ -57,10 +57,10 @@ void check_files(const TreeRecord& tree, VerifyReport& report) {
       ++libraries;
       if (!fs::exists(fs::symlink_status(tree.resolve(file.path), ec))) missing.push_back(file.path);
     }
-    report.checks.push_back(
-        {"file set", missing.empty() ? CheckStatus::ok : CheckStatus::failed,
-         missing.empty() ? "CUDA " + tree.version.str() + " runtime, " + std::to_string(libraries) + " library files"
-                         : "missing " + join_some(missing)});
+    report.checks.push_back({"file set", missing.empty() ? CheckStatus::ok : CheckStatus::failed,
+                             missing.empty() ? "CUDA " + tree.version.str() + " runtime, " + std::to_string(libraries) +
+                                                   (libraries == 1 ? " library file" : " library files")
+                                             : "missing " + join_some(missing)});
   } else {
     auto missing = missing_files(tree.root, layout, tree.version, tree.platform.os,
                                  import_libs ? RequireImportLibs::yes : RequireImportLibs::no);
@@ -109,7 +109,9 @@ void check_files(const TreeRecord& tree, VerifyReport& report) {
   } else {
     report.checks.push_back(
         {"files", problems.empty() ? CheckStatus::ok : CheckStatus::failed,
-         problems.empty() ? std::to_string(hashed) + " files match the install manifest" : join_some(problems)});
+         problems.empty()
+             ? std::to_string(hashed) + (hashed == 1 ? " file matches" : " files match") + " the install manifest"
+             : join_some(problems)});
   }
 
   // The libraries the manifest lists (an adopted system folder lists only

@@ -155,8 +155,8 @@ run adopt --runtime "$WORK/rt" --name rt13
 expect_eq "$rc" "0" "adopt --runtime --name rt13: $(cat err)"
 run verify rt13 --level files
 expect_eq "$rc:$(cat out)" "0:verify rt13 (CUDA runtime 13.0.0): $WORK/rt/lib/libcudart.so.13
-  ok    file set: CUDA 13.0.0 runtime, 1 library files
-  ok    files: 1 files match the install manifest
+  ok    file set: CUDA 13.0.0 runtime, 1 library file
+  ok    files: 1 file matches the install manifest
   ok    architecture: ELF 64-bit x86_64, as Linux x86_64 needs
 passed" "verify rt13"
 pass "verify names a runtime tree not called cuda*"
