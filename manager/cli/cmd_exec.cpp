@@ -26,7 +26,7 @@ std::filesystem::path audit_module_beside(const fs::path& program) {
 
 Result<void> check_before_start(const std::string& verify, int device, const Context& context,
                                 const Selection& selection, const fs::path& self, const util::Environment& environment,
-                                TreeRecord& tree) {
+                                TreeRecord& tree, bool slurm_task) {
   CUDNNENV_TRY_ASSIGN(policy,
                       choose_launch_policy(verify.empty() ? std::nullopt : std::optional(verify), context.environment,
                                            selection.project ? selection.project->verify_on_launch : std::nullopt));
@@ -37,6 +37,10 @@ Result<void> check_before_start(const std::string& verify, int device, const Con
   check.cache_file = store.state().pin_checks();
   check.device = device;
   check.environment = environment;
+  if (slurm_task) {
+    check.skip_check = "srun --cudnn-verify=none";
+    check.load_check = "srun --cudnn-verify=load";
+  }
   if (selection.runtime()) check.runtime_dir = selection.runtime()->resolve(selection.runtime()->layout.library_dir);
   if (*policy != LaunchPolicy::none) {
     // The file manifest, for the check of the whole file set: from the store's

@@ -94,10 +94,11 @@ std::filesystem::path audit_module_beside(const std::filesystem::path& program);
 // The check before a start (cmd_exec.cpp): `verify` (none, load, conv; empty:
 // CUDNNENV_VERIFY, else the project file's [verify] on_launch, else load) of
 // `tree` as the program would load it with `environment`, on GPU `device`.
-// `tree` gets its full record when a check reads its files.
+// `tree` gets its full record when a check reads its files. `slurm_task`:
+// the hints name srun's --cudnn-verify rather than exec's --verify.
 Result<void> check_before_start(const std::string& verify, int device, const Context& context,
                                 const Selection& selection, const std::filesystem::path& self,
-                                const util::Environment& environment, TreeRecord& tree);
+                                const util::Environment& environment, TreeRecord& tree, bool slurm_task = false);
 
 void register_install(CLI::App& app, Context& context);
 void register_mirror(CLI::App& app, Context& context);

@@ -210,7 +210,7 @@ Result<void> check_pin(const TreeRecord& tree, const PinCheckOptions& options) {
   spdlog::debug("pin check ({}) of '{}': {}", to_string(options.policy), tree.name,
                 key.empty() ? "a file cannot be read" : "not in the cache: checking");
   const std::string hint =
-      "see 'cudnnenv verify " + util::command_word(tree.name) + "'; launch anyway with --verify none";
+      "see 'cudnnenv verify " + util::command_word(tree.name) + "'; launch anyway with " + options.skip_check;
   if (auto complete = check_file_set(tree, files, hint, options.environment); !complete) {
     return complete;
   }
@@ -218,7 +218,7 @@ Result<void> check_pin(const TreeRecord& tree, const PinCheckOptions& options) {
     // A library of the runtime gone: the program would load its own copy, or none, silently.
     if (const auto runtime = options.runtime()) {
       const std::string runtime_hint =
-          "see 'cudnnenv verify " + util::command_word(runtime->name) + "'; launch anyway with --verify none";
+          "see 'cudnnenv verify " + util::command_word(runtime->name) + "'; launch anyway with " + options.skip_check;
       if (auto complete = check_file_set(*runtime, file_set(*runtime), runtime_hint, options.environment); !complete) {
         return complete;
       }
@@ -262,8 +262,8 @@ Result<void> check_pin(const TreeRecord& tree, const PinCheckOptions& options) {
       }
     }
     if (report.gpu_unavailable) {
-      return make_error("the 'conv' launch check needs a GPU, and there is none here",
-                        "use --verify load (or [verify] on_launch = \"load\")", ExitCode::verify_failed);
+      return make_error("the 'conv' launch check needs a GPU, and there is none here", "use " + options.load_check,
+                        ExitCode::verify_failed);
     }
   }
   if (!key.empty()) {

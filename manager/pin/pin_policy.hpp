@@ -50,6 +50,10 @@ struct PinCheckOptions {
   // its files are checked as the tree's are (a wheel uninstalled after
   // `adopt --runtime` leaves a dangling entry). Empty: no runtime.
   std::function<std::optional<TreeRecord>()> runtime;
+  // How the user who started it skips the check, or asks for the lighter
+  // one, as the hints say it (a Slurm task: srun's --cudnn-verify).
+  std::string skip_check = "--verify none";
+  std::string load_check = "--verify load (or [verify] on_launch = \"load\")";
 };
 
 // Passes, or fails with exit code 4 saying what is wrong and how to see more.

@@ -193,6 +193,8 @@ if srun -N2 --cudnn=t2 --cudnn-verify=load touch ran > out 2> err; then fail "a 
 [ ! -e ran ] || fail "--cudnn-verify=load of a broken tree: the program ran"
 expect_eq "$(grep -c "^cudnnenv: error: the tree 't2' is incomplete: 'lib/libcudnn.so.9.1.0' and 1 more missing or changed since it was installed$" err)" 2 \
   "cudnnenv's message, once per task: $(cat err)"
+expect_eq "$(grep -c "^  hint: see 'cudnnenv verify t2'; launch anyway with srun --cudnn-verify=none$" err)" 2 \
+  "the hint names srun's option: $(cat err)"
 expect_eq "$(grep 'Exited with exit code' err | sed 's/task [01]/task N/' | sort)" \
   "srun: error: n1: task N: Exited with exit code 4
 srun: error: n2: task N: Exited with exit code 4" "the tasks' exit"
