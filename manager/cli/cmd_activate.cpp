@@ -84,12 +84,7 @@ enum class Manual { no, yes };
 // resolving it again gives the same tree, runtime and variables.
 shell::Activation shell_activation(const Selection& selection, const Context& context, Manual manual, Door door) {
   shell::Activation activation = activation_of(selection, context.environment);
-  if (manual == Manual::yes) {
-    activation.set.emplace_back(k_activated_variable, selection.profile && selection.spec == selection.profile->name
-                                                          ? selection.profile->name
-                                                          : selection.tree.name);
-    activation.set.emplace_back(k_door_variable, std::string(util::name_of(k_doors, door)));
-  }
+  if (manual == Manual::yes) mark_activated(activation, selection, door);
   return activation;
 }
 

@@ -50,10 +50,7 @@ Result<int> plan_task(const TaskPrologArguments& arguments, const Context& conte
   request.selection_environment = activation_of(*selection, context.environment);
   // The task's selection, named by its door, so that `cudnnenv current` and a
   // nested `cudnnenv exec` in the task take the same trees.
-  request.selection_environment.set.emplace_back(
-      k_activated_variable, selection->profile && selection->spec == selection->profile->name ? selection->profile->name
-                                                                                              : selection->tree.name);
-  request.selection_environment.set.emplace_back(k_door_variable, std::string(util::name_of(k_doors, Door::slurm)));
+  mark_activated(request.selection_environment, *selection, Door::slurm);
   request.audit_module = audit_module_beside(self);
   CUDNNENV_TRY_ASSIGN(plan, plan_environment(request));
   CUDNNENV_TRY_ASSIGN(lines, task_prolog_lines(*plan, context.environment));

@@ -79,6 +79,13 @@ shell::Activation activation_of(const Selection& selection, const util::Environm
   return activation_for(selection.tree, cuda, selection_variables(selection), environment, selection.beside_trees());
 }
 
+void mark_activated(shell::Activation& activation, const Selection& selection, Door door) {
+  activation.set.emplace_back(k_activated_variable, selection.profile && selection.spec == selection.profile->name
+                                                        ? selection.profile->name
+                                                        : selection.tree.name);
+  activation.set.emplace_back(k_door_variable, std::string(util::name_of(k_doors, door)));
+}
+
 Result<std::string> modulefile_for(const TreeRecord& tree, shell::ModuleFormat format,
                                    const util::Environment& environment, const std::vector<TreeRecord>& beside) {
   shell::Activation activation = activation_for(tree, std::nullopt, {}, environment, beside);

@@ -42,6 +42,12 @@ std::optional<std::filesystem::path> selection_toolkit(const Selection& selectio
 // variables and the project's [env].
 shell::Activation activation_of(const Selection& selection, const util::Environment& environment);
 
+// What a door that activates `selection` records beside it, so that current
+// names the door and resolving again (a nested exec) takes the same trees:
+// CUDNNENV_ACTIVATED (a profile by its name, else the tree's) and
+// CUDNNENV_ACTIVATED_BY. `cudnnenv activate` and Slurm's task prolog add it.
+void mark_activated(shell::Activation& activation, const Selection& selection, Door door);
+
 // A modulefile (Lmod Lua or Tcl) that does what activating `tree` (with
 // the trees `beside` it: its CUDA runtime tree) does, family "cudnn", with
 // whatis and help text. Errors: a value no modulefile can hold.
