@@ -171,7 +171,8 @@ const Registration k_registrations[] = {{{"install"}, register_install},
                                         {{"doctor"}, register_doctor},
                                         {{"snapshot"}, register_snapshot},
                                         {{"selftest"}, register_selftest},
-                                        {{"slurm"}, register_slurm}};
+                                        {{"slurm"}, register_slurm},
+                                        {{"frameworks"}, register_frameworks}};
 
 const Registration* registration_of(std::string_view command) {
   for (const auto& each : k_registrations) {

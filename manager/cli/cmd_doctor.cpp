@@ -15,11 +15,26 @@ namespace cudnnenv::cli {
 
 namespace fs = std::filesystem;
 
+Facts gather_facts(const Context& context, const std::string& program, const std::string& cudnn, bool load_copies) {
+  const Store& store = context.store();
+  FactsRequest request;
+  request.environment = context.environment;
+  request.store = &store;
+  request.selection = context.request(cudnn);
+  request.program = program;
+  request.probe_program = probe_program_beside(util::current_executable());
+  request.config_files = config_files(store);
+  request.load_copies = load_copies;
+  return collect_facts(request);
+}
+
 namespace {
 
 struct DoctorArguments {
   std::string program = "python";
   std::string cudnn;
+  bool probe = false;
+  double timeout = 60;
   bool deep = false;
   bool verify = false;
   bool json = false;
@@ -36,29 +51,17 @@ struct SnapshotArguments {
   std::string after;
 };
 
-Facts gather(const Context& context, const std::string& program, const std::string& cudnn, bool load_copies) {
-  const Store& store = context.store();
-  FactsRequest request;
-  request.environment = context.environment;
-  request.store = &store;
-  request.selection = context.request(cudnn);
-  request.program = program;
-  request.probe_program = probe_program_beside(util::current_executable());
-  request.config_files = config_files(store);
-  request.load_copies = load_copies;
-  return collect_facts(request);
-}
-
 Paint paint_of(DoctorStatus status) {
   return status == DoctorStatus::ok ? Paint::ok : status == DoctorStatus::fail ? Paint::fail : Paint::warn;
 }
 
 Result<int> run_doctor(const DoctorArguments& arguments, const Context& context) {
-  const Facts facts = gather(context, arguments.program, arguments.cudnn, !arguments.no_load);
+  const Facts facts = gather_facts(context, arguments.program, arguments.cudnn, !arguments.no_load);
   DoctorOptions options;
   options.deep = arguments.deep;
   options.verify = arguments.verify;
   options.probe_program = probe_program_beside(util::current_executable());
+  if (arguments.probe) options.framework_needs = framework_needs(context, facts, true, arguments.timeout);
   const auto checks = run_checks(facts, options);
   int failed = 0;
   int warned = 0;
@@ -145,7 +148,7 @@ Result<int> run_snapshot(const SnapshotArguments& arguments, const Context& cont
                         ExitCode::usage);
     }
   }
-  const Facts facts = gather(context, arguments.program, {}, !arguments.no_load);
+  const Facts facts = gather_facts(context, arguments.program, {}, !arguments.no_load);
   const Json json = snapshot_json(facts, run_checks(facts), CUDNNENV_VERSION_STRING);
   if (!arguments.output.empty()) {
     CUDNNENV_TRY(util::write_file_atomic(output, json.dump(2) + "\n"));
@@ -174,6 +177,11 @@ void register_doctor(CLI::App& app, Context& context) {
   command->add_option("--cudnn", arguments->cudnn, "check this spec instead of the selection");
   command->add_flag("--deep", arguments->deep, "hash every file of every tree (default: compare sizes)");
   command->add_flag("--verify", arguments->verify, "also run 'verify --level conv' on the selected tree");
+  command->add_flag("--probe", arguments->probe,
+                    "ask each framework what its binary was built with (imports it in a child, under the pin), "
+                    "as 'cudnnenv frameworks --probe' does");
+  command->add_option("--timeout", arguments->timeout, "with --probe: seconds each framework may take (default 60)")
+      ->check(CLI::Range(1.0, 3600.0));
   command->add_flag("--json", arguments->json, "print the checks as JSON (docs/doctor.md)");
   command->add_flag("--no-load", arguments->no_load,
                     "load no cuDNN copy found on the machine to read its version (headers and file names only); "
@@ -184,6 +192,7 @@ void register_doctor(CLI::App& app, Context& context) {
       "  cudnnenv doctor                  every check, for the python on PATH\n"
       "  cudnnenv doctor --for jupyter    which cuDNN jupyter would load, and why\n"
       "  cudnnenv doctor --deep --verify  hash every tree, then a convolution on the GPU\n"
+      "  cudnnenv doctor --probe          the frameworks' needs from the frameworks themselves\n"
       "  cudnnenv doctor --json | jq '.checks[] | select(.status != \"ok\")'");
   command->callback(
       [arguments, &context] { context.action = [arguments, &context] { return run_doctor(*arguments, context); }; });

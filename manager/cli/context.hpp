@@ -10,6 +10,8 @@
 
 #include <CLI/CLI.hpp>
 
+#include "doctor/facts.hpp"
+#include "doctor/frameworks.hpp"
 #include "download/download.hpp"
 #include "download/runtime.hpp"
 #include "pin/shims.hpp"
@@ -100,6 +102,13 @@ Result<void> check_before_start(const std::string& verify, int device, const Con
                                 const Selection& selection, const std::filesystem::path& self,
                                 const util::Environment& environment, TreeRecord& tree, bool slurm_task = false);
 
+// What doctor knows here (doctor/facts.hpp), for `program` (--for) and the
+// selection (`cudnn`: --cudnn, empty: the selection here).
+Facts gather_facts(const Context& context, const std::string& program, const std::string& cudnn, bool load_copies);
+// What the frameworks of `facts` need of cuDNN: from their files, and with
+// `probe` from each framework in a child of the Python that runs, under the
+// selection's launch environment, `timeout_seconds` each (cmd_frameworks.cpp).
+std::vector<CudnnNeed> framework_needs(const Context& context, const Facts& facts, bool probe, double timeout_seconds);
 void register_install(CLI::App& app, Context& context);
 void register_mirror(CLI::App& app, Context& context);
 void register_sync(CLI::App& app, Context& context);
@@ -126,6 +135,7 @@ void register_doctor(CLI::App& app, Context& context);
 void register_snapshot(CLI::App& app, Context& context);
 void register_selftest(CLI::App& app, Context& context);
 void register_slurm(CLI::App& app, Context& context);
+void register_frameworks(CLI::App& app, Context& context);
 
 // Every option and subcommand on `app`, bound to `context`; with `only` (a
 // subcommand's name), the global options and that subcommand's registration

@@ -5,6 +5,7 @@
 #include <system_error>
 
 #include "discover/dependencies.hpp"
+#include "doctor/frameworks.hpp"
 #include "integrate/cdi.hpp"
 #include "pin/launch.hpp"
 #include "select/framework.hpp"
@@ -1185,27 +1186,44 @@ DoctorCheck check_path_entries(const Facts& facts) {
   return result;
 }
 
-std::optional<Profile> profile_for_tensorflow(const Facts& facts, const std::string& version) {
-  const auto fields = util::split(version, '.');
-  if (fields.size() < 2) {
-    return std::nullopt;
+// The framework's own words when it meets a cuDNN it does not accept.
+std::string refusal_words(const CudnnNeed& need, const Version& loaded, const std::optional<CudaVersion>& cuda, Os os) {
+  const Version built{need.major, need.minor.value_or(0), need.patch.value_or(0), std::nullopt};
+  const bool same_cudnn = loaded.major == built.major && (!need.minor || loaded.minor >= built.minor);
+  if (same_cudnn && cuda && need.cuda_major && cuda->major != *need.cuda_major) {
+    const std::string major = std::to_string(cuda->major);
+    return "a load error naming a CUDA " + major + " library (" +
+           (os == Os::windows ? "cublasLt64_" + major + ".dll" : "libcublasLt.so." + major) +
+           "), or CUDNN_STATUS_* errors at the first cuDNN call: this cuDNN needs CUDA " + major +
+           "'s runtime beside the CUDA " + std::to_string(*need.cuda_major) + " one " + need.framework + " loads";
   }
-  const std::string name = "tf" + fields[0] + "." + fields[1];
-  for (const auto& profile : facts.profiles) {
-    if (profile.name == name &&
-        (profile.platforms.empty() ||
-         std::find(profile.platforms.begin(), profile.platforms.end(), facts.platform.os) != profile.platforms.end())) {
-      return profile;
-    }
+  if (!need.load_error.empty()) return "'" + need.load_error + "' (its own words, probed under the pin)";
+  if (need.framework == "PyTorch") {
+    return "through 'cudnnenv exec' or a shim: 'RuntimeError: cuDNN version incompatibility: PyTorch was compiled "
+           "against (" +
+           std::to_string(built.major) + ", " + std::to_string(built.minor) + ", " + std::to_string(built.patch) +
+           ") but found runtime version (" + std::to_string(loaded.major) + ", " + std::to_string(loaded.minor) + ", " +
+           std::to_string(loaded.patch) + ")'";
   }
-  return std::nullopt;
+  if (need.framework == "JAX" && loaded.major == built.major) {
+    return "'RuntimeError: Found cuDNN version " + std::to_string(encode_cudnn_version(loaded)) +
+           ", but JAX was built against version " + std::to_string(encode_cudnn_version(built)) +
+           ", which is newer. ...'";
+  }
+  if (!need.checked_at_load) {
+    return "no message when it loads: the first cuDNN call it makes fails (a missing symbol, or "
+           "CUDNN_STATUS_VERSION_MISMATCH)";
+  }
+  return "'Loaded runtime CuDNN library: " + loaded.str() + " but source was compiled with: " + built.str() +
+         ". CuDNN library needs to have matching major version and equal or higher minor version'";
 }
 
-DoctorCheck check_frameworks(const Facts& facts) {
+DoctorCheck check_frameworks(const Facts& facts, const std::vector<CudnnNeed>& needs) {
   if (facts.frameworks.empty()) {
     return check("frameworks", DoctorStatus::skip,
-                 facts.site_packages.empty() ? "no site-packages found for '" + facts.program.requested + "'"
-                                             : "no TensorFlow or PyTorch in " + quoted(facts.site_packages.front()));
+                 facts.site_packages.empty()
+                     ? "no site-packages found for '" + facts.program.requested + "'"
+                     : "no TensorFlow, PyTorch, JAX, ONNX Runtime or CuPy in " + quoted(facts.site_packages.front()));
   }
   std::vector<std::string> details;
   std::optional<DoctorCheck> worst;
@@ -1220,63 +1238,86 @@ DoctorCheck check_frameworks(const Facts& facts) {
     if (!framework.cuda.empty()) line += ", built for CUDA " + framework.cuda;
     if (!framework.cudnn.empty()) line += ", cuDNN " + framework.cudnn;
     details.push_back(line);
-    if (!facts.selection) {
-      continue;
+  }
+  for (const auto& need : needs) {
+    if (!need.probe_failure.empty()) {
+      details.push_back(need.label() + ": the probe failed (" + need.probe_failure + "); its files say " +
+                        need.wants());
+    } else if (!need.known() && util::starts_with(need.source, "probe: built without")) {
+      details.push_back(need.label() + ": built without cuDNN, needs none (probe)");
+    } else if (util::starts_with(need.source, "probe:")) {
+      details.push_back(need.label() + ": built with cuDNN " + need.built_with() + " (" + need.source + ")" +
+                        (need.metadata.empty() ? "" : "; its metadata says " + need.metadata) +
+                        (need.loaded ? "; loaded " + need.loaded->str() + " under the pin" : ""));
     }
-    const TreeRecord& tree = facts.selection->tree;
-    if (framework.name == "TensorFlow") {
-      if (auto profile = profile_for_tensorflow(facts, framework.version)) {
+  }
+  if (!facts.selection) {
+    DoctorCheck result = check("frameworks", DoctorStatus::ok, details.front());
+    result.details = details;
+    return result;
+  }
+  const TreeRecord& tree = facts.selection->tree;
+  const std::optional<CudaVersion> tree_cuda = tree.cuda ? tree.cuda : tree.cuda_variant;
+  std::optional<Solution> solution;
+  auto fix_for_all = [&]() {
+    if (!solution) {
+      solution =
+          solve(needs, facts.trees, available_archives(facts.platform, nullptr, std::nullopt), facts.platform.os);
+    }
+    return solution->pick ? solution->command
+                          : solution->conflict + ": 'cudnnenv frameworks --solve' names a cuDNN for each";
+  };
+  for (const auto& need : needs) {
+    if (need.framework == "TensorFlow") {
+      if (auto profile = tensorflow_profile(facts.profiles, facts.platform.os, need.version)) {
         const auto fit = satisfying_tree(*profile, {tree});
         if (!fit) {
           keep(problem("frameworks", DoctorStatus::fail,
-                       "TensorFlow " + framework.version + " cannot run cuDNN " + tree.version.str(),
+                       "TensorFlow " + need.version + " cannot run cuDNN " + tree.version.str(),
                        "'Loaded runtime CuDNN library: " + tree.version.str() +
                            " but source was compiled with: " + profile->cudnn +
                            ".0. CuDNN library needs to have matching major version and equal or "
                            "higher minor version'",
-                       "TensorFlow " + framework.version + " was built with cuDNN " + profile->cudnn + " and CUDA " +
+                       "TensorFlow " + need.version + " was built with cuDNN " + profile->cudnn + " and CUDA " +
                            profile->cuda + " (its tested pair); the selected tree is " + tree_words(tree),
                        "cudnnenv use " + command_word(profile->name, facts.platform.os) + "  (or: cudnnenv install " +
                            profile->cudnn + " --cuda " + profile->cuda + ")"));
         } else if (!fit->tested) {
           keep(problem("frameworks", DoctorStatus::warn,
-                       "TensorFlow " + framework.version + " with cuDNN " + tree.version.str() +
+                       "TensorFlow " + need.version + " with cuDNN " + tree.version.str() +
                            ": outside its tested pair (cuDNN " + profile->cudnn + ", CUDA " + profile->cuda + ")",
                        "it runs (same major, a newer minor), but this pairing was never tested by TensorFlow",
-                       "the selected tree " + tree_words(tree) + " is not the pair TensorFlow " + framework.version +
+                       "the selected tree " + tree_words(tree) + " is not the pair TensorFlow " + need.version +
                            " was built and tested with",
                        "cudnnenv install " + profile->cudnn + " --cuda " + profile->cuda + " && cudnnenv use " +
                            command_word(profile->name, facts.platform.os)));
         }
-      } else if (!framework.cudnn.empty() && std::atoi(framework.cudnn.c_str()) != tree.version.major) {
-        keep(problem("frameworks", DoctorStatus::fail,
-                     "TensorFlow " + framework.version + " was built with cuDNN " + framework.cudnn +
-                         "; the selected tree is " + tree.version.str(),
-                     "'Loaded runtime CuDNN library: " + tree.version.str() +
-                         " but source was compiled with: " + framework.cudnn + "...'",
-                     "TensorFlow accepts only the major version it was built with",
-                     "select a cuDNN " + framework.cudnn + ".x: cudnnenv use " + framework.cudnn));
+        continue;
       }
-    } else if (framework.name == "PyTorch" && facts.platform.os == Os::linux && !framework.cudnn.empty()) {
-      // PyTorch's own check: the runtime's major equal, its minor not lower than the build's (its own copy's).
-      const auto built = parse_version(framework.cudnn);
-      if (built && (built->major != tree.version.major || tree.version.minor < built->minor)) {
-        keep(problem("frameworks", DoctorStatus::fail,
-                     "PyTorch " + framework.version + " was built with cuDNN " + built->str() +
-                         "; the selected tree is " + tree.version.str(),
-                     "through 'cudnnenv exec' or a shim: 'RuntimeError: cuDNN version incompatibility: PyTorch was "
-                     "compiled against (" +
-                         std::to_string(built->major) + ", " + std::to_string(built->minor) + ", " +
-                         std::to_string(built->patch) + ") but found runtime version (" +
-                         std::to_string(tree.version.major) + ", " + std::to_string(tree.version.minor) + ", " +
-                         std::to_string(tree.version.patch) + ")'",
-                     "PyTorch refuses a cuDNN of another major or an older minor than the one it was built with",
-                     "select cuDNN " + std::to_string(built->major) + "." + std::to_string(built->minor) +
-                         " or a newer " + std::to_string(built->major) +
-                         ".x (cudnnenv use <version>), or set PYTORCH_SKIP_CUDNN_COMPATIBILITY_CHECK=1 at your own "
-                         "risk"));
+      if (need.known() && need.major != tree.version.major) {
+        keep(
+            problem("frameworks", DoctorStatus::fail,
+                    "TensorFlow " + need.version + " was built with cuDNN " + need.built_with() +
+                        "; the selected tree is " + tree.version.str(),
+                    "'Loaded runtime CuDNN library: " + tree.version.str() +
+                        " but source was compiled with: " + need.built_with() + "...'",
+                    "TensorFlow accepts only the major version it was built with",
+                    "select a cuDNN " + std::to_string(need.major) + ".x: cudnnenv use " + std::to_string(need.major)));
       }
+      continue;
     }
+    std::string why;
+    if (runs(need, tree.version, tree_cuda, &why)) continue;
+    const bool other_cuda = need.major == tree.version.major && (!need.minor || tree.version.minor >= *need.minor);
+    keep(problem("frameworks", DoctorStatus::fail,
+                 other_cuda ? need.label() + " was built for CUDA " + std::to_string(need.cuda_major.value_or(0)) +
+                                  "; the selected tree is built for CUDA " + tree_cuda->str()
+                            : need.label() + " was built with cuDNN " + need.built_with() + "; the selected tree is " +
+                                  tree.version.str(),
+                 refusal_words(need, tree.version, tree_cuda, facts.platform.os),
+                 need.framework + " " + why + " (" + need.source + ")" +
+                     (need.metadata.empty() ? "" : "; its metadata says only " + need.metadata),
+                 fix_for_all()));
   }
   DoctorCheck result = worst ? *worst : check("frameworks", DoctorStatus::ok, details.front());
   result.details = details;
@@ -1424,6 +1465,9 @@ DoctorCheck check_cdi(const Facts& facts) {
 }
 
 std::vector<DoctorCheck> run_checks(const Facts& facts, const DoctorOptions& options) {
+  const std::vector<CudnnNeed> needs = options.framework_needs
+                                           ? *options.framework_needs
+                                           : needs_from_files(facts.frameworks, facts.profiles, facts.platform.os);
   std::vector<DoctorCheck> checks = {check_selection(facts),
                                      check_driver(facts),
                                      check_gpu(facts),
@@ -1443,7 +1487,7 @@ std::vector<DoctorCheck> run_checks(const Facts& facts, const DoctorOptions& opt
                                      check_path_entries(facts),
                                      check_kernels(facts),
                                      check_vscode(facts),
-                                     check_frameworks(facts),
+                                     check_frameworks(facts, needs),
                                      check_cdi(facts)};
   if (options.verify) checks.push_back(check_verify(facts, options));
   return checks;

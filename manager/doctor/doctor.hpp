@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "doctor/facts.hpp"
+#include "doctor/frameworks.hpp"
 
 namespace cudnnenv {
 
@@ -35,6 +36,8 @@ struct DoctorOptions {
   // its library loaded by `probe_program` (cudnnenv-probe).
   bool verify = false;
   std::filesystem::path probe_program;
+  // What the frameworks need, probed (doctor --probe); absent: read from their files.
+  std::optional<std::vector<CudnnNeed>> framework_needs;
 };
 
 std::vector<DoctorCheck> run_checks(const Facts& facts, const DoctorOptions& options = {});

@@ -371,6 +371,46 @@ std::vector<fs::path> site_packages_of(const fs::path& program, const util::Envi
   return sites;
 }
 
+std::string cudnn_requirement(std::string_view metadata) {
+  for (const auto& raw : util::split(metadata, '\n')) {
+    const std::string_view line = util::trim(raw);
+    constexpr std::string_view k_key = "Requires-Dist:";
+    if (!util::starts_with(line, k_key)) continue;
+    std::string_view requirement = util::trim(line.substr(k_key.size()));
+    if (!util::starts_with(requirement, "nvidia-cudnn-cu") && !util::starts_with(requirement, "nvidia_cudnn_cu")) {
+      continue;
+    }
+    requirement = util::trim(requirement.substr(0, requirement.find(';')));
+    // "nvidia-cudnn-cu12 (>=9.1)" in older metadata: the same without the parentheses.
+    std::string text;
+    for (const char c : requirement) {
+      if (c != '(' && c != ')' && c != ' ') text += c;
+    }
+    return text.substr(0, 200);
+  }
+  return {};
+}
+
+std::optional<Version> requirement_floor(std::string_view requirement) {
+  std::optional<Version> floor;
+  const auto start = requirement.find_first_of("<>=~!");
+  if (start == std::string_view::npos) return std::nullopt;
+  for (const auto& clause : util::split(requirement.substr(start), ',')) {
+    const std::string_view text = util::trim(clause);
+    for (const std::string_view op : {">=", "==", "~="}) {
+      if (!util::starts_with(text, op)) continue;
+      std::string_view number = util::trim(text.substr(op.size()));
+      if (number.ends_with(".*")) number.remove_suffix(2);
+      auto version = parse_version(number);
+      if (!version && !number.empty() && number.find('.') == std::string_view::npos) {
+        version = parse_version(std::string(number) + ".0");
+      }
+      if (version && (!floor || *floor < *version)) floor = version;
+    }
+  }
+  return floor;
+}
+
 std::vector<FrameworkInfo> find_frameworks(const std::vector<fs::path>& site_packages,
                                            const std::vector<FoundCopy>& copies, Os os) {
   std::vector<FrameworkInfo> frameworks;
@@ -392,6 +432,16 @@ std::vector<FrameworkInfo> find_frameworks(const std::vector<fs::path>& site_pac
       }
     }
     return {};
+  };
+  auto metadata_requirement = [&](const fs::path& dist_info) -> std::string {
+    if (auto text = util::read_file(dist_info / "METADATA", k_max_framework_file)) return cudnn_requirement(*text);
+    return {};
+  };
+  auto dist_name = [](const fs::path& dist_info) {
+    std::string name = util::to_utf8(dist_info.filename());
+    name = name.substr(0, name.find('-'));
+    std::replace(name.begin(), name.end(), '_', '-');
+    return name;
   };
   for (const auto& site : site_packages) {
     const fs::path tensorflow = site / "tensorflow";
@@ -444,6 +494,9 @@ std::vector<FrameworkInfo> find_frameworks(const std::vector<fs::path>& site_pac
       if (info.version.empty()) {
         info.version = dist_version(site, {"torch"});
       }
+      for (const auto& dist : expand_glob(site / "torch-*.dist-info")) {
+        info.requires_cudnn = metadata_requirement(dist);
+      }
       for (const fs::path& folder : {torch / "lib", site / "nvidia" / "cudnn" / (os == Os::windows ? "bin" : "lib")}) {
         for (const auto& entry : fs::directory_iterator(folder, ec)) {
           const std::string name = util::to_utf8(entry.path().filename());
@@ -456,6 +509,60 @@ std::vector<FrameworkInfo> find_frameworks(const std::vector<fs::path>& site_pac
         }
       }
       frameworks.push_back(info);
+    }
+    const fs::path jax = site / "jax";
+    if (fs::is_directory(jax, ec)) {
+      // JAX's CUDA build is its plugin (jax-cuda12-plugin, jax-cuda13-plugin):
+      // without one JAX runs on the CPU and needs no cuDNN.
+      for (const auto& plugin : expand_glob(site / "jax_cuda*_plugin-*.dist-info")) {
+        FrameworkInfo info;
+        info.name = "JAX";
+        info.location = jax;
+        info.version = dist_version(site, {"jax"});
+        info.package = dist_name(plugin);
+        const std::string digits = info.package.substr(std::string("jax-cuda").size());
+        info.cuda = digits.substr(0, digits.find('-'));
+        info.requires_cudnn = metadata_requirement(plugin);
+        if (auto floor = requirement_floor(info.requires_cudnn)) info.cudnn = floor->str();
+        frameworks.push_back(info);
+        break;
+      }
+    }
+    const fs::path onnxruntime = site / "onnxruntime";
+    if (auto text = util::read_file(onnxruntime / "capi" / "build_and_package_info.py", k_max_framework_file)) {
+      // Only the GPU builds say a CUDA version.
+      const std::string body = "\n" + *text;
+      FrameworkInfo info;
+      info.name = "ONNX Runtime";
+      info.location = onnxruntime;
+      info.cuda = python_value_after(body, "\ncuda_version");
+      info.cudnn = python_value_after(body, "\ncudnn_version");
+      info.version = python_value_after(body, "\n__version__");
+      info.package = python_value_after(body, "\npackage_name");
+      for (const auto& dist : expand_glob(site / "onnxruntime_gpu-*.dist-info")) {
+        info.requires_cudnn = metadata_requirement(dist);
+        if (info.version.empty()) info.version = dist_version(site, {"onnxruntime_gpu"});
+      }
+      if (!info.cuda.empty()) frameworks.push_back(info);
+    }
+    const fs::path cupy = site / "cupy";
+    if (fs::is_directory(cupy, ec)) {
+      for (const auto& dist : expand_glob(site / "cupy_cuda*-*.dist-info")) {
+        FrameworkInfo info;
+        info.name = "CuPy";
+        info.location = cupy;
+        info.package = dist_name(dist);
+        const std::string folder = util::to_utf8(dist.filename());
+        const auto dash = folder.find('-');
+        info.version = folder.substr(dash + 1, folder.size() - dash - 1 - std::string(".dist-info").size());
+        // cupy-cuda12x, cupy-cuda11x; cupy-cuda102 and the like name a minor too.
+        std::string digits = info.package.substr(std::string("cupy-cuda").size());
+        if (!digits.empty() && digits.back() == 'x') digits.pop_back();
+        info.cuda = digits.size() == 3 ? digits.substr(0, 2) + "." + digits.substr(2) : digits;
+        info.requires_cudnn = metadata_requirement(dist);
+        frameworks.push_back(info);
+        break;
+      }
     }
   }
   return frameworks;

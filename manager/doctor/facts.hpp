@@ -53,11 +53,19 @@ struct HeaderInfo {
 };
 
 struct FrameworkInfo {
-  std::string name;                               // "TensorFlow", "PyTorch"
-  std::string version;                            // "2.5.0", "2.11.0+cu130"; empty when unknown
-  std::filesystem::path location;                 // the package's folder
-  std::string cuda;                               // what it was built for, as its files say
-  std::string cudnn;                              // TensorFlow's build_info ("8"); PyTorch: its own copy's version
+  std::string name;                // "TensorFlow", "PyTorch", "JAX", "ONNX Runtime", "CuPy"
+  std::string version;             // "2.5.0", "2.11.0+cu130"; empty when unknown
+  std::filesystem::path location;  // the package's folder
+  std::string cuda;                // what it was built for, as its files say
+  // The cuDNN as its files say: TensorFlow's build_info ("8"); PyTorch: its
+  // own copy's version; JAX: the lowest its CUDA plugin's metadata accepts;
+  // ONNX Runtime: its build info ("9.1").
+  std::string cudnn;
+  std::string
+      package;  // the distribution that says so: "jax-cuda12-plugin", "onnxruntime-gpu"; empty: the folder's name
+  // Its metadata's requirement on NVIDIA's cuDNN wheel, as written
+  // ("nvidia-cudnn-cu12<10.0,>=9.8"); empty when it names none.
+  std::string requires_cudnn;
   std::vector<std::filesystem::path> own_copies;  // cuDNN main libraries it carries (torch/lib, nvidia/cudnn)
 };
 
@@ -161,6 +169,12 @@ std::vector<FrameworkInfo> find_frameworks(const std::vector<std::filesystem::pa
                                            const std::vector<FoundCopy>& copies, Os os);
 // The first quoted value after `key` in Python source ('cuda_version': '11.2'); empty when none.
 std::string python_value_after(std::string_view text, std::string_view key);
+// A wheel's METADATA text: its first Requires-Dist on nvidia-cudnn-cuNN,
+// without the environment marker ("nvidia-cudnn-cu12<10.0,>=9.8"); empty when none.
+std::string cudnn_requirement(std::string_view metadata);
+// The lowest version a requirement's specifiers accept (">=9.8", "==9.1.0.70",
+// "~=9.0"), or nothing when none bounds it from below.
+std::optional<Version> requirement_floor(std::string_view requirement);
 
 // What a version manager's shim script names to run: pyenv's (`exec
 // "/root/.pyenv/libexec/pyenv" exec "$program"`) or asdf's (`exec

@@ -116,13 +116,19 @@ Result<std::vector<Profile>> all_profiles(Os os, const std::vector<fs::path>& co
       found.push_back(std::move(profile));
     }
   }
-  // tf2.4 before tf2.10: names compared with their numbers as numbers.
+  // tf2.4 before tf2.10, torch2.5-cu121 before torch2.5-cu124: the first
+  // number compared as a version, then the rest as text.
   auto key = [](const std::string& name) {
     const auto digit = name.find_first_of("0123456789");
-    const auto version = digit == std::string::npos ? std::nullopt : parse_version(name.substr(digit));
-    return std::pair{name.substr(0, digit), version ? *version : Version{}};
+    if (digit == std::string::npos) return std::tuple{name, Version{}, std::string()};
+    const auto end = std::min(name.size(), name.find_first_not_of("0123456789.", digit));
+    const std::string number = name.substr(digit, end - digit);
+    auto version = parse_version(number);
+    if (!version) version = parse_version(number + ".0");
+    return std::tuple{name.substr(0, digit), version.value_or(Version{}), name.substr(end)};
   };
-  std::sort(found.begin(), found.end(), [&](const Profile& a, const Profile& b) { return key(a.name) < key(b.name); });
+  std::stable_sort(found.begin(), found.end(),
+                   [&](const Profile& a, const Profile& b) { return key(a.name) < key(b.name); });
   return found;
 }
 

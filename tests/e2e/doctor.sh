@@ -192,7 +192,8 @@ expect_eq "$(check bundled-copies summary)" "PyTorch 2.11.0+cu130 carries cuDNN 
 expect_eq "$(check frameworks status)" "fail" "PyTorch built with 9.4, 9.1 selected"
 expect_eq "$(check frameworks symptom)" "through 'cudnnenv exec' or a shim: 'RuntimeError: cuDNN version incompatibility: PyTorch was compiled against (9, 4, 0) but found runtime version (9, 1, 0)'" \
   "frameworks symptom"
-expect_eq "$(check frameworks fix)" "select cuDNN 9.4 or a newer 9.x (cudnnenv use <version>), or set PYTORCH_SKIP_CUDNN_COMPATIBILITY_CHECK=1 at your own risk" \
+# The fix is --solve's: the newest archive of the official list for CUDA 13 (nothing installed is one).
+expect_eq "$(check frameworks fix)" "cudnnenv install 9.27.0+cuda13 && cudnnenv use 9.27.0+cuda13" \
   "frameworks fix for PyTorch"
 check copy-wins details | grep -qF "\"import torch loads  $site/nvidia/cudnn/lib/libcudnn.so.9  (9.4.0, DT_RUNPATH of libtorch_cuda.so)\"" ||
   fail "copy-wins does not say what import torch loads: $(check copy-wins details)"
@@ -200,10 +201,16 @@ check copy-wins details | grep -qF "\"import torch loads  $site/nvidia/cudnn/lib
 LD_LIBRARY_PATH="$WORK/decoy" run doctor --json
 check copy-wins details | grep -qF "\"import torch loads  $WORK/decoy/libcudnn.so.9  (9.2.0, LD_LIBRARY_PATH)\"" ||
   fail "copy-wins with a decoy for PyTorch: $(check copy-wins details)"
+# The cuDNN it carries (9.4.0) selected: its version runs it, but this fake copy is built for CUDA 12.4
+# and this PyTorch for CUDA 13, which a cuDNN for CUDA 12 does not serve (it needs CUDA 12's cuBLAS).
 run use --global t9.4
 run doctor --json
+expect_eq "$(check frameworks summary)" "PyTorch 2.11.0+cu130 was built for CUDA 13; the selected tree is built for CUDA 12.4" \
+  "PyTorch with a cuDNN of its version for another CUDA"
+sed -i "s/^cuda: Optional\[str\] = '13.0'/cuda: Optional[str] = '12.4'/" "$site/torch/version.py"
+run doctor --json
 expect_eq "$(check frameworks status)" "ok" "PyTorch with the cuDNN it carries"
-pass "PyTorch's own cuDNN (nvidia-cudnn wheel): said plainly, what import torch loads (a decoy on LD_LIBRARY_PATH first); an older minor selected fails PyTorch's own check"
+pass "PyTorch's own cuDNN (nvidia-cudnn wheel): said plainly, what import torch loads (a decoy on LD_LIBRARY_PATH first); an older minor selected fails PyTorch's own check, another CUDA too"
 
 # The exit code follows the failures; without a driver the whole run is fast.
 run doctor --json

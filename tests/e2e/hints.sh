@@ -104,6 +104,7 @@ expect_eq "$(python3 -c 'import json; print({c["id"]: c for c in json.load(open(
 hint_case unknown-profile "there is no profile" profile show qqqqqqqqqqqq
 hint_case store-empty "no store at" --root "$WORK/empty" list
 hint_case no-match "no installed cuDNN matches" current --cudnn 7.9
+hint_case no-program "no 'nosuch-python' on PATH" frameworks --for nosuch-python
 pass "each hint's commands run as written, none failing for the reason it was printed"
 
 # The kinds of hint command in the sources, against those run above.

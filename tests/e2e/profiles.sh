@@ -16,11 +16,11 @@ make_linux_tree t9.4.0 9.4.0 "$FIXTURES/fake-elf64-9.4.0.so"
 "$CUDNNENV" profile list > list.out
 grep -q "^tf2.18 *cuDNN 9.3  CUDA 12.5  -> t9.4.0 (9.4.0, not the tested pair)$" list.out || fail "profile list: $(cat list.out)"
 grep -q "^tf2.10 *cuDNN 8.1  CUDA 11.2  (no installed tree runs it)$" list.out || fail "profile list: $(cat list.out)"
-grep -q "^torch2.8-cu128  cuDNN 9.10.2  CUDA 12.8  (no installed tree runs it)$" list.out || fail "profile list: $(cat list.out)"
+grep -q "^torch2.8-cu128 *cuDNN 9.10.2  CUDA 12.8  (no installed tree runs it)$" list.out || fail "profile list: $(cat list.out)"
 grep -q "^jax-cuda12 *cuDNN 9.8  CUDA 12  (no installed tree runs it)$" list.out || fail "profile list: $(cat list.out)"
 "$CUDNNENV" profile list --json > list.json
 expect_eq "$(python3 -c 'import json, sys; print([p["name"] for p in json.load(sys.stdin) if p["satisfied"]])' < list.json)" \
-  "['tf2.18', 'tf2.19', 'tf2.20', 'tf2.21', 'torch2.4-cu121', 'torch2.5-cu121', 'torch2.5-cu124', 'torch2.6-cu124']" \
+  "['ort1.19-cu12', 'ort1.20-cu12', 'ort1.22-cu12', 'tf2.18', 'tf2.19', 'tf2.20', 'tf2.21', 'torch2.4-cu121', 'torch2.5-cu121', 'torch2.5-cu124', 'torch2.6-cu124']" \
   "profile list --json: the profiles the installed 9.4.0 (CUDA 12.4) runs (cuDNN 9.3 or 9.1 for CUDA 12, or a newer 9.x)"
 pass "profile list: tf2.18 and PyTorch 2.4-2.6's builds run on the installed 9.4.0, tf2.10, torch2.8 and jax-cuda12 on nothing installed"
 

@@ -455,7 +455,7 @@ mkdir -p venv/nvidia/cu13/lib && cp libs/*.so.* venv/nvidia/cu13/lib/
 run adopt venv/nvidia/cu13/lib
 expect_eq "$(cat out)" "adopted 'cuda-13': CUDA 13 runtime, 9 library files stay in $WORK/venv/nvidia/cu13/lib" "adopt a pip runtime folder"
 STDIN=/dev/null run remove cuda-13.0.2
-expect_eq "$(head -1 err)" "'cuda-13.0.2' is the CUDA runtime selected with '$cudnn_tree' (set by $WORK/state/config.toml, the global default; chosen by the CUDA major of '$cudnn_tree'); with the profile torch2.9-cu130 ('$cudnn_tree'): programs started with those then find their CUDA libraries as they would without cudnnenv, unless another CUDA runtime tree fits them" "remove of a runtime the global default and a profile select says so first"
+expect_eq "$(head -1 err)" "'cuda-13.0.2' is the CUDA runtime selected with '$cudnn_tree' (set by $WORK/state/config.toml, the global default; chosen by the CUDA major of '$cudnn_tree'); with the profiles jax-cuda13 ('$cudnn_tree'), torch2.9-cu130 ('$cudnn_tree'), torch2.11-cu130 ('$cudnn_tree'): programs started with those then find their CUDA libraries as they would without cudnnenv, unless another CUDA runtime tree fits them" "remove of a runtime the global default and a profile select says so first"
 run remove cuda-13.0.2 --yes
 expect_eq "$(cat out)" "removed 'cuda-13.0.2'" "remove a runtime tree"
 run current

@@ -9,7 +9,7 @@ fixtures=${2:+$(cd "$2" && pwd)}
 here=$(cd "$(dirname "$0")" && pwd)
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
-for target in zip tar binfmt version toml spec sidecar cmd_script download modulefile doctor snapshot redist kernelspec why lock mirror slurm cdi; do mkdir -p "$out/$target"; done
+for target in zip tar binfmt version toml spec sidecar cmd_script download modulefile doctor snapshot redist kernelspec why lock mirror slurm cdi frameworks; do mkdir -p "$out/$target"; done
 
 # A small tree: headers, a library stand-in, a link.
 tree=$work/tree
@@ -173,4 +173,9 @@ printf 'A=1\n\nB=x\ry\nC D=1\n' > "$out/slurm/refused.txt"
 # cdi: a spec of cudnnenv's kind as export writes it, and another vendor's.
 printf '{"cdiVersion": "0.5.0", "kind": "cudnnenv.dev/cudnn", "devices": [{"name": "t91", "containerEdits": {"env": ["CUDNNENV_PIN_DIR=/opt/cudnnenv/t91/lib", "CUDNNENV_CDI_TREES=t91@2026-12-06T07:21:36Z,cuda-12@2026-12-06T07:21:37Z"], "mounts": [{"hostPath": "/s/t91", "containerPath": "/opt/cudnnenv/t91", "options": ["ro", "bind"]}]}}]}\n' > "$out/cdi/ours.json"
 printf '{"cdiVersion": "0.5.0", "kind": "nvidia.com/gpu", "devices": [{"name": "0", "containerEdits": {"deviceNodes": [{"path": "/dev/nvidia0"}]}}]}\n' > "$out/cdi/nvidia.json"
+
+# frameworks: a probe's answer after a framework's own output, one for a CPU build, and a METADATA.
+printf 'W0000 00:00 warning\n\ncudnnenv-probe: {"version": "0.6.2", "cuda": "12.8", "source": "jax._src.lib.cuda_versions.cudnn_build_version()", "cudnn_build": "9.8.0", "cudnn_loaded": "9.4.0", "load_error": "x"}\n' > "$out/frameworks/jax.txt"
+printf '\ncudnnenv-probe: {"version": "2.5.1+cpu", "cudnn_build": null, "rule": "same-minor", "checked_at_load": false}\n' > "$out/frameworks/cpu.txt"
+printf 'Metadata-Version: 2.1\nName: jax-cuda12-plugin\nRequires-Dist: nvidia-cudnn-cu12 (<10.0,>=9.8) ; extra == "with-cuda"\n' > "$out/frameworks/METADATA"
 echo "seed corpus in $out: $(find "$out" -type f | wc -l) files"
