@@ -2,10 +2,13 @@
 // cudnnenv snapshot [-o FILE] [--json] / snapshot diff A B: what doctor knows,
 // as a record to keep and compare.
 
+#include <array>
+
 #include "cli/context.hpp"
 #include "cli/output.hpp"
 #include "doctor/doctor.hpp"
 #include "doctor/facts.hpp"
+#include "doctor/node.hpp"
 #include "doctor/snapshot.hpp"
 #include "util/fs.hpp"
 #include "util/text.hpp"
@@ -35,6 +38,7 @@ struct DoctorArguments {
   std::string cudnn;
   bool probe = false;
   double timeout = 60;
+  std::string facts;
   bool deep = false;
   bool verify = false;
   bool json = false;
@@ -55,14 +59,27 @@ Paint paint_of(DoctorStatus status) {
   return status == DoctorStatus::ok ? Paint::ok : status == DoctorStatus::fail ? Paint::fail : Paint::warn;
 }
 
+// The checks that read the node's facts under --facts (the rest read this machine's files).
+constexpr std::array<std::string_view, 5> k_node_checks = {"selection", "driver", "gpu", "toolkit", "frameworks"};
+
 Result<int> run_doctor(const DoctorArguments& arguments, const Context& context) {
-  const Facts facts = gather_facts(context, arguments.program, arguments.cudnn, !arguments.no_load);
+  Facts facts = gather_facts(context, arguments.program, arguments.cudnn, !arguments.no_load);
+  if (!arguments.facts.empty()) {
+    CUDNNENV_TRY_ASSIGN(text, util::read_file(util::path_from_utf8(arguments.facts), 64 * 1024 * 1024));
+    CUDNNENV_TRY_ASSIGN(node, read_node_facts(*text, arguments.facts));
+    apply_node_facts(facts, *node);
+  }
   DoctorOptions options;
   options.deep = arguments.deep;
   options.verify = arguments.verify;
   options.probe_program = probe_program_beside(util::current_executable());
   if (arguments.probe) options.framework_needs = framework_needs(context, facts, true, arguments.timeout);
-  const auto checks = run_checks(facts, options);
+  auto checks = run_checks(facts, options);
+  if (!facts.node.empty()) {
+    std::erase_if(checks, [](const DoctorCheck& check) {
+      return std::find(k_node_checks.begin(), k_node_checks.end(), check.id) == k_node_checks.end();
+    });
+  }
   int failed = 0;
   int warned = 0;
   for (const auto& check : checks) {
@@ -72,8 +89,16 @@ Result<int> run_doctor(const DoctorArguments& arguments, const Context& context)
   if (arguments.json) {
     Json array = Json::array();
     for (const auto& check : checks) array.push_back(doctor_check_json(check));
-    print_json(Json{{"checks", array}, {"failed", failed}, {"warnings", warned}});
+    print_json(Json{{"checks", array},
+                    {"failed", failed},
+                    {"warnings", warned},
+                    {"node", facts.node.empty() ? Json(nullptr) : Json(facts.node)}});
     return failed > 0 ? 1 : 0;
+  }
+  if (!facts.node.empty()) {
+    print("for " + facts.node +
+          ": its driver, GPUs and toolkits; the selection and the frameworks are this "
+          "machine's\n");
   }
   std::size_t width = 0;
   for (const auto& check : checks) width = std::max(width, check.id.size());
@@ -177,6 +202,9 @@ void register_doctor(CLI::App& app, Context& context) {
   command->add_option("--cudnn", arguments->cudnn, "check this spec instead of the selection");
   command->add_flag("--deep", arguments->deep, "hash every file of every tree (default: compare sizes)");
   command->add_flag("--verify", arguments->verify, "also run 'verify --level conv' on the selected tree");
+  command->add_option("--facts", arguments->facts,
+                      "check for another machine: the driver, GPU and toolkit rows for the node whose snapshot "
+                      "this is ('cudnnenv snapshot -o FILE' there), against the selection here");
   command->add_flag("--probe", arguments->probe,
                     "ask each framework what its binary was built with (imports it in a child, under the pin), "
                     "as 'cudnnenv frameworks --probe' does");
@@ -193,6 +221,7 @@ void register_doctor(CLI::App& app, Context& context) {
       "  cudnnenv doctor --for jupyter    which cuDNN jupyter would load, and why\n"
       "  cudnnenv doctor --deep --verify  hash every tree, then a convolution on the GPU\n"
       "  cudnnenv doctor --probe          the frameworks' needs from the frameworks themselves\n"
+      "  cudnnenv doctor --facts node.json   the selection checked against a compute node's snapshot\n"
       "  cudnnenv doctor --json | jq '.checks[] | select(.status != \"ok\")'");
   command->callback(
       [arguments, &context] { context.action = [arguments, &context] { return run_doctor(*arguments, context); }; });

@@ -46,6 +46,7 @@ struct FrameworksArguments {
   bool solve = false;
   bool json = false;
   double timeout = 60;
+  std::string facts;
 };
 
 std::string candidate_words(const CudnnCandidate& candidate) {
@@ -92,9 +93,17 @@ Result<int> run_frameworks(const FrameworksArguments& arguments, const Context& 
   const std::vector<CudnnNeed> needs = framework_needs(context, facts, arguments.probe, arguments.timeout);
   const bool probe_failed =
       std::any_of(needs.begin(), needs.end(), [](const CudnnNeed& need) { return !need.probe_failure.empty(); });
+  std::optional<NodeFacts> node;
+  if (!arguments.facts.empty()) {
+    CUDNNENV_TRY_ASSIGN(text, util::read_file(util::path_from_utf8(arguments.facts), 64 * 1024 * 1024));
+    CUDNNENV_TRY_ASSIGN(read, read_node_facts(*text, arguments.facts));
+    node = std::move(*read);
+  }
   std::optional<Solution> solution;
   if (arguments.solve) {
-    solution = solve(needs, facts.trees, available_archives(facts.platform, nullptr, std::nullopt), facts.platform.os);
+    const Platform platform = node ? node->platform : facts.platform;
+    solution = solve(needs, facts.trees, available_archives(platform, nullptr, std::nullopt), platform.os,
+                     node ? &*node : nullptr);
   }
   const bool unsolved = solution && !solution->needs.empty() && !solution->pick;
   const int code = probe_failed || unsolved ? 1 : 0;
@@ -106,6 +115,7 @@ Result<int> run_frameworks(const FrameworksArguments& arguments, const Context& 
               {"probed", arguments.probe},
               {"frameworks", list}};
     if (solution) json["solve"] = solution_json(*solution);
+    if (node) json["node"] = node->describe();
     print_json(json);
     return code;
   }
@@ -114,6 +124,7 @@ Result<int> run_frameworks(const FrameworksArguments& arguments, const Context& 
               ? " (selected: '" + facts.selection->tree.name + "', cuDNN " + facts.selection->tree.version.str() + ")"
               : std::string(" (nothing selected: what the plain search finds)");
   print(head + "\n");
+  if (node && solution) print("solved for " + node->describe() + "\n");
   if (needs.empty()) {
     print("no TensorFlow, PyTorch, JAX, ONNX Runtime or CuPy with a CUDA build in " +
           (facts.site_packages.empty() ? std::string("its site-packages")
@@ -161,6 +172,9 @@ void register_frameworks(CLI::App& app, Context& context) {
                     "and the command that selects it; or the split when none does");
   command->add_option("--timeout", arguments->timeout, "with --probe: seconds each framework may take (default 60)")
       ->check(CLI::Range(1.0, 3600.0));
+  command->add_option("--facts", arguments->facts,
+                      "with --solve: only what runs on the node whose snapshot this is ('cudnnenv snapshot -o "
+                      "FILE' there): its platform, its driver's CUDA, its GPUs");
   command->add_flag("--json", arguments->json, "print the needs (and the solution) as JSON (docs/json.md)");
   command->footer(
       "Exit code: 0; 1 when a probe failed (hung, crashed, or said nothing readable) or --solve found no single "
@@ -168,7 +182,8 @@ void register_frameworks(CLI::App& app, Context& context) {
       "Examples:\n"
       "  cudnnenv frameworks                   what the files of each framework say\n"
       "  cudnnenv frameworks --probe --solve   what the binaries need, and the one cuDNN for all\n"
-      "  cudnnenv frameworks --for .venv/bin/python --json");
+      "  cudnnenv frameworks --for .venv/bin/python --json\n"
+      "  cudnnenv frameworks --probe --solve --facts node.json   for the compute node of that snapshot");
   command->callback([arguments, &context] {
     context.action = [arguments, &context] { return run_frameworks(*arguments, context); };
   });

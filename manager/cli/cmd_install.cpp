@@ -5,6 +5,7 @@
 
 #include "cli/context.hpp"
 #include "cli/output.hpp"
+#include "doctor/node.hpp"
 #include "download/download.hpp"
 #include "download/runtime.hpp"
 #include "formats/archive_name.hpp"
@@ -35,6 +36,8 @@ struct InstallArguments {
   std::string mirror;
   std::string cacert;
   bool allow_unverified = false;
+  std::string facts;     // --facts: plan for the node of this snapshot
+  bool dry_run = false;  // say which archive, fetch nothing
   // `sync`: exactly this archive (a lock's), in place of what `source` names; `source` is its file name.
   std::optional<OfficialArchive> exact;
   // `sync`: the CUDA runtime a lock names; its manifest and archives must have the lock's SHA-256.
@@ -309,6 +312,72 @@ Result<int> run_install_runtime(const InstallArguments& arguments, const Context
 
 Result<int> run_install(const InstallArguments& arguments, const Context& context);
 
+// `install SPEC --facts FILE` / `--dry-run`: the archive for the node of the
+// snapshot (its platform, driver and GPUs), or for this machine; with
+// --dry-run said and not fetched, else installed as that very archive.
+Result<int> install_planned(const InstallArguments& arguments, const Context& context) {
+  CUDNNENV_TRY_ASSIGN(
+      spec, parse_spec(arguments.source,
+                       arguments.cuda.empty() ? std::nullopt : std::optional<std::string_view>(arguments.cuda)));
+  if (spec->components.empty() || is_archive_url(arguments.source)) {
+    return make_error("--facts and --dry-run go with a version ('" + util::printable(arguments.source) + "' is none)",
+                      "name a version: 'cudnnenv install 9 --dry-run'", ExitCode::usage);
+  }
+  const OfficialArchive* archive = nullptr;
+  std::vector<std::string> passed;
+  std::string node_words;
+  if (!arguments.facts.empty()) {
+    CUDNNENV_TRY_ASSIGN(text, util::read_file(util::path_from_utf8(arguments.facts), 64 * 1024 * 1024));
+    CUDNNENV_TRY_ASSIGN(node, read_node_facts(*text, arguments.facts));
+    CUDNNENV_TRY_ASSIGN(choice, choose_archive_for_node(*spec, spec->cuda, *node));
+    archive = choice->archive;
+    passed = choice->passed;
+    node_words = node->describe();
+  } else {
+    const auto has_toolkit = [&](const CudaVersion& cuda) { return toolkit_installed(cuda, context.environment); };
+    CUDNNENV_TRY_ASSIGN(official, choose_archive(host_platform(), *spec, spec->cuda, has_toolkit));
+    archive = *official;
+    node_words = "this machine";
+  }
+  const TreeRecord record = as_record(*archive);
+  if (arguments.dry_run) {
+    if (arguments.json) {
+      Json list = Json::array();
+      for (const auto& line : passed) list.push_back(line);
+      print_json(Json{{"archive", archive->file_name},
+                      {"version", archive->version},
+                      {"cuda", record.cuda ? Json(record.cuda->str()) : Json(nullptr)},
+                      {"platform", archive->platform},
+                      {"url", archive->url},
+                      {"sha256", archive->sha256},
+                      {"for", node_words},
+                      {"passed", list}});
+      return 0;
+    }
+    print("would install cuDNN " + std::string(archive->version) +
+          (record.cuda ? " for CUDA " + record.cuda->str() : std::string()) + " (" + std::string(archive->platform) +
+          ") for " + node_words + ": " + std::string(archive->file_name) + "\n");
+    // The newest few left aside say why; the rest are counted (--json lists them all).
+    constexpr std::size_t k_shown = 3;
+    for (std::size_t i = 0; i < std::min(passed.size(), k_shown); ++i) print("  " + passed[i] + "\n");
+    if (passed.size() > k_shown) {
+      print("  and " + std::to_string(passed.size() - k_shown) + " older archives that would fail there too\n");
+    }
+    return 0;
+  }
+  if (!arguments.quiet) {
+    print_note("for " + node_words + ": " + std::string(archive->file_name));
+    if (!passed.empty())
+      print_note(passed.front() +
+                 (passed.size() > 1 ? " (and " + std::to_string(passed.size() - 1) + " more)" : std::string()));
+  }
+  InstallArguments exact = arguments;
+  exact.exact = *archive;
+  exact.source = std::string(archive->file_name);
+  exact.facts.clear();
+  return run_install(exact, context);
+}
+
 // `cudnnenv install tf2.5`: the profile's cuDNN (its tested pair), then the
 // CUDA runtime with every library the framework opens here: the profile's
 // CUDA release when its manifest is known, else the newest release of that
@@ -360,6 +429,9 @@ Result<int> run_install(const InstallArguments& arguments, const Context& contex
                         ExitCode::usage);
     }
     return run_install_runtime(arguments, context);
+  }
+  if (!arguments.exact && (!arguments.facts.empty() || arguments.dry_run)) {
+    return install_planned(arguments, context);
   }
   InstallOptions options;
   if (!arguments.name.empty()) {
@@ -586,6 +658,10 @@ void register_install(CLI::App& app, Context& context) {
                       "with 'cuda RELEASE': write the URLs of its manifest and archives to this file (- for stdout), "
                       "to download elsewhere; installs nothing");
   command->add_option("--cuda", arguments->cuda, "the CUDA version of the archive to fetch (11.2, 12)");
+  command->add_option("--facts", arguments->facts,
+                      "plan for another machine: the archive that runs on the node whose snapshot this is "
+                      "('cudnnenv snapshot -o FILE' there): its platform, its driver's CUDA, its GPUs");
+  command->add_flag("--dry-run", arguments->dry_run, "say which archive would be installed, and fetch nothing");
   command->add_option("--mirror", arguments->mirror,
                       "fetch from this base URL, or a folder (a path or file://), instead of "
                       "developer.download.nvidia.com (also CUDNNENV_MIRROR, [download] mirror in config.toml); the "
@@ -627,6 +703,8 @@ void register_install(CLI::App& app, Context& context) {
       "  cudnnenv install ~/Downloads/cudnn-windows-x86_64-8.9.7.29_cuda12-archive.zip\n"
       "  cudnnenv install /usr/local/cuda-12.2 --name cuda12-copy\n"
       "  cudnnenv list --available 8           what could be installed here\n"
+      "  cudnnenv install 9 --facts node.json --dry-run\n"
+      "                                        the 9.x that runs on the node whose snapshot node.json is\n"
       "  cudnnenv install cuda 11.8            the CUDA 11.8 runtime (cudart, cuBLAS, cuFFT, cuRAND, cuSOLVER,\n"
       "                                        cuSPARSE, NVRTC) from NVIDIA's manifest, selected with cuDNN 8\n"
       "  cudnnenv install cuda 11.8 --print-urls urls.txt\n"

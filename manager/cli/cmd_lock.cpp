@@ -4,6 +4,7 @@
 
 #include "cli/context.hpp"
 #include "cli/output.hpp"
+#include "doctor/node.hpp"
 #include "download/download.hpp"
 #include "download/runtime.hpp"
 #include "formats/version.hpp"
@@ -24,7 +25,7 @@ namespace {
 // The official archive `project` selects for `platform`, from the official list alone (nothing installed here
 // counts, and no toolkit: every machine resolves alike).
 Result<const OfficialArchive*> locked_archive(const Context& context, const ProjectFile& project,
-                                              const std::string& platform) {
+                                              const std::string& platform, const NodeFacts* node) {
   const Platform target = platform_named(platform);
   std::string text;
   std::optional<std::string> cuda;
@@ -37,7 +38,13 @@ Result<const OfficialArchive*> locked_archive(const Context& context, const Proj
     cuda = project.cuda;
   }
   CUDNNENV_TRY_ASSIGN(spec, parse_spec(text, cuda ? std::optional<std::string_view>(*cuda) : std::nullopt));
-  auto archive = choose_archive(target, *spec, spec->cuda, {});
+  Result<const OfficialArchive*> archive = make_error("", "");
+  if (node && official_platform(node->platform) == platform) {
+    auto choice = choose_archive_for_node(*spec, spec->cuda, *node);
+    archive = choice ? Result<const OfficialArchive*>(choice->archive) : std::move(choice).error();
+  } else {
+    archive = choose_archive(target, *spec, spec->cuda, {});
+  }
   if (!archive) {
     Error error = std::move(archive).error();
     return make_error("for " + platform + ": " + error.message,
@@ -107,6 +114,7 @@ Result<std::optional<LockedRuntime>> project_runtime(const Context& context, con
 
 struct LockArguments {
   bool json = false;
+  std::string facts;
 };
 
 Json lock_to_json(const LockFile& lock) {
@@ -141,7 +149,14 @@ Json lock_to_json(const LockFile& lock) {
 
 Result<int> run_lock(const LockArguments& arguments, const Context& context) {
   CUDNNENV_TRY_ASSIGN(project, project_here(context));
-  CUDNNENV_TRY_ASSIGN(lock, make_lock(context, *project));
+  std::optional<NodeFacts> node;
+  if (!arguments.facts.empty()) {
+    CUDNNENV_TRY_ASSIGN(text, util::read_file(util::path_from_utf8(arguments.facts), 64 * 1024 * 1024));
+    CUDNNENV_TRY_ASSIGN(read, read_node_facts(*text, arguments.facts));
+    node = std::move(*read);
+  }
+  CUDNNENV_TRY_ASSIGN(lock, make_lock(context, *project, node ? &*node : nullptr));
+  if (node && !arguments.json) print_note("for " + node->describe());
   const std::string text = serialize_lock(*lock);
   std::error_code ec;
   bool same = false;
@@ -196,12 +211,12 @@ Result<ProjectFile> project_here(const Context& context) {
   return project;
 }
 
-Result<LockFile> make_lock(const Context& context, const ProjectFile& project) {
+Result<LockFile> make_lock(const Context& context, const ProjectFile& project, const NodeFacts* node) {
   LockFile lock;
   lock.file = lock_path_for(project.file);
   lock.input = lock_input_of(project);
   if (lock.input.platforms.empty()) {
-    const std::string here = official_platform(host_platform());
+    const std::string here = official_platform(node ? node->platform : host_platform());
     if (here.empty()) {
       return make_error(
           "NVIDIA ships no cuDNN archive for this platform",
@@ -213,7 +228,7 @@ Result<LockFile> make_lock(const Context& context, const ProjectFile& project) {
   for (const auto& platform : lock.input.platforms) {
     CUDNNENV_TRY_ASSIGN(runtime, project_runtime(context, project, platform));
     if (*runtime) lock.runtime.push_back(std::move(**runtime));
-    CUDNNENV_TRY_ASSIGN(archive, locked_archive(context, project, platform));
+    CUDNNENV_TRY_ASSIGN(archive, locked_archive(context, project, platform, node));
     lock.cudnn.push_back(LockedArchive{platform, std::string((*archive)->version),
                                        std::string((*archive)->cuda_variant), std::string((*archive)->file_name),
                                        std::string((*archive)->url), (*archive)->size,
@@ -227,10 +242,14 @@ void register_lock(CLI::App& app, Context& context) {
   CLI::App* command = app.add_subcommand(
       "lock", "write cudnnenv.lock: the exact cuDNN archive .cudnnenv.toml resolves to on each platform, with hashes");
   command->add_flag("--json", arguments->json, "print the lock as JSON");
+  command->add_option("--facts", arguments->facts,
+                      "lock for another machine: on the platform of the node whose snapshot this is ('cudnnenv "
+                      "snapshot -o FILE' there), the archive that runs there (its driver's CUDA, its GPUs)");
   command->footer(
       "Examples:\n"
       "  cudnnenv lock                         lock this platform's build of what .cudnnenv.toml selects\n"
       "  cudnnenv sync                         install exactly that build (on another machine, in CI)\n"
+      "  cudnnenv lock --facts node.json       from a login node: the build that runs on that compute node\n"
       "\n"
       "For several platforms, name them in .cudnnenv.toml:\n"
       "  [lock]\n"

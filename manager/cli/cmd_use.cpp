@@ -2,6 +2,7 @@
 
 #include "cli/context.hpp"
 #include "cli/output.hpp"
+#include "doctor/node.hpp"
 #include "select/project.hpp"
 #include "select/resolve.hpp"
 #include "select/trust.hpp"
@@ -22,6 +23,7 @@ struct UseArguments {
   bool local = false;
   bool global = false;
   bool unset = false;
+  std::string facts;  // refuse a tree that would not run on the node of this snapshot
 };
 
 // What `use` run outside the shell integration says: the line to run by hand.
@@ -85,6 +87,17 @@ Result<int> run_use(const UseArguments& arguments, const Context& context) {
   for (const auto& warning : choice->warnings) log_warning(warning);
   const TreeRecord* tree = &choice->tree;
   const std::string chosen = tree->name + " (cuDNN " + tree->version.str() + ")";
+  if (!arguments.facts.empty()) {
+    // A selection made on a login node for its compute nodes: refused now when it would fail there.
+    CUDNNENV_TRY_ASSIGN(text, util::read_file(util::path_from_utf8(arguments.facts), 64 * 1024 * 1024));
+    CUDNNENV_TRY_ASSIGN(node, read_node_facts(*text, arguments.facts));
+    if (const std::string why = fails_on_node(*tree, *node); !why.empty()) {
+      return make_error("'" + tree->name + "' would fail on " + node->describe() + ": " + why,
+                        "'cudnnenv install " + std::to_string(tree->version.major) + " --facts " +
+                            util::command_word(arguments.facts) + " --dry-run' names one that runs there",
+                        ExitCode::failure);
+    }
+  }
 
   if (arguments.global) {
     const fs::path file = store.state().config();
@@ -148,12 +161,16 @@ void register_use(CLI::App& app, Context& context) {
   command->add_flag("--global", arguments->global, "set the default in <root>/.cudnnenv/config.toml");
   command->add_flag("--unset", arguments->unset,
                     "undo this shell's 'use': the project file or the global default decides again");
+  command->add_option("--facts", arguments->facts,
+                      "refuse a tree that would not run on the node whose snapshot this is ('cudnnenv snapshot -o "
+                      "FILE' there): another platform, a driver too old for its CUDA, a GPU it has no code for");
   command->footer(
       "Examples:\n"
       "  cudnnenv use 8.9                 this shell (with 'cudnnenv init' loaded; else it prints the line to run)\n"
       "  cudnnenv use 8.1 --local         this project: writes .cudnnenv.toml here\n"
       "  cudnnenv use tf2.5 --local       the tree TensorFlow 2.5 was tested with\n"
       "  cudnnenv use 9 --global          the default everywhere else\n"
+      "  cudnnenv use 9 --local --facts node.json   for the compute node of that snapshot, refused if it would fail\n"
       "  cudnnenv use --unset             undo this shell's 'use' (it outranks --local and --global)\n"
       "  cudnnenv current                 what is selected here, and what decided it");
   command->callback(

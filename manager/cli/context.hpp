@@ -79,7 +79,9 @@ ShimPaths shim_paths(const Context& context);
 Result<ProjectFile> project_here(const Context& context);
 // The lock for `project` (cmd_lock.cpp): each platform it targets resolved
 // from the official list alone.
-Result<LockFile> make_lock(const Context& context, const ProjectFile& project);
+// With `node` (lock --facts), the node's platform when the project names
+// none, and on it the archive that runs there (doctor/node.hpp).
+Result<LockFile> make_lock(const Context& context, const ProjectFile& project, const NodeFacts* node = nullptr);
 
 // How install fetches: the store's downloads folder, the fetch helper beside
 // this program, and the mirror `mirror`, else CUDNNENV_MIRROR, else

@@ -173,6 +173,16 @@ std::string program_name(const Facts& facts) {
 // ---- the checks, in the order they are shown ----
 
 DoctorCheck check_selection(const Facts& facts) {
+  if (facts.selection && !facts.node.empty() && facts.selection->tree.platform != facts.platform) {
+    const TreeRecord& tree = facts.selection->tree;
+    return problem(
+        "selection", DoctorStatus::fail,
+        tree_words(tree) + " is built for " + describe(tree.platform) + "; the node is " + describe(facts.platform),
+        "'cannot open shared object file' or 'wrong ELF class' for " + tree.layout.main_library,
+        "a tree of one platform does not load on another",
+        "install one for the node: cudnnenv install " + std::to_string(tree.version.major) + "." +
+            std::to_string(tree.version.minor) + " --facts " + command_word(facts.node_file, host_platform().os));
+  }
   if (facts.selection) {
     return check("selection", DoctorStatus::ok,
                  tree_words(facts.selection->tree) + ", " + describe_origin(*facts.selection));
@@ -215,9 +225,11 @@ DoctorCheck check_driver(const Facts& facts) {
   const CudaVersion cuda = *tree.cuda;
   const DriverMinimum minimum = minimum_driver(cuda, os);
   const std::string tree_text = tree_words(tree);
-  const bool below_major =
-      (!driver.version.empty() && !minimum.major.empty() && compare_dotted(driver.version, minimum.major) < 0) ||
-      (driver.cuda && driver.cuda->major < cuda.major);
+  // The CUDA the driver says it runs decides when it says one (a Jetson's driver 580.00 runs CUDA 13.0);
+  // else its version against the table's minimum.
+  const bool below_major = driver.cuda ? driver.cuda->major < cuda.major
+                                       : !driver.version.empty() && !minimum.major.empty() &&
+                                             compare_dotted(driver.version, minimum.major) < 0;
   if (below_major) {
     return problem("driver", DoctorStatus::fail, summary + ": too old for CUDA " + cuda.str(),
                    "'CUDA driver version is insufficient for CUDA runtime version' (cudaErrorInsufficientDriver, "
@@ -230,9 +242,9 @@ DoctorCheck check_driver(const Facts& facts) {
                        "), or select a tree built for an older CUDA: cudnnenv list");
   }
   const bool below_minor =
-      (!driver.version.empty() && !minimum.exact.empty() && compare_dotted(driver.version, minimum.exact) < 0) ||
-      (driver.cuda && cuda.minor && driver.cuda->major == cuda.major && driver.cuda->minor &&
-       *driver.cuda->minor < *cuda.minor);
+      driver.cuda
+          ? cuda.minor && driver.cuda->major == cuda.major && driver.cuda->minor && *driver.cuda->minor < *cuda.minor
+          : !driver.version.empty() && !minimum.exact.empty() && compare_dotted(driver.version, minimum.exact) < 0;
   if (below_minor) {
     return problem("driver", DoctorStatus::warn, summary + ": older than CUDA " + cuda.str() + "'s own driver",
                    "programs run, but PTX compiled for CUDA " + cuda.str() +
@@ -274,6 +286,16 @@ std::optional<DoctorCheck> gpu_problem(const GpuInfo& gpu, const TreeRecord& tre
                        " dropped this GPU's architecture (8.8 starts at compute capability 5.0; "
                        "CUDA 11 builds at 3.5)",
                    "select an older cuDNN that still supports it, e.g. 8.7 for CUDA 11: cudnnenv list");
+  }
+  if (cc < 75 && (cuda_major >= 13 || v >= Version{9, 17, 0, std::nullopt})) {
+    return problem(
+        "gpu", DoctorStatus::fail,
+        who + ": not supported by cuDNN " + v.str() + (tree.cuda ? " for CUDA " + tree.cuda->str() : std::string()),
+        "CUDNN_STATUS_ARCH_MISMATCH, or 'no kernel image is available for execution on the device'",
+        "CUDA 13 has no code for Maxwell, Pascal or Volta (CUDA 12's release notes: their library "
+        "support ends with the next major), and cuDNN 9.17's support matrix starts at compute "
+        "capability 7.5",
+        "select cuDNN 9.10 or older for CUDA 12 or 11: cudnnenv list --available 9.10");
   }
   if (cc < 75 && v >= Version{9, 11, 0, std::nullopt}) {
     return problem("gpu", DoctorStatus::warn, who + ": probably not supported by cuDNN " + v.str(),
@@ -1325,6 +1347,10 @@ DoctorCheck check_frameworks(const Facts& facts, const std::vector<CudnnNeed>& n
 }
 
 }  // namespace
+
+std::optional<DoctorCheck> gpu_check_for(const GpuInfo& gpu, const TreeRecord& tree) {
+  return gpu_problem(gpu, tree);
+}
 
 DriverMinimum minimum_driver(const CudaVersion& cuda, Os os) {
   DriverMinimum minimum;

@@ -51,4 +51,8 @@ struct DriverMinimum {
 };
 DriverMinimum minimum_driver(const CudaVersion& cuda, Os os);
 
+// The gpu check's finding for `gpu` with `tree` (no code for its
+// architecture, or dropped it), or nothing when the tree runs on it.
+std::optional<DoctorCheck> gpu_check_for(const GpuInfo& gpu, const TreeRecord& tree);
+
 }  // namespace cudnnenv

@@ -106,6 +106,10 @@ struct VscodeInfo {
 };
 
 struct Facts {
+  // --facts: the node whose platform, driver, GPUs and toolkits these are
+  // (doctor/node.hpp's words for it); empty: this machine's.
+  std::string node;
+  std::string node_file;  // its snapshot, as given
   Platform platform;
   util::Environment environment;
   std::filesystem::path store_root;

@@ -404,19 +404,20 @@ void probe_needs(std::vector<CudnnNeed>& needs, const ProbeRequest& request) {
 }
 
 Solution solve(const std::vector<CudnnNeed>& needs, const std::vector<TreeRecord>& installed,
-               const std::vector<const OfficialArchive*>& archives, Os) {
+               const std::vector<const OfficialArchive*>& archives, Os, const NodeFacts* node) {
   Solution solution;
   for (const auto& need : needs) {
     if (need.known() && need.binds_selection) solution.needs.push_back(&need);
   }
   std::vector<CudnnCandidate> candidates;
   for (const auto& tree : installed) {
-    if (tree.kind != TreeKind::cudnn) continue;
+    if (tree.kind != TreeKind::cudnn || (node && !fails_on_node(tree, *node).empty())) continue;
     std::optional<CudaVersion> cuda = tree.cuda ? tree.cuda : tree.cuda_variant;
     candidates.push_back({tree.name, tree.version, cuda, true});
   }
   for (const OfficialArchive* archive : archives) {
     const TreeRecord record = as_record(*archive);
+    if (node && !fails_on_node(record, *node, false).empty()) continue;
     candidates.push_back({spec_of(*archive), record.version, record.cuda_variant, false});
   }
   // Installed first, then the newest; the list's order keeps the rest stable.

@@ -18,6 +18,7 @@
 #include <vector>
 
 #include "doctor/facts.hpp"
+#include "doctor/node.hpp"
 #include "store/official.hpp"
 #include "util/environment.hpp"
 #include "util/json.hpp"
@@ -130,9 +131,10 @@ struct Solution {
 };
 
 // The one cuDNN that runs every need: installed trees first (the newest that
-// fits), then the newest archive of `archives` that fits.
+// fits), then the newest archive of `archives` that fits. With `node`, only
+// what runs there (doctor/node.hpp: its platform, driver and GPUs).
 Solution solve(const std::vector<CudnnNeed>& needs, const std::vector<TreeRecord>& installed,
-               const std::vector<const OfficialArchive*>& archives, Os os);
+               const std::vector<const OfficialArchive*>& archives, Os os, const NodeFacts* node = nullptr);
 
 Json need_json(const CudnnNeed& need);
 Json solution_json(const Solution& solution);

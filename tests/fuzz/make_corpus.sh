@@ -119,6 +119,8 @@ printf "build_info = {'cuda_version': '11.2', 'cudnn_version': '8'}\n" > "$out/d
 printf "__all__ = ['__version__']\n__version__ = '2.11.0+cu130'\ncuda: Optional[str] = '13.0'\n580.65.06|580.159.04" > "$out/doctor/version"
 # snapshot: two snapshots, split at a NUL.
 printf '{"format": 1, "taken_at": "x", "selection": {"version": "9.4.0"}, "copies": [{"library": "/a", "size": 1}], "checks": [{"id": "driver", "status": "ok"}], "e": []}\0{"format": 1, "selection": {"version": "9.1.0"}, "copies": [{"library": "/b"}], "checks": [{"id": "driver", "status": "fail"}]}' > "$out/snapshot/two"
+# and a node's facts, as --facts reads them.
+cp "$here/../nodes/old-driver.json" "$out/snapshot/node.json"
 
 # redist: a manifest in NVIDIA's shape (the Windows entry is 11.8.0's cuda_cudart as the facts file gives it;
 # the Linux one is invented), one with
