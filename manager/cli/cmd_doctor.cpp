@@ -65,8 +65,7 @@ constexpr std::array<std::string_view, 5> k_node_checks = {"selection", "driver"
 Result<int> run_doctor(const DoctorArguments& arguments, const Context& context) {
   Facts facts = gather_facts(context, arguments.program, arguments.cudnn, !arguments.no_load);
   if (!arguments.facts.empty()) {
-    CUDNNENV_TRY_ASSIGN(text, util::read_file(util::path_from_utf8(arguments.facts), 64 * 1024 * 1024));
-    CUDNNENV_TRY_ASSIGN(node, read_node_facts(*text, arguments.facts));
+    CUDNNENV_TRY_ASSIGN(node, read_node_facts_file(arguments.facts));
     apply_node_facts(facts, *node);
   }
   DoctorOptions options;

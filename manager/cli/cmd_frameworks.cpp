@@ -95,8 +95,7 @@ Result<int> run_frameworks(const FrameworksArguments& arguments, const Context& 
       std::any_of(needs.begin(), needs.end(), [](const CudnnNeed& need) { return !need.probe_failure.empty(); });
   std::optional<NodeFacts> node;
   if (!arguments.facts.empty()) {
-    CUDNNENV_TRY_ASSIGN(text, util::read_file(util::path_from_utf8(arguments.facts), 64 * 1024 * 1024));
-    CUDNNENV_TRY_ASSIGN(read, read_node_facts(*text, arguments.facts));
+    CUDNNENV_TRY_ASSIGN(read, read_node_facts_file(arguments.facts));
     node = std::move(*read);
   }
   std::optional<Solution> solution;

@@ -327,8 +327,7 @@ Result<int> install_planned(const InstallArguments& arguments, const Context& co
   std::vector<std::string> passed;
   std::string node_words;
   if (!arguments.facts.empty()) {
-    CUDNNENV_TRY_ASSIGN(text, util::read_file(util::path_from_utf8(arguments.facts), 64 * 1024 * 1024));
-    CUDNNENV_TRY_ASSIGN(node, read_node_facts(*text, arguments.facts));
+    CUDNNENV_TRY_ASSIGN(node, read_node_facts_file(arguments.facts));
     CUDNNENV_TRY_ASSIGN(choice, choose_archive_for_node(*spec, spec->cuda, *node));
     archive = choice->archive;
     passed = choice->passed;

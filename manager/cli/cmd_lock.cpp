@@ -151,8 +151,7 @@ Result<int> run_lock(const LockArguments& arguments, const Context& context) {
   CUDNNENV_TRY_ASSIGN(project, project_here(context));
   std::optional<NodeFacts> node;
   if (!arguments.facts.empty()) {
-    CUDNNENV_TRY_ASSIGN(text, util::read_file(util::path_from_utf8(arguments.facts), 64 * 1024 * 1024));
-    CUDNNENV_TRY_ASSIGN(read, read_node_facts(*text, arguments.facts));
+    CUDNNENV_TRY_ASSIGN(read, read_node_facts_file(arguments.facts));
     node = std::move(*read);
   }
   CUDNNENV_TRY_ASSIGN(lock, make_lock(context, *project, node ? &*node : nullptr));

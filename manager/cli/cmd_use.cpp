@@ -89,8 +89,7 @@ Result<int> run_use(const UseArguments& arguments, const Context& context) {
   const std::string chosen = tree->name + " (cuDNN " + tree->version.str() + ")";
   if (!arguments.facts.empty()) {
     // A selection made on a login node for its compute nodes: refused now when it would fail there.
-    CUDNNENV_TRY_ASSIGN(text, util::read_file(util::path_from_utf8(arguments.facts), 64 * 1024 * 1024));
-    CUDNNENV_TRY_ASSIGN(node, read_node_facts(*text, arguments.facts));
+    CUDNNENV_TRY_ASSIGN(node, read_node_facts_file(arguments.facts));
     if (const std::string why = fails_on_node(*tree, *node); !why.empty()) {
       return make_error("'" + tree->name + "' would fail on " + node->describe() + ": " + why,
                         "'cudnnenv install " + std::to_string(tree->version.major) + " --facts " +

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cstdio>
 #include <system_error>
+#include <tuple>
 
 #include <spdlog/spdlog.h>
 
@@ -437,11 +438,16 @@ std::vector<FrameworkInfo> find_frameworks(const std::vector<fs::path>& site_pac
     if (auto text = util::read_file(dist_info / "METADATA", k_max_framework_file)) return cudnn_requirement(*text);
     return {};
   };
-  auto dist_name = [](const fs::path& dist_info) {
-    std::string name = util::to_utf8(dist_info.filename());
-    name = name.substr(0, name.find('-'));
+  // A dist-info folder's distribution ("jax-cuda12-plugin", '_' as '-') and version.
+  auto dist_parts = [](const fs::path& dist_info) {
+    const std::string folder = util::to_utf8(dist_info.filename());
+    const auto dash = std::min(folder.find('-'), folder.size());
+    std::string name = folder.substr(0, dash);
     std::replace(name.begin(), name.end(), '_', '-');
-    return name;
+    const std::size_t suffix = std::string(".dist-info").size();
+    const std::string version =
+        folder.size() > dash + 1 + suffix ? folder.substr(dash + 1, folder.size() - dash - 1 - suffix) : "";
+    return std::pair{name, version};
   };
   for (const auto& site : site_packages) {
     const fs::path tensorflow = site / "tensorflow";
@@ -466,11 +472,7 @@ std::vector<FrameworkInfo> find_frameworks(const std::vector<fs::path>& site_pac
       info.name = "nvidia-cudnn";
       info.location = site / "nvidia" / "cudnn";
       for (const auto& dist : expand_glob(site / "nvidia_cudnn_cu*-*.dist-info")) {
-        const std::string folder = util::to_utf8(dist.filename());
-        const auto dash = folder.find('-');
-        info.name = folder.substr(0, dash);
-        std::replace(info.name.begin(), info.name.end(), '_', '-');
-        info.version = folder.substr(dash + 1, folder.size() - dash - 1 - std::string(".dist-info").size());
+        std::tie(info.name, info.version) = dist_parts(dist);
         break;
       }
       for (const auto& entry : fs::directory_iterator(wheel, ec)) {
@@ -519,7 +521,7 @@ std::vector<FrameworkInfo> find_frameworks(const std::vector<fs::path>& site_pac
         info.name = "JAX";
         info.location = jax;
         info.version = dist_version(site, {"jax"});
-        info.package = dist_name(plugin);
+        info.package = dist_parts(plugin).first;
         const std::string digits = info.package.substr(std::string("jax-cuda").size());
         info.cuda = digits.substr(0, digits.find('-'));
         info.requires_cudnn = metadata_requirement(plugin);
@@ -551,10 +553,7 @@ std::vector<FrameworkInfo> find_frameworks(const std::vector<fs::path>& site_pac
         FrameworkInfo info;
         info.name = "CuPy";
         info.location = cupy;
-        info.package = dist_name(dist);
-        const std::string folder = util::to_utf8(dist.filename());
-        const auto dash = folder.find('-');
-        info.version = folder.substr(dash + 1, folder.size() - dash - 1 - std::string(".dist-info").size());
+        std::tie(info.package, info.version) = dist_parts(dist);
         // cupy-cuda12x, cupy-cuda11x; cupy-cuda102 and the like name a minor too.
         std::string digits = info.package.substr(std::string("cupy-cuda").size());
         if (!digits.empty() && digits.back() == 'x') digits.pop_back();

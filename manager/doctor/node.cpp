@@ -82,6 +82,11 @@ Result<NodeFacts> read_node_facts(std::string_view snapshot, const std::string& 
   return node;
 }
 
+Result<NodeFacts> read_node_facts_file(const std::string& file) {
+  CUDNNENV_TRY_ASSIGN(text, util::read_file(util::path_from_utf8(file), 64 * 1024 * 1024));
+  return read_node_facts(*text, file);
+}
+
 void apply_node_facts(Facts& facts, const NodeFacts& node) {
   facts.node = node.describe();
   facts.node_file = node.origin;

@@ -34,6 +34,9 @@ struct NodeFacts {
 // snapshot, or one for a platform cudnnenv does not know.
 Result<NodeFacts> read_node_facts(std::string_view snapshot, const std::string& origin);
 
+// The same, from the file `file` (as given on the command line).
+Result<NodeFacts> read_node_facts_file(const std::string& file);
+
 // `facts` with the node's platform, driver, GPUs and toolkits in place of
 // this machine's; Facts::node names it.
 void apply_node_facts(Facts& facts, const NodeFacts& node);
