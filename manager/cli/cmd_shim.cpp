@@ -3,6 +3,7 @@
 #include "cli/context.hpp"
 #include "cli/output.hpp"
 #include "formats/platform.hpp"
+#include "pin/launch.hpp"
 #include "pin/shims.hpp"
 #include "util/fs.hpp"
 #include "util/text.hpp"
@@ -71,6 +72,11 @@ Result<int> run_add(const ShimArguments& arguments, const Context& context) {
     print_note("the store '" + util::to_utf8(context.store().root()) +
                "' is not yours to write: the shim is yours, in your state folder " +
                util::to_utf8(context.store().state().folder));
+  }
+  if (added->target.empty() && !find_program(added->name, context.environment, {paths.shims_dir})) {
+    log_warning("no '" + added->name +
+                "' is on PATH yet (after the shims folder): the shim fails with exit "
+                "code 127 until one is, or until it is given the program with --target");
   }
   const std::string path = context.environment.get("PATH").value_or("");
   if (path.find(util::to_utf8(paths.shims_dir)) == std::string::npos) {

@@ -152,9 +152,13 @@ Result<int> run_verify(const VerifyArguments& arguments, const Context& context)
 
   int exit_code = 0;
   Json results = Json::array();
+  std::vector<std::string> failed;  // for --all's last line
+  bool no_gpu = false;
   for (const auto& [tree, runtime] : *trees) {
     options.runtime_dir = runtime ? runtime->resolve(runtime->layout.library_dir) : fs::path();
     const VerifyReport report = verify_tree(tree, options);
+    if (!report.passed()) failed.push_back("'" + tree.name + "'");
+    no_gpu = no_gpu || (report.gpu_unavailable && conv_asked);
     if (!report.passed()) {
       exit_code = static_cast<int>(ExitCode::verify_failed);
     } else if (report.gpu_unavailable && conv_asked && exit_code == 0) {
@@ -221,6 +225,19 @@ Result<int> run_verify(const VerifyArguments& arguments, const Context& context)
   }
   if (arguments.json) {
     print_json(results);
+  } else if (arguments.all && !trees->empty()) {
+    // One line for the whole store, as the last thing said.
+    const std::size_t count = trees->size();
+    const std::string trees_word = std::to_string(count) + (count == 1 ? " tree: " : " trees: ");
+    print("\n");
+    if (!failed.empty()) {
+      print_marked(Paint::fail, trees_word + std::to_string(failed.size()) + " failed",
+                   " (" + util::join(failed, ", ") + ")\n");
+    } else if (no_gpu) {
+      print_marked(Paint::warn, trees_word + "verified up to load; no GPU", "\n");
+    } else {
+      print_marked(Paint::ok, trees_word + (count == 1 ? "passed" : "all passed"), "\n");
+    }
   }
   return exit_code;
 }

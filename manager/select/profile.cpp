@@ -136,19 +136,27 @@ Result<Profile> find_profile(const std::string& name, Os os, const std::vector<f
   CUDNNENV_TRY_ASSIGN(profiles, all_profiles(os, config_files));
   std::string closest;
   std::size_t best = 3;
+  std::vector<std::string> longer;  // "torch2.5": torch2.5-cu121, torch2.5-cu124
   for (const auto& profile : *profiles) {
     if (profile.name == name) {
       return profile;
     }
+    if (!name.empty() && util::starts_with(profile.name, name + "-")) longer.push_back("'" + profile.name + "'");
     if (const std::size_t distance = util::edit_distance(name, profile.name); distance < best) {
       best = distance;
       closest = profile.name;
     }
   }
-  return make_error(
-      "there is no profile '" + name + "' for " + std::string(os == Os::windows ? "Windows" : "Linux"),
-      closest.empty() ? std::string("'cudnnenv profile list' shows them") : "did you mean '" + closest + "'?",
-      ExitCode::not_found);
+  std::string hint = "'cudnnenv profile list' shows them";
+  if (!longer.empty()) {
+    const std::string last = longer.back();
+    longer.pop_back();
+    hint = "did you mean " + (longer.empty() ? last : util::join(longer, ", ") + " or " + last) + "?";
+  } else if (!closest.empty()) {
+    hint = "did you mean '" + closest + "'?";
+  }
+  return make_error("there is no profile '" + name + "' for " + std::string(os == Os::windows ? "Windows" : "Linux"),
+                    hint, ExitCode::not_found);
 }
 
 std::optional<ProfileFit> satisfying_tree(const Profile& profile, const std::vector<TreeRecord>& trees) {

@@ -79,6 +79,35 @@ run verify "to verify" --level load
 expect_eq "$rc" "4" "verify of a truncated tree"
 grep -q "FAIL  files: 'lib/libcudnn_graph.so.9.1.0' is 100 bytes, was " out || fail "verify: $(cat out)"
 pass "verify names a truncated file and exits 4"
+# verify --all ends with one line for the store.
+make_linux_tree good 9.1.0 "$FIXTURES/fake-elf64-9.1.0.so"
+run install good --name good
+run verify --all --level load
+expect_eq "$rc" "4" "verify --all with a damaged tree"
+expect_eq "$(tail -n 2 out)" "
+2 trees: 1 failed ('to verify')" "verify --all's last line with a damaged tree"
+run verify --all --level files --json
+expect_eq "$(python3 -c 'import json; print(sorted((t["name"], t["passed"]) for t in json.load(open("out"))))')" \
+  "[('good', True), ('to verify', False)]" "verify --all --json: no summary line"
+run remove "to verify" --yes
+run verify --all --level load
+expect_eq "$(tail -n 1 out)" "1 tree: passed" "verify --all's last line for one tree that passes"
+run install tree --name "to verify"
+run verify --all --level load
+expect_eq "$(tail -n 1 out)" "2 trees: all passed" "verify --all's last line when all pass"
+run remove good --yes
+pass "verify --all ends with one line: how many trees, and which failed"
+
+# shim add of a program that is not on PATH: added, with a warning.
+run shim add nosuch-program
+expect_eq "$rc" "0" "shim add nosuch-program"
+expect_eq "$(cat err)" "cudnnenv: warning: no 'nosuch-program' is on PATH yet (after the shims folder): the shim fails with exit code 127 until one is, or until it is given the program with --target" \
+  "shim add of a program not on PATH"
+run shim add sh
+expect_eq "$(cat err)" "" "shim add of a program on PATH: no warning"
+run shim remove nosuch-program
+run shim remove sh
+pass "shim add warns when no program of that name is on PATH yet"
 
 make_linux_tree needs 9.1.0 "$FIXTURES/fake-elf64-9.1.0.so"
 cp "$FIXTURES/fake-elf64-9.1.0-needs-cublas.so" needs/lib/libcudnn_ops.so.9.1.0

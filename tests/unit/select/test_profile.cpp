@@ -48,6 +48,13 @@ TEST_SUITE("select/profile") {
     CHECK(jax->cudnn == "9.8");
     CHECK(jax->cuda == "12");
     CHECK_FALSE(find_profile("jax-cuda12", Os::windows, {}));
+    // A name without its CUDA variant: each profile it starts.
+    const auto variants = find_profile("torch2.5", Os::linux, {});
+    CHECK(variants.error().message == "there is no profile 'torch2.5' for Linux");
+    CHECK(variants.error().hint == "did you mean 'torch2.5-cu121' or 'torch2.5-cu124'?");
+    CHECK(find_profile("torch2.11", Os::linux, {}).error().hint == "did you mean 'torch2.11-cu130'?");
+    CHECK(find_profile("torch2.9", Os::linux, {}).error().hint ==
+          "did you mean 'torch2.9-cu126', 'torch2.9-cu128' or 'torch2.9-cu130'?");
   }
 
   TEST_CASE("the user's profiles in config.toml, one replacing a built-in; a broken one is an error with its place") {
