@@ -225,12 +225,7 @@ DoctorCheck check_driver(const Facts& facts) {
   const CudaVersion cuda = *tree.cuda;
   const DriverMinimum minimum = minimum_driver(cuda, os);
   const std::string tree_text = tree_words(tree);
-  // The CUDA the driver says it runs decides when it says one (a Jetson's driver 580.00 runs CUDA 13.0);
-  // else its version against the table's minimum.
-  const bool below_major = driver.cuda ? driver.cuda->major < cuda.major
-                                       : !driver.version.empty() && !minimum.major.empty() &&
-                                             compare_dotted(driver.version, minimum.major) < 0;
-  if (below_major) {
+  if (driver_below_major(driver, cuda, os)) {
     return problem("driver", DoctorStatus::fail, summary + ": too old for CUDA " + cuda.str(),
                    "'CUDA driver version is insufficient for CUDA runtime version' (cudaErrorInsufficientDriver, "
                    "error 35); cudnnCreate fails with CUDNN_STATUS_NOT_INITIALIZED",
@@ -1347,6 +1342,14 @@ DoctorCheck check_frameworks(const Facts& facts, const std::vector<CudnnNeed>& n
 }
 
 }  // namespace
+
+bool driver_below_major(const DriverInfo& driver, const CudaVersion& cuda, Os os) {
+  // The CUDA the driver says it runs decides when it says one (a Jetson's driver 580.00 runs CUDA 13.0);
+  // else its version against the table's minimum.
+  if (driver.cuda) return driver.cuda->major < cuda.major;
+  const DriverMinimum minimum = minimum_driver(cuda, os);
+  return !driver.version.empty() && !minimum.major.empty() && compare_dotted(driver.version, minimum.major) < 0;
+}
 
 std::optional<DoctorCheck> gpu_check_for(const GpuInfo& gpu, const TreeRecord& tree) {
   return gpu_problem(gpu, tree);

@@ -51,6 +51,10 @@ struct DriverMinimum {
 };
 DriverMinimum minimum_driver(const CudaVersion& cuda, Os os);
 
+// Whether `driver` is too old for CUDA `cuda`'s major (the driver check's
+// failure): by the CUDA it says it runs, else by its version.
+bool driver_below_major(const DriverInfo& driver, const CudaVersion& cuda, Os os);
+
 // The gpu check's finding for `gpu` with `tree` (no code for its
 // architecture, or dropped it), or nothing when the tree runs on it.
 std::optional<DoctorCheck> gpu_check_for(const GpuInfo& gpu, const TreeRecord& tree);

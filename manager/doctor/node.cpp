@@ -102,11 +102,8 @@ std::string fails_on_node(const TreeRecord& tree, const NodeFacts& node, bool ch
   const std::optional<CudaVersion> cuda = tree.cuda_variant ? tree.cuda_variant : tree.cuda;
   const DriverInfo& driver = node.driver;
   if (cuda && driver.found()) {
-    const DriverMinimum minimum = minimum_driver(*cuda, node.platform.os);
-    const bool too_old = (driver.cuda && driver.cuda->major < cuda->major) ||
-                         (!driver.cuda && !driver.version.empty() && !minimum.major.empty() &&
-                          compare_dotted(driver.version, minimum.major) < 0);
-    if (too_old) {
+    if (driver_below_major(driver, *cuda, node.platform.os)) {
+      const DriverMinimum minimum = minimum_driver(*cuda, node.platform.os);
       return "its driver " + (driver.version.empty() ? std::string("?") : driver.version) +
              (driver.cuda ? " runs CUDA " + driver.cuda->str() : std::string()) + ", and CUDA " +
              std::to_string(cuda->major) + " needs " +
