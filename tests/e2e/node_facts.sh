@@ -146,3 +146,13 @@ expect_eq "$rc" "0" "use --facts of a tree that runs there: $(cat err)"
 expect_eq "$(cat .cudnnenv.toml)" 'cudnn = "t9.4"' "the project file"
 cd "$WORK"
 pass "lock --facts locks the archive that runs on the node (and its platform); use --facts refuses a tree that would fail there"
+
+# 7. A snapshot's path with a space and a quote reaches the hint quoted: the hint runs as written.
+mkdir -p "$WORK/it's nodes" && cp "$NODES/pascal.json" "$WORK/it's nodes/p.json"
+run use c919 --facts "$WORK/it's nodes/p.json"
+expect_eq "$rc" "1" "use --facts from a path with a space and a quote"
+hint=$(sed -n "s/^  hint: '\(.*\)' names one that runs there$/\1/p" err)
+[ -n "$hint" ] || fail "no hint command: $(cat err)"
+(PATH="$(dirname "$CUDNNENV"):$PATH" bash -c "$hint" > hinted.txt 2>&1) || fail "the hint did not run as written: $hint: $(cat hinted.txt)"
+grep -q "^would install cuDNN 9.10.2.21 for CUDA 12 " hinted.txt || fail "the hint's dry run: $(cat hinted.txt)"
+pass "the --facts file in a hint is quoted for the shell: pasted, it runs"
