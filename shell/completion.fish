@@ -1,6 +1,8 @@
 # cudnnenv completion for fish. cudnnenv itself answers: `cudnnenv
-# __complete --current=WORD -- WORDS BEFORE IT` prints one candidate per line;
-# files are offered too where a path goes (install, adopt, trust, exec).
+# __complete --current=WORD -- WORDS BEFORE IT` prints one candidate per line,
+# in the order to show them (-k keeps it), with a tab and a description as
+# fish reads them; files are offered too where a path goes (install, adopt,
+# trust, exec).
 function __cudnnenv_complete
     set -l words (commandline -opc)
     @PROGRAM@ __complete --current=(commandline -ct) -- $words[2..-1] 2>/dev/null

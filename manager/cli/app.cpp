@@ -251,6 +251,15 @@ std::ostream& text_out_for(const Context& context) {
   return context.script_shell ? std::cerr : std::cout;
 }
 
+// A list of archives in place of the embedded one (tests, a site's own copy).
+Result<void> use_site_index(const Context& context) {
+  const auto index = context.environment.get("CUDNNENV_INDEX");
+  if (!index || index->empty()) return {};
+  CUDNNENV_TRY(use_index_file(util::path_from_utf8(*index)));
+  spdlog::debug("official archives: the list in '{}' (CUDNNENV_INDEX)", *index);
+  return {};
+}
+
 int run_unguarded(std::vector<std::string> arguments) {
   Context context;
   context.environment = util::Environment::current();
@@ -258,6 +267,7 @@ int run_unguarded(std::vector<std::string> arguments) {
   init_logging(0, std::nullopt);  // warnings while parsing; CUDNNENV_LOG is read once parsed
   register_all(app, context, named_command(arguments));
   if (arguments.size() > 1 && arguments[1] == "__complete") {
+    (void)use_site_index(context);  // a broken list: the embedded one's versions, and the error at install
     return complete_command_line(app, context, {arguments.begin() + 2, arguments.end()});
   }
   if (arguments.size() > 1 && arguments[1] == "__script") {
@@ -332,13 +342,9 @@ int run_unguarded(std::vector<std::string> arguments) {
     print_error(root.error());
     return static_cast<int>(root.error().code);
   }
-  if (const auto index = context.environment.get("CUDNNENV_INDEX"); index && !index->empty()) {
-    // A list of archives in place of the embedded one (tests, a site's own copy).
-    if (auto used = use_index_file(util::path_from_utf8(*index)); !used) {
-      print_error(used.error());
-      return static_cast<int>(used.error().code);
-    }
-    spdlog::debug("official archives: the list in '{}' (CUDNNENV_INDEX)", *index);
+  if (auto used = use_site_index(context); !used) {
+    print_error(used.error());
+    return static_cast<int>(used.error().code);
   }
   if (context.script_shell) print_script(shell::script_marker_line(*context.script_shell));
   const Result<int> outcome = context.action();

@@ -4,14 +4,19 @@
 // name), one per line, read from the registered commands and options and
 // from the store (tree names, versions, profiles).
 #include <algorithm>
+#include <cctype>
+#include <map>
 #include <set>
 
 #include "cli/context.hpp"
 #include "cli/output.hpp"
 #include "pin/launch.hpp"
 #include "pin/pin_policy.hpp"
+#include "pin/shims.hpp"
 #include "select/profile.hpp"
 #include "shell/init.hpp"
+#include "store/official.hpp"
+#include "store/runtime.hpp"
 #include "util/fs.hpp"
 #include "util/text.hpp"
 #include "verify/verify.hpp"
@@ -39,49 +44,195 @@ bool takes_value(const CLI::App& scope, const std::string& word) {
   return false;
 }
 
-std::vector<std::string> option_names(const CLI::App& scope) {
-  std::vector<std::string> names;
+// A candidate and what the shells that show one (zsh, fish, PowerShell) say beside it.
+struct Candidate {
+  std::string value;
+  std::string description;
+};
+using Candidates = std::vector<Candidate>;
+
+std::string first_line(const std::string& text) {
+  return text.substr(0, text.find('\n'));
+}
+
+Candidates option_names(const CLI::App& scope) {
+  Candidates names;
   for (const CLI::Option* option : scope.get_options()) {
     if (option->get_group().empty() || option->get_positional()) continue;  // hidden, or a positional
-    for (const auto& name : option->get_lnames()) names.push_back("--" + name);
+    for (const auto& name : option->get_lnames()) names.push_back({"--" + name, first_line(option->get_description())});
   }
   return names;
 }
 
-std::vector<std::string> subcommand_names(const CLI::App& scope) {
-  std::vector<std::string> names;
+Candidates subcommand_names(const CLI::App& scope) {
+  Candidates names;
   for (const CLI::App* sub : scope.get_subcommands([](const CLI::App*) { return true; })) {
-    if (!sub->get_group().empty()) names.push_back(sub->get_name());
+    if (!sub->get_group().empty()) names.push_back({sub->get_name(), first_line(sub->get_description())});
   }
   return names;
+}
+
+std::string cuda_text(const TreeRecord& tree) {
+  return tree.cuda ? ", CUDA " + tree.cuda->str() : "";
+}
+
+std::string major_minor(const Version& version) {
+  return std::to_string(version.major) + "." + std::to_string(version.minor);
+}
+
+// The installed cuDNN trees (newest first), then their versions ("9.1", then "9.1.0"), oldest first.
+Candidates tree_candidates(const std::vector<TreeRecord>& trees) {
+  Candidates names;
+  std::map<Version, std::vector<std::string>> by_version;
+  for (const auto& tree : trees) {
+    names.push_back({tree.name, "cuDNN " + tree.version.str() + cuda_text(tree)});
+    by_version[tree.version].push_back(tree.name);
+  }
+  std::set<std::string> shown;
+  for (const auto& [version, named] : by_version) {
+    const std::string trees_text = "installed: " + util::join(named, ", ");
+    if (shown.insert(major_minor(version)).second) names.push_back({major_minor(version), trees_text});
+    names.push_back({version.str(), trees_text});
+  }
+  return names;
+}
+
+// This platform's profiles: first those an installed tree runs (and which), then the rest.
+Candidates profile_candidates(const Context& context, const std::vector<TreeRecord>& trees) {
+  Candidates runs;
+  Candidates rest;
+  if (auto profiles = all_profiles(host_platform().os, config_files(context.store()))) {
+    for (const auto& profile : *profiles) {
+      const std::string needs = profile.framework + ", cuDNN " + profile.cudnn + ", CUDA " + profile.cuda;
+      if (const auto fit = satisfying_tree(profile, trees)) {
+        runs.push_back({profile.name, needs + ": runs on '" + fit->tree.name + "'"});
+      } else {
+        rest.push_back({profile.name, needs + ": no installed tree"});
+      }
+    }
+  }
+  runs.insert(runs.end(), rest.begin(), rest.end());
+  return runs;
 }
 
 // What a spec can be here: installed trees' names and versions, this platform's profiles.
-std::vector<std::string> specs(const Context& context) {
-  std::vector<std::string> names;
-  std::set<std::string> versions;
+Candidates specs(const Context& context) {
+  const auto trees = context.store().list(RecordPart::identity).trees;
+  auto names = tree_candidates(trees);
+  const auto profiles = profile_candidates(context, trees);
+  names.insert(names.end(), profiles.begin(), profiles.end());
+  return names;
+}
+
+// The CUDA runtime trees: their names, then their releases (13.0, 13.0.2).
+Candidates runtime_candidates(const Context& context) {
+  Candidates names;
+  Candidates releases;
+  std::set<std::string> shown;
+  for (const auto& tree : context.store().list(RecordPart::identity).runtimes()) {
+    names.push_back({tree.name, "CUDA runtime " + tree.version.str()});
+    for (const auto& release : {major_minor(tree.version), tree.version.str()}) {
+      if (shown.insert(release).second) releases.push_back({release, "installed: " + tree.name});
+    }
+  }
+  names.insert(names.end(), releases.begin(), releases.end());
+  return names;
+}
+
+// What `remove` takes: cuDNN trees and their versions, then the runtime trees.
+Candidates removable(const Context& context) {
+  auto names = tree_candidates(context.store().list(RecordPart::identity).trees);
+  for (const auto& tree : context.store().list(RecordPart::identity).runtimes()) {
+    names.push_back({tree.name, "CUDA runtime " + tree.version.str()});
+  }
+  return names;
+}
+
+// The versions of the official list for this platform, oldest first: "9.1"
+// (the newest 9.1.x is what `install 9.1` fetches), then each release.
+Candidates official_versions() {
+  std::map<Version, std::set<std::string>> variants;
+  for (const OfficialArchive* archive : available_archives(host_platform(), nullptr, std::nullopt)) {
+    if (auto version = parse_version(archive->version)) {
+      variants[*version].insert(std::string(archive->cuda_variant));
+    }
+  }
+  Candidates names;
+  std::map<std::string, Version> newest;
+  for (const auto& [version, cudas] : variants) newest[major_minor(version)] = version;
+  std::set<std::string> shown;
+  for (const auto& [version, cudas] : variants) {
+    const std::string series = major_minor(version);
+    if (shown.insert(series).second) names.push_back({series, "the newest " + series + ": " + newest[series].str()});
+    names.push_back({version.str(), "for " + util::join(std::vector<std::string>(cudas.begin(), cudas.end()), ", ")});
+  }
+  return names;
+}
+
+// The CUDA versions archives are built for (official list, installed trees), oldest first.
+Candidates cuda_versions(const Context& context) {
+  std::map<std::pair<int, int>, std::pair<std::string, std::set<std::string>>> found;  // (major, minor or -1)
+  const auto add = [&](const CudaVersion& cuda, const std::string& tree) {
+    auto& [text, trees] = found[{cuda.major, cuda.minor.value_or(-1)}];
+    text = cuda.str();
+    if (!tree.empty()) trees.insert(tree);
+  };
+  for (const OfficialArchive* archive : available_archives(host_platform(), nullptr, std::nullopt)) {
+    if (util::starts_with(archive->cuda_variant, "cuda")) {
+      if (auto cuda = parse_cuda_version(archive->cuda_variant.substr(4))) add(*cuda, "");
+    }
+  }
   for (const auto& tree : context.store().list(RecordPart::identity).trees) {
-    names.push_back(tree.name);
-    versions.insert(std::to_string(tree.version.major) + "." + std::to_string(tree.version.minor));
-    versions.insert(tree.version.str());
+    if (tree.cuda_variant) add(*tree.cuda_variant, tree.name);
+    if (tree.cuda) add(*tree.cuda, tree.name);
   }
-  std::sort(names.begin(), names.end());
-  names.insert(names.end(), versions.begin(), versions.end());
-  if (auto profiles = all_profiles(host_platform().os, config_files(context.store()))) {
-    for (const auto& profile : *profiles) names.push_back(profile.name);
-  }
-  return names;
-}
-
-std::vector<std::string> profile_names(const Context& context) {
-  std::vector<std::string> names;
-  if (auto profiles = all_profiles(host_platform().os, config_files(context.store()))) {
-    for (const auto& profile : *profiles) names.push_back(profile.name);
+  Candidates names;
+  for (const auto& [key, value] : found) {
+    const auto& [text, trees] = value;
+    names.push_back(
+        {text, trees.empty() ? "official archives"
+                             : "installed: " + util::join(std::vector<std::string>(trees.begin(), trees.end()), ", ")});
   }
   return names;
 }
 
-std::vector<std::string> candidates(const CLI::App& app, const Context& context, const CompleteArguments& arguments) {
+// The CUDA releases `install cuda` and `mirror create --runtime` fetch (pinned manifests).
+Candidates cuda_releases() {
+  Candidates names;
+  for (const auto& manifest : pinned_manifests()) {
+    names.push_back({manifest.release, "CUDA runtime, " + manifest_file_name(manifest.release)});
+  }
+  return names;
+}
+
+Candidates profile_names(const Context& context) {
+  return profile_candidates(context, context.store().list(RecordPart::identity).trees);
+}
+
+Candidates programs(const std::string& prefix, const Context& context) {
+  Candidates names;
+  for (const auto& program : programs_on_path(prefix, context.environment, {})) {
+    names.push_back({program.name, util::to_utf8(program.path)});
+  }
+  return names;
+}
+
+Candidates shim_candidates(const Context& context) {
+  Candidates names;
+  for (const auto& shim : list_shims(shim_paths(context))) {
+    names.push_back(
+        {shim.name, shim.target.empty() ? "starts the first '" + shim.name + "' on PATH" : "starts " + shim.target});
+  }
+  return names;
+}
+
+Candidates plain(const std::vector<std::string>& values) {
+  Candidates names;
+  for (const auto& value : values) names.push_back({value, ""});
+  return names;
+}
+
+Candidates candidates(const CLI::App& app, const Context& context, const CompleteArguments& arguments) {
   // Walk the words: the subcommands named so far, and the positionals after them.
   const CLI::App* scope = &app;
   std::vector<std::string> positionals;
@@ -106,18 +257,23 @@ std::vector<std::string> candidates(const CLI::App& app, const Context& context,
     previous = arguments.words[i];  // an option's value, when it took one
   }
   const std::string command = scope == &app ? "" : scope->get_name();
-  if (after_dashes || (command == "exec" && !positionals.empty())) {
-    return {};  // the program and its arguments: the shell's own completion
-  }
-  if (!previous.empty() && util::starts_with(previous, "-") && previous.find('=') == std::string::npos &&
-      (takes_value(*scope, previous) || takes_value(app, previous))) {
+  const std::string parent = scope->get_parent() && scope->get_parent() != &app ? scope->get_parent()->get_name() : "";
+  if (!after_dashes && !previous.empty() && util::starts_with(previous, "-") &&
+      previous.find('=') == std::string::npos && (takes_value(*scope, previous) || takes_value(app, previous))) {
     if (previous == "--cudnn") return specs(context);
-    if (previous == "--shell") return shell::shell_names();
-    if (previous == "--verify") return util::names_of(k_launch_policies);
-    if (previous == "--mode") return util::names_of(k_pin_modes);
-    if (previous == "--level") return util::names_of(k_verify_levels);
+    if (previous == "--cuda") return cuda_versions(context);
+    if (previous == "--runtime") return command == "create" ? cuda_releases() : runtime_candidates(context);
+    if (previous == "--shell") return plain(shell::shell_names());
+    if (previous == "--verify") return plain(util::names_of(k_launch_policies));
+    if (previous == "--mode") return plain(util::names_of(k_pin_modes));
+    if (previous == "--level") return plain(util::names_of(k_verify_levels));
     return {};  // a path or a number
   }
+  if (command == "exec" && (after_dashes || !util::starts_with(arguments.current, "-"))) {
+    // The program, then its arguments (the shell's own completion: files).
+    return positionals.empty() ? programs(arguments.current, context) : Candidates{};
+  }
+  if (after_dashes) return {};
   if (util::starts_with(arguments.current, "-")) {
     auto names = option_names(*scope);
     if (scope != &app) {
@@ -129,25 +285,45 @@ std::vector<std::string> candidates(const CLI::App& app, const Context& context,
   if (auto subs = subcommand_names(*scope); !subs.empty() && positionals.empty()) {
     return subs;
   }
+  if (command == "install") {
+    if (positionals.size() == 1 && positionals[0] == "cuda") return cuda_releases();
+    // A version or 'cuda'; a path (a word with a folder or an archive's name) is the shell's.
+    const bool path_like =
+        arguments.current.find_first_of("/\\~") != std::string::npos ||
+        (!arguments.current.empty() && !std::isdigit(static_cast<unsigned char>(arguments.current[0])) &&
+         !util::starts_with("cuda", arguments.current));
+    if (!positionals.empty() || path_like) return {};
+    auto names = official_versions();
+    names.push_back({"cuda", "a CUDA release's runtime libraries: cudnnenv install cuda 13.0"});
+    return names;
+  }
   if (!positionals.empty()) return {};
-  if (command == "use" || command == "remove" || command == "verify" || command == "activate" || command == "which" ||
-      command == "current") {
+  if (command == "remove" && parent == "shim") return shim_candidates(context);
+  if (command == "add" && parent == "shim") return programs(arguments.current, context);
+  if (command == "remove") return removable(context);
+  if (command == "use" || command == "verify" || command == "activate" || command == "which" || command == "current") {
     return specs(context);
   }
   if (command == "show" || command == "generate") return profile_names(context);
-  if (command == "init") return shell::shell_names();
-  if (command == "completion") return shell::shell_names(shell::has_completion);
-  if (command == "deinit") return {"cmd"};
+  if (command == "init") return plain(shell::shell_names());
+  if (command == "completion") return plain(shell::shell_names(shell::has_completion));
+  if (command == "deinit") return plain({"cmd"});
   return {};
 }
 
 Result<int> run_complete(const CLI::App& app, const CompleteArguments& arguments, const Context& context) {
   std::set<std::string> seen;
   for (const auto& candidate : candidates(app, context, arguments)) {
-    if (util::starts_with(candidate, arguments.current) && seen.insert(candidate).second) {
-      // One per line, and shown by the shell: a name with a control byte (a line break, an escape
-      // sequence) cannot be typed anyway; leave it out.
-      if (util::printable(candidate) == candidate) print_script(candidate + "\n");
+    if (util::starts_with(candidate.value, arguments.current) && seen.insert(candidate.value).second) {
+      // One per line, a tab before the description, and shown by the shell: a name with a control byte
+      // (a line break, a tab, an escape sequence) cannot be typed anyway; leave it out.
+      if (util::printable(candidate.value) != candidate.value || candidate.value.find('\t') != std::string::npos) {
+        continue;
+      }
+      std::string description = candidate.description;
+      std::replace(description.begin(), description.end(), '\t', ' ');
+      description = util::printable(description);
+      print_script(candidate.value + (description.empty() ? "" : "\t" + description) + "\n");
     }
   }
   return 0;

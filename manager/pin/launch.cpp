@@ -7,6 +7,7 @@
 #include <algorithm>
 #include <cstdio>
 #include <optional>
+#include <set>
 #include <system_error>
 
 #include <spdlog/spdlog.h>
@@ -215,6 +216,45 @@ bool is_cudnn_module(const std::string& path) {
   // A cuDNN under a name and soname of its own (loaded by path): by what it exports.
   auto exported = exports_symbol(ec ? file : resolved, "cudnnGetVersion");
   return exported && *exported;
+}
+
+std::vector<ProgramOnPath> programs_on_path(std::string_view prefix, const util::Environment& environment,
+                                            const std::vector<fs::path>& skip) {
+  std::vector<std::string> extensions;
+  if (windows_host()) {
+    for (const auto& extension : util::split(environment.get("PATHEXT").value_or(".COM;.EXE;.BAT;.CMD"), ';')) {
+      if (!extension.empty()) extensions.push_back(util::to_lower(extension));
+    }
+  }
+  std::vector<ProgramOnPath> found;
+  std::set<std::string> seen;
+  for (const auto& entry : util::split_path_list(environment.get("PATH").value_or(""))) {
+    const fs::path folder = util::path_from_utf8(entry);
+    std::error_code ec;
+    if (entry.empty() || std::any_of(skip.begin(), skip.end(),
+                                     [&](const fs::path& skipped) { return util::same_file(folder, skipped); })) {
+      continue;
+    }
+    for (fs::directory_iterator it(folder, ec), end; !ec && it != end; it.increment(ec)) {
+      std::string name = util::to_utf8(it->path().filename());
+      if (windows_host()) {
+        const std::string extension = util::to_lower(util::to_utf8(it->path().extension()));
+        if (std::find(extensions.begin(), extensions.end(), extension) == extensions.end()) continue;
+        name = util::to_utf8(it->path().stem());
+      }
+      if (!util::starts_with(name, prefix)) continue;
+      std::error_code status_ec;
+      const auto status = fs::status(it->path(), status_ec);
+      if (status_ec || !fs::is_regular_file(status)) continue;
+      if (!windows_host() && (status.permissions() & (fs::perms::owner_exec | fs::perms::group_exec |
+                                                      fs::perms::others_exec)) == fs::perms::none) {
+        continue;
+      }
+      if (seen.insert(windows_host() ? util::to_lower(name) : name).second) found.push_back({name, it->path()});
+    }
+  }
+  std::sort(found.begin(), found.end(), [](const auto& a, const auto& b) { return a.name < b.name; });
+  return found;
 }
 
 Result<fs::path> find_program(const std::string& command, const util::Environment& environment,

@@ -123,6 +123,18 @@ Result<std::optional<std::filesystem::path>> prepare_fence(const TreeRecord& tre
 Result<std::filesystem::path> find_program(const std::string& command, const util::Environment& environment,
                                            const std::vector<std::filesystem::path>& skip);
 
+// The programs on PATH whose names start with `prefix`, each the first of its
+// name (as find_program would start it), in PATH order, folders in `skip`
+// left out; on Windows by the name typed (python for python.exe, the
+// extensions of PATHEXT). For completion: folders that cannot be read are
+// passed over.
+struct ProgramOnPath {
+  std::string name;
+  std::filesystem::path path;
+};
+std::vector<ProgramOnPath> programs_on_path(std::string_view prefix, const util::Environment& environment,
+                                            const std::vector<std::filesystem::path>& skip);
+
 // Windows: a batch file (.bat, .cmd) runs through cmd.exe, which parses
 // its command line again; fails (exit code 2) when `program` is one and its
 // path or an argument holds what cmd cannot receive intact inside quotes

@@ -9,7 +9,7 @@ fixtures=${2:+$(cd "$2" && pwd)}
 here=$(cd "$(dirname "$0")" && pwd)
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
-for target in zip tar binfmt version toml spec sidecar cmd_script download modulefile doctor snapshot redist kernelspec why lock mirror slurm cdi frameworks; do mkdir -p "$out/$target"; done
+for target in zip tar binfmt version toml spec sidecar cmd_script download modulefile doctor snapshot redist kernelspec why lock mirror slurm cdi frameworks complete; do mkdir -p "$out/$target"; done
 
 # A small tree: headers, a library stand-in, a link.
 tree=$work/tree
@@ -180,4 +180,12 @@ printf '{"cdiVersion": "0.5.0", "kind": "nvidia.com/gpu", "devices": [{"name": "
 printf 'W0000 00:00 warning\n\ncudnnenv-probe: {"version": "0.6.2", "cuda": "12.8", "source": "jax._src.lib.cuda_versions.cudnn_build_version()", "cudnn_build": "9.8.0", "cudnn_loaded": "9.4.0", "load_error": "x"}\n' > "$out/frameworks/jax.txt"
 printf '\ncudnnenv-probe: {"version": "2.5.1+cpu", "cudnn_build": null, "rule": "same-minor", "checked_at_load": false}\n' > "$out/frameworks/cpu.txt"
 printf 'Metadata-Version: 2.1\nName: jax-cuda12-plugin\nRequires-Dist: nvidia-cudnn-cu12 (<10.0,>=9.8) ; extra == "with-cuda"\n' > "$out/frameworks/METADATA"
+# complete: half-typed command lines (the word being completed, then the words before it; NUL between).
+printf 'u' > "$out/complete/subcommand"
+printf '\0use' > "$out/complete/use"
+printf '9.1\0install' > "$out/complete/install"
+printf 'py\0exec\0--cudnn\0t\0--' > "$out/complete/exec"
+printf '\0exec\0--cuda' > "$out/complete/cuda"
+printf '\0shim\0remove' > "$out/complete/shim"
+printf -- '--r\0--root\0/nonexistent\0remove' > "$out/complete/root"
 echo "seed corpus in $out: $(find "$out" -type f | wc -l) files"

@@ -1,6 +1,7 @@
 # cudnnenv completion for PowerShell (Windows PowerShell 5.1 and pwsh 7).
 # cudnnenv itself answers: `cudnnenv __complete --current=WORD -- WORDS BEFORE IT`
-# prints one candidate per line, in UTF-8.
+# prints one candidate per line, in UTF-8 and in the order to show them, each
+# perhaps followed by a tab and a description (the tooltip).
 Register-ArgumentCompleter -Native -CommandName 'cudnnenv', 'cudnnenv.exe' -ScriptBlock {
     param($wordToComplete, $commandAst, $cursorPosition)
     # The words before the one being completed, the program's name left out,
@@ -21,14 +22,16 @@ Register-ArgumentCompleter -Native -CommandName 'cudnnenv', 'cudnnenv.exe' -Scri
     } finally {
         [Console]::OutputEncoding = $encoding
     }
-    foreach ($candidate in $candidates) {
+    foreach ($line in $candidates) {
+        $value, $description = $line -split "`t", 2
+        if (-not $description) { $description = $value }
         # Inserted into the command line: a name with anything but letters,
         # digits and . _ - + goes in single quotes, its quotes doubled (the
         # typographic ones too, which PowerShell also reads as quotes).
-        $text = $candidate
+        $text = $value
         if ($text -notmatch '^[\w.+-]+$') {
             $text = "'" + ($text -replace '([''\u2018\u2019\u201A\u201B])', '$1$1') + "'"
         }
-        [System.Management.Automation.CompletionResult]::new($text, $candidate, 'ParameterValue', $candidate)
+        [System.Management.Automation.CompletionResult]::new($text, $value, 'ParameterValue', $description)
     }
 }
