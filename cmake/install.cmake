@@ -4,8 +4,8 @@
 # download helper, the shim launcher, the LD_AUDIT modules), so all of them
 # go into lib/cudnnenv/, and bin/cudnnenv is a link to the one there (the
 # program resolves its own path through the link). The completions (asking
-# `cudnnenv` on PATH) and the man page (help2man, when installed) are made
-# from the built program. `cpack -G DEB` makes the .deb.
+# `cudnnenv` on PATH) and the man pages (`cudnnenv __man`) are made from the
+# built program. `cpack -G DEB` makes the .deb.
 # Windows: one folder with the three programs and the fence DLL, the README, zlib\ and
 # selftest\, as the .zip (`cpack -G ZIP` in the mingw build).
 include(GNUInstallDirs)
@@ -44,7 +44,7 @@ else()
       file(CREATE_LINK \"../${helpers}/${program}\" \"\$ENV{DESTDIR}\${CMAKE_INSTALL_PREFIX}/${CMAKE_INSTALL_BINDIR}/${program}\" SYMBOLIC)")
   endforeach()
   install(FILES ${PROJECT_SOURCE_DIR}/README.md ${PROJECT_SOURCE_DIR}/ARCHITECTURE.md
-          DESTINATION ${CMAKE_INSTALL_DOCDIR})
+                ${PROJECT_SOURCE_DIR}/docs/cudnn-index.example.tsv DESTINATION ${CMAKE_INSTALL_DOCDIR})
 
   if(NOT CMAKE_CROSSCOMPILING)
     set(generated ${CMAKE_BINARY_DIR}/generated/install)
@@ -58,21 +58,18 @@ else()
       DEPENDS cudnnenv
       COMMENT "Writing the completion scripts")  # not VERBATIM: '>' is the build shell's
     set(install_outputs ${completions})
-    find_program(HELP2MAN help2man)
-    if(HELP2MAN)
-      add_custom_command(
-        OUTPUT ${generated}/cudnnenv.1
-        COMMAND ${CMAKE_COMMAND} -E make_directory ${generated}
-        COMMAND ${HELP2MAN} --no-info --no-discard-stderr --section 1
-                --name "keep several cuDNN versions side by side and know which one loads"
-                --output ${generated}/cudnnenv.1 $<TARGET_FILE:cudnnenv>
-        DEPENDS cudnnenv
-        COMMENT "Writing the man page (help2man)")
-      list(APPEND install_outputs ${generated}/cudnnenv.1)
-      install(FILES ${generated}/cudnnenv.1 DESTINATION ${CMAKE_INSTALL_MANDIR}/man1)
-    else()
-      message(STATUS "help2man not found: no man page (scripts/install-deps.sh installs it)")
-    endif()
+    # The man pages, written by the program from its own commands and help:
+    # cudnnenv.1 and cudnnenv-COMMAND.1 for each command.
+    set(man_pages ${generated}/man/cudnnenv.1)
+    add_custom_command(
+      OUTPUT ${man_pages}
+      COMMAND ${CMAKE_COMMAND} -E rm -rf ${generated}/man
+      COMMAND $<TARGET_FILE:cudnnenv> __man ${generated}/man
+      DEPENDS cudnnenv
+      COMMENT "Writing the man pages"
+      VERBATIM)
+    list(APPEND install_outputs ${man_pages})
+    install(DIRECTORY ${generated}/man/ DESTINATION ${CMAKE_INSTALL_MANDIR}/man1 FILES_MATCHING PATTERN "*.1")
     add_custom_target(cudnnenv_install_files ALL DEPENDS ${install_outputs})
     install(FILES ${generated}/cudnnenv.bash DESTINATION ${CMAKE_INSTALL_DATADIR}/bash-completion/completions
             RENAME cudnnenv)

@@ -32,8 +32,8 @@ packages=(
   clang libclang-rt-14-dev
   # the format check (tests/lint/format.sh)
   clang-format
-  # packaging: the man page (help2man) and its test (man-db)
-  help2man man-db
+  # packaging: the man pages' test (man-db; the pages are written by cudnnenv __man)
+  man-db
 )
 missing=()
 for p in "${packages[@]}"; do

@@ -209,7 +209,7 @@ std::string_view named_command(const std::vector<std::string>& arguments) {
       continue;
     }
     if (word.rfind("--root=", 0) == 0 || word == "-v" || word == "-vv" || word == "--verbose") continue;
-    return word.empty() || word[0] == '-' || word == "__complete" ? "" : std::string_view(word);
+    return word.empty() || word[0] == '-' || word == "__complete" || word == "__man" ? "" : std::string_view(word);
   }
   return "";
 }
@@ -269,6 +269,9 @@ int run_unguarded(std::vector<std::string> arguments) {
   if (arguments.size() > 1 && arguments[1] == "__complete") {
     (void)use_site_index(context);  // a broken list: the embedded one's versions, and the error at install
     return complete_command_line(app, context, {arguments.begin() + 2, arguments.end()});
+  }
+  if (arguments.size() > 1 && arguments[1] == "__man") {
+    return write_man_pages(app, {arguments.begin() + 2, arguments.end()});
   }
   if (arguments.size() > 1 && arguments[1] == "__script") {
     // The shell integration's `cudnnenv use|activate|deactivate` and its hook

@@ -391,12 +391,23 @@ Result<int> run_exec(const ExecArguments& arguments, const Context& context) {
   return report.outside_count() == 0 ? 0 : static_cast<int>(ExitCode::verify_failed);
 }
 
+// --help's usage line: the program and its arguments after the options.
+class ExecUsage : public CLI::Formatter {
+ public:
+  std::string make_usage(const CLI::App* app, std::string name) const override {
+    std::string usage = CLI::Formatter::make_usage(app, std::move(name));
+    const std::size_t end = usage.find_last_not_of('\n') + 1;
+    return usage.substr(0, end) + " -- CMD [ARGS...]" + usage.substr(end);
+  }
+};
+
 }  // namespace
 
 void register_exec(CLI::App& app, Context& context) {
   auto arguments = std::make_shared<ExecArguments>();
   CLI::App* command = app.add_subcommand(
       "exec", "run a program with exactly one cuDNN: the selected tree's, pinned (cudnnenv exec -- python train.py)");
+  command->formatter(std::make_shared<ExecUsage>());
   command->add_option("--cudnn", arguments->cudnn, "the tree to pin (default: the current selection)");
   command->add_option("--cuda", arguments->cuda,
                       "CUDA version the tree must be built for; a full release (13.0.2) also names the runtime tree");

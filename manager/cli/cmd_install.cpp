@@ -715,7 +715,12 @@ void register_install(CLI::App& app, Context& context) {
       "  BASE/compute/cudnn/redist/cudnn/linux-x86_64/cudnn-linux-x86_64-9.1.0.70_cuda12-archive.tar.xz\n"
       "  (8.x and older: BASE/compute/redist/cudnn/v8.1.0/cudnn-11.2-windows-x64-v8.1.0.77.zip);\n"
       "'cudnnenv list --available --json' gives each URL. Offline: fetch the archive on another machine,\n"
-      "then 'cudnnenv install ./FILE' (an official archive is recognised by its SHA-256).");
+      "then 'cudnnenv install ./FILE' (an official archive is recognised by its SHA-256).\n"
+      "\n"
+      "A site's own lists, read in place of the built-in ones:\n"
+      "  CUDNNENV_INDEX=FILE         the cuDNN archives: a TSV of version, platform, CUDA variant, file name,\n"
+      "                              SHA-256, size, URL (e.g. share/doc/cudnnenv/cudnn-index.example.tsv)\n"
+      "  CUDNNENV_CUDA_INDEX=FOLDER  the CUDA releases: a folder of NVIDIA's redistrib_<release>.json manifests");
   command->callback(
       [arguments, &context] { context.action = [arguments, &context] { return run_install(*arguments, context); }; });
 }

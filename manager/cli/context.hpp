@@ -161,6 +161,8 @@ std::pair<std::vector<std::string>, std::vector<std::string>> split_passthrough(
 // WORDS, one per line, read from `app`'s commands and options and the store.
 // Parsed by hand: WORDS are a half-typed command line, not cudnnenv's options.
 int complete_command_line(const CLI::App& app, Context& context, const std::vector<std::string>& arguments);
+// `cudnnenv __man FOLDER`: writes cudnnenv.1 and cudnnenv-COMMAND.1 there (man.cpp).
+int write_man_pages(const CLI::App& app, const std::vector<std::string>& arguments);
 
 // Runs the CLI on UTF-8 arguments (argv[0] included); returns the exit code.
 int run(std::vector<std::string> arguments);

@@ -75,7 +75,37 @@ expect_eq "$(cd "$usr" && find . -type f -o -type l | sort)" "./bin/cudnnenv
 ./share/bash-completion/completions/cudnnenv
 ./share/doc/cudnnenv/ARCHITECTURE.md
 ./share/doc/cudnnenv/README.md
+./share/doc/cudnnenv/cudnn-index.example.tsv
 ./share/fish/vendor_completions.d/cudnnenv.fish
+./share/man/man1/cudnnenv-activate.1
+./share/man/man1/cudnnenv-adopt.1
+./share/man/man1/cudnnenv-cache.1
+./share/man/man1/cudnnenv-completion.1
+./share/man/man1/cudnnenv-current.1
+./share/man/man1/cudnnenv-deactivate.1
+./share/man/man1/cudnnenv-deinit.1
+./share/man/man1/cudnnenv-discover.1
+./share/man/man1/cudnnenv-doctor.1
+./share/man/man1/cudnnenv-exec.1
+./share/man/man1/cudnnenv-export.1
+./share/man/man1/cudnnenv-frameworks.1
+./share/man/man1/cudnnenv-init.1
+./share/man/man1/cudnnenv-install.1
+./share/man/man1/cudnnenv-list.1
+./share/man/man1/cudnnenv-lock.1
+./share/man/man1/cudnnenv-mirror.1
+./share/man/man1/cudnnenv-profile.1
+./share/man/man1/cudnnenv-remove.1
+./share/man/man1/cudnnenv-selftest.1
+./share/man/man1/cudnnenv-shim.1
+./share/man/man1/cudnnenv-slurm.1
+./share/man/man1/cudnnenv-snapshot.1
+./share/man/man1/cudnnenv-sync.1
+./share/man/man1/cudnnenv-trust.1
+./share/man/man1/cudnnenv-untrust.1
+./share/man/man1/cudnnenv-use.1
+./share/man/man1/cudnnenv-verify.1
+./share/man/man1/cudnnenv-which.1
 ./share/man/man1/cudnnenv.1
 ./share/zsh/vendor-completions/_cudnnenv" "what cmake --install puts where"
 expect_eq "$(readlink "$usr/bin/cudnnenv")" "../lib/cudnnenv/cudnnenv" "bin/cudnnenv links to the program beside its helpers"
@@ -99,7 +129,41 @@ bash -c 'source "$0"; COMP_WORDS=(cudnnenv us); COMP_CWORD=1; _cudnnenv_complete
 expect_eq "$(cat complete.out)" "use" "the installed bash completion asks cudnnenv on PATH"
 man -l "$usr/share/man/man1/cudnnenv.1" 2> /dev/null | grep -q "keep several cuDNN versions side by side" ||
   fail "the man page: $(man -l "$usr/share/man/man1/cudnnenv.1" 2>&1 | head -5)"
-pass "the installed program, its completion and man page"
+# A page per command, found by name: its sections, and the synopsis --help prints.
+export MANPATH="$usr/share/man" MANWIDTH=200
+man cudnnenv-exec > man-exec.txt 2> man-exec.err || fail "man cudnnenv-exec: $(cat man-exec.err)"
+expect_eq "$(grep -E '^[A-Z]' man-exec.txt | sed 's/  .*//')" "CUDNNENV-EXEC(1)
+NAME
+SYNOPSIS
+DESCRIPTION
+OPTIONS
+ENVIRONMENT
+FILES
+EXIT STATUS
+SECURITY
+SEE ALSO" "man cudnnenv-exec: its sections"
+expect_eq "$(grep -A1 '^SYNOPSIS' man-exec.txt | tail -1 | sed 's/^ *//')" "cudnnenv exec [OPTIONS] -- CMD [ARGS...]" \
+  "man cudnnenv-exec: the synopsis"
+expect_eq "$(cudnnenv exec --help | sed -n 2p)" "Usage: cudnnenv exec [OPTIONS] -- CMD [ARGS...]" "exec --help: the usage line"
+# ENVIRONMENT names every CUDNNENV_ variable the program reads (by name, in its sources).
+read_names=$(grep -rhoE '(get|getenv)\("CUDNNENV_[A-Z_]+"\)|k_[a-z_]*variable = "CUDNNENV_[A-Z_]+"' "$E2E_DIR/../../manager" |
+  grep -oE 'CUDNNENV_[A-Z_]+' | sort -u)
+documented=$(sed -n '/^ENVIRONMENT/,/^FILES/p' man-exec.txt | grep -oE '^ {7}CUDNNENV_[A-Z_]+(, CUDNNENV_[A-Z_]+)*' |
+  grep -oE 'CUDNNENV_[A-Z_]+' | sort -u)
+expect_eq "$(comm -23 <(echo "$read_names") <(echo "$documented"))" "" "variables the program reads that ENVIRONMENT leaves out"
+for name in CUDNNENV_INDEX CUDNNENV_CUDA_INDEX; do echo "$read_names" | grep -qx "$name" || fail "$name: not found read"; done
+man cudnnenv-shim 2> /dev/null | grep -E '^   cudnnenv shim' > man-shim.txt
+expect_eq "$(cat man-shim.txt)" "   cudnnenv shim add
+   cudnnenv shim remove
+   cudnnenv shim list" "man cudnnenv-shim: a section per subcommand"
+# The example index in share/doc is one CUDNNENV_INDEX reads.
+CUDNNENV_INDEX=$usr/share/doc/cudnnenv/cudnn-index.example.tsv cudnnenv list --available --json > example.json ||
+  fail "the example index: $(cat example.json)"
+expect_eq "$(python3 -c 'import json,sys; print([(a["version"], a["url"]) for a in json.load(sys.stdin)])' < example.json)" \
+  "[('9.1.0.70', 'https://mirror.example.org/nvidia/compute/cudnn/redist/cudnn/linux-x86_64/cudnn-linux-x86_64-9.1.0.70_cuda12-archive.tar.xz')]" \
+  "the example index, read by CUDNNENV_INDEX"
+expect_eq "$(cudnnenv install --help | grep -c 'CUDNNENV_INDEX=FILE\|CUDNNENV_CUDA_INDEX=FOLDER')" "2" "install --help names both index variables"
+pass "the installed program, its completion, a man page per command, the example index"
 
 cpack --config "$build/CPackConfig.cmake" -B "$WORK/pkg" > cpack.out 2>&1 || fail "cpack: $(cat cpack.out)"
 deb=$(ls "$WORK"/pkg/*.deb)
