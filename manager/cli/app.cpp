@@ -296,9 +296,9 @@ int run_unguarded(std::vector<std::string> arguments) {
     argv.push_back(argument.c_str());
   }
   if (arguments.size() == 1) {
-    // A bare `cudnnenv`, as git does: the help, and the exit code of a usage error.
+    // A bare `cudnnenv` asks what there is: the help, and success (as pyenv, conda and mise answer).
     text_out_for(context) << app.help();
-    return static_cast<int>(ExitCode::usage);
+    return static_cast<int>(ExitCode::ok);
   }
   // For a shell integration, stdout is evaluated: help and the version reach the terminal through stderr.
   std::ostream& text_out = text_out_for(context);

@@ -320,6 +320,10 @@ Result<int> install_planned(const InstallArguments& arguments, const Context& co
       spec, parse_spec(arguments.source,
                        arguments.cuda.empty() ? std::nullopt : std::optional<std::string_view>(arguments.cuda)));
   if (spec->components.empty() || is_archive_url(arguments.source)) {
+    if (const auto bare = version_without_prefix(arguments.source)) {
+      return make_error("--facts and --dry-run go with a version ('" + util::printable(arguments.source) + "' is none)",
+                        "write the version alone: cudnnenv install " + *bare + " --dry-run", ExitCode::usage);
+    }
     return make_error("--facts and --dry-run go with a version ('" + util::printable(arguments.source) + "' is none)",
                       "name a version: 'cudnnenv install 9 --dry-run'", ExitCode::usage);
   }

@@ -741,6 +741,10 @@ Result<ArchiveToInstall> archive_to_install(const std::string& source, const std
   }
   CUDNNENV_TRY_ASSIGN(spec, parse_spec(source, cuda.empty() ? std::nullopt : std::optional<std::string_view>(cuda)));
   if (spec->components.empty()) {
+    if (const auto bare = version_without_prefix(source)) {
+      return make_error("'" + source + "' is neither a file nor a version",
+                        "write the version alone: cudnnenv install " + *bare, ExitCode::not_found);
+    }
     return make_error("'" + source + "' is neither a file nor a version",
                       "give an archive, a wheel or a folder that exists, or a version: 'cudnnenv install 8.1 --cuda "
                       "11.2' ('cudnnenv list --available' lists them)",

@@ -1,6 +1,7 @@
 #include "store/spec.hpp"
 
 #include <algorithm>
+#include <regex>
 #include <set>
 #include <utility>
 
@@ -110,6 +111,14 @@ std::optional<std::string> release_install_command(const Version& release, std::
   return official->command;
 }
 
+std::optional<std::string> version_without_prefix(std::string_view text) {
+  static const std::regex prefixed(R"(^(?:v|cudnn[-_ ]?)([0-9]+(?:\.[0-9]+){0,3}(?:\+cuda[0-9.]+)?)$)",
+                                   std::regex::icase);
+  std::match_results<std::string_view::const_iterator> match;
+  if (!std::regex_match(text.begin(), text.end(), match, prefixed)) return std::nullopt;
+  return match[1].str();
+}
+
 Result<Spec> parse_spec(std::string_view text, std::optional<std::string_view> cuda) {
   Spec spec;
   spec.text = std::string(text);
@@ -119,7 +128,16 @@ Result<Spec> parse_spec(std::string_view text, std::optional<std::string_view> c
   std::string_view version_part = text;
   if (const auto plus = text.find("+cuda"); plus != std::string_view::npos) {
     version_part = text.substr(0, plus);
-    spec.cuda = parse_cuda_version(text.substr(plus + 5));
+    // A full release (13.0.2) as `--cuda` takes one: the major and minor it names.
+    std::string_view qualifier = text.substr(plus + 5);
+    if (std::count(qualifier.begin(), qualifier.end(), '.') == 2) {
+      const auto last = qualifier.rfind('.');
+      const std::string_view patch = qualifier.substr(last + 1);
+      if (!patch.empty() && patch.find_first_not_of("0123456789") == std::string_view::npos) {
+        qualifier = qualifier.substr(0, last);
+      }
+    }
+    spec.cuda = parse_cuda_version(qualifier);
     if (!spec.cuda) {
       return make_error("'" + std::string(text) + "' has a CUDA qualifier that is not a version",
                         "write it as 8.9.7+cuda11.8 or 9.1+cuda12", ExitCode::usage);
@@ -135,7 +153,10 @@ Result<Spec> parse_spec(std::string_view text, std::optional<std::string_view> c
       spec.components.push_back(std::stoi(part));
     }
   } else if (spec.cuda) {
-    return make_error("'" + std::string(text) + "' is not a version", "write it as 8.9.7+cuda11.8", ExitCode::usage);
+    const auto bare = version_without_prefix(text);
+    return make_error("'" + std::string(text) + "' is not a version",
+                      bare ? "write the version alone: " + *bare : std::string("write it as 8.9.7+cuda11.8"),
+                      ExitCode::usage);
   }
   if (cuda && !cuda->empty()) {
     const auto flag = parse_cuda_version(*cuda);
@@ -187,6 +208,10 @@ Result<TreeRecord> select_tree(const std::vector<TreeRecord>& trees, const Spec&
     }
   }
   if (fitting.empty()) {
+    if (const auto bare = version_without_prefix(spec.text)) {
+      return make_error("no installed cuDNN matches '" + spec.text + "'", "write the version alone: " + *bare,
+                        ExitCode::not_found);
+    }
     std::string hint;
     std::size_t best = spec.text.size() / 3 + 1;
     for (const auto& tree : trees) {

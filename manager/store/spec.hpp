@@ -22,6 +22,10 @@ struct Spec {
 
 // Parses `text`; `cuda` (from --cuda or a file's cuda key) adds a CUDA
 // qualifier, and must agree with one written in the spec itself.
+// "v9.19", "cudnn9", "cuDNN-9.1.0+cuda12", a version as a tag or a package
+// name writes it: the spec meant ("9.19", "9", "9.1.0+cuda12"); else none.
+std::optional<std::string> version_without_prefix(std::string_view text);
+
 Result<Spec> parse_spec(std::string_view text, std::optional<std::string_view> cuda = std::nullopt);
 
 // The hint for a store with nothing that fits: the command that fetches the

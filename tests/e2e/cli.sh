@@ -30,11 +30,26 @@ expect_eq "$(cat err)" "cudnnenv: error: 'frobnicate' is not a cudnnenv command
 pass "typo in a subcommand: what it is not, and the closest command"
 
 run
-expect_eq "$rc" "2" "a bare cudnnenv: the exit code of a usage error, as git's"
+expect_eq "$rc" "0" "a bare cudnnenv: the help is what was asked for, exit 0"
 "$CUDNNENV" --help > help.txt
 expect_eq "$(cat out)" "$(cat help.txt)" "a bare cudnnenv prints the help"
 expect_eq "$(cat err)" "" "a bare cudnnenv: nothing on stderr"
-pass "a bare cudnnenv prints the help, exit 2"
+pass "a bare cudnnenv prints the help, exit 0"
+
+# A version written as a tag or a package name: the version alone, in a hint that runs.
+run install v9.19 --dry-run --cuda 13
+expect_eq "$rc:$(cat err)" "2:cudnnenv: error: --facts and --dry-run go with a version ('v9.19' is none)
+  hint: write the version alone: cudnnenv install 9.19 --dry-run" "install v9.19 --dry-run"
+run install cudnn9
+expect_eq "$rc:$(cat err)" "3:cudnnenv: error: 'cudnn9' is neither a file nor a version
+  hint: write the version alone: cudnnenv install 9" "install cudnn9"
+run which --cudnn v9.1
+expect_eq "$rc:$(cat err)" "3:cudnnenv: error: no installed cuDNN matches 'v9.1' (set by --cudnn)
+  hint: write the version alone: 9.1" "which --cudnn v9.1"
+run install 9.19+cuda13.0.0 --dry-run
+expect_eq "$rc:$(cat out)" "0:would install cuDNN $(official_list linux-x86_64 9.19 | awk '$2 == 13 {print $1; exit}') for CUDA 13 (linux-x86_64) for this machine: $(official_list linux-x86_64 9.19 | awk '$2 == 13 {print $3; exit}')" \
+  "install 9.19+cuda13.0.0: a full CUDA release accepted"
+pass "v9.19, cudnn9: 'write the version alone' with the command; 9.19+cuda13.0.0 accepted"
 
 printf 'not a zip at all\n' > broken.zip
 run install broken.zip

@@ -97,6 +97,39 @@ TEST_SUITE("store/spec") {
     CHECK_FALSE(parse_spec("8.1+cudaX"));
     CHECK(parse_spec("8.1+cuda11", "12").error().message == "'8.1+cuda11' asks for CUDA 11 but CUDA 12 was given too");
   }
+
+  TEST_CASE("a version written as a tag or a package name: the version alone is the hint") {
+    const Store store = make_selection_store();
+    for (const auto& [written, meant] :
+         std::vector<std::pair<std::string, std::string>>{{"v9.1", "9.1"},
+                                                          {"V9.1.0", "9.1.0"},
+                                                          {"cudnn9", "9"},
+                                                          {"cuDNN-8.9+cuda12", "8.9+cuda12"},
+                                                          {"cudnn_8.1", "8.1"}}) {
+      CAPTURE(written);
+      CHECK(version_without_prefix(written) == meant);
+      // With +cuda it is no spec at all (exit 2); else no tree matches it (exit 3).
+      auto spec = parse_spec(written);
+      auto picked = spec ? select_tree(store.list().trees, *spec) : Result<TreeRecord>(spec.error());
+      REQUIRE_FALSE(picked);
+      CHECK(picked.error().hint == "write the version alone: " + meant);
+    }
+    for (const char* other : {"9.1", "vv9", "cudnn", "v9.1x", "tf2.5", "cudnn9.1.0.1.2"}) {
+      CAPTURE(other);
+      CHECK_FALSE(version_without_prefix(other));
+    }
+  }
+
+  TEST_CASE("a CUDA qualifier may be a full release: its major and minor") {
+    const Store store = make_selection_store();
+    auto spec = parse_spec("8.9+cuda12.2.0");
+    REQUIRE(spec);
+    CHECK(spec->cuda->str() == "12.2");
+    CHECK(pick(store, "8.9+cuda12.2.0")->cuda->str() == "12");
+    CHECK(parse_spec("8.9+cuda12.2.x").error().message ==
+          "'8.9+cuda12.2.x' has a CUDA qualifier that is not a version");
+    CHECK_FALSE(parse_spec("8.9+cuda12.2.0.1"));
+  }
 }
 
 }  // namespace cudnnenv
