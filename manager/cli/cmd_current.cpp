@@ -18,7 +18,21 @@ struct SelectionArguments {
   std::string runtime;
   bool json = false;
   bool all = false;
+  bool dev_links = false;  // which --all: also libcudnn.so and the like, which only the linker reads
 };
+
+// A development link: the unversioned name (libcudnn.so) the linker reads
+// for -lcudnn; no program loads it.
+bool is_dev_link(const std::string& path) {
+  return util::ends_with(path, ".so");
+}
+
+// `files` sorted, development links left out unless asked for.
+std::vector<std::string> listed(std::vector<std::string> files, bool dev_links) {
+  if (!dev_links) std::erase_if(files, is_dev_link);
+  std::sort(files.begin(), files.end());
+  return files;
+}
 
 Result<Selection> resolve_here(const SelectionArguments& arguments, const Context& context) {
   return context.selection(context.request(arguments.cudnn, arguments.cuda, arguments.runtime));
@@ -147,14 +161,15 @@ Result<int> run_which(const SelectionArguments& arguments, const Context& contex
         libraries.push_back(util::to_utf8(entry.path));
       }
     }
-    std::sort(libraries.begin(), libraries.end());
   }
+  libraries = listed(std::move(libraries), arguments.dev_links);
   Json json{{"libraries", libraries}};
   // Each other component's: its tree's name (or null) and its library files.
   for (const ComponentRow& row : components()) {
     if (row.kind == TreeKind::cudnn) continue;
     const TreeRecord* beside = selection->tree_of(row.kind);
-    const auto files = beside ? library_files(*beside, context) : std::vector<std::string>();
+    const auto files =
+        listed(beside ? library_files(*beside, context) : std::vector<std::string>(), arguments.dev_links);
     json[std::string(row.json_key)] = beside ? Json(beside->name) : Json(nullptr);
     json[std::string(row.json_key) + "_libraries"] = files;
     libraries.insert(libraries.end(), files.begin(), files.end());
@@ -185,6 +200,8 @@ void register_which(CLI::App& app, Context& context) {
   add_selection_options(command, *arguments);
   command->add_flag("--all", arguments->all,
                     "every cuDNN library file of the selected tree, then those of the CUDA runtime selected with it");
+  command->add_flag("--dev-links", arguments->dev_links,
+                    "with --all: also the unversioned links (libcudnn.so) that only a linker reads");
   command->callback(
       [arguments, &context] { context.action = [arguments, &context] { return run_which(*arguments, context); }; });
 }

@@ -3,6 +3,7 @@
 #include "discover/discover.hpp"
 #include "doctor/facts.hpp"
 #include "store/spec.hpp"
+#include "util/fs.hpp"
 #include "util/text.hpp"
 
 namespace cudnnenv::cli {
@@ -26,7 +27,21 @@ Result<int> run_discover(const DiscoverArguments& arguments, const Context& cont
   if (!arguments.no_load) {
     discover_context.probe = context.probe();
   }
-  const auto copies = discover(discover_context);
+  auto copies = discover(discover_context);
+  // A copy that is a tree of the store (installed, or adopted where it is):
+  // the version as list shows it, the build number its archive or wheel named.
+  std::vector<std::string> tree_of(copies.size());
+  const auto trees = context.store().list(RecordPart::identity).trees;
+  for (std::size_t i = 0; i < copies.size(); ++i) {
+    for (const auto& tree : trees) {
+      if (!util::same_file(tree.library_path(), copies[i].library)) continue;
+      tree_of[i] = tree.name;
+      if (copies[i].version && tree.version.same_release(*copies[i].version) && tree.version.build) {
+        copies[i].version = tree.version;
+      }
+      break;
+    }
+  }
   if (arguments.json) {
     Json array = Json::array();
     for (const auto& copy : copies) {
@@ -37,7 +52,8 @@ Result<int> run_discover(const DiscoverArguments& arguments, const Context& cont
                            {"cuda", copy.cuda ? Json(copy.cuda->str()) : Json(nullptr)},
                            {"found_via", copy.found_via},
                            {"loaded_by_name", copy.loaded_by_name},
-                           {"note", or_null(copy.note)}});
+                           {"note", or_null(copy.note)},
+                           {"tree", or_null(tree_of[static_cast<std::size_t>(&copy - copies.data())])}});
     }
     print_json(array);
     return 0;
@@ -54,7 +70,9 @@ Result<int> run_discover(const DiscoverArguments& arguments, const Context& cont
     if (copy.cuda) {
       line += ", CUDA " + copy.cuda->str();
     }
-    line += "; found via " + util::join(copy.found_via, ", ") + ")";
+    line += "; found via " + util::join(copy.found_via, ", ");
+    const std::string& tree = tree_of[static_cast<std::size_t>(&copy - copies.data())];
+    line += (tree.empty() ? std::string() : "; the store's tree '" + tree + "'") + ")";
     print(line + "\n");
     if (!copy.note.empty()) {
       print("      note: " + copy.note + "\n");

@@ -202,13 +202,18 @@ std::string report_text(const ReportInput& in) {
           "pinned nor seen here; start it through 'cudnnenv exec' itself\n";
     }
   }
+  // A column of where each file came from, as wide as its widest label here.
+  const bool any_runtime = std::any_of(in.report.files.begin(), in.report.files.end(),
+                                       [](const auto& file) { return file.inside && file.runtime; });
+  const std::size_t width = std::string_view(any_runtime ? "in the runtime  " : "in the tree  ").size();
   for (const auto& file : in.report.files) {
     const FailedFile* failed = failed_file(in.failures, file.path);
-    text += (failed        ? "  FAILED       "
-             : file.fenced ? "  FENCED       "
-             : file.inside ? (file.runtime ? "  in the runtime " : "  in the tree  ")
-                           : "  OUTSIDE      ") +
-            file.path + (file.why.empty() ? "" : " (" + file.why + ")") +
+    const std::string label = failed        ? "FAILED"
+                              : file.fenced ? "FENCED"
+                              : file.inside ? (file.runtime ? "in the runtime" : "in the tree")
+                                            : "OUTSIDE";
+    text += "  " + label + std::string(width - label.size(), ' ') + file.path +
+            (file.why.empty() ? "" : " (" + file.why + ")") +
             (failed ? " (did not load: it needs " + util::join(failed->missing, ", ") + ")" : std::string()) +
             (file.pid != 0 && file.pid != in.run.program_pid
                  ? " [pid " + std::to_string(file.pid) + ", a process the program started]"

@@ -20,8 +20,13 @@ struct ListArguments {
   std::string cuda;
 };
 
-std::string pad(const std::string& text, std::size_t width) {
-  return text.size() >= width ? text + "  " : text + std::string(width - text.size() + 2, ' ');
+// The CUDA a tree serves, and the release it was built with where that says
+// more: "13 (built 13.1)" for a cuda13 archive whose library says 13.1.
+std::string cuda_column(const TreeRecord& tree) {
+  if (tree.cuda_variant && tree.cudart && !(*tree.cuda_variant == *tree.cudart)) {
+    return tree.cuda_variant->str() + " (built " + tree.cudart->str() + ")";
+  }
+  return tree.cuda ? tree.cuda->str() : "?";
 }
 
 // The installed tree an official archive became: by its recorded source,
@@ -41,22 +46,6 @@ const TreeRecord* installed_from(const OfficialArchive& archive, const std::vect
     }
   }
   return nullptr;
-}
-
-void print_table(const std::vector<std::vector<std::string>>& rows) {
-  std::vector<std::size_t> widths(rows.front().size(), 0);
-  for (const auto& row : rows) {
-    for (std::size_t i = 0; i < row.size(); ++i) {
-      widths[i] = std::max(widths[i], row[i].size());
-    }
-  }
-  for (const auto& row : rows) {
-    std::string line;
-    for (std::size_t i = 0; i < row.size(); ++i) {
-      line += i + 1 == row.size() ? row[i] : pad(row[i], widths[i]);
-    }
-    print(line + "\n");
-  }
 }
 
 Result<int> run_available(const ListArguments& arguments, const Context& context) {
@@ -106,14 +95,19 @@ Result<int> run_available(const ListArguments& arguments, const Context& context
     return 0;
   }
   std::vector<std::vector<std::string>> rows = {{"VERSION", "CUDA", "SIZE", "INSTALLED", "ARCHIVE"}};
+  bool size_unknown = false;
   for (const auto* archive : archives) {
     const TreeRecord record = as_record(*archive);
     const TreeRecord* tree = installed_from(*archive, trees);
+    size_unknown = size_unknown || archive->size == 0;
     rows.push_back({std::string(archive->version), record.cuda ? record.cuda->str() : "?",
                     archive->size ? util::human_size(archive->size) : "?", tree ? tree->name : "-",
                     std::string(archive->file_name)});
   }
   print_table(rows);
+  if (size_unknown) {
+    print("? = the list records no size for this archive (its SHA-256 still checks the download)\n");
+  }
   return 0;
 }
 
@@ -214,7 +208,7 @@ Result<int> run_list(const ListArguments& arguments, const Context& context) {
     for (const auto& tree : listing.trees) {
       const auto changed = changed_files(tree);
       rows.push_back(
-          {tree.name, tree.version.str(), tree.cuda ? tree.cuda->str() : "?", describe(tree.platform),
+          {tree.name, tree.version.str(), cuda_column(tree), describe(tree.platform),
            util::human_size(tree.total_size()),
            util::to_utf8(tree.root) + marks(tree, store) +
                (changed.empty()

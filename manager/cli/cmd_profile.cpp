@@ -39,24 +39,32 @@ Result<int> run_list(const ProfileArguments& arguments, const Context& context) 
   const auto trees = context.store().list(RecordPart::identity).trees;
   CUDNNENV_TRY_ASSIGN(profiles, all_profiles(host_platform().os, profile_config_files(context)));
   Json array = Json::array();
-  std::size_t width = 0;
-  for (const auto& profile : *profiles) width = std::max(width, profile.name.size());
+  std::vector<std::vector<std::string>> rows = {{"", "PROFILE", "CUDNN", "CUDA", "RUNS ON"}};
+  std::size_t runs = 0;
+  std::string first_missing;
   for (const auto& profile : *profiles) {
     const auto fit = satisfying_tree(profile, trees);
     if (arguments.json) {
       array.push_back(profile_json(profile, fit));
       continue;
     }
-    print(
-        profile.name + std::string(width + 2 - profile.name.size(), ' ') + "cuDNN " + profile.cudnn + "  CUDA " +
-        profile.cuda + "  " +
-        (fit ? "-> " + fit->tree.name + " (" + fit->tree.version.str() + (fit->tested ? ")" : ", not the tested pair)")
-             : std::string("(no installed tree runs it)")) +
-        "\n");
+    if (fit) ++runs;
+    if (!fit && first_missing.empty()) first_missing = profile.name;
+    rows.push_back(
+        {fit ? "*" : "", profile.name, profile.cudnn, profile.cuda,
+         fit ? fit->tree.name + " (" + fit->tree.version.str() + (fit->tested ? ")" : ", not the tested pair)")
+             : std::string("-")});
   }
   if (arguments.json) {
     print_json(array);
+    return 0;
   }
+  print_table(rows);
+  print("* = an installed tree runs it: " + std::to_string(runs) + " of " + std::to_string(profiles->size()) +
+        (first_missing.empty() ? std::string()
+                               : "; 'cudnnenv install " + util::command_word(first_missing) + "' installs what " +
+                                     first_missing + " needs") +
+        "\n");
   return 0;
 }
 

@@ -1,5 +1,6 @@
 #include "cli/output.hpp"
 
+#include <algorithm>
 #include <cstdlib>
 #include <cstring>
 
@@ -220,6 +221,22 @@ Json tree_to_json(const TreeRecord& record) {
 
 void print_json(const Json& value) {
   print_script(value.dump(2, ' ', false, Json::error_handler_t::replace) + "\n");
+}
+
+void print_table(const std::vector<std::vector<std::string>>& rows) {
+  if (rows.empty()) return;
+  std::vector<std::size_t> widths(rows.front().size(), 0);
+  for (const auto& row : rows) {
+    for (std::size_t i = 0; i < row.size() && i < widths.size(); ++i) widths[i] = std::max(widths[i], row[i].size());
+  }
+  for (const auto& row : rows) {
+    std::string line;
+    for (std::size_t i = 0; i < row.size(); ++i) {
+      line += row[i];
+      if (i + 1 < row.size()) line += std::string(widths[i] - row[i].size() + 2, ' ');
+    }
+    print(line + "\n");
+  }
 }
 
 }  // namespace cudnnenv::cli

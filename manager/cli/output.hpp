@@ -5,6 +5,7 @@
 #include <optional>
 #include <string>
 #include <string_view>
+#include <vector>
 
 #include "store/tree.hpp"
 #include "util/json.hpp"
@@ -56,6 +57,11 @@ void print(std::string_view text);
 // (activate's and the hook's scripts, init, completion candidates, JSON),
 // whose renderers quote every value for that shell.
 void print_script(std::string_view text);
+
+// `rows` (the first a header, each row as many cells) on stdout, each
+// column as wide as its widest cell and two spaces apart; the last column
+// is not padded.
+void print_table(const std::vector<std::vector<std::string>>& rows);
 
 // A question on stderr without a line end ("... [y/N] "), through
 // util::printable.

@@ -66,16 +66,16 @@ expect_eq "$(cat out)" "--cudnn${tab}the tree to pin (default: the current selec
 --cuda${tab}CUDA version the tree must be built for; a full release (13.0.2) also names the runtime tree" \
   "__complete: exec's options"
 # use: the trees, their versions, then the profiles an installed tree runs, then the rest.
-"$CUDNNENV" profile list > profiles.txt
-runs=$(grep -c -- ' -> ' profiles.txt || true)
+"$CUDNNENV" profile list | sed '1d;$d' > profiles.txt  # the rows: '*' marks those an installed tree runs
+runs=$(grep -c '^\*' profiles.txt || true)
 [ "$runs" -gt 0 ] && [ "$runs" -lt "$(wc -l < profiles.txt)" ] || fail "the fixture needs profiles that run and some that do not"
 run_program "$CUDNNENV" __complete --current= -- use
 expect_eq "$(cut -f1 out)" "t9.4.0
 odd \$(touch PWNED) a;b
 t9.1.0
 $(cut -f1 <<<"$versions")
-$(grep -- ' -> ' profiles.txt | awk '{print $1}')
-$(grep -v -- ' -> ' profiles.txt | awk '{print $1}')" "__complete: use: trees, versions, the profiles that run, the rest"
+$(grep '^\*' profiles.txt | awk '{print $2}')
+$(grep -v '^\*' profiles.txt | awk '{print $1}')" "__complete: use: trees, versions, the profiles that run, the rest"
 expect_eq "$(grep -E '^tf2\.(5|18)\b' out)" "tf2.18${tab}TensorFlow 2.18, cuDNN 9.3, CUDA 12.5: runs on 't9.4.0'
 tf2.5${tab}TensorFlow 2.5, cuDNN 8.1, CUDA 11.2: no installed tree" \
   "__complete: the descriptions of a profile that runs and one that does not"

@@ -14,10 +14,17 @@ make_linux_tree t9.4.0 9.4.0 "$FIXTURES/fake-elf64-9.4.0.so"
 "$CUDNNENV" install t9.4.0 --name t9.4.0 > /dev/null
 
 "$CUDNNENV" profile list > list.out
-grep -q "^tf2.18 *cuDNN 9.3  CUDA 12.5  -> t9.4.0 (9.4.0, not the tested pair)$" list.out || fail "profile list: $(cat list.out)"
-grep -q "^tf2.10 *cuDNN 8.1  CUDA 11.2  (no installed tree runs it)$" list.out || fail "profile list: $(cat list.out)"
-grep -q "^torch2.8-cu128 *cuDNN 9.10.2  CUDA 12.8  (no installed tree runs it)$" list.out || fail "profile list: $(cat list.out)"
-grep -q "^jax-cuda12 *cuDNN 9.8  CUDA 12  (no installed tree runs it)$" list.out || fail "profile list: $(cat list.out)"
+grep -E '^(\*| )  (PROFILE|tf2.18|tf2.10|torch2.8-cu128|jax-cuda12) ' list.out | tr -s ' ' > rows.out
+expect_eq "$(cat rows.out)" " PROFILE CUDNN CUDA RUNS ON
+ jax-cuda12 9.8 12 -
+ tf2.10 8.1 11.2 -
+* tf2.18 9.3 12.5 t9.4.0 (9.4.0, not the tested pair)
+ torch2.8-cu128 9.10.2 12.8 -" "profile list: the header, and the rows of profiles that run and do not"
+expect_eq "$(tail -1 list.out)" "* = an installed tree runs it: 11 of $(($(wc -l < list.out) - 2)); 'cudnnenv install jax-cuda12' installs what jax-cuda12 needs" \
+  "profile list: the footnote"
+# The columns line up: each row's CUDNN column starts where the header's does.
+column=$(head -1 list.out | grep -bo CUDNN | cut -d: -f1)
+expect_eq "$(sed '1d;$d' list.out | cut -c$((column + 1))- | grep -cvE '^[0-9]')" "0" "profile list: the CUDNN column aligned"
 "$CUDNNENV" profile list --json > list.json
 expect_eq "$(python3 -c 'import json, sys; print([p["name"] for p in json.load(sys.stdin) if p["satisfied"]])' < list.json)" \
   "['ort1.19-cu12', 'ort1.20-cu12', 'ort1.22-cu12', 'tf2.18', 'tf2.19', 'tf2.20', 'tf2.21', 'torch2.4-cu121', 'torch2.5-cu121', 'torch2.5-cu124', 'torch2.6-cu124']" \

@@ -394,8 +394,11 @@ expect_eq "$(cat out)" "cublas 99.0.0 cudart 99" "without cudnnenv the decoys wi
 run_program env LD_LIBRARY_PATH="$WORK/decoys" "$CUDNNENV" exec --report -- ./use-cublas
 expect_eq "$rc" "0" "exec --report: $(cat err)"
 expect_eq "$(cat out)" "cublas 13.1.0 cudart 13000" "exec pins the runtime against the decoys on LD_LIBRARY_PATH"
-grep -qx "  in the runtime $CUDNNENV_ROOT/cuda-13.0.2/lib/libcublas.so.13" err &&
-  grep -qx "  in the runtime $CUDNNENV_ROOT/cuda-13.0.2/lib/libcudart.so.13" err || fail "--report lists the runtime's files: $(cat err)"
+grep -qx "  in the runtime  $CUDNNENV_ROOT/cuda-13.0.2/lib/libcublas.so.13" err &&
+  grep -qx "  in the runtime  $CUDNNENV_ROOT/cuda-13.0.2/lib/libcudart.so.13" err || fail "--report lists the runtime's files: $(cat err)"
+expect_eq "$(grep -E '^  (in the|FAILED|FENCED|OUTSIDE)' err | awk '{ print substr($0, 1, index($0, "/") - 1) }')" \
+  "$(grep -E '^  (in the|FAILED|FENCED|OUTSIDE)' err | awk '{ print ($2 == "the" ? "  " $1 " " $2 " " $3 : "  " $1) }' |
+    awk '{ printf "%-18s\n", $0 }')" "--report: the labels padded to one width, the paths in one column"
 run_program env LD_LIBRARY_PATH="$WORK/decoys" "$CUDNNENV" exec --mode path -- ./use-cublas
 expect_eq "$(cat out)" "cublas 13.1.0 cudart 13000" "exec --mode path: the runtime's folder before the decoys"
 run activate --shell bash
@@ -481,8 +484,8 @@ run current
 expect_eq "$(sed -n 2p out)" "CUDA 13.0.0  cuda-13  (chosen by the CUDA major of '$cudnn_tree')" "the split wheels' runtime is selected"
 run_program env LD_LIBRARY_PATH="$WORK/decoys" "$CUDNNENV" exec --report -- ./use-cublas
 expect_eq "$(cat out)" "cublas 13.1.0 cudart 13000" "exec pins the split wheels' runtime against the decoys"
-grep -qx "  in the runtime $split/cublas/lib/libcublas.so.13" err &&
-  grep -qx "  in the runtime $split/cuda_runtime/lib/libcudart.so.13" err || fail "--report: the wheels' files, in the runtime: $(cat err)"
+grep -qx "  in the runtime  $split/cublas/lib/libcublas.so.13" err &&
+  grep -qx "  in the runtime  $split/cuda_runtime/lib/libcudart.so.13" err || fail "--report: the wheels' files, in the runtime: $(cat err)"
 run verify cuda-13 --level load
 expect_eq "$rc" "0" "verify the split wheels' runtime: $(cat out)"
 run remove cuda-13 --yes
@@ -523,7 +526,7 @@ cc -o use-real-cublas "$SOURCES/use_cublas.c" -L"$REAL" -l:libcublas.so.13 -ldl
 run_program env LD_LIBRARY_PATH="$WORK/decoys" "$CUDNNENV" exec --report -- ./use-real-cublas
 expect_eq "$rc" "0" "exec of a program linked against the real libcublas.so.13: $(cat err)"
 expect_eq "$(cat out)" "cublas 13.1.0 cudart 13000" "the real cuBLAS and cudart, not the decoys"
-grep -qx "  in the runtime $CUDNNENV_ROOT/cuda-13.0.2/lib/libcublasLt.so.13" err || fail "--report: $(cat err)"
+grep -qx "  in the runtime  $CUDNNENV_ROOT/cuda-13.0.2/lib/libcublasLt.so.13" err || fail "--report: $(cat err)"
 run verify cuda-13.0.2 --level load
 expect_eq "$rc" "0" "verify the real runtime: $(cat out)"
 grep -q "libcudart.so.13 13.0 (cudaRuntimeGetVersion); libcublas.so.13 13.1.0 (cublasGetProperty)" out || fail "the real versions: $(cat out)"

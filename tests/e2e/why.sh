@@ -91,7 +91,7 @@ PY
 pass "exec --why --json: the same, as one line of JSON"
 
 run exec --cudnn t --runtime cuda-12 --report -- ./load-names libcusolver.so.11
-grep -qxF "  FAILED       $WORK/runtime/libcusolver.so.11 (did not load: it needs libnvJitLink.so.12)" err ||
+grep -qxF "  FAILED          $WORK/runtime/libcusolver.so.11 (did not load: it needs libnvJitLink.so.12)" err ||
   fail "--report marks libcusolver FAILED: $(cat err)"
 if grep -q "in the runtime $WORK/runtime/libcusolver.so.11" err; then fail "--report lists the failed file as in the runtime"; fi
 grep -qxF "cudnnenv: why: libnvJitLink.so.12 did not load (needed by libcusolver.so.11)" err ||

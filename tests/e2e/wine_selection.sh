@@ -48,7 +48,7 @@ expect_eq "$(tr -d '\r' < err)" "cudnnenv: warning: tf2.5 (TensorFlow 2.5) was t
 expect_eq "$(tr -d '\r' < out | head -1)" "8.1.0.77  8.1.0.77-cuda11.2  (set by --cudnn)" "tf2.5 beside 8.2.0.53"
 expect_eq "$(cat err)" "" "the tested pair: no warning"
 "$WINE" "$CUDNNENV" --root "$pair_root" profile list > out
-expect_eq "$(tr -d '\r' < out | grep '^tf2.5 ')" "$(printf '%-16s' tf2.5)cuDNN 8.1  CUDA 11.2  -> 8.1.0.77-cuda11.2 (8.1.0.77)" "profile list"
+expect_eq "$(tr -d '\r' < out | grep '^\*  tf2.5 ' | tr -s ' ')" "* tf2.5 8.1 11.2 8.1.0.77-cuda11.2 (8.1.0.77)" "profile list"
 pass "12.5: tf2.5 picks the tested 8.1.0.77 beside 8.2.0.53; 8.2.0.53 alone runs it with a warning naming the pair"
 
 # Issue 14, first part: what could be installed here, on Windows: the
