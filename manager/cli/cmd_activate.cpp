@@ -113,8 +113,15 @@ Result<int> run_activate(const ActivateArguments& arguments, const Context& cont
   request.environment.unset("CUDNNENV_VERSION");
   request.environment.unset(k_activated_variable);
   CUDNNENV_TRY_ASSIGN(selection, context.selection(request));
-  return activate_selection(*shell, *selection, context,
-                            util::parse_name(k_doors, arguments.by).value_or(Door::activate));
+  CUDNNENV_TRY_ASSIGN(done, activate_selection(*shell, *selection, context,
+                                               util::parse_name(k_doors, arguments.by).value_or(Door::activate)));
+  if (arguments.by == "activate") {
+    // By hand: one line on stderr (the other doors' scripts run it at each start, quietly).
+    const TreeRecord* runtime = selection->runtime();
+    print_note("activated '" + selection->tree.name + "' (cuDNN " + selection->tree.version.str() +
+               (runtime ? ", CUDA runtime '" + runtime->name + "'" : std::string()) + ") in this shell");
+  }
+  return *done;
 }
 
 // Before a prompt, when the folder or the shell's selection changed: the

@@ -143,6 +143,7 @@ Result<int> run_use(const UseArguments& arguments, const Context& context) {
   const std::string value = arguments.cuda.empty() ? arguments.spec : arguments.spec + "+cuda" + arguments.cuda;
   if (!context.script_shell) return needs_integration(context, value);
   print_script(shell::set_variable(*context.script_shell, "CUDNNENV_VERSION", value) + "\n");
+  print_note("this shell: " + value + " -> " + chosen);
   return 0;
 }
 

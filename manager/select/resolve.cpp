@@ -363,6 +363,7 @@ Result<Selection> resolve_selection(const Store& store, const SelectionRequest& 
       selection.origin = origin;
       selection.decided_by = names[i];
       selection.spec = *spec;
+      selection.by_use = origin == Origin::environment && request.environment.get("CUDNNENV_SHELL").has_value();
       if (origin == Origin::activation) {
         selection.door =
             util::parse_name(k_doors, request.environment.get(k_door_variable).value_or("")).value_or(Door::activate);
@@ -423,7 +424,7 @@ std::string describe_origin(const Selection& selection) {
     case Origin::command_line:
       return "set by --cudnn";
     case Origin::environment:
-      return "set by CUDNNENV_VERSION";
+      return selection.by_use ? "set by 'cudnnenv use' in this shell" : "set by CUDNNENV_VERSION";
     case Origin::activation:
       switch (selection.door) {
         case Door::activate:

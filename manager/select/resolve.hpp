@@ -44,7 +44,10 @@ struct Selection {
   Origin origin = Origin::command_line;
   std::string decided_by;      // "--cudnn", "CUDNNENV_VERSION", "CUDNNENV_ACTIVATED", or the deciding file's path
   Door door = Door::activate;  // Origin::activation: which door set CUDNNENV_ACTIVATED (CUDNNENV_ACTIVATED_BY)
-  std::string spec;            // the spec (or path) as written there
+  // Origin::environment in a shell with the integration loaded (CUDNNENV_SHELL):
+  // CUDNNENV_VERSION is what its `cudnnenv use` sets.
+  bool by_use = false;
+  std::string spec;                    // the spec (or path) as written there
   std::optional<ProjectFile> project;  // the project file, when it decided
   std::optional<Profile> profile;      // the profile the project file named, if it did
   // The project's cudnnenv.lock, when the tree is the build it locks (select/lock.hpp).

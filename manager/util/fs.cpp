@@ -1,3 +1,4 @@
+#include <cerrno>
 #include <chrono>
 #include <random>
 #include <system_error>
@@ -164,12 +165,19 @@ Result<void> write_file_atomic(const fs::path& path, std::string_view content) {
   const auto failed = [&](const std::string& why, const std::string& hint) -> Result<void> {
     std::error_code ec;
     fs::remove(temporary, ec);
-    return make_error("cannot write '" + to_utf8(path) + "': " + why + "; it was left as it was", hint);
+    return make_error("cannot write '" + to_utf8(path) + "': " + why +
+                          (fs::exists(path, ec) ? "; it was left as it was" : "; nothing was written"),
+                      hint);
   };
   {
     FilePtr file = open_file(temporary, "wb");
     if (!file) {
-      return failed("cannot create '" + to_utf8(temporary) + "'", "check that the folder exists and is writable");
+      // Named by the folder: the temporary file beside `path` is this function's own business.
+      const int error = errno;
+      const fs::path folder = path.parent_path().empty() ? fs::path(".") : path.parent_path();
+      return failed(
+          "its folder '" + to_utf8(folder) + "' cannot be written (" + std::generic_category().message(error) + ")",
+          "check that the folder exists and is yours to write");
     }
     if (std::fwrite(content.data(), 1, content.size(), file.get()) != content.size() || std::fflush(file.get()) != 0) {
       file.reset();

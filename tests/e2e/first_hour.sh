@@ -161,12 +161,30 @@ cd "$WORK"
 # CUDA minors: a cuda13 archive's tree whose library was built with 13.1.
 cuda13=cudnn-linux-x86_64-9.19.0.56_cuda13-archive
 make_linux_tree "$cuda13" 9.19.0 "$FIXTURES/fake-elf64-9.19.0.so"
+ln -s libcudnn.so.9 "$cuda13/lib/libcudnn.so"  # the development link archives carry
 tar -cJf "$cuda13.tar.xz" "$cuda13"
 run install "$cuda13.tar.xz" --json
 expect_eq "$rc" "0" "install of the cuda13 folder ($(cat err))"
 run list --json
 expect_eq "$(python3 -c 'import json,sys; t=[t for t in json.load(sys.stdin) if t["version"].startswith("9.19")][0]; print(t["cuda"], t["cuda_variant"], t["cudart"], t["serves"])' < out)" \
   "13.1 13 13.1 CUDA 13.x (built with 13.1)" "list --json: both CUDA facts and what it serves"
+# The table says both: the CUDA it serves, and the one it was built with; discover shows the same
+# four-part version for the store's copy; which --all lists the loadable files sorted, the development
+# link only when asked.
+run list
+expect_eq "$(grep '^9.19.0.56-cuda13 ' out | tr -s ' ' | cut -d' ' -f1-5)" "9.19.0.56-cuda13 9.19.0.56 13 (built 13.1)" \
+  "list: the CUDA column of a cuda13 archive built with 13.1"
+lib13=$CUDNNENV_ROOT/9.19.0.56-cuda13/lib
+LD_LIBRARY_PATH=$lib13 run discover --no-load
+expect_eq "$(grep -F "$lib13/" out)" "* 9.19.0.56  $lib13/libcudnn.so.9  (version from header; found via LD_LIBRARY_PATH; the store's tree '9.19.0.56-cuda13')" \
+  "discover: the store's copy with list's version"
+run which --all --cudnn 9.19.0.56-cuda13
+expect_eq "$(cat out)" "$(for base in cudnn cudnn_adv cudnn_cnn cudnn_engines_precompiled cudnn_engines_runtime_compiled \
+  cudnn_graph cudnn_heuristic cudnn_ops; do printf '%s\n' "$lib13/lib$base.so.9" "$lib13/lib$base.so.9.19.0"; done)" \
+  "which --all: sorted, no development link"
+run which --all --dev-links --cudnn 9.19.0.56-cuda13
+expect_eq "$(head -2 out)" "$lib13/libcudnn.so
+$lib13/libcudnn.so.9" "which --all --dev-links: the development link too"
 mkdir -p cuda13 && cd cuda13
 run use 9.19 --cuda 13.0 --local
 expect_eq "$rc" "0" "use 9.19 --cuda 13.0 --local ($(cat err))"
@@ -236,3 +254,44 @@ next: t9.1.0" "zsh: init's exit code, and a cd followed on the same line"
 expect_eq "$(grep -c "cudnnenv: tab completion needs zsh's completion system: add 'autoload -Uz compinit && compinit' to ~/.zshrc" zsh-init.err)" \
   "1" "zsh: the completion hint, once ($(cat zsh-init.err))"
 pass "zsh: init exits 0 without compinit and says once how to get completion; chpwd follows a cd at once"
+
+# Quiet success says one line (issue 46), through the shell integration in bash, zsh and fish: `use` and
+# `activate` each say what they did on stderr; `current` names the door ('cudnnenv use' in this shell);
+# `deactivate` says what it undid, and with nothing active, that nothing was.
+mkdir -p "$WORK/quiet" && cd "$WORK/quiet"
+export CUDNNENV_ROOT="$WORK/quiet/store"  # no global default here
+"$CUDNNENV" install "$WORK/t9.1.0" --name t9.1.0 > /dev/null
+for sh in bash zsh fish; do
+  steps='cudnnenv use 9.1; cudnnenv current; cudnnenv activate t9.1.0; cudnnenv deactivate; cudnnenv deactivate'
+  case $sh in
+    fish) fish --no-config -c "cudnnenv init fish | source; $steps" ;;
+    *) $sh -c "eval \"\$(cudnnenv init $sh)\"; $steps" ;;
+  esac > quiet.out 2> quiet.err || fail "$sh: $(cat quiet.err)"
+  expect_eq "$(cat quiet.out)" "9.1.0  t9.1.0  (set by 'cudnnenv use' in this shell)" "$sh: current after use"
+  expect_eq "$(cat quiet.err)" "cudnnenv: this shell: 9.1 -> t9.1.0 (cuDNN 9.1.0)
+cudnnenv: activated 't9.1.0' (cuDNN 9.1.0) in this shell
+cudnnenv: deactivated 't9.1.0'; this shell's 'cudnnenv use 9.1' is undone; nothing else selects a cuDNN here
+cudnnenv: nothing was active; nothing else selects a cuDNN here" "$sh: one line for each"
+done
+pass "use and activate say one line each; current names 'cudnnenv use' in this shell; deactivate says what it undid"
+
+# A shared box: `use --local` in a folder the user cannot write names the file it could not write and its
+# folder, never a temporary name (as root, a user of no rights through setpriv; skipped where there is none).
+if [ "$(id -u)" = 0 ] && command -v setpriv > /dev/null &&
+  setpriv --reuid=65534 --regid=65534 --clear-groups "$CUDNNENV" --version > /dev/null 2>&1; then
+  shared=$(mktemp -d "${TMPDIR:-/tmp}/cudnnenv-shared-XXXXXX")
+  chmod 755 "$shared" && mkdir -p "$shared/project" "$shared/state" && chown 65534:65534 "$shared/state"
+  "$CUDNNENV" --root "$shared/store" install "$WORK/t9.1.0" --name t9.1.0 > /dev/null
+  set +e
+  (cd "$shared/project" && setpriv --reuid=65534 --regid=65534 --clear-groups \
+    env CUDNNENV_ROOT="$shared/store" CUDNNENV_STATE_DIR="$shared/state" "$CUDNNENV" use 9.1 --local) > local.out 2> local.err
+  rc=$?
+  set -e
+  expect_eq "$rc:$(cat local.err)" "1:cudnnenv: error: cannot write '$shared/project/.cudnnenv.toml': its folder '$shared/project' cannot be written (Permission denied); nothing was written
+  hint: check that the folder exists and is yours to write" "use --local in a folder the user cannot write"
+  expect_eq "$(ls -A "$shared/project")" "" "nothing left in the folder"
+  rm -rf "$shared"
+  pass "use --local in a folder not yours: the real file and its folder named, nothing written"
+else
+  echo "skip: a folder the user cannot write needs root and setpriv to stage"
+fi

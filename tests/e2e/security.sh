@@ -113,7 +113,8 @@ withheld="cudnnenv: warning: '$WORK/p4/.cudnnenv.toml' sets variables ([env]) an
 for shell in bash zsh fish powershell cmd; do
   run activate --shell "$shell"
   expect_eq "$rc" "0" "$shell: untrusted activation still selects"
-  expect_eq "$(cat err)" "$withheld" "$shell: the warning"
+  expect_eq "$(cat err)" "$withheld
+cudnnenv: activated 't91' (cuDNN 9.1.0) in this shell" "$shell: the warning, then what was activated"
   ! grep -q -e LD_PRELOAD -e TF_CPP out || fail "$shell: an untrusted [env] reached the script: $(cat out)"
 done
 "$CUDNNENV" trust > /dev/null
@@ -122,7 +123,8 @@ expect_eq "$(grep -e "^export LD_PRELOAD" -e "^export TF_CPP" out)" "export LD_P
 export TF_CPP_MIN_LOG_LEVEL='2'" "trusted: [env] exported"
 echo '# edited' >> .cudnnenv.toml
 run activate --shell bash
-expect_eq "$(cat err)" "cudnnenv: warning: '$WORK/p4/.cudnnenv.toml' sets variables ([env]) and changed since it was trusted: they were not set (hint: read it, then run 'cudnnenv trust' in '$WORK/p4')" "edited after trust"
+expect_eq "$(cat err)" "cudnnenv: warning: '$WORK/p4/.cudnnenv.toml' sets variables ([env]) and changed since it was trusted: they were not set (hint: read it, then run 'cudnnenv trust' in '$WORK/p4')
+cudnnenv: activated 't91' (cuDNN 9.1.0) in this shell" "edited after trust"
 ! grep -q LD_PRELOAD out || fail "an edited file's [env] reached the script"
 cd "$WORK"
 bash --norc --noprofile -c 'eval "$(cudnnenv init bash)"; cd p4; _cudnnenv_hook; echo "preload=${LD_PRELOAD-unset}"' > hook.out 2> /dev/null
