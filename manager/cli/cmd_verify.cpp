@@ -178,7 +178,8 @@ Result<int> run_verify(const VerifyArguments& arguments, const Context& context)
                              {"gpu_unavailable", report.gpu_unavailable},
                              {"checks", std::move(checks)},
                              {"gpu", gpu_json(report.gpu)},
-                             {"devices", devices_json(report.devices)}});
+                             {"devices", devices_json(report.devices)},
+                             {"fix", report.fix.empty() ? Json(nullptr) : Json(report.fix)}});
       continue;
     }
     print("verify " + tree.name + " (" + std::string(component(tree.kind).noun) + " " + tree.version.str() +
@@ -195,6 +196,9 @@ Result<int> run_verify(const VerifyArguments& arguments, const Context& context)
                    : check.status == CheckStatus::failed ? Paint::fail
                                                          : Paint::warn,
                    mark, check.name + ": " + check.detail + "\n");
+    }
+    if (!report.fix.empty()) {
+      print("  fix:  " + report.fix + "\n        (" + report.fix_source + ")\n");
     }
     {
       namespace key = probe_protocol;

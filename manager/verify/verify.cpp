@@ -38,6 +38,39 @@ bool is_library(const std::string& path) {
   return util::ends_with(name, ".dll") || name.find(".so") != std::string::npos;
 }
 
+// The commands that put a damaged tree back as it was installed, from the
+// source its record names; and that source, said in words.
+void reinstall_fix(const TreeRecord& tree, VerifyReport& report) {
+  const std::string name = util::command_word(tree.name);
+  std::error_code ec;
+  if (tree.location) {
+    report.fix = "cudnnenv remove " + name + " --yes";
+    report.fix_source = "its files are those of '" + *tree.location +
+                        "', which it adopted: restore them there (reinstall what put them there), or forget it so";
+    return;
+  }
+  const std::string& path = tree.source.path;
+  if (!path.empty() && fs::exists(util::path_from_utf8(path), ec)) {
+    report.fix =
+        "cudnnenv remove " + name + " --yes && cudnnenv install " + util::command_word(path) + " --name " + name;
+    const std::string& kind = tree.source.kind;
+    report.fix_source = "from the " +
+                        std::string(kind == "tar" || kind == "zip"        ? "archive"
+                                    : kind == "wheel" || kind == "folder" ? kind
+                                                                          : "source") +
+                        " it was installed from, as recorded";
+  } else if (!tree.source.official.empty()) {
+    report.fix = "cudnnenv remove " + name + " --yes && cudnnenv install " + tree.version.str() +
+                 (tree.cuda_variant ? " --cuda " + tree.cuda_variant->str() : std::string()) + " --name " + name;
+    report.fix_source =
+        "fetches " + tree.source.official + " again, the archive it was installed from (checked by its SHA-256)";
+  } else {
+    report.fix = "cudnnenv remove " + name + " --yes";
+    report.fix_source = path.empty() ? "then install it again from what it came from"
+                                     : "then install it again: its source '" + path + "' is gone";
+  }
+}
+
 void check_files(const TreeRecord& tree, VerifyReport& report) {
   TreeLayout layout;
   layout.major = tree.version.major;
@@ -67,9 +100,19 @@ void check_files(const TreeRecord& tree, VerifyReport& report) {
     if (tree.layout.include_dir.empty() || fs::path(util::path_from_utf8(tree.layout.include_dir)).is_absolute()) {
       std::erase_if(missing, [](const std::string& path) { return util::ends_with(path, ".h"); });
     }
+    // What the install recorded and is gone since is the files check's to say; this one names what the
+    // tree never had.
+    const std::size_t before = missing.size();
+    std::erase_if(missing, [&](const std::string& path) {
+      return std::any_of(tree.files.begin(), tree.files.end(),
+                         [&](const FileRecord& file) { return file.path == path; });
+    });
+    const bool gone_since = missing.size() != before;
     const std::string note = expected_set(tree.version, tree.platform.os).note;
     report.checks.push_back({"file set", missing.empty() ? CheckStatus::ok : CheckStatus::failed,
-                             (missing.empty() ? "complete cuDNN " + tree.version.str() + " set"
+                             (missing.empty() ? (gone_since ? "the complete cuDNN " + tree.version.str() +
+                                                                  " set was installed (files: what is gone since)"
+                                                            : "complete cuDNN " + tree.version.str() + " set")
                                               : "missing " + join_some(missing) + " (cuDNN " + tree.version.str() +
                                                     " ships " + (missing.size() == 1 ? "it" : "them") + ")") +
                                  (note.empty() ? std::string() : "; " + note)});
@@ -84,7 +127,10 @@ void check_files(const TreeRecord& tree, VerifyReport& report) {
       const fs::path path = tree.resolve(file.path);
       const std::string shown = util::printable(file.path);  // a name from an archive or folder, escaped
       if (!fs::exists(path, ec)) {
-        return "'" + shown + "' is gone (deleted, or quarantined by a virus scanner?)";
+        // A link still there whose file is gone: that file's own line says it.
+        if (!file.link.empty() && fs::is_symlink(fs::symlink_status(path, ec))) return std::string();
+        return "'" + shown + "' is gone" +
+               (tree.platform.os == Os::windows ? " (deleted, or quarantined by a virus scanner?)" : " (deleted?)");
       }
       const auto size = fs::file_size(path, ec);
       if (size != file.size) {
@@ -107,6 +153,7 @@ void check_files(const TreeRecord& tree, VerifyReport& report) {
   if (tree.files.empty()) {
     report.checks.push_back({"files", CheckStatus::skipped, "no install manifest (a tree given by path)"});
   } else {
+    if (!problems.empty()) reinstall_fix(tree, report);
     report.checks.push_back(
         {"files", problems.empty() ? CheckStatus::ok : CheckStatus::failed,
          problems.empty()
@@ -132,6 +179,7 @@ void check_files(const TreeRecord& tree, VerifyReport& report) {
   std::vector<std::string> foreign;
   std::string described;
   for (const auto& path : libraries) {
+    if (!fs::exists(path, ec)) continue;  // gone: the files check says so
     auto binary = identify_binary_file(path);
     if (!binary || !matches(*binary, tree.platform)) {
       foreign.push_back("'" + util::to_utf8(path.filename()) + "' is " +

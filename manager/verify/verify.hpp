@@ -51,6 +51,10 @@ struct VerifyReport {
   probe_protocol::GpuReport gpu;      // what the GPU check reported (with several GPUs: the run's lines)
   bool gpu_unavailable = false;       // the conv level was skipped: no GPU or driver
   std::vector<DeviceResult> devices;  // several GPUs asked for: one each, in the order asked
+  // When the tree's files are gone or changed: the commands that put it back
+  // from the source its record names, and what that source is.
+  std::string fix;
+  std::string fix_source;
 
   bool passed() const;
 };

@@ -295,3 +295,23 @@ if [ "$(id -u)" = 0 ] && command -v setpriv > /dev/null &&
 else
   echo "skip: a folder the user cannot write needs root and setpriv to stage"
 fi
+
+# verify of a tree with a deleted library: one failure, by name, and a fix that installs it again from the
+# archive its record names.
+export CUDNNENV_ROOT="$WORK/store"
+rm "$CUDNNENV_ROOT/9.19.0.56-cuda13/lib/libcudnn_ops.so.9.19.0"
+cd "$WORK"
+run verify 9.19.0.56-cuda13
+expect_eq "$rc:$(cat out)" "4:verify 9.19.0.56-cuda13 (cuDNN 9.19.0.56): $CUDNNENV_ROOT/9.19.0.56-cuda13/lib/libcudnn.so.9
+  ok    file set: the complete cuDNN 9.19.0.56 set was installed (files: what is gone since)
+  FAIL  files: 'lib/libcudnn_ops.so.9.19.0' is gone (deleted?)
+  ok    architecture: ELF 64-bit x86_64, as Linux x86_64 needs
+  ok    header version: cudnn_version.h says 9.19.0
+  fix:  cudnnenv remove 9.19.0.56-cuda13 --yes && cudnnenv install \"$WORK/$cuda13.tar.xz\" --name 9.19.0.56-cuda13
+        (from the archive it was installed from, as recorded)
+FAILED" "verify of a tree whose library was deleted"
+fix=$(grep '^  fix:' out | sed 's/^  fix:  //')
+bash -c "$fix" > fix.out 2>&1 || fail "the fix, pasted: $(cat fix.out)"
+run verify 9.19.0.56-cuda13 --level files
+expect_eq "$rc:$(tail -1 out)" "0:passed" "verify after the fix"
+pass "verify of a deleted library: one failure, and a fix from the recorded archive that runs as written"
