@@ -307,6 +307,25 @@ Result<int> run_install_runtime(const InstallArguments& arguments, const Context
          : release->pinned          ? " (SHA-256 pinned)"
                                     : " (not pinned)") +
         "\n");
+  // What stays in the downloads folder: the archives fetched, or copied from a mirror folder (each checked
+  // in the copy it read, so the folder can change meanwhile); a manifest's own folder is read in place.
+  std::uint64_t kept_bytes = 0;
+  std::size_t kept = 0;
+  for (const auto& archive : *archives) {
+    std::error_code ec;
+    if (util::starts_with(util::to_utf8(archive.file), util::to_utf8(options.folder))) {
+      kept_bytes += std::filesystem::file_size(archive.file, ec);
+      ++kept;
+    }
+  }
+  if (kept != 0) {
+    const bool from_folder = !options.mirror.empty() && !util::starts_with(options.mirror, "http://") &&
+                             !util::starts_with(options.mirror, "https://");
+    print("  kept:      " + std::to_string(kept) + (kept == 1 ? " archive, " : " archives, ") +
+          util::human_size(kept_bytes) + ", in " + util::to_utf8(options.folder) +
+          (from_folder ? " (copied from the mirror folder, and checked in the copy)" : std::string()) +
+          ": 'cudnnenv cache clean' frees them\n");
+  }
   return 0;
 }
 
@@ -491,9 +510,12 @@ Result<int> run_install(const InstallArguments& arguments, const Context& contex
   print(std::string(fresh ? "installed" : "already installed") + " '" + record.name + "': " + summary(record) + "\n");
   print("  location: " + util::to_utf8(record.root) + "\n");
   print("  library:  " + util::to_utf8(record.library_path()) + "\n");
+  const std::string index = site_index();
   print("  source:   " +
-        (record.source.official.empty() ? std::string("not a known official archive")
-                                        : "official archive " + record.source.official) +
+        (record.source.official.empty()
+             ? "not an archive " + std::string(index.empty() ? "of the official list" : "of the site index " + index)
+         : index.empty() ? "official archive " + record.source.official
+                         : "site index " + index + ": " + record.source.official) +
         "\n");
   for (const auto& added : record.components) {
     // A library cudnnenv carried into the tree (InstallOptions::carried).

@@ -350,8 +350,15 @@ Result<Downloaded> copy_from_file(const OfficialArchive& archive, const fs::path
 Result<Downloaded> copy_from_folder(const OfficialArchive& archive, const std::string& url, const fs::path& final_file,
                                     const DownloadOptions& options, Downloaded result) {
   const std::string name(archive.file_name);
-  const fs::path source = util::path_from_utf8(url.substr(7));
+  std::string path = url.substr(7);
+  if (path.size() > 2 && path[0] == '/' && path[2] == ':') path.erase(0, 1);  // file:///C:/mirror
+  const fs::path source = util::path_from_utf8(path);
   std::error_code ec;
+  if (!fs::exists(source, ec) && options.mirror.empty()) {
+    return make_error("'" + util::to_utf8(source) + "', where " + std::string(archive.listed_by) + " puts " + name +
+                          ", does not exist",
+                      "put it there, or correct the index's URL", ExitCode::not_found);
+  }
   if (!fs::exists(source, ec)) {
     return make_error("the mirror folder has no '" + util::to_utf8(source) + "'",
                       "put " + name +

@@ -19,11 +19,17 @@ constexpr OfficialArchive k_archives[] = {
 // What use_index_file() read: the file's text, which the entries point into.
 struct LoadedIndex {
   std::string text;
+  std::string origin;     // the file, as named
+  std::string listed_by;  // "the site index FILE", what each archive's listed_by points to
   std::vector<OfficialArchive> archives;
 };
 LoadedIndex* g_index = nullptr;
 
 }  // namespace
+
+std::string site_index() {
+  return g_index ? g_index->origin : std::string();
+}
 
 std::span<const OfficialArchive> official_archives() {
   if (g_index) return g_index->archives;
@@ -74,10 +80,13 @@ Result<std::vector<OfficialArchive>> parse_index(std::string_view text, const st
         return bad("the size '" + std::string(fields[5]) + "' is not a number of bytes");
       }
     }
-    if (!util::starts_with(archive.url, "https://") && !util::starts_with(archive.url, "http://")) {
-      return bad("the URL must start with https:// or http://");
+    if (!util::starts_with(archive.url, "https://") && !util::starts_with(archive.url, "http://") &&
+        !util::starts_with(archive.url, "file://")) {
+      return bad("the URL must start with https://, http:// or file://");
     }
-    if (archive.url.find_first_of(" \"\\") != std::string_view::npos ||
+    // A file:// URL is a path on this machine, spaces and all.
+    const bool file_url = util::starts_with(archive.url, "file://");
+    if (archive.url.find_first_of(file_url ? "\"" : " \"\\") != std::string_view::npos ||
         std::any_of(archive.url.begin(), archive.url.end(),
                     [](char c) { return static_cast<unsigned char>(c) < 0x20; })) {
       return bad("the URL holds a space, a quote, a backslash or a control character");
@@ -93,6 +102,9 @@ Result<void> use_index_file(const std::filesystem::path& file) {
   index->text = std::move(*text);
   CUDNNENV_TRY_ASSIGN(archives, parse_index(index->text, util::to_utf8(file)));
   index->archives = std::move(*archives);
+  index->origin = util::to_utf8(file);
+  index->listed_by = "the site index " + index->origin;
+  for (auto& archive : index->archives) archive.listed_by = index->listed_by;
   delete g_index;
   g_index = index.release();
   return {};

@@ -33,10 +33,13 @@ struct OfficialArchive {
 // The embedded list, or the one use_index_file() read.
 std::span<const OfficialArchive> official_archives();
 
+// The file use_index_file() read (CUDNNENV_INDEX), or empty: the embedded list.
+std::string site_index();
+
 // Reads a list in the TSV format of data/cudnn-archives.tsv (a header row,
 // then version, platform, CUDA variant, file name, SHA-256 (64 hex digits, or
 // empty: an archive only --allow-unverified installs), size in bytes or '?',
-// URL (http or https), and any further columns, ignored). Errors name the
+// URL (http, https, or file:// for a file on this machine), and any further columns, ignored). Errors name the
 // file and line. Not thread-safe: called once, before any other function here.
 Result<void> use_index_file(const std::filesystem::path& file);
 Result<std::vector<OfficialArchive>> parse_index(std::string_view text, const std::string& origin);

@@ -23,7 +23,7 @@ path=/compute/cudnn/redist/cudnn/linux-x86_64/$ARCHIVE
 installed_message="installed '$TREE': cuDNN 9.1.0.70, CUDA 12.2, Linux x86_64, 8.1 MB
   location: $CUDNNENV_ROOT/$TREE
   library:  $CUDNNENV_ROOT/$TREE/lib/libcudnn.so.9
-  source:   official archive $ARCHIVE"
+  source:   site index $CUDNNENV_INDEX: $ARCHIVE"
 
 # 1. A version, two CUDA variants, no toolkit of either here: the choices.
 run install 9.1
@@ -133,7 +133,7 @@ run install 9.1 --cuda 12 --mirror "http://127.0.0.1:$PORT/wrong"
 expect_eq "$rc" "1" "wrong bytes"
 wrong_sha=$(python3 -c "
 import hashlib; d = bytearray(open('srv/$ARCHIVE', 'rb').read()); d[-1] ^= 0xFF; print(hashlib.sha256(d).hexdigest())")
-expect_eq "$(tail -2 err)" "cudnnenv: error: the file served by 'http://127.0.0.1:$PORT/wrong$path' is not the official $ARCHIVE: its SHA-256 is $wrong_sha, the official list says $SHA; it was deleted and nothing was installed
+expect_eq "$(tail -2 err)" "cudnnenv: error: the file served by 'http://127.0.0.1:$PORT/wrong$path' is not the $ARCHIVE: its SHA-256 is $wrong_sha, the site index $CUDNNENV_INDEX says $SHA; it was deleted and nothing was installed
   hint: the server (or the mirror) sent other bytes; try again, or another mirror" "wrong bytes refused"
 expect_eq "$(ls -A "$downloads" | grep -v '^\.' || true)" "" "nothing left in downloads/"
 [ ! -e "$CUDNNENV_ROOT/$TREE" ] || fail "a tree from wrong bytes"
@@ -303,3 +303,19 @@ if swap_mirror "$WORK/swap-backing" "$WORK/swap-mirror"; then
   swap_mirror_stop
   pass "a folder mirror swapping the archive on close: the checked bytes are installed"
 fi
+
+# 17. A site index may name a file on this machine (file://, as --mirror takes a folder): read from there and
+# checked; the tree says the site index listed it, and a file the index names that is not there is named.
+run remove "$TREE" --yes && run cache clean
+sed "s|\t$URL_DIR/$ARCHIVE\$|\tfile://$WORK/srv/$ARCHIVE|" index.tsv > file-index.tsv
+CUDNNENV_INDEX="$WORK/file-index.tsv" run install 9.1 --cuda 12 --quiet
+expect_eq "$rc:$(cat out)" "0:installed '$TREE': cuDNN 9.1.0.70, CUDA 12.2, Linux x86_64, 8.1 MB
+  location: $CUDNNENV_ROOT/$TREE
+  library:  $CUDNNENV_ROOT/$TREE/lib/libcudnn.so.9
+  source:   site index $WORK/file-index.tsv: $ARCHIVE" "install from a site index's file:// URL ($(cat err))"
+run remove "$TREE" --yes && run cache clean
+sed "s|\t$URL_DIR/$ARCHIVE\$|\tfile://$WORK/nowhere/$ARCHIVE|" index.tsv > gone-index.tsv
+CUDNNENV_INDEX="$WORK/gone-index.tsv" run install 9.1 --cuda 12 --quiet
+expect_eq "$rc:$(cat err)" "3:cudnnenv: error: '$WORK/nowhere/$ARCHIVE', where the site index $WORK/gone-index.tsv puts $ARCHIVE, does not exist
+  hint: put it there, or correct the index's URL" "a site index's file:// URL to nothing"
+pass "a site index's file:// URL: installed from it, recorded as the site index's; a missing file named"

@@ -275,6 +275,11 @@ run install cuda 13.0 --mirror "$WORK/mirror" -q
 expect_eq "$rc" "0" "install cuda 13.0: $(cat err)"
 expect_eq "$(head -1 out)" "installed 'cuda-13.0.2': CUDA 13.0.2 runtime (cuda_cudart 13.0.96, libcublas 13.1.0.3, libcufft 12.0.0.61, libcurand 10.4.0.35, libcusolver 12.0.4.66, libcusparse 12.6.3.3, cuda_nvrtc 13.0.88, libnvjitlink 13.0.88), Linux x86_64, $(sed -n 1p out | sed 's/.*x86_64, //')" "install cuda's first line"
 expect_eq "$(sed -n 3p out)" "  libraries: $CUDNNENV_ROOT/cuda-13.0.2/lib" "where the libraries are"
+kept_in=${CUDNNENV_STATE_DIR:-$CUDNNENV_ROOT/.cudnnenv}/downloads
+kept_bytes=$(cat "$kept_in"/*-archive.tar.* | wc -c)
+expect_eq "$(sed -n 5p out | sed 's/archives, [^,]*, in/archives, SIZE, in/')" "  kept:      8 archives, SIZE, in $kept_in (copied from the mirror folder, and checked in the copy): 'cudnnenv cache clean' frees them" \
+  "install cuda from a folder mirror says what it keeps in the downloads folder"
+[ "$kept_bytes" -gt 0 ] || fail "no archive kept in the downloads folder"
 ( cd "$CUDNNENV_ROOT/cuda-13.0.2" && find . -path ./.cudnnenv -prune -o -type f -print -o -type l -print | sort ) > files
 expect_eq "$(tr '\n' ' ' < files)" "./lib/libcublas.so ./lib/libcublas.so.13 ./lib/libcublasLt.so ./lib/libcublasLt.so.13 ./lib/libcudart.so ./lib/libcudart.so.13 ./lib/libcufft.so ./lib/libcufft.so.12 ./lib/libcurand.so ./lib/libcurand.so.10 ./lib/libcusolver.so ./lib/libcusolver.so.12 ./lib/libcusparse.so ./lib/libcusparse.so.12 ./lib/libnvJitLink.so ./lib/libnvJitLink.so.13 ./lib/libnvrtc.so ./lib/libnvrtc.so.13 ./licenses/cuda_cudart.txt ./licenses/cuda_nvrtc.txt ./licenses/libcublas.txt ./licenses/libcufft.txt ./licenses/libcurand.txt ./licenses/libcusolver.txt ./licenses/libcusparse.txt ./licenses/libnvjitlink.txt " \
   "the runtime tree holds the shared libraries and licenses only (no headers, static libraries or stubs/libcuda.so)"

@@ -27,7 +27,7 @@ path=/compute/redist/cudnn/v8.1.0/$ARCHIVE
 installed_message="installed '$TREE': cuDNN 8.1.0.77, CUDA 11.2, Windows x64, 8.6 MB
   location: $CUDNNENV_ROOT\\$TREE
   library:  $CUDNNENV_ROOT\\$TREE\\cuda\\bin\\cudnn64_8.dll
-  source:   official archive $ARCHIVE"
+  source:   site index $CUDNNENV_INDEX: $ARCHIVE"
 
 # 1. Two CUDA variants and no --cuda: the choices. Then fetched, checked, installed, verified.
 run install 8.1 --mirror "$MIRROR"
@@ -81,7 +81,7 @@ pass "a server without ranges"
 # 5. Wrong bytes refused; 404 and a stall in plain words; nothing left.
 run install 8.1 --cuda 11.2 --mirror "http://127.0.0.1:$PORT/wrong" --quiet
 expect_eq "$rc" "1" "wrong bytes"
-expect_eq "$(sed -n 1p err | sed 's/its SHA-256 is [0-9a-f]*, //')" "cudnnenv: error: the file served by 'http://127.0.0.1:$PORT/wrong$path' is not the official $ARCHIVE: the official list says $SHA; it was deleted and nothing was installed" "wrong bytes refused"
+expect_eq "$(sed -n 1p err | sed 's/its SHA-256 is [0-9a-f]*, //')" "cudnnenv: error: the file served by 'http://127.0.0.1:$PORT/wrong$path' is not the $ARCHIVE: the site index $CUDNNENV_INDEX says $SHA; it was deleted and nothing was installed" "wrong bytes refused"
 run install 8.1 --cuda 11.2 --mirror "http://127.0.0.1:$PORT/404" --quiet
 expect_eq "$rc" "3" "404"
 expect_eq "$(cat err)" "cudnnenv: error: 'http://127.0.0.1:$PORT/404$path' answered HTTP 404: the mirror does not have the archive
