@@ -15,7 +15,6 @@
 CUDNNENV=$1
 FIXTURES=$2
 source "$(dirname "$0")/lib.sh"
-SOURCES=$E2E_DIR/../fixtures
 export CUDNNENV_ROOT="$WORK/store"
 bin=$(dirname "$CUDNNENV")
 for version in 9.1.0 9.4.0; do
@@ -26,13 +25,7 @@ done
 make_linux_tree odd 9.1.0 "$FIXTURES/fake-elf64-9.1.0.so"
 "$CUDNNENV" install odd --name 'odd $(touch PWNED) a;b' > /dev/null
 # Two CUDA 12 runtimes, adopted from folders.
-for release in 12.1 12.4; do
-  mkdir -p "rt$release/lib"
-  cc -shared -fPIC -o "rt$release/lib/libcudart.so.$release.99" -Wl,-soname,libcudart.so.12 \
-    "$SOURCES/fake_cuda_runtime.c" -DFAKE_CUDART="${release/./0}0"
-  ln -s "libcudart.so.$release.99" "rt$release/lib/libcudart.so.12"
-  "$CUDNNENV" adopt "rt$release/lib" --runtime --name "cuda$release" > /dev/null || fail "adopt cuda$release"
-done
+for release in 12.1 12.4; do adopt_fake_runtime "$release" "cuda$release"; done
 # Programs on PATH: this folder's, then the build's (cudnnenv's own); a second trainjob later on PATH is
 # not offered again; a file that is not executable is not offered.
 mkdir -p progs progs2

@@ -25,7 +25,6 @@ command -v cc > /dev/null || { echo "skip: no C compiler"; exit 77; }
 export LC_ALL=C.UTF-8 CUDNNENV_ROOT="$WORK/store" CUDNNENV_STATE_DIR="$WORK/state" CUDNNENV_VERIFY=none
 unset CUDNNENV_VERSION CUDNNENV_ACTIVATED CUDNNENV_ACTIVATED_BY CUDNNENV_SHELL _CUDNNENV_STATE CUDNNENV_ACTIVE \
   CUDNNENV_CUDA_RUNTIME CUDNN_PATH LD_LIBRARY_PATH CUDA_PATH CUDA_HOME CUDA_ROOT LOADEDMODULES _LMFILES_ MODULEPATH
-SOURCES=$E2E_DIR/../fixtures
 source "$E2E_DIR/trees.sh"
 
 for version in 9.1.0 9.2.0 9.4.0; do
@@ -33,13 +32,7 @@ for version in 9.1.0 9.2.0 9.4.0; do
   "$CUDNNENV" install "t$version" --name "t$version" > /dev/null || fail "install t$version"
 done
 # Two CUDA 12 runtimes, adopted from folders (the release from libcudart's full name).
-for release in 12.1 12.4; do
-  mkdir -p "rt$release/lib"
-  cc -shared -fPIC -o "rt$release/lib/libcudart.so.$release.99" -Wl,-soname,libcudart.so.12 \
-    "$SOURCES/fake_cuda_runtime.c" -DFAKE_CUDART="${release/./0}0"
-  ln -s "libcudart.so.$release.99" "rt$release/lib/libcudart.so.12"
-  "$CUDNNENV" adopt "rt$release/lib" --runtime --name "rt$release" > /dev/null || fail "adopt rt$release"
-done
+for release in 12.1 12.4; do adopt_fake_runtime "$release" "rt$release"; done
 mkdir -p bin prog
 ln -s "$CUDNNENV" bin/cudnnenv
 cp "$FIXTURES/load-cudnn" prog/

@@ -57,3 +57,15 @@ make_windows9_tree() {
     > "$dir/include/cudnn_version.h"
   for h in cudnn cudnn_graph cudnn_ops cudnn_cnn cudnn_adv cudnn_backend; do echo "/* $h */" > "$dir/include/$h.h"; done
 }
+
+# adopt_fake_runtime RELEASE NAME: a CUDA runtime folder rtRELEASE/lib whose
+# libcudart.so.RELEASE.99 (soname libcudart.so.MAJOR, from
+# fixtures/fake_cuda_runtime.c) reports RELEASE (12.4: 12040), adopted as NAME.
+adopt_fake_runtime() {
+  local release=$1 name=$2
+  mkdir -p "rt$release/lib"
+  cc -shared -fPIC -o "rt$release/lib/libcudart.so.$release.99" -Wl,-soname,"libcudart.so.${release%%.*}" \
+    "$E2E_DIR/../fixtures/fake_cuda_runtime.c" -DFAKE_CUDART="${release/./0}0"
+  ln -s "libcudart.so.$release.99" "rt$release/lib/libcudart.so.${release%%.*}"
+  "$CUDNNENV" adopt "rt$release/lib" --runtime --name "$name" > /dev/null || fail "adopt $name"
+}
