@@ -89,7 +89,8 @@ Result<std::vector<OfficialArchive>> parse_index(std::string_view text, const st
     if (archive.url.find_first_of(file_url ? "\"" : " \"\\") != std::string_view::npos ||
         std::any_of(archive.url.begin(), archive.url.end(),
                     [](char c) { return static_cast<unsigned char>(c) < 0x20; })) {
-      return bad("the URL holds a space, a quote, a backslash or a control character");
+      return bad(file_url ? "the URL holds a quote or a control character"
+                          : "the URL holds a space, a quote, a backslash or a control character");
     }
     archives.push_back(archive);
   }

@@ -109,7 +109,7 @@ conda-hook|call "'"$(winpath "$WORK/env")"'\etc\conda\activate.d\cudnnenv-activa
 profile-script|call "'"$CUDNNENV_ROOT"'\.cudnnenv\profiles\tf2.5\activate.bat" & call view.bat > %1|(set by the profile'"'"'s activate script in this shell)|profile
 launcher|LAUNCHER > %1|(set by PROJECT)|tree runtime profile
 kernel|KERNEL > %1|(set by PROJECT)|tree runtime profile
-cmd-use|call "'"$macro"'" use PIN & call view.bat > %1|(set by CUDNNENV_VERSION)|tree profile
+cmd-use|call "'"$macro"'" use PIN & call view.bat > %1|(set by '"'"'cudnnenv use'"'"' in this shell)|tree profile
 terminal|call TERMINAL & call view.bat > %1|(set by the terminal profile'"'"'s script in this shell)|tree profile'
 
 while IFS='|' read -r selection text tree version foo tf runtime pin; do

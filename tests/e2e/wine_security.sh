@@ -80,7 +80,8 @@ printf 'cudnn = "t81"\n[env]\nPATH = "C:\\\\evil"\n' > .cudnnenv.toml
 for shell in cmd powershell; do
   run activate --shell "$shell"
   expect_eq "$rc" "0" "$shell: untrusted [env]"
-  expect_eq "$(cat err)" "cudnnenv: warning: '$(winpath "$WORK/p1/.cudnnenv.toml")' sets variables ([env]) and is not trusted: they were not set (hint: read it, then run 'cudnnenv trust' in '$(winpath "$WORK/p1")')" "$shell: the warning"
+  expect_eq "$(cat err)" "cudnnenv: warning: '$(winpath "$WORK/p1/.cudnnenv.toml")' sets variables ([env]) and is not trusted: they were not set (hint: read it, then run 'cudnnenv trust' in '$(winpath "$WORK/p1")')
+cudnnenv: activated 't81' (cuDNN 8.1.0) in this shell" "$shell: the warning, then what was activated"
   ! grep -q 'evil' out || fail "$shell: an untrusted PATH reached the script"
 done
 cd "$WORK"

@@ -45,8 +45,15 @@ TEST_SUITE("download/download") {
           "index.tsv:2: the SHA-256 must be 64 lower-case hex digits or empty");
     CHECK(error_of("9.1\tlinux-x86_64\tcuda12\ta.tar.xz\t\t12x\thttp://x/a\n") ==
           "index.tsv:2: the size '12x' is not a number of bytes");
-    CHECK(error_of("9.1\tlinux-x86_64\tcuda12\ta.tar.xz\t\t1\tfile:///etc/passwd\n") ==
-          "index.tsv:2: the URL must start with https:// or http://");
+    CHECK(error_of("9.1\tlinux-x86_64\tcuda12\ta.tar.xz\t\t1\tftp://x/a\n") ==
+          "index.tsv:2: the URL must start with https://, http:// or file://");
+    // A file on this machine (a site's share), spaces and all; checked by the index's SHA-256 as any download.
+    const auto local =
+        parse_index(index_text("9.1\tlinux-x86_64\tcuda12\ta.tar.xz\t\t1\tfile:///srv/cu dnn/a.tar.xz\n"), "index.tsv");
+    REQUIRE(local);
+    CHECK(local->front().url == "file:///srv/cu dnn/a.tar.xz");
+    CHECK(error_of("9.1\tlinux-x86_64\tcuda12\ta.tar.xz\t\t1\tfile:///srv/\"a\n") ==
+          "index.tsv:2: the URL holds a quote or a control character");
     CHECK(error_of("9.1\tlinux-x86_64\tcuda12\ta.tar.xz\t\t1\thttp://x/a b\n") ==
           "index.tsv:2: the URL holds a space, a quote, a backslash or a control character");
   }
