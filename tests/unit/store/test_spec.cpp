@@ -100,12 +100,15 @@ TEST_SUITE("store/spec") {
 
   TEST_CASE("a version written as a tag or a package name: the version alone is the hint") {
     const Store store = make_selection_store();
-    for (const auto& [written, meant] :
-         std::vector<std::pair<std::string, std::string>>{{"v9.1", "9.1"},
-                                                          {"V9.1.0", "9.1.0"},
-                                                          {"cudnn9", "9"},
-                                                          {"cuDNN-8.9+cuda12", "8.9+cuda12"},
-                                                          {"cudnn_8.1", "8.1"}}) {
+    const std::vector<std::pair<std::string, std::string>> cases = {{"v9.1", "9.1"},
+                                                                    {"V9.1.0", "9.1.0"},
+                                                                    {"cudnn9", "9"},
+                                                                    {"cuDNN-8.9+cuda12", "8.9+cuda12"},
+                                                                    {"cudnn_8.1", "8.1"}};
+    for (const auto& pair : cases) {
+      // CAPTURE takes a variable, not a structured binding (clang 14 cannot capture one).
+      const std::string& written = pair.first;
+      const std::string& meant = pair.second;
       CAPTURE(written);
       CHECK(version_without_prefix(written) == meant);
       // With +cuda it is no spec at all (exit 2); else no tree matches it (exit 3).
