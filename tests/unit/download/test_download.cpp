@@ -48,8 +48,10 @@ TEST_SUITE("download/download") {
     CHECK(error_of("9.1\tlinux-x86_64\tcuda12\ta.tar.xz\t\t1\tftp://x/a\n") ==
           "index.tsv:2: the URL must start with https://, http:// or file://");
     // A file on this machine (a site's share), spaces and all; checked by the index's SHA-256 as any download.
-    const auto local =
-        parse_index(index_text("9.1\tlinux-x86_64\tcuda12\ta.tar.xz\t\t1\tfile:///srv/cu dnn/a.tar.xz\n"), "index.tsv");
+    // The entries point into the text, which outlives them here.
+    const std::string local_text =
+        index_text("9.1\tlinux-x86_64\tcuda12\ta.tar.xz\t\t1\tfile:///srv/cu dnn/a.tar.xz\n");
+    const auto local = parse_index(local_text, "index.tsv");
     REQUIRE(local);
     CHECK(local->front().url == "file:///srv/cu dnn/a.tar.xz");
     CHECK(error_of("9.1\tlinux-x86_64\tcuda12\ta.tar.xz\t\t1\tfile:///srv/\"a\n") ==
