@@ -141,8 +141,9 @@ Candidates runtime_candidates(const Context& context) {
 
 // What `remove` takes: cuDNN trees and their versions, then the runtime trees.
 Candidates removable(const Context& context) {
-  auto names = tree_candidates(context.store().list(RecordPart::identity).trees);
-  for (const auto& tree : context.store().list(RecordPart::identity).runtimes()) {
+  const auto listing = context.store().list(RecordPart::identity);
+  auto names = tree_candidates(listing.trees);
+  for (const auto& tree : listing.runtimes()) {
     names.push_back({tree.name, "CUDA runtime " + tree.version.str()});
   }
   return names;
