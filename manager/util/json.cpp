@@ -1,7 +1,6 @@
 #include "util/json.hpp"
 
-#include <cstdint>
-#include <functional>
+#include <algorithm>
 #include <string_view>
 #include <utility>
 #include <vector>
@@ -12,7 +11,7 @@ namespace {
 
 // Builds an ordered Json from nlohmann's SAX events: an object's members are
 // appended as they come, and a key given twice is looked for once, when the
-// object closes (a hash table of its members' places): linear time.
+// object closes (one sort of its members' places).
 class OrderedBuilder final : public nlohmann::json_sax<Json> {
  public:
   bool null() override { return put(Json(nullptr)); }
@@ -46,36 +45,40 @@ class OrderedBuilder final : public nlohmann::json_sax<Json> {
 
  private:
   using Members = Json::object_t::Container;
-  static constexpr std::size_t k_empty_index = 0xFFFFFFFFu;
 
   // An object's vector of members itself: ordered_map's own insertion searches every key.
   static Members& members(Json& object) { return static_cast<Members&>(object.get_ref<Json::object_t&>()); }
 
   // A key given twice keeps its first place and takes its last value, as
-  // nlohmann's parser does.
+  // nlohmann's parser does. The members' places are sorted by (key, place):
+  // O(n log n) comparisons whatever the keys are. A hash table would be
+  // linear on average, but libstdc++'s string hash has a fixed seed, so a
+  // crafted file of keys with one hash makes it quadratic.
   static void merge_repeated_keys(Members& list) {
-    // (An object of 2^32 members would be a 50 GB text: the reads are capped far below.)
-    if (list.size() < 2 || list.size() >= k_empty_index) return;
-    // Open addressing over the members' own keys: one probe sequence per key, no allocation per key.
-    std::size_t capacity = 4;
-    while (capacity < list.size() + list.size() / 2) capacity *= 2;
-    constexpr std::uint32_t k_empty = ~std::uint32_t{0};
-    std::vector<std::uint32_t> slots(capacity, k_empty);
-    std::vector<std::uint32_t> first(list.size());  // each member: the index of the first with its key
+    if (list.size() < 2) return;
+    std::vector<std::size_t> order(list.size());
+    for (std::size_t i = 0; i < order.size(); ++i) order[i] = i;
+    std::sort(order.begin(), order.end(), [&](std::size_t a, std::size_t b) {
+      const int compared = list[a].first.compare(list[b].first);
+      return compared != 0 ? compared < 0 : a < b;
+    });
+    // Each run of one key: its first place takes the run's last value; the others go.
+    std::vector<bool> keep(list.size(), true);
     bool repeated = false;
-    for (std::size_t i = 0; i < list.size(); ++i) {
-      std::size_t slot = std::hash<std::string_view>{}(list[i].first) & (capacity - 1);
-      while (slots[slot] != k_empty && list[slots[slot]].first != list[i].first) slot = (slot + 1) & (capacity - 1);
-      if (slots[slot] == k_empty) slots[slot] = static_cast<std::uint32_t>(i);
-      first[i] = slots[slot];
-      repeated = repeated || first[i] != i;
+    for (std::size_t run = 0; run < order.size();) {
+      std::size_t end = run + 1;
+      while (end < order.size() && list[order[end]].first == list[order[run]].first) ++end;
+      if (end - run > 1) {
+        repeated = true;
+        list[order[run]].second = std::move(list[order[end - 1]].second);
+        for (std::size_t i = run + 1; i < end; ++i) keep[order[i]] = false;
+      }
+      run = end;
     }
     if (!repeated) return;
-    std::vector<std::size_t> last(list.size());
-    for (std::size_t i = 0; i < list.size(); ++i) last[first[i]] = i;
     Members merged;
     for (std::size_t i = 0; i < list.size(); ++i) {
-      if (first[i] == i) merged.emplace_back(list[i].first, std::move(list[last[i]].second));
+      if (keep[i]) merged.emplace_back(std::move(list[i].first), std::move(list[i].second));
     }
     list.swap(merged);
   }
