@@ -22,7 +22,6 @@ std::vector<CudnnNeed> framework_needs(const Context& context, const Facts& fact
   request.python = facts.program.target;
   request.timeout = std::chrono::milliseconds(static_cast<long long>(timeout_seconds * 1000));
   request.environment = context.environment;
-  request.working_folder = fs::temp_directory_path();
   if (facts.selection) {
     // Under the pin: the environment `cudnnenv exec` gives the program.
     LaunchRequest launch;

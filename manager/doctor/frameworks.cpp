@@ -15,13 +15,11 @@ namespace fs = std::filesystem;
 
 namespace {
 
-// Run by the Python that runs, as `python -c SCRIPT MODULE`. The working
-// folder's entry leaves sys.path first: a project's own torch.py must not
-// answer for PyTorch. Exceptions become the "error" key; only a crash or a
-// hang leaves no line.
-constexpr std::string_view k_probe_script = R"PY(import json, sys
-if sys.path and sys.path[0] in ('', '.'):
-    del sys.path[0]
+// Run by the Python that runs, through util::run_python (`python -c PRELUDE
+// SCRIPT MODULE` in a private folder): nothing in the working folder, a
+// project's own torch.py or a json.py planted in /tmp, is imported.
+// Exceptions become the "error" key; only a crash or a hang leaves no line.
+constexpr std::string_view k_probe_script = R"PY(import json
 
 def cudnn_words(value):
     value = int(value)
@@ -312,10 +310,6 @@ std::vector<CudnnNeed> needs_from_files(const std::vector<FrameworkInfo>& framew
   return needs;
 }
 
-std::string_view probe_script() {
-  return k_probe_script;
-}
-
 Result<void> apply_probe_output(std::string_view out, CudnnNeed& need) {
   const auto at = out.rfind(k_marker);
   if (at == std::string_view::npos || (at > 0 && out[at - 1] != '\n')) {
@@ -372,13 +366,13 @@ Result<void> apply_probe_output(std::string_view out, CudnnNeed& need) {
 void probe_needs(std::vector<CudnnNeed>& needs, const ProbeRequest& request) {
   for (auto& need : needs) {
     if (need.module.empty()) continue;
-    util::ProcessSpec spec;
-    spec.program = request.python;
-    spec.arguments = {"-c", std::string(k_probe_script), need.module};
+    util::PythonSpec spec;
+    spec.python = request.python;
+    spec.script = std::string(k_probe_script);
+    spec.arguments = {need.module};
     spec.environment = request.environment;
     spec.timeout = request.timeout;
-    spec.working_folder = request.working_folder;
-    auto outcome = util::run_process(spec);
+    auto outcome = util::run_python(spec);
     if (!outcome) {
       need.probe_failure = "could not start " + util::to_utf8(request.python) + ": " + outcome.error().message;
       continue;

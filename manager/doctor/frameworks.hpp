@@ -88,17 +88,12 @@ struct ProbeRequest {
   std::filesystem::path python;   // the program that runs (facts.program.target)
   util::Environment environment;  // the launch environment the frameworks load under
   std::chrono::milliseconds timeout{std::chrono::seconds(60)};
-  std::filesystem::path working_folder;  // the child's; never the project's own (its modules would shadow)
 };
 
 // Probes each need (one child per framework) and puts what the framework
 // said in its place; a child that hangs, crashes or says nothing readable
 // leaves the files' need with `probe_failure` set.
 void probe_needs(std::vector<CudnnNeed>& needs, const ProbeRequest& request);
-
-// The Python text each probe child runs (`python -c TEXT MODULE`): one
-// "cudnnenv-probe: {json}" line on stdout.
-std::string_view probe_script();
 
 // Reads a probe child's stdout into `need` (the last "cudnnenv-probe:" line);
 // an error for output without one, or one that is not the JSON it writes.

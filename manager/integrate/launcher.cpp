@@ -49,12 +49,11 @@ Result<fs::path> python_with_ipykernel(const util::Environment& environment, con
     const std::string shown = util::to_utf8(*found);
     if (std::find(tried.begin(), tried.end(), shown) != tried.end()) continue;
     tried.push_back(shown);
-    util::ProcessSpec spec;
-    spec.program = *found;
-    spec.arguments = {"-c", "import ipykernel"};
+    util::PythonSpec spec;
+    spec.python = *found;
+    spec.script = "import ipykernel";
     spec.environment = environment;
-    spec.timeout = std::chrono::seconds(60);
-    auto outcome = util::run_process(spec);
+    auto outcome = util::run_python(spec);
     if (outcome && outcome->exit_code == 0) return *found;
     spdlog::debug("export jupyter: '{}' cannot import ipykernel", shown);
   }

@@ -33,7 +33,8 @@ Result<std::filesystem::path> find_python(const std::string& given, const util::
 
 // The first of python3 and python on PATH (never in `skip`) that imports
 // ipykernel, which a kernel runs (`-m ipykernel_launcher`): one without it
-// (a pyenv shim's Python, the system's) would die at each start.
+// (a pyenv shim's Python, the system's) would die at each start. The check runs
+// through util::run_python: a repository's own ipykernel.py never answers.
 Result<std::filesystem::path> python_with_ipykernel(const util::Environment& environment,
                                                     const std::vector<std::filesystem::path>& skip);
 

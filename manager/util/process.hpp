@@ -38,6 +38,33 @@ struct ProcessOutcome {
 // Fails only when the child cannot be started at all.
 Result<ProcessOutcome> run_process(const ProcessSpec& spec);
 
+// A Python this tool starts for an answer of its own (a framework probe, a
+// check that a module imports): `PYTHON -c PRELUDE+SCRIPT ARGUMENTS...` that
+// imports nothing from a folder another user or a cloned repository can
+// write. `-c` puts the working folder first on sys.path, before any import of
+// the script, so the child runs in a fresh folder of its own
+// (make_private_directory in the temporary folder: 0700, a name no one could
+// plant) that is removed after; PYTHONSAFEPATH=1 keeps that entry off
+// sys.path on Python 3.11+ (what -P does; -P itself stops an older Python
+// with "unknown option"); and the prelude, run before the script's first
+// import, removes every '' and '.' entry. `-I` is not used: it also drops
+// PYTHONPATH and the user's site-packages (`pip install --user`), so the
+// answer would be about another Python than the one that runs.
+struct PythonSpec {
+  std::filesystem::path python;
+  std::string script;                  // after the prelude; `sys` is imported
+  std::vector<std::string> arguments;  // sys.argv[1:]
+  Environment environment;
+  std::chrono::milliseconds timeout{std::chrono::seconds(60)};
+};
+
+// The first lines of every script run_python starts.
+inline constexpr std::string_view k_python_prelude =
+    "import sys\nsys.path[:] = [entry for entry in sys.path if entry not in ('', '.')]\n";
+
+// Fails when the private folder cannot be made or the child cannot start.
+Result<ProcessOutcome> run_python(const PythonSpec& spec);
+
 // One argument quoted by the rules CommandLineToArgvW and the MSVC runtime
 // use to split a command line (backslashes before quotes doubled).
 std::string quote_windows_argument(std::string_view argument);
