@@ -130,7 +130,7 @@ static void take_entry(const char* entry) {
 #if defined(CUDNNENV_AUDIT_REPORT)
   if (starts_with(entry, "CUDNNENV_AUDIT_LOG=") && entry[19]) {
     log_fd =
-        (int)system_call(SYS_OPENAT, AT_FDCWD, (long)(entry + 19), O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC, 0600);
+        (int)system_call(SYS_OPENAT, AT_FDCWD, (long)(entry + 19), O_WRONLY | O_APPEND | O_NOFOLLOW | O_CLOEXEC, 0);
   }
 #endif
 }

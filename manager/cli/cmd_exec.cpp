@@ -343,9 +343,11 @@ Result<int> run_exec(const ExecArguments& arguments, const Context& context) {
   std::error_code ec;
   const bool watch = arguments.report || arguments.why;
   if (watch && host_platform().os != Os::windows) {
+    // The log the audit module appends to: made here, new and this user's own (the module opens it
+    // without following a link and never creates it).
     fs::create_directories(store.state().cache(), ec);
     launch_request.report_log = store.state().report_log(util::current_process_id());
-    fs::remove(launch_request.report_log, ec);
+    CUDNNENV_TRY_ASSIGN(log, util::create_new_file(launch_request.report_log));
   }
   CUDNNENV_TRY_ASSIGN(plan, plan_launch(launch_request));
   // What the framework opens first, when nothing provides it: said before

@@ -69,8 +69,7 @@ class MirrorWriter {
     if (index) {
       // Read from CUDNNENV_CUDA_INDEX, not fetched: copied where a mirror holds it.
       CUDNNENV_TRY_ASSIGN(text, util::read_file(util::path_from_utf8(release->manifest_source), k_max_manifest_bytes));
-      std::error_code ec;
-      fs::create_directories(manifest.parent_path(), ec);
+      CUDNNENV_TRY(util::create_directories_below(m_folder, manifest.parent_path()));
       CUDNNENV_TRY(util::write_file_atomic(manifest, *text));
     }
     const std::string release_name = release->release.str();

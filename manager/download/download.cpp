@@ -158,32 +158,39 @@ class PartFile {
   explicit PartFile(fs::path path) : m_path(std::move(path)) {}
 
   // Opens the part for appending, hashing what it already holds unless the
-  // hash is in step with it.
+  // hash is in step with it. The downloads folder may be shared (a mirror's,
+  // a store's): what is there continues only when it is this user's own
+  // regular file of one name (util::open_own_file); anything else under the
+  // name (a planted link, another user's file) is removed and a new file
+  // made in its place (util::create_new_file), never written through.
   Result<void> open(std::uint64_t limit) {
-    std::error_code ec;
-    std::uint64_t size = fs::exists(m_path, ec) ? fs::file_size(m_path, ec) : 0;
-    if (ec || (limit && size > limit)) {
-      reset();
-      size = 0;
-    }
-    if (size != m_hashed) {
+    m_file = util::open_own_file(m_path);
+    const std::uint64_t size = m_file ? util::file_size(m_file.get()) : 0;
+    if (m_file && limit && size > limit) m_file.reset();
+    if (!m_file) {
+      auto created = util::create_new_file(m_path);
+      if (!created) {
+        return make_error(created.error().message,
+                          "the downloads folder '" + util::to_utf8(m_path.parent_path()) + "' must be writable");
+      }
+      m_file = std::move(*created);
       m_hasher = std::make_unique<util::Sha256Stream>();
       m_hashed = 0;
-      if (size > 0) {
-        util::FilePtr in = util::open_file(m_path, "rb");
-        std::vector<char> buffer(1 << 20);
-        std::size_t got = 0;
-        while (in && (got = std::fread(buffer.data(), 1, buffer.size(), in.get())) > 0) {
-          m_hasher->update(buffer.data(), got);
-          m_hashed += got;
-        }
+      return {};
+    }
+    if (size != m_hashed) {
+      // Read through the descriptor just checked, never the name again.
+      m_hasher = std::make_unique<util::Sha256Stream>();
+      m_hashed = 0;
+      util::seek_file(m_file.get(), 0);
+      std::vector<char> buffer(1 << 20);
+      std::size_t got = 0;
+      while ((got = std::fread(buffer.data(), 1, buffer.size(), m_file.get())) > 0) {
+        m_hasher->update(buffer.data(), got);
+        m_hashed += got;
       }
     }
-    m_file = util::open_file(m_path, m_hashed > 0 ? "ab" : "wb");
-    if (!m_file) {
-      return make_error("cannot write '" + util::to_utf8(m_path) + "': " + std::strerror(errno),
-                        "the downloads folder '" + util::to_utf8(m_path.parent_path()) + "' must be writable");
-    }
+    std::fseek(m_file.get(), 0, SEEK_END);  // from reading to appending
     return {};
   }
 
@@ -293,11 +300,12 @@ Result<Downloaded> copy_from_file(const OfficialArchive& archive, const fs::path
   util::Sha256 hash;
   std::uint64_t copied = 0;
   {
-    util::FilePtr out = util::open_file(part, "wb");
-    if (!out) {
-      return make_error("cannot write '" + util::to_utf8(part) + "'",
-                        "check the free space and the rights of the downloads folder");
+    // A new file of this call's own: a link planted under the part's name is removed, never written through.
+    auto created = util::create_new_file(part);
+    if (!created) {
+      return make_error(created.error().message, "check the free space and the rights of the downloads folder");
     }
+    util::FilePtr out = std::move(*created);
     std::vector<char> buffer(1 << 20);
     std::size_t got = 0;
     while ((got = std::fread(buffer.data(), 1, buffer.size(), in->get())) > 0) {
@@ -602,11 +610,12 @@ class ArchiveFetch {
 // lock for that name (another install fetching it waits).
 Result<Downloaded> into_downloads(const OfficialArchive& archive, const DownloadOptions& options,
                                   const std::function<Result<Downloaded>(Downloaded)>& get) {
-  std::error_code ec;
-  fs::create_directories(options.folder, ec);
-  if (ec) {
-    return make_error("cannot create '" + util::to_utf8(options.folder) + "': " + ec.message(),
-                      "choose a writable store root with CUDNNENV_ROOT or --root");
+  // A mirror's folders on the way are made without following a link a co-writer planted.
+  const fs::path& base = options.folder_base.empty() ? options.folder : options.folder_base;
+  if (auto made = util::create_directories_below(base, options.folder); !made) {
+    return make_error(made.error().message, made.error().hint.empty()
+                                                ? "choose a writable store root with CUDNNENV_ROOT or --root"
+                                                : made.error().hint);
   }
   const std::string name(archive.file_name);
   CUDNNENV_TRY_ASSIGN(lock, util::FileLock::acquire(options.folder / util::path_from_utf8("." + name + ".lock")));
@@ -646,6 +655,7 @@ Result<Downloaded> fetch_archive(const OfficialArchive& archive, const DownloadO
     DownloadOptions placed = options;
     placed.nvidia_layout = false;
     placed.folder = options.folder / util::path_from_utf8(path).parent_path();
+    placed.folder_base = options.folder;
     return fetch_archive(archive, placed);
   }
   CUDNNENV_TRY_ASSIGN(url, archive_url(archive, options.mirror));

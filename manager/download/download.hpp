@@ -46,6 +46,9 @@ struct DownloadOptions {
   // A mirror's folder: each file goes to its path on NVIDIA's host under
   // `folder` (compute/cudnn/redist/...), as `--mirror FOLDER` reads it.
   bool nvidia_layout = false;
+  // Where `folder`'s own folders start (a mirror's folder): none below it is
+  // followed through a link (util::create_directories_below). Empty: `folder`.
+  std::filesystem::path folder_base;
   std::string mirror;  // empty: the official host
   std::filesystem::path ca_file;
   std::filesystem::path helper;  // Linux: cudnnenv-fetch

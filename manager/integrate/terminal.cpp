@@ -108,7 +108,7 @@ Result<FileChanges> write_terminal(const TerminalExport& terminal, std::string& 
   CUDNNENV_TRY_ASSIGN(arguments, terminal_arguments(terminal.shell, util::to_utf8(script)));
   // The name to activate is a folder's name (tree\NAME): cmd reads it as the
   // file system has it, whatever the console's code page.
-  fs::remove_all(folder / "tree", ec);
+  util::remove_tree(folder / "tree");
   fs::create_directories(folder / "tree" / util::path_from_utf8(terminal.what), ec);
   if (ec) return make_error("cannot create '" + util::to_utf8(folder) + "': " + ec.message());
   const std::string about =
@@ -157,8 +157,10 @@ Result<FileChanges> remove_terminal(const fs::path& folder, const fs::path& frag
   const fs::path fragment = fragments / (name + ".json");
   if (fs::remove(fragment, ec)) changes.push_back({FileChange::Kind::removed, fragment, {}});
   remove_shortcuts_to(folder, changes);
-  fs::remove_all(folder, ec);
-  if (ec) return make_error("cannot remove '" + util::to_utf8(folder) + "': " + ec.message());
+  if (!util::remove_tree(folder)) {
+    return make_error("cannot remove '" + util::to_utf8(folder) + "': something in it is left",
+                      "close what uses it, then run this again");
+  }
   changes.push_back({FileChange::Kind::removed, folder, {}});
   return changes;
 }

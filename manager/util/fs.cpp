@@ -75,27 +75,6 @@ void walk_directory(const fs::path& root, const std::function<bool(const Directo
   }
 }
 
-bool remove_tree(const fs::path& path) {
-  // Depth first by hand (fs::remove_all lists through directory_iterator):
-  // a folder's entries, then the folder. Links are removed as entries.
-  std::vector<std::pair<fs::path, bool>> pending{{path, false}};
-  while (!pending.empty()) {
-    auto [current, listed] = pending.back();
-    if (listed || !is_plain_directory(current)) {
-      remove_entry(current);
-      pending.pop_back();
-      continue;
-    }
-    pending.back().second = true;
-    for (const auto& entry : directory_entries(current)) {
-      pending.emplace_back(entry.path, false);
-    }
-  }
-  return !entry_exists(path);
-}
-
-namespace {}  // namespace
-
 std::size_t remove_stale_temporaries(const fs::path& path) {
   std::error_code ec;
   const fs::path::string_type prefix = path.filename().native() + fs::path(".tmp").native();
@@ -170,7 +149,8 @@ Result<void> write_file_atomic(const fs::path& path, std::string_view content) {
                       hint);
   };
   {
-    FilePtr file = open_file(temporary, "wb");
+    auto created = create_new_file(temporary);  // never through a link planted under the name
+    FilePtr file = created ? std::move(*created) : nullptr;
     if (!file) {
       // Named by the folder: the temporary file beside `path` is this function's own business.
       const int error = errno;

@@ -28,6 +28,26 @@ using FilePtr = std::unique_ptr<std::FILE, FileCloser>;
 // fopen with a wide path on Windows; `mode` as for fopen ("rb", "wb").
 FilePtr open_file(const std::filesystem::path& path, const char* mode);
 
+// Files the tool writes into a folder another user may be able to write (a
+// shared mirror, a store's downloads folder, its cache): never through a
+// link, never into another user's file.
+// A new empty file at `path`, to write: whatever has the name (a stale file,
+// a planted link) is removed first (unlink removes a link, never what it
+// leads to), then the file is made O_CREAT|O_EXCL|O_NOFOLLOW, mode 0644
+// (Windows: CREATE_NEW, which fails on a reparse point too), so the file
+// written is this call's own.
+Result<FilePtr> create_new_file(const std::filesystem::path& path);
+// `path` opened to read and append ("a+b") when it is a regular file of
+// this user's with no other name (POSIX: O_NOFOLLOW, then fstat of the
+// descriptor: owner, kind, one link; Windows: no reparse point, one link);
+// nothing when it is missing or anything else.
+FilePtr open_own_file(const std::filesystem::path& path);
+// Makes the folders from `base` (which exists, or is made as
+// fs::create_directories would) down to `folder`, never through a link
+// below `base` (POSIX: mkdirat and openat with O_NOFOLLOW from a descriptor;
+// Windows: a reparse point on the way is refused): an error names the link.
+Result<void> create_directories_below(const std::filesystem::path& base, const std::filesystem::path& folder);
+
 // Opens `path` for reading when it is a regular file (after links), without
 // blocking on a FIFO or reading a device such as /dev/zero: an error says
 // what it is instead.

@@ -1,3 +1,4 @@
+#include <dirent.h>
 #include <fcntl.h>
 #include <pwd.h>
 #include <signal.h>
@@ -11,6 +12,7 @@
 #include <cstring>
 #include <ctime>
 #include <optional>
+#include <string_view>
 #include <system_error>
 
 #include "util/fs.hpp"
@@ -69,6 +71,145 @@ bool entry_exists(const fs::path& path) {
 bool remove_entry(const fs::path& path) {
   std::error_code ec;
   return fs::remove(path, ec);
+}
+
+namespace {
+
+// The names in the open folder `folder` ('.' and '..' left out); `folder`
+// stays open.
+std::vector<std::string> names_at(int folder) {
+  std::vector<std::string> names;
+  const int copy = ::fcntl(folder, F_DUPFD_CLOEXEC, 0);
+  if (copy < 0) return names;
+  DIR* listing = ::fdopendir(copy);
+  if (!listing) {
+    ::close(copy);
+    return names;
+  }
+  ::rewinddir(listing);
+  while (const dirent* entry = ::readdir(listing)) {
+    const std::string_view name = entry->d_name;
+    if (name != "." && name != "..") names.emplace_back(name);
+  }
+  ::closedir(listing);
+  return names;
+}
+
+// How deep remove_tree goes (one descriptor open per level): a deeper
+// folder is left, and remove_tree says so.
+constexpr std::size_t k_max_removal_depth = 256;
+
+}  // namespace
+
+bool remove_tree(const fs::path& path) {
+  // Every folder is opened from its parent's descriptor with O_NOFOLLOW and
+  // every entry removed with unlinkat from there: an entry that someone who
+  // can write a folder swaps for a link between the listing and the removal
+  // is removed as a link, never followed (a path, re-read at each step,
+  // would lead wherever the link points).
+  const fs::path named = path.filename().empty() ? path.parent_path() : path;  // "a/b/" is "a/b"
+  const fs::path parent = named.has_parent_path() ? named.parent_path() : fs::path(".");
+  const int above = ::open(parent.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+  if (above < 0) return !entry_exists(path);
+  const std::string top = named.filename().string();
+  struct Level {
+    int folder;
+    std::vector<std::string> names;
+    std::size_t next = 0;
+  };
+  std::vector<Level> levels;
+  const auto enter = [&](int at, const std::string& name) {
+    if (levels.size() >= k_max_removal_depth) return false;
+    const int folder = ::openat(at, name.c_str(), O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+    if (folder < 0) return false;
+    levels.push_back({folder, names_at(folder)});
+    return true;
+  };
+  // The entry itself: a file or a link goes at once; a folder is emptied first.
+  const auto remove_at = [&](int at, const std::string& name) {
+    if (::unlinkat(at, name.c_str(), 0) == 0 || errno == ENOENT) return;
+    if (errno == EISDIR || errno == EPERM) enter(at, name);
+  };
+  remove_at(above, top);
+  while (!levels.empty()) {
+    Level& level = levels.back();
+    if (level.next < level.names.size()) {
+      const std::string name = level.names[level.next++];
+      remove_at(level.folder, name);  // may enter it: `level` is not used again
+      continue;
+    }
+    const int folder = level.folder;
+    levels.pop_back();
+    ::close(folder);
+    const int at = levels.empty() ? above : levels.back().folder;
+    const std::string& name = levels.empty() ? top : levels.back().names[levels.back().next - 1];
+    ::unlinkat(at, name.c_str(), AT_REMOVEDIR);
+  }
+  ::close(above);
+  return !entry_exists(path);
+}
+
+Result<FilePtr> create_new_file(const fs::path& path) {
+  for (int attempt = 0; attempt < 3; ++attempt) {
+    if (::unlink(path.c_str()) != 0 && errno != ENOENT && errno != EISDIR && errno != EPERM) break;
+    const int fd = ::open(path.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0644);
+    if (fd >= 0) {
+      if (std::FILE* file = ::fdopen(fd, "wb")) return FilePtr(file);
+      ::close(fd);
+      break;
+    }
+    if (errno != EEXIST) break;  // made again between the unlink and the open: once more
+  }
+  const int error = errno;
+  Error failed = make_error("cannot create '" + to_utf8(path) + "': " + std::strerror(error));
+  errno = error;  // for a caller that names the folder's error itself
+  return failed;
+}
+
+FilePtr open_own_file(const fs::path& path) {
+  const int fd = ::open(path.c_str(), O_RDWR | O_APPEND | O_NOFOLLOW | O_CLOEXEC);
+  if (fd < 0) return nullptr;
+  struct stat info {};
+  if (::fstat(fd, &info) != 0 || !S_ISREG(info.st_mode) || info.st_uid != ::geteuid() || info.st_nlink != 1) {
+    ::close(fd);
+    return nullptr;
+  }
+  std::FILE* file = ::fdopen(fd, "a+b");
+  if (!file) ::close(fd);
+  return FilePtr(file);
+}
+
+Result<void> create_directories_below(const fs::path& base, const fs::path& folder) {
+  std::error_code ec;
+  fs::create_directories(base, ec);
+  int at = ::open(base.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+  if (at < 0) return make_error("cannot open '" + to_utf8(base) + "': " + std::strerror(errno));
+  fs::path reached = base;
+  for (const auto& part : folder.lexically_relative(base)) {
+    if (part == "." || part.empty()) continue;
+    reached /= part;
+    if (part == "..") {
+      ::close(at);
+      return make_error("'" + to_utf8(folder) + "' is not below '" + to_utf8(base) + "'");
+    }
+    if (::mkdirat(at, part.c_str(), 0755) != 0 && errno != EEXIST) {
+      const int error = errno;
+      ::close(at);
+      return make_error("cannot create '" + to_utf8(reached) + "': " + std::strerror(error));
+    }
+    const int next = ::openat(at, part.c_str(), O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+    const int error = errno;
+    ::close(at);
+    if (next < 0) {
+      return make_error(error == ELOOP || error == ENOTDIR
+                            ? "'" + to_utf8(reached) + "' is a link or not a folder: cudnnenv does not write through it"
+                            : "cannot open '" + to_utf8(reached) + "': " + std::strerror(error),
+                        "remove it (whoever can write '" + to_utf8(reached.parent_path()) + "' may have put it there)");
+    }
+    at = next;
+  }
+  ::close(at);
+  return {};
 }
 
 FilePtr open_file(const fs::path& path, const char* mode) {

@@ -1,10 +1,12 @@
 #include <windows.h>
 
+#include <fcntl.h>
 #include <io.h>
 #include <sddl.h>
 #include <share.h>
 
 #include <algorithm>
+#include <cerrno>
 #include <cstring>
 
 #include <system_error>
@@ -129,6 +131,99 @@ bool remove_entry(const fs::path& path) {
   // A folder, a junction or a link to a folder: RemoveDirectoryW removes the link, not what it leads to.
   return (attributes & FILE_ATTRIBUTE_DIRECTORY) ? ::RemoveDirectoryW(name.c_str()) != 0
                                                  : ::DeleteFileW(name.c_str()) != 0;
+}
+
+bool remove_tree(const fs::path& path) {
+  // Depth first by hand (fs::remove_all lists through directory_iterator):
+  // a folder's entries, then the folder. Reparse points (links, junctions)
+  // are removed as entries, never entered. By path: an entry swapped for a
+  // junction between its check and its listing is entered (POSIX removes by
+  // descriptor; README, security model).
+  std::vector<std::pair<fs::path, bool>> pending{{path, false}};
+  while (!pending.empty()) {
+    auto [current, listed] = pending.back();
+    if (listed || !is_plain_directory(current)) {
+      remove_entry(current);
+      pending.pop_back();
+      continue;
+    }
+    pending.back().second = true;
+    for (const auto& entry : directory_entries(current)) {
+      pending.emplace_back(entry.path, false);
+    }
+  }
+  return !entry_exists(path);
+}
+
+namespace {
+
+// A C stream over a handle this file opened (the handle passes to it).
+FilePtr stream_of(HANDLE handle, int flags, const char* mode) {
+  const int fd = ::_open_osfhandle(reinterpret_cast<std::intptr_t>(handle), flags);
+  if (fd < 0) {
+    ::CloseHandle(handle);
+    return nullptr;
+  }
+  std::FILE* file = ::_fdopen(fd, mode);
+  if (!file) ::_close(fd);
+  return FilePtr(file);
+}
+
+}  // namespace
+
+Result<FilePtr> create_new_file(const fs::path& path) {
+  const std::wstring name = long_form(path);
+  for (int attempt = 0; attempt < 3; ++attempt) {
+    remove_entry(path);  // a file or a link itself, never what a link leads to
+    HANDLE handle = ::CreateFileW(name.c_str(), GENERIC_WRITE, FILE_SHARE_READ, nullptr, CREATE_NEW,
+                                  FILE_ATTRIBUTE_NORMAL | FILE_FLAG_OPEN_REPARSE_POINT, nullptr);
+    if (handle != INVALID_HANDLE_VALUE) {
+      if (FilePtr file = stream_of(handle, _O_BINARY, "wb")) return file;
+      break;
+    }
+    if (::GetLastError() != ERROR_FILE_EXISTS && ::GetLastError() != ERROR_ALREADY_EXISTS) break;
+  }
+  const DWORD code = ::GetLastError();
+  Error failed = make_error("cannot create '" + to_utf8(path) + "': " + last_error_message(code));
+  // errno as _wfopen sets it, for a caller that names the folder's error itself.
+  errno = code == ERROR_ACCESS_DENIED ? EACCES : code == ERROR_PATH_NOT_FOUND ? ENOENT : EIO;
+  return failed;
+}
+
+FilePtr open_own_file(const fs::path& path) {
+  HANDLE handle = ::CreateFileW(long_form(path).c_str(), GENERIC_READ | GENERIC_WRITE, FILE_SHARE_READ, nullptr,
+                                OPEN_EXISTING, FILE_ATTRIBUTE_NORMAL | FILE_FLAG_OPEN_REPARSE_POINT, nullptr);
+  if (handle == INVALID_HANDLE_VALUE) return nullptr;
+  BY_HANDLE_FILE_INFORMATION info{};
+  if (!::GetFileInformationByHandle(handle, &info) || (info.dwFileAttributes & FILE_ATTRIBUTE_REPARSE_POINT) ||
+      (info.dwFileAttributes & FILE_ATTRIBUTE_DIRECTORY) || info.nNumberOfLinks != 1) {
+    ::CloseHandle(handle);
+    return nullptr;
+  }
+  return stream_of(handle, _O_BINARY | _O_APPEND, "a+b");
+}
+
+Result<void> create_directories_below(const fs::path& base, const fs::path& folder) {
+  std::error_code ec;
+  fs::create_directories(base, ec);
+  fs::path reached = base;
+  for (const auto& part : folder.lexically_relative(base)) {
+    if (part == "." || part.empty()) continue;
+    reached /= part;
+    if (part == "..") return make_error("'" + to_utf8(folder) + "' is not below '" + to_utf8(base) + "'");
+    if (is_link(reached)) {
+      return make_error("'" + to_utf8(reached) + "' is a link or not a folder: cudnnenv does not write through it",
+                        "remove it (whoever can write '" + to_utf8(reached.parent_path()) + "' may have put it there)");
+    }
+    if (!::CreateDirectoryW(long_form(reached).c_str(), nullptr) && ::GetLastError() != ERROR_ALREADY_EXISTS) {
+      return make_error("cannot create '" + to_utf8(reached) + "': " + last_error_message());
+    }
+    if (!is_plain_directory(reached)) {
+      return make_error("'" + to_utf8(reached) + "' is a link or not a folder: cudnnenv does not write through it",
+                        "remove it (whoever can write '" + to_utf8(reached.parent_path()) + "' may have put it there)");
+    }
+  }
+  return {};
 }
 
 FilePtr open_file(const fs::path& path, const char* mode) {
