@@ -56,12 +56,21 @@ fs::path StatePaths::terminal(const std::string& name) const {
   return folder / "terminals" / util::path_from_utf8(name);
 }
 
+std::optional<std::string> own_folder_changeable_by_others(const fs::path& root) {
+  std::error_code ec;
+  const fs::path own = root / layout::k_own_folder;
+  if (fs::exists(fs::symlink_status(own, ec))) return util::changeable_by_others(own);
+  if (fs::exists(root, ec)) return util::changeable_by_others(root);
+  return std::nullopt;  // no store yet: this user makes it
+}
+
 bool user_can_write(const fs::path& root) {
   const fs::path own = root / layout::k_own_folder;
   std::error_code ec;
   const bool exists = fs::exists(own, ec);
-  return (exists && util::is_writable_directory(own)) || (!exists && !fs::exists(root, ec)) ||
-         (!exists && util::is_writable_directory(root));
+  const bool writable = (exists && util::is_writable_directory(own)) || (!exists && !fs::exists(root, ec)) ||
+                        (!exists && util::is_writable_directory(root));
+  return writable && !own_folder_changeable_by_others(root);
 }
 
 Result<fs::path> state_folder_for(const fs::path& root, const util::Environment& environment, Os os) {

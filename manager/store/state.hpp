@@ -5,6 +5,7 @@
 #pragma once
 
 #include <filesystem>
+#include <optional>
 #include <string>
 
 #include "formats/platform.hpp"
@@ -46,8 +47,19 @@ struct StatePaths {
 };
 
 // Whether this user can write the store at `root` (its .cudnnenv folder, or
-// the root to create it in, or no root yet to create).
+// the root to create it in, or no root yet to create), and that folder is
+// this user's alone (own_folder_changeable_by_others says nothing): the
+// store's staging, trash and locks live there, and whoever else could
+// change it could swap what this user removes or installs for a link. A
+// store that is not (a shared one, or a co-owned one) keeps this user's
+// state in the user's own folder (state_folder_for).
 bool user_can_write(const std::filesystem::path& root);
+
+// Why someone other than this user and root could change the store's own
+// folder (.cudnnenv, or the root before it is made), in words
+// (util::changeable_by_others); nothing when no one can, or there is no
+// store yet.
+std::optional<std::string> own_folder_changeable_by_others(const std::filesystem::path& root);
 
 // The state folder of a user of the store at `root`: CUDNNENV_STATE_DIR, else
 // <root>/.cudnnenv when this user can write it (or can create it), else the

@@ -674,7 +674,20 @@ fs::path Store::default_root(const util::Environment& environment, Os os) {
   return util::path_from_utf8(environment.get("HOME").value_or("/")) / ".local" / "share" / "cudnnenv";
 }
 
+Result<void> Store::check_own_folder(const std::string& what) const {
+  const auto others = own_folder_changeable_by_others(m_root);
+  if (!others) return {};
+  return make_error("cannot " + what + ": the store's own folder '" + util::to_utf8(state_dir()) +
+                        "' can be changed by another user (" + *others +
+                        "), who could swap what cudnnenv stages or removes there for a link",
+                    "make it the store manager's alone (as its owner or root: chmod -R go-w " +
+                        util::command_word(util::to_utf8(state_dir())) +
+                        "), or use a store of your own (--root or CUDNNENV_ROOT)",
+                    ExitCode::usage);
+}
+
 Result<void> Store::prepare() const {
+  CUDNNENV_TRY(check_own_folder("write the store"));
   std::error_code ec;
   for (const char* sub : {"staging", "locks", "trash"}) {
     fs::create_directories(state_dir() / sub, ec);
@@ -689,8 +702,10 @@ Result<void> Store::prepare() const {
 
 std::uint64_t Store::clean_leftovers() const {
   // What killed installs and removes left behind: a staging folder whose
-  // tree lock nobody holds, and anything in the trash.
+  // tree lock nobody holds, and anything in the trash; never in a folder
+  // another user can change.
   std::uint64_t freed = 0;
+  if (own_folder_changeable_by_others(m_root)) return freed;
   const auto size_of = [](const fs::path& folder) {
     std::uint64_t bytes = 0;
     util::walk_directory(folder, [&](const util::DirectoryEntry& entry, int) {
@@ -1107,6 +1122,7 @@ Result<TreeRecord> Store::full_record(const TreeRecord& tree) const {
 }
 
 Result<void> Store::check_writable(const std::string& what) const {
+  if (!m_personal) CUDNNENV_TRY(check_own_folder(what));
   std::error_code ec;
   const fs::path own = state_dir();
   for (const fs::path& folder : {m_root, own}) {

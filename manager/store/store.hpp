@@ -183,6 +183,9 @@ class Store {
                                                     const ComponentInstallOptions& options);
   std::filesystem::path state_dir() const;
   Result<void> prepare() const;
+  // An error when another user can change the store's own folder
+  // (own_folder_changeable_by_others): `what` is what cannot be done.
+  Result<void> check_own_folder(const std::string& what) const;
   // Held by an adopt from its "already adopted" check to its publishing.
   Result<util::FileLock> adoption_lock() const;
   // The last steps of every adopt: under the name's lock, the next free name
