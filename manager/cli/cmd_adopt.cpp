@@ -2,6 +2,7 @@
 #include "cli/output.hpp"
 #include "store/component.hpp"
 #include "store/layout.hpp"
+#include "util/fs.hpp"
 #include "util/text.hpp"
 
 namespace cudnnenv::cli {
@@ -14,6 +15,7 @@ struct AdoptArguments {
   bool json = false;
   bool runtime = false;
   bool heal = false;
+  bool allow_foreign = false;
   std::string kind;  // a component's word (components.inc): cudnn, cuda
 };
 
@@ -37,6 +39,43 @@ Result<TreeKind> kind_to_adopt(const AdoptArguments& arguments, const std::files
   return TreeKind::cudnn;  // adopt says what is missing
 }
 
+// Why someone other than this user and root could change what `directory`
+// holds (util::changeable_by_others of the folder, the folders above it, and
+// each file below it, links followed, a few levels and files deep): nothing
+// when no one can.
+std::optional<std::string> changeable_by_others_below(const std::filesystem::path& directory) {
+  if (auto why = util::changeable_by_others(directory)) return why;
+  std::optional<std::string> found;
+  std::size_t seen = 0;
+  util::walk_directory(directory, [&](const util::DirectoryEntry& entry, int depth) {
+    if (found || ++seen > 20000) return false;
+    if (entry.is_regular_file || entry.is_symlink || entry.is_directory) found = util::changeable_by_others(entry.path);
+    return !found && entry.is_directory && !entry.is_symlink && depth < 4;
+  });
+  return found;
+}
+
+// A tree adopted from a folder another user can change would load what they
+// put there into every program that selects it, root's doors (slurm health,
+// the task prolog, export cdi) included: refused unless --allow-foreign, and
+// then said.
+Result<void> check_foreign(const AdoptArguments& arguments, const std::filesystem::path& directory,
+                           const Context& context) {
+  const auto why = changeable_by_others_below(directory);
+  if (!why) return {};
+  const std::string words = "'" + util::printable(arguments.directory) + "' can be changed by another user (" +
+                            util::printable(*why) + "): whatever they put there would load in every program that " +
+                            "selects the tree";
+  if (arguments.allow_foreign) {
+    context.warner()(words + "; adopted as --allow-foreign asks");
+    return {};
+  }
+  return make_error(words, "copy it into the store instead: cudnnenv install " +
+                               util::command_word(arguments.directory) + "; or, if you trust whoever can change it: " +
+                               "cudnnenv adopt " + util::command_word(arguments.directory) + " --allow-foreign",
+                    ExitCode::usage);
+}
+
 Result<int> run_adopt(const AdoptArguments& arguments, const Context& context) {
   AdoptOptions options;
   if (!arguments.name.empty()) {
@@ -47,6 +86,7 @@ Result<int> run_adopt(const AdoptArguments& arguments, const Context& context) {
   options.heal = arguments.heal;
   const auto directory = util::path_from_utf8(arguments.directory);
   CUDNNENV_TRY_ASSIGN(kind, kind_to_adopt(arguments, directory));
+  CUDNNENV_TRY(check_foreign(arguments, directory, context));
   if (arguments.heal && *kind != TreeKind::cudnn) {
     return make_error("--heal fills a cuDNN folder's missing libraries, and '" + util::printable(arguments.directory) +
                           "' is adopted as a " + std::string(component(*kind).noun) + " tree",
@@ -107,6 +147,9 @@ void register_adopt(CLI::App& app, Context& context) {
     kinds += (kinds.empty() ? "" : ", ") + to_string(row.kind) + " (" + std::string(row.noun) + ")";
   }
   command->add_option("--kind", arguments->kind, "what the folder's tree is: " + kinds);
+  command->add_flag("--allow-foreign", arguments->allow_foreign,
+                    "adopt a folder another user can change (its owner, or its group or everyone can write it): "
+                    "what they put there then loads wherever the tree is selected");
   command->add_flag("--heal", arguments->heal,
                     "a folder lacking libraries of its release (a wheel without cudnn_engines_tensor_ir): a store "
                     "folder of links to its files plus the missing ones from a tree of the same release and CUDA "

@@ -76,6 +76,17 @@ std::string file_name_of(std::string_view path) {
 std::string check_file(const fs::path& folder, const MirrorFile& file) {
   const fs::path on_disk = folder / util::path_from_utf8(file.path);
   std::error_code ec;
+  // Only the mirror's own files are read: never a link (planted by whoever
+  // can write the mirror, to a file only root may read), never a file
+  // whose real path leaves the mirror (a folder on the way linked out).
+  if (auto link = util::link_on_the_way(folder, on_disk)) {
+    return "not in the mirror: '" + util::printable(util::to_utf8(*link)) + "' is a link";
+  }
+  if (util::entry_exists(on_disk)) {
+    const fs::path real = util::final_path(on_disk);
+    const fs::path inside = real.lexically_relative(util::final_path(folder));
+    if (inside.empty() || *inside.begin() == "..") return "not in the mirror: its real path is outside it";
+  }
   if (!fs::is_regular_file(on_disk, ec)) return "missing";
   const std::uint64_t size = fs::file_size(on_disk, ec);
   if (ec) return "unreadable: " + ec.message();
@@ -95,6 +106,11 @@ std::string check_file(const fs::path& folder, const MirrorFile& file) {
 }
 
 }  // namespace
+
+void MirrorIndex::sort() {
+  std::stable_sort(files.begin(), files.end(),
+                   [](const MirrorFile& a, const MirrorFile& b) { return a.path < b.path; });
+}
 
 void MirrorIndex::add(MirrorFile file) {
   const auto place = std::lower_bound(files.begin(), files.end(), file.path,
@@ -141,15 +157,32 @@ Result<MirrorIndex> parse_mirror_index(std::string_view text, const fs::path& fi
   if (files == document.end() || !files->is_array()) {
     return make_error(name + " has no list of files", std::string(k_rewrite_hint));
   }
+  // Every entry read, then one sort: a path named twice sits beside its twin (linear after the sort; a
+  // search of the earlier entries for each, or a sorted insert of each, is quadratic in a crafted index).
   MirrorIndex index;
+  index.files.reserve(files->size());
   for (std::size_t i = 0; i < files->size(); ++i) {
     CUDNNENV_TRY_ASSIGN(entry, parse_entry((*files)[i], name + ", file " + std::to_string(i + 1)));
-    if (std::any_of(index.files.begin(), index.files.end(),
-                    [&](const MirrorFile& each) { return each.path == entry->path; })) {
-      return make_error(name + " names '" + util::printable(entry->path) + "' twice", std::string(k_rewrite_hint));
-    }
-    index.add(std::move(*entry));
+    index.files.push_back(std::move(*entry));
   }
+  std::vector<std::size_t> order(index.files.size());
+  for (std::size_t i = 0; i < order.size(); ++i) order[i] = i;
+  std::sort(order.begin(), order.end(), [&](std::size_t a, std::size_t b) {
+    const int compared = index.files[a].path.compare(index.files[b].path);
+    return compared != 0 ? compared < 0 : a < b;
+  });
+  // The twin that comes first in the file's order is the one named, as a reader going down the list finds it.
+  std::size_t twin = order.size();
+  for (std::size_t i = 1; i < order.size(); ++i) {
+    if (index.files[order[i]].path == index.files[order[i - 1]].path && (twin == order.size() || order[i] < twin)) {
+      twin = order[i];
+    }
+  }
+  if (twin != order.size()) {
+    return make_error(name + " names '" + util::printable(index.files[twin].path) + "' twice",
+                      std::string(k_rewrite_hint));
+  }
+  index.sort();
   return index;
 }
 

@@ -47,6 +47,8 @@ struct MirrorIndex {
 
   // Adds `file`, in place of one at the same path.
   void add(MirrorFile file);
+  // Into path order at once (what add keeps).
+  void sort();
 };
 
 std::string serialize_mirror_index(const MirrorIndex& index);

@@ -296,6 +296,30 @@ Result<std::optional<Result<TreeRecord>>> project_tree(const Store& store, const
 // the newest that fits. A lock made from other words than the file says now
 // is not used (a warning says so); a locked build not installed is an error
 // whose fix is `cudnnenv sync`. None: `chosen` as it is.
+// Whether `tree`, installed from the archive the lock names (its SHA-256),
+// is also the build the lock and the project file name: the lock's version
+// and CUDA variant, and what the project asks for. A record whose hash is
+// the lock's but says another version (an archive installed under another
+// name, a record edited) is not the locked build.
+bool is_locked_build(const TreeRecord& tree, const LockedArchive& locked, const ProjectFile& project) {
+  const auto version = parse_version(locked.version);
+  if (!version || !tree.version.same_release(*version)) return false;
+  if (version->build && tree.version.build && *version->build != *tree.version.build) return false;
+  const std::string_view variant =
+      util::starts_with(locked.cuda, "cuda") ? std::string_view(locked.cuda).substr(4) : std::string_view(locked.cuda);
+  const auto cuda = parse_cuda_version(variant);
+  const auto built = tree.cuda_variant ? tree.cuda_variant : tree.cuda;
+  if (cuda &&
+      (!built || built->major != cuda->major || (built->minor && cuda->minor && *built->minor != *cuda->minor))) {
+    return false;
+  }
+  if (project.cudnn) {
+    const auto spec = parse_spec(*project.cudnn, project.cuda);
+    if (spec && !fits(*spec, tree)) return false;
+  }
+  return true;
+}
+
 Result<std::optional<Result<TreeRecord>>> apply_lock(const Store& store, const fs::path& file,
                                                      const ProjectFile& project, Selection& selection,
                                                      std::optional<Result<TreeRecord>> chosen) {
@@ -303,6 +327,12 @@ Result<std::optional<Result<TreeRecord>>> apply_lock(const Store& store, const f
   const fs::path lock_file = lock_path_for(file);
   std::error_code ec;
   if (!fs::exists(lock_file, ec)) return chosen;
+  // As the project file itself (find_project_file): another user's lock in a shared folder locks nothing here.
+  if (const auto owner = util::foreign_owner(lock_file)) {
+    selection.warnings.push_back("'" + util::to_utf8(lock_file) + "' belongs to another user (uid " +
+                                 std::to_string(*owner) + "): it was not used");
+    return chosen;
+  }
   CUDNNENV_TRY_ASSIGN(lock, read_lock(lock_file));
   if (const auto differences = lock_differences(lock->input, lock_input_of(project)); !differences.empty()) {
     selection.warnings.push_back("'" + util::to_utf8(lock_file) + "' is out of date (" + util::join(differences, "; ") +
@@ -320,7 +350,9 @@ Result<std::optional<Result<TreeRecord>>> apply_lock(const Store& store, const f
   selection.lock = lock_file;
   if (const LockedRuntime* runtime = lock->runtime_for(here)) selection.locked_runtime = *runtime;
   for (auto& tree : store.list(RecordPart::identity).trees) {
-    if (tree.source.sha256 == locked->sha256) return std::optional<Result<TreeRecord>>(std::move(tree));
+    if (tree.source.sha256 == locked->sha256 && is_locked_build(tree, *locked, project)) {
+      return std::optional<Result<TreeRecord>>(std::move(tree));
+    }
   }
   return std::optional<Result<TreeRecord>>(make_error("the locked build, cuDNN " + util::printable(locked->version) +
                                                           " (" + util::printable(locked->cuda) + ", " +
