@@ -41,15 +41,16 @@ Result<TreeKind> kind_to_adopt(const AdoptArguments& arguments, const std::files
 
 // Why someone other than this user and root could change what `directory`
 // holds (util::changeable_by_others of the folder, the folders above it, and
-// each file below it, links followed, a few levels and files deep): nothing
-// when no one can.
+// each file and folder below it, links followed, a few levels and files
+// deep): nothing when no one can.
 std::optional<std::string> changeable_by_others_below(const std::filesystem::path& directory) {
   if (auto why = util::changeable_by_others(directory)) return why;
   std::optional<std::string> found;
   std::size_t seen = 0;
   util::walk_directory(directory, [&](const util::DirectoryEntry& entry, int depth) {
     if (found || ++seen > 20000) return false;
-    if (entry.is_regular_file || entry.is_symlink || entry.is_directory) found = util::changeable_by_others(entry.path);
+    // Files and folders (links followed); anything else (a device, a FIFO) adopt itself refuses, by name.
+    if (entry.is_regular_file || entry.is_directory) found = util::changeable_by_others(entry.path);
     return !found && entry.is_directory && !entry.is_symlink && depth < 4;
   });
   return found;
@@ -70,9 +71,10 @@ Result<void> check_foreign(const AdoptArguments& arguments, const std::filesyste
     context.warner()(words + "; adopted as --allow-foreign asks");
     return {};
   }
-  return make_error(words, "copy it into the store instead: cudnnenv install " +
-                               util::command_word(arguments.directory) + "; or, if you trust whoever can change it: " +
-                               "cudnnenv adopt " + util::command_word(arguments.directory) + " --allow-foreign",
+  return make_error(words,
+                    "copy it into the store instead: cudnnenv install " + util::command_word(arguments.directory) +
+                        "; or, if you trust whoever can change it: " + "cudnnenv adopt " +
+                        util::command_word(arguments.directory) + " --allow-foreign",
                     ExitCode::usage);
 }
 
