@@ -39,30 +39,27 @@ Result<TreeKind> kind_to_adopt(const AdoptArguments& arguments, const std::files
   return TreeKind::cudnn;  // adopt says what is missing
 }
 
-// Why someone other than this user and root could change what `directory`
-// holds (util::changeable_by_others of the folder, the folders above it, and
-// each file and folder below it, links followed, a few levels and files
-// deep): nothing when no one can.
-std::optional<std::string> changeable_by_others_below(const std::filesystem::path& directory) {
-  if (auto why = util::changeable_by_others(directory)) return why;
-  std::optional<std::string> found;
-  std::size_t seen = 0;
-  util::walk_directory(directory, [&](const util::DirectoryEntry& entry, int depth) {
-    if (found || ++seen > 20000) return false;
-    // Files and folders (links followed); anything else (a device, a FIFO) adopt itself refuses, by name.
-    if (entry.is_regular_file || entry.is_directory) found = util::changeable_by_others(entry.path);
-    return !found && entry.is_directory && !entry.is_symlink && depth < 4;
-  });
-  return found;
+// Why someone other than this user and root could change what a tree
+// adopted from `directory` loads (util::changeable_by_others): the folder
+// and the folders above it, then, once the tree is recorded, each of its
+// files (links followed). Nothing when no one can.
+std::optional<std::string> changeable_by_others_in(const std::filesystem::path& directory, const TreeRecord* tree) {
+  if (!tree) return util::changeable_by_others(directory);
+  for (const FileRecord& file : tree->files) {
+    if (auto why = util::changeable_by_others(tree->resolve(file.path))) return why;
+  }
+  return std::nullopt;
 }
 
 // A tree adopted from a folder another user can change would load what they
 // put there into every program that selects it, root's doors (slurm health,
 // the task prolog, export cdi) included: refused unless --allow-foreign, and
-// then said.
+// then said. Checked before the adoption (the folder) and after it (the
+// files it recorded: a refusal then forgets the tree again).
 Result<void> check_foreign(const AdoptArguments& arguments, const std::filesystem::path& directory,
-                           const Context& context) {
-  const auto why = changeable_by_others_below(directory);
+                           const Context& context, const TreeRecord* tree = nullptr) {
+  if (tree && util::changeable_by_others(directory)) return {};  // the folder's answer was given before
+  const auto why = changeable_by_others_in(directory, tree);
   if (!why) return {};
   const std::string words = "'" + util::printable(arguments.directory) + "' can be changed by another user (" +
                             util::printable(*why) + "): whatever they put there would load in every program that " +
@@ -71,6 +68,7 @@ Result<void> check_foreign(const AdoptArguments& arguments, const std::filesyste
     context.warner()(words + "; adopted as --allow-foreign asks");
     return {};
   }
+  if (tree) (void)context.store().remove(*tree);
   return make_error(words,
                     "copy it into the store instead: cudnnenv install " + util::command_word(arguments.directory) +
                         "; or, if you trust whoever can change it: " + "cudnnenv adopt " +
@@ -96,6 +94,7 @@ Result<int> run_adopt(const AdoptArguments& arguments, const Context& context) {
   }
   if (*kind != TreeKind::cudnn) {
     CUDNNENV_TRY_ASSIGN(runtime, context.store().adopt_component(*kind, directory, options));
+    CUDNNENV_TRY(check_foreign(arguments, directory, context, &*runtime));
     if (arguments.json) {
       print_json(tree_to_json(*runtime));
       return 0;
@@ -112,6 +111,7 @@ Result<int> run_adopt(const AdoptArguments& arguments, const Context& context) {
     return 0;
   }
   CUDNNENV_TRY_ASSIGN(record, context.store().adopt(directory, options));
+  CUDNNENV_TRY(check_foreign(arguments, directory, context, &*record));
   if (arguments.json) {
     print_json(tree_to_json(*record));
     return 0;
