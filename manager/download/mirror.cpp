@@ -165,24 +165,12 @@ Result<MirrorIndex> parse_mirror_index(std::string_view text, const fs::path& fi
     CUDNNENV_TRY_ASSIGN(entry, parse_entry((*files)[i], name + ", file " + std::to_string(i + 1)));
     index.files.push_back(std::move(*entry));
   }
-  std::vector<std::size_t> order(index.files.size());
-  for (std::size_t i = 0; i < order.size(); ++i) order[i] = i;
-  std::sort(order.begin(), order.end(), [&](std::size_t a, std::size_t b) {
-    const int compared = index.files[a].path.compare(index.files[b].path);
-    return compared != 0 ? compared < 0 : a < b;
-  });
-  // The twin that comes first in the file's order is the one named, as a reader going down the list finds it.
-  std::size_t twin = order.size();
-  for (std::size_t i = 1; i < order.size(); ++i) {
-    if (index.files[order[i]].path == index.files[order[i - 1]].path && (twin == order.size() || order[i] < twin)) {
-      twin = order[i];
-    }
-  }
-  if (twin != order.size()) {
-    return make_error(name + " names '" + util::printable(index.files[twin].path) + "' twice",
-                      std::string(k_rewrite_hint));
-  }
   index.sort();
+  const auto twin = std::adjacent_find(index.files.begin(), index.files.end(),
+                                       [](const MirrorFile& a, const MirrorFile& b) { return a.path == b.path; });
+  if (twin != index.files.end()) {
+    return make_error(name + " names '" + util::printable(twin->path) + "' twice", std::string(k_rewrite_hint));
+  }
   return index;
 }
 

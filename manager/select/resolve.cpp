@@ -291,11 +291,6 @@ Result<std::optional<Result<TreeRecord>>> project_tree(const Store& store, const
   return std::optional<Result<TreeRecord>>();
 }
 
-// The project's lock, when one is beside its file: the tree installed from
-// the locked archive of this platform (by the archive's SHA-256), in place of
-// the newest that fits. A lock made from other words than the file says now
-// is not used (a warning says so); a locked build not installed is an error
-// whose fix is `cudnnenv sync`. None: `chosen` as it is.
 // Whether `tree`, installed from the archive the lock names (its SHA-256),
 // is also the build the lock and the project file name: the lock's version
 // and CUDA variant, and what the project asks for. A record whose hash is
@@ -320,6 +315,12 @@ bool is_locked_build(const TreeRecord& tree, const LockedArchive& locked, const 
   return true;
 }
 
+// The project's lock, when one is beside its file: the tree installed from
+// the locked archive of this platform (by the archive's SHA-256, and of the
+// lock's version and CUDA: is_locked_build), in place of the newest that
+// fits; another user's lock is not read. A lock made from other words than the file says now
+// is not used (a warning says so); a locked build not installed is an error
+// whose fix is `cudnnenv sync`. None: `chosen` as it is.
 Result<std::optional<Result<TreeRecord>>> apply_lock(const Store& store, const fs::path& file,
                                                      const ProjectFile& project, Selection& selection,
                                                      std::optional<Result<TreeRecord>> chosen) {
