@@ -39,18 +39,6 @@ Result<TreeKind> kind_to_adopt(const AdoptArguments& arguments, const std::files
   return TreeKind::cudnn;  // adopt says what is missing
 }
 
-// Why someone other than this user and root could change what a tree
-// adopted from `directory` loads (util::changeable_by_others): the folder
-// and the folders above it, then, once the tree is recorded, each of its
-// files (links followed). Nothing when no one can.
-std::optional<std::string> changeable_by_others_in(const std::filesystem::path& directory, const TreeRecord* tree) {
-  if (!tree) return util::changeable_by_others(directory);
-  for (const FileRecord& file : tree->files) {
-    if (auto why = util::changeable_by_others(tree->resolve(file.path))) return why;
-  }
-  return std::nullopt;
-}
-
 // A tree adopted from a folder another user can change would load what they
 // put there into every program that selects it, root's doors (slurm health,
 // the task prolog, export cdi) included: refused unless --allow-foreign, and
@@ -59,7 +47,7 @@ std::optional<std::string> changeable_by_others_in(const std::filesystem::path& 
 Result<void> check_foreign(const AdoptArguments& arguments, const std::filesystem::path& directory,
                            const Context& context, const TreeRecord* tree = nullptr) {
   if (tree && util::changeable_by_others(directory)) return {};  // the folder's answer was given before
-  const auto why = changeable_by_others_in(directory, tree);
+  const auto why = tree ? changeable_by_others(*tree) : util::changeable_by_others(directory);
   if (!why) return {};
   const std::string words = "'" + util::printable(arguments.directory) + "' can be changed by another user (" +
                             util::printable(*why) + "): whatever they put there would load in every program that " +

@@ -343,6 +343,20 @@ Result<int> run_cdi(const CdiArguments& arguments, const Context& context) {
     CUDNNENV_TRY_ASSIGN(device, cdi_device(spec, context));
     devices.push_back(std::move(*device));
   }
+  // The container runtime (root) mounts each tree's folder: never one another user can change, whose owner
+  // could point it at /root. Asked of the whole record (an identity record has no file list).
+  for (const auto& device : devices) {
+    for (const TreeRecord* tree : pinned_trees(device.tree, device.beside)) {
+      const auto full = context.store().full_record(*tree);
+      const auto why = full ? changeable_by_others(*full) : util::changeable_by_others(tree->root);
+      if (!why) continue;
+      return make_error("the tree '" + tree->name + "' can be changed by another user (" + util::printable(*why) +
+                            "): a container would mount whatever they put there",
+                        "install it (a copy in the store only you can change) and export that: cudnnenv install " +
+                            util::command_word(util::to_utf8(tree->root)),
+                        ExitCode::usage);
+    }
+  }
   CUDNNENV_TRY_ASSIGN(text, cdi_spec(devices, audit_module_beside(util::current_executable())));
   CUDNNENV_TRY_ASSIGN(changes, write_cdi_spec(util::path_from_utf8(arguments.output), *text));
   print_changes(*changes);

@@ -1448,8 +1448,14 @@ DoctorCheck check_cdi(const Facts& facts) {
       ++devices;
       for (const auto& path : device.host_paths) {
         std::error_code ec;
-        if (!fs::exists(util::path_from_utf8(path), ec)) {
+        const fs::path host = util::path_from_utf8(path);
+        if (!fs::exists(host, ec)) {
           details.push_back(device.name + ": '" + util::printable(path) + "' it mounts is gone");
+          bad = true;
+        } else if (const fs::path now = util::final_path(host); now != host) {
+          // export cdi records real paths: one that resolves elsewhere now was moved or replaced by a link.
+          details.push_back(device.name + ": '" + util::printable(path) + "' it mounts now leads to '" +
+                            util::printable(util::to_utf8(now)) + "'");
           bad = true;
         }
       }
@@ -1486,7 +1492,7 @@ DoctorCheck check_cdi(const Facts& facts) {
     result = problem(id, DoctorStatus::fail, "a CDI spec of cudnnenv's names trees the store no longer has as exported",
                      "'podman run --device " + std::string(k_cdi_kind) +
                          "=...' fails to mount, or the container loads a tree other than the one exported",
-                     "a tree was removed or installed again after 'cudnnenv export cdi' wrote the spec",
+                     "a tree was removed, installed again or moved after 'cudnnenv export cdi' wrote the spec",
                      util::join(fixes, " && "));
   }
   result.details = details;

@@ -101,7 +101,8 @@ Result<std::string> cdi_spec(const std::vector<CdiDevice>& devices, const fs::pa
             "the tree '" + tree->name + "' is for " + describe(tree->platform) + ": a Linux container cannot load it",
             "export a Linux tree", ExitCode::usage);
       }
-      mounts.push_back(mount(tree->root, k_inside / tree->name));
+      // The real path: doctor sees when it moves (a folder replaced by a link to elsewhere).
+      mounts.push_back(mount(util::final_path(tree->root), k_inside / tree->name));
     }
     mounts.push_back(mount(audit_module, module_inside()));
     CUDNNENV_TRY_ASSIGN(environment, device_environment(device, audit_module));
@@ -126,7 +127,7 @@ Result<FileChanges> write_cdi_spec(const fs::path& folder, const std::string& te
 }
 
 Result<std::vector<CdiDeviceRecord>> read_cdi_spec(std::string_view text) {
-  const Json spec = Json::parse(text, nullptr, false);
+  const Json spec = json_nesting_within(text, 16) ? parse_json(text) : Json(Json::value_t::discarded);
   if (spec.is_discarded() || !spec.is_object()) return make_error("not a CDI spec: not a JSON object");
   const auto kind = spec.find("kind");
   if (kind == spec.end() || !kind->is_string() || *kind != std::string(k_cdi_kind)) {

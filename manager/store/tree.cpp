@@ -34,6 +34,14 @@ fs::path TreeRecord::resolve(const std::string& relative) const {
   return (root / path).lexically_normal();
 }
 
+std::optional<std::string> changeable_by_others(const TreeRecord& record) {
+  if (auto why = util::changeable_by_others(record.root)) return why;
+  for (const FileRecord& file : record.files) {
+    if (auto why = util::changeable_by_others(record.resolve(file.path))) return why;
+  }
+  return std::nullopt;
+}
+
 namespace {
 
 // The version the served range starts from: the variant, else the cudart.

@@ -135,6 +135,13 @@ std::vector<std::string> changed_files(const TreeRecord& record);
 // hashing only what was touched. '/'-separated as recorded.
 std::vector<std::string> modified_files(const TreeRecord& record);
 
+// Why someone other than this user and root could change what `record`
+// loads (util::changeable_by_others of its folder, the folders above it, and
+// each file of its manifest, links followed), in words; nothing when no one
+// can. A tree of such files loaded or mounted by root runs that user's code
+// as root: adopt, the root-run doors and export cdi ask this first.
+std::optional<std::string> changeable_by_others(const TreeRecord& record);
+
 // "2026-12-01T15:19:50Z" (utc_timestamp's form); nothing for anything else.
 std::optional<std::chrono::system_clock::time_point> parse_utc_timestamp(std::string_view text);
 

@@ -136,6 +136,10 @@ Result<void> sync_directory(const std::filesystem::path& folder);
 // always nullopt (access lists are not read; README, security model).
 std::optional<std::string> changeable_by_others(const std::filesystem::path& file);
 
+// Whether this process runs as root (POSIX: effective uid 0); false on
+// Windows, where access lists are not read.
+bool running_as_root();
+
 // The owner of `file` (a link followed) when it is neither this user nor
 // root: a file another user put in a shared folder (/tmp). POSIX only;
 // Windows: always nullopt.

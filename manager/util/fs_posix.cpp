@@ -296,6 +296,10 @@ Result<void> sync_directory(const fs::path& folder) {
   return sync_folder_with(folder, ::fsync, "fsync");
 }
 
+bool running_as_root() {
+  return ::geteuid() == 0;
+}
+
 std::optional<unsigned long> foreign_owner(const fs::path& file) {
   struct stat info {};
   if (::stat(file.c_str(), &info) != 0 || info.st_uid == 0 || info.st_uid == ::geteuid()) return std::nullopt;

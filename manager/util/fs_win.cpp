@@ -324,6 +324,10 @@ Result<void> sync_directory(const fs::path&) {
   return {};
 }
 
+bool running_as_root() {
+  return false;
+}
+
 std::optional<unsigned long> foreign_owner(const fs::path&) {
   return std::nullopt;
 }

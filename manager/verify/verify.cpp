@@ -548,10 +548,30 @@ void check_runtime_load(const TreeRecord& tree, const VerifyOptions& options, Ve
                         : join_some(failures, 3)});
 }
 
+// With options.load_only_unchangeable: why the tree (or the runtime beside
+// it) must not be loaded here, as the load check's failure; nothing when it
+// may be.
+std::optional<std::string> refused_load(const TreeRecord& tree, const VerifyOptions& options) {
+  if (!options.load_only_unchangeable) return std::nullopt;
+  auto why = changeable_by_others(tree);
+  if (!why && !options.runtime_dir.empty()) why = util::changeable_by_others(options.runtime_dir);
+  if (!why) return std::nullopt;
+  return "not loaded as root: " + *why +
+         ", so loading it would run that user's code as root; install the tree (a copy only root can change) or "
+         "make its folder root's alone";
+}
+
 }  // namespace
 
 VerifyReport verify_tree(const TreeRecord& tree, const VerifyOptions& options) {
   VerifyReport report;
+  if (options.level != VerifyLevel::files) {
+    if (auto refused = refused_load(tree, options)) {
+      check_files(tree, report);  // reading and hashing run nothing; a file gone is said as such
+      if (report.passed()) report.checks.push_back({"load", CheckStatus::failed, *refused});
+      return report;
+    }
+  }
   if (tree.kind == TreeKind::cuda) {
     check_files(tree, report);
     if (options.level == VerifyLevel::files || !report.passed()) return report;

@@ -18,6 +18,7 @@
 #include "probe/protocol.hpp"
 #include "store/tree.hpp"
 #include "util/environment.hpp"
+#include "util/fs.hpp"
 #include "util/names.hpp"
 
 namespace cudnnenv {
@@ -73,6 +74,11 @@ struct VerifyOptions {
   // dependency search, as exec runs a program (cuDNN 8's libraries import
   // cuBLAS).
   std::filesystem::path runtime_dir;
+  // Whether a tree another user could change (changeable_by_others of the
+  // tree, or of runtime_dir) is never loaded: its load check fails saying
+  // why. On for root, whose doors (slurm health, the task prolog, verify,
+  // doctor) would otherwise run that user's code as root.
+  bool load_only_unchangeable = util::running_as_root();
 };
 
 VerifyReport verify_tree(const TreeRecord& tree, const VerifyOptions& options);

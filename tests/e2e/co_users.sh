@@ -193,6 +193,23 @@ run adopt "$WORK/foreign" --name foreign --allow-foreign
 expect_eq "$rc:$(head -1 err)" "0:cudnnenv: warning: '$WORK/foreign' can be changed by another user ('$WORK/foreign/lib/libcudnn_ops.so.9.1.0' is writable by its group (gid 65534)): whatever they put there would load in every program that selects the tree; adopted as --allow-foreign asks" \
   "adopt --allow-foreign"
 pass "adopt refuses a folder another user can change; --allow-foreign adopts it and says so"
+# Root's doors load no tree another user can change: verify, slurm health (its files hash as recorded, so
+# before this the load ran, and a same-size library exchanged after the hash ran that user's code as root).
+refusal="not loaded as root: '$WORK/foreign/lib/libcudnn_ops.so.9.1.0' is writable by its group (gid 65534), so loading it would run that user's code as root; install the tree (a copy only root can change) or make its folder root's alone"
+run verify foreign --level load
+expect_eq "$rc" "4" "verify as root of a tree its group can change: $(cat out err)"
+grep -qF "$refusal" out || fail "verify does not say why it did not load: $(cat out)"
+run slurm health foreign
+# A node's Reason is cut to Slurm's length: the line up to the reason's cause, then as far as it goes.
+expect_eq "$rc:$(cut -c1-$((${#WORK} + 117)) out)" "4:cudnnenv: tree 'foreign': load: $(printf '%s' "$refusal" | cut -c1-$((${#WORK} + 85)))" \
+  "slurm health as root of a tree its group can change: $(cat out)"
+# export cdi: the container runtime would mount it as root.
+run export cdi foreign -o "$WORK/cdi"
+expect_eq "$rc:$(cat err)" "2:cudnnenv: error: the tree 'foreign' can be changed by another user ('$WORK/foreign/lib/libcudnn_ops.so.9.1.0' is writable by its group (gid 65534)): a container would mount whatever they put there
+  hint: install it (a copy in the store only you can change) and export that: cudnnenv install \"$WORK/foreign\"" \
+  "export cdi of a tree its group can change"
+[ ! -e "$WORK/cdi" ] || fail "export cdi wrote a spec: $(ls "$WORK/cdi")"
+pass "verify, slurm health and export cdi, as root, load or mount no tree another user can change"
 
 # --- item 7: a lock selects only the build it names, and only a lock of this user's ---
 mkdir -p project7 && printf 'cudnn = "9.1"\ncuda = "12"\n' > project7/.cudnnenv.toml

@@ -122,3 +122,23 @@ expect_eq "$fix" "cudnnenv export cdi --all -o /var/run/cdi" "doctor's fix"
 run ${fix#cudnnenv } || fail "the fix: $(cat err)"
 expect_eq "$(check_cdi status)" "ok" "doctor after the fix"
 pass "a tree installed again after the export: doctor's cdi check fails naming it; its fix, run as printed, mends it"
+
+# An adopted folder is mounted by its real path (adopted through a link here); replaced later by a link to
+# another folder (as whoever owns it could point it at /root), doctor's cdi check says where it leads now.
+make_linux_tree real91 9.1.0 "$FIXTURES/fake-elf64-9.1.0.so"
+ln -s real91 alias91
+run adopt "$WORK/alias91" --name moved
+expect_eq "$rc" "0" "adopt through a link: $(cat err)"
+run export cdi --all -o /var/run/cdi
+expect_eq "$rc" "0" "export cdi --all with the adopted tree: $(cat err)"
+expect_eq "$(python3 -c 'import json, sys
+for d in json.load(open(sys.argv[1]))["devices"]:
+    for m in d["containerEdits"]["mounts"]:
+        if m["containerPath"] == "/opt/cudnnenv/moved": print(m["hostPath"]); sys.exit()' "$spec")" "$WORK/real91" \
+  "the adopted tree's host path is its real path"
+expect_eq "$(check_cdi status)" "ok" "doctor after the export"
+mv real91 real91.old && mkdir elsewhere && ln -s "$WORK/elsewhere" real91
+expect_eq "$(check_cdi status)" "fail" "doctor after the adopted folder became a link"
+expect_eq "$(check_cdi details | grep "^moved: '$WORK/real91'" | head -n 1)" \
+  "moved: '$WORK/real91' it mounts now leads to '$WORK/elsewhere'" "doctor names where the mount leads now"
+pass "export cdi mounts an adopted tree by its real path; doctor's cdi check says when that path leads elsewhere"
