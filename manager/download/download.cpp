@@ -109,6 +109,12 @@ Error failure_error_of(const TransferOutcome& outcome, const std::string& url, i
     case TransferFailure::cut:
       return make_error("the connection to '" + host + "' broke off before the end, " + tries(attempts) + detail,
                         "run the same command again: it resumes where it stopped");
+    case TransferFailure::no_library:
+      return make_error(
+          "cannot download '" + url + "': this machine has no libcurl, which cudnnenv downloads with" + detail,
+          "install libcurl (Debian, Ubuntu: apt install libcurl4; RHEL, Fedora: dnf install "
+          "libcurl); or fill a mirror folder where there is a network (cudnnenv mirror create "
+          "DIR VERSION) and use it here with --mirror DIR");
     default:
       return make_error("cannot download '" + url + "'" + detail, "run with -v for details, or " + mirror_hint);
   }

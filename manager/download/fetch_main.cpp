@@ -1,5 +1,9 @@
 // cudnnenv-fetch: one HTTP(S) GET with libcurl, for cudnnenv on Linux, which
-// is linked statically and so cannot load libcurl itself. Writes one line
+// is linked statically and so cannot load libcurl itself. libcurl is loaded
+// at run time (libcurl.so.4, as every distribution names it since 7.16), so
+// the program starts where it is missing and says so (failure=no_library)
+// instead of failing in the loader; <curl/curl.h> gives the types and the
+// numbers only. Writes one line
 // (format_transfer_start) and then the body to stdout; when the transfer
 // fails, one line (format_transfer_outcome) to stderr and exit 1. Proxies
 // come from the environment as libcurl reads them (HTTPS_PROXY, HTTP_PROXY,
@@ -7,12 +11,17 @@
 //
 // Usage: cudnnenv-fetch URL [--from BYTES] [--cacert FILE] [--connect-timeout S]
 //                           [--low-speed BYTES_PER_S] [--low-speed-time S]
+#include <dlfcn.h>
+
 #include <csignal>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
 #include <string>
+#include <type_traits>
 
+// The protocol bit masks (deprecated in 7.85) for a libcurl older than that.
+#define CURL_DISABLE_DEPRECATION
 #include <curl/curl.h>
 
 #include "download/transfer.hpp"
@@ -20,6 +29,39 @@
 namespace {
 
 using cudnnenv::TransferFailure;
+
+// The libcurl functions used, from libcurl.so.4.
+struct Curl {
+  CURLcode (*global_init)(long);
+  CURL* (*easy_init)();
+  CURLcode (*easy_setopt)(CURL*, CURLoption, ...);
+  CURLcode (*easy_perform)(CURL*);
+  CURLcode (*easy_getinfo)(CURL*, CURLINFO, ...);
+  void (*easy_cleanup)(CURL*);
+  const char* (*easy_strerror)(CURLcode);
+};
+
+Curl g_curl;
+
+// Loads libcurl.so.4 into g_curl; the reason it cannot, or empty.
+std::string load_curl() {
+  void* library = dlopen("libcurl.so.4", RTLD_NOW | RTLD_LOCAL);
+  if (!library) {
+    const char* why = dlerror();
+    return why ? why : "libcurl.so.4 cannot be loaded";
+  }
+  const auto find = [&](auto& function, const char* name) {
+    function = reinterpret_cast<std::remove_reference_t<decltype(function)>>(dlsym(library, name));
+    return function != nullptr;
+  };
+  if (find(g_curl.global_init, "curl_global_init") && find(g_curl.easy_init, "curl_easy_init") &&
+      find(g_curl.easy_setopt, "curl_easy_setopt") && find(g_curl.easy_perform, "curl_easy_perform") &&
+      find(g_curl.easy_getinfo, "curl_easy_getinfo") && find(g_curl.easy_cleanup, "curl_easy_cleanup") &&
+      find(g_curl.easy_strerror, "curl_easy_strerror")) {
+    return "";
+  }
+  return "libcurl.so.4 lacks the function curl_easy_* (not libcurl?)";
+}
 
 struct State {
   bool started = false;
@@ -37,9 +79,9 @@ bool start(State& state) {
   if (state.started) return true;
   state.started = true;
   long status = 0;
-  curl_easy_getinfo(state.curl, CURLINFO_RESPONSE_CODE, &status);
+  g_curl.easy_getinfo(state.curl, CURLINFO_RESPONSE_CODE, &status);
   curl_off_t length = -1;
-  curl_easy_getinfo(state.curl, CURLINFO_CONTENT_LENGTH_DOWNLOAD_T, &length);
+  g_curl.easy_getinfo(state.curl, CURLINFO_CONTENT_LENGTH_DOWNLOAD_T, &length);
   cudnnenv::TransferStart start;
   start.status = static_cast<int>(status);
   // libcurl refuses a 200 to a range request (CURLE_RANGE_ERROR), so a body
@@ -147,45 +189,54 @@ int main(int argc, char** argv) {
   if (!ca_file) ca_file = std::getenv("CURL_CA_BUNDLE");
   if (ca_file && !*ca_file) ca_file = nullptr;
 
-  if (curl_global_init(CURL_GLOBAL_DEFAULT) != CURLE_OK) {
+  if (const std::string why = load_curl(); !why.empty()) {
+    return fail({TransferFailure::no_library, 0, why, url});
+  }
+  if (g_curl.global_init(CURL_GLOBAL_DEFAULT) != CURLE_OK) {
     return fail({TransferFailure::other, 0, "libcurl could not start", url});
   }
   static char error_text[CURL_ERROR_SIZE];
-  state.curl = curl_easy_init();
+  state.curl = g_curl.easy_init();
   CURL* curl = state.curl;
-  curl_easy_setopt(curl, CURLOPT_URL, url);
-  curl_easy_setopt(curl, CURLOPT_ERRORBUFFER, error_text);
-  curl_easy_setopt(curl, CURLOPT_PROTOCOLS_STR, "http,https");
-  curl_easy_setopt(curl, CURLOPT_REDIR_PROTOCOLS_STR, "http,https");
-  curl_easy_setopt(curl, CURLOPT_FOLLOWLOCATION, 1L);
-  curl_easy_setopt(curl, CURLOPT_MAXREDIRS, 10L);
-  curl_easy_setopt(curl, CURLOPT_FAILONERROR, 1L);
-  curl_easy_setopt(curl, CURLOPT_NOSIGNAL, 1L);
-  curl_easy_setopt(curl, CURLOPT_CONNECTTIMEOUT, connect_timeout);
-  curl_easy_setopt(curl, CURLOPT_LOW_SPEED_LIMIT, low_speed);
-  curl_easy_setopt(curl, CURLOPT_LOW_SPEED_TIME, low_speed_time);
-  curl_easy_setopt(curl, CURLOPT_USERAGENT, "cudnnenv");
-  curl_easy_setopt(curl, CURLOPT_BUFFERSIZE, 512L * 1024L);
-  curl_easy_setopt(curl, CURLOPT_WRITEFUNCTION, on_data);
-  curl_easy_setopt(curl, CURLOPT_WRITEDATA, &state);
-  if (state.offset > 0) curl_easy_setopt(curl, CURLOPT_RESUME_FROM_LARGE, static_cast<curl_off_t>(state.offset));
-  if (ca_file) curl_easy_setopt(curl, CURLOPT_CAINFO, ca_file);
+  g_curl.easy_setopt(curl, CURLOPT_URL, url);
+  g_curl.easy_setopt(curl, CURLOPT_ERRORBUFFER, error_text);
+  // Only HTTP(S), on a redirect too: the _STR options from libcurl 7.85, the
+  // bit masks before (RHEL 8 has 7.61).
+  if (g_curl.easy_setopt(curl, CURLOPT_PROTOCOLS_STR, "http,https") != CURLE_OK ||
+      g_curl.easy_setopt(curl, CURLOPT_REDIR_PROTOCOLS_STR, "http,https") != CURLE_OK) {
+    g_curl.easy_setopt(curl, CURLOPT_PROTOCOLS, static_cast<long>(CURLPROTO_HTTP | CURLPROTO_HTTPS));
+    g_curl.easy_setopt(curl, CURLOPT_REDIR_PROTOCOLS, static_cast<long>(CURLPROTO_HTTP | CURLPROTO_HTTPS));
+  }
+  g_curl.easy_setopt(curl, CURLOPT_FOLLOWLOCATION, 1L);
+  g_curl.easy_setopt(curl, CURLOPT_MAXREDIRS, 10L);
+  g_curl.easy_setopt(curl, CURLOPT_FAILONERROR, 1L);
+  g_curl.easy_setopt(curl, CURLOPT_NOSIGNAL, 1L);
+  g_curl.easy_setopt(curl, CURLOPT_CONNECTTIMEOUT, connect_timeout);
+  g_curl.easy_setopt(curl, CURLOPT_LOW_SPEED_LIMIT, low_speed);
+  g_curl.easy_setopt(curl, CURLOPT_LOW_SPEED_TIME, low_speed_time);
+  g_curl.easy_setopt(curl, CURLOPT_USERAGENT, "cudnnenv");
+  g_curl.easy_setopt(curl, CURLOPT_BUFFERSIZE, 512L * 1024L);
+  g_curl.easy_setopt(curl, CURLOPT_WRITEFUNCTION, on_data);
+  g_curl.easy_setopt(curl, CURLOPT_WRITEDATA, &state);
+  if (state.offset > 0) g_curl.easy_setopt(curl, CURLOPT_RESUME_FROM_LARGE, static_cast<curl_off_t>(state.offset));
+  if (ca_file) g_curl.easy_setopt(curl, CURLOPT_CAINFO, ca_file);
 
-  const CURLcode code = curl_easy_perform(curl);
+  const CURLcode code = g_curl.easy_perform(curl);
   long status = 0;
-  curl_easy_getinfo(curl, CURLINFO_RESPONSE_CODE, &status);
+  g_curl.easy_getinfo(curl, CURLINFO_RESPONSE_CODE, &status);
   char* effective = nullptr;
-  curl_easy_getinfo(curl, CURLINFO_EFFECTIVE_URL, &effective);
+  g_curl.easy_getinfo(curl, CURLINFO_EFFECTIVE_URL, &effective);
   cudnnenv::TransferOutcome outcome{classify(code), static_cast<int>(status),
-                                    error_text[0] ? error_text : curl_easy_strerror(code), effective ? effective : url};
+                                    error_text[0] ? error_text : g_curl.easy_strerror(code),
+                                    effective ? effective : url};
   if (code == CURLE_OK) {
     if (!start(state) || std::fflush(stdout) != 0) {
       return fail({TransferFailure::aborted, outcome.status, "the parent stopped reading", outcome.url});
     }
-    curl_easy_cleanup(curl);
+    g_curl.easy_cleanup(curl);
     return 0;
   }
   if (state.failed_write) outcome.failure = TransferFailure::aborted;
-  curl_easy_cleanup(curl);
+  g_curl.easy_cleanup(curl);
   return fail(outcome);
 }

@@ -8,7 +8,7 @@ namespace cudnnenv {
 
 namespace {
 
-constexpr std::array<std::pair<TransferFailure, std::string_view>, 10> k_failure_names{{
+constexpr std::array<std::pair<TransferFailure, std::string_view>, 11> k_failure_names{{
     {TransferFailure::none, "none"},
     {TransferFailure::resolve, "resolve"},
     {TransferFailure::connect, "connect"},
@@ -18,6 +18,7 @@ constexpr std::array<std::pair<TransferFailure, std::string_view>, 10> k_failure
     {TransferFailure::too_slow, "too_slow"},
     {TransferFailure::cut, "cut"},
     {TransferFailure::aborted, "aborted"},
+    {TransferFailure::no_library, "no_library"},
     {TransferFailure::other, "other"},
 }};
 

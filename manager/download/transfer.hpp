@@ -35,14 +35,15 @@ struct TransferStart {
 
 enum class TransferFailure {
   none,
-  resolve,   // no such host: no network, or DNS
-  connect,   // refused or unreachable
-  tls,       // the certificate or the handshake
-  http,      // a status >= 400 (status says which)
-  no_range,  // asked for a range, the server cannot give one
-  too_slow,  // under the low-speed limit for too long, or the connection timed out
-  cut,       // the connection ended before the body did
-  aborted,   // the sink said stop (it keeps its own reason)
+  resolve,     // no such host: no network, or DNS
+  connect,     // refused or unreachable
+  tls,         // the certificate or the handshake
+  http,        // a status >= 400 (status says which)
+  no_range,    // asked for a range, the server cannot give one
+  too_slow,    // under the low-speed limit for too long, or the connection timed out
+  cut,         // the connection ended before the body did
+  aborted,     // the sink said stop (it keeps its own reason)
+  no_library,  // this machine has no libcurl (Linux: cudnnenv-fetch loads it at run time)
   other,
 };
 

@@ -319,3 +319,17 @@ CUDNNENV_INDEX="$WORK/gone-index.tsv" run install 9.1 --cuda 12 --quiet
 expect_eq "$rc:$(cat err)" "3:cudnnenv: error: '$WORK/nowhere/$ARCHIVE', where the site index $WORK/gone-index.tsv puts $ARCHIVE, does not exist
   hint: put it there, or correct the index's URL" "a site index's file:// URL to nothing"
 pass "a site index's file:// URL: installed from it, recorded as the site index's; a missing file named"
+
+# 18. A machine without libcurl: cudnnenv-fetch loads it at run time, so it starts there and says what works
+# instead (as root, libcurl.so.4 hidden by /dev/null bound over it in a mount namespace of the run's own).
+libcurl=$(/sbin/ldconfig -p | awk '/libcurl\.so\.4 .*x86-64/ {print $NF; exit}')
+if [ "$(id -u)" = 0 ] && [ -n "$libcurl" ] && unshare -m true 2> /dev/null; then
+  run remove "$TREE" --yes && run cache clean
+  unshare -m sh -c 'mount --bind /dev/null "$1" && shift && exec "$@"' sh "$libcurl" \
+    "$CUDNNENV" install 9.1 --cuda 12 --quiet > out 2> err < /dev/null && rc=0 || rc=$?
+  expect_eq "$rc:$(cat err)" "1:cudnnenv: error: cannot download '$URL_DIR/$ARCHIVE': this machine has no libcurl, which cudnnenv downloads with ($libcurl: file too short)
+  hint: install libcurl (Debian, Ubuntu: apt install libcurl4; RHEL, Fedora: dnf install libcurl); or fill a mirror folder where there is a network (cudnnenv mirror create DIR VERSION) and use it here with --mirror DIR; or download $URL_DIR/$ARCHIVE elsewhere and run: cudnnenv install ./$ARCHIVE" "no libcurl"
+  pass "no libcurl: the download says so and names the ways that work without it"
+else
+  echo "skipped: no libcurl case (needs root and unshare -m)"
+fi

@@ -4,7 +4,7 @@
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 command -v clang-format > /dev/null || { echo "clang-format is not installed (scripts/install-deps.sh)"; exit 77; }
-mapfile -t files < <(find manager shell shim tests -type f \( -name '*.cpp' -o -name '*.hpp' -o -name '*.c' \) | sort)
+mapfile -t files < <(find manager shell shim tests cmake -type f \( -name '*.cpp' -o -name '*.hpp' -o -name '*.c' \) | sort)
 status=0
 for file in "${files[@]}"; do
   if ! clang-format --dry-run --Werror "$file" > /dev/null 2>&1; then
