@@ -54,7 +54,7 @@ Result<Selection> Context::selection(SelectionRequest request) const {
 }
 
 ProbeFunction Context::probe() const {
-  return [program = probe_program_beside(util::current_executable())](const std::filesystem::path& library) {
+  return [program = probe_program_beside(util::installed_program())](const std::filesystem::path& library) {
     return probe_in_child(program, library);
   };
 }

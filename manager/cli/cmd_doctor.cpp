@@ -25,7 +25,7 @@ Facts gather_facts(const Context& context, const std::string& program, const std
   request.store = &store;
   request.selection = context.request(cudnn);
   request.program = program;
-  request.probe_program = probe_program_beside(util::current_executable());
+  request.probe_program = probe_program_beside(util::installed_program());
   request.config_files = config_files(store);
   request.load_copies = load_copies;
   return collect_facts(request);
@@ -71,7 +71,7 @@ Result<int> run_doctor(const DoctorArguments& arguments, const Context& context)
   DoctorOptions options;
   options.deep = arguments.deep;
   options.verify = arguments.verify;
-  options.probe_program = probe_program_beside(util::current_executable());
+  options.probe_program = probe_program_beside(util::installed_program());
   if (arguments.probe) options.framework_needs = framework_needs(context, facts, true, arguments.timeout);
   auto checks = run_checks(facts, options);
   if (!facts.node.empty()) {

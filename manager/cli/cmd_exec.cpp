@@ -25,15 +25,15 @@ std::filesystem::path audit_module_beside(const fs::path& program) {
 }
 
 Result<void> check_before_start(const std::string& verify, int device, const Context& context,
-                                const Selection& selection, const fs::path& self, const util::Environment& environment,
-                                TreeRecord& tree, bool slurm_task) {
+                                const Selection& selection, const util::Environment& environment, TreeRecord& tree,
+                                bool slurm_task) {
   CUDNNENV_TRY_ASSIGN(policy,
                       choose_launch_policy(verify.empty() ? std::nullopt : std::optional(verify), context.environment,
                                            selection.project ? selection.project->verify_on_launch : std::nullopt));
   const Store& store = context.store();
   PinCheckOptions check;
   check.policy = *policy;
-  check.probe_program = probe_program_beside(self);
+  check.probe_program = probe_program_beside(util::installed_program());
   check.cache_file = store.state().pin_checks();
   check.device = device;
   check.environment = environment;
@@ -322,7 +322,6 @@ Result<int> run_exec(const ExecArguments& arguments, const Context& context) {
   const Store& store = context.store();
   CUDNNENV_TRY_ASSIGN(selection,
                       context.selection(context.request(arguments.cudnn, arguments.cuda, arguments.runtime)));
-  const fs::path self = util::current_executable();
   TreeRecord tree = selection->tree;
 
   LaunchRequest launch_request;
@@ -334,9 +333,10 @@ Result<int> run_exec(const ExecArguments& arguments, const Context& context) {
   launch_request.environment = context.environment;
   // The one launch environment of the selection, as every door renders it.
   launch_request.selection_environment = activation_of(*selection, context.environment);
-  launch_request.audit_module = audit_module_beside(self);
+  launch_request.audit_module = audit_module_beside(util::installed_program());
   if (host_platform().os == Os::windows && tree.kind == TreeKind::cudnn) {
-    CUDNNENV_TRY_ASSIGN(fence, prepare_fence(tree, self.parent_path() / "cudnnenv-fence.dll", store.state().fences()));
+    CUDNNENV_TRY_ASSIGN(fence, prepare_fence(tree, util::installed_program().parent_path() / "cudnnenv-fence.dll",
+                                             store.state().fences()));
     if (*fence) launch_request.fence_folder = **fence;
   }
   see_through_own_shims(arguments, store, launch_request);
@@ -356,8 +356,7 @@ Result<int> run_exec(const ExecArguments& arguments, const Context& context) {
     log_warning(unprovided->describe() + "; " + unprovided->fix);
   }
   // The check searches the environment the program gets.
-  CUDNNENV_TRY(
-      check_before_start(arguments.verify, arguments.device, context, *selection, self, plan->environment, tree));
+  CUDNNENV_TRY(check_before_start(arguments.verify, arguments.device, context, *selection, plan->environment, tree));
   for (const auto& text : plan->notes) {
     note(text);
   }

@@ -357,7 +357,7 @@ Result<int> run_cdi(const CdiArguments& arguments, const Context& context) {
                         ExitCode::usage);
     }
   }
-  CUDNNENV_TRY_ASSIGN(text, cdi_spec(devices, audit_module_beside(util::current_executable())));
+  CUDNNENV_TRY_ASSIGN(text, cdi_spec(devices, audit_module_beside(util::installed_program())));
   CUDNNENV_TRY_ASSIGN(changes, write_cdi_spec(util::path_from_utf8(arguments.output), *text));
   print_changes(*changes);
   std::vector<std::string> names;

@@ -29,7 +29,7 @@ std::vector<CudnnNeed> framework_needs(const Context& context, const Facts& fact
     launch.beside = facts.selection->beside_trees();
     launch.environment = context.environment;
     launch.selection_environment = activation_of(*facts.selection, context.environment);
-    launch.audit_module = audit_module_beside(util::current_executable());
+    launch.audit_module = audit_module_beside(util::installed_program());
     if (auto plan = plan_environment(launch)) request.environment = plan->environment;
   }
   probe_needs(needs, request);

@@ -462,7 +462,7 @@ Result<int> run_install(const InstallArguments& arguments, const Context& contex
   options.require_official = arguments.require_official ? RequireOfficial::yes : RequireOfficial::no;
   options.probe = context.probe();
   options.warn = context.warner();
-  options.carried = carried_libraries_beside(util::current_executable());
+  options.carried = carried_libraries_beside(util::installed_program());
   options.limits.max_bytes = arguments.max_unpacked;
   options.limits.max_ratio = arguments.max_ratio;
   Store& store = context.store();
@@ -628,7 +628,7 @@ Result<void> check_locked_runtime(const LockedRuntime& locked, const CudaRelease
 DownloadOptions base_download_options(const Context& context, const std::string& mirror, bool quiet) {
   DownloadOptions options;
   options.folder = context.store().state().downloads();
-  options.helper = fetch_program_beside(util::current_executable());
+  options.helper = fetch_program_beside(util::installed_program());
   // --mirror, else CUDNNENV_MIRROR, else [download] mirror in config.toml.
   options.mirror = mirror;
   if (options.mirror.empty()) options.mirror = context.environment.get("CUDNNENV_MIRROR").value_or("");

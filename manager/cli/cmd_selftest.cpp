@@ -48,7 +48,7 @@ Json report_json(const SelftestReport& report) {
 Result<int> run_selftest_command(const SelftestArguments& arguments, const Context& context) {
   SelftestOptions options;
   options.program = util::current_executable();
-  options.assets = options.program.parent_path() / "selftest";
+  options.assets = util::installed_program().parent_path() / "selftest";
   options.environment = context.environment;
   options.only = arguments.only;
   options.keep = arguments.keep;

@@ -20,9 +20,10 @@ ShimPaths shim_paths(const Context& context) {
   paths.root = store.root();
   paths.state = store.state().folder;
   paths.program = util::current_executable();
-  paths.launcher = paths.program.parent_path() / (windows ? "cudnnenv-shim.exe" : "cudnnenv-shim");
+  const std::filesystem::path helpers = util::installed_program().parent_path();
+  paths.launcher = helpers / (windows ? "cudnnenv-shim.exe" : "cudnnenv-shim");
   if (!windows) {
-    paths.audit_module = paths.program.parent_path() / "libcudnnenv-audit.so";
+    paths.audit_module = helpers / "libcudnnenv-audit.so";
   }
   return paths;
 }

@@ -42,7 +42,6 @@ Result<int> plan_task(const TaskPrologArguments& arguments, const Context& conte
     if (arguments.cudnn.empty() && is_nothing_selected(selection.error())) return 0;
     return std::move(selection).error();
   }
-  const fs::path self = util::current_executable();
   LaunchRequest request;
   request.tree = selection->tree;
   request.beside = selection->beside_trees();
@@ -51,14 +50,14 @@ Result<int> plan_task(const TaskPrologArguments& arguments, const Context& conte
   // The task's selection, named by its door, so that `cudnnenv current` and a
   // nested `cudnnenv exec` in the task take the same trees.
   mark_activated(request.selection_environment, *selection, Door::slurm);
-  request.audit_module = audit_module_beside(self);
+  request.audit_module = audit_module_beside(util::installed_program());
   CUDNNENV_TRY_ASSIGN(plan, plan_environment(request));
   CUDNNENV_TRY_ASSIGN(lines, task_prolog_lines(*plan, context.environment));
   if (arguments.check) return 0;
   if (!arguments.verify.empty()) {
     TreeRecord tree = selection->tree;
-    CUDNNENV_TRY(check_before_start(arguments.verify, arguments.device, context, *selection, self, plan->environment,
-                                    tree, true));
+    CUDNNENV_TRY(
+        check_before_start(arguments.verify, arguments.device, context, *selection, plan->environment, tree, true));
   }
   print_script(*lines);  // as they are: a value's tab is the value's
   return 0;
@@ -122,7 +121,7 @@ Result<int> run_health(const HealthArguments& arguments, const Context& context)
   VerifyOptions options;
   options.level = util::parse_name(k_verify_levels, arguments.level).value_or(VerifyLevel::load);
   options.devices = arguments.device;
-  options.probe_program = probe_program_beside(util::current_executable());
+  options.probe_program = probe_program_beside(util::installed_program());
   options.environment = context.environment;
   std::string trouble;
   for (const auto& [tree, runtime] : targets) {

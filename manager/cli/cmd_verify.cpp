@@ -147,7 +147,7 @@ Result<int> run_verify(const VerifyArguments& arguments, const Context& context)
   VerifyOptions options;
   options.level = util::parse_name(k_verify_levels, arguments.level).value_or(VerifyLevel::conv);
   options.devices = arguments.device;
-  options.probe_program = probe_program_beside(util::current_executable());
+  options.probe_program = probe_program_beside(util::installed_program());
   const bool conv_asked = arguments.level == "conv";
 
   int exit_code = 0;

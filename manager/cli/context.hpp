@@ -101,8 +101,8 @@ std::filesystem::path audit_module_beside(const std::filesystem::path& program);
 // `tree` gets its full record when a check reads its files. `slurm_task`:
 // the hints name srun's --cudnn-verify rather than exec's --verify.
 Result<void> check_before_start(const std::string& verify, int device, const Context& context,
-                                const Selection& selection, const std::filesystem::path& self,
-                                const util::Environment& environment, TreeRecord& tree, bool slurm_task = false);
+                                const Selection& selection, const util::Environment& environment, TreeRecord& tree,
+                                bool slurm_task = false);
 
 // What doctor knows here (doctor/facts.hpp), for `program` (--for) and the
 // selection (`cudnn`: --cudnn, empty: the selection here).

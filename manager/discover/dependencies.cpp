@@ -28,7 +28,7 @@ std::string hint_for(const std::string& name) {
   }
   if (lower == "zlibwapi.dll") {
     // The package carries one (store::carried_libraries_beside), which install puts into the trees it makes.
-    const fs::path carried = util::current_executable().parent_path() / "zlib" / "zlibwapi.dll";
+    const fs::path carried = util::installed_program().parent_path() / "zlib" / "zlibwapi.dll";
     return "cuDNN 8.3 to 8.9 opens zlibwapi.dll by name and does not ship it; 'cudnnenv install' puts the one "
            "cudnnenv carries (" +
            util::to_utf8(carried) +

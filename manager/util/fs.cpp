@@ -131,6 +131,18 @@ Result<fs::path> make_private_directory(const fs::path& parent, const std::strin
                     "use a temporary folder only you can write (TMPDIR, TEMP)");
 }
 
+fs::path installed_program() {
+  static const fs::path found = [] {
+    const fs::path program = current_executable();
+    const fs::path probe = program.extension() == ".exe" ? "cudnnenv-probe.exe" : "cudnnenv-probe";
+    std::error_code ec;
+    if (program.empty() || fs::exists(program.parent_path() / probe, ec)) return program;
+    const fs::path helpers = program.parent_path().parent_path() / "lib" / "cudnnenv";
+    return fs::exists(helpers / probe, ec) ? helpers / program.filename() : program;
+  }();
+  return found;
+}
+
 fs::path temporary_beside(const fs::path& path) {
   std::random_device random;
   const std::uint64_t salt = (static_cast<std::uint64_t>(random()) << 32) | random();

@@ -270,6 +270,15 @@ bool owned_by_this_user(const std::filesystem::path& path);
 // The running program's own file.
 std::filesystem::path current_executable();
 
+// Where the running program's helpers (cudnnenv-probe, the shim launcher, the
+// audit modules, selftest/) find it, as a path of the program's name in
+// their folder: the program itself where they lie beside it (the tarball's
+// lib/cudnnenv/, the .deb's, the zip's folder, a build folder), else
+// ../lib/cudnnenv/ from the program's folder where the probe is there (a
+// wheel puts the program in a Python environment's bin/ or Scripts/ and its
+// helpers in that environment's lib/cudnnenv/).
+std::filesystem::path installed_program();
+
 // The path the file system resolves `path` to, as loaders and the debug API
 // name loaded files: links followed; on Windows also junctions, subst and
 // mapped drives (GetFinalPathNameByHandleW). weakly_canonical when it cannot
