@@ -123,16 +123,16 @@ def main():
             f.write(version_script(by_version))
         subprocess.run([cc, "-shared", "-nostdlib", "-o", base, "-Wl,-soname," + soname,
                         "-Wl,--version-script=" + base + ".map", base + ".s"], check=True)
-    # What -lc, -lm, -ldl and -lpthread find before the real ones.
+    # What -lc, -lm, -ldl and -lpthread find before the real ones (quoted: a build folder's name may hold spaces).
     nonshared = subprocess.run([cc, "-print-file-name=libc_nonshared.a"], check=True, capture_output=True,
                                text=True).stdout.strip()
     with open(os.path.join(output, "libc.so"), "w") as f:
         # libdl's and libpthread's symbols where -lc finds them, as from 2.34 on; named as needed.
-        f.write(f"GROUP ( {output}/libc.so.6 {nonshared} AS_NEEDED ( {output}/libdl.so.2 {output}/libpthread.so.0 "
-                f"{output}/{loader} ) )\n")
+        f.write(f'GROUP ( "{output}/libc.so.6" "{nonshared}" AS_NEEDED ( "{output}/libdl.so.2" '
+                f'"{output}/libpthread.so.0" "{output}/{loader}" ) )\n')
     for name, soname in (("libm.so", "libm.so.6"), ("libdl.so", "libdl.so.2"), ("libpthread.so", "libpthread.so.0")):
         with open(os.path.join(output, name), "w") as f:
-            f.write(f"GROUP ( {output}/{soname} )\n")
+            f.write(f'GROUP ( "{output}/{soname}" )\n')
     return 0
 
 
