@@ -1,20 +1,14 @@
-# `cmake --install` and CPack.
+# `cmake --install`, which scripts/release.sh packs.
 #
 # Linux: the programs find their helpers beside themselves (the probe, the
 # download helper, the shim launcher, the LD_AUDIT modules), so all of them
 # go into lib/cudnnenv/, and bin/cudnnenv is a link to the one there (the
 # program resolves its own path through the link). The completions (asking
 # `cudnnenv` on PATH) and the man pages (`cudnnenv __man`) are made from the
-# built program. `cpack -G DEB` makes the .deb.
+# built program.
 # Windows: one folder with the three programs and the fence DLL, the README, zlib\ and
-# selftest\, as the .zip (`cpack -G ZIP` in the mingw build).
+# selftest\ (the release's .zip).
 include(GNUInstallDirs)
-set(CPACK_PACKAGE_NAME cudnnenv)
-set(CPACK_PACKAGE_VENDOR "cudnnenv")
-set(CPACK_PACKAGE_CONTACT "cudnnenv maintainers")
-set(CPACK_PACKAGE_DESCRIPTION_SUMMARY "keep several cuDNN versions side by side and know which one loads")
-set(CPACK_PACKAGE_VERSION ${PROJECT_VERSION})
-set(CPACK_RESOURCE_FILE_README ${PROJECT_SOURCE_DIR}/README.md)
 
 if(WIN32)
   install(TARGETS cudnnenv cudnnenv-shim cudnnenv-probe cudnnenv-fence RUNTIME DESTINATION .)
@@ -23,9 +17,6 @@ if(WIN32)
   install(TARGETS ${CUDNNENV_SELFTEST_TARGETS} RUNTIME DESTINATION selftest)
   install(FILES ${CUDNNENV_SELFTEST_FILES} DESTINATION selftest)
   install(FILES ${PROJECT_SOURCE_DIR}/README.md DESTINATION .)
-  set(CPACK_GENERATOR ZIP)
-  set(CPACK_PACKAGE_FILE_NAME cudnnenv-${PROJECT_VERSION}-windows-x86_64)
-  set(CPACK_INCLUDE_TOPLEVEL_DIRECTORY OFF)
 else()
   set(helpers ${CMAKE_INSTALL_LIBDIR}/cudnnenv)
   install(TARGETS cudnnenv cudnnenv-shim cudnnenv-probe cudnnenv-fetch RUNTIME DESTINATION ${helpers})
@@ -76,12 +67,4 @@ else()
     install(FILES ${generated}/_cudnnenv DESTINATION ${CMAKE_INSTALL_DATADIR}/zsh/vendor-completions)
     install(FILES ${generated}/cudnnenv.fish DESTINATION ${CMAKE_INSTALL_DATADIR}/fish/vendor_completions.d)
   endif()
-
-  set(CPACK_GENERATOR DEB)
-  set(CPACK_DEBIAN_FILE_NAME DEB-DEFAULT)
-  set(CPACK_DEBIAN_PACKAGE_SECTION utils)
-  # cudnnenv is static; cudnnenv-fetch needs libcurl, the probe glibc and libstdc++'s runtime only.
-  set(CPACK_DEBIAN_PACKAGE_DEPENDS "libc6 (>= 2.36), libcurl4 (>= 7.88)")
-  set(CPACK_PACKAGING_INSTALL_PREFIX /usr)
 endif()
-include(CPack)

@@ -32,8 +32,9 @@ packages=(
   clang libclang-rt-14-dev
   # the format check (tests/lint/format.sh)
   clang-format
-  # packaging: the man pages' test (man-db; the pages are written by cudnnenv __man)
-  man-db
+  # packaging: the man pages' test (man-db; the pages are written by cudnnenv __man); the release's tests:
+  # the wheel installed into a venv by pip, the winget manifests read (YAML)
+  man-db python3-venv python3-pip-whl python3-yaml
 )
 missing=()
 for p in "${packages[@]}"; do

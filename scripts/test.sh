@@ -1,9 +1,11 @@
 #!/usr/bin/env bash
 # Installs what is needed, builds each preset once (native release, Windows
 # with mingw-w64, native with ASan + UBSan and the libFuzzer targets), and runs
-# every test: native unit and end-to-end tests, the Windows ones under
-# wine64, the native ones again under the sanitizers, and each fuzz target
-# for FUZZ_SECONDS (default 30) on its seed corpus.
+# every test: native unit and end-to-end tests, the release's files (packed
+# from the native and Windows builds, then built again in another folder and
+# compared), the Windows ones under wine64, the native ones again under the
+# sanitizers, and each fuzz target for FUZZ_SECONDS (default 15) on its seed
+# corpus (bench/fuzz.sh runs them longer).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 bash scripts/install-deps.sh
@@ -34,5 +36,5 @@ fresh=$(od -An -N2 -tu2 /dev/urandom | tr -d ' ')
 echo "property tests on a fresh seed: CUDNNENV_TEST_SEED=$fresh"
 CUDNNENV_TEST_SEED=$fresh ctest --preset release -R 'e2e_(shell_property|jupyter|ide|power_cut|slurm)$' || status=1
 CUDNNENV_TEST_SEED=$fresh ctest --preset mingw -R 'e2e_wine_(security|terminal)$' || status=1
-FUZZ_BUILD=build/sanitize bash bench/fuzz.sh "${FUZZ_SECONDS:-30}" || status=1
+FUZZ_BUILD=build/sanitize bash bench/fuzz.sh "${FUZZ_SECONDS:-15}" || status=1
 exit $status

@@ -1,55 +1,14 @@
 #!/usr/bin/env bash
-# Packaging (#15), from the build folder the test runs in. Linux: `cmake
-# --install` (into a DESTDIR) puts the programs and the audit modules in
-# lib/cudnnenv with bin/cudnnenv a link to it, the completions where bash,
-# zsh and fish look, and the man page; the installed cudnnenv installs a
-# tree, pins a program with the installed audit module (exec --report), and
-# its bash completion answers; `cpack -G DEB` makes a .deb holding the same.
-# Windows (the mingw build): `cpack -G ZIP` makes a .zip of the three
-# programs, the fence DLL, the README, zlib/zlibwapi.dll (for cuDNN 8.3-8.9) and selftest/
-# (its two DLL pairs, the 32-bit stray DLL and the loader), from which `selftest` runs.
+# Packaging (#15), from the build folder the test runs in: `cmake --install`
+# (into a DESTDIR) puts the programs and the audit modules in lib/cudnnenv
+# with bin/cudnnenv a link to it, the completions where bash, zsh and fish
+# look, and the man pages; the installed cudnnenv installs a tree, pins a
+# program with the installed audit module (exec --report), and its bash
+# completion answers. scripts/release.sh packs this layout (tests/release/).
 CUDNNENV=$1
 FIXTURES=$2
 source "$(dirname "$0")/lib.sh"
 build=$(cd "$(dirname "$CUDNNENV")/.." && pwd)
-
-if [[ $CUDNNENV == *.exe ]]; then
-  cpack --config "$build/CPackConfig.cmake" -B "$WORK/pkg" > cpack.out 2>&1 || fail "cpack: $(cat cpack.out)"
-  zip=$WORK/pkg/cudnnenv-$("$WINE" "$CUDNNENV" --version 2> /dev/null | tr -d '\r' | cut -d' ' -f2)-windows-x86_64.zip
-  [ -f "$zip" ] || fail "no $zip: $(ls "$WORK/pkg")"
-  expect_eq "$(unzip -Z1 "$zip" | sort)" "README.md
-cudnnenv-fence.dll
-cudnnenv-probe.exe
-cudnnenv-shim.exe
-cudnnenv.exe
-selftest/
-selftest/cudnnenv-selftest-8.1.90.dll
-selftest/cudnnenv-selftest-8.1.91.dll
-selftest/cudnnenv-selftest-9.90.1.dll
-selftest/cudnnenv-selftest-9.90.2-x86.dll
-selftest/cudnnenv-selftest-9.90.2.dll
-selftest/cudnnenv-selftest-load.exe
-zlib/
-zlib/zlibwapi.dll" "the Windows .zip"
-  mkdir unzipped && (cd unzipped && unzip -q "$zip")
-  expect_eq "$(WINEDEBUG=-all "$WINE" unzipped/cudnnenv.exe --version 2> /dev/null | tr -d '\r')" \
-    "$(WINEDEBUG=-all "$WINE" "$CUDNNENV" --version 2> /dev/null | tr -d '\r')" "--version of the unpacked cudnnenv.exe under Wine"
-  # The unpacked program finds the zlib it carries: an 8.9 tree it installs gets it.
-  make_windows_tree t8.9 "$FIXTURES/fake-pe64-8.9.7.dll" 8.9.7
-  WINEDEBUG=-all "$WINE" unzipped/cudnnenv.exe --root "$(winpath "$WORK/store")" install "$(winpath "$WORK/t8.9/cuda")" \
-    > install.out 2>&1 < /dev/null || fail "install with the unpacked cudnnenv.exe: $(cat install.out)"
-  cmp "$WORK/store/8.9.7-cuda12/bin/zlibwapi.dll" unzipped/zlib/zlibwapi.dll || fail "the tree's zlibwapi.dll: $(cat install.out)"
-  pass "the Windows .zip: the three programs, the README and zlib/zlibwapi.dll, which an 8.9 tree installed by the unpacked program gets"
-  # selftest from the unpacked files alone (the build's own are elsewhere).
-  WINEDEBUG=-all "$WINE" unzipped/cudnnenv.exe --root "$(winpath "$WORK/store")" selftest --json > selftest.json 2> selftest.err \
-    < /dev/null || fail "selftest from the .zip: $(cat selftest.json selftest.err)"
-  python3 -c 'import json, sys
-r = json.load(open("selftest.json"))
-bad = [c["id"] for c in r["cases"] if c["status"] != ("unprovable" if c["detail"] and c["detail"].startswith("Wine cannot") else "held")]
-assert r["passed"] and len(r["cases"]) == 24 and not bad, bad' || fail "selftest from the .zip: $(cat selftest.json)"
-  pass "selftest from the unpacked .zip under Wine: 24 cases, each held or unprovable under Wine"
-  exit 0
-fi
 
 DESTDIR=$WORK/root cmake --install "$build" --prefix /usr > install.out || fail "cmake --install: $(cat install.out)"
 usr=$WORK/root/usr
@@ -164,23 +123,3 @@ expect_eq "$(python3 -c 'import json,sys; print([(a["version"], a["url"]) for a 
   "the example index, read by CUDNNENV_INDEX"
 expect_eq "$(cudnnenv install --help | grep -c 'CUDNNENV_INDEX=FILE\|CUDNNENV_CUDA_INDEX=FOLDER')" "2" "install --help names both index variables"
 pass "the installed program, its completion, a man page per command, the example index"
-
-cpack --config "$build/CPackConfig.cmake" -B "$WORK/pkg" > cpack.out 2>&1 || fail "cpack: $(cat cpack.out)"
-deb=$(ls "$WORK"/pkg/*.deb)
-expect_eq "$(dpkg-deb -f "$deb" Package Depends)" "Package: cudnnenv
-Depends: libc6 (>= 2.36), libcurl4 (>= 7.88)" "the .deb's control"
-# The same files as cmake --install's, checked one by one above.
-expect_eq "$(dpkg-deb -c "$deb" | awk '{print $6}' | grep -v '/$' | sort)" "$(cd "$WORK/root" && find . -type f -o -type l | sort)" "what the .deb holds"
-# Installed by dpkg into a root of its own (its dependencies are the host's: --force-depends).
-chroot_dir=$WORK/dpkg-root
-mkdir -p "$chroot_dir/var/lib/dpkg/info" "$chroot_dir/var/lib/dpkg/updates"
-touch "$chroot_dir/var/lib/dpkg/status"
-dpkg --root="$chroot_dir" --force-depends --force-not-root --force-script-chrootless -i "$deb" > dpkg.out 2>&1 ||
-  fail "dpkg -i: $(cat dpkg.out)"
-expect_eq "$(dpkg --root="$chroot_dir" -s cudnnenv 2> /dev/null | grep '^Status:')" "Status: install ok installed" "dpkg's record"
-expect_eq "$("$chroot_dir/usr/bin/cudnnenv" --version)" "$("$CUDNNENV" --version)" "--version of the cudnnenv dpkg installed"
-# selftest from the installed files alone: its test libraries and loader in lib/cudnnenv/selftest.
-"$chroot_dir/usr/bin/cudnnenv" selftest --json > selftest.json || fail "selftest of the cudnnenv dpkg installed: $(cat selftest.json)"
-expect_eq "$(python3 -c 'import json; r = json.load(open("selftest.json")); print(r["passed"], sorted({c["status"] for c in r["cases"]}))')" \
-  "True ['held']" "selftest of the cudnnenv dpkg installed"
-pass "the .deb"
