@@ -1,0 +1,50 @@
+#!/usr/bin/env bash
+# What the wheel's install costs a start against the tarball's (#60): the
+# release's wheel pip-installed into a venv (the program itself in bin/, its
+# helpers in lib/cudnnenv/) and its tarball unpacked (bin/cudnnenv a link to
+# lib/cudnnenv/cudnnenv), each with a shim made by `cudnnenv shim add` in a
+# store of its own, a fake tree selected globally. Interleaved in one run
+# (ROUNDS starts each, bench/spawn_timer.c): `cudnnenv current` (what the
+# prompt hook runs when something changed) and a shim starting a static
+# program. Prints the medians and the wheel's ratio to the tarball's.
+# Usage: bench/release_install.sh [ROUNDS] [DIST]   (DIST: scripts/release.sh's output, default dist/)
+set -euo pipefail
+cd "$(dirname "$0")/.."
+rounds=${1:-2000}
+dist=$(cd "${2:-dist}" && pwd)
+fixtures=$PWD/build/release/fixtures
+version=$(sed -n 's/^[0-9a-f]*  cudnnenv-\([0-9][0-9.]*\)-linux-x86_64\.tar\.gz$/\1/p' "$dist/SHA256SUMS")
+[ -n "$version" ] || { echo "no release in $dist: bash scripts/release.sh first"; exit 1; }
+work=$(mktemp -d "${TMPDIR:-/tmp}/cudnnenv-bench-XXXXXX")
+trap 'rm -rf "$work"' EXIT
+cc -O2 -o "$work/spawn_timer" bench/spawn_timer.c
+printf 'int main(void) { return 0; }\n' > "$work/true-static.c"
+cc -O2 -static -o "$work/true-static" "$work/true-static.c"
+source tests/e2e/trees.sh
+make_linux_tree "$work/tree" 9.1.0 "$fixtures/fake-elf64-9.1.0.so"
+
+/usr/bin/python3 -m venv "$work/venv" > /dev/null
+"$work/venv/bin/pip" install --no-index --disable-pip-version-check -q "$dist/cudnnenv-$version-py3-none-manylinux_2_28_x86_64.whl"
+mkdir "$work/tarball"
+tar -xzf "$dist/cudnnenv-$version-linux-x86_64.tar.gz" -C "$work/tarball"
+wheel=$work/venv/bin/cudnnenv
+tarball=$work/tarball/cudnnenv-$version-linux-x86_64/bin/cudnnenv
+for kind in wheel tarball; do
+  program=${!kind}
+  export CUDNNENV_ROOT=$work/store-$kind
+  "$program" install "$work/tree" --name bench > /dev/null
+  "$program" use --global bench > /dev/null
+  "$program" shim add true-static --target "$work/true-static" > /dev/null
+  "$CUDNNENV_ROOT/.cudnnenv/shims/true-static"   # the first start takes the slow path and caches the decision
+done
+cd "$work"
+unset CUDNNENV_ROOT  # each command names its store: --root, or the shim's own folder
+"$work/spawn_timer" "$rounds" "$work/true-static" ::: "$wheel" --root "$work/store-wheel" current ::: \
+  "$tarball" --root "$work/store-tarball" current ::: "$work/store-wheel/.cudnnenv/shims/true-static" ::: \
+  "$work/store-tarball/.cudnnenv/shims/true-static" > "$work/out"
+labels=("a static program, directly" "cudnnenv current (wheel)" "cudnnenv current (tarball)" "shim (wheel)" "shim (tarball)")
+i=0
+while read -r line; do echo "${labels[$i]}: $line"; i=$((i + 1)); done < "$work/out"
+awk '{ m[NR] = $3 } END {
+  printf "wheel / tarball, median: current %.3f, shim %.3f\n", m[2] / m[3], m[4] / m[5]
+}' "$work/out"
