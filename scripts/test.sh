@@ -27,7 +27,7 @@ if [ ! -f "$WINEPREFIX/system.reg" ]; then
 fi
 
 status=0
-ctest --preset release || status=1
+ctest --preset release -j"$jobs" || status=1
 ctest --preset mingw || status=1
 ASAN_OPTIONS=detect_leaks=1:abort_on_error=0 UBSAN_OPTIONS=print_stacktrace=1 ctest --preset sanitize || status=1
 # The property tests ran on their fixed seed above; once more on a fresh one
