@@ -120,7 +120,8 @@ case :$PATH: in
   *":$prefix/bin:"*) on_path=yes ;;
   *) on_path=no ;;
 esac
-case ${SHELL##*/} in
+shell=${SHELL:-}  # unset where no login shell set it (a container, a CI runner): the bash line
+case ${shell##*/} in
   fish)
     file='~/.config/fish/config.fish'
     if [ $on_path = yes ]; then add='cudnnenv init fish | source'

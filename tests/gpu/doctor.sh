@@ -26,7 +26,8 @@ echo "(exit $rc, $(( ($(date +%s%N) - start) / 1000000 )) ms)"
 "$bin/cudnnenv" doctor --for python3 --json > "$out/doctor.json"
 # (torch-9.19 is built with CUDA 13.1: a 580 driver runs it by minor-version compatibility, a warning.)
 check "the driver's version is read" 'field "$out/doctor.json" driver summary | grep -Eq "^[0-9]{3}\.[0-9]+"'
-check "the H200 is named" 'field "$out/doctor.json" gpu summary | grep -q "H200"'
+gpu_name=$(nvidia-smi --query-gpu=name --format=csv,noheader | head -1)
+check "the GPU is named ($gpu_name)" 'field "$out/doctor.json" gpu summary | grep -qF "$gpu_name"'
 check "copy-wins names what python3 loads" 'field "$out/doctor.json" copy-wins summary | grep -q "libcudnn.so.9"'
 check "bundled-copies names PyTorch's copy" 'field "$out/doctor.json" bundled-copies summary | grep -q "nvidia/cudnn/lib"'
 check "frameworks ok with 9.19" '[ "$(field "$out/doctor.json" frameworks status)" = ok ]'

@@ -46,5 +46,5 @@ cat out; grep -v "^  in the" err | tail -5; grep "^  in the" err | sed 's/^/  /'
 check "PyTorch ran a matrix product and a convolution pinned to the pair (rc=$rc)" \
   '[ $rc = 0 ] && grep -q "cudnn 91400" out && grep -q "sgemm max error" out && grep -q "conv max error" out'
 check "--report: cuDNN from the system tree, cuBLAS and cudart from the runtime, nothing outside" \
-  'grep -q "in the tree  /usr/lib/x86_64-linux-gnu/libcudnn" err && grep -q "in the runtime .*/nvidia/cu13/lib/libcublas.so.13" err && grep -q "in the runtime .*/nvidia/cu13/lib/libcudart.so.13" err && ! grep -q OUTSIDE err'
+  'grep -q "in the tree  *  /usr/lib/x86_64-linux-gnu/libcudnn" err && grep -q "in the runtime .*/nvidia/cu13/lib/libcublas.so.13" err && grep -q "in the runtime .*/nvidia/cu13/lib/libcudart.so.13" err && ! grep -q OUTSIDE err'
 exit $failed

@@ -33,6 +33,11 @@ cudnnenv $VERSION" "the printed line in a new shell"
 home/.local/bin/cudnnenv selftest --json > selftest.json 2> selftest.err || fail "selftest: $(cat selftest.json selftest.err)"
 expect_eq "$(python3 -c 'import json; r = json.load(open("selftest.json")); print(r["passed"], sorted({c["status"] for c in r["cases"]}))')" \
   "True ['held']" "selftest of the cudnnenv install.sh installed"
+# Where no login shell set SHELL (a container, a CI runner): the line for bash, and exit 0.
+env -u SHELL HOME="$WORK/home2" PATH=/usr/bin:/bin TMPDIR="$WORK/tmp" CUDNNENV_DIST=$url sh srv/install.sh \
+  > noshell.out 2> noshell.err || fail "install.sh without SHELL: $(cat noshell.out noshell.err)"
+expect_eq "$(sed -n 2,3p noshell.out)" "cudnnenv install: add this line to ~/.bashrc, then open a new shell:
+  export PATH='$WORK/home2/.local/bin':\"\$PATH\"; eval \"\$(cudnnenv init bash)\"" "install.sh where SHELL is unset"
 pass "install.sh from an HTTP server: installed into ~/.local without root, the shell line works, selftest holds"
 
 # From a folder (a copy of dist/), into a --prefix whose name holds what each shell reads specially: the line
