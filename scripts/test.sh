@@ -9,6 +9,10 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 bash scripts/install-deps.sh
+# What git sees changed before the run: the run itself may add nothing to it.
+tree_before=$(mktemp)
+trap 'rm -f "$tree_before"' EXIT
+bash tests/lint/clean_tree.sh save "$tree_before"
 
 jobs=$(nproc)
 cmake --preset release
@@ -37,4 +41,5 @@ echo "property tests on a fresh seed: CUDNNENV_TEST_SEED=$fresh"
 CUDNNENV_TEST_SEED=$fresh ctest --preset release -R 'e2e_(shell_property|jupyter|ide|power_cut|slurm)$' || status=1
 CUDNNENV_TEST_SEED=$fresh ctest --preset mingw -R 'e2e_wine_(security|terminal)$' || status=1
 FUZZ_BUILD=build/sanitize bash bench/fuzz.sh "${FUZZ_SECONDS:-15}" || status=1
+bash tests/lint/clean_tree.sh compare "$tree_before" || status=1
 exit $status
