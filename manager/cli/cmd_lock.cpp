@@ -114,6 +114,7 @@ Result<std::optional<LockedRuntime>> project_runtime(const Context& context, con
 
 struct LockArguments {
   bool json = false;
+  bool check = false;
   std::string facts;
 };
 
@@ -147,6 +148,31 @@ Json lock_to_json(const LockFile& lock) {
   return Json{{"lock", util::to_utf8(lock.file)}, {"cudnn", entries}, {"runtime", runtimes}};
 }
 
+// lock --check: whether cudnnenv.lock is what `cudnnenv lock` would write
+// now; writes nothing. Exit 1 when it is not, naming each difference.
+Result<int> check_lock(const LockFile& now, const ProjectFile& project, bool json) {
+  std::vector<std::string> differences;
+  std::error_code ec;
+  if (!fs::exists(now.file, ec)) {
+    differences.push_back("there is no " + util::to_utf8(now.file.filename()));
+  } else {
+    CUDNNENV_TRY_ASSIGN(locked, read_lock(now.file));
+    differences = lock_staleness(*locked, now);
+  }
+  if (json) {
+    print_json(
+        Json{{"file", util::to_utf8(now.file)}, {"up_to_date", differences.empty()}, {"differences", differences}});
+    return differences.empty() ? 0 : 1;
+  }
+  if (differences.empty()) {
+    print("up to date: " + util::to_utf8(now.file) + "\n");
+    return 0;
+  }
+  return make_error("'" + util::to_utf8(now.file) + "' is not what '" + util::to_utf8(project.file) +
+                        "' locks to now: " + util::join(differences, "; "),
+                    "cudnnenv lock  (then commit cudnnenv.lock)");
+}
+
 Result<int> run_lock(const LockArguments& arguments, const Context& context) {
   CUDNNENV_TRY_ASSIGN(project, project_here(context));
   std::optional<NodeFacts> node;
@@ -155,6 +181,7 @@ Result<int> run_lock(const LockArguments& arguments, const Context& context) {
     node = std::move(*read);
   }
   CUDNNENV_TRY_ASSIGN(lock, make_lock(context, *project, node ? &*node : nullptr));
+  if (arguments.check) return check_lock(*lock, *project, arguments.json);
   if (node && !arguments.json) print_note("for " + node->describe());
   const std::string text = serialize_lock(*lock);
   std::error_code ec;
@@ -241,12 +268,16 @@ void register_lock(CLI::App& app, Context& context) {
   CLI::App* command = app.add_subcommand(
       "lock", "write cudnnenv.lock: the exact cuDNN archive .cudnnenv.toml resolves to on each platform, with hashes");
   command->add_flag("--json", arguments->json, "print the lock as JSON");
+  command->add_flag("--check", arguments->check,
+                    "write nothing; exit 1, naming each difference, when cudnnenv.lock is not what this command "
+                    "would write now (CI: the lock is committed and current)");
   command->add_option("--facts", arguments->facts,
                       "lock for another machine: on the platform of the node whose snapshot this is ('cudnnenv "
                       "snapshot -o FILE' there), the archive that runs there (its driver's CUDA, its GPUs)");
   command->footer(
       "Examples:\n"
       "  cudnnenv lock                         lock this platform's build of what .cudnnenv.toml selects\n"
+      "  cudnnenv lock --check                 in CI: fail when cudnnenv.lock is stale, writing nothing\n"
       "  cudnnenv sync                         install exactly that build (on another machine, in CI)\n"
       "  cudnnenv lock --facts node.json       from a login node: the build that runs on that compute node\n"
       "\n"

@@ -409,4 +409,33 @@ std::vector<std::string> lock_differences(const LockInput& locked, const LockInp
   return differences;
 }
 
+std::vector<std::string> lock_staleness(const LockFile& locked, const LockFile& now) {
+  std::vector<std::string> differences = lock_differences(locked.input, now.input);
+  const auto archive_words = [](const LockedArchive* archive) {
+    return archive ? "cuDNN " + archive->version + " (" + archive->cuda + ")" : std::string("no cuDNN archive");
+  };
+  const auto runtime_words = [](const LockedRuntime* runtime) {
+    return runtime ? "the CUDA " + runtime->release + " runtime" : std::string("no CUDA runtime");
+  };
+  for (const auto& platform : now.input.platforms.empty() ? locked.input.platforms : now.input.platforms) {
+    const LockedArchive* was = locked.for_platform(platform);
+    const LockedArchive* is = now.for_platform(platform);
+    if ((was == nullptr) != (is == nullptr) || (was && (was->file != is->file || was->sha256 != is->sha256))) {
+      differences.push_back(platform + ": the lock has " + archive_words(was) + ", .cudnnenv.toml now resolves to " +
+                            archive_words(is));
+    }
+    const LockedRuntime* was_runtime = locked.runtime_for(platform);
+    const LockedRuntime* is_runtime = now.runtime_for(platform);
+    if ((was_runtime == nullptr) != (is_runtime == nullptr) || (was_runtime && !(*was_runtime == *is_runtime))) {
+      differences.push_back(platform + ": the lock has " + runtime_words(was_runtime) +
+                            ", .cudnnenv.toml now resolves to " + runtime_words(is_runtime));
+    }
+  }
+  if (differences.empty() && serialize_lock(locked) != serialize_lock(now)) {
+    differences.push_back(
+        "its text is not what 'cudnnenv lock' writes now (another cudnnenv wrote it, or a hand edited it)");
+  }
+  return differences;
+}
+
 }  // namespace cudnnenv

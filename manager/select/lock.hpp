@@ -138,4 +138,12 @@ LockInput lock_input_of(const ProjectFile& project);
 // empty when they agree. Platforms count only when `now` names them.
 std::vector<std::string> lock_differences(const LockInput& locked, const LockInput& now);
 
+// Each way the lock `locked` differs from `now`, the one `cudnnenv lock`
+// would write: what .cudnnenv.toml says (lock_differences), then per
+// platform the archive or the runtime it resolves to, as
+// "linux-x86_64: the lock has cuDNN 9.1.0.70 (cuda12), .cudnnenv.toml now
+// resolves to cuDNN 9.1.2.5 (cuda12)"; empty when the two would be written
+// alike.
+std::vector<std::string> lock_staleness(const LockFile& locked, const LockFile& now);
+
 }  // namespace cudnnenv

@@ -56,6 +56,29 @@ run lock
 expect_eq "$rc:$(head -1 out)" "0:up to date: $WORK/project/cudnnenv.lock" "lock again: nothing changed"
 pass "lock: the archive .cudnnenv.toml resolves to, from the official list, with its URL, size and SHA-256"
 
+# lock --check (as uv's and pixi's): exit 0 when current; exit 1 naming each difference when not, or when there
+# is no lock; it writes nothing either way.
+run lock --check
+expect_eq "$rc:$(cat out)$(cat err)" "0:up to date: $WORK/project/cudnnenv.lock" "lock --check of a current lock"
+cp cudnnenv.lock locked-before
+printf 'cudnn = "9.1.0"\ncuda = "12"\n' > .cudnnenv.toml
+run lock --check
+expect_eq "$rc:$(cat err)" "1:cudnnenv: error: '$WORK/project/cudnnenv.lock' is not what '$WORK/project/.cudnnenv.toml' locks to now: cudnn: the lock was made for \"9.1\", .cudnnenv.toml now says \"9.1.0\"
+  hint: cudnnenv lock  (then commit cudnnenv.lock)" "lock --check after an edit"
+cmp -s cudnnenv.lock locked-before || fail "lock --check changed the lock"
+run lock --check --json
+expect_eq "$rc:$(python3 -c 'import json, sys; print(json.dumps(json.load(sys.stdin), sort_keys=True))' < out)" \
+  "1:{\"differences\": [\"cudnn: the lock was made for \\\"9.1\\\", .cudnnenv.toml now says \\\"9.1.0\\\"\"], \"file\": \"$WORK/project/cudnnenv.lock\", \"up_to_date\": false}" \
+  "lock --check --json"
+printf 'cudnn = "9.1"\ncuda = "12"\n' > .cudnnenv.toml
+mv cudnnenv.lock away.lock
+run lock --check
+expect_eq "$rc:$(cat err)" "1:cudnnenv: error: '$WORK/project/cudnnenv.lock' is not what '$WORK/project/.cudnnenv.toml' locks to now: there is no cudnnenv.lock
+  hint: cudnnenv lock  (then commit cudnnenv.lock)" "lock --check without a lock"
+[ ! -e cudnnenv.lock ] || fail "lock --check wrote a lock"
+mv away.lock cudnnenv.lock
+pass "lock --check: exit 0 when current, 1 naming the difference or the missing lock, writing nothing"
+
 run sync --mirror "$WORK/mirror" -q
 expect_eq "$rc:$(head -1 out)" "0:installed '9.1.0.70-cuda12': cuDNN 9.1.0.70, CUDA 12.2, Linux x86_64, 122 kB" "sync: $(cat err)"
 run sync --mirror "$WORK/mirror" -q

@@ -1,6 +1,7 @@
 #include <doctest/doctest.h>
 
 #include <string>
+#include <vector>
 
 #include "select/lock.hpp"
 
@@ -158,6 +159,26 @@ TEST_SUITE("select/lock") {
     CHECK(differences[2] == "runtime: the lock was made for nothing, .cudnnenv.toml now says \"13.0.2\"");
     CHECK(differences[3] ==
           "platforms: the lock was made for linux-x86_64, windows-x86_64, .cudnnenv.toml now targets linux-x86_64");
+  }
+
+  TEST_CASE("a stale lock: each platform whose archive or runtime would change, named") {
+    const LockFile locked = two_platforms();
+    CHECK(lock_staleness(locked, two_platforms()).empty());
+    LockFile now = two_platforms();
+    now.cudnn[0].version = "9.1.2.5";
+    now.cudnn[0].file = "cudnn-linux-x86_64-9.1.2.5_cuda12-archive.tar.xz";
+    now.runtime.push_back({"windows-x86_64", "12.4.1", "https://developer.download.nvidia.com/m.json", k_sha, {}});
+    const auto differences = lock_staleness(locked, now);
+    REQUIRE(differences.size() == 2);
+    CHECK(differences[0] ==
+          "linux-x86_64: the lock has cuDNN 9.1.0.70 (cuda12), .cudnnenv.toml now resolves to cuDNN 9.1.2.5 (cuda12)");
+    CHECK(differences[1] ==
+          "windows-x86_64: the lock has no CUDA runtime, .cudnnenv.toml now resolves to the CUDA 12.4.1 runtime");
+    LockFile rehashed = two_platforms();
+    rehashed.cudnn[1].size = 456;
+    CHECK(lock_staleness(locked, rehashed) ==
+          std::vector<std::string>{
+              "its text is not what 'cudnnenv lock' writes now (another cudnnenv wrote it, or a hand edited it)"});
   }
 }
 
