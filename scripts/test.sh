@@ -4,7 +4,7 @@
 # every test: native unit and end-to-end tests, the release's files (packed
 # from the native and Windows builds, then built again in another folder and
 # compared), the Windows ones under wine64, the native ones again under the
-# sanitizers, and each fuzz target for FUZZ_SECONDS (default 15) on its seed
+# sanitizers, and each fuzz target for FUZZ_SECONDS (default 10) on its seed
 # corpus (bench/fuzz.sh runs them longer).
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -33,13 +33,13 @@ fi
 status=0
 ctest --preset release -j"$jobs" || status=1
 ctest --preset mingw || status=1
-ASAN_OPTIONS=detect_leaks=1:abort_on_error=0 UBSAN_OPTIONS=print_stacktrace=1 ctest --preset sanitize || status=1
+ASAN_OPTIONS=detect_leaks=1:abort_on_error=0 UBSAN_OPTIONS=print_stacktrace=1 ctest --preset sanitize -j"$jobs" || status=1
 # The property tests ran on their fixed seed above; once more on a fresh one
 # (printed: CUDNNENV_TEST_SEED=N with the same ctest line replays it).
 fresh=$(od -An -N2 -tu2 /dev/urandom | tr -d ' ')
 echo "property tests on a fresh seed: CUDNNENV_TEST_SEED=$fresh"
 CUDNNENV_TEST_SEED=$fresh ctest --preset release -R 'e2e_(shell_property|jupyter|ide|power_cut|slurm)$' || status=1
 CUDNNENV_TEST_SEED=$fresh ctest --preset mingw -R 'e2e_wine_(security|terminal)$' || status=1
-FUZZ_BUILD=build/sanitize bash bench/fuzz.sh "${FUZZ_SECONDS:-15}" || status=1
+FUZZ_BUILD=build/sanitize bash bench/fuzz.sh "${FUZZ_SECONDS:-10}" || status=1
 bash tests/lint/clean_tree.sh compare "$tree_before" || status=1
 exit $status
