@@ -92,6 +92,7 @@ tar -xzf "$work/$tarball" -C "$work" || fail "cannot unpack $tarball"
 # The new helpers' folder is put in place by one rename; the old one goes after.
 mkdir -p "$prefix/bin" "$prefix/lib" || fail "cannot write to $prefix"
 staging=$(mktemp -d "$prefix/lib/.cudnnenv-new.XXXXXX") || fail "cannot write to $prefix/lib"
+chmod 755 "$staging"  # mktemp's 0700 would keep a --prefix shared with others from them
 cp -R "$work/$top/lib/cudnnenv/." "$staging/"
 if [ -d "$prefix/lib/cudnnenv" ]; then
   old="$prefix/lib/.cudnnenv-old.$$"

@@ -24,6 +24,8 @@ cudnnenv install: add this line to ~/.bashrc, then open a new shell:
 expect_eq "$(cat install.err)" "" "install.sh's errors"
 expect_eq "$(grep -c ' 200$' server.log)" "3" "install.sh, SHA256SUMS and the tarball, each fetched once"
 expect_eq "$(readlink home/.local/bin/cudnnenv)" "../lib/cudnnenv/cudnnenv" "bin/cudnnenv"
+expect_eq "$(stat -c %a home/.local/lib/cudnnenv home/.local/lib/cudnnenv/cudnnenv)" "755
+755" "the helpers' folder and cudnnenv: readable and runnable by every user, as the tarball has them"
 expect_eq "$(ls -A tmp)" "" "the temporary folder after the install"
 # The line it printed, run in a new shell, finds cudnnenv and its hook.
 env -i HOME="$WORK/home" PATH=/usr/bin:/bin bash --norc --noprofile -c "$(sed -n 3p install.out); type -t _cudnnenv_hook; cudnnenv --version" \
