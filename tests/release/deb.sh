@@ -24,6 +24,6 @@ dpkg --root="$root" --force-depends --force-not-root --force-script-chrootless -
 expect_eq "$(dpkg --root="$root" -s cudnnenv 2> /dev/null | grep '^Status:')" "Status: install ok installed" "dpkg's record"
 expect_eq "$("$root/usr/bin/cudnnenv" --version)" "cudnnenv $VERSION" "--version of the cudnnenv dpkg installed"
 "$root/usr/bin/cudnnenv" selftest --json > selftest.json || fail "selftest of the cudnnenv dpkg installed: $(cat selftest.json)"
-expect_eq "$(python3 -c 'import json; r = json.load(open("selftest.json")); print(r["passed"], sorted({c["status"] for c in r["cases"]}))')" \
+expect_eq "$(selftest_verdict selftest.json)" \
   "True ['held']" "selftest of the cudnnenv dpkg installed"
 pass "the .deb: its control, the tarball's files under /usr, installed by dpkg, selftest holds"

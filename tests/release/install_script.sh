@@ -33,7 +33,7 @@ env -i HOME="$WORK/home" PATH=/usr/bin:/bin bash --norc --noprofile -c "$(sed -n
 expect_eq "$(cat line.out)" "function
 cudnnenv $VERSION" "the printed line in a new shell"
 home/.local/bin/cudnnenv selftest --json > selftest.json 2> selftest.err || fail "selftest: $(cat selftest.json selftest.err)"
-expect_eq "$(python3 -c 'import json; r = json.load(open("selftest.json")); print(r["passed"], sorted({c["status"] for c in r["cases"]}))')" \
+expect_eq "$(selftest_verdict selftest.json)" \
   "True ['held']" "selftest of the cudnnenv install.sh installed"
 # Where no login shell set SHELL (a container, a CI runner): the line for bash, and exit 0.
 env -u SHELL HOME="$WORK/home2" PATH=/usr/bin:/bin TMPDIR="$WORK/tmp" CUDNNENV_DIST=$url sh srv/install.sh \

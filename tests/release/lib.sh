@@ -9,3 +9,11 @@ VERSION=$(sed -n 's/^[0-9a-f]*  cudnnenv-\([0-9][0-9.]*\)-linux-x86_64\.tar\.gz$
 [ -n "$VERSION" ] || fail "no Linux tarball in $DIST/SHA256SUMS"
 unset CUDNNENV_VERSION CUDNNENV_ROOT CUDNNENV_ACTIVATED
 export CUDNNENV_ROOT="$WORK/store"
+
+# selftest_verdict FILE: of `cudnnenv selftest --json` in FILE, whether it passed and the set of its cases'
+# statuses ("True ['held']" when every case held).
+selftest_verdict() {
+  python3 -c 'import json, sys
+r = json.load(open(sys.argv[1]))
+print(r["passed"], sorted({c["status"] for c in r["cases"]}))' "$1"
+}

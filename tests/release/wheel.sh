@@ -24,7 +24,7 @@ selftest" "the helpers in the venv's lib/cudnnenv/"
 pass "pip install of the wheel: the native program in bin/, its helpers in lib/cudnnenv/"
 
 v/bin/cudnnenv selftest --json > selftest.json 2> selftest.err || fail "selftest: $(cat selftest.json selftest.err)"
-expect_eq "$(python3 -c 'import json; r = json.load(open("selftest.json")); print(r["passed"], sorted({c["status"] for c in r["cases"]}))')" \
+expect_eq "$(selftest_verdict selftest.json)" \
   "True ['held']" "selftest of the wheel's cudnnenv"
 make_linux_tree tree 9.1.0 "$FIXTURES/fake-elf64-9.1.0.so"
 v/bin/cudnnenv install tree --name t > /dev/null || fail "install with the wheel's cudnnenv"
