@@ -1,6 +1,7 @@
 // cudnnenv.lock, from cloned repositories: what parses must write back to
-// the same lock (serialize_lock, then parse_lock again), and compare with a
-// project file's words without harm.
+// the same lock (serialize_lock, then parse_lock again), never stale against
+// that copy (lock --check), and compare with a project file's words without
+// harm.
 #include <cstdlib>
 
 #include "select/lock.hpp"
@@ -24,6 +25,9 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
     if (!same(again->cudnn[i], lock->cudnn[i])) std::abort();
   }
   if (again->runtime != lock->runtime) std::abort();
+  // lock --check: a lock is never stale against what it reads back as; against an empty one, without harm.
+  if (!cudnnenv::lock_staleness(*lock, *again).empty()) std::abort();
+  (void)cudnnenv::lock_staleness(cudnnenv::LockFile{}, *lock);
   cudnnenv::ProjectFile project;
   project.cudnn = "9.1";
   (void)cudnnenv::lock_differences(lock->input, cudnnenv::lock_input_of(project));
