@@ -88,6 +88,9 @@ actual=$(sha256_of "$work/$tarball")
 top=${tarball%.tar.gz}
 tar -xzf "$work/$tarball" -C "$work" || fail "cannot unpack $tarball"
 [ -x "$work/$top/lib/cudnnenv/cudnnenv" ] || fail "$tarball does not hold lib/cudnnenv/cudnnenv"
+# Started before anything is put in place: a program this machine cannot run replaces nothing.
+version=$("$work/$top/lib/cudnnenv/cudnnenv" --version 2> "$work/start.err") ||
+  fail "$tarball's cudnnenv does not start on this machine: $(cat "$work/start.err"); not installed (nothing was changed)"
 
 # The new helpers' folder is put in place by one rename; the old one goes after.
 mkdir -p "$prefix/bin" "$prefix/lib" || fail "cannot write to $prefix"
@@ -111,7 +114,6 @@ mkdir -p "$prefix/share"
   mkdir -p "$prefix/share/$(dirname "$file")"
   cp "$work/$top/share/$file" "$prefix/share/$file"
 done
-version=$("$prefix/bin/cudnnenv" --version) || fail "the installed $prefix/bin/cudnnenv does not start"
 say "installed $version into $prefix (bin/cudnnenv, lib/cudnnenv/)"
 
 # The one line for this user's shell, the folder quoted for it.
