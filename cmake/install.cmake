@@ -5,7 +5,7 @@
 # go into lib/cudnnenv/, and bin/cudnnenv is a link to the one there (the
 # program resolves its own path through the link). The completions (asking
 # `cudnnenv` on PATH) and the man pages (`cudnnenv __man`) are made from the
-# built program.
+# built program: a cross build's under its emulator (qemu for aarch64).
 # Windows: one folder with the three programs and the fence DLL, the README, zlib\ and
 # selftest\ (the release's .zip).
 include(GNUInstallDirs)
@@ -37,15 +37,16 @@ else()
   install(FILES ${PROJECT_SOURCE_DIR}/README.md ${PROJECT_SOURCE_DIR}/ARCHITECTURE.md
                 ${PROJECT_SOURCE_DIR}/docs/cudnn-index.example.tsv DESTINATION ${CMAKE_INSTALL_DOCDIR})
 
-  if(NOT CMAKE_CROSSCOMPILING)
+  if(NOT CMAKE_CROSSCOMPILING OR CMAKE_CROSSCOMPILING_EMULATOR)
+    # COMMAND cudnnenv: the target, which CMake starts through the emulator when there is one.
     set(generated ${CMAKE_BINARY_DIR}/generated/install)
     set(completions ${generated}/cudnnenv.bash ${generated}/_cudnnenv ${generated}/cudnnenv.fish)
     add_custom_command(
       OUTPUT ${completions}
       COMMAND ${CMAKE_COMMAND} -E make_directory ${generated}
-      COMMAND $<TARGET_FILE:cudnnenv> completion bash --command cudnnenv > ${generated}/cudnnenv.bash
-      COMMAND $<TARGET_FILE:cudnnenv> completion zsh --command cudnnenv > ${generated}/_cudnnenv
-      COMMAND $<TARGET_FILE:cudnnenv> completion fish --command cudnnenv > ${generated}/cudnnenv.fish
+      COMMAND cudnnenv completion bash --command cudnnenv > ${generated}/cudnnenv.bash
+      COMMAND cudnnenv completion zsh --command cudnnenv > ${generated}/_cudnnenv
+      COMMAND cudnnenv completion fish --command cudnnenv > ${generated}/cudnnenv.fish
       DEPENDS cudnnenv
       COMMENT "Writing the completion scripts")  # not VERBATIM: '>' is the build shell's
     set(install_outputs ${completions})
@@ -55,7 +56,7 @@ else()
     add_custom_command(
       OUTPUT ${man_pages}
       COMMAND ${CMAKE_COMMAND} -E rm -rf ${generated}/man
-      COMMAND $<TARGET_FILE:cudnnenv> __man ${generated}/man
+      COMMAND cudnnenv __man ${generated}/man
       DEPENDS cudnnenv
       COMMENT "Writing the man pages"
       VERBATIM)

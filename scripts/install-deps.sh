@@ -11,6 +11,10 @@ packages=(
   libboost1.81-dev
   # the Linux launcher's C library (shim/CMakeLists.txt: musl's static start is ~190 us cheaper than glibc's)
   musl-dev musl-tools
+  # Linux aarch64 cross-build (the dist-linux-aarch64 preset) with Debian's arm64 libraries (multiarch), and
+  # qemu's user mode for its release test (tests/release/aarch64.sh)
+  g++-aarch64-linux-gnu libarchive-dev:arm64 zlib1g-dev:arm64 liblzma-dev:arm64 libbz2-dev:arm64 libssl-dev:arm64
+  libcurl4-openssl-dev:arm64 musl-dev:arm64 qemu-user-static
   # Windows cross-build and its tests
   g++-mingw-w64-x86-64-posix gcc-mingw-w64-i686 libz-mingw-w64-dev wine64
   # test fixtures: 32-bit ELF libraries, archives
@@ -42,6 +46,7 @@ for p in "${packages[@]}"; do
 done
 if [ ${#missing[@]} -gt 0 ]; then
   export DEBIAN_FRONTEND=noninteractive
+  dpkg --print-foreign-architectures | grep -qx arm64 || dpkg --add-architecture arm64
   apt-get update -q
   apt-get install -y -q --no-install-recommends "${missing[@]}"
 fi

@@ -6,9 +6,9 @@ order, with the commit's time (SOURCE_DATE_EPOCH), owner 0 and fixed modes,
 so that two builds of one commit give the same bytes.
 
 Usage: release.py --version V --epoch SECONDS --out DIR --url-base URL
-                  [--linux TREE --deb-root ROOT --arch x86_64] [--windows TREE] [--also NAME]
-  TREE: what `cmake --install --prefix TREE` wrote; ROOT: a DESTDIR install
-  with the prefix /usr. --url-base: where the release's files are published
+                  [--linux ARCH TREE ROOT]... [--windows TREE] [--also NAME]
+  ARCH: x86_64 or aarch64; TREE: what `cmake --install --prefix TREE` wrote;
+  ROOT: a DESTDIR install with the prefix /usr. --url-base: where the release's files are published
   ({version} is replaced), for the Scoop and winget manifests.
 """
 import argparse
@@ -35,6 +35,8 @@ DEB_ARCH = {"x86_64": "amd64", "aarch64": "arm64"}
 
 # What each build compiles in, by the Debian package it comes from (the
 # SBOM's versions are those packages' on the machine that built the release).
+# The aarch64 build takes its C and C++ libraries from the cross compiler's
+# packages (CROSS) and the others from Debian's arm64 packages (multiarch).
 COMPILED_IN = {
     "linux": [
         ("glibc", "libc6-dev", "cudnnenv itself, linked statically; the helpers link to the system's glibc >= 2.28"),
@@ -156,6 +158,9 @@ def write_wheel(version, tag, scripts, data, epoch, out):
     write_zip(entries, epoch, out)
 
 
+CROSS = {"libc6-dev": "libc6-dev-arm64-cross", "libstdc++-12-dev": "libstdc++-12-dev-arm64-cross"}
+
+
 def write_deb(root, version, arch, epoch, out):
     control = os.path.join(root, "DEBIAN", "control")
     os.makedirs(os.path.dirname(control), exist_ok=True)
@@ -195,19 +200,22 @@ def write_sbom(version, epoch, builds, files, out):
     relationships = [{"spdxElementId": "SPDXRef-DOCUMENT", "relationshipType": "DESCRIBES",
                       "relatedSpdxElement": "SPDXRef-Package-cudnnenv"}]
     used = []
-    for build in builds:
-        used += [(build, entry) for entry in COMPILED_IN[build]]
-    used += [("linux and windows", entry) for entry in COMPILED_IN["both"]]
-    for build, (name, package, how) in used:
+    for build, deb_arch in builds:
+        used += [(build, deb_arch, entry) for entry in COMPILED_IN[build.split(" ")[0]]]
+    used += [("every", "all", entry) for entry in COMPILED_IN["both"]]
+    for build, deb_arch, (name, package, how) in used:
         ident = "SPDXRef-Package-" + "".join(c if c.isalnum() else "-" for c in f"{package}-{build}")
-        package_version = deb_version(package)
+        if deb_arch == "arm64" and package in CROSS:
+            package, deb_arch = CROSS[package], "all"
+        package_version = deb_version(package if deb_arch in ("all", "amd64") else f"{package}:{deb_arch}")
         packages.append({
             "name": name, "SPDXID": ident, "versionInfo": package_version, "downloadLocation": "NOASSERTION",
             "filesAnalyzed": False, "licenseConcluded": "NOASSERTION", "licenseDeclared": "NOASSERTION",
             "copyrightText": "NOASSERTION", "supplier": "Organization: Debian",
             "comment": f"compiled into the {build} programs from Debian's {package}" + (f": {how}" if how else ""),
             "externalRefs": [{"referenceCategory": "PACKAGE-MANAGER", "referenceType": "purl",
-                              "referenceLocator": f"pkg:deb/debian/{package}@{package_version}"}]})
+                              "referenceLocator": f"pkg:deb/debian/{package}@{package_version}" +
+                                                  ("" if deb_arch == "all" else f"?arch={deb_arch}")}]})
         relationships.append({"spdxElementId": "SPDXRef-Package-cudnnenv", "relationshipType": "STATIC_LINK",
                               "relatedSpdxElement": ident})
     digest = hashlib.sha256("".join(f"{n}:{h}" for n, h in files).encode()).hexdigest()
@@ -266,9 +274,7 @@ def main():
     parser = argparse.ArgumentParser()
     for option in ("--version", "--epoch", "--out", "--url-base"):
         parser.add_argument(option, required=True)
-    parser.add_argument("--linux")
-    parser.add_argument("--deb-root")
-    parser.add_argument("--arch", default="x86_64")
+    parser.add_argument("--linux", nargs=3, action="append", default=[], metavar=("ARCH", "TREE", "ROOT"))
     parser.add_argument("--windows")
     parser.add_argument("--also", action="append", default=[], help="a file already in OUT to list in SHA256SUMS")
     arguments = parser.parse_args()
@@ -276,16 +282,15 @@ def main():
     os.makedirs(out, exist_ok=True)
     artifacts = list(arguments.also)
     builds = []
-    if arguments.linux:
-        builds.append("linux")
-        arch = arguments.arch
+    for arch, linux_tree, deb_root in arguments.linux:
+        builds.append((f"linux {arch}", DEB_ARCH[arch]))
         top = f"{NAME}-{version}-linux-{arch}"
-        write_tarball(arguments.linux, top, epoch, os.path.join(out, top + ".tar.gz"))
+        write_tarball(linux_tree, top, epoch, os.path.join(out, top + ".tar.gz"))
         artifacts.append(top + ".tar.gz")
         deb = f"{NAME}_{version}_{DEB_ARCH[arch]}.deb"
-        write_deb(arguments.deb_root, version, arch, epoch, os.path.join(out, deb))
+        write_deb(deb_root, version, arch, epoch, os.path.join(out, deb))
         artifacts.append(deb)
-        helpers = os.path.join(arguments.linux, "lib", NAME)
+        helpers = os.path.join(linux_tree, "lib", NAME)
         # The helpers only: pip leaves behind the folders it made for shared ones (share/man/...).
         data = [(f"lib/{NAME}/{rel}", full) for rel, full in walk(helpers) if rel != NAME]
         wheel = f"{NAME}-{version}-py3-none-manylinux_2_28_{arch}.whl"
@@ -293,7 +298,7 @@ def main():
                     os.path.join(out, wheel))
         artifacts.append(wheel)
     if arguments.windows:
-        builds.append("windows")
+        builds.append(("windows x86_64", "all"))
         tree = arguments.windows
         zip_name = f"{NAME}-{version}-windows-x86_64.zip"
         write_zip([(rel, read(full), 0o755 if rel.endswith((".exe", ".dll")) else 0o644) for rel, full in walk(tree)],

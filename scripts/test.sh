@@ -1,9 +1,9 @@
 #!/usr/bin/env bash
 # Installs what is needed, builds each preset once (native release, Windows
-# with mingw-w64, native with ASan + UBSan and the libFuzzer targets), and runs
-# every test: native unit and end-to-end tests, the release's files (packed
-# from the native and Windows builds, then built again in another folder and
-# compared), the Windows ones under wine64, the native ones again under the
+# with mingw-w64, the shipped Linux aarch64 programs, native with ASan + UBSan
+# and the libFuzzer targets), and runs every test: native unit and end-to-end
+# tests, the release's files (packed from the native, Windows and aarch64
+# builds, then built again in another folder and compared), the Windows ones under wine64, the native ones again under the
 # sanitizers, and each fuzz target for FUZZ_SECONDS (default 10) on its seed
 # corpus (bench/fuzz.sh runs them longer).
 set -euo pipefail
@@ -19,6 +19,8 @@ cmake --preset release
 cmake --build --preset release -j"$jobs"
 cmake --preset mingw
 cmake --build --preset mingw -j"$jobs"
+cmake --preset dist-linux-aarch64
+cmake --build --preset dist-linux-aarch64 -j"$jobs"
 # One sanitizer build serves the sanitizer test run and the fuzz targets
 # (the `fuzz` preset builds the targets alone, for fuzzing by hand).
 cmake --preset sanitize

@@ -49,6 +49,9 @@ assert len(ids) == len(set(ids)), "SPDXIDs repeat"
 for package in document["packages"][1:]:
     purl = package["externalRefs"][0]["referenceLocator"]
     deb = purl.split("/")[-1].split("@")[0]
+    arch = purl.partition("?arch=")[2]
+    if arch not in ("", "amd64"):
+        deb += ":" + arch
     have = subprocess.run(["dpkg-query", "-W", "-f=${Version}", deb], capture_output=True, text=True).stdout
     assert package["versionInfo"] == have, (deb, package["versionInfo"], have)
     print(package["name"])
