@@ -6,7 +6,8 @@
 # store of its own, a fake tree selected globally. Interleaved in one run
 # (ROUNDS starts each, bench/spawn_timer.c): `cudnnenv current` (what the
 # prompt hook runs when something changed) and a shim starting a static
-# program. Prints the medians and the wheel's ratio to the tarball's.
+# program. Prints the medians and the wheel's ratio to the tarball's (the shims
+# timed in both orders: see below).
 # Usage: bench/release_install.sh [ROUNDS] [DIST]   (DIST: scripts/release.sh's output, default dist/)
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -44,12 +45,23 @@ for launcher in "$work/venv/lib/cudnnenv/cudnnenv-shim" "$work/tarball/cudnnenv-
 done
 cd "$work"
 unset CUDNNENV_ROOT  # each command names its store: --root, or the shim's own folder
+# A start right after the large static cudnnenv's is ~50 us slower, whichever program it is (caches and TLB
+# refilled): so two runs, the shims in both orders, and each shim's figure is the mean of its two medians.
+shim_wheel=$work/store-wheel/.cudnnenv/shims/true-static shim_tarball=$work/store-tarball/.cudnnenv/shims/true-static
 "$work/spawn_timer" "$rounds" "$work/true-static" ::: "$wheel" --root "$work/store-wheel" current ::: \
-  "$tarball" --root "$work/store-tarball" current ::: "$work/store-wheel/.cudnnenv/shims/true-static" ::: \
-  "$work/store-tarball/.cudnnenv/shims/true-static" > "$work/out"
-labels=("a static program, directly" "cudnnenv current (wheel)" "cudnnenv current (tarball)" "shim (wheel)" "shim (tarball)")
+  "$tarball" --root "$work/store-tarball" current ::: "$shim_wheel" ::: "$shim_tarball" > "$work/out"
+"$work/spawn_timer" "$rounds" "$work/true-static" ::: "$wheel" --root "$work/store-wheel" current ::: \
+  "$tarball" --root "$work/store-tarball" current ::: "$shim_tarball" ::: "$shim_wheel" > "$work/out2"
+labels=("a static program, directly" "cudnnenv current (wheel)" "cudnnenv current (tarball)" "shim (wheel)"
+        "shim (tarball)")
 i=0
 while read -r line; do echo "${labels[$i]}: $line"; i=$((i + 1)); done < "$work/out"
-awk '{ m[NR] = $3 } END {
-  printf "wheel / tarball, median: current %.3f, shim %.3f\n", m[2] / m[3], m[4] / m[5]
-}' "$work/out"
+labels=("a static program, directly" "cudnnenv current (wheel)" "cudnnenv current (tarball)" "shim (tarball)"
+        "shim (wheel)")
+echo "again, the shims' order swapped:"
+i=0
+while read -r line; do echo "${labels[$i]}: $line"; i=$((i + 1)); done < "$work/out2"
+awk 'FNR == 1 { run++ } { m[run, FNR] = $3 } END {
+  printf "wheel / tarball, median: current %.3f, shim %.3f (the mean of both orders)\n",
+    (m[1, 2] + m[2, 2]) / (m[1, 3] + m[2, 3]), (m[1, 4] + m[2, 5]) / (m[1, 5] + m[2, 4])
+}' "$work/out" "$work/out2"
