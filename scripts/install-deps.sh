@@ -18,7 +18,8 @@ packages=(
   # Windows cross-build and its tests
   g++-mingw-w64-x86-64-posix gcc-mingw-w64-i686 libz-mingw-w64-dev wine64
   # test fixtures: 32-bit ELF libraries, archives
-  gcc-multilib zip unzip libarchive-tools xz-utils tar python3
+  # (gcc-12-multilib: gcc-multilib adds only the /usr/include/asm link, and conflicts with the aarch64 cross compiler)
+  gcc-12-multilib zip unzip libarchive-tools xz-utils tar python3
   # the download tests' test CA and terminal (openssl, script), the download bench's curl
   openssl bsdutils curl
   # shells, Lmod (export modulefile's test) and benches
