@@ -102,14 +102,18 @@ static const char* const pin_entries[component_count] = {CUDNNENV_COMPONENTS(CUD
 #define CUDNNENV_EVERY_NAME(kind, noun, short_noun, json_key, folder_words, pin_variable, active_variable, every_name) \
   every_name,
 static const int every_name[component_count] = {CUDNNENV_COMPONENTS(CUDNNENV_EVERY_NAME)};
+enum { release_count = 3 }; /* the in11, in12, in13 columns */
 struct library {
   const char* stem;
   int component;
   int pinned;
   int family;
+  int in_release[release_count];
 };
-#define CUDNNENV_LIBRARY(kind, stem, pinned, family) {stem, component_##kind, pinned, family},
+#define CUDNNENV_LIBRARY(kind, stem, pinned, family, in11, in12, in13) \
+  {stem, component_##kind, pinned, family, {in11, in12, in13}},
 static const struct library libraries[] = {CUDNNENV_LIBRARIES(CUDNNENV_LIBRARY)};
+enum { library_count = sizeof libraries / sizeof libraries[0] };
 
 static char folders[component_count][4096];
 static size_t folder_lengths[component_count];
@@ -172,21 +176,75 @@ unsigned int la_version(unsigned int version) {
   return LAV_CURRENT;
 }
 
-/* The component whose folder a load of `base` goes to: a pinned library's
- * lib<stem>.so or lib<stem>.so.<...> (a family's also lib<stem>_<part>.so...:
- * libcudnn_ops.so.9.19.0); -1 for every other name. */
-static int component_of(const char* base) {
+/* The pinned library a load of `base` names: lib<stem>.so or
+ * lib<stem>.so.<...> (a family's also lib<stem>_<part>.so...:
+ * libcudnn_ops.so.9.19.0); -1 for every other name. `number` gets the N of
+ * lib<stem>.so.N..., or 0. */
+static int library_of(const char* base, int* number) {
   if (!starts_with(base, "lib")) return -1;
-  for (size_t i = 0; i < sizeof libraries / sizeof libraries[0]; ++i) {
+  for (int i = 0; i < library_count; ++i) {
     const struct library* library = &libraries[i];
     if (!library->pinned || !starts_with(base + 3, library->stem)) continue;
     const char* rest = base + 3 + length_of(library->stem);
     if (library->family && *rest == '_') {
       while (*rest == '_' || (*rest >= 'a' && *rest <= 'z') || (*rest >= '0' && *rest <= '9')) ++rest;
     }
-    if (starts_with(rest, ".so") && (rest[3] == '\0' || rest[3] == '.')) return library->component;
+    if (!starts_with(rest, ".so") || (rest[3] != '\0' && rest[3] != '.')) continue;
+    *number = 0;
+    for (const char* digit = rest + 4; rest[3] == '.' && *digit >= '0' && *digit <= '9'; ++digit) {
+      if (*number < 100000) *number = *number * 10 + (*digit - '0');
+    }
+    return i;
   }
   return -1;
+}
+
+static char probe_path[4096 + 64];
+
+/* Whether `folder` holds lib<stem>.so.<number>. */
+static int folder_holds(int component, const char* stem, int number) {
+  const size_t length = folder_lengths[component], stem_length = length_of(stem);
+  if (length == 0 || number <= 0 || length + 1 + 3 + stem_length + 4 + 6 + 1 > sizeof probe_path) return 0;
+  size_t used = length;
+  copy(probe_path, folders[component], length);
+  copy(probe_path + used, "/lib", 4);
+  used += 4;
+  copy(probe_path + used, stem, stem_length);
+  used += stem_length;
+  copy(probe_path + used, ".so.", 4);
+  used += 4;
+  char digits[8];
+  int count = 0;
+  do {
+    digits[count++] = (char)('0' + number % 10);
+    number /= 10;
+  } while (number > 0);
+  while (count > 0) probe_path[used++] = digits[--count];
+  probe_path[used] = '\0';
+  return system_call(SYS_FACCESSAT, AT_FDCWD, (long)probe_path, 0 /* F_OK */, 0) == 0;
+}
+
+/* For a component fenced by its release (every_name 2): the column of the
+ * release its folder holds, by the component's first library of the table
+ * (libcudart.so.<N>), the newest first; -1 when none. Found once. */
+static int pinned_release[component_count];
+static int pinned_release_found[component_count];
+
+static int release_of_folder(int component) {
+  if (pinned_release_found[component]) return pinned_release[component];
+  pinned_release_found[component] = 1;
+  pinned_release[component] = -1;
+  for (int i = 0; i < library_count; ++i) {
+    if (libraries[i].component != component) continue;
+    for (int column = release_count - 1; column >= 0; --column) {
+      if (folder_holds(component, libraries[i].stem, libraries[i].in_release[column])) {
+        pinned_release[component] = column;
+        break;
+      }
+    }
+    break;
+  }
+  return pinned_release[component];
 }
 
 static char rewritten[8192];
@@ -275,12 +333,17 @@ char* la_objsearch(const char* name, uintptr_t* cookie, unsigned int flag) {
   for (const char* p = name; *p; ++p) {
     if (*p == '/') base = p + 1;
   }
-  const int component = component_of(base);
-  if (component < 0) return (char*)name;
+  int number = 0;
+  const int library = library_of(base, &number);
+  if (library < 0) return (char*)name;
+  const int component = libraries[library].component;
   if (!environment_read) read_environment();
   if (!join(folders[component], folder_lengths[component], base)) return (char*)name;
-  if (!every_name[component] && system_call(SYS_FACCESSAT, AT_FDCWD, (long)rewritten, 0 /* F_OK */, 0) != 0) {
-    return (char*)name;
+  if (every_name[component] != 1 && system_call(SYS_FACCESSAT, AT_FDCWD, (long)rewritten, 0 /* F_OK */, 0) != 0) {
+    /* Not in the folder: fenced (the load fails) when the name is one of
+     * the pinned release's; else the program's own. */
+    const int column = every_name[component] == 2 ? release_of_folder(component) : -1;
+    if (column < 0 || number == 0 || libraries[library].in_release[column] != number) return (char*)name;
   }
 #if defined(CUDNNENV_AUDIT_REPORT)
   log_event('T', "pin", rewritten);

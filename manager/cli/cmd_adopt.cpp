@@ -75,11 +75,6 @@ Result<int> run_adopt(const AdoptArguments& arguments, const Context& context) {
   const auto directory = util::path_from_utf8(arguments.directory);
   CUDNNENV_TRY_ASSIGN(kind, kind_to_adopt(arguments, directory));
   CUDNNENV_TRY(check_foreign(arguments, directory, context));
-  if (arguments.heal && *kind != TreeKind::cudnn) {
-    return make_error("--heal fills a cuDNN folder's missing libraries, and '" + util::printable(arguments.directory) +
-                          "' is adopted as a " + std::string(component(*kind).noun) + " tree",
-                      "drop --heal", ExitCode::usage);
-  }
   if (*kind != TreeKind::cudnn) {
     CUDNNENV_TRY_ASSIGN(runtime, context.store().adopt_component(*kind, directory, options));
     CUDNNENV_TRY(check_foreign(arguments, directory, context, &*runtime));
@@ -141,15 +136,16 @@ void register_adopt(CLI::App& app, Context& context) {
                     "adopt a folder another user can change (its owner, or its group or everyone can write it): "
                     "what they put there then loads wherever the tree is selected");
   command->add_flag("--heal", arguments->heal,
-                    "a folder lacking libraries of its release (a wheel without cudnn_engines_tensor_ir): a store "
-                    "folder of links to its files plus the missing ones from a tree of the same release and CUDA "
-                    "in the store");
+                    "a folder lacking libraries of its release (a wheel without cudnn_engines_tensor_ir; a CUDA "
+                    "runtime without the libcublasLt.so.13 its libcublas.so.13 needs): a store folder of links to "
+                    "its files plus the missing ones from a tree of the same release (and CUDA) in the store");
   command->footer(
       "Examples:\n"
       "  cudnnenv adopt /usr/local/cuda-12.2                  the cuDNN copied into a toolkit\n"
       "  cudnnenv adopt .venv/lib/python3.12/site-packages/nvidia/cu13/lib   PyTorch's CUDA 13 runtime\n"
       "  cudnnenv adopt /usr/local/cuda-12.2/lib64 --runtime  a toolkit's runtime libraries\n"
-      "  cudnnenv adopt --heal .venv/lib/python3.12/site-packages/nvidia/cudnn   a wheel missing a sub-library");
+      "  cudnnenv adopt --heal .venv/lib/python3.12/site-packages/nvidia/cudnn   a wheel missing a sub-library\n"
+      "  cudnnenv adopt --heal .venv/lib/python3.12/site-packages/nvidia/cu13    a runtime missing a library");
   command->callback(
       [arguments, &context] { context.action = [arguments, &context] { return run_adopt(*arguments, context); }; });
 }

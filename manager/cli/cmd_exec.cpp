@@ -51,6 +51,7 @@ Result<void> check_before_start(const std::string& verify, int device, const Con
         auto full = store.full_record(runtime);
         return full ? *full : runtime;
       };
+      check.store_runtimes = [&store] { return store.list().of(TreeKind::cuda); };
     }
   }
   return check_pin(tree, check);

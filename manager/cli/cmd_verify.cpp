@@ -148,6 +148,7 @@ Result<int> run_verify(const VerifyArguments& arguments, const Context& context)
   options.level = util::parse_name(k_verify_levels, arguments.level).value_or(VerifyLevel::conv);
   options.devices = arguments.device;
   options.probe_program = probe_program_beside(util::installed_program());
+  options.store_runtimes = context.store().list().of(TreeKind::cuda);
   const bool conv_asked = arguments.level == "conv";
 
   int exit_code = 0;

@@ -1071,12 +1071,16 @@ DoctorCheck check_integrity(const Facts& facts, const DoctorOptions& options) {
   std::vector<std::string> details;
   std::string first_tree;
   const TreeRecord* first_damaged = nullptr;
+  std::vector<TreeRecord> runtimes;  // the donors an incomplete runtime's fix names
+  std::ranges::copy_if(all, std::back_inserter(runtimes),
+                       [](const TreeRecord& tree) { return tree.kind == TreeKind::cuda; });
   for (const auto& tree : all) {
     std::vector<std::string> problems;
     if (options.deep) {
       VerifyOptions verify;
       verify.level = VerifyLevel::files;
       verify.environment = facts.environment;
+      verify.store_runtimes = runtimes;
       for (const auto& item : verify_tree(tree, verify).checks) {
         if (item.status == CheckStatus::failed) problems.push_back(item.name + ": " + item.detail);
       }

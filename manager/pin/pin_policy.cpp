@@ -13,6 +13,7 @@
 #include "launch_key.hpp"
 #include "probe/probe.hpp"
 #include "store/layout.hpp"
+#include "store/runtime.hpp"
 #include "util/fs.hpp"
 #include "util/text.hpp"
 #include "verify/verify.hpp"
@@ -221,6 +222,18 @@ Result<void> check_pin(const TreeRecord& tree, const PinCheckOptions& options) {
           "see 'cudnnenv verify " + util::command_word(runtime->name) + "'; launch anyway with " + options.skip_check;
       if (auto complete = check_file_set(*runtime, file_set(*runtime), runtime_hint, options.environment); !complete) {
         return complete;
+      }
+      // A library the runtime's own libraries need and it lacks (a wheel half uninstalled): the fence would
+      // fail its load, and without the fence the program would mix in another copy.
+      const fs::path runtime_dir = runtime->resolve(runtime->layout.library_dir);
+      if (const auto unmet = unmet_runtime_needs(runtime_dir, runtime->platform.os); !unmet.empty()) {
+        return make_error("the CUDA runtime '" + util::printable(runtime->name) +
+                              "' is incomplete: " + util::to_utf8(runtime_dir) + " lacks " + describe_unmet(unmet),
+                          runtime_heal_hint(*runtime, options.store_runtimes &&
+                                                          has_heal_donor(*runtime, unmet, options.store_runtimes())) +
+                              "; launch anyway with " + options.skip_check + " (the fence then fails " +
+                              (unmet.size() == 1 ? "its load" : "their loads") + ")",
+                          ExitCode::verify_failed);
       }
     }
   }

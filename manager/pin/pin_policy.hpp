@@ -50,6 +50,9 @@ struct PinCheckOptions {
   // its files are checked as the tree's are (a wheel uninstalled after
   // `adopt --runtime` leaves a dangling entry). Empty: no runtime.
   std::function<std::optional<TreeRecord>()> runtime;
+  // The store's runtime trees, read only when that runtime is incomplete:
+  // the fix heals it from one of its release when one is there.
+  std::function<std::vector<TreeRecord>()> store_runtimes;
   // How the user who started it skips the check, or asks for the lighter
   // one, as the hints say it (a Slurm task: srun's --cudnn-verify).
   std::string skip_check = "--verify none";

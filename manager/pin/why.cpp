@@ -370,6 +370,16 @@ std::string fix_for_missing(const MissingLibrary& missing, const FixContext& con
     prefer = context.tree->cuda->major;
   }
   if (const auto major = cuda_major_of_library(name, prefer)) {
+    // The pinned runtime's own release lacks it: its fence failed the load.
+    if (context.runtime && context.runtime->version.major == *major) {
+      std::error_code ec;
+      const fs::path folder = context.runtime->resolve(context.runtime->layout.library_dir);
+      if (!fs::exists(folder / util::path_from_utf8(name), ec)) {
+        return runtime_heal_command(*context.runtime,
+                                    has_heal_donor(*context.runtime, {{name, {}}}, context.runtimes)) +
+               "  (the CUDA runtime '" + context.runtime->name + "' lacks it)";
+      }
+    }
     const TreeRecord* best = nullptr;
     for (const auto& runtime : context.runtimes) {
       if (runtime.version.major != *major) continue;

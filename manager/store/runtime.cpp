@@ -3,7 +3,10 @@
 #include <algorithm>
 #include <array>
 #include <charconv>
+#include <map>
+#include <set>
 
+#include "formats/binfmt.hpp"
 #include "util/fs.hpp"
 #include "util/text.hpp"
 
@@ -19,8 +22,16 @@ namespace {
 // The stems of the libraries a framework opens, as NVIDIA names the files:
 // Linux lib<stem>.so.<major>, Windows <stem>64_<major>.dll (cudart64_110,
 // nvrtc64_120_0, cupti64_2025.1.0), nvJitLink_<major>0_0.dll; the runtime's
-// rows of components.inc.
-#define CUDNNENV_STEM(kind, stem, pinned, family) std::pair{TreeKind::kind, std::string_view(stem)},
+// rows of components.inc, with the N of lib<stem>.so.N that CUDA 11, 12 and
+// 13 ship (0: none).
+struct LibraryStem {
+  TreeKind kind;
+  std::string_view stem;
+  std::array<int, 3> in_release;  // CUDA 11, 12, 13
+};
+constexpr int k_first_release_column = 11;
+#define CUDNNENV_STEM(kind, stem, pinned, family, in11, in12, in13) \
+  LibraryStem{TreeKind::kind, stem, {in11, in12, in13}},
 constexpr std::array k_library_stems = {CUDNNENV_LIBRARIES(CUDNNENV_STEM)};
 #undef CUDNNENV_STEM
 
@@ -75,7 +86,7 @@ std::vector<std::string> runtime_components(int major) {
 }
 
 bool is_runtime_library_name(std::string_view file_name, Os os) {
-  for (const auto& [kind, stem] : k_library_stems) {
+  for (const auto& [kind, stem, in_release] : k_library_stems) {
     if (kind != TreeKind::cuda) continue;
     if (os == Os::windows) {
       const std::string lower = util::to_lower(file_name);
@@ -105,7 +116,7 @@ namespace {
 // cudart64_110.dll -> 110, nvrtc64_120_0.dll -> 120, nvJitLink_120_0.dll -> 120.
 std::optional<std::pair<std::string, int>> stem_and_number(std::string_view file_name) {
   const std::string name = util::to_utf8(util::path_from_utf8(file_name).filename());
-  for (const auto& [kind, stem] : k_library_stems) {
+  for (const auto& [kind, stem, in_release] : k_library_stems) {
     if (kind != TreeKind::cuda) continue;
     std::string rest;
     if (util::starts_with(name, "lib" + std::string(stem) + ".so.")) {
@@ -130,20 +141,15 @@ std::optional<int> cuda_major_of_library(std::string_view file_name, std::option
   const auto& [stem, number] = *found;
   // Windows writes cudart, NVRTC and nvJitLink with the minor: 110, 120_0.
   const int major = number >= 100 ? number / 10 : number;
+  // The releases that ship that name (cuFFT is one behind, cuRAND is 10 in all); else the number itself.
   std::vector<int> majors;
-  // The majors that ship a name (cuda-runtime-facts.md section 1; CUDA 12
-  // and 13 manifests): cuFFT and cuSOLVER are one behind, cuRAND is 10 in all.
-  if (stem == "cufft" || stem == "cufftw") {
-    majors = {major + 1};
-  } else if (stem == "curand") {
-    majors = {11, 12, 13};
-  } else if (stem == "cusolver" || stem == "cusolverMg") {
-    majors = major == 10 ? std::vector{11} : major == 11 ? std::vector{11, 12} : std::vector{major + 1};
-  } else if (stem == "cusparse") {
-    majors = major == 12 ? std::vector{12, 13} : std::vector{major};
-  } else {
-    majors = {major};
+  for (const auto& row : k_library_stems) {
+    if (row.kind != TreeKind::cuda || row.stem != stem) continue;
+    for (std::size_t column = 0; column < row.in_release.size(); ++column) {
+      if (row.in_release[column] == major) majors.push_back(k_first_release_column + static_cast<int>(column));
+    }
   }
+  if (majors.empty()) majors = {major};
   if (prefer && std::find(majors.begin(), majors.end(), *prefer) != majors.end()) return prefer;
   return majors.back();
 }
@@ -281,6 +287,86 @@ Result<TreeLayout> locate_runtime_layout(const fs::path& root, Os os) {
   const std::size_t digits = os == Os::windows ? name.find('_') + 1 : name.find(".so.") + 4;
   layout.major = std::atoi(name.substr(digits, os == Os::windows ? 2 : std::string::npos).c_str());
   return layout;
+}
+
+std::vector<UnmetNeed> unmet_runtime_needs(const fs::path& library_dir, Os os) {
+  std::map<std::string, fs::path> files;
+  for (const auto& name : runtime_library_files(library_dir, os))
+    files[name] = library_dir / util::path_from_utf8(name);
+  return unmet_runtime_needs(files, os);
+}
+
+std::vector<UnmetNeed> unmet_runtime_needs(const std::map<std::string, fs::path>& files, Os os) {
+  auto key = [os](std::string_view name) { return os == Os::windows ? util::to_lower(name) : std::string(name); };
+  std::set<std::string> held;
+  for (const auto& [name, path] : files) held.insert(key(name));
+  std::map<std::string, std::set<std::string>> unmet;
+  for (const auto& [name, path] : files) {
+    const auto info = read_link_info(path);
+    if (!info) continue;
+    for (const auto& needed : info->needed) {
+      if (is_runtime_library_name(needed, os) && !held.contains(key(needed))) unmet[needed].insert(name);
+    }
+  }
+  std::vector<UnmetNeed> list;
+  for (auto& [name, by] : unmet) list.push_back({name, std::vector<std::string>(by.begin(), by.end())});
+  return list;
+}
+
+std::string describe_unmet(const std::vector<UnmetNeed>& unmet) {
+  std::vector<std::string> parts;
+  for (const auto& need : unmet) {
+    parts.push_back(util::printable(need.name) + " (needed by " + util::printable(util::join(need.needed_by, ", ")) +
+                    ")");
+  }
+  return util::join(parts, ", ");
+}
+
+namespace {
+
+// The release `install cuda` and the heal match: "13.0" where the minor is known, else "13" (known by name).
+std::string heal_release(const TreeRecord& tree) {
+  return tree.version_from != "name" ? std::to_string(tree.version.major) + "." + std::to_string(tree.version.minor)
+                                     : std::to_string(tree.version.major);
+}
+
+}  // namespace
+
+bool has_heal_donor(const TreeRecord& tree, const std::vector<UnmetNeed>& unmet,
+                    const std::vector<TreeRecord>& runtimes) {
+  for (const auto& candidate : runtimes) {
+    if (candidate.name == tree.name || candidate.platform.os != tree.platform.os ||
+        candidate.version.major != tree.version.major ||
+        (tree.version_from != "name" && candidate.version.minor != tree.version.minor)) {
+      continue;
+    }
+    const fs::path folder = candidate.resolve(candidate.layout.library_dir);
+    if (std::ranges::all_of(unmet, [&](const UnmetNeed& need) {
+          std::error_code ec;
+          return fs::is_regular_file(folder / util::path_from_utf8(need.name), ec);
+        })) {
+      return true;
+    }
+  }
+  return false;
+}
+
+std::string runtime_heal_command(const TreeRecord& tree, bool donor) {
+  const std::string name = util::command_word(tree.name);
+  if (tree.source.kind == "adopted") {
+    return (donor ? std::string() : "cudnnenv install cuda " + heal_release(tree) + " && ") + "cudnnenv remove " +
+           name + " --yes && cudnnenv adopt --heal " + util::command_word(tree.source.path) + " --name " + name;
+  }
+  return "cudnnenv remove " + name + " --yes && cudnnenv install cuda " + tree.version.str();
+}
+
+std::string runtime_heal_hint(const TreeRecord& tree, bool donor) {
+  if (tree.source.kind == "adopted") {
+    return std::string(donor ? "make it whole from the complete CUDA " : "install a complete CUDA ") +
+           heal_release(tree) + " runtime" + (donor ? " in the store" : " and make it whole from that") + ": " +
+           runtime_heal_command(tree, donor);
+  }
+  return "install it again: " + runtime_heal_command(tree, donor);
 }
 
 std::string default_runtime_name(const Version& release, bool major_only) {

@@ -4,6 +4,7 @@
 // NVIDIA's component archives become one, and which manifests are pinned.
 #pragma once
 
+#include <map>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -81,6 +82,41 @@ std::vector<std::string> runtime_library_files(const std::filesystem::path& libr
 // or NVIDIA's CUDA 13 wheel (nvidia/cu13/lib); one per component for the
 // CUDA 12 wheels (nvidia/cublas/lib, nvidia/cuda_runtime/lib, ...).
 std::vector<std::filesystem::path> runtime_library_folders(const std::filesystem::path& root, Os os);
+
+// A runtime library a runtime folder lacks while one of its libraries needs
+// it (ELF DT_NEEDED, PE import): libcublas.so.13 needs libcublasLt.so.13.
+struct UnmetNeed {
+  std::string name;                    // the library lacked
+  std::vector<std::string> needed_by;  // the folder's libraries that need it, sorted
+};
+
+// What the runtime libraries directly in `library_dir` need of the runtime's
+// own libraries (is_runtime_library_name) that the folder does not hold, by
+// name, sorted; empty for a whole runtime. A program started with such a
+// folder pinned would load that library from elsewhere (a mixed runtime) or
+// fail. Reads the libraries' tables; a file that cannot be read adds nothing.
+std::vector<UnmetNeed> unmet_runtime_needs(const std::filesystem::path& library_dir, Os os);
+
+// The same for the runtime library files `files` (name -> path) taken as
+// one folder.
+std::vector<UnmetNeed> unmet_runtime_needs(const std::map<std::string, std::filesystem::path>& files, Os os);
+
+// "libcublasLt.so.13 (needed by libcublas.so.13)", joined with ", ".
+std::string describe_unmet(const std::vector<UnmetNeed>& unmet);
+
+// Whether a runtime in `runtimes` other than `tree`, of its release (the
+// major, and the minor where it is known), holds every file
+// of `unmet`: the donor `adopt --heal` completes `tree` from.
+bool has_heal_donor(const TreeRecord& tree, const std::vector<UnmetNeed>& unmet,
+                    const std::vector<TreeRecord>& runtimes);
+
+// The commands that make runtime tree `tree` whole again: an adopted one
+// re-adopted with --heal under its name (the missing files from a whole
+// runtime of the same release in the store; without such a `donor`, that
+// release installed first), an installed one installed again.
+std::string runtime_heal_hint(const TreeRecord& tree, bool donor);
+// The command of that hint alone.
+std::string runtime_heal_command(const TreeRecord& tree, bool donor);
 
 // "cuda-13.0.2"; for a release known only by its major, "cuda-13".
 std::string default_runtime_name(const Version& release, bool major_only);

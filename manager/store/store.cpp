@@ -1266,8 +1266,31 @@ Result<TreeRecord> Store::adopt_component(TreeKind kind, const fs::path& directo
   const fs::path location = fs::weakly_canonical(fs::absolute(directory, ec), ec);
   CUDNNENV_TRY_ASSIGN(layout, kind_of.locate_layout(location, options.platform.os));
   CUDNNENV_TRY_ASSIGN(adopting, adoption_lock());  // as in adopt
+  auto warn_unmet = [&](Result<TreeRecord> adopted) -> Result<TreeRecord> {
+    if (!adopted || kind != TreeKind::cuda) return adopted;
+    const auto unmet = unmet_runtime_needs(adopted->resolve(adopted->layout.library_dir), options.platform.os);
+    if (!unmet.empty()) {
+      warn(options.warn, "'" + util::to_utf8(location) + "' lacks " + describe_unmet(unmet) +
+                             ": a program started with '" + adopted->name + "' is refused before it starts (" +
+                             "with --verify none, its load of " + (unmet.size() == 1 ? "it" : "them") + " fails); " +
+                             runtime_heal_hint(*adopted, has_heal_donor(*adopted, unmet, list().of(kind))));
+    }
+    return adopted;
+  };
+  if (options.heal && kind == TreeKind::cuda) {
+    const auto folders = kind_of.library_folders(location, options.platform.os);
+    std::map<std::string, fs::path> own;
+    for (const auto& folder : folders) {
+      for (const auto& name : kind_of.library_files(folder, options.platform.os)) {
+        own.emplace(name, folder / util::path_from_utf8(name));
+      }
+    }
+    if (!unmet_runtime_needs(own, options.platform.os).empty()) {
+      return heal_component(kind, location, *layout, options);
+    }
+  }
   if (kind_of.library_folders(location, options.platform.os).size() > 1) {
-    return adopt_component_folders(kind, location, *layout, options);
+    return warn_unmet(adopt_component_folders(kind, location, *layout, options));
   }
   const fs::path library_dir = location / util::path_from_utf8(layout->library_dir);
   for (const auto& existing : list().of(kind)) {
@@ -1307,7 +1330,117 @@ Result<TreeRecord> Store::adopt_component(TreeKind kind, const fs::path& directo
   record.source.path = util::to_utf8(location);
   record.files = std::move(files);
 
-  return publish_adopted(std::move(record), options.name.has_value(), location);
+  return warn_unmet(publish_adopted(std::move(record), options.name.has_value(), location));
+}
+
+Result<TreeRecord> Store::heal_component(TreeKind kind, const fs::path& location, const TreeLayout& found,
+                                         const AdoptOptions& options) {
+  const ComponentTrees& kind_of = *component(kind).trees;
+  const Os os = options.platform.os;
+  const std::string folder = util::to_utf8(location);
+  std::map<std::string, fs::path> own;  // the first folder's file of a name
+  for (const auto& library_folder : kind_of.library_folders(location, os)) {
+    for (const auto& name : kind_of.library_files(library_folder, os)) {
+      own.emplace(name, library_folder / util::path_from_utf8(name));
+    }
+  }
+  const fs::path main_file = location / util::path_from_utf8(found.main_library);
+  // The release: a library's full name (libcudart.so.13.0.96) says major and minor; else the major alone.
+  std::optional<Version> named;
+  for (const auto& [name, path] : own) {
+    if (const auto in_name = kind_of.release_in_name(name, found.major)) named = in_name;
+  }
+  const Version release = named.value_or(Version{found.major, 0, 0, std::nullopt});
+  // The donor: a runtime of the same release (major and minor where the name says it) whose folder holds every
+  // library the folder's libraries need, and every one those need in turn.
+  std::optional<TreeRecord> donor;
+  std::map<std::string, fs::path> taken;
+  std::vector<std::string> lacked;
+  for (const auto& name_and_need : unmet_runtime_needs(own, os)) lacked.push_back(name_and_need.name);
+  for (const auto& tree : list().of(kind)) {
+    if (tree.version.major != release.major || (named && tree.version.minor != release.minor)) continue;
+    const fs::path donor_dir = tree.resolve(tree.layout.library_dir);
+    std::map<std::string, fs::path> files = own, added;
+    bool whole = true;
+    for (auto unmet = unmet_runtime_needs(files, os); whole && !unmet.empty(); unmet = unmet_runtime_needs(files, os)) {
+      for (const auto& need : unmet) {
+        std::error_code ec;
+        const fs::path path = donor_dir / util::path_from_utf8(need.name);
+        if (!fs::is_regular_file(path, ec)) {
+          whole = false;
+          break;
+        }
+        files[need.name] = added[need.name] = fs::canonical(path, ec);
+      }
+    }
+    if (whole) {
+      donor = tree;
+      taken = std::move(added);
+      break;
+    }
+  }
+  const std::string release_words =
+      "CUDA " +
+      (named ? std::to_string(release.major) + "." + std::to_string(release.minor) : std::to_string(release.major));
+  if (!donor) {
+    return make_error("'" + folder + "' lacks " + util::join(lacked, ", ") + ", and no " + release_words +
+                          " runtime in the store has " + (lacked.size() == 1 ? "it" : "them") + " to heal it from",
+                      "cudnnenv install cuda " +
+                          (named ? std::to_string(release.major) + "." + std::to_string(release.minor)
+                                 : std::to_string(release.major)) +
+                          " && cudnnenv adopt --heal " + util::command_word(folder) +
+                          (options.name ? " --name " + util::command_word(*options.name) : std::string()),
+                      ExitCode::not_found);
+  }
+  TreeLayout layout;
+  layout.library_dir = os == Os::windows ? "bin" : "lib";
+  layout.main_library = layout.library_dir + "/" + util::to_utf8(main_file.filename());
+  layout.major = found.major;
+  TreeRecord record = kind_of.record(options.name.value_or(kind_of.default_name(release, !named)), layout, release,
+                                     named.has_value(), options.platform);
+  CUDNNENV_TRY(check_tree_name(record.name));
+  record.version_from = named ? "library" : "name";
+  record.cuda_from = record.version_from;
+  record.source.kind = "adopted";
+  record.source.path = folder;
+  record.source.healed_from = donor->name;
+  CUDNNENV_TRY(publish_links(record, options.name.has_value(), [&](const fs::path& links) -> Result<void> {
+    // The folder's own libraries by link (Linux: symbolic; Windows: hard), the donor's hard-linked, else copied,
+    // so that removing the donor leaves this tree whole.
+    auto add = [&](const fs::path& target, const std::string& name, bool own_file) -> Result<void> {
+      const fs::path link = links / util::path_from_utf8(name);
+      std::error_code failed;
+      if (own_file && os != Os::windows) {
+        fs::create_symlink(target, link, failed);
+      } else {
+        fs::create_hard_link(target, link, failed);
+        if (failed && !own_file) {
+          failed.clear();
+          fs::copy_file(target, link, failed);
+        }
+      }
+      if (failed) {
+        return make_error("cannot link '" + util::to_utf8(target) + "' into the store: " + failed.message(),
+                          os == Os::windows
+                              ? "a hard link needs the store (--root) on the same drive as '" + folder + "'"
+                              : "check that the store is writable");
+      }
+      std::error_code ec;
+      CUDNNENV_TRY_ASSIGN(hash, util::sha256_file(target));
+      record.files.push_back({layout.library_dir + "/" + name, fs::file_size(target, ec), *hash, {}});
+      return {};
+    };
+    for (const auto& [name, path] : own) CUDNNENV_TRY(add(path, name, true));
+    for (const auto& [name, path] : taken) CUDNNENV_TRY(add(path, name, false));
+    return {};
+  }));
+  std::vector<std::string> names;
+  for (const auto& [name, path] : taken) names.push_back(name);
+  warn(options.warn, "'" + folder + "' lacks " + util::join(names, ", ") + ": '" + record.name +
+                         "' is a store folder of links to its files and " +
+                         (names.size() == 1 ? "that file" : "those files") + " from '" + donor->name + "' (" +
+                         release_words + ")");
+  return record;
 }
 
 Result<TreeRecord> Store::adopt_component_folders(TreeKind kind, const fs::path& location, const TreeLayout& found,

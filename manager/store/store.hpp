@@ -203,6 +203,11 @@ class Store {
   // of a staging tree, then published; record.root is the new folder.
   Result<void> publish_links(TreeRecord& record, bool named,
                              const std::function<Result<void>(const std::filesystem::path& links)>& fill);
+  // adopt --heal of a runtime folder (or split wheels' folders) at
+  // `location`: a store folder of links to its libraries plus those they
+  // need and it lacks, from a store runtime of the same release.
+  Result<TreeRecord> heal_component(TreeKind kind, const std::filesystem::path& location, const TreeLayout& found,
+                                    const AdoptOptions& options);
   // adopt --heal of `found` (release `versions`), which lacks `missing`.
   Result<TreeRecord> heal_adopted(const store_detail::AdoptedFolders& found, const store_detail::VersionFacts& versions,
                                   const std::vector<std::string>& missing, const AdoptOptions& options);

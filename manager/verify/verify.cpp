@@ -71,7 +71,7 @@ void reinstall_fix(const TreeRecord& tree, VerifyReport& report) {
   }
 }
 
-void check_files(const TreeRecord& tree, VerifyReport& report) {
+void check_files(const TreeRecord& tree, const VerifyOptions& options, VerifyReport& report) {
   TreeLayout layout;
   layout.major = tree.version.major;
   layout.library_dir = tree.layout.library_dir;
@@ -90,10 +90,17 @@ void check_files(const TreeRecord& tree, VerifyReport& report) {
       ++libraries;
       if (!fs::exists(fs::symlink_status(tree.resolve(file.path), ec))) missing.push_back(file.path);
     }
-    report.checks.push_back({"file set", missing.empty() ? CheckStatus::ok : CheckStatus::failed,
-                             missing.empty() ? "CUDA " + tree.version.str() + " runtime, " + std::to_string(libraries) +
-                                                   (libraries == 1 ? " library file" : " library files")
-                                             : "missing " + join_some(missing)});
+    // And what its own libraries need of the runtime that it never held (a wheel half uninstalled).
+    const auto unmet = unmet_runtime_needs(tree.resolve(tree.layout.library_dir), tree.platform.os);
+    std::string detail = "CUDA " + tree.version.str() + " runtime, " + std::to_string(libraries) +
+                         (libraries == 1 ? " library file" : " library files");
+    if (!missing.empty()) detail = "missing " + join_some(missing);
+    if (!unmet.empty()) {
+      detail = (missing.empty() ? std::string() : detail + "; ") + "lacks " + describe_unmet(unmet) + "; " +
+               runtime_heal_hint(tree, has_heal_donor(tree, unmet, options.store_runtimes));
+    }
+    report.checks.push_back(
+        {"file set", missing.empty() && unmet.empty() ? CheckStatus::ok : CheckStatus::failed, detail});
   } else {
     auto missing = missing_files(tree.root, layout, tree.version, tree.platform.os,
                                  import_libs ? RequireImportLibs::yes : RequireImportLibs::no);
@@ -567,13 +574,13 @@ VerifyReport verify_tree(const TreeRecord& tree, const VerifyOptions& options) {
   VerifyReport report;
   if (options.level != VerifyLevel::files) {
     if (auto refused = refused_load(tree, options)) {
-      check_files(tree, report);  // reading and hashing run nothing; a file gone is said as such
+      check_files(tree, options, report);  // reading and hashing run nothing; a file gone is said as such
       if (report.passed()) report.checks.push_back({"load", CheckStatus::failed, *refused});
       return report;
     }
   }
   if (tree.kind == TreeKind::cuda) {
-    check_files(tree, report);
+    check_files(tree, options, report);
     if (options.level == VerifyLevel::files || !report.passed()) return report;
     if (tree.platform != host_platform()) {
       report.checks.push_back(
@@ -596,7 +603,7 @@ VerifyReport verify_tree(const TreeRecord& tree, const VerifyOptions& options) {
       return part;
     });
   }
-  check_files(tree, report);
+  check_files(tree, options, report);
   if (options.level == VerifyLevel::files || !report.passed()) {
     return report;
   }

@@ -79,6 +79,9 @@ struct VerifyOptions {
   // why. On for root, whose doors (slurm health, the task prolog, verify,
   // doctor) would otherwise run that user's code as root.
   bool load_only_unchangeable = util::running_as_root();
+  // The store's runtime trees: an incomplete runtime's fix heals it from one
+  // of its release when one is there (empty: it installs that release first).
+  std::vector<TreeRecord> store_runtimes;
 };
 
 VerifyReport verify_tree(const TreeRecord& tree, const VerifyOptions& options);

@@ -32,7 +32,7 @@ TEST_SUITE("store/component") {
 
   TEST_CASE("each library the audit module pins is its component's, and no other component's, on both systems") {
     // (No structured bindings: clang 14 cannot capture them in the checks' lambdas.)
-#define CHECK_LIBRARY_NAME(kind_, stem, pinned, family)                                                     \
+#define CHECK_LIBRARY_NAME(kind_, stem, pinned, family, in11, in12, in13)                                   \
   for (const std::string& name : {"lib" + std::string(stem) + ".so.12", std::string(stem) + "64_12.dll"}) { \
     const Os os = name.ends_with(".dll") ? Os::windows : Os::linux;                                         \
     for (const ComponentRow& row : components()) {                                                          \
