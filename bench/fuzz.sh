@@ -13,7 +13,7 @@ seconds=${1:?usage: bench/fuzz.sh SECONDS [JOBS]}
 jobs=${2:-$(nproc)}
 build=${FUZZ_BUILD:-build/fuzz}  # the `fuzz` preset's; the test command uses the `sanitize` preset's
 [ -x "$build/fuzz/fuzz_zip" ] || { echo "build the fuzz preset first: cmake --preset fuzz && cmake --build --preset fuzz" >&2; exit 2; }
-targets=(zip tar binfmt version toml spec sidecar cmd_script download modulefile doctor snapshot redist kernelspec why lock mirror slurm cdi frameworks complete)
+targets=(zip tar binfmt version toml spec sidecar cmd_script download modulefile doctor snapshot redist kernelspec why lock mirror slurm cdi frameworks complete audit)
 seeds=$build/seeds
 [ -n "$(ls -A "$seeds/${targets[-1]}" 2>/dev/null)" ] || bash tests/fuzz/make_corpus.sh "$seeds" build/release/fixtures > /dev/null
 mkdir -p "$build/artifacts" "$build/logs"

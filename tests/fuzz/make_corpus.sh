@@ -9,7 +9,7 @@ fixtures=${2:+$(cd "$2" && pwd)}
 here=$(cd "$(dirname "$0")" && pwd)
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
-for target in zip tar binfmt version toml spec sidecar cmd_script download modulefile doctor snapshot redist kernelspec why lock mirror slurm cdi frameworks complete; do mkdir -p "$out/$target"; done
+for target in zip tar binfmt version toml spec sidecar cmd_script download modulefile doctor snapshot redist kernelspec why lock mirror slurm cdi frameworks complete audit; do mkdir -p "$out/$target"; done
 
 # A small tree: headers, a library stand-in, a link.
 tree=$work/tree
@@ -156,6 +156,12 @@ many_keys() { python3 -c 'import sys; n = int(sys.argv[1]); print("{" + ", ".joi
 { printf '{"release_label": "13.0.2", "x": '; many_keys 5000; printf '}'; } > "$out/redist/many-keys.json"
 many_keys 5000 > "$out/kernelspec/many-keys.json"
 { for _ in $(seq 2000); do printf 'cuda_version_number='; done; printf " '12.2'\n"; } > "$out/doctor/many-keys"
+
+# audit: names ld.so searches for: cuDNN's, the runtime's of CUDA 13 and 12, others, a path.
+for name in libcudnn.so.9 libcudnn_ops.so.9.19.0 libcublasLt.so.13 libcufft.so.12 libcurand.so.10 libcudart.so.12 \
+  libnvrtc-builtins.so.13.0 libcupti.so.13 libc.so.6 /venv/nvidia/cu13/lib/libcublas.so.13; do
+  printf '%s' "$name" > "$out/audit/$(printf '%s' "$name" | tr / _)"
+done
 
 # why: the audit log of a program whose libcusolver needs a libnvJitLink that is nowhere.
 printf '41\tO\t/usr/lib/libc.so.6\n41\tS\tlibcusolver.so.11\t\n41\tT\tpin\t/s/cuda-12/lib/libcusolver.so.11\n41\tO\t/s/cuda-12/lib/libcusolver.so.11\n41\tS\tlibnvJitLink.so.12\t/s/cuda-12/lib/libcusolver.so.11\n41\tT\tdefault\t/usr/lib/libnvJitLink.so.12\n41\tS\tlibcudnn_graph.so.9.19.0\t/s/t/lib/libcudnn.so.9\n' > "$out/why/audit.log"
