@@ -4,7 +4,7 @@
 # and the libFuzzer targets), and runs every test: native unit and end-to-end
 # tests, the release's files (packed from the native, Windows and aarch64
 # builds, then built again in another folder and compared), the Windows ones under wine64, the native ones again under the
-# sanitizers, and each fuzz target for FUZZ_SECONDS (default 10) on its seed
+# sanitizers, and each fuzz target for FUZZ_SECONDS (default 5) on its seed
 # corpus (bench/fuzz.sh runs them longer).
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -42,6 +42,6 @@ fresh=$(od -An -N2 -tu2 /dev/urandom | tr -d ' ')
 echo "property tests on a fresh seed: CUDNNENV_TEST_SEED=$fresh"
 CUDNNENV_TEST_SEED=$fresh ctest --preset release -R 'e2e_(shell_property|jupyter|ide|power_cut|slurm)$' || status=1
 CUDNNENV_TEST_SEED=$fresh ctest --preset mingw -R 'e2e_wine_(security|terminal)$' || status=1
-FUZZ_BUILD=build/sanitize bash bench/fuzz.sh "${FUZZ_SECONDS:-10}" || status=1
+FUZZ_BUILD=build/sanitize bash bench/fuzz.sh "${FUZZ_SECONDS:-5}" || status=1
 bash tests/lint/clean_tree.sh compare "$tree_before" || status=1
 exit $status
