@@ -231,8 +231,8 @@ Result<void> check_pin(const TreeRecord& tree, const PinCheckOptions& options) {
                               "' is incomplete: " + util::to_utf8(runtime_dir) + " lacks " + describe_unmet(unmet),
                           runtime_heal_hint(*runtime, options.store_runtimes &&
                                                           has_heal_donor(*runtime, unmet, options.store_runtimes())) +
-                              "; launch anyway with " + options.skip_check + " (the fence then fails " +
-                              (unmet.size() == 1 ? "its load" : "their loads") + ")",
+                              "; launch anyway with " + options.skip_check + " (" +
+                              unmet_loads_unchecked(unmet, runtime->platform.os) + ")",
                           ExitCode::verify_failed);
       }
     }

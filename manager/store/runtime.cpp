@@ -322,6 +322,15 @@ std::string describe_unmet(const std::vector<UnmetNeed>& unmet) {
   return util::join(parts, ", ");
 }
 
+std::string unmet_loads_unchecked(const std::vector<UnmetNeed>& unmet, Os os) {
+  const bool one = unmet.size() == 1;
+  if (os == Os::windows) {
+    return std::string("the loader then takes ") + (one ? "it" : "them") +
+           " from wherever it finds a copy, a mixed runtime, or fails";
+  }
+  return std::string("the fence then fails ") + (one ? "its load" : "their loads");
+}
+
 namespace {
 
 // The release `install cuda` and the heal match: "13.0" where the minor is known, else "13" (known by name).
@@ -457,13 +466,19 @@ Result<void> check_installed_runtime(const fs::path& content, const TreeLayout& 
   return {};
 }
 
+// The runtime's pairing rule: the newest runtime of the tree's CUDA major (none while that is unknown).
+std::optional<TreeRecord> runtime_paired_with(const TreeRecord& cudnn, const std::vector<TreeRecord>& runtimes) {
+  return cudnn.cuda ? choose_runtime(runtimes, std::nullopt, cudnn.cuda->major) : std::nullopt;
+}
+
 }  // namespace
 
 // The CUDA runtime's row of the component table (store/component.hpp): its
 // library names, and what the store needs to make its trees: the functions
 // above, the release libcudart's full name says (libcudart.so.13.0.96: 13.0),
-// the record, and the check of an installed release (its libcudart of the
-// release's major; the libraries a profile needs all there).
+// the record, the check of an installed release (its libcudart of the
+// release's major; the libraries a profile needs all there), and its pairing
+// rule.
 bool is_cuda_library(std::string_view file_name, Os os) {
   return is_runtime_library_name(file_name, os);
 }
@@ -471,7 +486,7 @@ bool is_cuda_library(std::string_view file_name, Os os) {
 const ComponentTrees* trees_of_cuda() {
   static const ComponentTrees trees{&default_runtime_name,  &runtime_entries,         &locate_runtime_layout,
                                     &runtime_library_files, &runtime_library_folders, &release_in_cudart_name,
-                                    &runtime_record,        &check_installed_runtime};
+                                    &runtime_record,        &check_installed_runtime, &runtime_paired_with};
   return &trees;
 }
 

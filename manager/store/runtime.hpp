@@ -104,6 +104,11 @@ std::vector<UnmetNeed> unmet_runtime_needs(const std::map<std::string, std::file
 // "libcublasLt.so.13 (needed by libcublas.so.13)", joined with ", ".
 std::string describe_unmet(const std::vector<UnmetNeed>& unmet);
 
+// What a start without the check does with those loads: on Linux the audit
+// module's fence fails them; Windows has no fence for the runtime, and its
+// loader takes the file from wherever it finds one.
+std::string unmet_loads_unchecked(const std::vector<UnmetNeed>& unmet, Os os);
+
 // Whether a runtime in `runtimes` other than `tree`, of its release (the
 // major, and the minor where it is known), holds every file
 // of `unmet`: the donor `adopt --heal` completes `tree` from.

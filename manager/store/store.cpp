@@ -1272,7 +1272,7 @@ Result<TreeRecord> Store::adopt_component(TreeKind kind, const fs::path& directo
     if (!unmet.empty()) {
       warn(options.warn, "'" + util::to_utf8(location) + "' lacks " + describe_unmet(unmet) +
                              ": a program started with '" + adopted->name + "' is refused before it starts (" +
-                             "with --verify none, its load of " + (unmet.size() == 1 ? "it" : "them") + " fails); " +
+                             "with --verify none, " + unmet_loads_unchecked(unmet, options.platform.os) + "); " +
                              runtime_heal_hint(*adopted, has_heal_donor(*adopted, unmet, list().of(kind))));
     }
     return adopted;

@@ -63,7 +63,7 @@ run adopt half/lib --name half
 expect_eq "$rc:$(cat out)" "0:adopted 'half': CUDA 13.0 runtime, 3 library files stay in $WORK/half/lib" "adopt of the half runtime"
 # No runtime of its release in the store yet: the fix installs one first (WORK has a space).
 heal="cudnnenv install cuda 13.0 && cudnnenv remove half --yes && cudnnenv adopt --heal \"$WORK/half/lib\" --name half"
-expect_eq "$(cat err)" "cudnnenv: warning: '$WORK/half/lib' lacks libcublasLt.so.13 (needed by libcublas.so.13): a program started with 'half' is refused before it starts (with --verify none, its load of it fails); install a complete CUDA 13.0 runtime and make it whole from that: $heal" \
+expect_eq "$(cat err)" "cudnnenv: warning: '$WORK/half/lib' lacks libcublasLt.so.13 (needed by libcublas.so.13): a program started with 'half' is refused before it starts (with --verify none, the fence then fails its load); install a complete CUDA 13.0 runtime and make it whole from that: $heal" \
   "adopt's warning"
 run verify half --level files
 expect_eq "$rc" "4" "verify of the half runtime ($(cat out err))"

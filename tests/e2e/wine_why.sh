@@ -4,9 +4,11 @@
 # machine lacks, opened by bare name as cuDNN 8's dispatcher does: --report
 # marks the sub-library FAILED (not "in the tree") and says what it needs,
 # where that was looked for and the fix. A CUDA 12 runtime's
-# cusolver64_11.dll whose import nvJitLink_120_0.dll exists nowhere: `exec
-# --why` names it, what needed it and the fix; with the DLL put into the
-# runtime's folder the same run is clean.
+# cusolver64_11.dll whose import nvJitLink_120_0.dll exists nowhere: the
+# start is refused before it runs (the PE import read, as Windows does it);
+# with --verify none `exec --why` names it, what needed it and the heal; with
+# the DLL put into the runtime's folder the same run is clean. (Windows has no
+# fence for the runtime's names: the refusal says so.)
 #
 # What Wine cannot show: the loader's own text. On Windows the debugger sets
 # FLG_SHOW_LDR_SNAPS in each process it starts and reads each "Unable to load
@@ -74,15 +76,21 @@ rm nowhere/nvJitLink_120_0.dll
 run_program cud adopt "$(winpath "$WORK/runtime")"
 expect_eq "$(cat out)" "adopted 'cuda-12': CUDA 12 runtime, 2 library files stay in $(winpath "$WORK/runtime")" "adopt the runtime folder"
 rt=$(winpath "$WORK/runtime")
+heal="cudnnenv install cuda 12 && cudnnenv remove cuda-12 --yes && cudnnenv adopt --heal \"$rt\" --name cuda-12"
+# The runtime's cuSOLVER imports an nvJitLink it lacks: the start is refused before it runs (#61).
+run_program cud exec --cudnn subneeds --runtime cuda-12 -- "$program" cusolver64_11.dll
+expect_eq "$rc:$(cat out):$(cat err)" "4::cudnnenv: error: the CUDA runtime 'cuda-12' is incomplete: $rt lacks nvJitLink_120_0.dll (needed by cusolver64_11.dll)
+  hint: install a complete CUDA 12 runtime and make it whole from that: $heal; launch anyway with --verify none (the loader then takes it from wherever it finds a copy, a mixed runtime, or fails)" \
+  "exec with the runtime whose cuSOLVER lacks its import"
 run_program cud exec --cudnn subneeds --runtime cuda-12 --verify none --why -- "$program" cusolver64_11.dll
 expect_eq "$rc:$(cat out)" "1:cusolver64_11.dll -" "the program: cuSOLVER does not load"
 expect_eq "$(cat err)" "cudnnenv: why: nvJitLink_120_0.dll did not load (needed by cusolver64_11.dll)
   chain:  load-names.exe -> ... -> cusolver64_11.dll -> nvJitLink_120_0.dll
 $computed
 $(standard_search "$bin" "$rt")
-  fix:    cudnnenv install cuda 12.9.1
+  fix:    $heal  (the CUDA runtime 'cuda-12' lacks it)
 cudnnenv: why: $rt\\cusolver64_11.dll was found but did not load: it needs nvJitLink_120_0.dll" "exec --why of cuSOLVER without nvJitLink"
-pass "exec --why names nvJitLink_120_0.dll, what needed it, the places and the fix"
+pass "exec refuses the runtime that lacks nvJitLink_120_0.dll; with --verify none --why names it, what needed it, the places and the heal"
 
 "$MINGW" -shared -o runtime/nvJitLink_120_0.dll "$SOURCES/fake_cuda_runtime.c"
 run_program cud exec --cudnn subneeds --runtime cuda-12 --verify none --why -- "$program" cusolver64_11.dll
