@@ -3,7 +3,7 @@
 #include <set>
 
 #include "select/activation.hpp"
-#include "store/runtime.hpp"
+#include "store/component.hpp"
 #include "util/fs.hpp"
 #include "util/text.hpp"
 
@@ -15,7 +15,7 @@ std::vector<ModuleTree> store_modules(const Listing& listing) {
   std::vector<ModuleTree> modules;
   for (const auto& tree : listing.trees) {
     ModuleTree module{tree, {}};
-    if (auto runtime = tree.cuda ? choose_runtime(listing.runtimes(), std::nullopt, tree.cuda->major) : std::nullopt) {
+    if (auto runtime = paired_tree(TreeKind::cuda, tree, listing.runtimes())) {
       module.beside.push_back(std::move(*runtime));
     }
     modules.push_back(std::move(module));

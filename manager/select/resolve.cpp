@@ -135,7 +135,7 @@ Result<void> choose_runtime_beside(const Store& store, const SelectionRequest& r
     if (!runtime && asked) runtime = choose_runtime(runtimes, std::nullopt, asked->major);
     reason = "the profile " + selection.profile->name + " (CUDA " + selection.profile->cuda + ")";
   } else if (selection.tree.cuda) {
-    runtime = choose_runtime(runtimes, std::nullopt, selection.tree.cuda->major);
+    runtime = paired_tree(TreeKind::cuda, selection.tree, runtimes);
     reason = "the CUDA major of '" + selection.tree.name + "'";
   }
   if (runtime) choose(*runtime, reason);

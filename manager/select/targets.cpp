@@ -2,7 +2,7 @@
 
 #include <system_error>
 
-#include "store/runtime.hpp"
+#include "store/component.hpp"
 #include "store/spec.hpp"
 #include "util/fs.hpp"
 #include "util/text.hpp"
@@ -88,8 +88,8 @@ Result<std::vector<VerifyTarget>> verify_targets(const Store& store, const std::
     }
     if (in_store && selected && selected->tree.name == tree.name) {
       if (selected->runtime()) runtime = *selected->runtime();
-    } else if (in_store && tree.cuda) {
-      runtime = choose_runtime(runtimes, std::nullopt, tree.cuda->major);
+    } else if (in_store) {
+      runtime = paired_tree(TreeKind::cuda, tree, runtimes);
     }
     result.push_back({std::move(tree), std::move(runtime)});
   }

@@ -35,6 +35,11 @@ std::ptrdiff_t component_order(TreeKind kind) {
   return &component(kind) - components().data();
 }
 
+std::optional<TreeRecord> paired_tree(TreeKind kind, const TreeRecord& cudnn, const std::vector<TreeRecord>& trees) {
+  const ComponentTrees* of_kind = component(kind).trees;
+  return of_kind ? of_kind->paired_with(cudnn, trees) : std::nullopt;
+}
+
 std::vector<const TreeRecord*> pinned_trees(const TreeRecord& cudnn, const std::vector<TreeRecord>& beside) {
   std::vector<const TreeRecord*> trees{&cudnn};
   for (const auto& tree : beside) trees.push_back(&tree);

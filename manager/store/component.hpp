@@ -76,6 +76,8 @@ struct ComponentTrees {
   // Checks a tree's installed folder against the install's release and the libraries asked for.
   Result<void> (*check_installed)(const std::filesystem::path& content, const TreeLayout& layout,
                                   const ComponentInstallOptions& options);
+  // Its pairing rule: of `trees` (its own), the one a cuDNN tree is selected with when nothing names one.
+  std::optional<TreeRecord> (*paired_with)(const TreeRecord& cudnn, const std::vector<TreeRecord>& trees);
 };
 
 // Each component's own functions, declared here for every row of
@@ -105,6 +107,11 @@ std::span<const ComponentRow> components();
 const ComponentRow& component(TreeKind kind);
 // Its row's place in the table: what orders a selection's trees and the store's listing.
 std::ptrdiff_t component_order(TreeKind kind);
+
+// Of `trees` (component `kind`'s), the one its row pairs with cuDNN tree
+// `cudnn` when nothing names one (ComponentTrees::paired_with): the one rule
+// that resolve, verify's targets and the modulefiles follow.
+std::optional<TreeRecord> paired_tree(TreeKind kind, const TreeRecord& cudnn, const std::vector<TreeRecord>& trees);
 
 // A selection's trees in the table's order: `cudnn`, then those beside it
 // (the CUDA runtime's, when one is selected).
