@@ -9,6 +9,8 @@
 
 #include "cli/context.hpp"
 #include "cli/output.hpp"
+#include "download/runtime.hpp"
+#include "download/transfer.hpp"
 #include "probe/probe.hpp"
 #include "shell/init.hpp"
 #include "store/official.hpp"
@@ -61,6 +63,32 @@ ProbeFunction Context::probe() const {
 
 WarningSink Context::warner() const {
   return [](const std::string& message) { log_warning(message); };
+}
+
+LockSources Context::lock_sources() const {
+  LockSources sources;
+  sources.config_files = config_files(store());
+  sources.cuda_index = cuda_index(environment);
+  sources.download = download_options("", true);
+  return sources;
+}
+
+DownloadOptions Context::download_options(const std::string& mirror, bool quiet) const {
+  DownloadOptions options;
+  options.folder = store().state().downloads();
+  options.helper = fetch_program_beside(util::installed_program());
+  // --mirror, else CUDNNENV_MIRROR, else [download] mirror in config.toml.
+  options.mirror = mirror;
+  if (options.mirror.empty()) options.mirror = environment.get("CUDNNENV_MIRROR").value_or("");
+  if (options.mirror.empty()) {
+    if (auto config = effective_config(store()); config && config->download_mirror) {
+      options.mirror = *config->download_mirror;
+    }
+  }
+  if (!quiet) {
+    options.note = [](const std::string& message) { print_note(message); };
+  }
+  return options;
 }
 
 namespace {

@@ -220,7 +220,7 @@ Candidates programs(const std::string& prefix, const Context& context) {
 
 Candidates shim_candidates(const Context& context) {
   Candidates names;
-  for (const auto& shim : list_shims(shim_paths(context))) {
+  for (const auto& shim : list_shims(shim_paths(context.store()))) {
     names.push_back(
         {shim.name, shim.target.empty() ? "starts the first '" + shim.name + "' on PATH" : "starts " + shim.target});
   }

@@ -18,19 +18,6 @@ namespace cudnnenv::cli {
 
 namespace fs = std::filesystem;
 
-Facts gather_facts(const Context& context, const std::string& program, const std::string& cudnn, bool load_copies) {
-  const Store& store = context.store();
-  FactsRequest request;
-  request.environment = context.environment;
-  request.store = &store;
-  request.selection = context.request(cudnn);
-  request.program = program;
-  request.probe_program = probe_program_beside(util::installed_program());
-  request.config_files = config_files(store);
-  request.load_copies = load_copies;
-  return collect_facts(request);
-}
-
 namespace {
 
 struct DoctorArguments {
@@ -63,7 +50,8 @@ Paint paint_of(DoctorStatus status) {
 constexpr std::array<std::string_view, 5> k_node_checks = {"selection", "driver", "gpu", "toolkit", "frameworks"};
 
 Result<int> run_doctor(const DoctorArguments& arguments, const Context& context) {
-  Facts facts = gather_facts(context, arguments.program, arguments.cudnn, !arguments.no_load);
+  Facts facts = collect_facts(facts_request(context.store(), context.environment, context.request(arguments.cudnn),
+                                            arguments.program, !arguments.no_load));
   if (!arguments.facts.empty()) {
     CUDNNENV_TRY_ASSIGN(node, read_node_facts_file(arguments.facts));
     apply_node_facts(facts, *node);
@@ -72,7 +60,7 @@ Result<int> run_doctor(const DoctorArguments& arguments, const Context& context)
   options.deep = arguments.deep;
   options.verify = arguments.verify;
   options.probe_program = probe_program_beside(util::installed_program());
-  if (arguments.probe) options.framework_needs = framework_needs(context, facts, true, arguments.timeout);
+  if (arguments.probe) options.framework_needs = framework_needs(facts, context.environment, true, arguments.timeout);
   auto checks = run_checks(facts, options);
   if (!facts.node.empty()) {
     std::erase_if(checks, [](const DoctorCheck& check) {
@@ -172,7 +160,8 @@ Result<int> run_snapshot(const SnapshotArguments& arguments, const Context& cont
                         ExitCode::usage);
     }
   }
-  const Facts facts = gather_facts(context, arguments.program, {}, !arguments.no_load);
+  const Facts facts = collect_facts(
+      facts_request(context.store(), context.environment, context.request({}), arguments.program, !arguments.no_load));
   const Json json = snapshot_json(facts, run_checks(facts), CUDNNENV_VERSION_STRING);
   if (!arguments.output.empty()) {
     CUDNNENV_TRY(util::write_file_atomic(output, json.dump(2) + "\n"));

@@ -20,43 +20,6 @@ namespace cudnnenv::cli {
 
 namespace fs = std::filesystem;
 
-std::filesystem::path audit_module_beside(const fs::path& program) {
-  return program.parent_path() / "libcudnnenv-audit.so";
-}
-
-Result<void> check_before_start(const std::string& verify, int device, const Context& context,
-                                const Selection& selection, const util::Environment& environment, TreeRecord& tree,
-                                bool slurm_task) {
-  CUDNNENV_TRY_ASSIGN(policy,
-                      choose_launch_policy(verify.empty() ? std::nullopt : std::optional(verify), context.environment,
-                                           selection.project ? selection.project->verify_on_launch : std::nullopt));
-  const Store& store = context.store();
-  PinCheckOptions check;
-  check.policy = *policy;
-  check.probe_program = probe_program_beside(util::installed_program());
-  check.cache_file = store.state().pin_checks();
-  check.device = device;
-  check.environment = environment;
-  if (slurm_task) {
-    check.skip_check = "srun --cudnn-verify=none";
-    check.load_check = "srun --cudnn-verify=load";
-  }
-  if (selection.runtime()) check.runtime_dir = selection.runtime()->resolve(selection.runtime()->layout.library_dir);
-  if (*policy != LaunchPolicy::none) {
-    // The file manifest, for the check of the whole file set: from the store's
-    // folder of the tree, also for an adopted tree (its root is elsewhere; #11).
-    if (auto full = store.full_record(tree); full) tree = *full;
-    if (selection.runtime()) {
-      check.runtime = [&store, runtime = *selection.runtime()]() -> std::optional<TreeRecord> {
-        auto full = store.full_record(runtime);
-        return full ? *full : runtime;
-      };
-      check.store_runtimes = [&store] { return store.list().of(TreeKind::cuda); };
-    }
-  }
-  return check_pin(tree, check);
-}
-
 namespace {
 
 struct ExecArguments {
@@ -357,7 +320,8 @@ Result<int> run_exec(const ExecArguments& arguments, const Context& context) {
     log_warning(unprovided->describe() + "; " + unprovided->fix);
   }
   // The check searches the environment the program gets.
-  CUDNNENV_TRY(check_before_start(arguments.verify, arguments.device, context, *selection, plan->environment, tree));
+  CUDNNENV_TRY(check_before_start(arguments.verify, arguments.device, context.store(), *selection, context.environment,
+                                  plan->environment, tree));
   for (const auto& text : plan->notes) {
     note(text);
   }

@@ -10,6 +10,7 @@
 #include "integrate/launcher.hpp"
 #include "integrate/modulefile.hpp"
 #include "integrate/terminal.hpp"
+#include "pin/launch.hpp"
 #include "pin/shims.hpp"
 #include "select/activation.hpp"
 #include "util/fs.hpp"
@@ -174,7 +175,8 @@ Result<fs::path> write_launcher(const LauncherArguments& arguments, const Contex
   CUDNNENV_TRY_ASSIGN(selection, context.selection(context.request(arguments.spec, {}, arguments.runtime)));
   CUDNNENV_TRY_ASSIGN(python, find_python(arguments.python, context.environment, python_skip(context),
                                           "the Python the IDE should run"));
-  return write_launcher(*selection, *python, arguments.runtime, shim_paths(context), context.store().state(), pin);
+  return write_launcher(*selection, *python, arguments.runtime, shim_paths(context.store()), context.store().state(),
+                        pin);
 }
 
 Result<int> run_launcher(const LauncherArguments& arguments, const Context& context) {

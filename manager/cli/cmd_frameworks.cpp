@@ -15,27 +15,6 @@ namespace cudnnenv::cli {
 
 namespace fs = std::filesystem;
 
-std::vector<CudnnNeed> framework_needs(const Context& context, const Facts& facts, bool probe, double timeout_seconds) {
-  std::vector<CudnnNeed> needs = needs_from_files(facts.frameworks, facts.profiles, facts.platform.os);
-  if (!probe || facts.program.target.empty()) return needs;
-  ProbeRequest request;
-  request.python = facts.program.target;
-  request.timeout = std::chrono::milliseconds(static_cast<long long>(timeout_seconds * 1000));
-  request.environment = context.environment;
-  if (facts.selection) {
-    // Under the pin: the environment `cudnnenv exec` gives the program.
-    LaunchRequest launch;
-    launch.tree = facts.selection->tree;
-    launch.beside = facts.selection->beside_trees();
-    launch.environment = context.environment;
-    launch.selection_environment = activation_of(*facts.selection, context.environment);
-    launch.audit_module = audit_module_beside(util::installed_program());
-    if (auto plan = plan_environment(launch)) request.environment = plan->environment;
-  }
-  probe_needs(needs, request);
-  return needs;
-}
-
 namespace {
 
 struct FrameworksArguments {
@@ -84,12 +63,13 @@ void print_need(const CudnnNeed& need) {
 }
 
 Result<int> run_frameworks(const FrameworksArguments& arguments, const Context& context) {
-  const Facts facts = gather_facts(context, arguments.program, arguments.cudnn, true);
+  const Facts facts = collect_facts(
+      facts_request(context.store(), context.environment, context.request(arguments.cudnn), arguments.program, true));
   if (facts.program.path.empty()) {
     return make_error("no '" + arguments.program + "' on PATH",
                       "name the program: 'cudnnenv frameworks --for python3'");
   }
-  const std::vector<CudnnNeed> needs = framework_needs(context, facts, arguments.probe, arguments.timeout);
+  const std::vector<CudnnNeed> needs = framework_needs(facts, context.environment, arguments.probe, arguments.timeout);
   const bool probe_failed =
       std::any_of(needs.begin(), needs.end(), [](const CudnnNeed& need) { return !need.probe_failure.empty(); });
   std::optional<NodeFacts> node;

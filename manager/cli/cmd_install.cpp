@@ -135,7 +135,7 @@ class UnpackPrinter {
 };
 
 DownloadOptions download_options(const InstallArguments& arguments, const Context& context, const Store&) {
-  DownloadOptions options = base_download_options(context, arguments.mirror, arguments.quiet);
+  DownloadOptions options = context.download_options(arguments.mirror, arguments.quiet);
   options.ca_file = util::path_from_utf8(arguments.cacert);
   options.retries = arguments.retries;
   options.stall_time = std::chrono::seconds(arguments.stall_seconds);
@@ -536,7 +536,7 @@ Result<int> run_sync(const SyncArguments& arguments, const Context& context) {
     return make_error("--locked and --frozen exclude each other",
                       "--locked: fail when the lock is out of date; --frozen: use it as it is", ExitCode::usage);
   }
-  CUDNNENV_TRY_ASSIGN(project, project_here(context));
+  CUDNNENV_TRY_ASSIGN(project, lockable_project(context.request().working_directory));
   const std::filesystem::path lock_file = lock_path_for(project->file);
   std::error_code ec;
   std::optional<LockFile> lock;
@@ -555,7 +555,7 @@ Result<int> run_sync(const SyncArguments& arguments, const Context& context) {
                               "': " + util::join(differences, "; "),
                           "cudnnenv lock  (then commit cudnnenv.lock)", ExitCode::failure);
       }
-      CUDNNENV_TRY_ASSIGN(fresh, make_lock(context, *project));
+      CUDNNENV_TRY_ASSIGN(fresh, make_lock(*project, context.lock_sources()));
       CUDNNENV_TRY(util::write_file_atomic(fresh->file, serialize_lock(*fresh)));
       print_note("'" + util::to_utf8(lock_file) + "' was out of date (" + util::join(differences, "; ") +
                  "): written again");
@@ -564,7 +564,7 @@ Result<int> run_sync(const SyncArguments& arguments, const Context& context) {
   }
   if (!lock) {
     // No lock: what the project file selects, resolved as `lock` would, for this platform alone.
-    CUDNNENV_TRY_ASSIGN(made, make_lock(context, *project));
+    CUDNNENV_TRY_ASSIGN(made, make_lock(*project, context.lock_sources()));
     lock = std::move(*made);
   }
   const std::string here = official_platform(host_platform());
@@ -603,46 +603,6 @@ Result<int> run_sync(const SyncArguments& arguments, const Context& context) {
 
 // The manifest `release` found is the one `locked` names, and its archives too: a lock made from other bytes
 // is out of date, never installed in its place.
-Result<void> check_locked_runtime(const LockedRuntime& locked, const CudaRelease& release) {
-  const std::string hint = "cudnnenv lock  (writes it again from what the manifest says now; then commit it)";
-  if (release.manifest_sha256 != locked.manifest_sha256) {
-    return make_error("the manifest of CUDA " + release.release.str() +
-                          " is not the one the lock names: its SHA-256 is " + release.manifest_sha256 +
-                          ", the lock says " + locked.manifest_sha256,
-                      hint, ExitCode::failure);
-  }
-  for (const auto& component : locked.components) {
-    const auto found = std::find_if(release.manifest.archives.begin(), release.manifest.archives.end(),
-                                    [&](const RedistArchive& archive) { return archive.component == component.name; });
-    if (found == release.manifest.archives.end() || found->sha256 != component.sha256 ||
-        found->relative_path != component.path) {
-      return make_error("the manifest of CUDA " + release.release.str() + " does not name " +
-                            util::printable(component.path) + " with the SHA-256 the lock says (" + component.sha256 +
-                            ")",
-                        hint, ExitCode::failure);
-    }
-  }
-  return {};
-}
-
-DownloadOptions base_download_options(const Context& context, const std::string& mirror, bool quiet) {
-  DownloadOptions options;
-  options.folder = context.store().state().downloads();
-  options.helper = fetch_program_beside(util::installed_program());
-  // --mirror, else CUDNNENV_MIRROR, else [download] mirror in config.toml.
-  options.mirror = mirror;
-  if (options.mirror.empty()) options.mirror = context.environment.get("CUDNNENV_MIRROR").value_or("");
-  if (options.mirror.empty()) {
-    if (auto config = effective_config(context.store()); config && config->download_mirror) {
-      options.mirror = *config->download_mirror;
-    }
-  }
-  if (!quiet) {
-    options.note = [](const std::string& message) { print_note(message); };
-  }
-  return options;
-}
-
 void register_sync(CLI::App& app, Context& context) {
   auto arguments = std::make_shared<SyncArguments>();
   CLI::App* command = app.add_subcommand(

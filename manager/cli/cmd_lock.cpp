@@ -22,96 +22,6 @@ namespace fs = std::filesystem;
 
 namespace {
 
-// The official archive `project` selects for `platform`, from the official list alone (nothing installed here
-// counts, and no toolkit: every machine resolves alike).
-Result<const OfficialArchive*> locked_archive(const Context& context, const ProjectFile& project,
-                                              const std::string& platform, const NodeFacts* node) {
-  const Platform target = platform_named(platform);
-  std::string text;
-  std::optional<std::string> cuda;
-  if (project.profile) {
-    CUDNNENV_TRY_ASSIGN(profile, find_profile(*project.profile, target.os, config_files(context.store())));
-    text = profile->cudnn;
-    cuda = profile->cuda;
-  } else {
-    text = *project.cudnn;
-    cuda = project.cuda;
-  }
-  CUDNNENV_TRY_ASSIGN(spec, parse_spec(text, cuda ? std::optional<std::string_view>(*cuda) : std::nullopt));
-  Result<const OfficialArchive*> archive = make_error("", "");
-  if (node && official_platform(node->platform) == platform) {
-    auto choice = choose_archive_for_node(*spec, spec->cuda, *node);
-    archive = choice ? Result<const OfficialArchive*>(choice->archive) : std::move(choice).error();
-  } else {
-    archive = choose_archive(target, *spec, spec->cuda, {});
-  }
-  if (!archive) {
-    Error error = std::move(archive).error();
-    return make_error("for " + platform + ": " + error.message,
-                      project.profile ? error.hint
-                                      : "say which CUDA in " + util::to_utf8(project.file) +
-                                            " (cuda = \"13\"), or another version, then run 'cudnnenv lock' again",
-                      error.code);
-  }
-  if ((*archive)->sha256.empty()) {
-    return make_error("for " + platform + ": the official list has no SHA-256 for " +
-                          std::string((*archive)->file_name) + ", so a lock cannot pin its bytes",
-                      "choose another version in " + util::to_utf8(project.file), ExitCode::not_found);
-  }
-  return *archive;
-}
-
-// The CUDA runtime `release` names ("13.0", "13.0.2": the newest that fits) on `platform`, as its manifest names
-// it, from CUDNNENV_CUDA_INDEX, the embedded table of pinned releases, or a download (checked against its pin), as
-// `install cuda` takes it.
-Result<LockedRuntime> locked_runtime(const Context& context, const std::string& release_text,
-                                     const std::string& platform) {
-  const DownloadOptions options = base_download_options(context, "", true);
-  CUDNNENV_TRY_ASSIGN(release, find_cuda_release(release_text, platform_named(platform),
-                                                 cuda_index(context.environment), options, true));
-  LockedRuntime runtime;
-  runtime.platform = platform;
-  runtime.release = release->release.str();
-  runtime.manifest = std::string(k_cuda_redist_url) + manifest_file_name(runtime.release);
-  runtime.manifest_sha256 = release->manifest_sha256;
-  for (const auto& component : runtime_components(release->release.major)) {
-    const auto found = std::find_if(release->manifest.archives.begin(), release->manifest.archives.end(),
-                                    [&](const RedistArchive& archive) { return archive.component == component; });
-    if (found == release->manifest.archives.end()) {
-      return make_error("for " + platform + ": the manifest of CUDA " + runtime.release + " has no " + component,
-                        "name another CUDA release", ExitCode::not_found);
-    }
-    runtime.components.push_back({found->component, found->version, found->relative_path, found->size, found->sha256});
-  }
-  return runtime;
-}
-
-// The runtime the project needs on `platform`: its profile's (the release `install PROFILE` takes; none where the
-// framework opens no runtime there), or its runtime = "..." (a release; a tree's name cannot be locked).
-Result<std::optional<LockedRuntime>> project_runtime(const Context& context, const ProjectFile& project,
-                                                     const std::string& platform) {
-  const Platform target = platform_named(platform);
-  if (project.profile) {
-    CUDNNENV_TRY_ASSIGN(profile, find_profile(*project.profile, target.os, config_files(context.store())));
-    if (profile->runtime_libraries(target.os).empty()) return std::optional<LockedRuntime>();
-    const auto asked = parse_cuda_version(profile->cuda);
-    if (!asked) return make_error("the profile " + profile->name + " has no CUDA version", "cudnnenv profile list");
-    CUDNNENV_TRY_ASSIGN(
-        choice, runtime_release_for(*asked, known_cuda_releases(cuda_index(context.environment)), profile->framework));
-    CUDNNENV_TRY_ASSIGN(runtime, locked_runtime(context, choice->release, platform));
-    return std::optional<LockedRuntime>(std::move(*runtime));
-  }
-  if (!project.runtime) return std::optional<LockedRuntime>();
-  if (!parse_version(*project.runtime)) {
-    return make_error(util::to_utf8(project.file) + " names the runtime tree '" + util::printable(*project.runtime) +
-                          "' by its name, which no other machine has",
-                      "name its CUDA release instead (runtime = \"13.0.2\"), then run 'cudnnenv lock' again",
-                      ExitCode::usage);
-  }
-  CUDNNENV_TRY_ASSIGN(runtime, locked_runtime(context, *project.runtime, platform));
-  return std::optional<LockedRuntime>(std::move(*runtime));
-}
-
 struct LockArguments {
   bool json = false;
   bool check = false;
@@ -174,13 +84,20 @@ Result<int> check_lock(const LockFile& now, const ProjectFile& project, bool jso
 }
 
 Result<int> run_lock(const LockArguments& arguments, const Context& context) {
-  CUDNNENV_TRY_ASSIGN(project, project_here(context));
+  CUDNNENV_TRY_ASSIGN(project, lockable_project(context.request().working_directory));
   std::optional<NodeFacts> node;
   if (!arguments.facts.empty()) {
     CUDNNENV_TRY_ASSIGN(read, read_node_facts_file(arguments.facts));
     node = std::move(*read);
   }
-  CUDNNENV_TRY_ASSIGN(lock, make_lock(context, *project, node ? &*node : nullptr));
+  LockSources sources = context.lock_sources();
+  if (node) {
+    sources.node = LockNode{node->platform, [&node = *node](const Spec& spec) -> Result<const OfficialArchive*> {
+                              CUDNNENV_TRY_ASSIGN(choice, choose_archive_for_node(spec, spec.cuda, node));
+                              return choice->archive;
+                            }};
+  }
+  CUDNNENV_TRY_ASSIGN(lock, make_lock(*project, sources));
   if (arguments.check) return check_lock(*lock, *project, arguments.json);
   if (node && !arguments.json) print_note("for " + node->describe());
   const std::string text = serialize_lock(*lock);
@@ -210,58 +127,6 @@ Result<int> run_lock(const LockArguments& arguments, const Context& context) {
 }
 
 }  // namespace
-
-Platform platform_named(const std::string& name) {
-  if (name == "windows-x86_64") return {Os::windows, Arch::x86_64};
-  if (name == "linux-sbsa") return {Os::linux, Arch::arm64};
-  return {Os::linux, Arch::x86_64};
-}
-
-Result<ProjectFile> project_here(const Context& context) {
-  const auto file = find_project_file(context.request().working_directory);
-  if (!file) {
-    return make_error("no .cudnnenv.toml here or in a folder above",
-                      "cudnnenv use 9.19 --local  (writes one naming the cuDNN this project needs)",
-                      ExitCode::not_found);
-  }
-  CUDNNENV_TRY_ASSIGN(project, read_project_file(*file));
-  if (project->path) {
-    return make_error(util::to_utf8(*file) + " names a folder (path = \"" + util::printable(*project->path) +
-                          "\"), which no lock or sync can fetch",
-                      "name a version instead: cudnn = \"9.19\"", ExitCode::usage);
-  }
-  if (!project->cudnn && !project->profile) {
-    return make_error(util::to_utf8(*file) + " names no cuDNN (cudnn = \"...\" or profile = \"...\")",
-                      "cudnnenv use 9.19 --local", ExitCode::not_found);
-  }
-  return project;
-}
-
-Result<LockFile> make_lock(const Context& context, const ProjectFile& project, const NodeFacts* node) {
-  LockFile lock;
-  lock.file = lock_path_for(project.file);
-  lock.input = lock_input_of(project);
-  if (lock.input.platforms.empty()) {
-    const std::string here = official_platform(node ? node->platform : host_platform());
-    if (here.empty()) {
-      return make_error(
-          "NVIDIA ships no cuDNN archive for this platform",
-          "name the platforms in " + util::to_utf8(project.file) + ": [lock] platforms = [\"linux-x86_64\"]",
-          ExitCode::not_found);
-    }
-    lock.input.platforms.push_back(here);
-  }
-  for (const auto& platform : lock.input.platforms) {
-    CUDNNENV_TRY_ASSIGN(runtime, project_runtime(context, project, platform));
-    if (*runtime) lock.runtime.push_back(std::move(**runtime));
-    CUDNNENV_TRY_ASSIGN(archive, locked_archive(context, project, platform, node));
-    lock.cudnn.push_back(LockedArchive{platform, std::string((*archive)->version),
-                                       std::string((*archive)->cuda_variant), std::string((*archive)->file_name),
-                                       std::string((*archive)->url), (*archive)->size,
-                                       std::string((*archive)->sha256)});
-  }
-  return lock;
-}
 
 void register_lock(CLI::App& app, Context& context) {
   auto arguments = std::make_shared<LockArguments>();

@@ -62,7 +62,7 @@ class MirrorWriter {
   Result<void> runtime(const std::string& asked, const std::string& platform, const util::Environment& environment,
                        const LockedRuntime* locked = nullptr) {
     const auto index = cuda_index(environment);
-    CUDNNENV_TRY_ASSIGN(release, find_cuda_release(asked, platform_named(platform), index, m_options));
+    CUDNNENV_TRY_ASSIGN(release, find_cuda_release(asked, lock_platform(platform), index, m_options));
     if (locked) CUDNNENV_TRY(check_locked_runtime(*locked, *release));
     const std::string name = "redistrib_" + release->release.str() + ".json";
     const fs::path manifest = m_folder / "compute" / "cuda" / "redist" / util::path_from_utf8(name);
@@ -140,7 +140,7 @@ Result<void> check_platforms(const std::vector<std::string>& platforms) {
 Result<void> add_source(MirrorWriter& writer, const CreateArguments& arguments, const Context& context,
                         const std::string& source, const std::vector<std::string>& platforms) {
   for (const auto& platform : platforms) {
-    const Platform target = platform_named(platform);
+    const Platform target = lock_platform(platform);
     std::string text = source;
     std::optional<std::string> cuda = arguments.cuda.empty() ? std::nullopt : std::optional(arguments.cuda);
     std::optional<Profile> profile;
@@ -206,7 +206,7 @@ Result<int> run_create(const CreateArguments& arguments, const Context& context)
         "cudnnenv mirror create " + util::command_word(arguments.folder) + " 9.19 --platform linux-x86_64",
         ExitCode::usage);
   }
-  DownloadOptions options = base_download_options(context, arguments.from, arguments.quiet);
+  DownloadOptions options = context.download_options(arguments.from, arguments.quiet);
   options.allow_unverified = arguments.allow_unverified;
   MirrorWriter writer(folder, index, options, arguments.quiet);
   const std::string here = official_platform(host_platform());

@@ -12,22 +12,6 @@ namespace cudnnenv::cli {
 
 namespace fs = std::filesystem;
 
-ShimPaths shim_paths(const Context& context) {
-  const Store& store = context.store();
-  const bool windows = host_platform().os == Os::windows;
-  ShimPaths paths;
-  paths.shims_dir = store.state().shims();
-  paths.root = store.root();
-  paths.state = store.state().folder;
-  paths.program = util::current_executable();
-  const std::filesystem::path helpers = util::installed_program().parent_path();
-  paths.launcher = helpers / (windows ? "cudnnenv-shim.exe" : "cudnnenv-shim");
-  if (!windows) {
-    paths.audit_module = helpers / "libcudnnenv-audit.so";
-  }
-  return paths;
-}
-
 namespace {
 
 struct ShimArguments {
@@ -60,7 +44,7 @@ Result<int> run_add(const ShimArguments& arguments, const Context& context) {
     spec.target = util::path_from_utf8(arguments.target);
   }
   spec.args = arguments.args;
-  const ShimPaths paths = shim_paths(context);
+  const ShimPaths paths = shim_paths(context.store());
   CUDNNENV_TRY_ASSIGN(added, add_shim(spec, paths));
   if (arguments.json) {
     print_json(shim_json(*added));
@@ -87,13 +71,13 @@ Result<int> run_add(const ShimArguments& arguments, const Context& context) {
 }
 
 Result<int> run_remove(const ShimArguments& arguments, const Context& context) {
-  CUDNNENV_TRY(remove_shim(arguments.name, shim_paths(context)));
+  CUDNNENV_TRY(remove_shim(arguments.name, shim_paths(context.store())));
   print("removed shim '" + arguments.name + "'\n");
   return 0;
 }
 
 Result<int> run_list(const ShimArguments& arguments, const Context& context) {
-  const auto shims = list_shims(shim_paths(context));
+  const auto shims = list_shims(shim_paths(context.store()));
   if (arguments.json) {
     Json array = Json::array();
     for (const auto& info : shims) array.push_back(shim_json(info));

@@ -56,8 +56,8 @@ Result<int> plan_task(const TaskPrologArguments& arguments, const Context& conte
   if (arguments.check) return 0;
   if (!arguments.verify.empty()) {
     TreeRecord tree = selection->tree;
-    CUDNNENV_TRY(
-        check_before_start(arguments.verify, arguments.device, context, *selection, plan->environment, tree, true));
+    CUDNNENV_TRY(check_before_start(arguments.verify, arguments.device, context.store(), *selection,
+                                    context.environment, plan->environment, tree, true));
   }
   print_script(*lines);  // as they are: a value's tab is the value's
   return 0;

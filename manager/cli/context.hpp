@@ -10,13 +10,9 @@
 
 #include <CLI/CLI.hpp>
 
-#include "doctor/facts.hpp"
-#include "doctor/frameworks.hpp"
 #include "download/download.hpp"
-#include "download/runtime.hpp"
-#include "pin/shims.hpp"
 #include "probe/probe.hpp"
-#include "select/lock.hpp"
+#include "select/lock_build.hpp"
 #include "select/resolve.hpp"
 #include "shell/quote.hpp"
 #include "store/store.hpp"
@@ -61,6 +57,13 @@ struct Context {
   Result<Selection> selection(SelectionRequest request) const;
   ProbeFunction probe() const;
   WarningSink warner() const;
+  // How a fetch goes: the store's downloads folder, the fetch helper beside
+  // this program, and the mirror `mirror`, else CUDNNENV_MIRROR, else
+  // [download] mirror in config.toml; notes on stderr unless `quiet`.
+  DownloadOptions download_options(const std::string& mirror, bool quiet) const;
+  // Where lock and sync build a lock from: the store's config files,
+  // CUDNNENV_CUDA_INDEX, download_options (no mirror named, quiet).
+  LockSources lock_sources() const;
   // The line of a batch file in `folder` that sets `variable` to this
   // program's path, in ASCII (shell::batch_path_line, with this machine's facts).
   Result<std::string> program_batch_line(const std::filesystem::path& folder, const std::string& variable) const;
@@ -70,47 +73,7 @@ struct Context {
 };
 
 // Registered per file (cmd_*.cpp), each with the one-line description --help shows.
-// The shims' paths for this run's store and program (cmd_shim.cpp); a
-// launcher pinned to one tree uses them with its own folder.
-ShimPaths shim_paths(const Context& context);
 
-// The project file that decides here, when it names a cuDNN by version or
-// profile (what lock and sync work from); else an error saying what to write.
-Result<ProjectFile> project_here(const Context& context);
-// The lock for `project` (cmd_lock.cpp): each platform it targets resolved
-// from the official list alone.
-// With `node` (lock --facts), the node's platform when the project names
-// none, and on it the archive that runs there (doctor/node.hpp).
-Result<LockFile> make_lock(const Context& context, const ProjectFile& project, const NodeFacts* node = nullptr);
-
-// How install fetches: the store's downloads folder, the fetch helper beside
-// this program, and the mirror `mirror`, else CUDNNENV_MIRROR, else
-// [download] mirror in config.toml; notes on stderr unless `quiet`.
-DownloadOptions base_download_options(const Context& context, const std::string& mirror, bool quiet);
-// Whether the manifest `release` found is the one `locked` names, and names
-// each locked archive with the lock's SHA-256; else an error (exit 1) whose
-// fix is writing the lock again.
-Result<void> check_locked_runtime(const LockedRuntime& locked, const CudaRelease& release);
-// "linux-x86_64", "linux-sbsa" or "windows-x86_64" (k_lock_platforms) as a Platform.
-Platform platform_named(const std::string& name);
-// The Linux pin's audit module installed beside `program` (cudnnenv).
-std::filesystem::path audit_module_beside(const std::filesystem::path& program);
-// The check before a start (cmd_exec.cpp): `verify` (none, load, conv; empty:
-// CUDNNENV_VERIFY, else the project file's [verify] on_launch, else load) of
-// `tree` as the program would load it with `environment`, on GPU `device`.
-// `tree` gets its full record when a check reads its files. `slurm_task`:
-// the hints name srun's --cudnn-verify rather than exec's --verify.
-Result<void> check_before_start(const std::string& verify, int device, const Context& context,
-                                const Selection& selection, const util::Environment& environment, TreeRecord& tree,
-                                bool slurm_task = false);
-
-// What doctor knows here (doctor/facts.hpp), for `program` (--for) and the
-// selection (`cudnn`: --cudnn, empty: the selection here).
-Facts gather_facts(const Context& context, const std::string& program, const std::string& cudnn, bool load_copies);
-// What the frameworks of `facts` need of cuDNN: from their files, and with
-// `probe` from each framework in a child of the Python that runs, under the
-// selection's launch environment, `timeout_seconds` each (cmd_frameworks.cpp).
-std::vector<CudnnNeed> framework_needs(const Context& context, const Facts& facts, bool probe, double timeout_seconds);
 void register_install(CLI::App& app, Context& context);
 void register_mirror(CLI::App& app, Context& context);
 void register_sync(CLI::App& app, Context& context);

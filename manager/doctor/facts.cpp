@@ -725,4 +725,17 @@ Facts collect_facts(const FactsRequest& request) {
   return facts;
 }
 
+FactsRequest facts_request(const Store& store, const util::Environment& environment, SelectionRequest selection,
+                           const std::string& program, bool load_copies) {
+  FactsRequest request;
+  request.environment = environment;
+  request.store = &store;
+  request.selection = std::move(selection);
+  request.program = program;
+  request.probe_program = probe_program_beside(util::installed_program());
+  request.config_files = config_files(store);
+  request.load_copies = load_copies;
+  return request;
+}
+
 }  // namespace cudnnenv

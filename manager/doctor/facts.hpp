@@ -152,6 +152,12 @@ struct FactsRequest {
 
 Facts collect_facts(const FactsRequest& request);
 
+// The request of doctor and frameworks: `store` (and its config files),
+// `environment`, the selection `selection` asks for, the program `program`
+// (--for), the probe beside the installed cudnnenv.
+FactsRequest facts_request(const Store& store, const util::Environment& environment, SelectionRequest selection,
+                           const std::string& program, bool load_copies);
+
 // Parts, for tests and for other commands.
 DriverInfo read_driver(const std::filesystem::path& probe_program, std::chrono::milliseconds timeout);
 // Parses `cudnnenv-probe --gpus` output, and /proc/driver/nvidia/version's

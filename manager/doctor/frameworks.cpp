@@ -5,6 +5,8 @@
 #include <cstring>
 #include <map>
 
+#include "pin/launch.hpp"
+#include "select/activation.hpp"
 #include "store/spec.hpp"
 #include "util/process.hpp"
 #include "util/text.hpp"
@@ -499,6 +501,28 @@ Json solution_json(const Solution& solution) {
               {"command", solution.command.empty() ? Json(nullptr) : Json(solution.command)},
               {"conflict", solution.conflict.empty() ? Json(nullptr) : Json(solution.conflict)},
               {"split", split}};
+}
+
+std::vector<CudnnNeed> framework_needs(const Facts& facts, const util::Environment& environment, bool probe,
+                                       double timeout_seconds) {
+  std::vector<CudnnNeed> needs = needs_from_files(facts.frameworks, facts.profiles, facts.platform.os);
+  if (!probe || facts.program.target.empty()) return needs;
+  ProbeRequest request;
+  request.python = facts.program.target;
+  request.timeout = std::chrono::milliseconds(static_cast<long long>(timeout_seconds * 1000));
+  request.environment = environment;
+  if (facts.selection) {
+    // Under the pin: the environment `cudnnenv exec` gives the program.
+    LaunchRequest launch;
+    launch.tree = facts.selection->tree;
+    launch.beside = facts.selection->beside_trees();
+    launch.environment = environment;
+    launch.selection_environment = activation_of(*facts.selection, environment);
+    launch.audit_module = audit_module_beside(util::installed_program());
+    if (auto plan = plan_environment(launch)) request.environment = plan->environment;
+  }
+  probe_needs(needs, request);
+  return needs;
 }
 
 }  // namespace cudnnenv

@@ -95,6 +95,13 @@ struct ProbeRequest {
 // leaves the files' need with `probe_failure` set.
 void probe_needs(std::vector<CudnnNeed>& needs, const ProbeRequest& request);
 
+// What the frameworks of `facts` need of cuDNN: from their files, and with
+// `probe` from each framework in a child of the Python that runs, under the
+// selection's launch environment (from `environment`, this process's),
+// `timeout_seconds` each.
+std::vector<CudnnNeed> framework_needs(const Facts& facts, const util::Environment& environment, bool probe,
+                                       double timeout_seconds);
+
 // Reads a probe child's stdout into `need` (the last "cudnnenv-probe:" line);
 // an error for output without one, or one that is not the JSON it writes.
 Result<void> apply_probe_output(std::string_view out, CudnnNeed& need);

@@ -46,6 +46,10 @@ Result<void> check_batch_arguments(const fs::path& program, const std::vector<st
   return {};
 }
 
+fs::path audit_module_beside(const fs::path& program) {
+  return program.parent_path() / "libcudnnenv-audit.so";
+}
+
 namespace {
 
 // In a skipped folder, or the same file as the one of that name there (a

@@ -33,6 +33,9 @@ inline constexpr util::Named<PinMode> k_pin_modes[] = {
     {PinMode::audit, "audit"}, {PinMode::preload, "preload"}, {PinMode::path, "path"}};
 static_assert(util::covers_each_once(k_pin_modes, 3));
 
+// The Linux pin's audit module installed beside `program` (cudnnenv).
+std::filesystem::path audit_module_beside(const std::filesystem::path& program);
+
 // One change a start makes to the program's environment, in order
 // (LaunchPlan::changes): an entry put first on a list (earlier copies of it
 // removed), a variable set, or one unset.

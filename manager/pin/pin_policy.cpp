@@ -12,6 +12,7 @@
 #include "discover/discover.hpp"
 #include "launch_key.hpp"
 #include "probe/probe.hpp"
+#include "select/resolve.hpp"
 #include "store/layout.hpp"
 #include "store/runtime.hpp"
 #include "util/fs.hpp"
@@ -283,6 +284,38 @@ Result<void> check_pin(const TreeRecord& tree, const PinCheckOptions& options) {
     remember(options, key);
   }
   return {};
+}
+
+Result<void> check_before_start(const std::string& verify, int device, const Store& store, const Selection& selection,
+                                const util::Environment& process_environment, const util::Environment& environment,
+                                TreeRecord& tree, bool slurm_task) {
+  CUDNNENV_TRY_ASSIGN(policy,
+                      choose_launch_policy(verify.empty() ? std::nullopt : std::optional(verify), process_environment,
+                                           selection.project ? selection.project->verify_on_launch : std::nullopt));
+  PinCheckOptions check;
+  check.policy = *policy;
+  check.probe_program = probe_program_beside(util::installed_program());
+  check.cache_file = store.state().pin_checks();
+  check.device = device;
+  check.environment = environment;
+  if (slurm_task) {
+    check.skip_check = "srun --cudnn-verify=none";
+    check.load_check = "srun --cudnn-verify=load";
+  }
+  if (selection.runtime()) check.runtime_dir = selection.runtime()->resolve(selection.runtime()->layout.library_dir);
+  if (*policy != LaunchPolicy::none) {
+    // The file manifest, for the check of the whole file set: from the store's
+    // folder of the tree, also for an adopted tree (its root is elsewhere; #11).
+    if (auto full = store.full_record(tree); full) tree = *full;
+    if (selection.runtime()) {
+      check.runtime = [&store, runtime = *selection.runtime()]() -> std::optional<TreeRecord> {
+        auto full = store.full_record(runtime);
+        return full ? *full : runtime;
+      };
+      check.store_runtimes = [&store] { return store.list().of(TreeKind::cuda); };
+    }
+  }
+  return check_pin(tree, check);
 }
 
 }  // namespace cudnnenv

@@ -63,4 +63,17 @@ struct PinCheckOptions {
 // `tree` is the full record (Store::full_record): its manifest is the set.
 Result<void> check_pin(const TreeRecord& tree, const PinCheckOptions& options);
 
+class Store;
+struct Selection;
+
+// The check before a start of `selection` from `store`: `verify` (none, load,
+// conv; empty: CUDNNENV_VERIFY in `process_environment`, else the project
+// file's [verify] on_launch, else load) of `tree` as the program would load
+// it with `environment` (the child's), on GPU `device`. `tree` gets its full
+// record when a check reads its files. `slurm_task`: the hints name srun's
+// --cudnn-verify rather than exec's --verify.
+Result<void> check_before_start(const std::string& verify, int device, const Store& store, const Selection& selection,
+                                const util::Environment& process_environment, const util::Environment& environment,
+                                TreeRecord& tree, bool slurm_task = false);
+
 }  // namespace cudnnenv

@@ -8,10 +8,24 @@
 
 #include "formats/platform.hpp"
 #include "launch_key.hpp"
+#include "store/store.hpp"
 #include "util/fs.hpp"
 #include "util/text.hpp"
 
 namespace cudnnenv {
+
+ShimPaths shim_paths(const Store& store) {
+  const bool windows = host_platform().os == Os::windows;
+  ShimPaths paths;
+  paths.shims_dir = store.state().shims();
+  paths.root = store.root();
+  paths.state = store.state().folder;
+  paths.program = util::current_executable();
+  const std::filesystem::path helpers = util::installed_program().parent_path();
+  paths.launcher = helpers / (windows ? "cudnnenv-shim.exe" : "cudnnenv-shim");
+  if (!windows) paths.audit_module = audit_module_beside(util::installed_program());
+  return paths;
+}
 
 namespace fs = std::filesystem;
 

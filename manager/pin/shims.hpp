@@ -33,6 +33,13 @@ struct ShimPaths {
   std::filesystem::path audit_module;  // Linux: libcudnnenv-audit.so; empty on Windows
 };
 
+class Store;
+
+// The shims' paths for `store` and this program (its helpers beside the
+// installed cudnnenv); a launcher pinned to one tree uses them with its own
+// folder.
+ShimPaths shim_paths(const Store& store);
+
 struct ShimInfo {
   std::string name;
   std::filesystem::path file;  // the launcher in the shims folder

@@ -438,4 +438,46 @@ std::vector<std::string> lock_staleness(const LockFile& locked, const LockFile& 
   return differences;
 }
 
+Result<ProjectFile> lockable_project(const fs::path& folder) {
+  const auto file = find_project_file(folder);
+  if (!file) {
+    return make_error("no .cudnnenv.toml here or in a folder above",
+                      "cudnnenv use 9.19 --local  (writes one naming the cuDNN this project needs)",
+                      ExitCode::not_found);
+  }
+  CUDNNENV_TRY_ASSIGN(project, read_project_file(*file));
+  if (project->path) {
+    return make_error(util::to_utf8(*file) + " names a folder (path = \"" + util::printable(*project->path) +
+                          "\"), which no lock or sync can fetch",
+                      "name a version instead: cudnn = \"9.19\"", ExitCode::usage);
+  }
+  if (!project->cudnn && !project->profile) {
+    return make_error(util::to_utf8(*file) + " names no cuDNN (cudnn = \"...\" or profile = \"...\")",
+                      "cudnnenv use 9.19 --local", ExitCode::not_found);
+  }
+  return project;
+}
+
+Result<void> check_locked_runtime(const LockedRuntime& locked, const CudaRelease& release) {
+  const std::string hint = "cudnnenv lock  (writes it again from what the manifest says now; then commit it)";
+  if (release.manifest_sha256 != locked.manifest_sha256) {
+    return make_error("the manifest of CUDA " + release.release.str() +
+                          " is not the one the lock names: its SHA-256 is " + release.manifest_sha256 +
+                          ", the lock says " + locked.manifest_sha256,
+                      hint, ExitCode::failure);
+  }
+  for (const auto& component : locked.components) {
+    const auto found = std::find_if(release.manifest.archives.begin(), release.manifest.archives.end(),
+                                    [&](const RedistArchive& archive) { return archive.component == component.name; });
+    if (found == release.manifest.archives.end() || found->sha256 != component.sha256 ||
+        found->relative_path != component.path) {
+      return make_error("the manifest of CUDA " + release.release.str() + " does not name " +
+                            util::printable(component.path) + " with the SHA-256 the lock says (" + component.sha256 +
+                            ")",
+                        hint, ExitCode::failure);
+    }
+  }
+  return {};
+}
+
 }  // namespace cudnnenv

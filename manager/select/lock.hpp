@@ -47,6 +47,7 @@
 #include <string_view>
 #include <vector>
 
+#include "download/runtime.hpp"
 #include "select/project.hpp"
 #include "store/official.hpp"
 #include "util/result.hpp"
@@ -145,5 +146,15 @@ std::vector<std::string> lock_differences(const LockInput& locked, const LockInp
 // resolves to cuDNN 9.1.2.5 (cuda12)"; empty when the two would be written
 // alike.
 std::vector<std::string> lock_staleness(const LockFile& locked, const LockFile& now);
+
+// The project file that decides in `folder` (or a folder above), when it
+// names a cuDNN by version or profile (what lock and sync work from); else an
+// error saying what to write.
+Result<ProjectFile> lockable_project(const std::filesystem::path& folder);
+
+// Whether the manifest `release` found is the one `locked` names, and names
+// each locked archive with the lock's SHA-256; else an error (exit 1) whose
+// fix is writing the lock again.
+Result<void> check_locked_runtime(const LockedRuntime& locked, const CudaRelease& release);
 
 }  // namespace cudnnenv

@@ -142,6 +142,12 @@ Result<ProjectFile> read_project_file(const fs::path& file) {
   return parse_project_file(*text, file);
 }
 
+Platform lock_platform(std::string_view name) {
+  if (name == "windows-x86_64") return {Os::windows, Arch::x86_64};
+  if (name == "linux-sbsa") return {Os::linux, Arch::arm64};
+  return {Os::linux, Arch::x86_64};
+}
+
 std::optional<fs::path> find_project_file(const fs::path& start) {
   std::error_code ec;
   for (fs::path dir = start;; dir = dir.parent_path()) {

@@ -11,6 +11,7 @@
 #include <utility>
 #include <vector>
 
+#include "formats/platform.hpp"
 #include "util/result.hpp"
 
 #include "state_layout.hpp"
@@ -26,6 +27,8 @@ inline constexpr std::size_t k_max_settings_file = 256 * 1024;
 
 // The platforms of the official list, which a project's lock may target.
 inline constexpr const char* k_lock_platforms[] = {"linux-x86_64", "linux-sbsa", "windows-x86_64"};
+// One of those as a Platform ("linux-sbsa": Linux arm64).
+Platform lock_platform(std::string_view name);
 
 // .cudnnenv.toml:
 //   cudnn = "8.1"            # a spec; or: profile = "tf2.5"

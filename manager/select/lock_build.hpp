@@ -1,0 +1,41 @@
+// Building a lock: the exact cuDNN archive, and the CUDA runtime's manifest
+// and archives, that a project file resolves to on each platform it targets,
+// from the official list and the CUDA manifests alone (nothing installed
+// here counts, and no toolkit: every machine resolves alike). `lock` writes
+// it; `sync` builds one where the project has none, or its lock is stale.
+#pragma once
+
+#include <filesystem>
+#include <functional>
+#include <optional>
+#include <vector>
+
+#include "download/download.hpp"
+#include "formats/platform.hpp"
+#include "select/lock.hpp"
+#include "store/spec.hpp"
+#include "util/result.hpp"
+
+namespace cudnnenv {
+
+// A node a snapshot describes (lock --facts): the platform a project that
+// names none locks, and on it the archive that runs there (its driver and
+// toolkits), chosen by `choose`.
+struct LockNode {
+  Platform platform;
+  std::function<Result<const OfficialArchive*>(const Spec& spec)> choose;
+};
+
+// Where a lock's entries come from.
+struct LockSources {
+  std::vector<std::filesystem::path> config_files;  // whose [profiles] apply (config_files)
+  std::optional<std::filesystem::path> cuda_index;  // CUDNNENV_CUDA_INDEX
+  DownloadOptions download;                         // how a CUDA manifest not built in is fetched
+  std::optional<LockNode> node;
+};
+
+// The lock for `project`: each platform it targets (none: this machine's,
+// or the node's) resolved from `sources`.
+Result<LockFile> make_lock(const ProjectFile& project, const LockSources& sources);
+
+}  // namespace cudnnenv
