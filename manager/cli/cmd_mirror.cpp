@@ -255,7 +255,8 @@ Result<int> run_create(const CreateArguments& arguments, const Context& context)
     return 0;
   }
   print("mirror " + where + ": " + std::to_string(writer.fetched()) + " fetched, " + std::to_string(writer.kept()) +
-        " already there; " + std::to_string(writer.index().files.size()) + " files, " + util::human_size(bytes) + "\n");
+        " already there; " + std::to_string(writer.index().files.size()) +
+        (writer.index().files.size() == 1 ? " file, " : " files, ") + util::human_size(bytes) + "\n");
   for (const auto& file : writer.index().files) print("  " + util::printable(file.path) + "\n");
   const std::string word = util::command_word(where);
   print("on a machine with no network: cudnnenv sync --mirror " + word + "  (or cudnnenv install VERSION --mirror " +

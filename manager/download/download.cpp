@@ -405,13 +405,16 @@ Result<std::string> archive_url(const OfficialArchive& archive, const std::strin
     return make_error("the mirror '" + mirror + "' is not a plain http:// or https:// URL",
                       "give the mirror's base URL, e.g. --mirror https://mirror.example.org/nvidia", ExitCode::usage);
   }
-  std::string_view url = archive.url;
-  if (!util::starts_with(url, k_official_host) ||
-      (url.size() > k_official_host.size() && url[k_official_host.size()] != '/')) {
-    return std::string(url);  // another host: a site's own list
+  // Whatever host the list names (NVIDIA's, a site's index, a file:// folder), the mirror holds the file at the
+  // URL's path: where `mirror create` put it (host_path).
+  const std::string path = path_of(archive.url);
+  if (!util::ends_with(path, "/" + std::string(archive.file_name))) {
+    return make_error("the list's URL '" + util::printable(std::string(archive.url)) + "' does not end in " +
+                          util::printable(std::string(archive.file_name)) + ", so no mirror holds it at its path",
+                      "install it without a mirror, or correct the list's URL", ExitCode::usage);
   }
   while (!base.empty() && base.back() == '/') base.pop_back();
-  return base + std::string(url.substr(k_official_host.size()));
+  return base + path;
 }
 
 namespace {

@@ -19,18 +19,18 @@
 
 namespace cudnnenv {
 
-inline constexpr std::string_view k_official_host = "https://developer.download.nvidia.com";
-
 // Where `archive` lies on its host: "compute/cudnn/redist/cudnn/linux-x86_64/FILE"
 // for an official URL; empty when that is no plain relative path ending in
 // the archive's file name (nothing could be put there safely).
 std::string host_path(const OfficialArchive& archive);
 
-// Where `archive` is fetched from: its URL, or with `mirror` (a base URL)
-// the mirror's base followed by the URL's path on NVIDIA's host
+// Where `archive` is fetched from: its URL, or with `mirror` (a base URL or
+// a folder) the mirror's base followed by the URL's path, whatever its host
 // (https://developer.download.nvidia.com/compute/... becomes
-// MIRROR/compute/...). A URL of another host (a site's own list) is used as
-// it is. Errors: a mirror that is not an http(s) URL.
+// MIRROR/compute/...; a site index's https://site/pub/... MIRROR/pub/...),
+// as a conda channel mirror replaces the channel's host. Errors: a mirror
+// that is not an http(s) URL or a folder; a URL whose path does not end in
+// the archive's file name (no mirror holds it).
 Result<std::string> archive_url(const OfficialArchive& archive, const std::string& mirror);
 
 struct DownloadProgress {

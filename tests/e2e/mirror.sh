@@ -6,7 +6,8 @@
 # store (a fresh HOME) installs the same bytes as the first machine's sync
 # from the server, and `install VERSION --mirror FOLDER` works too; a second
 # create fetches nothing; `mirror verify` finds a changed file, and the
-# create its hint names puts it right. A hostile index is refused.
+# create its hint names puts it right. A hostile index is refused. A site's
+# own index (URLs on its own host) goes through a mirror the same way.
 # The Windows half of the lock is synced under Wine in wine_lock.sh.
 CUDNNENV=$1
 FIXTURES=$2
@@ -127,3 +128,34 @@ run mirror create hostile -q
 expect_eq "$rc:$(cat err)" "3:cudnnenv: error: the mirror's index names 'x/evil.tar.xz', which is no official archive of that SHA-256
   hint: remove it from the folder and its index, or create the mirror afresh in another folder" "an index naming no official archive"
 pass "a hostile index is refused, naming the entry"
+
+# A site's own index (issue 62): its URLs name the site's host, not NVIDIA's. The mirror replaces that host as it
+# does NVIDIA's: `mirror create --from` fetches each file at its path from the upstream mirror, and `sync --mirror`
+# with no network installs from the folder, never trying the site's host.
+stop_servers
+unset https_proxy http_proxy
+printf 'cudnn_version\tplatform\tcuda_variant\tfilename\tsha256\tsize_bytes\turl\n9.1.0.70\tlinux-x86_64\tcuda12\t%s\t%s\t%s\thttps://cudnn.site.example/pub/cudnn/%s\n' \
+  "$linux" "$(sha256sum "srv/$linux" | cut -d' ' -f1)" "$(stat -c %s "srv/$linux")" "$linux" > site-index.tsv
+export CUDNNENV_INDEX="$WORK/site-index.tsv"
+mkdir site-project
+printf 'cudnn = "9.1"\ncuda = "12"\n\n[lock]\nplatforms = ["linux-x86_64"]\n' > site-project/.cudnnenv.toml
+cd site-project
+run lock
+expect_eq "$rc" "0" "lock from the site's index: $(cat err)"
+cd "$WORK"
+start_server site
+run mirror create "$WORK/site-mirror" --lock site-project/cudnnenv.lock --from "http://127.0.0.1:$PORT" -q
+expect_eq "$rc:$(head -2 out)" "0:mirror $WORK/site-mirror: 1 fetched, 0 already there; 1 file, $(human_size "$(stat -c %s "srv/$linux")")
+  pub/cudnn/$linux" "mirror create from the site's index: $(cat err)"
+expect_eq "$(cat site.log)" "GET /pub/cudnn/$linux range=- 200" "fetched at the site URL's path, from the upstream mirror"
+stop_servers
+export https_proxy=http://127.0.0.1:9 http_proxy=http://127.0.0.1:9
+run mirror verify "$WORK/site-mirror"
+expect_eq "$rc:$(tail -1 out)" "0:1 file: all match the index" "mirror verify of the site mirror"
+mkdir home4
+cd site-project
+HOME="$WORK/home4" CUDNNENV_ROOT="$WORK/store4" CUDNNENV_STATE_DIR="$WORK/state4" run sync --mirror "$WORK/site-mirror" -q
+expect_eq "$rc" "0" "sync --mirror from the site mirror, no network: $(cat err)"
+cd "$WORK"
+expect_eq "$(hashes "$WORK/store4")" "$(hashes "$WORK/store")" "the same archive and files as the first machine's"
+pass "a site index's host is replaced by the mirror: create fetches at its path, sync installs offline from the folder"

@@ -60,8 +60,9 @@ TEST_SUITE("download/download") {
           "index.tsv:2: the URL holds a space, a quote, a backslash or a control character");
   }
 
-  TEST_CASE("a mirror replaces NVIDIA's host, never the path or the hash") {
+  TEST_CASE("a mirror replaces the list's host, whatever it is, never the path or the hash") {
     OfficialArchive archive{};
+    archive.file_name = "a.tar.xz";
     archive.url = "https://developer.download.nvidia.com/compute/cudnn/redist/cudnn/linux-x86_64/a.tar.xz";
     CHECK(*archive_url(archive, "") == archive.url);
     CHECK(*archive_url(archive, "http://127.0.0.1:8000/mirror/") ==
@@ -72,9 +73,20 @@ TEST_SUITE("download/download") {
           "the mirror 'ftp://m.example.org' is neither an http:// or https:// URL nor a folder");
     CHECK(archive_url(archive, "https://m.example.org/a b").error().message ==
           "the mirror 'https://m.example.org/a b' is not a plain http:// or https:// URL");
-    // Another host (a site's own list) is used as it is; a host that only starts like NVIDIA's is another host.
+    // A site's own list: its host is replaced as NVIDIA's is (where `mirror create` put the file); so is a
+    // file:// folder's, and a host that only starts like NVIDIA's.
+    archive.url = "https://cudnn.site.example/pub/cudnn/a.tar.xz";
+    CHECK(*archive_url(archive, "") == archive.url);
+    CHECK(*archive_url(archive, "https://m.example.org/") == "https://m.example.org/pub/cudnn/a.tar.xz");
+    archive.url = "file:///srv/cudnn/a.tar.xz";
+    CHECK(*archive_url(archive, "https://m.example.org") == "https://m.example.org/srv/cudnn/a.tar.xz");
     archive.url = "https://developer.download.nvidia.com.evil.example/a.tar.xz";
-    CHECK(*archive_url(archive, "https://m.example.org") == archive.url);
+    CHECK(*archive_url(archive, "https://m.example.org") == "https://m.example.org/a.tar.xz");
+    // A URL whose path does not end in the file's name: no mirror holds it.
+    archive.url = "https://cudnn.site.example/get?id=7";
+    CHECK(archive_url(archive, "https://m.example.org").error().message ==
+          "the list's URL 'https://cudnn.site.example/get?id=7' does not end in a.tar.xz, so no mirror holds it at "
+          "its path");
   }
 
   TEST_CASE("the helper's lines read back") {
