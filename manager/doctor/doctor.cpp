@@ -817,7 +817,24 @@ DoctorCheck check_bundle_incomplete(const Facts& facts) {
       details.push_back(summary);
       if (found) continue;
       const std::string program = command_word(facts.program.requested, os);
+      const std::string heal =
+          "keep the bundle's own files: cudnnenv adopt --heal " + command_word(util::to_utf8(folder), os);
+      // A tree of that release in the store: the fix that works here, offline too, leads.
+      const TreeRecord* same = nullptr;
+      for (const auto& tree : facts.trees) {
+        if (tree.kind == TreeKind::cudnn && tree.version == *version && tree.platform.os == os) same = &tree;
+      }
       const auto install = release_install_command(*version);
+      const std::string fix =
+          same ? "cudnnenv exec --cudnn " + command_word(same->name, os) + " -- " + program + "  ('" + same->name +
+                     "' in the store is cuDNN " + same->version.str() +
+                     ", pinned: a name it lacks loads from nowhere else); or " + heal
+               : (install ? *install + " && " : std::string()) + "cudnnenv exec" +
+                     (install ? " --cudnn " + std::to_string(version->major) + "." + std::to_string(version->minor) +
+                                    "." + std::to_string(version->patch)
+                              : std::string()) +
+                     " -- " + program + "  (a complete tree, pinned: a name it lacks loads from nowhere else)" +
+                     "; or, with that release in the store, " + heal;
       found =
           problem("bundle-incomplete", DoctorStatus::fail, summary,
                   os == Os::windows ? "'Could not locate " + names.front() +
@@ -827,13 +844,7 @@ DoctorCheck check_bundle_incomplete(const Facts& facts) {
                                       "; the bundle left it out, and cuDNN opens it by bare name"
                                 : "run plainly, the loader takes " + util::join(taken, "; ") + " beside the bundle's " +
                                       version->str() + ": two versions of cuDNN in one process",
-                  (install ? *install + " && " : std::string()) + "cudnnenv exec" +
-                      (install ? " --cudnn " + std::to_string(version->major) + "." + std::to_string(version->minor) +
-                                     "." + std::to_string(version->patch)
-                               : std::string()) +
-                      " -- " + program + "  (a complete tree, pinned: a name it lacks loads from nowhere else)" +
-                      "; or, with that release in the store, keep the bundle's own files: cudnnenv adopt --heal " +
-                      command_word(util::to_utf8(folder), os));
+                  fix);
     }
   }
   if (found) {

@@ -343,6 +343,25 @@ std::string fix_for_missing(const MissingLibrary& missing, const FixContext& con
       const auto install =
           of_release ? release_install_command(tree.version, tree.cuda ? std::optional(tree.cuda->major) : std::nullopt)
                      : std::nullopt;
+      // A whole tree of the same release and CUDA in the store: the fix that works here, offline too.
+      if (of_release) {
+        for (auto at = context.trees.rbegin(); at != context.trees.rend(); ++at) {
+          std::error_code ec;
+          if (at->name == tree.name || at->version != tree.version || at->platform.os != tree.platform.os ||
+              (at->cuda && tree.cuda && at->cuda->major != tree.cuda->major) ||
+              !fs::exists(at->resolve(at->layout.library_dir) / util::path_from_utf8(name), ec)) {
+            continue;
+          }
+          const std::string why = "  (the tree '" + tree.name + "' lacks it; '" + at->name + "' in the store, cuDNN " +
+                                  at->version.str() + ", has it)";
+          if (tree.source.kind == "adopted" && !tree.source.path.empty()) {
+            const std::string own = util::command_word(tree.name);
+            return "cudnnenv remove " + own + " --yes && cudnnenv adopt --heal " +
+                   util::command_word(tree.source.path) + " --name " + own + why;
+          }
+          return "cudnnenv exec --cudnn " + util::command_word(at->name) + after + why;
+        }
+      }
       if (install) {
         return *install + "  (the tree '" + tree.name + "' lacks it; cuDNN " + tree.version.str() +
                "'s archive has it)";

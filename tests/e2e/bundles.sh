@@ -125,9 +125,24 @@ expect_eq "$rc:$(tail -5 err)" "1:cudnnenv: why: libcudnn_engines_tensor_ir.so.9
   chain:  load-versions -> libcudnn_engines_tensor_ir.so.9
   looked for in, in order:
     $CUDNNENV_ROOT/old921/lib  (pin)
-  fix:    cudnnenv install 9.21.0 --cuda 13  (the tree 'old921' lacks it; cuDNN 9.21.0's archive has it)" "--why names the file, the pin's folder and the fix"
+  fix:    cudnnenv exec --cudnn whole -- ./load-versions libcudnn_engines_tensor_ir.so.9  (the tree 'old921' lacks it; 'whole' in the store, cuDNN 9.21.0, has it)" \
+  "--why names the file, the pin's folder and the fix that works here: the whole tree of the release in the store"
+# An adopted folder that lost the file since (a wheel half uninstalled): the fix heals it from 'whole', offline,
+# and run as printed it works.
+cp -r complete adopted-wheel
+run adopt ./adopted-wheel --name wheel921
+rm adopted-wheel/lib/libcudnn_engines_tensor_ir.so.*
+run exec --cudnn wheel921 --verify none --why -- ./load-versions libcudnn_engines_tensor_ir.so.9
+fix="cudnnenv remove wheel921 --yes && cudnnenv adopt --heal \"$WORK/adopted-wheel\" --name wheel921"
+expect_eq "$rc:$(tail -1 err)" "1:  fix:    $fix  (the tree 'wheel921' lacks it; 'whole' in the store, cuDNN 9.21.0, has it)" \
+  "--why of the adopted folder: the heal from the store"
 unset LD_LIBRARY_PATH
-pass "the fence: a 9.21 tree without tensor_ir, pinned, never takes the stray copy (bare name, absolute path, DT_NEEDED); plainly it mixes; --why names the fix"
+(PATH="$(dirname "$CUDNNENV"):$PATH" && eval "$fix") > fix.out 2>&1 || fail "the fix as printed: $(cat fix.out)"
+run exec --cudnn wheel921 -- ./load-versions libcudnn.so.9 libcudnn_engines_tensor_ir.so.9
+expect_eq "$rc:$(cat out)" "0:libcudnn.so.9 92100
+libcudnn_engines_tensor_ir.so.9 92100" "after the fix: one version, past the check ($(cat err))"
+run remove wheel921 --yes  # the heal below takes its file from 'whole'
+pass "the fence: a 9.21 tree without tensor_ir, pinned, never takes the stray copy (bare name, absolute path, DT_NEEDED); plainly it mixes; --why names the fix that works here, and it does"
 
 # Healing: with a complete tree of the same release and CUDA in the store ('whole'), adopt --heal makes the
 # incomplete folder a store folder of links to its files plus the missing one from 'whole', recorded as such;
@@ -211,14 +226,17 @@ incomplete_wheel "$WORK/project/.venv/lib/python3.12/site-packages"
 wheel="$WORK/project/.venv/lib/python3.12/site-packages/nvidia/cudnn/lib"
 cd project
 unset VIRTUAL_ENV CONDA_PREFIX
+# With no 9.21.0 in the store the fix fetches it; with one ('whole') it leads with that, which works offline.
+CUDNNENV_ROOT="$WORK/empty-store" CUDNNENV_STATE_DIR="$WORK/empty-state" run doctor --json
+expect_eq "$(bundle_check | tail -1)" "cudnnenv install 9.21.0 --cuda 13 && cudnnenv exec --cudnn 9.21.0 -- python  (a complete tree, pinned: a name it lacks loads from nowhere else); or, with that release in the store, keep the bundle's own files: cudnnenv adopt --heal \"$wheel\"" "doctor with an empty store: the fix installs the release ($(cat err))"
 run doctor --json
 expect_eq "$(bundle_check)" "fail
 nvidia-cudnn-cu13 9.21.0.19's cuDNN 9.21.0 in '$wheel' lacks libcudnn_engines_tensor_ir.so.9
 run plainly, the loader takes libcudnn_engines_tensor_ir.so.9 from '$WORK/stray/libcudnn_engines_tensor_ir.so.9' (cuDNN 9.19.0) beside the bundle's 9.21.0: two versions of cuDNN in one process
-cudnnenv install 9.21.0 --cuda 13 && cudnnenv exec --cudnn 9.21.0 -- python  (a complete tree, pinned: a name it lacks loads from nowhere else); or, with that release in the store, keep the bundle's own files: cudnnenv adopt --heal \"$wheel\"" "doctor: ./.venv's incomplete wheel ($(cat err))"
+cudnnenv exec --cudnn whole -- python  ('whole' in the store is cuDNN 9.21.0, pinned: a name it lacks loads from nowhere else); or keep the bundle's own files: cudnnenv adopt --heal \"$wheel\"" "doctor: ./.venv's incomplete wheel ($(cat err))"
 run discover --json
 expect_eq "$(wheel_copy "$WORK/project/")" "[('$wheel/libcudnn.so.9', '9.21.0', ['site-packages (nvidia-cudnn wheel)'])]" "discover: ./.venv's wheel without VIRTUAL_ENV"
-pass "./.venv's incomplete wheel, no VIRTUAL_ENV: doctor fails bundle-incomplete with the copy it would mix with; discover lists it"
+pass "./.venv's incomplete wheel, no VIRTUAL_ENV: doctor fails bundle-incomplete with the copy it would mix with and the fix that works here; discover lists it"
 rm -r .venv
 
 export PYENV_ROOT="$WORK/pyroot"
@@ -246,7 +264,7 @@ PATH="$CUDNNENV_STATE_DIR/shims:$PYENV_ROOT/shims:$PATH" run doctor --json
 expect_eq "$(bundle_check)" "fail
 nvidia-cudnn-cu13 9.21.0.19's cuDNN 9.21.0 in '$wheel' lacks libcudnn_engines_tensor_ir.so.9
 run plainly, the loader takes libcudnn_engines_tensor_ir.so.9 from '$WORK/stray/libcudnn_engines_tensor_ir.so.9' (cuDNN 9.19.0) beside the bundle's 9.21.0: two versions of cuDNN in one process
-cudnnenv install 9.21.0 --cuda 13 && cudnnenv exec --cudnn 9.21.0 -- python  (a complete tree, pinned: a name it lacks loads from nowhere else); or, with that release in the store, keep the bundle's own files: cudnnenv adopt --heal \"$wheel\"" "doctor through cudnnenv's shim and pyenv's ($(cat err))"
+cudnnenv exec --cudnn whole -- python  ('whole' in the store is cuDNN 9.21.0, pinned: a name it lacks loads from nowhere else); or keep the bundle's own files: cudnnenv adopt --heal \"$wheel\"" "doctor through cudnnenv's shim and pyenv's ($(cat err))"
 PATH="$CUDNNENV_STATE_DIR/shims:$PYENV_ROOT/shims:$PATH" run discover --json
 expect_eq "$(wheel_copy "$PYENV_ROOT/")" "[('$wheel/libcudnn.so.9', '9.21.0', ['site-packages (nvidia-cudnn wheel)'])]" "discover: the pyenv Python's wheel"
 unset LD_LIBRARY_PATH
