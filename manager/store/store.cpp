@@ -158,6 +158,56 @@ using store_detail::VersionFacts;
 
 namespace {
 
+// The record of a component tree adopted as a store folder of links (split
+// wheels, a healed folder): its layout in that folder (lib/, bin/ on
+// Windows) with the main library `main_file`'s name, its release `release`
+// (`named`: as a library's full name says it, else its major alone), its
+// name from --name or the component's default.
+Result<TreeRecord> linked_record(const ComponentTrees& kind_of, const AdoptOptions& options, const TreeLayout& found,
+                                 const fs::path& main_file, const Version& release, bool named) {
+  TreeLayout layout;
+  layout.library_dir = options.platform.os == Os::windows ? "bin" : "lib";
+  layout.main_library = layout.library_dir + "/" + util::to_utf8(main_file.filename());
+  layout.major = found.major;
+  TreeRecord record = kind_of.record(options.name.value_or(kind_of.default_name(release, !named)), layout, release,
+                                     named, options.platform);
+  CUDNNENV_TRY(check_tree_name(record.name));
+  record.version_from = named ? "library" : "name";
+  record.cuda_from = record.version_from;
+  record.source.kind = "adopted";
+  return record;
+}
+
+// One file of a healed tree into its store folder `links`, recorded in
+// `files`: the adopted folder's own (`own`) by link (Linux: symbolic;
+// Windows: hard, which needs the store's volume), as split-wheel runtimes are
+// adopted; the donor's hard-linked, else copied, so that removing the donor
+// leaves the healed tree whole. `folder`: the adopted folder, for the hint.
+Result<void> link_healed_file(const fs::path& links, const fs::path& target, const std::string& name, bool own, Os os,
+                              const std::string& folder, const std::string& library_dir,
+                              std::vector<FileRecord>& files) {
+  const fs::path link = links / util::path_from_utf8(name);
+  std::error_code failed;
+  if (own && os != Os::windows) {
+    fs::create_symlink(target, link, failed);
+  } else {
+    fs::create_hard_link(target, link, failed);
+    if (failed && !own) {
+      failed.clear();
+      fs::copy_file(target, link, failed);
+    }
+  }
+  if (failed) {
+    return make_error("cannot link '" + util::to_utf8(target) + "' into the store: " + failed.message(),
+                      os == Os::windows ? "a hard link needs the store (--root) on the same drive as '" + folder + "'"
+                                        : "check that the store is writable");
+  }
+  std::error_code ec;
+  CUDNNENV_TRY_ASSIGN(hash, util::sha256_file(target));
+  files.push_back({library_dir + "/" + name, fs::file_size(target, ec), *hash, {}});
+  return {};
+}
+
 // Version from the headers (else the library), build and CUDA from the name
 // or wheel metadata (else the library), all cross-checked.
 Result<VersionFacts> read_versions(const fs::path& header, const fs::path& library, const ArchiveName& name,
@@ -976,31 +1026,8 @@ Result<TreeRecord> Store::heal_adopted(const AdoptedFolders& found, const Versio
 
   std::error_code ec;
   CUDNNENV_TRY(publish_links(record, options.name.has_value(), [&](const fs::path& links) -> Result<void> {
-    // The folder's own libraries by link (Linux: symbolic; Windows: hard, which
-    // needs the store's volume), as split-wheel runtimes are adopted; the
-    // donor's files hard-linked, else copied, so that removing the donor
-    // leaves this tree whole.
-    auto add = [&](const fs::path& target, const std::string& name, bool own) -> Result<void> {
-      const fs::path link = links / util::path_from_utf8(name);
-      std::error_code failed;
-      if (own && os != Os::windows) {
-        fs::create_symlink(target, link, failed);
-      } else {
-        fs::create_hard_link(target, link, failed);
-        if (failed && !own) {
-          failed.clear();
-          fs::copy_file(target, link, failed);
-        }
-      }
-      if (failed) {
-        return make_error("cannot link '" + util::to_utf8(target) + "' into the store: " + failed.message(),
-                          os == Os::windows
-                              ? "a hard link needs the store (--root) on the same drive as '" + folder + "'"
-                              : "check that the store is writable");
-      }
-      CUDNNENV_TRY_ASSIGN(hash, util::sha256_file(target));
-      record.files.push_back({layout.library_dir + "/" + name, fs::file_size(target, ec), *hash, {}});
-      return {};
+    auto add = [&](const fs::path& target, const std::string& name, bool own) {
+      return link_healed_file(links, target, name, own, os, folder, layout.library_dir, record.files);
     };
     for (const auto& entry : util::directory_entries(found.library_dir)) {
       const std::string name = util::to_utf8(entry.path.filename());
@@ -1392,43 +1419,14 @@ Result<TreeRecord> Store::heal_component(TreeKind kind, const fs::path& location
                           (options.name ? " --name " + util::command_word(*options.name) : std::string()),
                       ExitCode::not_found);
   }
-  TreeLayout layout;
-  layout.library_dir = os == Os::windows ? "bin" : "lib";
-  layout.main_library = layout.library_dir + "/" + util::to_utf8(main_file.filename());
-  layout.major = found.major;
-  TreeRecord record = kind_of.record(options.name.value_or(kind_of.default_name(release, !named)), layout, release,
-                                     named.has_value(), options.platform);
-  CUDNNENV_TRY(check_tree_name(record.name));
-  record.version_from = named ? "library" : "name";
-  record.cuda_from = record.version_from;
-  record.source.kind = "adopted";
+  CUDNNENV_TRY_ASSIGN(made, linked_record(kind_of, options, found, main_file, release, named.has_value()));
+  TreeRecord record = std::move(*made);
+  const TreeLayout& layout = record.layout;
   record.source.path = folder;
   record.source.healed_from = donor->name;
   CUDNNENV_TRY(publish_links(record, options.name.has_value(), [&](const fs::path& links) -> Result<void> {
-    // The folder's own libraries by link (Linux: symbolic; Windows: hard), the donor's hard-linked, else copied,
-    // so that removing the donor leaves this tree whole.
-    auto add = [&](const fs::path& target, const std::string& name, bool own_file) -> Result<void> {
-      const fs::path link = links / util::path_from_utf8(name);
-      std::error_code failed;
-      if (own_file && os != Os::windows) {
-        fs::create_symlink(target, link, failed);
-      } else {
-        fs::create_hard_link(target, link, failed);
-        if (failed && !own_file) {
-          failed.clear();
-          fs::copy_file(target, link, failed);
-        }
-      }
-      if (failed) {
-        return make_error("cannot link '" + util::to_utf8(target) + "' into the store: " + failed.message(),
-                          os == Os::windows
-                              ? "a hard link needs the store (--root) on the same drive as '" + folder + "'"
-                              : "check that the store is writable");
-      }
-      std::error_code ec;
-      CUDNNENV_TRY_ASSIGN(hash, util::sha256_file(target));
-      record.files.push_back({layout.library_dir + "/" + name, fs::file_size(target, ec), *hash, {}});
-      return {};
+    auto add = [&](const fs::path& target, const std::string& name, bool own) {
+      return link_healed_file(links, target, name, own, os, folder, layout.library_dir, record.files);
     };
     for (const auto& [name, path] : own) CUDNNENV_TRY(add(path, name, true));
     for (const auto& [name, path] : taken) CUDNNENV_TRY(add(path, name, false));
@@ -1459,16 +1457,9 @@ Result<TreeRecord> Store::adopt_component_folders(TreeKind kind, const fs::path&
   const fs::path main_file = location / util::path_from_utf8(found.main_library);
   const auto named = kind_of.release_in_name(util::to_utf8(main_file.filename()), found.major);
   const Version release = named.value_or(Version{found.major, 0, 0, std::nullopt});
-  TreeLayout layout;
-  layout.library_dir = os == Os::windows ? "bin" : "lib";
-  layout.main_library = layout.library_dir + "/" + util::to_utf8(main_file.filename());
-  layout.major = found.major;
-  TreeRecord record = kind_of.record(options.name.value_or(kind_of.default_name(release, !named)), layout, release,
-                                     named.has_value(), options.platform);
-  CUDNNENV_TRY(check_tree_name(record.name));
-  record.version_from = named ? "library" : "name";
-  record.cuda_from = record.version_from;
-  record.source.kind = "adopted";
+  CUDNNENV_TRY_ASSIGN(made, linked_record(kind_of, options, found, main_file, release, named.has_value()));
+  TreeRecord record = std::move(*made);
+  const TreeLayout& layout = record.layout;
   record.source.path = util::to_utf8(location);
 
   std::error_code ec;

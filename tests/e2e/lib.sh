@@ -189,3 +189,11 @@ swap_mirror_stop() {
   umount -l "$SWAP_MIRROR_MNT" 2> /dev/null || true
   SWAP_MIRROR_PID=
 }
+
+# cuda_stand_in FILE [CFLAGS...]: a CUDA runtime library's stand-in (tests/fixtures/fake_cuda_runtime.c) whose
+# soname is FILE's name; CFLAGS choose what it exports (-DFAKE_CUDART=13000, -DFAKE_PROPERTY=...).
+cuda_stand_in() {
+  local file=$1
+  shift
+  cc -shared -fPIC -o "$file" -Wl,-soname,"$(basename "$file")" "$E2E_DIR/../fixtures/fake_cuda_runtime.c" "$@"
+}

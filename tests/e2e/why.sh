@@ -21,27 +21,9 @@ export CUDNNENV_ROOT="$WORK/store" CUDNNENV_STATE_DIR="$WORK/state"
 unset CUDNNENV_VERSION CUDNNENV_ACTIVATED CUDNNENV_SHELL CUDNNENV_CUDA_INDEX CUDNNENV_VERIFY
 
 # A program that opens each name it is given, as a framework's loader does.
-cat > load_names.c <<'C'
-#include <dlfcn.h>
-#include <stdio.h>
-int main(int argc, char** argv) {
-  int failed = 0;
-  for (int i = 1; i < argc; ++i) {
-    void* handle = dlopen(argv[i], RTLD_NOW);
-    printf("%s %s\n", argv[i], handle ? "loaded" : "-");
-    if (!handle) fprintf(stderr, "%s\n", dlerror());
-    failed |= !handle;
-  }
-  return failed;
-}
-C
-cc -o load-names load_names.c -ldl
+cc -o load-names "$SOURCES/dlopen_names.c" -ldl
 
-library() {  # library FILE [CFLAGS...]: a stand-in whose soname is FILE's name
-  local file=$1
-  shift
-  cc -shared -fPIC -o "$file" -Wl,-soname,"$(basename "$file")" "$SOURCES/fake_cuda_runtime.c" "$@"
-}
+library() { cuda_stand_in "$@"; }
 mkdir -p runtime nowhere
 library nowhere/libnvJitLink.so.12
 library runtime/libcudart.so.12 -DFAKE_CUDART=12040
