@@ -6,10 +6,11 @@
 # mode (qemu-aarch64-static, with Debian's arm64 C library): --version, the
 # probe loads a fake cuDNN built for aarch64 from the selftest's source, and
 # exec pins a tree of it past a decoy on LD_LIBRARY_PATH, the aarch64 audit
-# module reporting the load. qemu runs one program, not the children it
-# starts (no binfmt_misc here): the pinned child is started as
-# `qemu-aarch64-static PROGRAM`, and exec runs with --verify none, since its
-# check starts the aarch64 probe as a child. What this machine cannot show:
+# module reporting the load; verify --level load passes and exec starts past
+# its load check. qemu runs one program, not the children it starts (no
+# binfmt_misc here): the pinned child is started as `qemu-aarch64-static
+# PROGRAM`, and the probe that verify and exec's check start is a script
+# that runs the aarch64 probe under qemu. What this machine cannot show:
 # a start on a real aarch64 kernel and glibc 2.28; install.sh, told the
 # machine is aarch64 (uname), takes the aarch64 tarball and, as its program
 # does not start here, installs nothing.
@@ -57,7 +58,26 @@ LD_LIBRARY_PATH=$WORK/decoy run_program "$qemu" "$bin/cudnnenv" exec --verify no
 expect_eq "$rc:$(cat out)" "0:91900" "the pinned start ($(cat err))"
 expect_eq "$(cat err)" "cudnnenv: report: pinned to 't' (cuDNN 9.19.0, $CUDNNENV_ROOT/t/lib), mode audit
   in the tree  $CUDNNENV_ROOT/t/lib/libcudnn.so.9.19.0" "exec --report with the aarch64 audit module"
-pass "under qemu: the aarch64 probe loads an aarch64 cuDNN, and exec pins a tree past a decoy"
+# verify --level load, and exec's own check, start the probe as a child, which qemu's user mode does not run by
+# itself (without binfmt_misc the kernel runs a child natively): a copy of the helpers folder whose
+# cudnnenv-probe is a script that starts the aarch64 probe under qemu. Everything else is the aarch64 programs.
+cp -r "$helpers" helpers
+mv helpers/cudnnenv-probe helpers/cudnnenv-probe.aarch64
+printf '#!/bin/sh\nexec %s "$0.aarch64" "$@"\n' "$qemu" > helpers/cudnnenv-probe
+chmod +x helpers/cudnnenv-probe
+run_program "$qemu" helpers/cudnnenv verify t --level load
+expect_eq "$rc:$(cat out)" "0:verify t (cuDNN 9.19.0): $CUDNNENV_ROOT/t/lib/libcudnn.so.9
+  ok    file set: complete cuDNN 9.19.0 set
+  ok    files: 23 files match the install manifest
+  ok    architecture: ELF 64-bit arm64, as Linux arm64 needs
+  ok    header version: cudnn_version.h says 9.19.0
+  ok    load: cudnnGetVersion() = 91900 (9.19.0), from $CUDNNENV_ROOT/t/lib/libcudnn.so.9
+  ok    cudart: built against CUDA 13.1
+  ok    sub-libraries: 7 load by absolute path
+passed" "verify --level load of the aarch64 tree ($(cat err))"
+LD_LIBRARY_PATH=$WORK/decoy run_program "$qemu" helpers/cudnnenv exec --cudnn t -- "$qemu" ./load-cudnn
+expect_eq "$rc:$(cat out)" "0:91900" "exec with its load check ($(cat err))"
+pass "under qemu: the aarch64 probe loads an aarch64 cuDNN, exec pins a tree past a decoy, verify --level load passes"
 
 # install.sh on a machine whose uname -m says aarch64 takes the aarch64 tarball; here, where it cannot
 # start, it installs nothing.
