@@ -38,6 +38,7 @@ class MirrorWriter {
  public:
   MirrorWriter(fs::path folder, MirrorIndex index, DownloadOptions options, bool quiet)
       : m_folder(std::move(folder)), m_index(std::move(index)), m_options(std::move(options)), m_quiet(quiet) {
+    m_options.lock_folder = m_options.folder;  // the store's downloads folder: the mirror holds no lock files
     m_options.folder = m_folder;
     m_options.nvidia_layout = true;
   }

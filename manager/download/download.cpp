@@ -627,7 +627,18 @@ Result<Downloaded> into_downloads(const OfficialArchive& archive, const Download
                                                 : made.error().hint);
   }
   const std::string name(archive.file_name);
-  CUDNNENV_TRY_ASSIGN(lock, util::FileLock::acquire(options.folder / util::path_from_utf8("." + name + ".lock")));
+  fs::path lock_file = options.folder / util::path_from_utf8("." + name + ".lock");
+  if (!options.lock_folder.empty()) {
+    // One lock per file of the folder, named by its path: two mirrors may hold files of one name.
+    util::Sha256 path_hash;
+    const std::string path = util::to_utf8(fs::absolute(options.folder / util::path_from_utf8(name)));
+    path_hash.update(path.data(), path.size());
+    std::error_code ec;
+    fs::create_directories(options.lock_folder, ec);
+    lock_file =
+        options.lock_folder / util::path_from_utf8("." + name + "." + path_hash.hex_digest().substr(0, 16) + ".lock");
+  }
+  CUDNNENV_TRY_ASSIGN(lock, util::FileLock::acquire(lock_file));
   Downloaded result;
   result.file = options.folder / util::path_from_utf8(name);
   CUDNNENV_TRY_ASSIGN(here, already_downloaded(archive, result.file, result));

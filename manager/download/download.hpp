@@ -49,6 +49,10 @@ struct DownloadOptions {
   // Where `folder`'s own folders start (a mirror's folder): none below it is
   // followed through a link (util::create_directories_below). Empty: `folder`.
   std::filesystem::path folder_base;
+  // Where the lock each fetch holds on its file's name lives: empty, beside
+  // the file in `folder` (the downloads folder); a mirror's writer sets the
+  // store's downloads folder, so that the mirror holds no lock files.
+  std::filesystem::path lock_folder;
   std::string mirror;  // empty: the official host
   std::filesystem::path ca_file;
   std::filesystem::path helper;  // Linux: cudnnenv-fetch

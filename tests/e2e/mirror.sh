@@ -62,6 +62,7 @@ cmp "mirror/$ldir/$linux" "srv/$linux" && cmp "mirror/$wdir/$windows" "srv/$wind
 expect_eq "$(python3 -c 'import json, sys; d = json.load(open(sys.argv[1])); print(d["format"], [(f["path"], f["what"]) for f in d["files"]])' mirror/cudnnenv-mirror.json)" \
   "1 [('$ldir/$linux', 'cuDNN 9.1.0.70 (cuda12) for linux-x86_64'), ('$wdir/$windows', 'cuDNN 9.1.0.70 (cuda12) for windows-x86_64')]" \
   "the index names each file"
+expect_eq "$(cd mirror && find . -name '.*' ! -name . | sort)" "" "no lock or part files left in the mirror"
 pass "mirror create --lock: every platform's archive at NVIDIA's path, checked, with an index"
 
 # The first machine syncs from the server itself; then the server stops and nothing can be reached.
@@ -148,6 +149,8 @@ run mirror create "$WORK/site-mirror" --lock site-project/cudnnenv.lock --from "
 expect_eq "$rc:$(head -2 out)" "0:mirror $WORK/site-mirror: 1 fetched, 0 already there; 1 file, $(human_size "$(stat -c %s "srv/$linux")")
   pub/cudnn/$linux" "mirror create from the site's index: $(cat err)"
 expect_eq "$(cat site.log)" "GET /pub/cudnn/$linux range=- 200" "fetched at the site URL's path, from the upstream mirror"
+expect_eq "$(cd site-mirror && find . -type f | sort)" "./cudnnenv-mirror.json
+./pub/cudnn/$linux" "the site mirror holds the archive and its index, nothing else"
 stop_servers
 export https_proxy=http://127.0.0.1:9 http_proxy=http://127.0.0.1:9
 run mirror verify "$WORK/site-mirror"
