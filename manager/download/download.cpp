@@ -406,15 +406,16 @@ Result<std::string> archive_url(const OfficialArchive& archive, const std::strin
                       "give the mirror's base URL, e.g. --mirror https://mirror.example.org/nvidia", ExitCode::usage);
   }
   // Whatever host the list names (NVIDIA's, a site's index, a file:// folder), the mirror holds the file at the
-  // URL's path: where `mirror create` put it (host_path).
-  const std::string path = path_of(archive.url);
-  if (!util::ends_with(path, "/" + std::string(archive.file_name))) {
-    return make_error("the list's URL '" + util::printable(std::string(archive.url)) + "' does not end in " +
-                          util::printable(std::string(archive.file_name)) + ", so no mirror holds it at its path",
+  // URL's path, where `mirror create` put it: host_path, which also refuses a path out of the mirror (..).
+  const std::string path = host_path(archive);
+  if (path.empty()) {
+    return make_error("the list's URL '" + util::printable(std::string(archive.url)) +
+                          "' gives no plain path ending in " + util::printable(std::string(archive.file_name)) +
+                          ", so no mirror holds it",
                       "install it without a mirror, or correct the list's URL", ExitCode::usage);
   }
   while (!base.empty() && base.back() == '/') base.pop_back();
-  return base + path;
+  return base + "/" + path;
 }
 
 namespace {

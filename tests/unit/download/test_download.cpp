@@ -82,11 +82,15 @@ TEST_SUITE("download/download") {
     CHECK(*archive_url(archive, "https://m.example.org") == "https://m.example.org/srv/cudnn/a.tar.xz");
     archive.url = "https://developer.download.nvidia.com.evil.example/a.tar.xz";
     CHECK(*archive_url(archive, "https://m.example.org") == "https://m.example.org/a.tar.xz");
-    // A URL whose path does not end in the file's name: no mirror holds it.
+    // A URL whose path does not end in the file's name, or leaves the mirror: no mirror holds it.
     archive.url = "https://cudnn.site.example/get?id=7";
     CHECK(archive_url(archive, "https://m.example.org").error().message ==
-          "the list's URL 'https://cudnn.site.example/get?id=7' does not end in a.tar.xz, so no mirror holds it at "
-          "its path");
+          "the list's URL 'https://cudnn.site.example/get?id=7' gives no plain path ending in a.tar.xz, so no mirror "
+          "holds it");
+    archive.url = "https://cudnn.site.example/pub/../../etc/a.tar.xz";
+    CHECK(archive_url(archive, "https://m.example.org").error().message ==
+          "the list's URL 'https://cudnn.site.example/pub/../../etc/a.tar.xz' gives no plain path ending in a.tar.xz, "
+          "so no mirror holds it");
   }
 
   TEST_CASE("the helper's lines read back") {
