@@ -1305,15 +1305,14 @@ Result<TreeRecord> Store::adopt_component(TreeKind kind, const fs::path& directo
     return adopted;
   };
   if (options.heal && kind == TreeKind::cuda) {
-    const auto folders = kind_of.library_folders(location, options.platform.os);
-    std::map<std::string, fs::path> own;
-    for (const auto& folder : folders) {
+    std::map<std::string, fs::path> own;  // the first folder's file of a name
+    for (const auto& folder : kind_of.library_folders(location, options.platform.os)) {
       for (const auto& name : kind_of.library_files(folder, options.platform.os)) {
         own.emplace(name, folder / util::path_from_utf8(name));
       }
     }
     if (!unmet_runtime_needs(own, options.platform.os).empty()) {
-      return heal_component(kind, location, *layout, options);
+      return heal_component(kind, location, *layout, own, options);
     }
   }
   if (kind_of.library_folders(location, options.platform.os).size() > 1) {
@@ -1361,16 +1360,10 @@ Result<TreeRecord> Store::adopt_component(TreeKind kind, const fs::path& directo
 }
 
 Result<TreeRecord> Store::heal_component(TreeKind kind, const fs::path& location, const TreeLayout& found,
-                                         const AdoptOptions& options) {
+                                         const std::map<std::string, fs::path>& own, const AdoptOptions& options) {
   const ComponentTrees& kind_of = *component(kind).trees;
   const Os os = options.platform.os;
   const std::string folder = util::to_utf8(location);
-  std::map<std::string, fs::path> own;  // the first folder's file of a name
-  for (const auto& library_folder : kind_of.library_folders(location, os)) {
-    for (const auto& name : kind_of.library_files(library_folder, os)) {
-      own.emplace(name, library_folder / util::path_from_utf8(name));
-    }
-  }
   const fs::path main_file = location / util::path_from_utf8(found.main_library);
   // The release: a library's full name (libcudart.so.13.0.96) says major and minor; else the major alone.
   std::optional<Version> named;

@@ -6,6 +6,7 @@
 
 #include <filesystem>
 #include <functional>
+#include <map>
 #include <optional>
 #include <string>
 #include <vector>
@@ -204,9 +205,11 @@ class Store {
   Result<void> publish_links(TreeRecord& record, bool named,
                              const std::function<Result<void>(const std::filesystem::path& links)>& fill);
   // adopt --heal of a runtime folder (or split wheels' folders) at
-  // `location`: a store folder of links to its libraries plus those they
-  // need and it lacks, from a store runtime of the same release.
+  // `location`, whose libraries are `own` (name -> file): a store folder of
+  // links to them plus those they need and it lacks, from a store runtime of
+  // the same release.
   Result<TreeRecord> heal_component(TreeKind kind, const std::filesystem::path& location, const TreeLayout& found,
+                                    const std::map<std::string, std::filesystem::path>& own,
                                     const AdoptOptions& options);
   // adopt --heal of `found` (release `versions`), which lacks `missing`.
   Result<TreeRecord> heal_adopted(const store_detail::AdoptedFolders& found, const store_detail::VersionFacts& versions,

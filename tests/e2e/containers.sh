@@ -34,11 +34,7 @@ podman() {
     --cgroup-manager=cgroupfs "$@"
 }
 
-library() {  # library FILE [CFLAGS...]: a stand-in whose soname is FILE's name
-  local file=$1
-  shift
-  cc -shared -fPIC -o "$file" -Wl,-soname,"$(basename "$file")" "$SOURCES/fake_cuda_runtime.c" "$@"
-}
+library() { cuda_stand_in "$@"; }  # a stand-in whose soname is FILE's name
 make_linux_tree t 9.1.0 "$FIXTURES/fake-elf64-9.1.0.so"
 run install ./t --name t91 || fail "install: $(cat err)"
 mkdir runtime

@@ -18,11 +18,7 @@ export CUDNNENV_ROOT="$WORK/store" CUDNNENV_STATE_DIR="$WORK/state"
 unset CUDNNENV_VERSION CUDNNENV_ACTIVATED CUDNNENV_SHELL CUDNNENV_CUDA_INDEX
 
 # fake_runtime_library FILE [CFLAGS...]: a shared library whose soname is FILE's name.
-fake_runtime_library() {
-  local file=$1
-  shift
-  cc -shared -fPIC -o "$file" -Wl,-soname,"$(basename "$file")" "$SOURCES/fake_cuda_runtime.c" "$@"
-}
+fake_runtime_library() { cuda_stand_in "$@"; }
 
 # component NAME VERSION LIBRARY...: NVIDIA's archive of one component, from
 # the libraries in libs/ (each with its .so link), a LICENSE, an include/ and
