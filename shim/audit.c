@@ -93,13 +93,16 @@ static void copy(char* to, const char* from, size_t length) {
 
 /* The two variables, from the environment this process was started with. */
 /* components.inc's rows: each component's index, pin variable and rule, and its library stems. */
-#define CUDNNENV_INDEX(kind, noun, short_noun, json_key, folder_words, pin_variable, active_variable, every_name) \
+#define CUDNNENV_INDEX(kind, noun, short_noun, json_key, folder_words, report_label, pin_variable, active_variable, \
+                       every_name)                                                                                  \
   component_##kind,
 enum { CUDNNENV_COMPONENTS(CUDNNENV_INDEX) component_count };
-#define CUDNNENV_PIN_ENTRY(kind, noun, short_noun, json_key, folder_words, pin_variable, active_variable, every_name) \
+#define CUDNNENV_PIN_ENTRY(kind, noun, short_noun, json_key, folder_words, report_label, pin_variable, \
+                           active_variable, every_name)                                                \
   pin_variable "=",
 static const char* const pin_entries[component_count] = {CUDNNENV_COMPONENTS(CUDNNENV_PIN_ENTRY)};
-#define CUDNNENV_EVERY_NAME(kind, noun, short_noun, json_key, folder_words, pin_variable, active_variable, every_name) \
+#define CUDNNENV_EVERY_NAME(kind, noun, short_noun, json_key, folder_words, report_label, pin_variable, \
+                            active_variable, every_name)                                                \
   every_name,
 static const int every_name[component_count] = {CUDNNENV_COMPONENTS(CUDNNENV_EVERY_NAME)};
 enum { release_count = 3 }; /* the in11, in12, in13 columns */

@@ -275,11 +275,15 @@ int main(int argc, char** argv) {
   const bool have_target = target[0] != '\0';
   if (sidecar.cudnn[0] != '\0') {
     // A launcher pinned to one tree: every start through `cudnnenv exec
-    // --cudnn TREE [--runtime NAME]` (no --shims-dir: no decision recorded
+    // --cudnn TREE [--runtime NAME ...]` (no --shims-dir: no decision recorded
     // for the shims).
     arguments.add(sidecar.cudnnenv).add(const_cast<char*>("--root")).add(sidecar.root);
     arguments.add(const_cast<char*>("exec")).add(const_cast<char*>("--cudnn")).add(sidecar.cudnn);
-    if (sidecar.runtime[0]) arguments.add(const_cast<char*>("--runtime")).add(sidecar.runtime);
+    for (int row = 1; row < cudnnenv::shim::k_component_rows; ++row) {
+      if (sidecar.beside[row][0]) {
+        arguments.add(const_cast<char*>(cudnnenv::shim::k_beside_flags[row])).add(sidecar.beside[row]);
+      }
+    }
     arguments.add(const_cast<char*>("--")).add(sidecar.path);
     start(sidecar.cudnnenv, arguments.finish(), child.data());
   }

@@ -231,12 +231,16 @@ int wmain() {
   std::wstring library_dir = widen(sidecar.library_dir);
   if (sidecar.cudnn[0] != '\0') {
     // A launcher pinned to one tree: every start through `cudnnenv exec
-    // --cudnn TREE [--runtime NAME]` (no --shims-dir: no decision recorded
+    // --cudnn TREE [--runtime NAME ...]` (no --shims-dir: no decision recorded
     // for the shims).
     const std::wstring program = widen(sidecar.cudnnenv);
     std::wstring command_line =
         quote(program) + L" --root " + quote(widen(sidecar.root)) + L" exec --cudnn " + quote(widen(sidecar.cudnn));
-    if (sidecar.runtime[0]) command_line += L" --runtime " + quote(widen(sidecar.runtime));
+    for (int row = 1; row < cudnnenv::shim::k_component_rows; ++row) {
+      if (sidecar.beside[row][0]) {
+        command_line += L" " + widen(cudnnenv::shim::k_beside_flags[row]) + L" " + quote(widen(sidecar.beside[row]));
+      }
+    }
     command_line += L" -- " + quote(widen(sidecar.path));
     append_arguments(command_line, sidecar.args, rest);
     return run(program, command_line);

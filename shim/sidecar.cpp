@@ -26,7 +26,8 @@ const char* trim_end(const char* begin, const char* end) {
 }  // namespace
 
 bool parse_sidecar(char* text, size_t size, Sidecar& sidecar, char* error, size_t error_size) {
-  sidecar = Sidecar{g_empty, g_empty, g_empty, g_empty, g_empty, g_empty, g_empty, g_empty, g_empty};
+  sidecar = Sidecar{g_empty, g_empty, g_empty, g_empty, g_empty, g_empty, g_empty, g_empty, {}};
+  for (char*& each : sidecar.beside) each = g_empty;
   char* const end = text + size;
   int line_number = 0;
   for (char* line = text; line < end;) {
@@ -50,21 +51,28 @@ bool parse_sidecar(char* text, size_t size, Sidecar& sidecar, char* error, size_
       const struct {
         const char* name;
         char** field;
-      } keys[] = {{"path", &sidecar.path},      {"library_dir", &sidecar.library_dir},
-                  {"args", &sidecar.args},      {"cudnnenv", &sidecar.cudnnenv},
-                  {"root", &sidecar.root},      {"audit", &sidecar.audit},
-                  {"state", &sidecar.state},    {"cudnn", &sidecar.cudnn},
-                  {"runtime", &sidecar.runtime}};
+      } keys[] = {{"path", &sidecar.path},   {"library_dir", &sidecar.library_dir},
+                  {"args", &sidecar.args},   {"cudnnenv", &sidecar.cudnnenv},
+                  {"root", &sidecar.root},   {"audit", &sidecar.audit},
+                  {"state", &sidecar.state}, {"cudnn", &sidecar.cudnn}};
       for (const auto& key : keys) {
         if (key_length == strlen(key.name) && memcmp(p, key.name, key_length) == 0) {
           target = key.field;
         }
       }
+      for (int row = 1; row < k_component_rows; ++row) {
+        if (key_length == strlen(k_beside_keys[row]) && memcmp(p, k_beside_keys[row], key_length) == 0) {
+          target = &sidecar.beside[row];
+        }
+      }
       if (!target) {
-        snprintf(error, error_size,
-                 "line %d: unknown key '%.*s' (known: cudnnenv, root, state, audit, path, args, library_dir, cudnn, "
-                 "runtime)",
-                 line_number, static_cast<int>(key_length), p);
+        char known[256] = "cudnnenv, root, state, audit, path, args, library_dir, cudnn";
+        for (int row = 1; row < k_component_rows; ++row) {
+          strncat(known, ", ", sizeof known - strlen(known) - 1);
+          strncat(known, k_beside_keys[row], sizeof known - strlen(known) - 1);
+        }
+        snprintf(error, error_size, "line %d: unknown key '%.*s' (known: %s)", line_number,
+                 static_cast<int>(key_length), p, known);
         return false;
       }
       *target = value;
@@ -80,9 +88,11 @@ bool parse_sidecar(char* text, size_t size, Sidecar& sidecar, char* error, size_
     snprintf(error, error_size, "'cudnn = ...' needs 'cudnnenv = ...', 'root = ...' and 'path = ...'");
     return false;
   }
-  if (sidecar.runtime[0] != '\0' && sidecar.cudnn[0] == '\0') {
-    snprintf(error, error_size, "'runtime = ...' goes with 'cudnn = ...'");
-    return false;
+  for (int row = 1; row < k_component_rows; ++row) {
+    if (sidecar.beside[row][0] != '\0' && sidecar.cudnn[0] == '\0') {
+      snprintf(error, error_size, "'%s = ...' goes with 'cudnn = ...'", k_beside_keys[row]);
+      return false;
+    }
   }
   if (sidecar.library_dir[0] == '\0' && (sidecar.cudnnenv[0] == '\0' || sidecar.root[0] == '\0')) {
     snprintf(error, error_size, "no 'library_dir = ...', and no 'cudnnenv = ...' and 'root = ...' to select one");

@@ -9,7 +9,8 @@
 //   library_dir = /store/tree/lib      # optional: a fixed pin instead of the selection
 //   cudnn = 9.19.0.56-cuda13           # optional: always `cudnnenv exec --cudnn TREE`, a launcher
 //                                      # pinned to one tree or profile (export launcher, vscode, jupyter)
-//   runtime = cuda-12.4.1              # optional, with cudnn: and `--runtime NAME`
+//   runtime = cuda-12.4.1              # optional, with cudnn: and `--runtime NAME`; a key per row of
+//   nccl = nccl-2.26.2                 # components.inc beside cuDNN (its JSON key): `--nccl NAME`
 //
 // Lines are `key = value`; '#' starts a comment line; unknown keys are errors.
 // Kept free of the C++ library's heavier parts: the launcher starts before
@@ -18,7 +19,22 @@
 
 #include <stddef.h>
 
+#include "components.inc"
+
 namespace cudnnenv::shim {
+
+// The rows of components.inc, and each row's sidecar key (its JSON key) and
+// the `cudnnenv exec` flag that names its tree ("runtime", "--runtime");
+// the first row's (cuDNN's: `cudnn = ...`) are not used.
+#define CUDNNENV_SIDECAR_ROW(...) +1
+inline constexpr int k_component_rows = 0 CUDNNENV_COMPONENTS(CUDNNENV_SIDECAR_ROW);
+#undef CUDNNENV_SIDECAR_ROW
+#define CUDNNENV_SIDECAR_KEY(kind, noun, short_noun, json_key, ...) json_key,
+inline constexpr const char* k_beside_keys[] = {CUDNNENV_COMPONENTS(CUDNNENV_SIDECAR_KEY)};
+#undef CUDNNENV_SIDECAR_KEY
+#define CUDNNENV_SIDECAR_FLAG(kind, noun, short_noun, json_key, ...) "--" json_key,
+inline constexpr const char* k_beside_flags[] = {CUDNNENV_COMPONENTS(CUDNNENV_SIDECAR_FLAG)};
+#undef CUDNNENV_SIDECAR_FLAG
 
 // Each value points into the parsed text; a missing key is "".
 struct Sidecar {
@@ -28,9 +44,11 @@ struct Sidecar {
   char* cudnnenv;
   char* root;
   char* audit;
-  char* state;    // this user's state folder; "" in sidecars written before it (then <root>/.cudnnenv)
-  char* cudnn;    // a tree every start is pinned to through `cudnnenv exec --cudnn`; "" for a shim of the selection
-  char* runtime;  // with `cudnn`: the CUDA runtime named with it (`--runtime`); "" for the tree's rule
+  char* state;  // this user's state folder; "" in sidecars written before it (then <root>/.cudnnenv)
+  char* cudnn;  // a tree every start is pinned to through `cudnnenv exec --cudnn`; "" for a shim of the selection
+  // With `cudnn`: the tree named beside it of each row after the first
+  // (beside[1], `runtime =`: the CUDA runtime, `--runtime`); "" for the row's rule.
+  char* beside[k_component_rows];
 };
 
 // Parses `text` (`size` bytes, UTF-8) in place: each value is cut out with a

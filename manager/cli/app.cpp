@@ -32,15 +32,27 @@ Store& Context::store() const {
   return *m_store;
 }
 
-SelectionRequest Context::request(const std::string& cudnn, const std::string& cuda, const std::string& runtime) const {
+SelectionRequest Context::request(const std::string& cudnn, const std::string& cuda, const std::string& runtime,
+                                  const std::map<TreeKind, std::string>& components) const {
   SelectionRequest request;
   if (!cudnn.empty()) request.cudnn = cudnn;
   if (!cuda.empty()) request.cuda = cuda;
   if (!runtime.empty()) request.runtime = runtime;
+  for (const auto& [kind, text] : components) {
+    if (!text.empty()) request.components[kind] = text;
+  }
   request.environment = environment;
   std::error_code ec;
   request.working_directory = std::filesystem::current_path(ec);
   return request;
+}
+
+void add_component_options(CLI::App& command, std::map<TreeKind, std::string>& into, const std::string& what) {
+  for (const ComponentRow& row : components()) {
+    if (!row.trees || row.kind == TreeKind::cuda) continue;
+    command.add_option("--" + std::string(row.json_key), into[row.kind],
+                       "the " + std::string(row.noun) + " tree " + what + ": its name or release");
+  }
 }
 
 Result<Selection> Context::selection(SelectionRequest request) const {

@@ -21,7 +21,8 @@ struct ActivateArguments {
   std::string spec;
   std::string shell;
   std::string runtime;
-  std::string by = "activate";  // the door (k_doors): a generated script says which
+  std::map<TreeKind, std::string> components;  // --nccl, ...
+  std::string by = "activate";                 // the door (k_doors): a generated script says which
 };
 
 Result<shell::Shell> shell_of(const ActivateArguments& arguments, const Context& context) {
@@ -108,7 +109,7 @@ Result<int> apply_activation(shell::Shell shell, const shell::Activation& activa
 
 Result<int> run_activate(const ActivateArguments& arguments, const Context& context) {
   CUDNNENV_TRY_ASSIGN(shell, shell_of(arguments, context));
-  SelectionRequest request = context.request(arguments.spec, {}, arguments.runtime);
+  SelectionRequest request = context.request(arguments.spec, {}, arguments.runtime, arguments.components);
   // The shell's own selections would decide nothing new: they name the tree active now.
   request.environment.unset("CUDNNENV_VERSION");
   request.environment.unset(k_activated_variable);
@@ -117,9 +118,11 @@ Result<int> run_activate(const ActivateArguments& arguments, const Context& cont
                                                util::parse_name(k_doors, arguments.by).value_or(Door::activate)));
   if (arguments.by == "activate") {
     // By hand: one line on stderr (the other doors' scripts run it at each start, quietly).
-    const TreeRecord* runtime = selection->runtime();
-    print_note("activated '" + selection->tree.name + "' (cuDNN " + selection->tree.version.str() +
-               (runtime ? ", CUDA runtime '" + runtime->name + "'" : std::string()) + ") in this shell");
+    std::string with;
+    for (const auto& each : selection->beside)
+      with += ", " + std::string(component(each.tree.kind).noun) + " '" + each.tree.name + "'";
+    print_note("activated '" + selection->tree.name + "' (cuDNN " + selection->tree.version.str() + with +
+               ") in this shell");
   }
   return *done;
 }
@@ -189,6 +192,7 @@ void register_activate(CLI::App& app, Context& context) {
   command->add_option("spec", arguments->spec, "a spec or tree name (default: the current selection)");
   command->add_option("--shell", arguments->shell, shell::shell_choices() + " (default: CUDNNENV_SHELL)");
   command->add_option("--runtime", arguments->runtime, "the CUDA runtime tree to put beside it: its name or release");
+  add_component_options(*command, arguments->components, "to put beside it");
   command
       ->add_option("--by", arguments->by,
                    "the door that activates, which current names: activate (default), direnv, conda, module, "

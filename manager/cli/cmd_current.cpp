@@ -16,6 +16,7 @@ struct SelectionArguments {
   std::string cudnn;
   std::string cuda;
   std::string runtime;
+  std::map<TreeKind, std::string> components;  // --nccl, ...
   bool json = false;
   bool all = false;
   bool dev_links = false;  // which --all: also libcudnn.so and the like, which only the linker reads
@@ -35,7 +36,7 @@ std::vector<std::string> listed(std::vector<std::string> files, bool dev_links) 
 }
 
 Result<Selection> resolve_here(const SelectionArguments& arguments, const Context& context) {
-  return context.selection(context.request(arguments.cudnn, arguments.cuda, arguments.runtime));
+  return context.selection(context.request(arguments.cudnn, arguments.cuda, arguments.runtime, arguments.components));
 }
 
 std::string origin_name(Origin origin) {
@@ -59,6 +60,7 @@ void add_selection_options(CLI::App* command, SelectionArguments& arguments) {
   command->add_option("--cuda", arguments.cuda,
                       "CUDA version the tree must be built for; a full release (13.0.2) also names the runtime tree");
   command->add_option("--runtime", arguments.runtime, "the CUDA runtime tree: its name or release (13.0.2, 13.0)");
+  add_component_options(*command, arguments.components, "beside it");
   command->add_flag("--json", arguments.json, "print the result as JSON");
 }
 

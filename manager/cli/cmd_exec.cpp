@@ -26,6 +26,7 @@ struct ExecArguments {
   std::string cudnn;
   std::string cuda;
   std::string runtime;
+  std::map<TreeKind, std::string> components;  // --nccl, ...
   std::string mode = "audit";
   std::string verify;
   int device = 0;
@@ -66,7 +67,8 @@ void see_through_own_shims(const ExecArguments& arguments, const Store& store, L
 // What --report says about one run, from what it watched.
 struct ReportInput {
   const TreeRecord& tree;
-  const TreeRecord* runtime;  // null without one
+  const TreeRecord* runtime;              // null without one
+  std::vector<const TreeRecord*> beside;  // the trees pinned beside `tree`, in the table's order
   const LaunchPlan& plan;
   PinMode mode;
   const PinReport& report;
@@ -118,7 +120,8 @@ std::string report_json(const ReportInput& in) {
                          {"pid", file.pid},
                          {"inside", file.inside},
                          {"failed", failed_file(in.failures, file.path) != nullptr},
-                         {"runtime", file.runtime},
+                         {"runtime", file.kind == TreeKind::cuda},
+                         {"component", to_string(file.kind)},
                          {"preloaded", file.preloaded},
                          {"fenced", file.fenced},
                          {"why", or_null(file.why)}});
@@ -145,13 +148,20 @@ std::string plural(long count, const char* one, const char* many) {
   return std::to_string(count) + " " + (count == 1 ? one : many);
 }
 
+// " with the CUDA runtime 'cuda-13.0.2' (/store/cuda-13.0.2/lib)": each tree pinned beside cuDNN's.
+std::string beside_words(const ReportInput& in) {
+  std::string words;
+  for (const TreeRecord* each : in.beside) {
+    words += " with the " + std::string(component(each->kind).noun) + " '" + each->name + "' (" +
+             util::to_utf8(each->resolve(each->layout.library_dir)) + ")";
+  }
+  return words;
+}
+
 std::string report_text(const ReportInput& in) {
-  std::string text =
-      "cudnnenv: report: pinned to '" + in.tree.name + "' (cuDNN " + in.tree.version.str() + ", " +
-      util::to_utf8(in.plan.library_dir) + ")" +
-      (in.runtime ? " with the CUDA runtime '" + in.runtime->name + "' (" + util::to_utf8(in.plan.runtime_dir) + ")"
-                  : std::string()) +
-      (host_platform().os == Os::windows ? ", " : ", mode ") + pin_way(in, false) + "\n";
+  std::string text = "cudnnenv: report: pinned to '" + in.tree.name + "' (cuDNN " + in.tree.version.str() + ", " +
+                     util::to_utf8(in.plan.library_dir) + ")" + beside_words(in) +
+                     (host_platform().os == Os::windows ? ", " : ", mode ") + pin_way(in, false) + "\n";
   if (in.report.files.empty()) {
     text += "  no cuDNN library was loaded\n";
     if (host_platform().os == Os::windows) {
@@ -166,16 +176,20 @@ std::string report_text(const ReportInput& in) {
           "pinned nor seen here; start it through 'cudnnenv exec' itself\n";
     }
   }
-  // A column of where each file came from, as wide as its widest label here.
-  const bool any_runtime = std::any_of(in.report.files.begin(), in.report.files.end(),
-                                       [](const auto& file) { return file.inside && file.runtime; });
-  const std::size_t width = std::string_view(any_runtime ? "in the runtime  " : "in the tree  ").size();
+  // A column of where each file came from (its row's report label), as wide as its widest label here.
+  const auto label_of = [&](const LoadedCudnnFile& file) -> std::string {
+    return failed_file(in.failures, file.path) ? "FAILED"
+           : file.fenced                       ? "FENCED"
+           : file.inside                       ? std::string(component(file.kind).report_label)
+                                               : "OUTSIDE";
+  };
+  std::size_t width = std::string_view("in the tree  ").size();
+  for (const auto& file : in.report.files) {
+    if (file.inside) width = std::max(width, component(file.kind).report_label.size() + 2);
+  }
   for (const auto& file : in.report.files) {
     const FailedFile* failed = failed_file(in.failures, file.path);
-    const std::string label = failed        ? "FAILED"
-                              : file.fenced ? "FENCED"
-                              : file.inside ? (file.runtime ? "in the runtime" : "in the tree")
-                                            : "OUTSIDE";
+    const std::string label = label_of(file);
     text += "  " + label + std::string(width - label.size(), ' ') + file.path +
             (file.why.empty() ? "" : " (" + file.why + ")") +
             (failed ? " (did not load: it needs " + util::join(failed->missing, ", ") + ")" : std::string()) +
@@ -197,8 +211,13 @@ std::string report_text(const ReportInput& in) {
             "its job (CREATE_BREAKAWAY_FROM_JOB); what they load from then on is not in this report\n";
   }
   if (const std::size_t outside = in.report.outside_count(); outside != 0) {
-    text += "cudnnenv: report: " + std::to_string(outside) + " cuDNN " + (in.runtime ? "or CUDA runtime " : "") +
-            "file(s) came from outside the tree" + (in.runtime ? "s" : "") + "\n";
+    std::vector<std::string> nouns{"cuDNN"};
+    for (const TreeRecord* each : in.beside) nouns.push_back(std::string(component(each->kind).noun));
+    const std::string last = nouns.back();
+    nouns.pop_back();
+    text += "cudnnenv: report: " + std::to_string(outside) + " " +
+            (nouns.empty() ? last : util::join(nouns, ", ") + " or " + last) + " file(s) came from outside the tree" +
+            (in.beside.empty() ? "" : "s") + "\n";
   }
   if (!in.failures.empty()) text += describe_load_failures(in.failures);
   return text;
@@ -284,8 +303,8 @@ Result<int> run_exec(const ExecArguments& arguments, const Context& context) {
                       "add one: cudnnenv exec --why --json -- python train.py", ExitCode::usage);
   }
   const Store& store = context.store();
-  CUDNNENV_TRY_ASSIGN(selection,
-                      context.selection(context.request(arguments.cudnn, arguments.cuda, arguments.runtime)));
+  CUDNNENV_TRY_ASSIGN(selection, context.selection(context.request(arguments.cudnn, arguments.cuda, arguments.runtime,
+                                                                   arguments.components)));
   TreeRecord tree = selection->tree;
 
   LaunchRequest launch_request;
@@ -353,8 +372,17 @@ Result<int> run_exec(const ExecArguments& arguments, const Context& context) {
                          : describe_load_failures(failures));
     return *exit_code;
   }
-  const PinReport report = classify_loaded(tree, selection->runtime(), plan->program, loaded, plan->fence_folder);
-  const ReportInput input{tree, selection->runtime(), *plan, launch_request.mode, report, run, failures, *exit_code};
+  const PinReport report = classify_loaded(selection->trees(), plan->program, loaded, plan->fence_folder);
+  const auto trees = selection->trees();
+  const ReportInput input{tree,
+                          selection->runtime(),
+                          {trees.begin() + 1, trees.end()},
+                          *plan,
+                          launch_request.mode,
+                          report,
+                          run,
+                          failures,
+                          *exit_code};
   print_diagnostic(arguments.json ? report_json(input) : report_text(input));
   if (*exit_code != 0) {
     return *exit_code;
@@ -383,6 +411,7 @@ void register_exec(CLI::App& app, Context& context) {
   command->add_option("--cuda", arguments->cuda,
                       "CUDA version the tree must be built for; a full release (13.0.2) also names the runtime tree");
   command->add_option("--runtime", arguments->runtime, "the CUDA runtime tree to pin beside it: its name or release");
+  add_component_options(*command, arguments->components, "to pin beside it");
   command
       ->add_option("--mode", arguments->mode,
                    "Linux: audit (default: LD_AUDIT module + LD_LIBRARY_PATH), preload (LD_PRELOAD + "

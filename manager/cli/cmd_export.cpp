@@ -104,9 +104,17 @@ std::vector<fs::path> python_skip(const Context& context) {
   return {context.store().state().shims()};
 }
 
+// What a command line named beside the tree: --runtime, --nccl, ...
+BesideNames named_beside(const std::string& runtime, const std::map<TreeKind, std::string>& components) {
+  BesideNames named = components;
+  if (!runtime.empty()) named[TreeKind::cuda] = runtime;
+  return named;
+}
+
 struct JupyterArguments {
   std::string spec;
   std::string runtime;
+  std::map<TreeKind, std::string> components;  // --nccl, ...
   std::string name;
   std::string display_name;
   std::string python;
@@ -147,8 +155,9 @@ Result<int> run_jupyter(const JupyterArguments& arguments, const Context& contex
     return make_error("which tree should the kernel load?",
                       "cudnnenv export jupyter 9.19 (a version, a tree's name or a profile)", ExitCode::usage);
   }
-  CUDNNENV_TRY_ASSIGN(selection, context.selection(context.request(arguments.spec, {}, arguments.runtime)));
-  const Pin pin = pin_of(*selection, arguments.runtime);
+  CUDNNENV_TRY_ASSIGN(selection,
+                      context.selection(context.request(arguments.spec, {}, arguments.runtime, arguments.components)));
+  const Pin pin = pin_of(*selection, named_beside(arguments.runtime, arguments.components));
   CUDNNENV_TRY_ASSIGN(python, arguments.python.empty()
                                   ? python_with_ipykernel(context.environment, python_skip(context))
                                   : find_python(arguments.python, context.environment, python_skip(context),
@@ -166,17 +175,19 @@ Result<int> run_jupyter(const JupyterArguments& arguments, const Context& contex
 struct LauncherArguments {
   std::string spec;
   std::string runtime;
+  std::map<TreeKind, std::string> components;  // --nccl, ...
   std::string python;
   std::string folder = ".";  // export vscode: the workspace
 };
 
 // The launcher for the spec's selection (integrate/launcher.hpp).
 Result<fs::path> write_launcher(const LauncherArguments& arguments, const Context& context, Pin& pin) {
-  CUDNNENV_TRY_ASSIGN(selection, context.selection(context.request(arguments.spec, {}, arguments.runtime)));
+  CUDNNENV_TRY_ASSIGN(selection,
+                      context.selection(context.request(arguments.spec, {}, arguments.runtime, arguments.components)));
   CUDNNENV_TRY_ASSIGN(python, find_python(arguments.python, context.environment, python_skip(context),
                                           "the Python the IDE should run"));
-  return write_launcher(*selection, *python, arguments.runtime, shim_paths(context.store()), context.store().state(),
-                        pin);
+  return write_launcher(*selection, *python, named_beside(arguments.runtime, arguments.components),
+                        shim_paths(context.store()), context.store().state(), pin);
 }
 
 Result<int> run_launcher(const LauncherArguments& arguments, const Context& context) {
@@ -432,6 +443,7 @@ void register_export(CLI::App& app, Context& context) {
   jupyter_command->add_option("spec", jupyter->spec, "the tree: a version, a tree's name or a profile (tf2.5)");
   jupyter_command->add_option("--runtime", jupyter->runtime,
                               "the CUDA runtime tree, by name or release (default: the tree's rule)");
+  add_component_options(*jupyter_command, jupyter->components, "to pin (default: its rule)");
   jupyter_command->add_option("--name", jupyter->name, "the kernel's name (default: cudnnenv-<tree>)");
   jupyter_command->add_option("--display-name", jupyter->display_name,
                               "what the kernel picker shows (default: Python 3 (cuDNN <version>, ...))");
@@ -457,6 +469,7 @@ void register_export(CLI::App& app, Context& context) {
   launcher_command->add_option("--python", launcher->python, "the Python it starts (default: python3 on PATH)");
   launcher_command->add_option("--runtime", launcher->runtime,
                                "the CUDA runtime tree, by name or release (default: the tree's rule)");
+  add_component_options(*launcher_command, launcher->components, "to pin (default: its rule)");
   launcher_command->footer("Example:\n  cudnnenv export launcher 9.19 --python ~/venvs/torch/bin/python");
   launcher_command->callback(
       [launcher, &context] { context.action = [launcher, &context] { return run_launcher(*launcher, context); }; });

@@ -15,6 +15,7 @@
 #include "store/official.hpp"
 #include "store/runtime.hpp"
 #include "util/fs.hpp"
+#include "util/sha256.hpp"
 #include "util/text.hpp"
 
 namespace cudnnenv::cli {
@@ -438,12 +439,61 @@ Result<int> run_install_profile(const InstallArguments& arguments, const Context
   return run_install_runtime(runtime, context, &profile);
 }
 
+// `cudnnenv install nccl FILE`: a tree of a row beside cuDNN (not the
+// runtime's, which comes from a manifest) from one archive or wheel, its
+// release from the file's name.
+Result<int> run_install_component(TreeKind kind, const InstallArguments& arguments, const Context& context) {
+  const ComponentRow& row = component(kind);
+  const std::filesystem::path file = util::path_from_utf8(arguments.release);
+  const std::string file_name = util::to_utf8(file.filename());
+  std::error_code ec;
+  if (!std::filesystem::is_regular_file(file, ec)) {
+    return make_error("no file '" + util::printable(arguments.release) + "'",
+                      "give the path of " + std::string(row.noun) + "'s archive or wheel", ExitCode::not_found);
+  }
+  const auto release = release_in_archive_name(file_name);
+  if (!release) {
+    return make_error(
+        "'" + util::printable(file_name) + "' does not say which " + std::string(row.noun) + " release it holds",
+        "give the archive under NVIDIA's name, or adopt its unpacked folder: cudnnenv adopt --kind " + to_string(kind) +
+            " FOLDER",
+        ExitCode::usage);
+  }
+  CUDNNENV_TRY_ASSIGN(sha256, util::sha256_file(file));
+  ComponentInstallOptions install;
+  install.kind = kind;
+  install.release = *release;
+  install.manifest = util::to_utf8(std::filesystem::absolute(file, ec));
+  install.manifest_sha256 = *sha256;
+  if (!arguments.name.empty()) install.name = arguments.name;
+  install.limits.max_bytes = arguments.max_unpacked;
+  install.limits.max_ratio = arguments.max_ratio;
+  const std::vector<ComponentArchive> archives{{file, to_string(kind), release->str(), *sha256}};
+  CUDNNENV_TRY_ASSIGN(outcome, context.store().install_component(archives, install));
+  const TreeRecord& record = outcome->record;
+  const bool fresh = outcome->status == InstallStatus::installed;
+  if (arguments.json) {
+    print_json(Json{{"status", fresh ? "installed" : "already_installed"}, {"tree", tree_to_json(record)}});
+    return 0;
+  }
+  print(std::string(fresh ? "installed" : "already installed") + " '" + record.name + "': " + std::string(row.noun) +
+        " " + record.version.str() + (record.cuda ? " for CUDA " + record.cuda->str() : std::string()) + "\n");
+  print("  location:  " + util::to_utf8(record.root) + "\n");
+  print("  libraries: " + util::to_utf8(record.resolve(record.layout.library_dir)) + "\n");
+  print("  source:    " + record.source.path + " (SHA-256 " + record.source.sha256 + ")\n");
+  return 0;
+}
+
 Result<int> run_install(const InstallArguments& arguments, const Context& context) {
   if (!arguments.print_urls.empty() && (arguments.source != "cuda" || arguments.release.empty())) {
     return make_error("--print-urls goes with 'cudnnenv install cuda RELEASE'",
                       "for a cuDNN archive, 'cudnnenv list --available --json' gives each one's URL", ExitCode::usage);
   }
   if (!arguments.release.empty()) {
+    if (const auto kind = parse_tree_kind(arguments.source);
+        kind && *kind != TreeKind::cuda && component(*kind).trees) {
+      return run_install_component(*kind, arguments, context);
+    }
     if (arguments.source != "cuda") {
       return make_error("'cudnnenv install " + arguments.source + " " + arguments.release + "' has one word too many",
                         "install takes one version, archive or folder; a CUDA runtime: 'cudnnenv install cuda " +
@@ -696,6 +746,8 @@ void register_install(CLI::App& app, Context& context) {
       "                                        the URLs to download on a machine with a network\n"
       "  cudnnenv install cuda ./cuda-11.8.0   offline: from a folder holding redistrib_11.8.0.json and the\n"
       "                                        archives it names, each checked against it\n"
+      "  cudnnenv install nccl nccl_2.27.5-1+cuda12.9_x86_64.txz\n"
+      "                                        NCCL from NVIDIA's archive or a wheel (nvidia_nccl_cu12-*.whl)\n"
       "\n"
       "A mirror holds each archive at NVIDIA's path under its base, e.g. for 9.1 on Linux:\n"
       "  BASE/compute/cudnn/redist/cudnn/linux-x86_64/cudnn-linux-x86_64-9.1.0.70_cuda12-archive.tar.xz\n"

@@ -28,6 +28,7 @@ struct TaskPrologArguments {
   std::string cudnn;
   std::string cuda;
   std::string runtime;
+  std::map<TreeKind, std::string> components;  // --nccl, ...
   std::string verify;
   int device = 0;
   bool check = false;
@@ -35,7 +36,8 @@ struct TaskPrologArguments {
 };
 
 Result<int> plan_task(const TaskPrologArguments& arguments, const Context& context) {
-  auto selection = context.selection(context.request(arguments.cudnn, arguments.cuda, arguments.runtime));
+  auto selection =
+      context.selection(context.request(arguments.cudnn, arguments.cuda, arguments.runtime, arguments.components));
   if (!selection) {
     // A site-wide TaskProlog runs for every task: one that selects nothing
     // runs as it would without cudnnenv.
@@ -169,6 +171,7 @@ void register_slurm(CLI::App& app, Context& context) {
   task->add_option("--cudnn", prolog->cudnn, "the tree to pin (default: the selection in the task's folder)");
   task->add_option("--cuda", prolog->cuda, "CUDA version the tree must be built for");
   task->add_option("--runtime", prolog->runtime, "the CUDA runtime tree to pin beside it: its name or release");
+  add_component_options(*task, prolog->components, "to pin beside it");
   task->add_option("--verify", prolog->verify, "check before the task starts: none, load or conv (exit 4 on failure)")
       ->check(CLI::IsMember(util::names_of(k_launch_policies)));
   task->add_option("--device", prolog->device, "the GPU for --verify conv (default 0)");

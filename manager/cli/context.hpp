@@ -4,6 +4,7 @@
 
 #include <filesystem>
 #include <functional>
+#include <map>
 #include <optional>
 #include <string>
 #include <vector>
@@ -20,6 +21,11 @@
 #include "util/result.hpp"
 
 namespace cudnnenv::cli {
+
+// An option per row of the component table beside cuDNN but the runtime,
+// named by its JSON key (--nccl), whose value goes to `into[kind]`: the
+// tree `what` (a verb's words: "to pin beside it") by its name or release.
+void add_component_options(CLI::App& command, std::map<TreeKind, std::string>& into, const std::string& what);
 
 struct Context {
   util::Environment environment;
@@ -50,8 +56,9 @@ struct Context {
   Store& store() const;
   // A request for the selection here: this context's environment and the
   // working folder, with --cudnn and --cuda when given (empty: not given).
-  SelectionRequest request(const std::string& cudnn = {}, const std::string& cuda = {},
-                           const std::string& runtime = {}) const;
+  // `components`: --nccl, ... (add_component_options), empty ones not given.
+  SelectionRequest request(const std::string& cudnn = {}, const std::string& cuda = {}, const std::string& runtime = {},
+                           const std::map<TreeKind, std::string>& components = {}) const;
   // The selection here (resolve_selection with this context's environment and
   // working folder), its warnings said on stderr.
   Result<Selection> selection(SelectionRequest request) const;

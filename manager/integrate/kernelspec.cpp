@@ -19,9 +19,10 @@ constexpr const char* k_metadata_key = "cudnnenv";
 }  // namespace
 
 std::vector<std::string> pinned_kernel_argv(const fs::path& cudnnenv, const std::string& store, const std::string& spec,
-                                            const std::string& runtime, const fs::path& python) {
+                                            const BesideNames& beside, const fs::path& python) {
   std::vector<std::string> argv = {util::to_utf8(cudnnenv), "--root", store, "exec", "--cudnn", spec};
-  if (!runtime.empty()) argv.insert(argv.end(), {"--runtime", runtime});
+  const auto flags = beside_flags(beside);
+  argv.insert(argv.end(), flags.begin(), flags.end());
   argv.insert(argv.end(), {"--", util::to_utf8(python), "-m", "ipykernel_launcher", "-f", "{connection_file}"});
   return argv;
 }
@@ -124,7 +125,7 @@ Result<KernelSpec> pinned_kernel(const Selection& selection, const Pin& pin, con
   if (!util::is_valid_utf8(spec.display_name)) {
     return make_error("the display name is not UTF-8 text", "give --display-name in UTF-8", ExitCode::usage);
   }
-  spec.argv = pinned_kernel_argv(program, root, pin.spec, pin.runtime, python);
+  spec.argv = pinned_kernel_argv(program, root, pin.spec, pin.beside, python);
   return spec;
 }
 

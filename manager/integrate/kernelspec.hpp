@@ -32,10 +32,11 @@ struct KernelSpec {
 };
 
 // The argv of a pinned kernel: `cudnnenv --root STORE exec --cudnn SPEC
-// [--runtime RUNTIME] -- PYTHON -m ipykernel_launcher -f {connection_file}`
-// (SPEC: the tree, or the profile that chose it; RUNTIME: one named at export).
+// [--runtime RUNTIME] [--nccl NCCL] -- PYTHON -m ipykernel_launcher -f
+// {connection_file}` (SPEC: the tree, or the profile that chose it; the
+// others: the trees named at export).
 std::vector<std::string> pinned_kernel_argv(const std::filesystem::path& cudnnenv, const std::string& store,
-                                            const std::string& spec, const std::string& runtime,
+                                            const std::string& spec, const BesideNames& beside,
                                             const std::filesystem::path& python);
 
 // kernel.json's text (two-space indented, as `jupyter kernelspec install` writes it).

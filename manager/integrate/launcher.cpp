@@ -14,15 +14,36 @@ namespace cudnnenv {
 
 namespace fs = std::filesystem;
 
-Pin pin_of(const Selection& selection, const std::string& runtime_named) {
-  return {selection.profile ? selection.profile->name : selection.tree.name,
-          runtime_named.empty() || !selection.runtime() ? std::string() : selection.runtime()->name};
+Pin pin_of(const Selection& selection, const BesideNames& named) {
+  Pin pin{selection.profile ? selection.profile->name : selection.tree.name, {}};
+  for (const auto& [kind, text] : named) {
+    if (const TreeRecord* tree = selection.tree_of(kind); tree && !text.empty()) pin.beside[kind] = tree->name;
+  }
+  return pin;
 }
 
 std::string pin_flags(const Pin& pin) {
-  return "--cudnn " + util::command_word(pin.spec) +
-         (pin.runtime.empty() ? std::string() : " --runtime " + util::command_word(pin.runtime));
+  std::string flags = "--cudnn " + util::command_word(pin.spec);
+  const auto beside = beside_flags(pin.beside);
+  for (std::size_t i = 0; i + 1 < beside.size(); i += 2)
+    flags += " " + beside[i] + " " + util::command_word(beside[i + 1]);
+  return flags;
 }
+
+namespace {
+
+// What names the launcher's folder besides the interpreter and the spec:
+// the runtime's name (as before NCCL had a row), then each other row's as `key=name`.
+std::string beside_identity(const BesideNames& beside) {
+  std::string text;
+  if (auto runtime = beside.find(TreeKind::cuda); runtime != beside.end()) text = runtime->second;
+  for (const auto& [kind, name] : beside) {
+    if (kind != TreeKind::cuda) text += "\n" + std::string(component(kind).json_key) + "=" + name;
+  }
+  return text;
+}
+
+}  // namespace
 
 Result<fs::path> find_python(const std::string& given, const util::Environment& environment,
                              const std::vector<fs::path>& skip, const std::string& which) {
@@ -71,15 +92,15 @@ Result<fs::path> python_with_ipykernel(const util::Environment& environment, con
                     ExitCode::not_found);
 }
 
-Result<fs::path> write_launcher(const Selection& selection, const fs::path& python, const std::string& runtime_named,
+Result<fs::path> write_launcher(const Selection& selection, const fs::path& python, const BesideNames& named,
                                 ShimPaths paths, const StatePaths& state, Pin& pin) {
-  pin = pin_of(selection, runtime_named);
-  paths.shims_dir = state.launchers(selection.tree.name, python, pin.spec, pin.runtime);
+  pin = pin_of(selection, named);
+  paths.shims_dir = state.launchers(selection.tree.name, python, pin.spec, beside_identity(pin.beside));
   ShimSpec spec;
   spec.name = "python";
   spec.target = python;
   spec.cudnn = pin.spec;
-  spec.runtime = pin.runtime;
+  spec.beside = pin.beside;
   CUDNNENV_TRY_ASSIGN(shim, add_shim(spec, paths));
   return shim->file;
 }

@@ -15,15 +15,15 @@
 namespace cudnnenv {
 
 // What a launcher or a kernel pins: the profile when one chose the tree (its
-// variables and its runtime rule come with it), else the tree; and the
-// runtime when one was named (`runtime_named` not empty).
+// variables and its runtime rule come with it), else the tree; and the tree
+// of each row beside it that was named (`named`: --runtime, --nccl given).
 struct Pin {
   std::string spec;
-  std::string runtime;
+  BesideNames beside;
 };
-Pin pin_of(const Selection& selection, const std::string& runtime_named);
+Pin pin_of(const Selection& selection, const BesideNames& named);
 
-// "--cudnn SPEC [--runtime NAME]", as a command line takes them.
+// "--cudnn SPEC [--runtime NAME] [--nccl NAME]", as a command line takes them.
 std::string pin_flags(const Pin& pin);
 
 // The Python to pin: `given` (made absolute), else python3 (then python) on
@@ -41,10 +41,10 @@ Result<std::filesystem::path> python_with_ipykernel(const util::Environment& env
 // A launcher named python (python.exe) pinned to `selection`: a shim in
 // launchers/<tree>/<interpreter and pin>/ (another project's export never
 // rewrites it) whose every start is `cudnnenv exec --cudnn SPEC [--runtime
-// NAME] -- PYTHON` (the sidecar's `cudnn` and `runtime`), for IDEs that take
+// NAME ...] -- PYTHON` (the sidecar's `cudnn`, `runtime`, `nccl`), for IDEs that take
 // an interpreter's path. `pin` gets what it pins. Returns the launcher's path.
 Result<std::filesystem::path> write_launcher(const Selection& selection, const std::filesystem::path& python,
-                                             const std::string& runtime_named, ShimPaths paths, const StatePaths& state,
+                                             const BesideNames& named, ShimPaths paths, const StatePaths& state,
                                              Pin& pin);
 
 }  // namespace cudnnenv

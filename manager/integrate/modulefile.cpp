@@ -14,9 +14,11 @@ namespace fs = std::filesystem;
 std::vector<ModuleTree> store_modules(const Listing& listing) {
   std::vector<ModuleTree> modules;
   for (const auto& tree : listing.trees) {
+    // Each row's pairing rule picks the tree beside it (the runtime's, NCCL's).
     ModuleTree module{tree, {}};
-    if (auto runtime = paired_tree(TreeKind::cuda, tree, listing.runtimes())) {
-      module.beside.push_back(std::move(*runtime));
+    for (const ComponentRow& row : components()) {
+      if (!row.trees) continue;
+      if (auto paired = paired_tree(row.kind, tree, listing.of(row.kind))) module.beside.push_back(std::move(*paired));
     }
     modules.push_back(std::move(module));
   }

@@ -454,25 +454,26 @@ Result<LaunchPlan> plan_launch(const LaunchRequest& request) {
   return plan;
 }
 
-PinReport classify_loaded(const TreeRecord& tree, const TreeRecord* runtime, const fs::path& program,
+PinReport classify_loaded(const std::vector<const TreeRecord*>& trees, const fs::path& program,
                           const std::vector<LoadedModule>& loaded, const fs::path& fence_folder) {
   PinReport report;
   std::error_code ec;
-  // Both sides as the file system resolves them: a tree reached through a
-  // subst or mapped drive is named by the debug API with the drive's target.
-  const fs::path cudnn_root = util::final_path(tree.root);
-  const fs::path runtime_root = runtime ? util::final_path(runtime->root) : fs::path();
+  const TreeRecord& tree = *trees.front();
   const fs::path program_folder = fs::weakly_canonical(program.parent_path(), ec);
   const fs::path working_folder = fs::current_path(ec);
   std::vector<std::string> seen;
   std::vector<LoadedCudnnFile> outside;
   for (const auto& module : loaded) {
     const std::string base = util::to_utf8(util::path_from_utf8(module.path).filename());
-    const bool is_runtime = runtime && is_runtime_library_name(base, tree.platform.os);
-    if (!is_runtime && !is_cudnn_module(module.path)) {
-      continue;
-    }
-    const fs::path& root = is_runtime ? runtime_root : cudnn_root;
+    // The row beside cuDNN whose library it is, where that row has a tree here; else cuDNN's, if it is one.
+    const auto beside = std::find_if(trees.begin() + 1, trees.end(), [&](const TreeRecord* each) {
+      return component(each->kind).library_name(base, tree.platform.os);
+    });
+    if (beside == trees.end() && !is_cudnn_module(module.path)) continue;
+    const TreeRecord& owner = beside == trees.end() ? tree : **beside;
+    // Both sides as the file system resolves them: a tree reached through a
+    // subst or mapped drive is named by the debug API with the drive's target.
+    const fs::path root = util::final_path(owner.root);
     const fs::path file = util::final_path(util::path_from_utf8(module.path));
     const std::string shown = util::to_utf8(file);
     if (std::find(seen.begin(), seen.end(), shown) != seen.end()) {
@@ -481,10 +482,9 @@ PinReport classify_loaded(const TreeRecord& tree, const TreeRecord* runtime, con
     seen.push_back(shown);
     const auto relative = file.lexically_relative(root);
     // A runtime adopted from split wheels, and a healed adoption, are folders of links to the files where they are.
-    const TreeRecord& owner = is_runtime ? *runtime : tree;
     const bool inside = (!relative.empty() && *relative.begin() != "..") ||
                         util::same_file(owner.resolve(owner.layout.library_dir) / util::path_from_utf8(base), file);
-    LoadedCudnnFile entry{shown, module.pid, inside, is_runtime, module.preloaded, false, {}};
+    LoadedCudnnFile entry{shown, module.pid, inside, owner.kind, module.preloaded, false, {}};
     if (!fence_folder.empty() && util::same_file(file.parent_path(), fence_folder)) {
       entry.fenced = true;
       entry.why = "the tree lacks " + base + ": its load failed on the fence instead of taking another copy";

@@ -206,7 +206,9 @@ struct LoadedCudnnFile {
   std::string path;  // resolved (links and `..` followed)
   long pid = 0;      // the process that mapped it first
   bool inside = false;
-  bool runtime = false;    // a CUDA runtime library (reported only when a runtime tree is pinned)
+  // The row whose library it is: cuDNN, or a row beside it whose tree is
+  // pinned (a CUDA runtime library is reported only when a runtime tree is).
+  TreeKind kind = TreeKind::cudnn;
   bool preloaded = false;  // loaded by cudnnenv before the program started (LoadedModule::preloaded)
   bool fenced = false;     // the fence's file (LaunchPlan::fence_folder): a name the tree lacks, whose load failed
   std::string why;         // outside: why that copy won, when known; a preloaded or fenced file: why it was
@@ -217,12 +219,14 @@ struct PinReport {
   std::size_t outside_count() const;
 };
 
-// Sorts the cuDNN files among `loaded` by whether they lie in `tree`, and,
-// with a runtime tree, the CUDA runtime libraries by whether they lie in it;
-// an outside file in `program`'s own folder says so (on Windows that folder
-// is searched before PATH and SetDllDirectory: no launcher can beat it). A
-// file of `fence_folder` is fenced: neither the tree's nor outside.
-PinReport classify_loaded(const TreeRecord& tree, const TreeRecord* runtime, const std::filesystem::path& program,
+// Sorts the files among `loaded` of each row of `trees` (a selection's, the
+// cuDNN tree first: Selection::trees) by whether they lie in that row's
+// tree: the cuDNN files, and the libraries of each row beside it that has a
+// tree there (the CUDA runtime's, NCCL's); an outside file in `program`'s
+// own folder says so (on Windows that folder is searched before PATH and
+// SetDllDirectory: no launcher can beat it). A file of `fence_folder` is
+// fenced: neither a tree's nor outside.
+PinReport classify_loaded(const std::vector<const TreeRecord*>& trees, const std::filesystem::path& program,
                           const std::vector<LoadedModule>& loaded, const std::filesystem::path& fence_folder = {});
 
 }  // namespace cudnnenv

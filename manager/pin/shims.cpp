@@ -71,8 +71,11 @@ std::optional<LauncherPin> launcher_pin(const fs::path& program) {
   if (name.size() > 4 && util::iequals(name.substr(name.size() - 4), ".exe")) name.resize(name.size() - 4);
   auto text = util::read_file(program.parent_path() / util::path_from_utf8(name + ".shim"), 64 * 1024);
   if (!text) return std::nullopt;
-  LauncherPin pin{sidecar_value(*text, "cudnn"), sidecar_value(*text, "path"), sidecar_value(*text, "cudnn"),
-                  sidecar_value(*text, "runtime")};
+  LauncherPin pin{sidecar_value(*text, "cudnn"), sidecar_value(*text, "path"), sidecar_value(*text, "cudnn"), {}};
+  for (const ComponentRow& row : components()) {
+    if (row.kind == TreeKind::cudnn) continue;
+    if (auto name = sidecar_value(*text, std::string(row.json_key)); !name.empty()) pin.beside[row.kind] = name;
+  }
   if (pin.spec.empty()) return std::nullopt;
   return pin;
 }
@@ -95,7 +98,9 @@ std::string sidecar_text(const ShimSpec& spec, const ShimPaths& paths, const std
   }
   if (!spec.cudnn.empty()) {
     text += "cudnn = " + spec.cudnn + "\n";
-    if (!spec.runtime.empty()) text += "runtime = " + spec.runtime + "\n";
+    for (const auto& [kind, name] : spec.beside) {
+      if (!name.empty()) text += std::string(component(kind).json_key) + " = " + name + "\n";
+    }
   }
   return text;
 }
@@ -166,9 +171,14 @@ Result<ShimInfo> add_shim(const ShimSpec& spec, const ShimPaths& paths) {
   if (!spec.cudnn.empty() && !target) {
     return make_error("a launcher pinned to a tree needs the program's path", "give --python", ExitCode::usage);
   }
-  for (const std::string& value :
-       {util::to_utf8(paths.program), util::to_utf8(paths.root), util::to_utf8(paths.state),
-        target ? util::to_utf8(*target) : std::string(), spec.args, spec.cudnn, spec.runtime}) {
+  std::vector<std::string> values{util::to_utf8(paths.program),
+                                  util::to_utf8(paths.root),
+                                  util::to_utf8(paths.state),
+                                  target ? util::to_utf8(*target) : std::string(),
+                                  spec.args,
+                                  spec.cudnn};
+  for (const auto& [kind, name] : spec.beside) values.push_back(name);
+  for (const std::string& value : values) {
     if (value.find_first_of("\r\n") != std::string::npos) {
       return make_error("a line break in '" + value + "' cannot go into a shim file", "use a path without one",
                         ExitCode::usage);

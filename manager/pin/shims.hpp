@@ -20,8 +20,8 @@ struct ShimSpec {
   std::string name;                             // "python"
   std::optional<std::filesystem::path> target;  // --target; else the first NAME on PATH outside the shims
   std::string args;                             // inserted before the user's arguments
-  std::string cudnn;    // a tree or profile every start is pinned to (a launcher: needs `target`); empty: the selection
-  std::string runtime;  // with `cudnn`: the CUDA runtime named with it (exec --runtime); empty: the tree's rule
+  std::string cudnn;   // a tree or profile every start is pinned to (a launcher: needs `target`); empty: the selection
+  BesideNames beside;  // with `cudnn`: the trees named with it (exec --runtime, --nccl); none: each row's rule
 };
 
 struct ShimPaths {
@@ -73,8 +73,8 @@ std::vector<ShimInfo> list_shims(const ShimPaths& paths);
 struct LauncherPin {
   std::string tree;  // the tree: its folder under launchers/ names it (else the spec)
   std::string target;
-  std::string spec;     // what `exec --cudnn` gets: the tree, or a profile that chose it
-  std::string runtime;  // what `exec --runtime` gets, or empty
+  std::string spec;    // what `exec --cudnn` gets: the tree, or a profile that chose it
+  BesideNames beside;  // what `exec --runtime`, `--nccl` get
 };
 std::optional<LauncherPin> launcher_pin(const std::filesystem::path& program);
 

@@ -74,6 +74,15 @@ std::optional<std::pair<std::string, std::string>> runtime_library_version(const
     auto get = reinterpret_cast<TwoInts>(library.symbol("nvrtcVersion"));
     int major = 0, minor = 0;
     if (get && get(&major, &minor) == 0) return std::pair{dotted(major, minor), "nvrtcVersion"};
+  } else if (named("nccl")) {
+    // NCCL_VERSION_CODE: 22705 is 2.27.5 (from 2.9 on; 2.8.4 was 2804).
+    auto get = reinterpret_cast<IntOut>(library.symbol("ncclGetVersion"));
+    int code = 0;
+    if (get && get(&code) == 0 && code > 0) {
+      const int major = code >= 10000 ? code / 10000 : code / 1000;
+      const int minor = code >= 10000 ? code % 10000 / 100 : code % 1000 / 100;
+      return std::pair{dotted(major, minor) + "." + std::to_string(code % 100), "ncclGetVersion"};
+    }
   } else if (named("nvjitlink")) {
     auto get = reinterpret_cast<TwoUnsigned>(library.symbol("nvJitLinkVersion"));
     unsigned major = 0, minor = 0;

@@ -9,6 +9,7 @@
 
 #include "formats/toml_text.hpp"
 #include "shell/quote.hpp"
+#include "store/component.hpp"
 #include "util/fs.hpp"
 #include "util/text.hpp"
 
@@ -54,10 +55,21 @@ Result<ProjectFile> parse_project_file(std::string_view text, const fs::path& fi
   ProjectFile project;
   project.file = file;
   project.content = std::string(text);
-  const std::string valid = "cudnn, cuda, runtime, profile, path, [env], [verify], [lock]";
+  std::string valid = "cudnn, cuda, runtime, ";
+  for (const ComponentRow& row : components()) {
+    if (row.trees && row.kind != TreeKind::cuda) valid += std::string(row.json_key) + ", ";
+  }
+  valid += "profile, path, [env], [verify], [lock]";
   for (const auto& [key, node] : *parsed) {
     const std::string name(key.str());
-    if (name == "cudnn" || name == "cuda" || name == "runtime" || name == "profile" || name == "path") {
+    // A tree of a row beside cuDNN but the runtime, by its row's key: nccl = "2.27".
+    const auto row = std::find_if(components().begin(), components().end(), [&](const ComponentRow& each) {
+      return each.trees && each.kind != TreeKind::cuda && each.json_key == name;
+    });
+    if (row != components().end()) {
+      CUDNNENV_TRY_ASSIGN(value, string_value(file, key, node));
+      project.components[row->kind] = *value;
+    } else if (name == "cudnn" || name == "cuda" || name == "runtime" || name == "profile" || name == "path") {
       CUDNNENV_TRY_ASSIGN(value, string_value(file, key, node));
       (name == "cudnn"     ? project.cudnn
        : name == "cuda"    ? project.cuda

@@ -5,6 +5,7 @@
 
 #include <cstddef>
 #include <filesystem>
+#include <map>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -12,6 +13,7 @@
 #include <vector>
 
 #include "formats/platform.hpp"
+#include "store/tree.hpp"
 #include "util/result.hpp"
 
 #include "state_layout.hpp"
@@ -34,6 +36,7 @@ Platform lock_platform(std::string_view name);
 //   cudnn = "8.1"            # a spec; or: profile = "tf2.5"
 //   cuda = "11.2"            # optional CUDA qualifier
 //   runtime = "13.0.2"       # optional: the CUDA runtime tree, by name or release
+//   nccl = "2.27"            # optional: a tree of another row beside cuDNN (its JSON key), by name or release
 //   path = "../cudnn-tree"   # a tree outside the store: needs 'cudnnenv trust'
 //   [env]                    # extra variables while active
 //   TF_CPP_MIN_LOG_LEVEL = "2"
@@ -46,7 +49,8 @@ struct ProjectFile {
   std::string content;  // the text as read, for the trust check
   std::optional<std::string> cudnn;
   std::optional<std::string> cuda;
-  std::optional<std::string> runtime;  // the CUDA runtime tree: its name or release ("13.0.2", "13.0")
+  std::optional<std::string> runtime;          // the CUDA runtime tree: its name or release ("13.0.2", "13.0")
+  std::map<TreeKind, std::string> components;  // nccl = "...": the trees of the other rows, by name or release
   std::optional<std::string> profile;
   std::optional<std::string> path;
   std::vector<std::pair<std::string, std::string>> env;

@@ -142,6 +142,58 @@ Result<void> choose_runtime_beside(const Store& store, const SelectionRequest& r
   return {};
 }
 
+// The tree of each row beside cuDNN but the runtime (NCCL, ...): the one
+// named (its flag, its key in the deciding project file; absent: an error),
+// the one the shell's activation put on the loader's list (the row's active
+// variable, with CUDNNENV_ACTIVATED), else the row's pairing rule. Fails when
+// one is named and none installed is that one.
+Result<void> choose_components_beside(const Store& store, const SelectionRequest& request, Selection& selection) {
+  const auto listing = store.list(RecordPart::identity);
+  for (const ComponentRow& row : components()) {
+    if (!row.trees || row.kind == TreeKind::cuda) continue;
+    const auto trees = listing.of(row.kind);
+    std::optional<std::string> named;
+    std::string reason;
+    if (auto flag = request.components.find(row.kind); flag != request.components.end() && !flag->second.empty()) {
+      named = flag->second;
+      reason = "--" + std::string(row.json_key) + " " + flag->second;
+    } else if (selection.origin == Origin::project_file && selection.project) {
+      if (auto key = selection.project->components.find(row.kind); key != selection.project->components.end()) {
+        named = key->second;
+        reason = std::string(row.json_key) + " = \"" + key->second + "\" in " + selection.decided_by;
+      }
+    }
+    if (named) {
+      auto tree = find_component(trees, *named);
+      if (!tree) {
+        std::vector<std::string> installed;
+        for (const auto& each : trees) installed.push_back(each.name + " (" + each.version.str() + ")");
+        return make_error("no installed " + std::string(row.noun) + " tree is '" + *named + "' (" + reason +
+                              "); installed: " + (installed.empty() ? "none" : util::join(installed, ", ")),
+                          "name one of those, by its name or its release; 'cudnnenv adopt --kind " +
+                              to_string(row.kind) + " FOLDER' takes one in",
+                          ExitCode::not_found);
+      }
+      add_beside(selection, *tree, reason);
+      continue;
+    }
+    if (selection.origin == Origin::activation) {
+      if (auto name = request.environment.get(std::string(row.active_variable)); name && !name->empty()) {
+        const auto kept =
+            std::find_if(trees.begin(), trees.end(), [&](const TreeRecord& each) { return each.name == *name; });
+        if (kept != trees.end()) {
+          add_beside(selection, *kept, "the activation in this shell (" + std::string(row.active_variable) + ")");
+          continue;
+        }
+      }
+    }
+    if (auto paired = paired_tree(row.kind, selection.tree, trees)) {
+      add_beside(selection, *paired, "the CUDA major of '" + selection.tree.name + "'");
+    }
+  }
+  return {};
+}
+
 }  // namespace
 
 const TreeRecord* Selection::tree_of(TreeKind kind) const {
@@ -381,6 +433,7 @@ Result<Selection> resolve_selection(const Store& store, const SelectionRequest& 
     selection.tree = std::move(*tree);
     spdlog::debug("selected '{}' ({}; spec '{}')", selection.tree.name, describe_origin(selection), selection.spec);
     CUDNNENV_TRY(choose_runtime_beside(store, asked, selection));
+    CUDNNENV_TRY(choose_components_beside(store, asked, selection));
     return selection;
   };
 

@@ -8,6 +8,7 @@
 #pragma once
 
 #include <filesystem>
+#include <map>
 #include <optional>
 #include <string>
 
@@ -97,6 +98,8 @@ struct SelectionRequest {
   util::Environment environment;
   std::filesystem::path working_directory;
   std::optional<std::string> runtime;  // --runtime: a runtime tree's name or release
+  // --nccl, ...: the tree of a row beside cuDNN other than the runtime, by its name or release.
+  std::map<TreeKind, std::string> components;
 };
 
 // What a spec names, as every command takes it (#11: one matcher): a version

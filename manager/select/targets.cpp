@@ -26,20 +26,20 @@ Result<std::vector<TreeRecord>> trees_named(const Store& store, const std::strin
     return trees;
   }
   if (target.empty()) {
-    // The selection here: its tree, and the CUDA runtime selected with it.
+    // The selection here: its tree, and the trees selected beside it (the CUDA runtime's, NCCL's).
     CUDNNENV_TRY_ASSIGN(selection, here());
-    auto full = store.full_record(selection->tree);
-    std::vector<TreeRecord> trees{full ? *full : selection->tree};
-    if (selection->runtime()) {
-      auto runtime = store.full_record(*selection->runtime());
-      trees.push_back(runtime ? *runtime : *selection->runtime());
+    std::vector<TreeRecord> trees;
+    for (const TreeRecord* each : selection->trees()) {
+      auto full = store.full_record(*each);
+      trees.push_back(full ? *full : *each);
     }
     return trees;
   }
-  // A CUDA runtime tree: its name (whatever it is), or cuda-<release>; Store::find is the one lookup by name.
-  if (auto runtime = store.find(target); runtime && runtime->kind == TreeKind::cuda) {
-    auto full = store.full_record(*runtime);
-    return std::vector<TreeRecord>{full ? *full : *runtime};
+  // A tree of a row beside cuDNN (a runtime, NCCL): its name (whatever it is), or cuda-<release>, nccl-<release>;
+  // Store::find is the one lookup by name.
+  if (auto beside = store.find(target); beside && beside->kind != TreeKind::cudnn) {
+    auto full = store.full_record(*beside);
+    return std::vector<TreeRecord>{full ? *full : *beside};
   }
   // A path is a folder to verify (it must exist); a bare word is a spec, a tree's or a
   // profile's name first, and a folder of that name only when nothing in the store is one.

@@ -1,9 +1,12 @@
 #include "store/component.hpp"
 
 #include <algorithm>
+#include <charconv>
 
 #include "components.inc"
 #include "store/layout.hpp"
+#include "util/fs.hpp"
+#include "util/text.hpp"
 
 namespace cudnnenv {
 
@@ -15,10 +18,47 @@ const ComponentTrees* trees_of_cudnn() {
   return nullptr;
 }
 
+std::vector<std::string> component_library_files(const std::filesystem::path& folder, Os os,
+                                                 bool (*is_library)(std::string_view file_name, Os os)) {
+  std::vector<std::string> names;
+  for (const auto& entry : util::directory_entries(folder)) {
+    const std::string name = util::to_utf8(entry.path.filename());
+    if (!entry.is_directory && is_library(name, os)) names.push_back(name);
+  }
+  std::sort(names.begin(), names.end());
+  return names;
+}
+
+std::vector<std::filesystem::path> component_library_folders(const std::filesystem::path& root, Os os,
+                                                             bool (*is_library)(std::string_view file_name, Os os)) {
+  std::vector<std::filesystem::path> found;
+  std::vector<std::pair<std::filesystem::path, int>> folders{{root, 0}};
+  while (!folders.empty()) {
+    auto [folder, depth] = folders.back();
+    folders.pop_back();
+    bool holds = false;
+    for (const auto& entry : util::directory_entries(folder)) {
+      const std::string name = util::to_utf8(entry.path.filename());
+      if (entry.is_directory) {
+        if (depth < 3 && name != "stubs" && name.front() != '.') folders.push_back({entry.path, depth + 1});
+      } else {
+        holds = holds || is_library(name, os);
+      }
+    }
+    if (holds) found.push_back(folder);
+  }
+  std::sort(found.begin(), found.end());
+  return found;
+}
+
 std::span<const ComponentRow> components() {
-#define CUDNNENV_ROW(kind, noun, short_noun, json_key, folder_words, pin_variable, active_variable, every_name)     \
-  {TreeKind::kind,   noun, short_noun, json_key, folder_words, pin_variable, active_variable, &is_##kind##_library, \
-   trees_of_##kind()},
+#define CUDNNENV_ROW(kind, noun, short_noun, json_key, folder_words, report_label, pin_variable, active_variable, \
+                     every_name)                                                                                  \
+  {TreeKind::kind,       noun,                                                                                    \
+   short_noun,           json_key,                                                                                \
+   folder_words,         report_label,                                                                            \
+   pin_variable,         active_variable,                                                                         \
+   &is_##kind##_library, trees_of_##kind()},
   static const ComponentRow rows[] = {CUDNNENV_COMPONENTS(CUDNNENV_ROW)};
 #undef CUDNNENV_ROW
   return rows;
@@ -38,6 +78,55 @@ std::ptrdiff_t component_order(TreeKind kind) {
 std::optional<TreeRecord> paired_tree(TreeKind kind, const TreeRecord& cudnn, const std::vector<TreeRecord>& trees) {
   const ComponentTrees* of_kind = component(kind).trees;
   return of_kind ? of_kind->paired_with(cudnn, trees) : std::nullopt;
+}
+
+std::optional<TreeRecord> find_component(const std::vector<TreeRecord>& trees, std::string_view text) {
+  for (const auto& tree : trees) {
+    if (tree.name == text) return tree;
+  }
+  // One to four numbers: the fields of the release that must match.
+  std::vector<int> asked;
+  for (const auto& part : util::split(text, '.')) {
+    int number = 0;
+    const auto [end, error] = std::from_chars(part.data(), part.data() + part.size(), number);
+    if (part.empty() || error != std::errc() || end != part.data() + part.size()) return std::nullopt;
+    asked.push_back(number);
+  }
+  if (asked.empty() || asked.size() > 4) return std::nullopt;
+  const TreeRecord* best = nullptr;
+  for (const auto& tree : trees) {
+    const Version& v = tree.version;
+    const int fields[] = {v.major, v.minor, v.patch, v.build.value_or(-1)};
+    const bool fits = std::equal(asked.begin(), asked.end(), fields);
+    if (fits && (!best || v > best->version)) best = &tree;
+  }
+  return best ? std::optional(*best) : std::nullopt;
+}
+
+std::optional<Version> release_in_archive_name(std::string_view file_name) {
+  for (std::size_t at = 0; at + 1 < file_name.size(); ++at) {
+    if ((file_name[at] != '-' && file_name[at] != '_') || !std::isdigit(static_cast<unsigned char>(file_name[at + 1])))
+      continue;
+    std::size_t end = at + 1;
+    while (end < file_name.size() &&
+           (std::isdigit(static_cast<unsigned char>(file_name[end])) || file_name[end] == '.'))
+      ++end;
+    std::string_view number = file_name.substr(at + 1, end - at - 1);
+    while (!number.empty() && number.back() == '.') number.remove_suffix(1);
+    if (number.find('.') == std::string_view::npos) continue;
+    if (auto version = parse_version(number)) return version;
+  }
+  return std::nullopt;
+}
+
+std::vector<std::string> beside_flags(const BesideNames& names) {
+  std::vector<std::string> flags;
+  for (const ComponentRow& row : components()) {
+    const auto named = names.find(row.kind);
+    if (row.kind == TreeKind::cudnn || named == names.end() || named->second.empty()) continue;
+    flags.insert(flags.end(), {"--" + std::string(row.json_key), named->second});
+  }
+  return flags;
 }
 
 std::vector<const TreeRecord*> pinned_trees(const TreeRecord& cudnn, const std::vector<TreeRecord>& beside) {

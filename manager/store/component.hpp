@@ -12,6 +12,7 @@
 
 #include <cstddef>
 #include <filesystem>
+#include <map>
 #include <memory>
 #include <optional>
 #include <span>
@@ -78,6 +79,8 @@ struct ComponentTrees {
                                   const ComponentInstallOptions& options);
   // Its pairing rule: of `trees` (its own), the one a cuDNN tree is selected with when nothing names one.
   std::optional<TreeRecord> (*paired_with)(const TreeRecord& cudnn, const std::vector<TreeRecord>& trees);
+  // Where it has no Windows build, the words that say so (NCCL); null where it has one.
+  const char* no_windows_build;
 };
 
 // Each component's own functions, declared here for every row of
@@ -96,11 +99,20 @@ struct ComponentRow {
   std::string_view short_noun;       // "cuDNN", "CUDA": before its version
   std::string_view json_key;         // "runtime": current's and which's JSON
   std::string_view folder_words;     // "the tree's library folder": how a message names it
+  std::string_view report_label;     // "in the runtime": how exec --report marks a loaded file of its tree
   std::string_view pin_variable;     // the folder its library names are sent to (shim/components.inc)
   std::string_view active_variable;  // the active tree's name, for shells and programs
   bool (*library_name)(std::string_view file_name, Os os);  // whether a file of that name is one of its libraries
   const ComponentTrees* trees;  // how the store makes its trees; null for cuDNN (Store::install)
 };
+
+// The files directly in `folder` that `is_library` names, sorted.
+std::vector<std::string> component_library_files(const std::filesystem::path& folder, Os os,
+                                                 bool (*is_library)(std::string_view file_name, Os os));
+// The folders under `root` (itself and up to three levels down, never
+// `stubs` or a hidden one) that hold such a file, sorted.
+std::vector<std::filesystem::path> component_library_folders(const std::filesystem::path& root, Os os,
+                                                             bool (*is_library)(std::string_view file_name, Os os));
 
 // In the loader list's order.
 std::span<const ComponentRow> components();
@@ -112,6 +124,22 @@ std::ptrdiff_t component_order(TreeKind kind);
 // `cudnn` when nothing names one (ComponentTrees::paired_with): the one rule
 // that resolve, verify's targets and the modulefiles follow.
 std::optional<TreeRecord> paired_tree(TreeKind kind, const TreeRecord& cudnn, const std::vector<TreeRecord>& trees);
+
+// The tree `text` names, of `trees` (one component's): a tree's name, else
+// the newest whose release starts with it ("2.27" matches 2.27.5, "2" any 2.x).
+std::optional<TreeRecord> find_component(const std::vector<TreeRecord>& trees, std::string_view text);
+
+// The release an archive's or a wheel's file name says: the first dotted
+// number after a '-' or '_' (nccl_2.27.5-1+cuda12.9_x86_64.txz,
+// nvidia_nccl_cu12-2.27.5-py3-none-manylinux2014_x86_64.whl: 2.27.5).
+std::optional<Version> release_in_archive_name(std::string_view file_name);
+
+// The trees named beside a cuDNN tree, by row (the runtime's, NCCL's): what
+// a launcher, a kernel or a shim pins with it.
+using BesideNames = std::map<TreeKind, std::string>;
+// Those as `cudnnenv exec` takes them, in the table's order: {"--runtime",
+// "cuda-12.4.1", "--nccl", "nccl-2.26.2"} (each row's flag is its JSON key).
+std::vector<std::string> beside_flags(const BesideNames& names);
 
 // A selection's trees in the table's order: `cudnn`, then those beside it
 // (the CUDA runtime's, when one is selected).

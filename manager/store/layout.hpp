@@ -61,6 +61,11 @@ struct TreeLayout {
   std::string include_dir;
   std::string import_lib_dir;
   std::string version_header;  // the header the version was read from
+  // What the main library says of itself, for a component whose library
+  // carries it (NCCL's version string): its release and the CUDA it was
+  // built for. Not recorded: the tree record keeps them as its version and CUDA.
+  std::optional<Version> release;
+  std::optional<CudaVersion> built_for;
 };
 
 // Finds the main library (no deeper than 5 levels), the headers and the

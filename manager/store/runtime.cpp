@@ -219,34 +219,11 @@ std::unique_ptr<ArchiveSource> runtime_entries(std::unique_ptr<ArchiveSource> in
 }
 
 std::vector<std::string> runtime_library_files(const fs::path& library_dir, Os os) {
-  std::vector<std::string> names;
-  for (const auto& entry : util::directory_entries(library_dir)) {
-    const std::string name = util::to_utf8(entry.path.filename());
-    if (is_runtime_library_name(name, os)) names.push_back(name);
-  }
-  std::sort(names.begin(), names.end());
-  return names;
+  return component_library_files(library_dir, os, &is_cuda_library);
 }
 
 std::vector<fs::path> runtime_library_folders(const fs::path& root, Os os) {
-  std::vector<fs::path> found;
-  std::vector<std::pair<fs::path, int>> folders{{root, 0}};
-  while (!folders.empty()) {
-    auto [folder, depth] = folders.back();
-    folders.pop_back();
-    bool holds = false;
-    for (const auto& entry : util::directory_entries(folder)) {
-      const std::string name = util::to_utf8(entry.path.filename());
-      if (entry.is_directory) {
-        if (depth < 3 && name != "stubs" && name.front() != '.') folders.push_back({entry.path, depth + 1});
-      } else {
-        holds = holds || is_runtime_library_name(name, os);
-      }
-    }
-    if (holds) found.push_back(folder);
-  }
-  std::sort(found.begin(), found.end());
-  return found;
+  return component_library_folders(root, os, &is_cuda_library);
 }
 
 Result<TreeLayout> locate_runtime_layout(const fs::path& root, Os os) {
@@ -484,9 +461,11 @@ bool is_cuda_library(std::string_view file_name, Os os) {
 }
 
 const ComponentTrees* trees_of_cuda() {
-  static const ComponentTrees trees{&default_runtime_name,  &runtime_entries,         &locate_runtime_layout,
-                                    &runtime_library_files, &runtime_library_folders, &release_in_cudart_name,
-                                    &runtime_record,        &check_installed_runtime, &runtime_paired_with};
+  static const ComponentTrees trees{&default_runtime_name,    &runtime_entries,
+                                    &locate_runtime_layout,   &runtime_library_files,
+                                    &runtime_library_folders, &release_in_cudart_name,
+                                    &runtime_record,          &check_installed_runtime,
+                                    &runtime_paired_with,     nullptr};
   return &trees;
 }
 

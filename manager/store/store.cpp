@@ -1326,10 +1326,10 @@ Result<TreeRecord> Store::adopt_component(TreeKind kind, const fs::path& directo
           "'cudnnenv list' shows it; 'cudnnenv remove " + util::command_word(existing.name) + "' forgets it");
     }
   }
-  // The release: a library's full name (libcudart.so.13.0.96) says major
-  // and minor; else the major alone.
-  Version release{layout->major, 0, 0, std::nullopt};
-  bool minor_known = false;
+  // The release: what the main library says of itself (NCCL), or a
+  // library's full name (libcudart.so.13.0.96: major and minor); else the major alone.
+  Version release = layout->release.value_or(Version{layout->major, 0, 0, std::nullopt});
+  bool minor_known = layout->release.has_value();
   std::vector<FileRecord> files;
   const std::string prefix = layout->library_dir.empty() ? "" : layout->library_dir + "/";
   for (const auto& name : kind_of.library_files(library_dir, options.platform.os)) {

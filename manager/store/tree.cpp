@@ -69,7 +69,8 @@ std::string describe_served_cuda(const TreeRecord& tree) {
 }
 
 std::string to_string(TreeKind kind) {
-#define CUDNNENV_KIND_WORD(kind_, noun, short_noun, json_key, folder_words, pin_variable, active_variable, every_name) \
+#define CUDNNENV_KIND_WORD(kind_, noun, short_noun, json_key, folder_words, report_label, pin_variable, \
+                           active_variable, every_name)                                                 \
   if (kind == TreeKind::kind_) return #kind_;
   CUDNNENV_COMPONENTS(CUDNNENV_KIND_WORD)
 #undef CUDNNENV_KIND_WORD
@@ -77,7 +78,8 @@ std::string to_string(TreeKind kind) {
 }
 
 std::optional<TreeKind> parse_tree_kind(std::string_view word) {
-#define CUDNNENV_KIND_OF(kind, noun, short_noun, json_key, folder_words, pin_variable, active_variable, every_name) \
+#define CUDNNENV_KIND_OF(kind, noun, short_noun, json_key, folder_words, report_label, pin_variable, active_variable, \
+                         every_name)                                                                                  \
   if (word == #kind) return TreeKind::kind;
   CUDNNENV_COMPONENTS(CUDNNENV_KIND_OF)
 #undef CUDNNENV_KIND_OF

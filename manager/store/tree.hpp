@@ -40,7 +40,8 @@ struct SourceRecord {
 // What a tree holds: a cuDNN release, or the CUDA runtime libraries of one
 // CUDA release (cudart, cuBLAS, cuFFT, ...) that a framework opens beside it;
 // a value per row of components.inc (store/component.hpp is the table).
-#define CUDNNENV_TREE_KIND(kind, noun, short_noun, json_key, folder_words, pin_variable, active_variable, every_name) \
+#define CUDNNENV_TREE_KIND(kind, noun, short_noun, json_key, folder_words, report_label, pin_variable, \
+                           active_variable, every_name)                                                \
   kind,
 enum class TreeKind { CUDNNENV_COMPONENTS(CUDNNENV_TREE_KIND) };
 #undef CUDNNENV_TREE_KIND

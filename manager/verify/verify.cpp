@@ -8,6 +8,7 @@
 #include "formats/binfmt.hpp"
 #include "probe/probe.hpp"
 #include "probe/protocol.hpp"
+#include "store/component.hpp"
 #include "store/layout.hpp"
 #include "store/runtime.hpp"
 #include "util/environment.hpp"
@@ -79,21 +80,25 @@ void check_files(const TreeRecord& tree, const VerifyOptions& options, VerifyRep
   layout.include_dir = tree.layout.include_dir;
   layout.import_lib_dir = tree.layout.import_lib_dir;
   const bool import_libs = tree.platform.os == Os::windows && tree.source.kind == "zip";
-  if (tree.kind == TreeKind::cuda) {
-    // A runtime tree: its cudart, and every runtime library it recorded.
+  if (tree.kind != TreeKind::cudnn) {
+    // A tree of a row beside cuDNN (a runtime's, NCCL's): its main library, and every library of its row it recorded.
+    const ComponentRow& row = component(tree.kind);
     std::vector<std::string> missing;
     std::size_t libraries = 0;
     std::error_code ec;
     if (!fs::exists(tree.library_path(), ec)) missing.push_back(tree.layout.main_library);
     for (const auto& file : tree.files) {
-      if (!is_runtime_library_name(file.path.substr(file.path.rfind('/') + 1), tree.platform.os)) continue;
+      if (!row.library_name(file.path.substr(file.path.rfind('/') + 1), tree.platform.os)) continue;
       ++libraries;
       if (!fs::exists(fs::symlink_status(tree.resolve(file.path), ec))) missing.push_back(file.path);
     }
-    // And what its own libraries need of the runtime that it never held (a wheel half uninstalled).
-    const auto unmet = unmet_runtime_needs(tree.resolve(tree.layout.library_dir), tree.platform.os);
-    std::string detail = "CUDA " + tree.version.str() + " runtime, " + std::to_string(libraries) +
-                         (libraries == 1 ? " library file" : " library files");
+    // And what a runtime's own libraries need of the runtime that it never held (a wheel half uninstalled).
+    const auto unmet = tree.kind == TreeKind::cuda
+                           ? unmet_runtime_needs(tree.resolve(tree.layout.library_dir), tree.platform.os)
+                           : std::vector<UnmetNeed>{};
+    std::string detail = (tree.kind == TreeKind::cuda ? "CUDA " + tree.version.str() + " runtime"
+                                                      : std::string(row.noun) + " " + tree.version.str()) +
+                         ", " + std::to_string(libraries) + (libraries == 1 ? " library file" : " library files");
     if (!missing.empty()) detail = "missing " + join_some(missing);
     if (!unmet.empty()) {
       detail = (missing.empty() ? std::string() : detail + "; ") + "lacks " + describe_unmet(unmet) + "; " +
@@ -513,13 +518,14 @@ void check_sgemm(const TreeRecord& tree, const VerifyOptions& options, VerifyRep
   }
 }
 
-// A runtime tree's load level: every runtime library by absolute path, in
-// parallel children, each with the version it reports of itself.
-void check_runtime_load(const TreeRecord& tree, const VerifyOptions& options, VerifyReport& report) {
+// The load level of a tree beside cuDNN (a runtime's, NCCL's): every library
+// of its row by absolute path, in parallel children, each with the version it
+// reports of itself (its row's version function: cudaRuntimeGetVersion, ncclGetVersion, ...).
+void check_component_load(const TreeRecord& tree, const VerifyOptions& options, VerifyReport& report) {
   std::vector<fs::path> libraries;
   for (const auto& file : tree.files) {
     const std::string name = file.path.substr(file.path.rfind('/') + 1);
-    if (file.link.empty() && is_runtime_library_name(name, tree.platform.os))
+    if (file.link.empty() && component(tree.kind).library_name(name, tree.platform.os))
       libraries.push_back(tree.resolve(file.path));
   }
   std::vector<std::future<std::pair<bool, std::string>>> loads;
@@ -579,16 +585,20 @@ VerifyReport verify_tree(const TreeRecord& tree, const VerifyOptions& options) {
       return report;
     }
   }
-  if (tree.kind == TreeKind::cuda) {
+  if (tree.kind != TreeKind::cudnn) {
     check_files(tree, options, report);
     if (options.level == VerifyLevel::files || !report.passed()) return report;
     if (tree.platform != host_platform()) {
       report.checks.push_back(
-          {"load", CheckStatus::skipped, "a " + describe(tree.platform) + " runtime cannot load here"});
+          {"load", CheckStatus::skipped,
+           "a " + describe(tree.platform) + " " +
+               (tree.kind == TreeKind::cuda ? std::string("runtime") : std::string(component(tree.kind).noun)) +
+               " cannot load here"});
       return report;
     }
-    check_runtime_load(tree, options, report);
-    if (options.level == VerifyLevel::conv && report.passed()) check_sgemm(tree, options, report);
+    check_component_load(tree, options, report);
+    if (tree.kind == TreeKind::cuda && options.level == VerifyLevel::conv && report.passed())
+      check_sgemm(tree, options, report);
     return report;
   }
   const bool loadable = tree.platform == host_platform();

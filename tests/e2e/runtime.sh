@@ -476,9 +476,9 @@ cp libs/libcudart.so.13 "$split/cuda_runtime/lib/"; cp libs/libcublas*.so.13 "$s
 cp libs/libcufft.so.12 "$split/cufft/lib/"; cp libs/libcurand.so.10 "$split/curand/lib/"
 cp libs/libcusolver.so.12 "$split/cusolver/lib/"; cp libs/libcusparse.so.12 "$split/cusparse/lib/"
 cp libs/libnvrtc.so.13 "$split/cuda_nvrtc/lib/"; cp libs/libnvJitLink.so.13 "$split/nvjitlink/lib/"
-run adopt --kind nccl "$split"
-expect_eq "$rc $(cat err)" "2 cudnnenv: error: 'nccl' is no kind of tree
-  hint: give one of cudnn, cuda" "adopt --kind: the words are the component table's"
+run adopt --kind cublas "$split"
+expect_eq "$rc $(cat err)" "2 cudnnenv: error: 'cublas' is no kind of tree
+  hint: give one of cudnn, cuda, nccl" "adopt --kind: the words are the component table's"
 run adopt --kind cuda "$split"
 expect_eq "$(cat out)" "adopted 'cuda-13': CUDA 13 runtime, 9 library files stay in $split (linked from one folder, $CUDNNENV_ROOT/cuda-13/lib)" "adopt split wheels"
 run current

@@ -58,6 +58,19 @@ make_windows9_tree() {
   for h in cudnn cudnn_graph cudnn_ops cudnn_cnn cudnn_adv cudnn_backend; do echo "/* $h */" > "$dir/include/$h.h"; done
 }
 
+# adopt_fake_nccl RELEASE CUDA: an NCCL folder ncclMAJOR.MINOR/lib whose libnccl.so.2 (from
+# fixtures/fake_cuda_runtime.c) reports RELEASE to ncclGetVersion and says "NCCL version RELEASE+cudaCUDA",
+# adopted as nccl-RELEASE.
+adopt_fake_nccl() {
+  local release=$1 cuda=$2 major minor patch
+  IFS=. read -r major minor patch <<< "$release"
+  mkdir -p "nccl$major.$minor/lib"
+  cc -shared -fPIC -o "nccl$major.$minor/lib/libnccl.so.2" -Wl,-soname,libnccl.so.2 \
+    "$E2E_DIR/../fixtures/fake_cuda_runtime.c" -DFAKE_NCCL="$((major * 10000 + minor * 100 + patch))" \
+    -DFAKE_NCCL_BUILD="\"$release+cuda$cuda\""
+  "$CUDNNENV" adopt "nccl$major.$minor/lib" > /dev/null || fail "adopt nccl-$release"
+}
+
 # adopt_fake_runtime RELEASE NAME: a CUDA runtime folder rtRELEASE/lib whose
 # libcudart.so.RELEASE.99 (soname libcudart.so.MAJOR, from
 # fixtures/fake_cuda_runtime.c) reports RELEASE (12.4: 12040), adopted as NAME.

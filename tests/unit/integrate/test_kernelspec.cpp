@@ -14,7 +14,7 @@ TEST_SUITE("integrate/kernelspec") {
     spec.display_name = "Python 3 (\"cuDNN\" 9.1 & é)";
     spec.tree = "tree \"9.1\"";
     spec.store = "/store root";
-    spec.argv = pinned_kernel_argv("/opt/cudnnenv", spec.store, spec.tree, "", "/usr/bin/python3");
+    spec.argv = pinned_kernel_argv("/opt/cudnnenv", spec.store, spec.tree, {}, "/usr/bin/python3");
     const std::string text = kernel_json(spec);
     const Json kernel = Json::parse(text);
     CHECK(kernel["argv"] ==

@@ -174,7 +174,7 @@ TEST_SUITE("pin/launch") {
         {1, util::to_utf8(fs::absolute("prog/cudnn64_8.dll"))},
         {2, util::to_utf8(fs::absolute("elsewhere/libcudnn_ops.so.9"))},
         {1, "/lib/x86_64-linux-gnu/libc.so.6"}};
-    const PinReport report = classify_loaded(tree, nullptr, fs::absolute("prog/tool"), loaded);
+    const PinReport report = classify_loaded({&tree}, fs::absolute("prog/tool"), loaded);
     REQUIRE(report.files.size() == 3);
     CHECK(report.outside_count() == 2);
     CHECK(report.files[0].inside);

@@ -25,9 +25,9 @@ TEST_SUITE("shim/sidecar") {
     shim::Sidecar sidecar;
     char unknown[] = "path = /bin/true\ncolour = red\n\0";
     CHECK_FALSE(shim::parse_sidecar(unknown, std::strlen(unknown), sidecar, error, sizeof error));
-    CHECK(
-        std::string(error) ==
-        "line 2: unknown key 'colour' (known: cudnnenv, root, state, audit, path, args, library_dir, cudnn, runtime)");
+    CHECK(std::string(error) ==
+          "line 2: unknown key 'colour' (known: cudnnenv, root, state, audit, path, args, library_dir, cudnn, runtime, "
+          "nccl)");
     char no_tree[] = "path = /bin/true\n\0";
     CHECK_FALSE(shim::parse_sidecar(no_tree, std::strlen(no_tree), sidecar, error, sizeof error));
     CHECK(std::string(error) == "no 'library_dir = ...', and no 'cudnnenv = ...' and 'root = ...' to select one");
@@ -46,12 +46,26 @@ TEST_SUITE("shim/sidecar") {
     char error[256] = {};
     REQUIRE(shim::parse_sidecar(text, std::strlen(text), sidecar, error, sizeof error));
     CHECK(std::string(sidecar.cudnn) == "tree 9.1 & é");
-    CHECK(std::string(sidecar.runtime).empty());
+    CHECK(std::string(sidecar.beside[1]).empty());
     CHECK(std::string(sidecar.path) == "/usr/bin/python3");
     char with_runtime[] = "cudnnenv = /c\nroot = /r\npath = /p\ncudnn = tf2.18\nruntime = cuda-12.4.1\n\0";
     REQUIRE(shim::parse_sidecar(with_runtime, std::strlen(with_runtime), sidecar, error, sizeof error));
     CHECK(std::string(sidecar.cudnn) == "tf2.18");
-    CHECK(std::string(sidecar.runtime) == "cuda-12.4.1");
+    CHECK(std::string(sidecar.beside[1]) == "cuda-12.4.1");
+    CHECK(std::string(sidecar.beside[2]).empty());
+    // A key per row of the component table beside cuDNN, its JSON key: exec's flag for it.
+    char with_nccl[] = "cudnnenv = /c\nroot = /r\npath = /p\ncudnn = t\nnccl = nccl-2.26.2\n\0";
+    REQUIRE(shim::parse_sidecar(with_nccl, std::strlen(with_nccl), sidecar, error, sizeof error));
+    CHECK(std::string(sidecar.beside[1]).empty());
+    CHECK(std::string(sidecar.beside[2]) == "nccl-2.26.2");
+    CHECK(std::string(shim::k_beside_keys[2]) == "nccl");
+    CHECK(std::string(shim::k_beside_flags[2]) == "--nccl");
+    char unknown[] = "cudnnenv = /c\nroot = /r\nnvinfer = x\n\0";
+    CHECK_FALSE(shim::parse_sidecar(unknown, std::strlen(unknown), sidecar, error, sizeof error));
+    CHECK(
+        std::string(error) ==
+        "line 3: unknown key 'nvinfer' (known: cudnnenv, root, state, audit, path, args, library_dir, cudnn, runtime, "
+        "nccl)");
   }
 }
 

@@ -9,17 +9,18 @@
 namespace cudnnenv {
 
 TEST_SUITE("store/component") {
-  TEST_CASE("every kind of tree has one row, in the loader list's order: cuDNN, then the runtime") {
-    REQUIRE(components().size() == 2);
+  TEST_CASE("every kind of tree has one row, in the loader list's order: cuDNN, the runtime, then NCCL") {
+    REQUIRE(components().size() == 3);
     CHECK(components()[0].kind == TreeKind::cudnn);
     CHECK(components()[1].kind == TreeKind::cuda);
+    CHECK(components()[2].kind == TreeKind::nccl);
     std::set<std::string> variables;
     for (const ComponentRow& row : components()) {
       CHECK(&component(row.kind) == &row);
       variables.insert(std::string(row.pin_variable));
       variables.insert(std::string(row.active_variable));
     }
-    CHECK(variables.size() == 4);  // no two rows, nor a row's two variables, share one
+    CHECK(variables.size() == 2 * components().size());  // no two rows, nor a row's two variables, share one
   }
 
   TEST_CASE("the pin's variables, as the audit module and the launch read them") {
@@ -27,17 +28,19 @@ TEST_SUITE("store/component") {
     CHECK(component(TreeKind::cuda).pin_variable == "CUDNNENV_RUNTIME_DIR");
     CHECK(to_string(TreeKind::cuda) == "cuda");
     CHECK(parse_tree_kind("cudnn") == TreeKind::cudnn);
-    CHECK_FALSE(parse_tree_kind("nccl"));
+    CHECK(parse_tree_kind("nccl") == TreeKind::nccl);
+    CHECK_FALSE(parse_tree_kind("cudnn9"));
   }
 
   TEST_CASE("each library the audit module pins is its component's, and no other component's, on both systems") {
     // (No structured bindings: clang 14 cannot capture them in the checks' lambdas.)
-#define CHECK_LIBRARY_NAME(kind_, stem, pinned, family, in11, in12, in13)                                   \
-  for (const std::string& name : {"lib" + std::string(stem) + ".so.12", std::string(stem) + "64_12.dll"}) { \
-    const Os os = name.ends_with(".dll") ? Os::windows : Os::linux;                                         \
-    for (const ComponentRow& row : components()) {                                                          \
-      CHECK_MESSAGE(row.library_name(name, os) == (row.kind == TreeKind::kind_), (name + " of " #kind_));   \
-    }                                                                                                       \
+#define CHECK_LIBRARY_NAME(kind_, stem, pinned, family, in11, in12, in13)                                          \
+  for (const std::string& name : {"lib" + std::string(stem) + ".so.12", std::string(stem) + "64_12.dll"}) {        \
+    const Os os = name.ends_with(".dll") ? Os::windows : Os::linux;                                                \
+    for (const ComponentRow& row : components()) {                                                                 \
+      const bool built = os == Os::linux || !row.trees || !row.trees->no_windows_build;                            \
+      CHECK_MESSAGE(row.library_name(name, os) == (row.kind == TreeKind::kind_ && built), (name + " of " #kind_)); \
+    }                                                                                                              \
   }
     CUDNNENV_LIBRARIES(CHECK_LIBRARY_NAME)
 #undef CHECK_LIBRARY_NAME
