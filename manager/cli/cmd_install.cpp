@@ -463,6 +463,7 @@ Result<int> run_install_component(TreeKind kind, const InstallArguments& argumen
   ComponentInstallOptions install;
   install.kind = kind;
   install.release = *release;
+  install.built_for = cuda_in_archive_name(file_name);
   install.manifest = util::to_utf8(std::filesystem::absolute(file, ec));
   install.manifest_sha256 = *sha256;
   if (!arguments.name.empty()) install.name = arguments.name;

@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "pin/launch.hpp"
+#include "store/component.hpp"
 #include "store/tree.hpp"
 #include "util/result.hpp"
 

@@ -103,6 +103,29 @@ std::optional<TreeRecord> find_component(const std::vector<TreeRecord>& trees, s
   return best ? std::optional(*best) : std::nullopt;
 }
 
+std::optional<TreeRecord> newest_of_cuda_major(const TreeRecord& cudnn, const std::vector<TreeRecord>& trees) {
+  const TreeRecord* best = nullptr;
+  for (const auto& tree : trees) {
+    if (!cudnn.cuda || !tree.cuda || tree.cuda->major != cudnn.cuda->major) continue;
+    if (!best || tree.version > best->version) best = &tree;
+  }
+  return best ? std::optional(*best) : std::nullopt;
+}
+
+std::optional<CudaVersion> cuda_in_archive_name(std::string_view file_name) {
+  for (const std::string_view marker : {"+cuda", ".cuda-", "_cu", "-cu"}) {
+    const auto at = file_name.find(marker);
+    if (at == std::string_view::npos) continue;
+    std::string_view rest = file_name.substr(at + marker.size());
+    rest = rest.substr(0, std::min(rest.size(), rest.find_first_not_of("0123456789.")));
+    // "12.9" from "+cuda12.9_x86_64"; "12" from "_cu12_libs"; never the ".tar" after it.
+    while (!rest.empty() && rest.back() == '.') rest.remove_suffix(1);
+    if (marker.size() == 3 && rest.find('.') != std::string_view::npos) continue;  // _cu12.9 is no wheel's
+    if (auto cuda = parse_cuda_version(rest)) return cuda;
+  }
+  return std::nullopt;
+}
+
 std::optional<Version> release_in_archive_name(std::string_view file_name) {
   for (std::size_t at = 0; at + 1 < file_name.size(); ++at) {
     if ((file_name[at] != '-' && file_name[at] != '_') || !std::isdigit(static_cast<unsigned char>(file_name[at + 1])))

@@ -53,6 +53,9 @@ struct ComponentInstallOptions {
   std::vector<std::string> required_libraries;
   std::string required_by;
   std::string required_hint;
+  // The CUDA the archive's name says it was built for (cuda_in_archive_name),
+  // kept where the tree's library does not say it.
+  std::optional<CudaVersion> built_for;
 };
 
 // What the store needs of a component beside cuDNN to install and adopt its
@@ -128,6 +131,15 @@ std::optional<TreeRecord> paired_tree(TreeKind kind, const TreeRecord& cudnn, co
 // The tree `text` names, of `trees` (one component's): a tree's name, else
 // the newest whose release starts with it ("2.27" matches 2.27.5, "2" any 2.x).
 std::optional<TreeRecord> find_component(const std::vector<TreeRecord>& trees, std::string_view text);
+
+// A pairing rule (ComponentTrees::paired_with) for a row whose trees are
+// built for one CUDA major: of `trees`, the newest built for the CUDA major of
+// `cudnn`; none while either CUDA is unknown.
+std::optional<TreeRecord> newest_of_cuda_major(const TreeRecord& cudnn, const std::vector<TreeRecord>& trees);
+
+// The CUDA an archive's or a wheel's file name says it was built for:
+// "+cuda12.9" (NCCL's archives), ".cuda-12.9" (TensorRT's), "_cu12"/"-cu12" (a wheel's, the major alone).
+std::optional<CudaVersion> cuda_in_archive_name(std::string_view file_name);
 
 // The release an archive's or a wheel's file name says: the first dotted
 // number after a '-' or '_' (nccl_2.27.5-1+cuda12.9_x86_64.txz,

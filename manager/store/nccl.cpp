@@ -174,16 +174,6 @@ Result<void> check_installed_nccl(const fs::path&, const TreeLayout& layout, con
   return {};
 }
 
-// NCCL's pairing rule: the newest NCCL built for the tree's CUDA major (none while either is unknown).
-std::optional<TreeRecord> nccl_paired_with(const TreeRecord& cudnn, const std::vector<TreeRecord>& trees) {
-  const TreeRecord* best = nullptr;
-  for (const auto& tree : trees) {
-    if (!cudnn.cuda || !tree.cuda || tree.cuda->major != cudnn.cuda->major) continue;
-    if (!best || tree.version > best->version) best = &tree;
-  }
-  return best ? std::optional(*best) : std::nullopt;
-}
-
 }  // namespace
 
 // NCCL's row of the component table (store/component.hpp).
@@ -193,8 +183,8 @@ bool is_nccl_library(std::string_view file_name, Os os) {
 
 const ComponentTrees* trees_of_nccl() {
   static const ComponentTrees trees{
-      &default_nccl_name,    &nccl_entries, &locate_nccl_layout,   &nccl_library_files, &nccl_library_folders,
-      &release_in_nccl_name, &nccl_record,  &check_installed_nccl, &nccl_paired_with,   k_nccl_windows.data()};
+      &default_nccl_name,    &nccl_entries, &locate_nccl_layout,   &nccl_library_files,   &nccl_library_folders,
+      &release_in_nccl_name, &nccl_record,  &check_installed_nccl, &newest_of_cuda_major, k_nccl_windows.data()};
   return &trees;
 }
 

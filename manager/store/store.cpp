@@ -1272,6 +1272,7 @@ Result<InstallOutcome> Store::install_component_archives(const std::vector<Compo
   TreeRecord record = kind_of.record(name, *layout, options.release, true, options.platform);
   record.version_from = "manifest";
   record.cuda_from = "manifest";
+  if (!record.cuda && options.built_for) record.cuda = options.built_for;
   record.source.kind = "redist";
   record.source.path = options.manifest;
   record.source.sha256 = options.manifest_sha256;

@@ -71,6 +71,20 @@ TEST_SUITE("store/nccl") {
     CHECK_FALSE(find_component(trees, "nccl"));
   }
 
+  TEST_CASE("the CUDA and the release an archive's or a wheel's name says") {
+    CHECK(cuda_in_archive_name("nccl_2.27.5-1+cuda12.9_x86_64.txz")->str() == "12.9");
+    CHECK(cuda_in_archive_name("TensorRT-10.13.3.9.Linux.x86_64-gnu.cuda-12.9.tar.gz")->str() == "12.9");
+    CHECK(cuda_in_archive_name("tensorrt_cu12_libs-10.13.3.9-py2.py3-none-manylinux_2_28_x86_64.whl")->str() == "12");
+    CHECK(cuda_in_archive_name("nvidia_nccl_cu13-2.27.7-py3-none-manylinux_2_18_x86_64.whl")->str() == "13");
+    CHECK_FALSE(cuda_in_archive_name("renamed.txz"));
+    CHECK(release_in_archive_name("nccl_2.27.5-1+cuda12.9_x86_64.txz")->str() == "2.27.5");
+    CHECK(release_in_archive_name("nvidia_nccl_cu13-2.27.7-py3-none-manylinux_2_18_x86_64.whl")->str() == "2.27.7");
+    CHECK(release_in_archive_name("TensorRT-10.13.3.9.Linux.x86_64-gnu.cuda-12.9.tar.gz")->str() == "10.13.3.9");
+    CHECK(release_in_archive_name("tensorrt_cu12_libs-10.13.3.9-py2.py3-none-manylinux_2_28_x86_64.whl")->str() ==
+          "10.13.3.9");
+    CHECK_FALSE(release_in_archive_name("renamed.txz"));
+  }
+
   TEST_CASE("NCCL pairs with a cuDNN tree of its CUDA major, the newest; none while either CUDA is unknown") {
     TreeRecord cudnn;
     cudnn.cuda = CudaVersion{12, 8};
