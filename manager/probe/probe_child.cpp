@@ -83,6 +83,15 @@ std::optional<std::pair<std::string, std::string>> runtime_library_version(const
       const int minor = code >= 10000 ? code % 10000 / 100 : code % 1000 / 100;
       return std::pair{dotted(major, minor) + "." + std::to_string(code % 100), "ncclGetVersion"};
     }
+  } else if (named("nvinfer")) {
+    // NV_TENSORRT_VERSION: 101303 is 10.13.3; 8601 is 8.6.1 (before 10: major*1000).
+    using Int = int (*)();
+    if (auto get = reinterpret_cast<Int>(library.symbol("getInferLibVersion")); get && get() > 0) {
+      const int code = get();
+      const int major = code >= 100000 ? code / 10000 : code / 1000;
+      const int minor = code >= 100000 ? code % 10000 / 100 : code % 1000 / 100;
+      return std::pair{dotted(major, minor) + "." + std::to_string(code % 100), "getInferLibVersion"};
+    }
   } else if (named("nvjitlink")) {
     auto get = reinterpret_cast<TwoUnsigned>(library.symbol("nvJitLinkVersion"));
     unsigned major = 0, minor = 0;

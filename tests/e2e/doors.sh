@@ -5,9 +5,9 @@
 # cuDNN as one started by `cudnnenv exec`, and `current` in that shell names
 # the tree and the door. A new door or selection is one row.
 #
-# Selections, each a project file, with two CUDA 12 runtimes and two NCCLs
-# built for CUDA 12 installed: a tree (the newest runtime and the newest NCCL
-# of its CUDA major go with it); the same tree with the other runtime named
+# Selections, each a project file, with two CUDA 12 runtimes, two NCCLs and a
+# TensorRT built for CUDA 12 installed: a tree (the newest runtime, NCCL and
+# TensorRT of its CUDA major go with it: all four rows); the same tree with the other runtime named
 # (`runtime =`); with the other NCCL named too (`nccl =`); a trusted [env]; a
 # profile with a variable, run by a tree that is not its tested pair (a warning).
 # Doors: the prompt hook in bash, zsh and fish; `eval "$(cudnnenv activate
@@ -37,6 +37,7 @@ done
 for release in 12.1 12.4; do adopt_fake_runtime "$release" "rt$release"; done
 adopt_fake_nccl 2.27.5 12.9
 adopt_fake_nccl 2.26.2 12.2
+install_fake_tensorrt 10.13.3.9 12.9
 mkdir -p bin prog
 ln -s "$CUDNNENV" bin/cudnnenv
 cp "$FIXTURES/load-cudnn" prog/
@@ -50,9 +51,9 @@ for entry in \${LD_LIBRARY_PATH-}; do
   case \$entry in "$WORK"/*) list="\$list \${entry#$WORK/}" ;; esac
 done
 unset IFS
-printf 'lib=[%s] CUDNN_PATH=%s ACTIVE=%s RUNTIME=%s NCCL=%s FOO=%s TF=%s loaded=%s\n' "\${list# }" \
-  "\${CUDNN_PATH#$WORK/}" "\${CUDNNENV_ACTIVE-}" "\${CUDNNENV_CUDA_RUNTIME-}" "\${CUDNNENV_NCCL-}" "\${FOO-}" \
-  "\${TF_CPP_MIN_LOG_LEVEL-}" "\$("$WORK/prog/load-cudnn")"
+printf 'lib=[%s] CUDNN_PATH=%s ACTIVE=%s RUNTIME=%s NCCL=%s TRT=%s FOO=%s TF=%s loaded=%s\n' "\${list# }" \
+  "\${CUDNN_PATH#$WORK/}" "\${CUDNNENV_ACTIVE-}" "\${CUDNNENV_CUDA_RUNTIME-}" "\${CUDNNENV_NCCL-}" \
+  "\${CUDNNENV_TENSORRT-}" "\${FOO-}" "\${TF_CPP_MIN_LOG_LEVEL-}" "\$("$WORK/prog/load-cudnn")"
 EOF
 chmod +x prog/view
 export PATH="$WORK/bin:$WORK/prog:$PATH"
@@ -103,11 +104,11 @@ while IFS='|' read -r selection text tree pin; do
   "$CUDNNENV" trust > /dev/null
   expected=$(cudnnenv exec -- view)
   case $selection in
-    runtime) expect_eq "$expected" "lib=[store/t9.2.0/lib rt12.1/lib nccl2.27/lib] CUDNN_PATH=store/t9.2.0 ACTIVE=t9.2.0 RUNTIME=rt12.1 NCCL=nccl-2.27.5 FOO= TF= loaded=90200" "$selection: exec" ;;
-    nccl) expect_eq "$expected" "lib=[store/t9.2.0/lib rt12.1/lib nccl2.26/lib] CUDNN_PATH=store/t9.2.0 ACTIVE=t9.2.0 RUNTIME=rt12.1 NCCL=nccl-2.26.2 FOO= TF= loaded=90200" "$selection: exec" ;;
-    env) expect_eq "$expected" "lib=[store/t9.1.0/lib rt12.4/lib nccl2.27/lib] CUDNN_PATH=store/t9.1.0 ACTIVE=t9.1.0 RUNTIME=rt12.4 NCCL=nccl-2.27.5 FOO=a b=c TF= loaded=90100" "$selection: exec" ;;
-    profile) expect_eq "$expected" "lib=[store/t9.4.0/lib rt12.4/lib nccl2.27/lib] CUDNN_PATH=store/t9.4.0 ACTIVE=t9.4.0 RUNTIME=rt12.4 NCCL=nccl-2.27.5 FOO= TF=0 loaded=90400" "$selection: exec" ;;
-    tree) expect_eq "$expected" "lib=[store/t9.2.0/lib rt12.4/lib nccl2.27/lib] CUDNN_PATH=store/t9.2.0 ACTIVE=t9.2.0 RUNTIME=rt12.4 NCCL=nccl-2.27.5 FOO= TF= loaded=90200" "$selection: exec" ;;
+    runtime) expect_eq "$expected" "lib=[store/t9.2.0/lib rt12.1/lib nccl2.27/lib store/tensorrt-10.13.3.9/lib] CUDNN_PATH=store/t9.2.0 ACTIVE=t9.2.0 RUNTIME=rt12.1 NCCL=nccl-2.27.5 TRT=tensorrt-10.13.3.9 FOO= TF= loaded=90200" "$selection: exec" ;;
+    nccl) expect_eq "$expected" "lib=[store/t9.2.0/lib rt12.1/lib nccl2.26/lib store/tensorrt-10.13.3.9/lib] CUDNN_PATH=store/t9.2.0 ACTIVE=t9.2.0 RUNTIME=rt12.1 NCCL=nccl-2.26.2 TRT=tensorrt-10.13.3.9 FOO= TF= loaded=90200" "$selection: exec" ;;
+    env) expect_eq "$expected" "lib=[store/t9.1.0/lib rt12.4/lib nccl2.27/lib store/tensorrt-10.13.3.9/lib] CUDNN_PATH=store/t9.1.0 ACTIVE=t9.1.0 RUNTIME=rt12.4 NCCL=nccl-2.27.5 TRT=tensorrt-10.13.3.9 FOO=a b=c TF= loaded=90100" "$selection: exec" ;;
+    profile) expect_eq "$expected" "lib=[store/t9.4.0/lib rt12.4/lib nccl2.27/lib store/tensorrt-10.13.3.9/lib] CUDNN_PATH=store/t9.4.0 ACTIVE=t9.4.0 RUNTIME=rt12.4 NCCL=nccl-2.27.5 TRT=tensorrt-10.13.3.9 FOO= TF=0 loaded=90400" "$selection: exec" ;;
+    tree) expect_eq "$expected" "lib=[store/t9.2.0/lib rt12.4/lib nccl2.27/lib store/tensorrt-10.13.3.9/lib] CUDNN_PATH=store/t9.2.0 ACTIVE=t9.2.0 RUNTIME=rt12.4 NCCL=nccl-2.27.5 TRT=tensorrt-10.13.3.9 FOO= TF= loaded=90200" "$selection: exec" ;;
   esac
   while IFS='^' read -r door shell lines origin; do
     command -v "${shell%-init}" > /dev/null || { echo "skip: $door (no ${shell%-init})"; continue; }
@@ -137,10 +138,11 @@ LD_LIBRARY_PATH=/opt/user/lib bash --norc --noprofile -c '
   eval "$(cudnnenv activate t9.2.0 --runtime rt12.4 --shell bash)"; view > ../active.txt; cudnnenv current > ../current.txt
   eval "$(cudnnenv deactivate --shell bash 2> /dev/null)"; snapshot > ../after.txt'
 cd "$WORK"
-expect_eq "$(cat active.txt)" "lib=[store/t9.2.0/lib rt12.4/lib nccl2.27/lib] CUDNN_PATH=store/t9.2.0 ACTIVE=t9.2.0 RUNTIME=rt12.4 NCCL=nccl-2.27.5 FOO= TF= loaded=90200" "activate --runtime"
+expect_eq "$(cat active.txt)" "lib=[store/t9.2.0/lib rt12.4/lib nccl2.27/lib store/tensorrt-10.13.3.9/lib] CUDNN_PATH=store/t9.2.0 ACTIVE=t9.2.0 RUNTIME=rt12.4 NCCL=nccl-2.27.5 TRT=tensorrt-10.13.3.9 FOO= TF= loaded=90200" "activate --runtime"
 expect_eq "$(cat current.txt)" "9.2.0  t9.2.0  (set by 'cudnnenv activate' in this shell)
 CUDA 12.4.0  rt12.4  (chosen by the activation in this shell (CUDNNENV_CUDA_RUNTIME))
-NCCL 2.27.5  nccl-2.27.5  (chosen by the activation in this shell (CUDNNENV_NCCL))" "current after activate --runtime"
+NCCL 2.27.5  nccl-2.27.5  (chosen by the activation in this shell (CUDNNENV_NCCL))
+TensorRT 10.13.3.9  tensorrt-10.13.3.9  (chosen by the activation in this shell (CUDNNENV_TENSORRT))" "current after activate --runtime"
 cmp -s before.txt after.txt || fail "deactivate: the environment differs: $(diff before.txt after.txt)"
 pass "eval activate --runtime, then deactivate: the runtime stays the activation's, and the environment comes back byte for byte"
 
@@ -157,12 +159,13 @@ if [ -r "$lmod_init" ]; then
     cudnnenv exec -- view > ../module-exec.txt
     module unload cudnn; snapshot > ../after.txt' _ "$WORK/mods"
   cd "$WORK"
-  expect_eq "$(cat module-view.txt)" "lib=[store/t9.1.0/lib rt12.4/lib nccl2.27/lib] CUDNN_PATH=store/t9.1.0 ACTIVE=t9.1.0 RUNTIME=rt12.4 NCCL=nccl-2.27.5 FOO= TF= loaded=90100" "module load: the shell"
+  expect_eq "$(cat module-view.txt)" "lib=[store/t9.1.0/lib rt12.4/lib nccl2.27/lib store/tensorrt-10.13.3.9/lib] CUDNN_PATH=store/t9.1.0 ACTIVE=t9.1.0 RUNTIME=rt12.4 NCCL=nccl-2.27.5 TRT=tensorrt-10.13.3.9 FOO= TF= loaded=90100" "module load: the shell"
   expect_eq "$(cat module-exec.txt)" "$(cat module-view.txt)" "module load: exec pins the module's tree"
   expect_eq "$(cat module-door.txt)" "module" "module load: current --json's door"
   expect_eq "$(cat module-current.txt)" "9.1.0  t9.1.0  (set by the cudnn module ('module load') in this shell)
 CUDA 12.4.0  rt12.4  (chosen by the activation in this shell (CUDNNENV_CUDA_RUNTIME))
-NCCL 2.27.5  nccl-2.27.5  (chosen by the activation in this shell (CUDNNENV_NCCL))" "module load: current"
+NCCL 2.27.5  nccl-2.27.5  (chosen by the activation in this shell (CUDNNENV_NCCL))
+TensorRT 10.13.3.9  tensorrt-10.13.3.9  (chosen by the activation in this shell (CUDNNENV_TENSORRT))" "module load: current"
   expect_eq "$(diff before.txt after.txt | grep -v '^[<>] \(__LMOD\|_ModuleTable\|LMOD\|MODULEPATH\|_LMFILES_\|LOADEDMODULES\)' | grep '^[<>]')" "" "module unload: the environment back"
   pass "Lmod: after module load, current and exec name and pin the module's tree; unload gives the environment back"
 else
@@ -180,9 +183,9 @@ printf '%s\n' 'eval "$(cudnnenv init bash)"' \
   'for f in "'"$WORK"'"/env/etc/conda/deactivate.d/*.sh; do . "$f"; done' \
   'view; cudnnenv current | head -1' | bash --norc --noprofile -i 2> /dev/null | grep -E '^(lib=|[0-9])' > ../conda.txt
 cd "$WORK"
-expect_eq "$(cat conda.txt)" "lib=[store/t9.1.0/lib rt12.4/lib nccl2.27/lib] CUDNN_PATH=store/t9.1.0 ACTIVE=t9.1.0 RUNTIME=rt12.4 NCCL=nccl-2.27.5 FOO= TF= loaded=90100
+expect_eq "$(cat conda.txt)" "lib=[store/t9.1.0/lib rt12.4/lib nccl2.27/lib store/tensorrt-10.13.3.9/lib] CUDNN_PATH=store/t9.1.0 ACTIVE=t9.1.0 RUNTIME=rt12.4 NCCL=nccl-2.27.5 TRT=tensorrt-10.13.3.9 FOO= TF= loaded=90100
 9.1.0  t9.1.0  (set by the conda env's hook ('conda activate') in this shell)
-lib=[store/t9.2.0/lib rt12.4/lib nccl2.27/lib] CUDNN_PATH=store/t9.2.0 ACTIVE=t9.2.0 RUNTIME=rt12.4 NCCL=nccl-2.27.5 FOO= TF= loaded=90200
+lib=[store/t9.2.0/lib rt12.4/lib nccl2.27/lib store/tensorrt-10.13.3.9/lib] CUDNN_PATH=store/t9.2.0 ACTIVE=t9.2.0 RUNTIME=rt12.4 NCCL=nccl-2.27.5 TRT=tensorrt-10.13.3.9 FOO= TF= loaded=90200
 9.2.0  t9.2.0  (set by $CUDNNENV_STATE_DIR/config.toml, the global default)" "conda activate, then deactivate, in a shell with the integration"
 pass "conda's hooks: the env's tree while active, named as the conda door; after deactivate the hook activates the default"
 
@@ -194,7 +197,8 @@ expect_eq "$(cudnnenv current --cudnn t9.2.0 --runtime 12.9.0 2>&1)" "cudnnenv: 
 expect_eq "$(cudnnenv current --cudnn t9.2.0 --cuda 12.1.0 2>&1 | sed -n 2p)" "CUDA 12.1.0  rt12.1  (chosen by --cuda 12.1.0)" "--cuda with a full release"
 expect_eq "$(cudnnenv current --cudnn t9.2.0 --cuda 12.2 2>&1)" "cudnnenv: warning: no installed CUDA runtime tree is CUDA 12.2 (--cuda 12.2; installed: rt12.4 (CUDA 12.4.0), rt12.1 (CUDA 12.1.0)): programs find their CUDA libraries as they would without cudnnenv (hint: cudnnenv install cuda 12.2)
 9.2.0  t9.2.0  (set by --cudnn)
-NCCL 2.27.5  nccl-2.27.5  (chosen by the CUDA major of 't9.2.0')" "--cuda with no runtime of that release"
+NCCL 2.27.5  nccl-2.27.5  (chosen by the CUDA major of 't9.2.0')
+TensorRT 10.13.3.9  tensorrt-10.13.3.9  (chosen by the CUDA major of 't9.2.0')" "--cuda with no runtime of that release"
 pass "runtimes named: by --runtime, runtime =, a full release to --cuda; one missing is said"
 
 # Two runtimes chosen two ways: a profile whose CUDA is the older runtime's (torch2.4-cu121: cuDNN 9.1, CUDA 12.1),
@@ -205,12 +209,13 @@ bash --norc --noprofile -c '
   eval "$(cudnnenv activate torch2.4-cu121 --shell bash 2> /dev/null)"
   view; cudnnenv exec -- view; "$SHIMS/view"; cudnnenv current 2> /dev/null' > ../profile-runtime.txt
 cd "$WORK"
-expect_eq "$(cat profile-runtime.txt)" "lib=[store/t9.1.0/lib rt12.1/lib nccl2.27/lib] CUDNN_PATH=store/t9.1.0 ACTIVE=t9.1.0 RUNTIME=rt12.1 NCCL=nccl-2.27.5 FOO= TF= loaded=90100
-lib=[store/t9.1.0/lib rt12.1/lib nccl2.27/lib] CUDNN_PATH=store/t9.1.0 ACTIVE=t9.1.0 RUNTIME=rt12.1 NCCL=nccl-2.27.5 FOO= TF= loaded=90100
-lib=[store/t9.1.0/lib rt12.1/lib nccl2.27/lib] CUDNN_PATH=store/t9.1.0 ACTIVE=t9.1.0 RUNTIME=rt12.1 NCCL=nccl-2.27.5 FOO= TF= loaded=90100
+expect_eq "$(cat profile-runtime.txt)" "lib=[store/t9.1.0/lib rt12.1/lib nccl2.27/lib store/tensorrt-10.13.3.9/lib] CUDNN_PATH=store/t9.1.0 ACTIVE=t9.1.0 RUNTIME=rt12.1 NCCL=nccl-2.27.5 TRT=tensorrt-10.13.3.9 FOO= TF= loaded=90100
+lib=[store/t9.1.0/lib rt12.1/lib nccl2.27/lib store/tensorrt-10.13.3.9/lib] CUDNN_PATH=store/t9.1.0 ACTIVE=t9.1.0 RUNTIME=rt12.1 NCCL=nccl-2.27.5 TRT=tensorrt-10.13.3.9 FOO= TF= loaded=90100
+lib=[store/t9.1.0/lib rt12.1/lib nccl2.27/lib store/tensorrt-10.13.3.9/lib] CUDNN_PATH=store/t9.1.0 ACTIVE=t9.1.0 RUNTIME=rt12.1 NCCL=nccl-2.27.5 TRT=tensorrt-10.13.3.9 FOO= TF= loaded=90100
 9.1.0  t9.1.0  (set by 'cudnnenv activate' in this shell)
 CUDA 12.1.0  rt12.1  (chosen by the activation in this shell (CUDNNENV_CUDA_RUNTIME))
-NCCL 2.27.5  nccl-2.27.5  (chosen by the activation in this shell (CUDNNENV_NCCL))" "activate a profile of the older runtime"
+NCCL 2.27.5  nccl-2.27.5  (chosen by the activation in this shell (CUDNNENV_NCCL))
+TensorRT 10.13.3.9  tensorrt-10.13.3.9  (chosen by the activation in this shell (CUDNNENV_TENSORRT))" "activate a profile of the older runtime"
 pass "a profile activated with the older of two runtimes: the shell, exec, a shim and current all use that runtime"
 
 # A runtime that comes or goes while a tree is active in an integrated shell reaches LD_LIBRARY_PATH at once
@@ -220,9 +225,9 @@ printf '%s\n' 'eval "$(cudnnenv init bash)"' 'view' "cudnnenv remove rt12.4 --ye
   "cudnnenv adopt '$WORK/rt12.4/lib' --runtime --name rt12.4 > /dev/null" 'view' |
   bash --norc --noprofile -i 2> /dev/null | grep '^lib=' > ../runtime-change.txt
 cd "$WORK"
-expect_eq "$(cat runtime-change.txt)" "lib=[store/t9.2.0/lib rt12.4/lib nccl2.27/lib] CUDNN_PATH=store/t9.2.0 ACTIVE=t9.2.0 RUNTIME=rt12.4 NCCL=nccl-2.27.5 FOO= TF= loaded=90200
-lib=[store/t9.2.0/lib rt12.1/lib nccl2.27/lib] CUDNN_PATH=store/t9.2.0 ACTIVE=t9.2.0 RUNTIME=rt12.1 NCCL=nccl-2.27.5 FOO= TF= loaded=90200
-lib=[store/t9.2.0/lib rt12.4/lib nccl2.27/lib] CUDNN_PATH=store/t9.2.0 ACTIVE=t9.2.0 RUNTIME=rt12.4 NCCL=nccl-2.27.5 FOO= TF= loaded=90200" "remove and adopt a runtime while a tree is active"
+expect_eq "$(cat runtime-change.txt)" "lib=[store/t9.2.0/lib rt12.4/lib nccl2.27/lib store/tensorrt-10.13.3.9/lib] CUDNN_PATH=store/t9.2.0 ACTIVE=t9.2.0 RUNTIME=rt12.4 NCCL=nccl-2.27.5 TRT=tensorrt-10.13.3.9 FOO= TF= loaded=90200
+lib=[store/t9.2.0/lib rt12.1/lib nccl2.27/lib store/tensorrt-10.13.3.9/lib] CUDNN_PATH=store/t9.2.0 ACTIVE=t9.2.0 RUNTIME=rt12.1 NCCL=nccl-2.27.5 TRT=tensorrt-10.13.3.9 FOO= TF= loaded=90200
+lib=[store/t9.2.0/lib rt12.4/lib nccl2.27/lib store/tensorrt-10.13.3.9/lib] CUDNN_PATH=store/t9.2.0 ACTIVE=t9.2.0 RUNTIME=rt12.4 NCCL=nccl-2.27.5 TRT=tensorrt-10.13.3.9 FOO= TF= loaded=90200" "remove and adopt a runtime while a tree is active"
 pass "a runtime removed or adopted in an integrated shell: LD_LIBRARY_PATH follows at once"
 
 # direnv (the README's recipe, through real direnv): the project's tree in the shell, named as direnv's; after
@@ -235,11 +240,11 @@ if command -v direnv > /dev/null; then
   printf '%s\n' 'eval "$(direnv hook bash)"' 'cd direnvp' 'view; cudnnenv current | head -1' \
     "sleep 1.1; printf 'cudnn = \"t9.2.0\"\\n' > .cudnnenv.toml" 'view; cudnnenv current | head -1' 'cd ..' 'view' |
     bash --norc --noprofile -i 2> /dev/null | grep -E '^(lib=|[0-9])' | sed '5 s/ loaded=.*//' > direnv.txt
-  expect_eq "$(cat direnv.txt)" "lib=[store/t9.1.0/lib rt12.4/lib nccl2.27/lib] CUDNN_PATH=store/t9.1.0 ACTIVE=t9.1.0 RUNTIME=rt12.4 NCCL=nccl-2.27.5 FOO= TF= loaded=90100
+  expect_eq "$(cat direnv.txt)" "lib=[store/t9.1.0/lib rt12.4/lib nccl2.27/lib store/tensorrt-10.13.3.9/lib] CUDNN_PATH=store/t9.1.0 ACTIVE=t9.1.0 RUNTIME=rt12.4 NCCL=nccl-2.27.5 TRT=tensorrt-10.13.3.9 FOO= TF= loaded=90100
 9.1.0  t9.1.0  (set by direnv (.envrc) in this shell)
-lib=[store/t9.2.0/lib rt12.4/lib nccl2.27/lib] CUDNN_PATH=store/t9.2.0 ACTIVE=t9.2.0 RUNTIME=rt12.4 NCCL=nccl-2.27.5 FOO= TF= loaded=90200
+lib=[store/t9.2.0/lib rt12.4/lib nccl2.27/lib store/tensorrt-10.13.3.9/lib] CUDNN_PATH=store/t9.2.0 ACTIVE=t9.2.0 RUNTIME=rt12.4 NCCL=nccl-2.27.5 TRT=tensorrt-10.13.3.9 FOO= TF= loaded=90200
 9.2.0  t9.2.0  (set by direnv (.envrc) in this shell)
-lib=[] CUDNN_PATH= ACTIVE= RUNTIME= NCCL= FOO= TF=" "direnv: in the project, after an edit, after leaving (what loads then is this machine's)"
+lib=[] CUDNN_PATH= ACTIVE= RUNTIME= NCCL= TRT= FOO= TF=" "direnv: in the project, after an edit, after leaving (what loads then is this machine's)"
   pass "direnv: the project's tree, named as direnv's; an edit of .cudnnenv.toml followed at the next prompt; leaving takes it out"
 else
   echo "skip: direnv (not installed)"

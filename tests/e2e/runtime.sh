@@ -478,7 +478,7 @@ cp libs/libcusolver.so.12 "$split/cusolver/lib/"; cp libs/libcusparse.so.12 "$sp
 cp libs/libnvrtc.so.13 "$split/cuda_nvrtc/lib/"; cp libs/libnvJitLink.so.13 "$split/nvjitlink/lib/"
 run adopt --kind cublas "$split"
 expect_eq "$rc $(cat err)" "2 cudnnenv: error: 'cublas' is no kind of tree
-  hint: give one of cudnn, cuda, nccl" "adopt --kind: the words are the component table's"
+  hint: give one of cudnn, cuda, nccl, tensorrt" "adopt --kind: the words are the component table's"
 run adopt --kind cuda "$split"
 expect_eq "$(cat out)" "adopted 'cuda-13': CUDA 13 runtime, 9 library files stay in $split (linked from one folder, $CUDNNENV_ROOT/cuda-13/lib)" "adopt split wheels"
 run current

@@ -44,5 +44,5 @@ pass "launcher found through PATH"
 printf 'path = %s\ncolour = blue\n' "$WORK/target.sh" > shims/show.shim
 set +e; ./shims/show 2> err; rc=$?; set -e
 expect_eq "$rc" "127" "exit code for a bad sidecar"
-grep -q "line 2: unknown key 'colour' (known: cudnnenv, root, state, audit, path, args, library_dir, cudnn, runtime, nccl)" err || fail "message: $(cat err)"
+grep -q "line 2: unknown key 'colour' (known: cudnnenv, root, state, audit, path, args, library_dir, cudnn, runtime, nccl, tensorrt)" err || fail "message: $(cat err)"
 pass "a bad sidecar is named with its line"

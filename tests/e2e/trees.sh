@@ -71,6 +71,21 @@ adopt_fake_nccl() {
   "$CUDNNENV" adopt "nccl$major.$minor/lib" > /dev/null || fail "adopt nccl-$release"
 }
 
+# install_fake_tensorrt RELEASE CUDA: NVIDIA's tarball of TensorRT RELEASE (four fields) built for CUDA
+# (TensorRT-RELEASE.Linux.x86_64-gnu.cuda-CUDA.tar.gz) holding libnvinfer.so.MAJOR (from
+# fixtures/fake_cuda_runtime.c, reporting RELEASE), installed as tensorrt-RELEASE.
+install_fake_tensorrt() {
+  local release=$1 cuda=$2 major minor patch
+  IFS=. read -r major minor patch _ <<< "$release"
+  mkdir -p "TensorRT-$release/lib"
+  cc -shared -fPIC -o "TensorRT-$release/lib/libnvinfer.so.$major.$minor.$patch" -Wl,-soname,"libnvinfer.so.$major" \
+    "$E2E_DIR/../fixtures/fake_cuda_runtime.c" -DFAKE_TENSORRT="$((major * 10000 + minor * 100 + patch))"
+  ln -s "libnvinfer.so.$major.$minor.$patch" "TensorRT-$release/lib/libnvinfer.so.$major"
+  tar czf "TensorRT-$release.Linux.x86_64-gnu.cuda-$cuda.tar.gz" "TensorRT-$release"
+  "$CUDNNENV" install tensorrt "TensorRT-$release.Linux.x86_64-gnu.cuda-$cuda.tar.gz" > /dev/null ||
+    fail "install tensorrt-$release"
+}
+
 # adopt_fake_runtime RELEASE NAME: a CUDA runtime folder rtRELEASE/lib whose
 # libcudart.so.RELEASE.99 (soname libcudart.so.MAJOR, from
 # fixtures/fake_cuda_runtime.c) reports RELEASE (12.4: 12040), adopted as NAME.

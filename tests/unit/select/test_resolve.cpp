@@ -233,7 +233,7 @@ TEST_SUITE("select/resolve") {
     CHECK(typo->cudnn == "8.1");
     CHECK(typo->warnings ==
           std::vector<std::string>{
-              where + ":2:1: unknown key 'cdunn_typo' (valid keys: cudnn, cuda, runtime, nccl, profile, "
+              where + ":2:1: unknown key 'cdunn_typo' (valid keys: cudnn, cuda, runtime, nccl, tensorrt, profile, "
                       "path, [env], [verify], [lock])",
               where + ":4:1: unknown key 'when' in [verify] (valid keys: on_launch)"});
     auto syntax = parse_project_file("cudnn = \"8.1\n", file);
@@ -276,7 +276,7 @@ TEST_SUITE("select/resolve") {
     CHECK(none.error().code == ExitCode::not_found);
     CHECK(none.error().message ==
           "no cuDNN is selected here; " + util::to_utf8(test::test_dir() / "q" / k_project_file_name) +
-              ":1:1: unknown key 'cudnnn' (valid keys: cudnn, cuda, runtime, nccl, profile, path, [env], "
+              ":1:1: unknown key 'cudnnn' (valid keys: cudnn, cuda, runtime, nccl, tensorrt, profile, path, [env], "
               "[verify], [lock])");
   }
 

@@ -27,7 +27,7 @@ TEST_SUITE("shim/sidecar") {
     CHECK_FALSE(shim::parse_sidecar(unknown, std::strlen(unknown), sidecar, error, sizeof error));
     CHECK(std::string(error) ==
           "line 2: unknown key 'colour' (known: cudnnenv, root, state, audit, path, args, library_dir, cudnn, runtime, "
-          "nccl)");
+          "nccl, tensorrt)");
     char no_tree[] = "path = /bin/true\n\0";
     CHECK_FALSE(shim::parse_sidecar(no_tree, std::strlen(no_tree), sidecar, error, sizeof error));
     CHECK(std::string(error) == "no 'library_dir = ...', and no 'cudnnenv = ...' and 'root = ...' to select one");
@@ -65,7 +65,7 @@ TEST_SUITE("shim/sidecar") {
     CHECK(
         std::string(error) ==
         "line 3: unknown key 'nvinfer' (known: cudnnenv, root, state, audit, path, args, library_dir, cudnn, runtime, "
-        "nccl)");
+        "nccl, tensorrt)");
   }
 }
 

@@ -9,11 +9,12 @@
 namespace cudnnenv {
 
 TEST_SUITE("store/component") {
-  TEST_CASE("every kind of tree has one row, in the loader list's order: cuDNN, the runtime, then NCCL") {
-    REQUIRE(components().size() == 3);
+  TEST_CASE("every kind of tree has one row, in the loader list's order: cuDNN, the runtime, NCCL, TensorRT") {
+    REQUIRE(components().size() == 4);
     CHECK(components()[0].kind == TreeKind::cudnn);
     CHECK(components()[1].kind == TreeKind::cuda);
     CHECK(components()[2].kind == TreeKind::nccl);
+    CHECK(components()[3].kind == TreeKind::tensorrt);
     std::set<std::string> variables;
     for (const ComponentRow& row : components()) {
       CHECK(&component(row.kind) == &row);
