@@ -1,8 +1,10 @@
 /* Times process starts, interleaved: for each round, each command once, in
  * turn, so that noise on these VMs hits every command alike. Prints the
  * median and the 10th/90th percentiles per command in microseconds. The
- * commands' own output goes to /dev/null.
- * Usage: spawn_timer ROUNDS CMD1 [ARGS] ::: CMD2 [ARGS] ::: ... */
+ * commands' own output goes to /dev/null. A command may start with NAME=VALUE
+ * words, as env(1) takes them: set for that command alone, with no process
+ * of env's own in its start.
+ * Usage: spawn_timer ROUNDS [NAME=VALUE...] CMD1 [ARGS] ::: CMD2 [ARGS] ::: ... */
 #include <fcntl.h>
 #include <spawn.h>
 #include <stdio.h>
@@ -33,6 +35,26 @@ int main(int argc, char** argv) {
       commands[count++] = &argv[i + 1];
     }
   }
+  /* Each command's environment: this one's, and its leading NAME=VALUE words after it (the later wins). */
+  char** environments[16];
+  for (int c = 0; c < count; ++c) {
+    int own = 0;
+    while (commands[c][own] && strchr(commands[c][own], '=') && commands[c][own][0] != '/') ++own;
+    int inherited = 0;
+    while (environ[inherited]) ++inherited;
+    environments[c] = calloc((size_t)(inherited + own + 1), sizeof(char*));
+    int used = 0;
+    for (int i = 0; i < inherited; ++i) {
+      int replaced = 0;
+      for (int j = 0; j < own; ++j) {
+        const size_t name = (size_t)(strchr(commands[c][j], '=') - commands[c][j]) + 1;
+        replaced |= strncmp(environ[i], commands[c][j], name) == 0;
+      }
+      if (!replaced) environments[c][used++] = environ[i];
+    }
+    for (int j = 0; j < own; ++j) environments[c][used++] = commands[c][j];
+    commands[c] += own;
+  }
   double* times = calloc((size_t)rounds * count, sizeof(double));
   posix_spawn_file_actions_t quiet;
   posix_spawn_file_actions_init(&quiet);
@@ -42,7 +64,7 @@ int main(int argc, char** argv) {
       struct timespec start, end;
       pid_t pid;
       clock_gettime(CLOCK_MONOTONIC, &start);
-      if (posix_spawn(&pid, commands[c][0], &quiet, NULL, commands[c], environ) != 0) {
+      if (posix_spawn(&pid, commands[c][0], &quiet, NULL, commands[c], environments[c]) != 0) {
         perror(commands[c][0]);
         return 1;
       }

@@ -21,7 +21,7 @@ check() { if eval "$2"; then echo "ok: $1"; else echo "FAIL: $1"; failed=1; fi; 
 
 own=$(find "$site/nvidia" -name 'libnccl.so.2' | head -1)
 echo "== PyTorch's NCCL: $own"
-strings "$own" | grep -m1 '^NCCL version ' || echo "(no version string)"
+grep -a -o -m1 'NCCL version [0-9.]*+cuda[0-9.]*' "$own" || echo "(no version string)"
 mkdir -p "$scratch/nccl/lib" && cp "$own" "$scratch/nccl/lib/"
 "$bin/cudnnenv" adopt /usr/lib/x86_64-linux-gnu --name system-9.14
 "$bin/cudnnenv" adopt "$(dirname "$(find "$site/nvidia" -name 'libcudart.so.*' | head -1)")"
