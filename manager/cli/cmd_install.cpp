@@ -606,7 +606,9 @@ Result<int> run_sync(const SyncArguments& arguments, const Context& context) {
                               "': " + util::join(differences, "; "),
                           "cudnnenv lock  (then commit cudnnenv.lock)", ExitCode::failure);
       }
-      CUDNNENV_TRY_ASSIGN(fresh, make_lock(*project, context.lock_sources()));
+      LockSources sources = context.lock_sources();
+      sources.previous = &*lock;  // its pins stay where the project file still takes them, as `lock` keeps them
+      CUDNNENV_TRY_ASSIGN(fresh, make_lock(*project, sources));
       CUDNNENV_TRY(util::write_file_atomic(fresh->file, serialize_lock(*fresh)));
       print_note("'" + util::to_utf8(lock_file) + "' was out of date (" + util::join(differences, "; ") +
                  "): written again");

@@ -25,6 +25,8 @@ namespace {
 struct LockArguments {
   bool json = false;
   bool check = false;
+  bool upgrade = false;
+  std::vector<std::string> upgrade_packages;
   std::string facts;
 };
 
@@ -97,8 +99,21 @@ Result<int> run_lock(const LockArguments& arguments, const Context& context) {
                               return choice->archive;
                             }};
   }
+  // The lock as it is: its pins are kept while the project file still takes them (a damaged one is resolved afresh).
+  std::optional<LockFile> previous;
+  if (std::error_code ec; fs::exists(lock_path_for(project->file), ec)) {
+    if (auto read = read_lock(lock_path_for(project->file))) {
+      previous = std::move(*read);
+    } else {
+      log_warning(read.error().message + ": resolved afresh");
+    }
+  }
+  sources.previous = previous ? &*previous : nullptr;
+  sources.upgrade_all = arguments.upgrade;
+  sources.upgrade_packages = arguments.upgrade_packages;
   CUDNNENV_TRY_ASSIGN(lock, make_lock(*project, sources));
   if (arguments.check) return check_lock(*lock, *project, arguments.json);
+  if (const auto disagreement = lock_disagreement(*lock); disagreement && !arguments.json) log_warning(*disagreement);
   if (node && !arguments.json) print_note("for " + node->describe());
   const std::string text = serialize_lock(*lock);
   std::error_code ec;
@@ -113,6 +128,9 @@ Result<int> run_lock(const LockArguments& arguments, const Context& context) {
     return 0;
   }
   print(std::string(same ? "up to date: " : "wrote ") + util::to_utf8(lock->file) + "\n");
+  if (previous) {
+    for (const auto& line : lock_updates(*previous, *lock)) print(line + "\n");
+  }
   const auto column = [](const std::string& platform) {
     return "  " + platform + std::string(16 - std::min<std::size_t>(platform.size(), 15), ' ');
   };
@@ -136,6 +154,12 @@ void register_lock(CLI::App& app, Context& context) {
   command->add_flag("--check", arguments->check,
                     "write nothing; exit 1, naming each difference, when cudnnenv.lock is not what this command "
                     "would write now (CI: the lock is committed and current)");
+  command->add_flag("-U,--upgrade", arguments->upgrade,
+                    "resolve every package afresh (the newest that .cudnnenv.toml takes), not keeping the lock's pins");
+  command
+      ->add_option("-P,--upgrade-package", arguments->upgrade_packages,
+                   "resolve this package afresh, keeping the others' pins: cudnn or cuda (repeatable)")
+      ->check(CLI::IsMember(std::vector<std::string>(std::begin(k_lock_packages), std::end(k_lock_packages))));
   command->add_option("--facts", arguments->facts,
                       "lock for another machine: on the platform of the node whose snapshot this is ('cudnnenv "
                       "snapshot -o FILE' there), the archive that runs there (its driver's CUDA, its GPUs)");
@@ -143,6 +167,8 @@ void register_lock(CLI::App& app, Context& context) {
       "Examples:\n"
       "  cudnnenv lock                         lock this platform's build of what .cudnnenv.toml selects\n"
       "  cudnnenv lock --check                 in CI: fail when cudnnenv.lock is stale, writing nothing\n"
+      "  cudnnenv lock --upgrade               move every pin to the newest build .cudnnenv.toml takes\n"
+      "  cudnnenv lock -P cudnn                move the cuDNN pin alone (the runtime's stays)\n"
       "  cudnnenv sync                         install exactly that build (on another machine, in CI)\n"
       "  cudnnenv lock --facts node.json       from a login node: the build that runs on that compute node\n"
       "\n"
@@ -150,7 +176,9 @@ void register_lock(CLI::App& app, Context& context) {
       "  [lock]\n"
       "  platforms = [\"linux-x86_64\", \"windows-x86_64\"]\n"
       "Each is resolved from the official list (data/cudnn-archives.tsv, or CUDNNENV_INDEX), not from what is\n"
-      "installed here. Where the project file decides, current, exec and the shims take the locked build.");
+      "installed here. A pin already in cudnnenv.lock stays while .cudnnenv.toml still takes it: a newer\n"
+      "release comes in with --upgrade. Where the project file decides, current, exec and the shims take\n"
+      "the locked build.");
   command->callback(
       [arguments, &context] { context.action = [arguments, &context] { return run_lock(*arguments, context); }; });
 }

@@ -13,6 +13,16 @@ namespace cudnnenv {
 
 namespace {
 
+bool upgrading(const LockSources& sources, std::string_view package) {
+  return sources.upgrade_all || std::find(sources.upgrade_packages.begin(), sources.upgrade_packages.end(), package) !=
+                                    sources.upgrade_packages.end();
+}
+
+// Whether runtime release `release` ("13.0.2") is what `asked` names: that release, or its version ("13.0", "13").
+bool release_fits(const std::string& release, const std::string& asked) {
+  return release == asked || util::starts_with(release, asked + ".");
+}
+
 // The official archive `project` selects for `platform`, from the official list alone (nothing installed here
 // counts, and no toolkit: every machine resolves alike).
 Result<const OfficialArchive*> locked_archive(const ProjectFile& project, const std::string& platform,
@@ -29,6 +39,14 @@ Result<const OfficialArchive*> locked_archive(const ProjectFile& project, const 
     cuda = project.cuda;
   }
   CUDNNENV_TRY_ASSIGN(spec, parse_spec(text, cuda ? std::optional<std::string_view>(*cuda) : std::nullopt));
+  // The pin the lock holds, while it is an official archive the spec still takes.
+  if (const LockedArchive* pinned = sources.previous ? sources.previous->for_platform(platform) : nullptr;
+      pinned && !upgrading(sources, "cudnn")) {
+    if (const OfficialArchive* kept = find_official_by_sha256(pinned->sha256)) {
+      const auto fitting = available_archives(target, &*spec, spec->cuda);
+      if (std::find(fitting.begin(), fitting.end(), kept) != fitting.end()) return kept;
+    }
+  }
   Result<const OfficialArchive*> archive = make_error("", "");
   if (sources.node && official_platform(sources.node->platform) == platform) {
     archive = sources.node->choose(*spec);
@@ -56,6 +74,10 @@ Result<const OfficialArchive*> locked_archive(const ProjectFile& project, const 
 // `install cuda` takes it.
 Result<LockedRuntime> locked_runtime(const std::string& release_text, const std::string& platform,
                                      const LockSources& sources) {
+  if (const LockedRuntime* pinned = sources.previous ? sources.previous->runtime_for(platform) : nullptr;
+      pinned && !upgrading(sources, "cuda") && release_fits(pinned->release, release_text)) {
+    return *pinned;
+  }
   CUDNNENV_TRY_ASSIGN(
       release, find_cuda_release(release_text, lock_platform(platform), sources.cuda_index, sources.download, true));
   LockedRuntime runtime;
@@ -87,7 +109,12 @@ Result<std::optional<LockedRuntime>> project_runtime(const ProjectFile& project,
     if (!asked) return make_error("the profile " + profile->name + " has no CUDA version", "cudnnenv profile list");
     CUDNNENV_TRY_ASSIGN(choice,
                         runtime_release_for(*asked, known_cuda_releases(sources.cuda_index), profile->framework));
-    CUDNNENV_TRY_ASSIGN(runtime, locked_runtime(choice->release, platform, sources));
+    // A kept pin of the profile's CUDA version (13.0: 13.0.1 while 13.0.2 came out) stays.
+    const std::string version = asked->str();
+    const LockedRuntime* pinned = sources.previous ? sources.previous->runtime_for(platform) : nullptr;
+    CUDNNENV_TRY_ASSIGN(
+        runtime, locked_runtime(pinned && release_fits(pinned->release, version) ? version : choice->release, platform,
+                                sources));
     return std::optional<LockedRuntime>(std::move(*runtime));
   }
   if (!project.runtime) return std::optional<LockedRuntime>();
@@ -127,6 +154,51 @@ Result<LockFile> make_lock(const ProjectFile& project, const LockSources& source
                                        std::string((*archive)->sha256)});
   }
   return lock;
+}
+
+std::vector<std::string> lock_updates(const LockFile& previous, const LockFile& now) {
+  std::vector<std::string> lines;
+  for (const auto& platform : now.input.platforms) {
+    const LockedArchive* was = previous.for_platform(platform);
+    const LockedArchive* is = now.for_platform(platform);
+    if (is && was && was->sha256 != is->sha256) {
+      lines.push_back("Updated cudnn " + was->version + " (" + was->cuda + ") -> " + is->version + " (" + is->cuda +
+                      ") (" + platform + ")");
+    } else if (is && !was) {
+      lines.push_back("Added cudnn " + is->version + " (" + is->cuda + ") (" + platform + ")");
+    }
+    const LockedRuntime* runtime_was = previous.runtime_for(platform);
+    const LockedRuntime* runtime_is = now.runtime_for(platform);
+    if (runtime_was && runtime_is && runtime_was->manifest_sha256 != runtime_is->manifest_sha256) {
+      lines.push_back("Updated cuda " + runtime_was->release + " -> " + runtime_is->release + " (" + platform + ")");
+    } else if (runtime_is && !runtime_was) {
+      lines.push_back("Added cuda " + runtime_is->release + " (" + platform + ")");
+    } else if (runtime_was && !runtime_is) {
+      lines.push_back("Removed cuda " + runtime_was->release + " (" + platform + ")");
+    }
+  }
+  for (const auto& was : previous.cudnn) {
+    if (!now.for_platform(was.platform)) {
+      lines.push_back("Removed cudnn " + was.version + " (" + was.cuda + ") (" + was.platform + ")");
+    }
+  }
+  return lines;
+}
+
+std::optional<std::string> lock_disagreement(const LockFile& lock) {
+  std::vector<std::string> versions;
+  std::string which;
+  for (const auto& archive : lock.cudnn) {
+    const std::string release = archive.version.substr(0, archive.version.rfind('.'));  // 9.20.0.48: 9.20.0
+    if (std::find(versions.begin(), versions.end(), release) == versions.end()) versions.push_back(release);
+    which += (which.empty() ? "" : ", ") + archive.version + " (" + archive.platform + ")";
+  }
+  if (versions.size() < 2) return std::nullopt;
+  std::sort(versions.begin(), versions.end(),
+            [](const std::string& a, const std::string& b) { return *parse_version(a) < *parse_version(b); });
+  return "the platforms lock different cuDNN releases: " + which + "; to make them agree, name one in " +
+         util::to_utf8(lock.file.parent_path() / k_project_file_name) + ": cudnn = \"" + versions.front() +
+         "\" (one every platform has), then run 'cudnnenv lock'";
 }
 
 }  // namespace cudnnenv

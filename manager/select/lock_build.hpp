@@ -32,10 +32,27 @@ struct LockSources {
   std::optional<std::filesystem::path> cuda_index;  // CUDNNENV_CUDA_INDEX
   DownloadOptions download;                         // how a CUDA manifest not built in is fetched
   std::optional<LockNode> node;
+  // The lock as it is (none: there is none): each pin it holds that still
+  // satisfies the project file is kept (uv's and pixi's rule), unless upgraded.
+  const LockFile* previous = nullptr;
+  // lock --upgrade (all: every package) or --upgrade-package cudnn|cuda: resolved afresh.
+  bool upgrade_all = false;
+  std::vector<std::string> upgrade_packages;
 };
 
+// The packages --upgrade-package takes: "cudnn", "cuda" (the runtime).
+inline constexpr const char* k_lock_packages[] = {"cudnn", "cuda"};
+
 // The lock for `project`: each platform it targets (none: this machine's,
-// or the node's) resolved from `sources`.
+// or the node's) resolved from `sources`, keeping sources.previous's pins.
 Result<LockFile> make_lock(const ProjectFile& project, const LockSources& sources);
+
+// What changed from `previous` to `now`, a line each:
+// "Updated cudnn 9.20.0.48 -> 9.21.0.82 (linux-x86_64)", "Added ...", "Removed ...".
+std::vector<std::string> lock_updates(const LockFile& previous, const LockFile& now);
+
+// When the platforms of `lock` lock different cuDNN versions, what to say:
+// which locks which, and the line of .cudnnenv.toml that makes them agree.
+std::optional<std::string> lock_disagreement(const LockFile& lock);
 
 }  // namespace cudnnenv

@@ -134,7 +134,10 @@ expect_eq "$(cat out)" "wrote $WORK/project/cudnnenv.lock
 expect_eq "$(cat err)" "cudnnenv: for the node of '$NODES/old-driver.json' (Linux x86_64, driver 535.104.05 running CUDA 12.2, NVIDIA A100-SXM4-80GB 8.0)" \
   "lock --facts names the node"
 run lock --facts "$NODES/jetson-thor.json"
-expect_eq "$(sed -n 2p out)" "  linux-sbsa      cuDNN 9.19.0.56 (cuda13)  cudnn-linux-sbsa-9.19.0.56_cuda13-archive.tar.xz" "lock --facts jetson-thor.json"
+expect_eq "$(cat out)" "wrote $WORK/project/cudnnenv.lock
+Added cudnn 9.19.0.56 (cuda13) (linux-sbsa)
+Removed cudnn 9.19.0.56 (cuda12) (linux-x86_64)
+  linux-sbsa      cuDNN 9.19.0.56 (cuda13)  cudnn-linux-sbsa-9.19.0.56_cuda13-archive.tar.xz" "lock --facts jetson-thor.json: the platform moves, and the lock says so"
 rm .cudnnenv.toml cudnnenv.lock
 run use c919 --local --facts "$NODES/pascal.json"
 expect_eq "$rc" "1" "use --facts of a tree that would fail there"
