@@ -52,7 +52,7 @@ cudnnenv() {
         _cudnnenv_hook
       fi
       ;;
-    trust | untrust | install | adopt | remove)
+    trust | untrust | install | adopt | remove | sync)
       # The project's [env] may now apply, or stop applying; a tree or a runtime came or went: the hook
       # looks again.
       command @PROGRAM@ "$@" || return

@@ -45,7 +45,7 @@ function cudnnenv
                 _cudnnenv_hook
             end
             return 0
-        case trust untrust install adopt remove
+        case trust untrust install adopt remove sync
             # The project's [env] may now apply, or stop applying; a tree or a runtime came or went: the
             # hook looks again.
             command @PROGRAM@ $argv; or return

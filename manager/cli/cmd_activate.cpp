@@ -129,8 +129,9 @@ Result<int> run_activate(const ActivateArguments& arguments, const Context& cont
 
 // Before a prompt, when the folder or the shell's selection changed: the
 // activation of what is selected here, nothing when it is active already,
-// the deactivation when nothing is selected. A broken project file is
-// reported and leaves the shell as it is; a prompt never fails.
+// the deactivation when nothing is selected (and, when what is selected is
+// not installed, what is missing and the command that installs it). A broken
+// project file is reported and leaves the shell as it is; a prompt never fails.
 Result<int> run_hook(const ActivateArguments& arguments, const Context& context) {
   CUDNNENV_TRY_ASSIGN(shell, shell_of(arguments, context));
   SelectionRequest request = context.request();
@@ -142,6 +143,12 @@ Result<int> run_hook(const ActivateArguments& arguments, const Context& context)
       print_note(active ? "this shell keeps '" + *active + "' active until that is fixed"
                         : std::string("nothing is activated until that is fixed"));
       return 0;
+    }
+    // Something here names a tree that is not installed (a project's spec, its lock, a global default):
+    // said once, when the hook looks (a new folder, a changed file), with the command that installs it.
+    if (!is_nothing_selected(selection.error())) {
+      print_note("missing here: " + selection.error().message +
+                 (selection.error().hint.empty() ? std::string() : "\n  hint: " + selection.error().hint));
     }
     return print_activation_script(*shell, shell::deactivate(context.environment, util::path_list_separator()),
                                    context.environment);

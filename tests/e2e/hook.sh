@@ -97,3 +97,31 @@ printf '%s\n%s\n' 'cudnnenv init fish | source' "$(printf '%s\n' "$steps" | sed 
   fish --no-config > fish.out 2> fish.err
 expect_eq "$(cat fish.out)" "$expected" "fish: a lock written and removed ($(tail -3 fish.err))"
 pass "a lock written or removed beside the project file is followed at the next prompt (bash, zsh, fish)"
+
+# A project whose locked build is not installed (#62 item 7): entering it says once what is missing and the
+# command that installs it, the prompts after say nothing, and an install through the shell function
+# activates it at once (bash, fish; zsh shares bash's function).
+make_linux_tree b9.4.0 9.4.0 "$FIXTURES/fake-elf64-9.4.0.so"
+tar -cJf b9.4.0.tar.xz b9.4.0
+mkdir missing && printf 'cudnn = "9"\n' > missing/.cudnnenv.toml
+printf 'format = 1\n[input]\ncudnn = "9"\nplatforms = ["linux-x86_64"]\n[[cudnn]]\nplatform = "linux-x86_64"\nversion = "9.4.0.58"\ncuda = "cuda12"\nfile = "cudnn-linux-x86_64-9.4.0.58_cuda12-archive.tar.xz"\nurl = "https://developer.download.nvidia.com/x.tar.xz"\nsha256 = "%s"\n' \
+  "$(sha256sum b9.4.0.tar.xz | cut -d' ' -f1)" > missing/cudnnenv.lock
+steps='cd missing
+echo "entered [$CUDNNENV_ACTIVE]"
+echo "again [$CUDNNENV_ACTIVE]"
+cudnnenv install ../b9.4.0.tar.xz --name b9.4.0 > /dev/null 2>&1
+echo "installed [$CUDNNENV_ACTIVE]"'
+expected="entered []
+again []
+installed [b9.4.0]"
+said="cudnnenv: missing here: the locked build, cuDNN 9.4.0.58 (cuda12, cudnn-linux-x86_64-9.4.0.58_cuda12-archive.tar.xz), is not installed (set by $WORK/missing/.cudnnenv.toml, the build $WORK/missing/cudnnenv.lock names)
+  hint: cudnnenv sync"
+printf '%s\n%s\n' 'eval "$(cudnnenv init bash)"' "$steps" | bash --norc --noprofile -i > bash.out 2> bash.err
+expect_eq "$(cat bash.out)" "$expected" "bash: a missing locked build, then installed ($(tail -3 bash.err))"
+expect_eq "$(grep -A1 '^cudnnenv: missing here' bash.err)" "$said" "bash: what is missing, said once, with the command"
+"$CUDNNENV" remove b9.4.0 --yes > /dev/null 2>&1
+printf '%s\n%s\n' 'cudnnenv init fish | source' "$(printf '%s\n' "$steps" | sed 's/^echo/emit fish_prompt; echo/')" |
+  fish --no-config > fish.out 2> fish.err
+expect_eq "$(cat fish.out)" "$expected" "fish: a missing locked build, then installed ($(tail -3 fish.err))"
+expect_eq "$(grep -A1 '^cudnnenv: missing here' fish.err)" "$said" "fish: what is missing, said once, with the command"
+pass "entering a project whose build is not installed says once what is missing and how to install it; an install activates it"
