@@ -126,6 +126,44 @@ std::optional<CudaVersion> cuda_in_archive_name(std::string_view file_name) {
   return std::nullopt;
 }
 
+namespace {
+
+class RenamedEntries final : public ArchiveSource {
+ public:
+  RenamedEntries(std::unique_ptr<ArchiveSource> inner,
+                 std::function<std::optional<std::string>(std::string_view name)> rename)
+      : m_inner(std::move(inner)), m_rename(std::move(rename)) {}
+
+  Result<bool> next(ArchiveEntry& entry) override {
+    for (;;) {
+      CUDNNENV_TRY_ASSIGN(more, m_inner->next(entry));
+      if (!*more) return false;
+      if (entry.type == EntryType::directory) continue;  // made as files need them
+      const auto kept = m_rename(entry.name);
+      if (!kept) continue;
+      entry.name = *kept;
+      if (entry.type == EntryType::hardlink) {
+        const auto target = m_rename(entry.link_target);
+        if (!target) return make_error("'" + util::printable(entry.name) + "' is a hard link to a file not kept");
+        entry.link_target = *target;
+      }
+      return true;
+    }
+  }
+  Result<void> read_data(const DataSink& sink) override { return m_inner->read_data(sink); }
+
+ private:
+  std::unique_ptr<ArchiveSource> m_inner;
+  std::function<std::optional<std::string>(std::string_view name)> m_rename;
+};
+
+}  // namespace
+
+std::unique_ptr<ArchiveSource> renamed_entries(
+    std::unique_ptr<ArchiveSource> inner, std::function<std::optional<std::string>(std::string_view name)> rename) {
+  return std::make_unique<RenamedEntries>(std::move(inner), std::move(rename));
+}
+
 std::optional<Version> release_in_archive_name(std::string_view file_name) {
   for (std::size_t at = 0; at + 1 < file_name.size(); ++at) {
     if ((file_name[at] != '-' && file_name[at] != '_') || !std::isdigit(static_cast<unsigned char>(file_name[at + 1])))

@@ -12,6 +12,7 @@
 
 #include <cstddef>
 #include <filesystem>
+#include <functional>
 #include <map>
 #include <memory>
 #include <optional>
@@ -145,6 +146,13 @@ std::optional<CudaVersion> cuda_in_archive_name(std::string_view file_name);
 // number after a '-' or '_' (nccl_2.27.5-1+cuda12.9_x86_64.txz,
 // nvidia_nccl_cu12-2.27.5-py3-none-manylinux2014_x86_64.whl: 2.27.5).
 std::optional<Version> release_in_archive_name(std::string_view file_name);
+
+// An archive source that yields only the entries `rename` keeps, each under
+// the name it returns (hard-link targets renamed alike; a hard link to an
+// entry not kept is an error); folders are made as files need them. What a
+// row's ComponentTrees::kept_entries is made of.
+std::unique_ptr<ArchiveSource> renamed_entries(std::unique_ptr<ArchiveSource> inner,
+                                               std::function<std::optional<std::string>(std::string_view name)> rename);
 
 // The trees named beside a cuDNN tree, by row (the runtime's, NCCL's): what
 // a launcher, a kernel or a shim pins with it.

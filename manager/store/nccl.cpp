@@ -75,33 +75,8 @@ std::optional<std::string> nccl_entry_path(std::string_view inside) {
   return std::nullopt;
 }
 
-class NcclEntries final : public ArchiveSource {
- public:
-  explicit NcclEntries(std::unique_ptr<ArchiveSource> inner) : m_inner(std::move(inner)) {}
-  Result<bool> next(ArchiveEntry& entry) override {
-    for (;;) {
-      CUDNNENV_TRY_ASSIGN(more, m_inner->next(entry));
-      if (!*more) return false;
-      if (entry.type == EntryType::directory) continue;
-      const auto kept = nccl_entry_path(entry.name);
-      if (!kept) continue;
-      entry.name = *kept;
-      if (entry.type == EntryType::hardlink) {
-        const auto target = nccl_entry_path(entry.link_target);
-        if (!target) return make_error("'" + util::printable(entry.name) + "' is a hard link to a file not kept");
-        entry.link_target = *target;
-      }
-      return true;
-    }
-  }
-  Result<void> read_data(const DataSink& sink) override { return m_inner->read_data(sink); }
-
- private:
-  std::unique_ptr<ArchiveSource> m_inner;
-};
-
 std::unique_ptr<ArchiveSource> nccl_entries(std::unique_ptr<ArchiveSource> inner, std::string, Os) {
-  return std::make_unique<NcclEntries>(std::move(inner));
+  return renamed_entries(std::move(inner), &nccl_entry_path);
 }
 
 Result<TreeLayout> locate_nccl_layout(const fs::path& root, Os os) {

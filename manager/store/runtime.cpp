@@ -171,42 +171,6 @@ std::optional<std::string> runtime_entry_path(std::string_view inside, const std
 
 namespace {
 
-class RuntimeEntries final : public ArchiveSource {
- public:
-  RuntimeEntries(std::unique_ptr<ArchiveSource> inner, std::string component, Os os)
-      : m_inner(std::move(inner)), m_component(std::move(component)), m_os(os) {}
-
-  Result<bool> next(ArchiveEntry& entry) override {
-    for (;;) {
-      CUDNNENV_TRY_ASSIGN(more, m_inner->next(entry));
-      if (!*more) return false;
-      if (entry.type == EntryType::directory) continue;  // made as files need them
-      const auto kept = renamed(entry.name);
-      if (!kept) continue;
-      entry.name = *kept;
-      if (entry.type == EntryType::hardlink) {
-        const auto target = renamed(entry.link_target);
-        if (!target) return make_error("'" + util::printable(entry.name) + "' is a hard link to a file not kept");
-        entry.link_target = *target;
-      }
-      return true;
-    }
-  }
-  Result<void> read_data(const DataSink& sink) override { return m_inner->read_data(sink); }
-
- private:
-  // After the archive's one top folder (<component>-<platform>-<version>-archive/).
-  std::optional<std::string> renamed(const std::string& name) const {
-    const auto slash = name.find('/');
-    if (slash == std::string::npos) return std::nullopt;
-    return runtime_entry_path(std::string_view(name).substr(slash + 1), m_component, m_os);
-  }
-
-  std::unique_ptr<ArchiveSource> m_inner;
-  std::string m_component;
-  Os m_os;
-};
-
 bool is_cudart(const std::string& name, Os os) {
   return is_runtime_library_name(name, os) &&
          util::starts_with(util::to_lower(name), os == Os::windows ? "cudart64_" : "libcudart.so.");
@@ -215,7 +179,13 @@ bool is_cudart(const std::string& name, Os os) {
 }  // namespace
 
 std::unique_ptr<ArchiveSource> runtime_entries(std::unique_ptr<ArchiveSource> inner, std::string component, Os os) {
-  return std::make_unique<RuntimeEntries>(std::move(inner), std::move(component), os);
+  // After the archive's one top folder (<component>-<platform>-<version>-archive/).
+  return renamed_entries(std::move(inner),
+                         [component = std::move(component), os](std::string_view name) -> std::optional<std::string> {
+                           const auto slash = name.find('/');
+                           if (slash == std::string_view::npos) return std::nullopt;
+                           return runtime_entry_path(name.substr(slash + 1), component, os);
+                         });
 }
 
 std::vector<std::string> runtime_library_files(const fs::path& library_dir, Os os) {

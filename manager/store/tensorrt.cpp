@@ -79,41 +79,16 @@ std::vector<fs::path> tensorrt_library_folders(const fs::path& root, Os os) {
 // Of NVIDIA's tarball (TensorRT-10.13.3.9/lib/libnvinfer.so.10.13.3), zip
 // (TensorRT-10.13.3.9/lib/nvinfer_10.dll) and a wheel (tensorrt_libs/...):
 // the libraries, as lib/<name> (Linux) or bin/<name> (Windows).
-class TensorrtEntries final : public ArchiveSource {
- public:
-  TensorrtEntries(std::unique_ptr<ArchiveSource> inner, Os os) : m_inner(std::move(inner)), m_os(os) {}
-  Result<bool> next(ArchiveEntry& entry) override {
-    for (;;) {
-      CUDNNENV_TRY_ASSIGN(more, m_inner->next(entry));
-      if (!*more) return false;
-      if (entry.type == EntryType::directory) continue;
-      const auto kept = renamed(entry.name);
-      if (!kept) continue;
-      entry.name = *kept;
-      if (entry.type == EntryType::hardlink) {
-        const auto target = renamed(entry.link_target);
-        if (!target) return make_error("'" + util::printable(entry.name) + "' is a hard link to a file not kept");
-        entry.link_target = *target;
-      }
-      return true;
-    }
-  }
-  Result<void> read_data(const DataSink& sink) override { return m_inner->read_data(sink); }
-
- private:
-  std::optional<std::string> renamed(std::string_view inside) const {
-    const auto parts = util::split(inside, '/');
-    if (parts.size() < 2 || parts.size() > 3 || !is_tensorrt_library(parts.back(), m_os)) return std::nullopt;
-    const std::string& folder = parts[parts.size() - 2];
-    if (folder != "lib" && folder != "bin" && folder != "tensorrt_libs") return std::nullopt;
-    return (m_os == Os::windows ? "bin/" : "lib/") + parts.back();
-  }
-  std::unique_ptr<ArchiveSource> m_inner;
-  Os m_os;
-};
+std::optional<std::string> tensorrt_entry_path(std::string_view inside, Os os) {
+  const auto parts = util::split(inside, '/');
+  if (parts.size() < 2 || parts.size() > 3 || !is_tensorrt_library(parts.back(), os)) return std::nullopt;
+  const std::string& folder = parts[parts.size() - 2];
+  if (folder != "lib" && folder != "bin" && folder != "tensorrt_libs") return std::nullopt;
+  return (os == Os::windows ? "bin/" : "lib/") + parts.back();
+}
 
 std::unique_ptr<ArchiveSource> tensorrt_entries(std::unique_ptr<ArchiveSource> inner, std::string, Os os) {
-  return std::make_unique<TensorrtEntries>(std::move(inner), os);
+  return renamed_entries(std::move(inner), [os](std::string_view name) { return tensorrt_entry_path(name, os); });
 }
 
 Result<TreeLayout> locate_tensorrt_layout(const fs::path& root, Os os) {

@@ -62,7 +62,7 @@ function global:cudnnenv {
             $global:_CUDNNENV_PROJECT = $null
             _cudnnenv_hook
         }
-    } elseif ($args.Count -gt 0 -and @('trust', 'untrust', 'install', 'adopt', 'remove') -contains $args[0]) {
+    } elseif ($args.Count -gt 0 -and @('trust', 'untrust', 'install', 'adopt', 'remove', 'sync') -contains $args[0]) {
         # The project's [env] may now apply, or stop applying; a tree or a runtime came or went: the hook
         # looks again.
         & 'C:\Program Files\cudnnenv\cudnnenv.exe' @args
