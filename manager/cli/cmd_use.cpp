@@ -129,6 +129,7 @@ Result<int> run_use(const UseArguments& arguments, const Context& context) {
     const bool was_trusted = before && trust_store.status(file, *before) == TrustStatus::trusted;
     CUDNNENV_TRY(write_settings(file, settings, TomlFileKind::project));
     print_note("wrote " + util::to_utf8(file) + ": cudnn = " + toml_quote(arguments.spec) + " -> " + chosen);
+    if (const auto stale = stale_lock_note(file)) print_note(*stale);
     if (was_trusted) {
       CUDNNENV_TRY_ASSIGN(after, util::read_file(file, k_max_settings_file));  // the text this command wrote
       CUDNNENV_TRY(trust_store.trust(file, *after));

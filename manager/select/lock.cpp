@@ -458,6 +458,22 @@ Result<ProjectFile> lockable_project(const fs::path& folder) {
   return project;
 }
 
+std::optional<std::string> stale_lock_note(const fs::path& project_file) {
+  const fs::path lock_file = lock_path_for(project_file);
+  if (std::error_code ec; !fs::exists(lock_file, ec)) return std::nullopt;
+  auto locked = read_lock(lock_file);
+  auto project = read_project_file(project_file);
+  if (!locked || !project) {
+    return util::to_utf8(lock_file) + " could not be compared with " + util::to_utf8(project_file) + " (" +
+           (locked ? project.error().message : locked.error().message) + "): 'cudnnenv lock' writes it again";
+  }
+  const auto differences = lock_differences(locked->input, lock_input_of(*project));
+  if (differences.empty()) return std::nullopt;
+  return util::to_utf8(lock_file) + " no longer matches it (" + util::join(differences, "; ") +
+         "): 'cudnnenv lock' writes it again (then commit it); until then current, exec and the shims take what " +
+         util::to_utf8(project_file.filename()) + " says";
+}
+
 Result<void> check_locked_runtime(const LockedRuntime& locked, const CudaRelease& release) {
   const std::string hint = "cudnnenv lock  (writes it again from what the manifest says now; then commit it)";
   if (release.manifest_sha256 != locked.manifest_sha256) {

@@ -152,6 +152,12 @@ std::vector<std::string> lock_staleness(const LockFile& locked, const LockFile& 
 // error saying what to write.
 Result<ProjectFile> lockable_project(const std::filesystem::path& folder);
 
+// After an edit of `project_file` (use --local): when a lock beside it no
+// longer matches it, what to say ("cudnnenv.lock no longer matches ...: run
+// 'cudnnenv lock'"); nothing when there is no lock or it matches. A lock or a
+// project file that cannot be read says so.
+std::optional<std::string> stale_lock_note(const std::filesystem::path& project_file);
+
 // Whether the manifest `release` found is the one `locked` names, and names
 // each locked archive with the lock's SHA-256; else an error (exit 1) whose
 // fix is writing the lock again.

@@ -4,8 +4,9 @@
 # --check` passes); `lock --upgrade` (or -P cudnn) moves the pin and prints
 # "Updated cudnn OLD -> NEW (platform)"; when the platforms then lock
 # different releases, a warning names each and the line of .cudnnenv.toml that
-# makes them agree; with that line, the platforms agree again. The index is a
-# test one (CUDNNENV_INDEX); nothing is installed or fetched.
+# makes them agree; with that line, the platforms agree again; `use --local`
+# in the locked project says the lock no longer matches (#62 item 6). The
+# index is a test one (CUDNNENV_INDEX); nothing is fetched.
 CUDNNENV=$1
 FIXTURES=$2
 source "$(dirname "$0")/lib.sh"
@@ -61,3 +62,14 @@ run lock
 expect_eq "$rc:$(sed -n 2p out):$(cat err)" "0:Updated cudnn 9.21.0.82 (cuda13) -> 9.20.0.48 (cuda13) (linux-x86_64):" \
   "the hint's line: the platforms agree, no warning"
 pass "lock --upgrade and -P cudnn move the pin and say so; platforms that disagree are warned of, with the fix"
+
+# use --local in a locked project (#62 item 6): the lock no longer matches the file, and `use` says so with the
+# command that writes it again (until then the file decides, not the lock).
+source "$E2E_DIR/trees.sh"
+make_linux_tree "$WORK/t" 9.1.0 "$FIXTURES/fake-elf64-9.1.0.so"
+"$CUDNNENV" install "$WORK/t" --name t9.1 > /dev/null 2>&1 || fail "install t9.1"
+run use 9.1 --cuda 12 --local
+expect_eq "$rc:$(cat err)" "0:cudnnenv: wrote $WORK/project/.cudnnenv.toml: cudnn = \"9.1\" -> t9.1 (cuDNN 9.1.0)
+cudnnenv: $WORK/project/cudnnenv.lock no longer matches it (cudnn: the lock was made for \"9.20.0\", .cudnnenv.toml now says \"9.1\"; cuda: the lock was made for \"13\", .cudnnenv.toml now says \"12\"): 'cudnnenv lock' writes it again (then commit it); until then current, exec and the shims take what .cudnnenv.toml says" \
+  "use --local in a locked project"
+pass "use --local in a locked project says the lock is now stale, and how to write it again"
