@@ -124,6 +124,29 @@ Candidates specs(const Context& context) {
   return names;
 }
 
+// The row of the component table beside cuDNN but the runtime whose flag `option` is (--nccl), if any.
+std::optional<TreeKind> row_of_flag(const std::string& option) {
+  for (const ComponentRow& row : components()) {
+    if (row.trees && row.kind != TreeKind::cuda && option == "--" + std::string(row.json_key)) return row.kind;
+  }
+  return std::nullopt;
+}
+
+// The trees of a row beside cuDNN (--nccl, --tensorrt): their names, then their releases.
+Candidates component_candidates(TreeKind kind, const Context& context) {
+  Candidates names;
+  Candidates releases;
+  std::set<std::string> shown;
+  for (const auto& tree : context.store().list(RecordPart::identity).of(kind)) {
+    names.push_back({tree.name, std::string(component(kind).noun) + " " + tree.version.str()});
+    for (const auto& release : {major_minor(tree.version), tree.version.str()}) {
+      if (shown.insert(release).second) releases.push_back({release, "installed: " + tree.name});
+    }
+  }
+  names.insert(names.end(), releases.begin(), releases.end());
+  return names;
+}
+
 // The CUDA runtime trees: their names, then their releases (13.0, 13.0.2).
 Candidates runtime_candidates(const Context& context) {
   Candidates names;
@@ -264,6 +287,7 @@ Candidates candidates(const CLI::App& app, const Context& context, const Complet
     if (previous == "--cudnn") return specs(context);
     if (previous == "--cuda") return cuda_versions(context);
     if (previous == "--runtime") return command == "create" ? cuda_releases() : runtime_candidates(context);
+    if (const auto kind = row_of_flag(previous)) return component_candidates(*kind, context);
     if (previous == "--shell") return plain(shell::shell_names());
     if (previous == "--verify") return plain(util::names_of(k_launch_policies));
     if (previous == "--mode") return plain(util::names_of(k_pin_modes));

@@ -7,6 +7,7 @@
 
 #include "cli/context.hpp"
 #include "cli/output.hpp"
+#include "store/component.hpp"
 #include "util/fs.hpp"
 #include "util/text.hpp"
 
@@ -108,9 +109,6 @@ This user's state folder (settings, trust records, shims) when the store is not 
 .B CUDNNENV_VERSION
 The selection for this shell (what \fBcudnnenv use\fR sets with \fBcudnnenv init\fR loaded): a tree, version or profile; wins over .cudnnenv.toml and the global default.
 .TP
-.B CUDNNENV_CUDA_RUNTIME
-The CUDA runtime tree activated with it (\fBactivate \-\-runtime\fR).
-.TP
 .BR CUDNNENV_ACTIVATED ", " CUDNNENV_ACTIVATED_BY
 Set by \fBcudnnenv activate\fR and the other doors (conda, modulefiles, kernels, launchers): the activated tree, and the door that set it, as \fBcudnnenv current\fR names it.
 .TP
@@ -152,9 +150,23 @@ No colour on a terminal.
 .TP
 .BR PATH ", " PATHEXT ", " LD_LIBRARY_PATH ", " CUDA_VISIBLE_DEVICES ", " CONDA_PREFIX ", " HOME ", " XDG_DATA_HOME ", " XDG_STATE_HOME ", " LOCALAPPDATA
 Read as the system reads them: where programs and libraries are found, which GPUs a check may use, the active conda environment, the default folders.
-.PP
-A pinned program gets CUDNN_PATH, CUDNN_INCLUDE_DIR, CUDNN_LIB_DIR, CUDNNENV_ACTIVE, CUDNNENV_PIN_DIR (and CUDNNENV_RUNTIME_DIR with a runtime) and its library folders first on LD_LIBRARY_PATH or PATH.
 )roff";
+
+// The variables of each row of the component table beside cuDNN (shim/components.inc), and what a pinned
+// program gets: each row's pin variable with its tree.
+std::string component_environment() {
+  std::string text;
+  std::string pins;
+  for (const ComponentRow& row : components()) {
+    pins += ", " + std::string(row.pin_variable);
+    if (row.kind == TreeKind::cudnn) continue;
+    text += ".TP\n.B " + std::string(row.active_variable) + "\nThe " + std::string(row.noun) +
+            " tree activated with it (\\fBactivate \\-\\-" + std::string(row.json_key) +
+            "\\fR), or selected beside it.\n";
+  }
+  return text + ".PP\nA pinned program gets CUDNN_PATH, CUDNN_INCLUDE_DIR, CUDNN_LIB_DIR, CUDNNENV_ACTIVE" + pins +
+         " (each with its tree) and its trees' library folders first on LD_LIBRARY_PATH or PATH.\n";
+}
 
 constexpr std::string_view k_files = R"roff(.SH FILES
 .TP
@@ -232,7 +244,7 @@ std::string page(const std::string& name, const std::string& description, const 
                  const std::string& see_also) {
   return ".\\\" Written by 'cudnnenv __man' from the program's own help.\n.TH " + util::to_upper(name) +
          " 1 \"\" \"cudnnenv " CUDNNENV_VERSION_STRING "\" \"User Commands\"\n.SH NAME\n" + roff(name) + " \\- " +
-         roff(description) + "\n" + body + std::string(k_environment) + std::string(k_files) +
+         roff(description) + "\n" + body + std::string(k_environment) + component_environment() + std::string(k_files) +
          std::string(k_exit_status) + std::string(k_security) + ".SH SEE ALSO\n" + see_also + "\n";
 }
 

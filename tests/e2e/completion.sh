@@ -7,7 +7,7 @@
 # profiles an installed tree runs before the rest; `install 9.1` the versions
 # of the official list (here a site index); `install cuda 12.` the CUDA
 # releases; `exec -- pyt` the programs on PATH; `remove cu` the runtime trees
-# too; `shim remove` the shims; `--cuda` the CUDA versions; `--runtime` the
+# too; `shim remove` the shims; `--cuda` the CUDA versions; `--nccl` NCCL's trees; `--runtime` the
 # runtime trees. Candidates come from `cudnnenv __complete`, so the shells
 # only ask. zsh: its completion function runs with compadd (a builtin that
 # only works inside the completion system) replaced by one that prints what
@@ -111,6 +111,13 @@ cuda12.1${tab}CUDA runtime 12.1.0
 12.4.0${tab}installed: cuda12.4
 12.1${tab}installed: cuda12.1
 12.1.0${tab}installed: cuda12.1" "__complete: --runtime: the runtime trees and their releases"
+source "$E2E_DIR/trees.sh"
+adopt_fake_nccl 2.27.5 12.9
+run_program "$CUDNNENV" __complete --current= -- exec --nccl
+expect_eq "$(cat out)" "nccl-2.27.5${tab}NCCL 2.27.5
+2.27${tab}installed: nccl-2.27.5
+2.27.5${tab}installed: nccl-2.27.5" "__complete: --nccl: a row's trees and their releases, from the component table"
+"$CUDNNENV" remove nccl-2.27.5 --yes > /dev/null 2>&1
 run_program "$CUDNNENV" __complete --current= -- completion
 expect_eq "$(cat out)" "bash
 zsh
