@@ -217,17 +217,13 @@ bool state_folder(const char* sidecar_state, const char* root, char* out, size_t
   return TextBuffer(out, out_size).add(root).add('/').add(layout::k_own_folder).ok();
 }
 
-bool decision_identity(const char* library, const char* library_dir, const char* runtime_dir, const char* program,
-                       char* out, size_t out_size) {
+bool decision_identity(const char* const* folders, int folder_count, const char* program, char* out, size_t out_size) {
   char identity[64];
   TextBuffer text(out, out_size);
-  if (!file_identity(library, identity, sizeof identity)) return false;
-  text.add(identity);
-  if (!file_identity(library_dir, identity, sizeof identity)) return false;
-  text.add('|').add(identity);
-  if (runtime_dir && runtime_dir[0]) {
-    if (!file_identity(runtime_dir, identity, sizeof identity)) return false;
-    text.add('|').add(identity);
+  for (int i = 0; i < folder_count; ++i) {
+    if (!file_identity(folders[i], identity, sizeof identity)) return false;
+    if (i > 0) text.add('|');
+    text.add(identity);
   }
   if (program && program[0]) {
     char folder[k_path_max];
@@ -240,7 +236,8 @@ bool decision_identity(const char* library, const char* library_dir, const char*
     if (!last) return false;
     last[last == folder ? 1 : 0] = '\0';
     if (!file_identity(folder, identity, sizeof identity)) return false;
-    text.add('|').add(identity);
+    if (folder_count > 0) text.add('|');
+    text.add(identity);
   }
   return text.ok();
 }
@@ -251,10 +248,13 @@ bool format_decision(const char* key, const LaunchDecision& decision, char* out,
   for (const char* p = key; *p; ++p) {
     text.add(*p == '\n' ? '\x1f' : *p);
   }
-  text.add("\nlibrary_dir = ").add(decision.library_dir).add("\nlibrary = ").add(decision.library);
-  if (decision.runtime_dir[0]) text.add("\nruntime_dir = ").add(decision.runtime_dir);
+  text.add("\nlibrary_dir = ").add(decision.library_dir);
+  for (int i = 0; i < decision.folder_count; ++i) {
+    if (strpbrk(decision.folders[i], "\n\r")) return false;
+    text.add("\nfolder = ").add(decision.folders[i]);
+  }
   if (decision.program[0]) text.add("\nprogram = ").add(decision.program);
-  text.add("\nlibrary_id = ").add(decision.library_id).add('\n');
+  text.add("\nidentity = ").add(decision.identity).add('\n');
   for (int i = 0; i < decision.change_count; ++i) {
     const EnvironmentChange& change = decision.changes[i];
     if (strpbrk(change.name, "\n\r=") || strpbrk(change.value, "\n\r") || !change.name[0] ||
@@ -281,21 +281,21 @@ bool read_decision(char* text, size_t size, const char* key, LaunchDecision& dec
   if (*a || *b) return false;
   decision = LaunchDecision{};
   const char* library_dir = line_value(text, size, "library_dir");
-  const char* library = line_value(text, size, "library");
-  const char* library_id = line_value(text, size, "library_id");
-  if (!library_dir || !library || !library_id) return false;
+  const char* identity = line_value(text, size, "identity");
+  if (!library_dir || !identity) return false;
   decision.library_dir = library_dir;
-  decision.library = library;
-  decision.library_id = library_id;
-  if (const char* runtime_dir = line_value(text, size, "runtime_dir")) decision.runtime_dir = runtime_dir;
+  decision.identity = identity;
   if (const char* program = line_value(text, size, "program")) decision.program = program;
-  // Every `change = ` line, in order (a line ends at '\n' or at a NUL an
-  // earlier cut left).
+  // Every `folder = ` and `change = ` line, in order (a line ends at '\n' or
+  // at a NUL an earlier cut left).
   for (char* line = text; line < text + size;) {
     char* end = line;
     while (end < text + size && *end != '\n' && *end != '\0') ++end;
     *end = '\0';
-    if (strncmp(line, "change = ", 9) == 0 && line[9] && decision.change_count < k_changes_max) {
+    if (strncmp(line, "folder = ", 9) == 0) {
+      if (decision.folder_count == k_folders_max) return false;
+      decision.folders[decision.folder_count++] = line + 9;
+    } else if (strncmp(line, "change = ", 9) == 0 && line[9] && decision.change_count < k_changes_max) {
       EnvironmentChange& change = decision.changes[decision.change_count++];
       change.op = line[9];
       char* name = line + 10;
@@ -314,10 +314,9 @@ bool read_decision(char* text, size_t size, const char* key, LaunchDecision& dec
     line = end + 1;
   }
   if (decision.change_count == 0) return false;
-  char now[256];
-  return decision_identity(decision.library, decision.library_dir, decision.runtime_dir, decision.program, now,
-                           sizeof now) &&
-         strcmp(now, library_id) == 0;
+  char now[512];
+  return decision_identity(decision.folders, decision.folder_count, decision.program, now, sizeof now) &&
+         strcmp(now, identity) == 0;
 }
 
 }  // namespace cudnnenv::shim

@@ -11,21 +11,23 @@
 // <state>/cache/launch/<hash of key>, beside the key:
 //
 //   key = <the key, with newlines as '\x1f'>
-//   library_dir = /store/tree/lib
-//   library = /store/tree/lib/libcudnn.so.9
-//   runtime_dir = /store/cuda-13.0.2/lib          (with a CUDA runtime tree)
+//   library_dir = /store/tree/lib                 (the cuDNN tree's library folder: Windows' shim pins it)
+//   folder = /store/tree/lib                      (one line per pinned tree's library folder, the table's order)
+//   folder = /store/cuda-13.0.2/lib
 //   program = C:\Python311\python.exe             (Windows: the program it was decided for)
-//   library_id = <size:mtime of library>|<size:mtime of library_dir>[|<runtime_dir's>][|<program's folder's>],
-//                when the check before the start passed
+//   identity = <size:mtime of each folder>[|<program's folder's>], when the check before the start passed
 //   change = +LD_LIBRARY_PATH=/store/tree/lib      (one line per change of the launch environment, in order:
 //   change = =CUDNN_PATH=/store/tree                 `+` puts an entry first on a list, `=` sets, `-` unsets)
 //
 // The changes are the launch environment `cudnnenv exec` gave the program
 // (pin/launch.hpp, LaunchPlan::changes): the fast path applies exactly them,
 // so a program started by a shim sees what exec would have given it.
-// The folder's time changes when a file in it is deleted, renamed or
-// replaced, so a sub-library gone since the check sends the shim to the slow
-// path, whose check covers every file (pin_policy.hpp).
+// A folder's time changes when a file in it is deleted, renamed or
+// replaced, so a library gone since the check, of any pinned tree, sends the
+// shim to the slow path, whose check covers every file (pin_policy.hpp). One
+// stat per pinned tree: a file rewritten in place is the slow path's and
+// verify's to find, as it is for every sub-library (and whoever can write the
+// trees can write this cache too).
 //
 // Written in the C subset of C++ the launcher links (no C++ library).
 #pragma once
@@ -74,12 +76,11 @@ bool is_regular_file(const char* path);
 // anything else (another user's file in a shared folder is passed over).
 bool project_file_identity(const char* path, char* out, size_t out_size);
 
-// What a decision is valid for: "<library identity>|<library_dir identity>",
-// then `|<identity>` of each of `runtime_dir` and `program`'s folder that is
-// not empty (a file put beside a Windows program changes its folder's time:
-// a copy of a DLL there, which the slow path loads past, sends it there).
-bool decision_identity(const char* library, const char* library_dir, const char* runtime_dir, const char* program,
-                       char* out, size_t out_size);
+// What a decision is valid for: the identities of `folders` (the pinned
+// trees' library folders), then of `program`'s folder when it is not empty (a
+// file put beside a Windows program changes its folder's time: a copy of a
+// DLL there, which the slow path loads past, sends it there), joined by '|'.
+bool decision_identity(const char* const* folders, int folder_count, const char* program, char* out, size_t out_size);
 
 // The working folder, UTF-8.
 bool working_directory(char* out, size_t out_size);
@@ -110,27 +111,29 @@ struct EnvironmentChange {
   const char* value = "";
 };
 constexpr int k_changes_max = 64;
+// A folder per row of components.inc, and room to spare.
+constexpr int k_folders_max = 8;
 
 // The values point into the text they were read from (or, when writing, to
 // the caller's strings).
 struct LaunchDecision {
   const char* library_dir = "";
-  const char* library = "";
-  const char* runtime_dir = "";  // empty: no runtime tree
-  const char* program = "";      // empty: any program (Linux)
-  const char* library_id = "";
+  const char* folders[k_folders_max] = {};
+  int folder_count = 0;
+  const char* program = "";  // empty: any program (Linux)
+  const char* identity = "";
   EnvironmentChange changes[k_changes_max];
   int change_count = 0;
 };
 
 // Parses a cache file's `text` in place (values are cut out with NULs, so
 // `text` needs room for one byte past `size`) and accepts it only when its
-// key is `key`, it has at least one change, and the library (its folder, the
-// runtime's, the program's) still has the identity it had when checked.
+// key is `key`, it has at least one change, and the folders (and the
+// program's) still have the identity they had when checked.
 bool read_decision(char* text, size_t size, const char* key, LaunchDecision& decision);
 
 // The cache file's text for `key` and `decision`; false when it does not fit
-// or a name or value has a line break (or a name a '=').
+// or a name or value has a line break (or a name a '='), or a folder a line break.
 bool format_decision(const char* key, const LaunchDecision& decision, char* out, size_t out_size);
 
 }  // namespace cudnnenv::shim

@@ -111,24 +111,26 @@ void record_launch_decision(const std::string& root, const std::string& state, c
   static char path[shim::k_path_max + 64];
   static char text[shim::k_key_max + 3 * shim::k_path_max + 32768];
   const std::string library_dir = util::to_utf8(tree.resolve(tree.layout.library_dir));
-  const std::string library = util::to_utf8(tree.library_path());
-  const std::string runtime_dir = util::to_utf8(plan.runtime_dir);
+  std::vector<std::string> folders;
+  for (const auto& folder : plan.folders) folders.push_back(util::to_utf8(folder));
+  std::vector<const char*> folder_names;
+  for (const auto& folder : folders) folder_names.push_back(folder.c_str());
   const std::string program = windows_host() ? util::to_utf8(plan.program) : std::string();
-  char identity[256];
+  char identity[512];
   if (plan.changes.size() > static_cast<std::size_t>(shim::k_changes_max) ||
+      folders.size() > static_cast<std::size_t>(shim::k_folders_max) ||
       !shim::launch_key(root.c_str(), state.c_str(), key, sizeof key) ||
       !shim::launch_cache_path(state.c_str(), key, path, sizeof path) ||
-      !shim::decision_identity(library.c_str(), library_dir.c_str(), runtime_dir.c_str(), program.c_str(), identity,
+      !shim::decision_identity(folder_names.data(), static_cast<int>(folder_names.size()), program.c_str(), identity,
                                sizeof identity)) {
-    spdlog::debug("shims: no decision recorded for this situation (more changes than fit, or a file is gone)");
+    spdlog::debug("shims: no decision recorded for this situation (more changes than fit, or a folder is gone)");
     return;
   }
   shim::LaunchDecision decision;
   decision.library_dir = library_dir.c_str();
-  decision.library = library.c_str();
-  decision.runtime_dir = runtime_dir.c_str();
+  for (const char* folder : folder_names) decision.folders[decision.folder_count++] = folder;
   decision.program = program.c_str();
-  decision.library_id = identity;
+  decision.identity = identity;
   for (const auto& change : plan.changes) {
     shim::EnvironmentChange& out = decision.changes[decision.change_count++];
     out.op = change.kind == EnvironmentChange::Kind::prepend ? '+'

@@ -23,7 +23,6 @@ TEST_SUITE("shim/launch_key") {
     fs::create_directories("store/tree/lib");
     test::write_binary("store/tree/lib/lib.so", "library");
     test::write_binary("store/tree/lib/lib_ops.so", "sub-library");
-    const std::string library = util::to_utf8(fs::absolute("store/tree/lib/lib.so"));
     const std::string library_dir = util::to_utf8(fs::absolute("store/tree/lib"));
     char key[shim::k_key_max];
     REQUIRE(shim::launch_key(root.c_str(), state.c_str(), key, sizeof key));
@@ -31,12 +30,13 @@ TEST_SUITE("shim/launch_key") {
     std::string written;
     char identity[128];
     // What exec's slow path writes for this key with `changes`; whether it could.
+    const char* const folders[] = {library_dir.c_str()};
     auto format = [&](std::initializer_list<shim::EnvironmentChange> changes) {
-      REQUIRE(shim::decision_identity(library.c_str(), library_dir.c_str(), "", "", identity, sizeof identity));
+      REQUIRE(shim::decision_identity(folders, 1, "", identity, sizeof identity));
       shim::LaunchDecision decision;
       decision.library_dir = library_dir.c_str();
-      decision.library = library.c_str();
-      decision.library_id = identity;
+      decision.folders[decision.folder_count++] = library_dir.c_str();
+      decision.identity = identity;
       for (const auto& change : changes) decision.changes[decision.change_count++] = change;
       return shim::format_decision(key, decision, text, sizeof text);
     };
@@ -109,8 +109,16 @@ TEST_SUITE("shim/launch_key") {
       REQUIRE(shim::launch_cache_path(user_state.c_str(), before, path, sizeof path));
       CHECK(std::string(path).rfind(user_state + "/cache/launch/", 0) == 0);
     }
-    SUBCASE("the library changed since the check: refused") {
-      test::write_binary("store/tree/lib/lib.so", "another library, longer");
+    SUBCASE("the library replaced since the check (a new file renamed over it): refused") {
+#ifdef _WIN32
+      std::this_thread::sleep_for(std::chrono::milliseconds(50));
+#else
+      fs::last_write_time("store/tree/lib", fs::last_write_time("store/tree/lib") - std::chrono::seconds(10));
+#endif
+      record();
+      REQUIRE(accepted(key));
+      test::write_binary("store/tree/lib/lib.so.new", "another library, longer");
+      fs::rename("store/tree/lib/lib.so.new", "store/tree/lib/lib.so");
       CHECK_FALSE(accepted(key));
     }
     SUBCASE("a sub-library deleted since the check: the folder changed, refused") {
