@@ -82,6 +82,10 @@ LockSources Context::lock_sources() const {
   sources.config_files = config_files(store());
   sources.cuda_index = cuda_index(environment);
   sources.download = download_options("", true);
+  const auto listing = store().list(RecordPart::identity);
+  for (const ComponentRow* row : lockable_rows()) {
+    for (auto& tree : listing.of(row->kind)) sources.installed.push_back(std::move(tree));
+  }
   return sources;
 }
 

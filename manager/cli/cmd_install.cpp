@@ -576,6 +576,26 @@ Result<int> run_install(const InstallArguments& arguments, const Context& contex
   return 0;
 }
 
+// A lock's NCCL or TensorRT tree: the tree installed from its file (the same SHA-256), else the file fetched
+// (a mirror, the lock's URL) and installed as `install <kind> FILE` does.
+Result<int> sync_locked_tree(const LockedTree& locked, const InstallArguments& arguments, const Context& context) {
+  const ComponentRow& row = component(locked.kind);
+  for (const auto& tree : context.store().list(RecordPart::identity).of(locked.kind)) {
+    if (tree.source.sha256 == locked.sha256) {
+      print("already installed '" + tree.name + "': " + std::string(row.noun) + " " + tree.version.str() +
+            " (the lock's " + locked.file + ")\n");
+      return 0;
+    }
+  }
+  CUDNNENV_TRY_ASSIGN(
+      file, fetch_locked_tree(locked, std::nullopt, context.download_options(arguments.mirror, arguments.quiet)));
+  InstallArguments install = arguments;
+  install.source = std::string(row.json_key);
+  install.release = util::to_utf8(file->file);
+  install.name.clear();
+  return run_install_component(locked.kind, install, context);
+}
+
 struct SyncArguments {
   InstallArguments install;
   bool locked = false;  // fail when the lock no longer matches .cudnnenv.toml
@@ -630,26 +650,40 @@ Result<int> run_sync(const SyncArguments& arguments, const Context& context) {
   }
   CUDNNENV_TRY_ASSIGN(archive, locked_official_archive(*locked, arguments.install.allow_unverified));
   const LockedRuntime* runtime = lock->runtime_for(here);
-  if (runtime && arguments.install.json) {
-    return make_error("--json installs one tree, and this lock names two for " + here + " (cuDNN and a CUDA runtime)",
+  std::vector<const LockedTree*> trees;
+  for (const auto& tree : lock->trees) {
+    if (tree.platform == here) trees.push_back(&tree);
+  }
+  if ((runtime || !trees.empty()) && arguments.install.json) {
+    return make_error("--json installs one tree, and this lock names " +
+                          std::to_string(1 + (runtime ? 1 : 0) + trees.size()) + " for " + here +
+                          " (cuDNN and the trees beside it)",
                       "run 'cudnnenv sync' without --json, then 'cudnnenv list --json'", ExitCode::usage);
   }
   InstallArguments install = arguments.install;
   install.source = locked->file;
   install.exact = *archive;
   CUDNNENV_TRY_ASSIGN(done, run_install(install, context));
-  if (*done != 0 || !runtime) return done;
-  InstallArguments cuda = arguments.install;
-  cuda.source = "cuda";
-  cuda.release = runtime->release;
-  cuda.locked_runtime = *runtime;
-  std::optional<Profile> profile;
-  if (lock->input.profile) {
-    if (auto found = find_profile(*lock->input.profile, host_platform().os, config_files(context.store()))) {
-      profile = std::move(*found);
+  if (*done != 0) return done;
+  if (runtime) {
+    InstallArguments cuda = arguments.install;
+    cuda.source = "cuda";
+    cuda.release = runtime->release;
+    cuda.locked_runtime = *runtime;
+    std::optional<Profile> profile;
+    if (lock->input.profile) {
+      if (auto found = find_profile(*lock->input.profile, host_platform().os, config_files(context.store()))) {
+        profile = std::move(*found);
+      }
     }
+    CUDNNENV_TRY_ASSIGN(installed, run_install_runtime(cuda, context, profile ? &*profile : nullptr));
+    if (*installed != 0) return installed;
   }
-  return run_install_runtime(cuda, context, profile ? &*profile : nullptr);
+  for (const LockedTree* tree : trees) {
+    CUDNNENV_TRY_ASSIGN(installed, sync_locked_tree(*tree, arguments.install, context));
+    if (*installed != 0) return installed;
+  }
+  return 0;
 }
 
 }  // namespace
@@ -659,7 +693,9 @@ Result<int> run_sync(const SyncArguments& arguments, const Context& context) {
 void register_sync(CLI::App& app, Context& context) {
   auto arguments = std::make_shared<SyncArguments>();
   CLI::App* command = app.add_subcommand(
-      "sync", "install exactly the cuDNN build cudnnenv.lock names for this platform (or what .cudnnenv.toml selects)");
+      "sync",
+      "install exactly what cudnnenv.lock names for this platform: cuDNN and the trees beside it (or what "
+      ".cudnnenv.toml selects)");
   command->add_flag("--locked", arguments->locked,
                     "fail (exit 1, naming each difference) when the lock no longer matches .cudnnenv.toml");
   command->add_flag("--frozen", arguments->frozen, "install what the lock says, whatever .cudnnenv.toml says now");

@@ -57,7 +57,22 @@ Json lock_to_json(const LockFile& lock) {
                             {"manifest_sha256", runtime.manifest_sha256},
                             {"components", components}});
   }
-  return Json{{"lock", util::to_utf8(lock.file)}, {"cudnn", entries}, {"runtime", runtimes}};
+  Json result{{"lock", util::to_utf8(lock.file)}, {"cudnn", entries}, {"runtime", runtimes}};
+  for (const ComponentRow* row : lockable_rows()) {
+    Json trees = Json::array();
+    for (const auto& tree : lock.trees) {
+      if (tree.kind != row->kind) continue;
+      trees.push_back(Json{{"platform", tree.platform},
+                           {"release", tree.release},
+                           {"cuda", tree.cuda},
+                           {"file", tree.file},
+                           {"url", tree.url},
+                           {"size", tree.size},
+                           {"sha256", tree.sha256}});
+    }
+    result[std::string(row->json_key)] = trees;
+  }
+  return result;
 }
 
 // lock --check: whether cudnnenv.lock is what `cudnnenv lock` would write
@@ -141,6 +156,10 @@ Result<int> run_lock(const LockArguments& arguments, const Context& context) {
     print(column(runtime.platform) + "CUDA " + runtime.release + " runtime (" +
           std::to_string(runtime.components.size()) + " archives)  " + manifest_file_name(runtime.release) + "\n");
   }
+  for (const auto& tree : lock->trees) {
+    print(column(tree.platform) + std::string(component(tree.kind).noun) + " " + tree.release +
+          (tree.cuda.empty() ? std::string() : " (CUDA " + tree.cuda + ")") + "  " + tree.file + "\n");
+  }
   return 0;
 }
 
@@ -158,8 +177,9 @@ void register_lock(CLI::App& app, Context& context) {
                     "resolve every package afresh (the newest that .cudnnenv.toml takes), not keeping the lock's pins");
   command
       ->add_option("-P,--upgrade-package", arguments->upgrade_packages,
-                   "resolve this package afresh, keeping the others' pins: cudnn or cuda (repeatable)")
-      ->check(CLI::IsMember(std::vector<std::string>(std::begin(k_lock_packages), std::end(k_lock_packages))));
+                   "resolve this package afresh, keeping the others' pins: " + util::join(lock_packages(), ", ") +
+                       " (repeatable)")
+      ->check(CLI::IsMember(lock_packages()));
   command->add_option("--facts", arguments->facts,
                       "lock for another machine: on the platform of the node whose snapshot this is ('cudnnenv "
                       "snapshot -o FILE' there), the archive that runs there (its driver's CUDA, its GPUs)");

@@ -88,6 +88,22 @@ class MirrorWriter {
     return {};
   }
 
+  // A lock's NCCL or TensorRT file, at mirror_path: copied from the file a tree of `installed` came from (the
+  // same SHA-256) where it is still there, else fetched from the lock's URL.
+  Result<void> tree(const LockedTree& locked, const std::vector<TreeRecord>& installed) {
+    std::optional<fs::path> local;
+    for (const auto& each : installed) {
+      const fs::path source = util::path_from_utf8(each.source.path);
+      if (std::error_code ec; each.source.sha256 == locked.sha256 && fs::is_regular_file(source, ec)) local = source;
+    }
+    starting(locked.file);
+    CUDNNENV_TRY_ASSIGN(file, fetch_locked_tree(locked, local, m_options));
+    const ComponentRow& row = component(locked.kind);
+    return record(file->file, file->sha256, !local && !file->url.empty(),
+                  std::string(row.noun) + " " + locked.release + " for " + locked.platform, locked.platform,
+                  locked.release);
+  }
+
  private:
   // "compute/cudnn/redist/...": `file`'s path under the mirror, '/'-separated on every system.
   std::string path_in_mirror(const fs::path& file) const {
@@ -223,6 +239,9 @@ Result<int> run_create(const CreateArguments& arguments, const Context& context)
   for (const auto& release : arguments.runtimes) {
     for (const auto& platform : platforms) CUDNNENV_TRY(writer.runtime(release, platform, context.environment));
   }
+  // The files NCCL's and TensorRT's trees here came from: what a lock names of them, copied into the mirror.
+  const std::vector<TreeRecord> installed =
+      arguments.locks.empty() ? std::vector<TreeRecord>() : context.lock_sources().installed;
   for (const auto& file : arguments.locks) {
     CUDNNENV_TRY_ASSIGN(lock, read_lock(util::path_from_utf8(file)));
     const std::vector<std::string>& wanted = arguments.platforms.empty() ? lock->input.platforms : arguments.platforms;
@@ -237,6 +256,9 @@ Result<int> run_create(const CreateArguments& arguments, const Context& context)
       CUDNNENV_TRY(writer.cudnn(*archive));
       if (const LockedRuntime* runtime = lock->runtime_for(platform)) {
         CUDNNENV_TRY(writer.runtime(runtime->release, platform, context.environment, runtime));
+      }
+      for (const auto& tree : lock->trees) {
+        if (tree.platform == platform) CUDNNENV_TRY(writer.tree(tree, installed));
       }
     }
   }

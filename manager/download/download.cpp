@@ -386,8 +386,7 @@ Result<Downloaded> copy_from_folder(const OfficialArchive& archive, const std::s
 
 }  // namespace
 
-Result<std::string> archive_url(const OfficialArchive& archive, const std::string& mirror) {
-  if (mirror.empty()) return std::string(archive.url);
+Result<std::string> mirror_file_url(const std::string& mirror, const std::string& path) {
   std::string base = mirror;
   if (util::starts_with(mirror, "file://") || !is_http_url(mirror)) {
     // A folder (or a file:// URL of one) laid out as NVIDIA's host: read from there.
@@ -405,6 +404,12 @@ Result<std::string> archive_url(const OfficialArchive& archive, const std::strin
     return make_error("the mirror '" + mirror + "' is not a plain http:// or https:// URL",
                       "give the mirror's base URL, e.g. --mirror https://mirror.example.org/nvidia", ExitCode::usage);
   }
+  while (!base.empty() && base.back() == '/') base.pop_back();
+  return base + "/" + path;
+}
+
+Result<std::string> archive_url(const OfficialArchive& archive, const std::string& mirror) {
+  if (mirror.empty()) return std::string(archive.url);
   // Whatever host the list names (NVIDIA's, a site's index, a file:// folder), the mirror holds the file at the
   // URL's path, where `mirror create` put it: host_path, which also refuses a path out of the mirror (..).
   const std::string path = host_path(archive);
@@ -414,8 +419,7 @@ Result<std::string> archive_url(const OfficialArchive& archive, const std::strin
                           ", so no mirror holds it",
                       "install it without a mirror, or correct the list's URL", ExitCode::usage);
   }
-  while (!base.empty() && base.back() == '/') base.pop_back();
-  return base + "/" + path;
+  return mirror_file_url(mirror, path);
 }
 
 namespace {

@@ -33,6 +33,10 @@ std::string host_path(const OfficialArchive& archive);
 // the archive's file name (no mirror holds it).
 Result<std::string> archive_url(const OfficialArchive& archive, const std::string& mirror);
 
+// The URL of the file at `path` (a plain relative path) in `mirror`: a base
+// URL, or a folder as a file:// URL. Errors as archive_url's.
+Result<std::string> mirror_file_url(const std::string& mirror, const std::string& path);
+
 struct DownloadProgress {
   std::uint64_t received = 0;                     // bytes in the part file, resumed ones included
   std::uint64_t total = 0;                        // 0 when unknown

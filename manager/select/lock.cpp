@@ -67,8 +67,8 @@ class Reader {
 };
 
 // Only the keys `allowed` in `table` ("in [[runtime]]" for messages).
-Result<void> known_keys(const Reader& reader, const toml::table& table, std::initializer_list<std::string_view> allowed,
-                        const char* where) {
+Result<void> known_keys(const Reader& reader, const toml::table& table, const std::vector<std::string_view>& allowed,
+                        const std::string& where) {
   for (const auto& [key, node] : table) {
     if (std::find(allowed.begin(), allowed.end(), key.str()) == allowed.end()) {
       return reader.error(node, "unknown key '" + printable_field(key.str()) + "' " + where);
@@ -197,9 +197,61 @@ Result<LockedRuntime> parse_runtime(const Reader& reader, const toml::table& tab
   return runtime;
 }
 
+// A [[nccl]] (a row's JSON key) entry.
+Result<LockedTree> parse_tree(const Reader& reader, const toml::table& table, const ComponentRow& row) {
+  const std::string where = "in [[" + std::string(row.json_key) + "]]";
+  CUDNNENV_TRY(
+      known_keys(reader, table, {"platform", "release", "cuda", "file", "url", "size", "sha256"}, where.c_str()));
+  LockedTree tree;
+  tree.kind = row.kind;
+  CUDNNENV_TRY_ASSIGN(platform, platform_field(reader, table));
+  CUDNNENV_TRY_ASSIGN(release, reader.string(table, "release", table));
+  if (!parse_version(*release)) {
+    return reader.error(*table.get("release"),
+                        "'" + printable_field(*release) + "' is not a " + std::string(row.noun) + " release");
+  }
+  CUDNNENV_TRY_ASSIGN(cuda, reader.optional_string(table, "cuda"));
+  if (*cuda && !parse_cuda_version(**cuda)) {
+    return reader.error(*table.get("cuda"), "'" + printable_field(**cuda) + "' is not a CUDA version (13.0)");
+  }
+  CUDNNENV_TRY_ASSIGN(file, reader.string(table, "file", table));
+  if (!is_file_name(*file)) {
+    return reader.error(*table.get("file"), "'" + printable_field(*file) + "' is not an archive's file name");
+  }
+  CUDNNENV_TRY_ASSIGN(url, reader.optional_string(table, "url"));
+  // Only where the row's own rule puts that file: a lock from a cloned repository names no other host.
+  if (*url && (!row.trees->archive_url || row.trees->archive_url(*file) != **url)) {
+    return reader.error(*table.get("url"),
+                        "'" + printable_field(**url) + "' is not where NVIDIA serves " + printable_field(*file));
+  }
+  CUDNNENV_TRY_ASSIGN(sha256, sha256_field(reader, table, "sha256"));
+  CUDNNENV_TRY_ASSIGN(size, size_of(reader, table));
+  tree.platform = std::move(*platform);
+  tree.release = std::move(*release);
+  tree.cuda = cuda->value_or("");
+  tree.file = std::move(*file);
+  tree.url = url->value_or("");
+  tree.size = *size;
+  tree.sha256 = std::move(*sha256);
+  return tree;
+}
+
+const ComponentRow* lockable_row_of_key(std::string_view key) {
+  for (const ComponentRow* row : lockable_rows()) {
+    if (row->json_key == key) return row;
+  }
+  return nullptr;
+}
+
 Result<LockInput> parse_input(const Reader& reader, const toml::table& table) {
-  CUDNNENV_TRY(known_keys(reader, table, {"cudnn", "cuda", "profile", "runtime", "platforms"}, "in [input]"));
+  std::vector<std::string_view> keys{"cudnn", "cuda", "profile", "runtime", "platforms"};
+  for (const ComponentRow* row : lockable_rows()) keys.push_back(row->json_key);
+  CUDNNENV_TRY(known_keys(reader, table, keys, "in [input]"));
   LockInput input;
+  for (const ComponentRow* row : lockable_rows()) {
+    CUDNNENV_TRY_ASSIGN(value, reader.optional_string(table, std::string(row->json_key).c_str()));
+    if (*value) input.components[row->kind] = **value;
+  }
   CUDNNENV_TRY_ASSIGN(cudnn, reader.optional_string(table, "cudnn"));
   CUDNNENV_TRY_ASSIGN(cuda, reader.optional_string(table, "cuda"));
   CUDNNENV_TRY_ASSIGN(profile, reader.optional_string(table, "profile"));
@@ -232,6 +284,45 @@ std::string quoted_or_none(const std::optional<std::string>& value) {
 
 }  // namespace
 
+Result<Downloaded> fetch_locked_tree(const LockedTree& tree, const std::optional<fs::path>& local,
+                                     DownloadOptions options) {
+  const ComponentRow& row = component(tree.kind);
+  const std::string path = mirror_path(tree);
+  OfficialArchive archive;
+  archive.version = tree.release;
+  archive.platform = tree.platform;
+  archive.cuda_variant = tree.cuda;
+  archive.file_name = tree.file;
+  archive.sha256 = tree.sha256;
+  archive.size = tree.size;
+  archive.listed_by = "the lock";
+  if (options.nvidia_layout) {
+    const fs::path base = options.folder;
+    options.folder = base / util::path_from_utf8(path).parent_path();
+    options.folder_base = base;
+    options.nvidia_layout = false;
+    CUDNNENV_TRY(util::create_directories_below(base, options.folder));
+  }
+  if (local) return take_local_archive(archive, *local, options);
+  std::string url;
+  if (!options.mirror.empty()) {
+    CUDNNENV_TRY_ASSIGN(in_mirror, mirror_file_url(options.mirror, path));
+    url = std::move(*in_mirror);
+    options.mirror.clear();
+  } else if (!tree.url.empty()) {
+    url = tree.url;
+  } else {
+    return make_error("the lock names " + std::string(row.noun) + " " + tree.release + " as " +
+                          util::printable(tree.file) + " (SHA-256 " + tree.sha256 +
+                          "), which NVIDIA serves from no address a lock can name",
+                      "install that file: cudnnenv install " + std::string(row.json_key) + " " +
+                          util::command_word(tree.file) + "  (or give sync a --mirror that holds " + path + ")",
+                      ExitCode::not_found);
+  }
+  archive.url = url;
+  return fetch_archive(archive, options);
+}
+
 const LockedArchive* LockFile::for_platform(std::string_view platform) const {
   for (const auto& archive : cudnn) {
     if (archive.platform == platform) return &archive;
@@ -246,6 +337,27 @@ const LockedRuntime* LockFile::runtime_for(std::string_view platform) const {
   return nullptr;
 }
 
+const LockedTree* LockFile::tree_for(TreeKind kind, std::string_view platform) const {
+  for (const auto& each : trees) {
+    if (each.kind == kind && each.platform == platform) return &each;
+  }
+  return nullptr;
+}
+
+std::vector<const ComponentRow*> lockable_rows() {
+  std::vector<const ComponentRow*> rows;
+  for (const ComponentRow& row : components()) {
+    if (row.trees && row.kind != TreeKind::cuda) rows.push_back(&row);
+  }
+  return rows;
+}
+
+std::string mirror_path(const LockedTree& tree) {
+  constexpr std::string_view host = "https://developer.download.nvidia.com/";
+  if (util::starts_with(tree.url, host)) return tree.url.substr(host.size());
+  return "components/" + std::string(component(tree.kind).json_key) + "/" + tree.file;
+}
+
 std::string serialize_lock(const LockFile& lock) {
   std::string text = k_header;
   text += "format = " + std::to_string(k_lock_format) + "\n\n[input]\n";
@@ -253,6 +365,11 @@ std::string serialize_lock(const LockFile& lock) {
   if (lock.input.cuda) text += "cuda = " + toml_quote(*lock.input.cuda) + "\n";
   if (lock.input.profile) text += "profile = " + toml_quote(*lock.input.profile) + "\n";
   if (lock.input.runtime) text += "runtime = " + toml_quote(*lock.input.runtime) + "\n";
+  for (const ComponentRow* row : lockable_rows()) {
+    if (auto named = lock.input.components.find(row->kind); named != lock.input.components.end()) {
+      text += std::string(row->json_key) + " = " + toml_quote(named->second) + "\n";
+    }
+  }
   std::vector<std::string> platforms;
   for (const auto& platform : lock.input.platforms) platforms.push_back(toml_quote(platform));
   text += "platforms = [" + util::join(platforms, ", ") + "]\n";
@@ -279,6 +396,19 @@ std::string serialize_lock(const LockFile& lock) {
       text += "path = " + toml_quote(component.path) + "\n";
       if (component.size != 0) text += "size = " + std::to_string(component.size) + "\n";
       text += "sha256 = " + toml_quote(component.sha256) + "\n";
+    }
+  }
+  for (const ComponentRow* row : lockable_rows()) {
+    for (const auto& tree : lock.trees) {
+      if (tree.kind != row->kind) continue;
+      text += "\n[[" + std::string(row->json_key) + "]]\n";
+      text += "platform = " + toml_quote(tree.platform) + "\n";
+      text += "release = " + toml_quote(tree.release) + "\n";
+      if (!tree.cuda.empty()) text += "cuda = " + toml_quote(tree.cuda) + "\n";
+      text += "file = " + toml_quote(tree.file) + "\n";
+      if (!tree.url.empty()) text += "url = " + toml_quote(tree.url) + "\n";
+      if (tree.size != 0) text += "size = " + std::to_string(tree.size) + "\n";
+      text += "sha256 = " + toml_quote(tree.sha256) + "\n";
     }
   }
   return text;
@@ -333,6 +463,18 @@ Result<LockFile> parse_lock(std::string_view text, const fs::path& file) {
         }
         lock.runtime.push_back(std::move(*parsed));
       }
+    } else if (const ComponentRow* row = lockable_row_of_key(name)) {
+      const toml::array* entries = node.as_array();
+      if (!entries) return reader.error(node, "'" + name + "' must be a list of [[" + name + "]] tables");
+      for (const auto& entry : *entries) {
+        const toml::table* tree = entry.as_table();
+        if (!tree) return reader.error(entry, "each [[" + name + "]] entry must be a table");
+        CUDNNENV_TRY_ASSIGN(parsed, parse_tree(reader, *tree, *row));
+        if (lock.tree_for(row->kind, parsed->platform)) {
+          return reader.error(entry, "a second [[" + name + "]] entry for " + parsed->platform);
+        }
+        lock.trees.push_back(std::move(*parsed));
+      }
     } else {
       return reader.error(node, "unknown key '" + printable_field(name) + "'");
     }
@@ -386,6 +528,11 @@ LockInput lock_input_of(const ProjectFile& project) {
   input.cuda = project.cuda;
   input.profile = project.profile;
   input.runtime = project.runtime;
+  for (const ComponentRow* row : lockable_rows()) {
+    if (auto named = project.components.find(row->kind); named != project.components.end()) {
+      input.components[row->kind] = named->second;
+    }
+  }
   input.platforms = project.lock_platforms;
   return input;
 }
@@ -402,6 +549,13 @@ std::vector<std::string> lock_differences(const LockInput& locked, const LockInp
   compare("cuda", locked.cuda, now.cuda);
   compare("profile", locked.profile, now.profile);
   compare("runtime", locked.runtime, now.runtime);
+  for (const ComponentRow* row : lockable_rows()) {
+    const auto named = [&](const LockInput& input) {
+      const auto found = input.components.find(row->kind);
+      return found == input.components.end() ? std::optional<std::string>() : std::optional(found->second);
+    };
+    compare(std::string(row->json_key).c_str(), named(locked), named(now));
+  }
   if (!now.platforms.empty() && locked.platforms != now.platforms) {
     differences.push_back("platforms: the lock was made for " + util::join(locked.platforms, ", ") +
                           ", .cudnnenv.toml now targets " + util::join(now.platforms, ", "));
@@ -429,6 +583,18 @@ std::vector<std::string> lock_staleness(const LockFile& locked, const LockFile& 
     if ((was_runtime == nullptr) != (is_runtime == nullptr) || (was_runtime && !(*was_runtime == *is_runtime))) {
       differences.push_back(platform + ": the lock has " + runtime_words(was_runtime) +
                             ", .cudnnenv.toml now resolves to " + runtime_words(is_runtime));
+    }
+    for (const ComponentRow* row : lockable_rows()) {
+      const LockedTree* was_tree = locked.tree_for(row->kind, platform);
+      const LockedTree* is_tree = now.tree_for(row->kind, platform);
+      const auto words = [&](const LockedTree* tree) {
+        return tree ? std::string(row->noun) + " " + tree->release + " (" + tree->file + ")"
+                    : "no " + std::string(row->noun);
+      };
+      if ((was_tree == nullptr) != (is_tree == nullptr) || (was_tree && !(*was_tree == *is_tree))) {
+        differences.push_back(platform + ": the lock has " + words(was_tree) + ", .cudnnenv.toml now resolves to " +
+                              words(is_tree));
+      }
     }
   }
   if (differences.empty() && serialize_lock(locked) != serialize_lock(now)) {

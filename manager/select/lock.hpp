@@ -33,6 +33,15 @@
 //   size = 2900000
 //   sha256 = "..."
 //
+//   [[nccl]]                     # a tree of another row beside cuDNN (its JSON key: nccl, tensorrt), per platform
+//   platform = "linux-x86_64"    # where the row has a build; the archive or wheel its tree here came from
+//   release = "2.28.9"
+//   cuda = "13.0"
+//   file = "nccl_2.28.9-1+cuda13.0_x86_64.txz"
+//   url = "https://developer.download.nvidia.com/compute/redist/nccl/v2.28.9/nccl_2.28.9-1+cuda13.0_x86_64.txz"
+//   size = 201234567
+//   sha256 = "..."
+//
 // A lock comes with any cloned repository: it is read as untrusted input
 // (bounded, every field checked, never an abort), and what it names is
 // installed only when it is an official archive (sync checks the SHA-256
@@ -42,13 +51,16 @@
 #include <cstddef>
 #include <cstdint>
 #include <filesystem>
+#include <map>
 #include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
 
+#include "download/download.hpp"
 #include "download/runtime.hpp"
 #include "select/project.hpp"
+#include "store/component.hpp"
 #include "store/official.hpp"
 #include "util/result.hpp"
 
@@ -66,6 +78,8 @@ struct LockInput {
   std::optional<std::string> cuda;
   std::optional<std::string> profile;
   std::optional<std::string> runtime;  // the project's runtime = "13.0.2"
+  // nccl = "2.28", tensorrt = "10": the other rows beside cuDNN, by release (lockable_rows).
+  std::map<TreeKind, std::string> components;
   std::vector<std::string> platforms;
   bool operator==(const LockInput&) const = default;
 };
@@ -103,16 +117,51 @@ struct LockedRuntime {
   bool operator==(const LockedRuntime&) const = default;
 };
 
+// A tree of a row with no index of its own (NCCL, TensorRT): the archive or
+// wheel the tree the project resolves to was installed from, which `sync`
+// installs again from the lock's URL or a mirror, checked by its SHA-256.
+struct LockedTree {
+  TreeKind kind = TreeKind::nccl;
+  std::string platform;
+  std::string release;  // "2.28.9"
+  std::string cuda;     // the CUDA it was built for ("13.0"); empty when unknown
+  std::string file;     // the archive's or wheel's file name
+  std::string url;      // where NVIDIA serves it (ComponentTrees::archive_url); empty: a mirror or the file itself
+  std::uint64_t size = 0;
+  std::string sha256;
+  bool operator==(const LockedTree&) const = default;
+};
+
+// The rows a lock holds as LockedTree entries: those with trees of their own
+// but the CUDA runtime (whose manifest a lock names), in the table's order.
+std::vector<const ComponentRow*> lockable_rows();
+
+// Where a mirror holds `tree`: its URL's path on the host
+// (compute/redist/nccl/v2.28.9/FILE), else components/<row's JSON key>/FILE.
+std::string mirror_path(const LockedTree& tree);
+
+// The file `tree` names, checked by its size and SHA-256, into
+// options.folder (the downloads folder; with options.nvidia_layout, a
+// mirror's folder, at mirror_path): copied from `local` when given (the file
+// a tree here was installed from), else fetched from options.mirror
+// (MIRROR/mirror_path), else from the lock's URL; else an error saying where
+// to get it.
+Result<Downloaded> fetch_locked_tree(const LockedTree& tree, const std::optional<std::filesystem::path>& local,
+                                     DownloadOptions options);
+
 struct LockFile {
   std::filesystem::path file;
   LockInput input;
   std::vector<LockedArchive> cudnn;
   // Per platform: a profile's runtime where its framework opens one, or the project file's runtime = "...".
   std::vector<LockedRuntime> runtime;
+  // NCCL's and TensorRT's, per platform where the project names one (and the row has a build).
+  std::vector<LockedTree> trees;
 
   // The entry for `platform`, or null.
   const LockedArchive* for_platform(std::string_view platform) const;
   const LockedRuntime* runtime_for(std::string_view platform) const;
+  const LockedTree* tree_for(TreeKind kind, std::string_view platform) const;
 };
 
 // The lock's text: a header saying it is generated, then one line per field

@@ -1,12 +1,14 @@
 #include "select/lock_build.hpp"
 
 #include <algorithm>
+#include <cctype>
 
 #include "download/runtime.hpp"
 #include "formats/version.hpp"
 #include "select/profile.hpp"
 #include "store/official.hpp"
 #include "store/runtime.hpp"
+#include "util/fs.hpp"
 #include "util/text.hpp"
 
 namespace cudnnenv {
@@ -128,7 +130,72 @@ Result<std::optional<LockedRuntime>> project_runtime(const ProjectFile& project,
   return std::optional<LockedRuntime>(std::move(*runtime));
 }
 
+// The tree of `row` that `project` names (nccl = "2.28") on `platform`: the lock's pin while it still fits,
+// else the newest tree installed here of that release and platform that came from an archive or a wheel (no index
+// lists these rows' archives). None where the row has no build for the platform (NCCL on Windows).
+Result<std::optional<LockedTree>> project_tree(const ProjectFile& project, const ComponentRow& row,
+                                               const std::string& platform, const LockSources& sources) {
+  const auto named = project.components.find(row.kind);
+  if (named == project.components.end()) return std::optional<LockedTree>();
+  const Platform target = lock_platform(platform);
+  if (target.os == Os::windows && row.trees->no_windows_build) return std::optional<LockedTree>();
+  const std::string& text = named->second;
+  const std::string key(row.json_key);
+  // A release ("2.28.9"), or its start ("2.28", "10"): what find_component matches by release.
+  const bool by_release = !text.empty() && std::isdigit(static_cast<unsigned char>(text.front())) &&
+                          std::all_of(text.begin(), text.end(),
+                                      [](char c) { return std::isdigit(static_cast<unsigned char>(c)) || c == '.'; });
+  if (!by_release) {
+    std::string release = "RELEASE";
+    for (const auto& tree : sources.installed) {
+      if (tree.kind == row.kind && tree.name == text) release = tree.version.str();
+    }
+    return make_error(util::to_utf8(project.file) + " names the " + std::string(row.noun) + " tree '" +
+                          util::printable(text) + "' by its name, which no other machine has",
+                      "name its release instead (" + key + " = \"" + release + "\"), then run 'cudnnenv lock' again",
+                      ExitCode::usage);
+  }
+  if (const LockedTree* pinned = sources.previous ? sources.previous->tree_for(row.kind, platform) : nullptr;
+      pinned && !upgrading(sources, key) && release_fits(pinned->release, text)) {
+    return std::optional<LockedTree>(*pinned);
+  }
+  const TreeRecord* best = nullptr;
+  for (const auto& tree : sources.installed) {
+    if (tree.kind != row.kind || official_platform(tree.platform) != platform || tree.source.sha256.empty() ||
+        !release_fits(tree.version.str(), text)) {
+      continue;
+    }
+    if (!best || best->version < tree.version) best = &tree;
+  }
+  if (!best) {
+    return make_error("for " + platform + ": no " + std::string(row.noun) + " tree installed here is " + text +
+                          " from an archive or a wheel, and no index lists " + std::string(row.noun) +
+                          "'s archives: a lock names the file such a tree came from",
+                      "cudnnenv install " + key + " FILE  (NVIDIA's archive or wheel of " + std::string(row.noun) +
+                          " " + text + " for " + platform + "), then 'cudnnenv lock' again",
+                      ExitCode::not_found);
+  }
+  LockedTree locked;
+  locked.kind = row.kind;
+  locked.platform = platform;
+  locked.release = best->version.str();
+  if (best->cuda) locked.cuda = best->cuda->str();
+  locked.file = util::to_utf8(util::path_from_utf8(best->source.path).filename());
+  if (row.trees->archive_url) locked.url = row.trees->archive_url(locked.file);
+  std::error_code ec;
+  const auto size = std::filesystem::file_size(util::path_from_utf8(best->source.path), ec);
+  locked.size = ec ? 0 : size;
+  locked.sha256 = best->source.sha256;
+  return std::optional<LockedTree>(std::move(locked));
+}
+
 }  // namespace
+
+std::vector<std::string> lock_packages() {
+  std::vector<std::string> packages{"cudnn", "cuda"};
+  for (const ComponentRow* row : lockable_rows()) packages.emplace_back(row->json_key);
+  return packages;
+}
 
 Result<LockFile> make_lock(const ProjectFile& project, const LockSources& sources) {
   LockFile lock;
@@ -152,6 +219,10 @@ Result<LockFile> make_lock(const ProjectFile& project, const LockSources& source
                                        std::string((*archive)->cuda_variant), std::string((*archive)->file_name),
                                        std::string((*archive)->url), (*archive)->size,
                                        std::string((*archive)->sha256)});
+    for (const ComponentRow* row : lockable_rows()) {
+      CUDNNENV_TRY_ASSIGN(tree, project_tree(project, *row, platform, sources));
+      if (*tree) lock.trees.push_back(std::move(**tree));
+    }
   }
   return lock;
 }
@@ -175,6 +246,23 @@ std::vector<std::string> lock_updates(const LockFile& previous, const LockFile& 
       lines.push_back("Added cuda " + runtime_is->release + " (" + platform + ")");
     } else if (runtime_was && !runtime_is) {
       lines.push_back("Removed cuda " + runtime_was->release + " (" + platform + ")");
+    }
+  }
+  for (const ComponentRow* row : lockable_rows()) {
+    const std::string key(row->json_key);
+    for (const auto& is : now.trees) {
+      const LockedTree* was = previous.tree_for(row->kind, is.platform);
+      if (is.kind != row->kind) continue;
+      if (was && was->sha256 != is.sha256) {
+        lines.push_back("Updated " + key + " " + was->release + " -> " + is.release + " (" + is.platform + ")");
+      } else if (!was) {
+        lines.push_back("Added " + key + " " + is.release + " (" + is.platform + ")");
+      }
+    }
+    for (const auto& was : previous.trees) {
+      if (was.kind == row->kind && !now.tree_for(row->kind, was.platform)) {
+        lines.push_back("Removed " + key + " " + was.release + " (" + was.platform + ")");
+      }
     }
   }
   for (const auto& was : previous.cudnn) {

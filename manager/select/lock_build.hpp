@@ -35,13 +35,18 @@ struct LockSources {
   // The lock as it is (none: there is none): each pin it holds that still
   // satisfies the project file is kept (uv's and pixi's rule), unless upgraded.
   const LockFile* previous = nullptr;
-  // lock --upgrade (all: every package) or --upgrade-package cudnn|cuda: resolved afresh.
+  // lock --upgrade (all: every package) or --upgrade-package cudnn|cuda|nccl|...: resolved afresh.
   bool upgrade_all = false;
   std::vector<std::string> upgrade_packages;
+  // The trees installed here of the rows that have no index (lockable_rows:
+  // NCCL, TensorRT): a lock names the archive or wheel the one the project
+  // selects came from.
+  std::vector<TreeRecord> installed;
 };
 
-// The packages --upgrade-package takes: "cudnn", "cuda" (the runtime).
-inline constexpr const char* k_lock_packages[] = {"cudnn", "cuda"};
+// The packages --upgrade-package takes: "cudnn", "cuda" (the runtime), then
+// each lockable row's JSON key ("nccl", "tensorrt").
+std::vector<std::string> lock_packages();
 
 // The lock for `project`: each platform it targets (none: this machine's,
 // or the node's) resolved from `sources`, keeping sources.previous's pins.

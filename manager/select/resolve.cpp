@@ -154,6 +154,7 @@ Result<void> choose_components_beside(const Store& store, const SelectionRequest
     const auto trees = listing.of(row.kind);
     std::optional<std::string> named;
     std::string reason;
+    bool by_project = false;
     if (auto flag = request.components.find(row.kind); flag != request.components.end() && !flag->second.empty()) {
       named = flag->second;
       reason = "--" + std::string(row.json_key) + " " + flag->second;
@@ -161,7 +162,23 @@ Result<void> choose_components_beside(const Store& store, const SelectionRequest
       if (auto key = selection.project->components.find(row.kind); key != selection.project->components.end()) {
         named = key->second;
         reason = std::string(row.json_key) + " = \"" + key->second + "\" in " + selection.decided_by;
+        by_project = true;
       }
+    }
+    const auto locked = std::find_if(selection.locked_trees.begin(), selection.locked_trees.end(),
+                                     [&](const LockedTree& each) { return each.kind == row.kind; });
+    if (by_project && locked != selection.locked_trees.end()) {
+      // The project file's name, locked: the tree installed from the locked file.
+      const std::string lock = selection.lock ? util::to_utf8(*selection.lock) : std::string("the lock");
+      const auto installed = std::find_if(trees.begin(), trees.end(),
+                                          [&](const TreeRecord& each) { return each.source.sha256 == locked->sha256; });
+      if (installed == trees.end()) {
+        return make_error("the locked " + std::string(row.noun) + " " + util::printable(locked->release) + " (" +
+                              util::printable(locked->file) + "), is not installed (" + lock + ")",
+                          "cudnnenv sync", ExitCode::not_found);
+      }
+      add_beside(selection, *installed, "the " + std::string(row.noun) + " that " + lock + " names");
+      continue;
     }
     if (named) {
       auto tree = find_component(trees, *named);
@@ -402,6 +419,9 @@ Result<std::optional<Result<TreeRecord>>> apply_lock(const Store& store, const f
   }
   selection.lock = lock_file;
   if (const LockedRuntime* runtime = lock->runtime_for(here)) selection.locked_runtime = *runtime;
+  for (const auto& tree : lock->trees) {
+    if (tree.platform == here) selection.locked_trees.push_back(tree);
+  }
   for (auto& tree : store.list(RecordPart::identity).trees) {
     if (tree.source.sha256 == locked->sha256 && is_locked_build(tree, *locked, project)) {
       return std::optional<Result<TreeRecord>>(std::move(tree));

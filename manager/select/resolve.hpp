@@ -56,6 +56,9 @@ struct Selection {
   // The CUDA runtime that lock names for this platform: the runtime tree beside the cuDNN is the one installed
   // from that manifest (its source SHA-256), unless the command line or the project file names one.
   std::optional<LockedRuntime> locked_runtime;
+  // The NCCL and TensorRT trees that lock names for this platform: the tree of
+  // such a row the project file names is the one installed from that file.
+  std::vector<LockedTree> locked_trees;
   // Set when the nearest project file has [env] but is not trusted: its
   // variables were dropped (project->env is empty), and this says why and
   // what to do. Activation shows it as a warning; the selection stands.

@@ -85,6 +85,12 @@ struct ComponentTrees {
   std::optional<TreeRecord> (*paired_with)(const TreeRecord& cudnn, const std::vector<TreeRecord>& trees);
   // Where it has no Windows build, the words that say so (NCCL); null where it has one.
   const char* no_windows_build;
+  // Where NVIDIA serves one of its archives, from the archive's file name
+  // (a lock's `url`); empty for a name of no known place (a wheel). Null for
+  // a row whose archives a manifest names (the CUDA runtime's) or whose
+  // downloads sit behind a login (TensorRT's): a lock of it names the file,
+  // which a mirror or `install <kind> FILE` provides.
+  std::string (*archive_url)(std::string_view file_name);
 };
 
 // Each component's own functions, declared here for every row of

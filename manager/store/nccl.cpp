@@ -156,10 +156,22 @@ bool is_nccl_library(std::string_view file_name, Os os) {
   return is_nccl_library_name(file_name, os);
 }
 
+std::string nccl_archive_url(std::string_view file_name) {
+  // nccl_2.27.5-1+cuda12.9_x86_64.txz: compute/redist/nccl/v2.27.5/ on NVIDIA's host.
+  if (!util::starts_with(file_name, "nccl_") || !util::ends_with(file_name, ".txz") ||
+      file_name.find('/') != std::string_view::npos || file_name.find('\\') != std::string_view::npos) {
+    return {};
+  }
+  const auto release = release_in_archive_name(file_name);
+  if (!release || file_name.substr(5, release->str().size()) != release->str()) return {};
+  return "https://developer.download.nvidia.com/compute/redist/nccl/v" + release->str() + "/" + std::string(file_name);
+}
+
 const ComponentTrees* trees_of_nccl() {
-  static const ComponentTrees trees{
-      &default_nccl_name,    &nccl_entries, &locate_nccl_layout,   &nccl_library_files,   &nccl_library_folders,
-      &release_in_nccl_name, &nccl_record,  &check_installed_nccl, &newest_of_cuda_major, k_nccl_windows.data()};
+  static const ComponentTrees trees{&default_nccl_name,    &nccl_entries,         &locate_nccl_layout,
+                                    &nccl_library_files,   &nccl_library_folders, &release_in_nccl_name,
+                                    &nccl_record,          &check_installed_nccl, &newest_of_cuda_major,
+                                    k_nccl_windows.data(), &nccl_archive_url};
   return &trees;
 }
 

@@ -32,6 +32,11 @@ struct NcclBuild {
 };
 std::optional<NcclBuild> read_nccl_build(const std::filesystem::path& library);
 
+// Where NVIDIA serves an NCCL archive of that file name
+// (nccl_2.27.5-1+cuda12.9_x86_64.txz: .../compute/redist/nccl/v2.27.5/FILE);
+// empty for any other name (a wheel).
+std::string nccl_archive_url(std::string_view file_name);
+
 // "2.27.5+cuda12.9" -> that build; what read_nccl_build parses after "NCCL version ".
 std::optional<NcclBuild> parse_nccl_build(std::string_view text);
 

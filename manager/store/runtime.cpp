@@ -431,11 +431,17 @@ bool is_cuda_library(std::string_view file_name, Os os) {
 }
 
 const ComponentTrees* trees_of_cuda() {
-  static const ComponentTrees trees{&default_runtime_name,    &runtime_entries,
-                                    &locate_runtime_layout,   &runtime_library_files,
-                                    &runtime_library_folders, &release_in_cudart_name,
-                                    &runtime_record,          &check_installed_runtime,
-                                    &runtime_paired_with,     nullptr};
+  static const ComponentTrees trees{&default_runtime_name,
+                                    &runtime_entries,
+                                    &locate_runtime_layout,
+                                    &runtime_library_files,
+                                    &runtime_library_folders,
+                                    &release_in_cudart_name,
+                                    &runtime_record,
+                                    &check_installed_runtime,
+                                    &runtime_paired_with,
+                                    nullptr,
+                                    nullptr};
   return &trees;
 }
 

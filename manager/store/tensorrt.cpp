@@ -159,11 +159,17 @@ bool is_tensorrt_library(std::string_view file_name, Os os) {
 }
 
 const ComponentTrees* trees_of_tensorrt() {
-  static const ComponentTrees trees{&default_tensorrt_name,    &tensorrt_entries,
-                                    &locate_tensorrt_layout,   &tensorrt_library_files,
-                                    &tensorrt_library_folders, &release_in_tensorrt_name,
-                                    &tensorrt_record,          &check_installed_tensorrt,
-                                    &newest_of_cuda_major,     nullptr};
+  static const ComponentTrees trees{&default_tensorrt_name,
+                                    &tensorrt_entries,
+                                    &locate_tensorrt_layout,
+                                    &tensorrt_library_files,
+                                    &tensorrt_library_folders,
+                                    &release_in_tensorrt_name,
+                                    &tensorrt_record,
+                                    &check_installed_tensorrt,
+                                    &newest_of_cuda_major,
+                                    nullptr,
+                                    nullptr};
   return &trees;
 }
 
