@@ -48,10 +48,9 @@ SelectionRequest Context::request(const std::string& cudnn, const std::string& c
 }
 
 void add_component_options(CLI::App& command, std::map<TreeKind, std::string>& into, const std::string& what) {
-  for (const ComponentRow& row : components()) {
-    if (!row.trees || row.kind == TreeKind::cuda) continue;
-    command.add_option("--" + std::string(row.json_key), into[row.kind],
-                       "the " + std::string(row.noun) + " tree " + what + ": its name or release");
+  for (const ComponentRow* row : named_rows()) {
+    command.add_option("--" + std::string(row->json_key), into[row->kind],
+                       "the " + std::string(row->noun) + " tree " + what + ": its name or release");
   }
 }
 
@@ -83,7 +82,7 @@ LockSources Context::lock_sources() const {
   sources.cuda_index = cuda_index(environment);
   sources.download = download_options("", true);
   const auto listing = store().list(RecordPart::identity);
-  for (const ComponentRow* row : lockable_rows()) {
+  for (const ComponentRow* row : named_rows()) {
     for (auto& tree : listing.of(row->kind)) sources.installed.push_back(std::move(tree));
   }
   return sources;

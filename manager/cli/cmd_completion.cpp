@@ -126,8 +126,8 @@ Candidates specs(const Context& context) {
 
 // The row of the component table beside cuDNN but the runtime whose flag `option` is (--nccl), if any.
 std::optional<TreeKind> row_of_flag(const std::string& option) {
-  for (const ComponentRow& row : components()) {
-    if (row.trees && row.kind != TreeKind::cuda && option == "--" + std::string(row.json_key)) return row.kind;
+  for (const ComponentRow* row : named_rows()) {
+    if (option == "--" + std::string(row->json_key)) return row->kind;
   }
   return std::nullopt;
 }

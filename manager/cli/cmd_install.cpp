@@ -492,7 +492,7 @@ Result<int> run_install(const InstallArguments& arguments, const Context& contex
   }
   if (!arguments.release.empty()) {
     if (const auto kind = parse_tree_kind(arguments.source);
-        kind && *kind != TreeKind::cuda && component(*kind).trees) {
+        kind && std::ranges::count(named_rows(), &component(*kind)) > 0) {
       return run_install_component(*kind, arguments, context);
     }
     if (arguments.source != "cuda") {

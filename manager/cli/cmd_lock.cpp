@@ -58,7 +58,7 @@ Json lock_to_json(const LockFile& lock) {
                             {"components", components}});
   }
   Json result{{"lock", util::to_utf8(lock.file)}, {"cudnn", entries}, {"runtime", runtimes}};
-  for (const ComponentRow* row : lockable_rows()) {
+  for (const ComponentRow* row : named_rows()) {
     Json trees = Json::array();
     for (const auto& tree : lock.trees) {
       if (tree.kind != row->kind) continue;

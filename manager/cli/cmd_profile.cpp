@@ -29,10 +29,12 @@ Json profile_json(const Profile& profile, const std::optional<ProfileFit>& fit) 
   for (const auto& [name, value] : profile.env) {
     env[name] = value;
   }
-  return Json{{"name", profile.name},         {"framework", profile.framework},
+  Json result{{"name", profile.name},         {"framework", profile.framework},
               {"cudnn", profile.cudnn},       {"cuda", profile.cuda},
               {"env", std::move(env)},        {"tree", fit ? Json(fit->tree.name) : Json(nullptr)},
               {"satisfied", fit.has_value()}, {"tested_pair", fit ? Json(fit->tested) : Json(nullptr)}};
+  for (const auto& [kind, release] : profile.components) result[std::string(component(kind).json_key)] = release;
+  return result;
 }
 
 Result<int> run_list(const ProfileArguments& arguments, const Context& context) {
@@ -77,6 +79,9 @@ Result<int> run_show(const ProfileArguments& arguments, const Context& context) 
   }
   std::string text = profile->name + ": " + profile->framework + "\n  cuDNN " + profile->cudnn +
                      " (or a newer minor of the same major)\n  CUDA  " + profile->cuda + "\n";
+  for (const auto& [kind, release] : profile->components) {
+    text += "  " + std::string(component(kind).noun) + " " + release + " (selected beside it where installed)\n";
+  }
   for (const auto& [name, value] : profile->env) {
     text += "  " + name + "=" + value + "\n";
   }

@@ -236,8 +236,8 @@ Result<LockedTree> parse_tree(const Reader& reader, const toml::table& table, co
   return tree;
 }
 
-const ComponentRow* lockable_row_of_key(std::string_view key) {
-  for (const ComponentRow* row : lockable_rows()) {
+const ComponentRow* named_row_of_key(std::string_view key) {
+  for (const ComponentRow* row : named_rows()) {
     if (row->json_key == key) return row;
   }
   return nullptr;
@@ -245,10 +245,10 @@ const ComponentRow* lockable_row_of_key(std::string_view key) {
 
 Result<LockInput> parse_input(const Reader& reader, const toml::table& table) {
   std::vector<std::string_view> keys{"cudnn", "cuda", "profile", "runtime", "platforms"};
-  for (const ComponentRow* row : lockable_rows()) keys.push_back(row->json_key);
+  for (const ComponentRow* row : named_rows()) keys.push_back(row->json_key);
   CUDNNENV_TRY(known_keys(reader, table, keys, "in [input]"));
   LockInput input;
-  for (const ComponentRow* row : lockable_rows()) {
+  for (const ComponentRow* row : named_rows()) {
     CUDNNENV_TRY_ASSIGN(value, reader.optional_string(table, std::string(row->json_key).c_str()));
     if (*value) input.components[row->kind] = **value;
   }
@@ -344,14 +344,6 @@ const LockedTree* LockFile::tree_for(TreeKind kind, std::string_view platform) c
   return nullptr;
 }
 
-std::vector<const ComponentRow*> lockable_rows() {
-  std::vector<const ComponentRow*> rows;
-  for (const ComponentRow& row : components()) {
-    if (row.trees && row.kind != TreeKind::cuda) rows.push_back(&row);
-  }
-  return rows;
-}
-
 std::string mirror_path(const LockedTree& tree) {
   constexpr std::string_view host = "https://developer.download.nvidia.com/";
   if (util::starts_with(tree.url, host)) return tree.url.substr(host.size());
@@ -365,7 +357,7 @@ std::string serialize_lock(const LockFile& lock) {
   if (lock.input.cuda) text += "cuda = " + toml_quote(*lock.input.cuda) + "\n";
   if (lock.input.profile) text += "profile = " + toml_quote(*lock.input.profile) + "\n";
   if (lock.input.runtime) text += "runtime = " + toml_quote(*lock.input.runtime) + "\n";
-  for (const ComponentRow* row : lockable_rows()) {
+  for (const ComponentRow* row : named_rows()) {
     if (auto named = lock.input.components.find(row->kind); named != lock.input.components.end()) {
       text += std::string(row->json_key) + " = " + toml_quote(named->second) + "\n";
     }
@@ -398,7 +390,7 @@ std::string serialize_lock(const LockFile& lock) {
       text += "sha256 = " + toml_quote(component.sha256) + "\n";
     }
   }
-  for (const ComponentRow* row : lockable_rows()) {
+  for (const ComponentRow* row : named_rows()) {
     for (const auto& tree : lock.trees) {
       if (tree.kind != row->kind) continue;
       text += "\n[[" + std::string(row->json_key) + "]]\n";
@@ -463,7 +455,7 @@ Result<LockFile> parse_lock(std::string_view text, const fs::path& file) {
         }
         lock.runtime.push_back(std::move(*parsed));
       }
-    } else if (const ComponentRow* row = lockable_row_of_key(name)) {
+    } else if (const ComponentRow* row = named_row_of_key(name)) {
       const toml::array* entries = node.as_array();
       if (!entries) return reader.error(node, "'" + name + "' must be a list of [[" + name + "]] tables");
       for (const auto& entry : *entries) {
@@ -528,7 +520,7 @@ LockInput lock_input_of(const ProjectFile& project) {
   input.cuda = project.cuda;
   input.profile = project.profile;
   input.runtime = project.runtime;
-  for (const ComponentRow* row : lockable_rows()) {
+  for (const ComponentRow* row : named_rows()) {
     if (auto named = project.components.find(row->kind); named != project.components.end()) {
       input.components[row->kind] = named->second;
     }
@@ -549,7 +541,7 @@ std::vector<std::string> lock_differences(const LockInput& locked, const LockInp
   compare("cuda", locked.cuda, now.cuda);
   compare("profile", locked.profile, now.profile);
   compare("runtime", locked.runtime, now.runtime);
-  for (const ComponentRow* row : lockable_rows()) {
+  for (const ComponentRow* row : named_rows()) {
     const auto named = [&](const LockInput& input) {
       const auto found = input.components.find(row->kind);
       return found == input.components.end() ? std::optional<std::string>() : std::optional(found->second);
@@ -584,7 +576,7 @@ std::vector<std::string> lock_staleness(const LockFile& locked, const LockFile& 
       differences.push_back(platform + ": the lock has " + runtime_words(was_runtime) +
                             ", .cudnnenv.toml now resolves to " + runtime_words(is_runtime));
     }
-    for (const ComponentRow* row : lockable_rows()) {
+    for (const ComponentRow* row : named_rows()) {
       const LockedTree* was_tree = locked.tree_for(row->kind, platform);
       const LockedTree* is_tree = now.tree_for(row->kind, platform);
       const auto words = [&](const LockedTree* tree) {

@@ -78,7 +78,7 @@ struct LockInput {
   std::optional<std::string> cuda;
   std::optional<std::string> profile;
   std::optional<std::string> runtime;  // the project's runtime = "13.0.2"
-  // nccl = "2.28", tensorrt = "10": the other rows beside cuDNN, by release (lockable_rows).
+  // nccl = "2.28", tensorrt = "10": the other rows beside cuDNN, by release (named_rows).
   std::map<TreeKind, std::string> components;
   std::vector<std::string> platforms;
   bool operator==(const LockInput&) const = default;
@@ -131,10 +131,6 @@ struct LockedTree {
   std::string sha256;
   bool operator==(const LockedTree&) const = default;
 };
-
-// The rows a lock holds as LockedTree entries: those with trees of their own
-// but the CUDA runtime (whose manifest a lock names), in the table's order.
-std::vector<const ComponentRow*> lockable_rows();
 
 // Where a mirror holds `tree`: its URL's path on the host
 // (compute/redist/nccl/v2.28.9/FILE), else components/<row's JSON key>/FILE.

@@ -193,7 +193,7 @@ Result<std::optional<LockedTree>> project_tree(const ProjectFile& project, const
 
 std::vector<std::string> lock_packages() {
   std::vector<std::string> packages{"cudnn", "cuda"};
-  for (const ComponentRow* row : lockable_rows()) packages.emplace_back(row->json_key);
+  for (const ComponentRow* row : named_rows()) packages.emplace_back(row->json_key);
   return packages;
 }
 
@@ -219,7 +219,7 @@ Result<LockFile> make_lock(const ProjectFile& project, const LockSources& source
                                        std::string((*archive)->cuda_variant), std::string((*archive)->file_name),
                                        std::string((*archive)->url), (*archive)->size,
                                        std::string((*archive)->sha256)});
-    for (const ComponentRow* row : lockable_rows()) {
+    for (const ComponentRow* row : named_rows()) {
       CUDNNENV_TRY_ASSIGN(tree, project_tree(project, *row, platform, sources));
       if (*tree) lock.trees.push_back(std::move(**tree));
     }
@@ -248,7 +248,7 @@ std::vector<std::string> lock_updates(const LockFile& previous, const LockFile& 
       lines.push_back("Removed cuda " + runtime_was->release + " (" + platform + ")");
     }
   }
-  for (const ComponentRow* row : lockable_rows()) {
+  for (const ComponentRow* row : named_rows()) {
     const std::string key(row->json_key);
     for (const auto& is : now.trees) {
       const LockedTree* was = previous.tree_for(row->kind, is.platform);

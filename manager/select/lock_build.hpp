@@ -38,14 +38,14 @@ struct LockSources {
   // lock --upgrade (all: every package) or --upgrade-package cudnn|cuda|nccl|...: resolved afresh.
   bool upgrade_all = false;
   std::vector<std::string> upgrade_packages;
-  // The trees installed here of the rows that have no index (lockable_rows:
+  // The trees installed here of the rows that have no index (named_rows:
   // NCCL, TensorRT): a lock names the archive or wheel the one the project
   // selects came from.
   std::vector<TreeRecord> installed;
 };
 
 // The packages --upgrade-package takes: "cudnn", "cuda" (the runtime), then
-// each lockable row's JSON key ("nccl", "tensorrt").
+// each named row (named_rows)'s JSON key ("nccl", "tensorrt").
 std::vector<std::string> lock_packages();
 
 // The lock for `project`: each platform it targets (none: this machine's,

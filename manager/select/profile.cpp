@@ -4,6 +4,7 @@
 
 #include "formats/toml_text.hpp"
 #include "select/project.hpp"
+#include "store/component.hpp"
 #include "store/spec.hpp"
 
 #include <algorithm>
@@ -79,6 +80,17 @@ Result<std::vector<Profile>> parse_profiles(std::string_view text, const fs::pat
         }
         list->push_back(value);
       }
+    }
+    for (const ComponentRow* row : named_rows()) {
+      const toml::node* node = entry->get(row->json_key);
+      if (!node) continue;
+      const auto release = node->value<std::string>();
+      if (!release || !parse_version(*release + (release->find('.') == std::string::npos ? ".0" : ""))) {
+        return make_error(toml_place(origin, node->source()) + ": " + std::string(row->json_key) +
+                              " must be the release of " + std::string(row->noun) + " the framework opens",
+                          "for example " + std::string(row->json_key) + " = \"7\"");
+      }
+      profile.components[row->kind] = *release;
     }
     if (const toml::table* env = entry->get_as<toml::table>("env")) {
       for (const auto& [key, value] : *env) {

@@ -3,6 +3,7 @@
 #pragma once
 
 #include <filesystem>
+#include <map>
 #include <optional>
 #include <string>
 #include <utility>
@@ -25,6 +26,9 @@ struct Profile {
   // OS (`windows_libraries`, `linux_libraries`); empty where not known.
   std::vector<std::string> windows_libraries;
   std::vector<std::string> linux_libraries;
+  // tensorrt = "7": the release of a row beside cuDNN (named_rows) that the
+  // framework opens by name where known (TensorFlow 2.4-2.11: libnvinfer.so.7).
+  std::map<TreeKind, std::string> components;
 
   const std::vector<std::string>& runtime_libraries(Os os) const {
     return os == Os::windows ? windows_libraries : linux_libraries;

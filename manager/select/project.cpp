@@ -56,19 +56,17 @@ Result<ProjectFile> parse_project_file(std::string_view text, const fs::path& fi
   project.file = file;
   project.content = std::string(text);
   std::string valid = "cudnn, cuda, runtime, ";
-  for (const ComponentRow& row : components()) {
-    if (row.trees && row.kind != TreeKind::cuda) valid += std::string(row.json_key) + ", ";
-  }
+  for (const ComponentRow* row : named_rows()) valid += std::string(row->json_key) + ", ";
   valid += "profile, path, [env], [verify], [lock]";
   for (const auto& [key, node] : *parsed) {
     const std::string name(key.str());
     // A tree of a row beside cuDNN but the runtime, by its row's key: nccl = "2.27".
-    const auto row = std::find_if(components().begin(), components().end(), [&](const ComponentRow& each) {
-      return each.trees && each.kind != TreeKind::cuda && each.json_key == name;
-    });
-    if (row != components().end()) {
+    const auto rows = named_rows();
+    const auto row =
+        std::find_if(rows.begin(), rows.end(), [&](const ComponentRow* each) { return each->json_key == name; });
+    if (row != rows.end()) {
       CUDNNENV_TRY_ASSIGN(value, string_value(file, key, node));
-      project.components[row->kind] = *value;
+      project.components[(*row)->kind] = *value;
     } else if (name == "cudnn" || name == "cuda" || name == "runtime" || name == "profile" || name == "path") {
       CUDNNENV_TRY_ASSIGN(value, string_value(file, key, node));
       (name == "cudnn"     ? project.cudnn

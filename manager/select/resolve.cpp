@@ -149,8 +149,8 @@ Result<void> choose_runtime_beside(const Store& store, const SelectionRequest& r
 // one is named and none installed is that one.
 Result<void> choose_components_beside(const Store& store, const SelectionRequest& request, Selection& selection) {
   const auto listing = store.list(RecordPart::identity);
-  for (const ComponentRow& row : components()) {
-    if (!row.trees || row.kind == TreeKind::cuda) continue;
+  for (const ComponentRow* named_row : named_rows()) {
+    const ComponentRow& row = *named_row;
     const auto trees = listing.of(row.kind);
     std::optional<std::string> named;
     std::string reason;
@@ -203,6 +203,20 @@ Result<void> choose_components_beside(const Store& store, const SelectionRequest
           continue;
         }
       }
+    }
+    const std::string* asked = nullptr;
+    if (selection.profile) {
+      if (auto found = selection.profile->components.find(row.kind); found != selection.profile->components.end()) {
+        asked = &found->second;
+      }
+    }
+    if (asked) {
+      // The release the framework opens, or none: a tree of another major would fence out the one it asks for.
+      if (auto tree = find_component(trees, *asked)) {
+        add_beside(selection, *tree,
+                   "the profile " + selection.profile->name + " (" + std::string(row.noun) + " " + *asked + ")");
+      }
+      continue;
     }
     if (auto paired = paired_tree(row.kind, selection.tree, trees)) {
       add_beside(selection, *paired, "the CUDA major of '" + selection.tree.name + "'");

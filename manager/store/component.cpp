@@ -71,6 +71,14 @@ const ComponentRow& component(TreeKind kind) {
   return components().front();  // unreachable: every TreeKind has a row (test_component)
 }
 
+std::vector<const ComponentRow*> named_rows() {
+  std::vector<const ComponentRow*> rows;
+  for (const ComponentRow& row : components()) {
+    if (row.trees && row.kind != TreeKind::cuda) rows.push_back(&row);
+  }
+  return rows;
+}
+
 std::ptrdiff_t component_order(TreeKind kind) {
   return &component(kind) - components().data();
 }

@@ -129,6 +129,10 @@ std::span<const ComponentRow> components();
 const ComponentRow& component(TreeKind kind);
 // Its row's place in the table: what orders a selection's trees and the store's listing.
 std::ptrdiff_t component_order(TreeKind kind);
+// The rows beside cuDNN that a release names (nccl = "2.28", tensorrt = "10":
+// a project file, a flag, a profile, a lock): each with trees of its own but
+// the CUDA runtime (whose release its own rules name), in the table's order.
+std::vector<const ComponentRow*> named_rows();
 
 // Of `trees` (component `kind`'s), the one its row pairs with cuDNN tree
 // `cudnn` when nothing names one (ComponentTrees::paired_with): the one rule

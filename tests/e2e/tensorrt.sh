@@ -69,6 +69,18 @@ pushd project > /dev/null && run current && mv out err "$WORK/" && popd > /dev/n
 expect_eq "$(sed -n 2p out)" "TensorRT 7.2.3  tensorrt-7.2.3  (chosen by tensorrt = \"7\" in $WORK/project/.cudnnenv.toml)" \
   "tensorrt = in the project file"
 pass "TensorRT selected beside cuDNN: paired by CUDA major, or named by tensorrt ="
+mkdir -p "$CUDNNENV_STATE_DIR"
+printf '[profiles."trt7"]\nframework = "a TF-TRT build"\ncudnn = "9.19"\ncuda = "13"\ntensorrt = "7"\n[profiles."trt8"]\nframework = "another"\ncudnn = "9.19"\ncuda = "13"\ntensorrt = "8"\n' \
+  > "$CUDNNENV_STATE_DIR/config.toml"
+run current --cudnn trt7
+expect_eq "$rc:$(sed -n 2p out)" "0:TensorRT 7.2.3  tensorrt-7.2.3  (chosen by the profile trt7 (TensorRT 7))" \
+  "a profile's tensorrt = picks that release over the CUDA major's pairing: $(cat err)"
+run current --cudnn trt8
+expect_eq "$rc:$(grep -c TensorRT out)" "0:0" "a profile's TensorRT not installed: none selected, not one of another major"
+run profile show tf2.5
+expect_eq "$(grep TensorRT out)" "  TensorRT 7 (selected beside it where installed)" "profile show: the TensorRT TensorFlow 2.5 opens"
+rm "$CUDNNENV_STATE_DIR/config.toml"
+pass "a profile names the TensorRT its framework opens (TensorFlow 2.4-2.11: 7): selected where installed, no other"
 
 plain=$(LD_LIBRARY_PATH="$WORK/decoy" ./load-names libnvinfer.so.10)
 expect_eq "$plain" "libnvinfer.so.10 loaded (getInferLibVersion 100000)" "without cudnnenv the decoy on LD_LIBRARY_PATH loads"
