@@ -252,7 +252,7 @@ int main(int argc, char** argv) {
   if (!text) die("cannot read ", sidecar_path);
   Sidecar sidecar;
   char error[256];
-  if (!cudnnenv::shim::parse_sidecar(text, size, sidecar, error, sizeof error)) {
+  if (!cudnnenv::shim::parse_sidecar(text, size, sidecar, error, sizeof error, name)) {
     fprintf(stderr, "cudnnenv-shim: error: %s: %s\n", sidecar_path, error);
     return 127;
   }
@@ -287,56 +287,43 @@ int main(int argc, char** argv) {
     arguments.add(const_cast<char*>("--")).add(sidecar.path);
     start(sidecar.cudnnenv, arguments.finish(), child.data());
   }
-  const char* library_dir = sidecar.library_dir;
-  if (library_dir[0] == '\0' || !have_target) {
-    cudnnenv::shim::LaunchDecision decision;
-    char* cached = nullptr;
-    size_t cached_size = 0;
-    if (have_target) {
-      char* const state = arena.next();
-      char* key = nullptr;
-      char* cache_path = nullptr;
-      if (cudnnenv::shim::state_folder(sidecar.state, sidecar.root, state, arena.room())) {
-        arena.keep(strlen(state));
-        if (cudnnenv::shim::launch_key(sidecar.root, state, arena.next(),
-                                       arena.room() < k_key_max ? arena.room() : k_key_max)) {
-          key = arena.keep(strlen(arena.next()));
-        }
-      }
-      if (key && cudnnenv::shim::launch_cache_path(state, key, arena.next(), arena.room())) {
-        cache_path = arena.keep(strlen(arena.next()));
-        cached = read_small(arena, cache_path, k_key_max + 3 * k_path_max - 1, cached_size);
-      }
-      if (cached && cached_size > 0 && cudnnenv::shim::read_decision(cached, cached_size, key, decision)) {
-        for (int i = 0; i < decision.change_count; ++i) {
-          const cudnnenv::shim::EnvironmentChange& change = decision.changes[i];
-          if (change.op == '+') {
-            child.prepend(change.name, change.value);
-          } else if (change.op == '=') {
-            child.set(change.name, change.value);
-          } else {
-            child.unset(change.name);
-          }
-        }
-        arguments.add(target);
-        start(target, arguments.finish(), child.data());
+  cudnnenv::shim::LaunchDecision decision;
+  char* cached = nullptr;
+  size_t cached_size = 0;
+  if (have_target) {
+    char* const state = arena.next();
+    char* key = nullptr;
+    char* cache_path = nullptr;
+    if (cudnnenv::shim::state_folder(sidecar.state, sidecar.root, state, arena.room())) {
+      arena.keep(strlen(state));
+      if (cudnnenv::shim::launch_key(sidecar.root, state, arena.next(),
+                                     arena.room() < k_key_max ? arena.room() : k_key_max)) {
+        key = arena.keep(strlen(arena.next()));
       }
     }
-    if (sidecar.cudnnenv[0] == '\0') {
-      fprintf(stderr, "cudnnenv-shim: error: '%s' is not on PATH outside %s\n", name, shims_dir);
-      return 127;
+    if (key && cudnnenv::shim::launch_cache_path(state, key, arena.next(), arena.room())) {
+      cache_path = arena.keep(strlen(arena.next()));
+      cached = read_small(arena, cache_path, k_key_max + 3 * k_path_max - 1, cached_size);
     }
-    // The slow path: cudnnenv resolves, checks, records the decision and
-    // execs the program itself (or says why it cannot).
-    arguments.add(sidecar.cudnnenv).add(const_cast<char*>("--root")).add(sidecar.root);
-    arguments.add(const_cast<char*>("exec")).add(const_cast<char*>("--shims-dir")).add(shims_dir);
-    arguments.add(const_cast<char*>("--")).add(sidecar.path[0] ? sidecar.path : const_cast<char*>(name));
-    start(sidecar.cudnnenv, arguments.finish(), child.data());
+    if (cached && cached_size > 0 && cudnnenv::shim::read_decision(cached, cached_size, key, decision)) {
+      for (int i = 0; i < decision.change_count; ++i) {
+        const cudnnenv::shim::EnvironmentChange& change = decision.changes[i];
+        if (change.op == '+') {
+          child.prepend(change.name, change.value);
+        } else if (change.op == '=') {
+          child.set(change.name, change.value);
+        } else {
+          child.unset(change.name);
+        }
+      }
+      arguments.add(target);
+      start(target, arguments.finish(), child.data());
+    }
   }
-
-  child.prepend("LD_LIBRARY_PATH", library_dir);
-  child.set("CUDNNENV_PIN_DIR", library_dir);
-  if (sidecar.audit[0]) child.prepend("LD_AUDIT", sidecar.audit);
-  arguments.add(target);
-  start(target, arguments.finish(), child.data());
+  // The slow path: cudnnenv resolves, checks, records the decision and
+  // execs the program itself (or says why it cannot).
+  arguments.add(sidecar.cudnnenv).add(const_cast<char*>("--root")).add(sidecar.root);
+  arguments.add(const_cast<char*>("exec")).add(const_cast<char*>("--shims-dir")).add(shims_dir);
+  arguments.add(const_cast<char*>("--")).add(sidecar.path[0] ? sidecar.path : const_cast<char*>(name));
+  start(sidecar.cudnnenv, arguments.finish(), child.data());
 }

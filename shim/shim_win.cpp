@@ -38,6 +38,14 @@ std::wstring widen(const char* text) {
 // A line on stderr, whole: the console gets UTF-16 (WriteConsoleW), a pipe
 // or file UTF-8, as cudnnenv writes (the C runtime's wide output stops at
 // the first letter outside the code page).
+std::string narrow(const std::wstring& text) {
+  const int length =
+      ::WideCharToMultiByte(CP_UTF8, 0, text.data(), static_cast<int>(text.size()), nullptr, 0, nullptr, nullptr);
+  std::string utf8(static_cast<std::size_t>(length > 0 ? length : 0), '\0');
+  ::WideCharToMultiByte(CP_UTF8, 0, text.data(), static_cast<int>(text.size()), utf8.data(), length, nullptr, nullptr);
+  return utf8;
+}
+
 void write_error(const std::wstring& line) {
   const HANDLE handle = ::GetStdHandle(STD_ERROR_HANDLE);
   DWORD mode = 0;
@@ -46,10 +54,7 @@ void write_error(const std::wstring& line) {
     ::WriteConsoleW(handle, line.data(), static_cast<DWORD>(line.size()), &written, nullptr);
     return;
   }
-  const int length =
-      ::WideCharToMultiByte(CP_UTF8, 0, line.data(), static_cast<int>(line.size()), nullptr, 0, nullptr, nullptr);
-  std::string utf8(static_cast<std::size_t>(length > 0 ? length : 0), '\0');
-  ::WideCharToMultiByte(CP_UTF8, 0, line.data(), static_cast<int>(line.size()), utf8.data(), length, nullptr, nullptr);
+  const std::string utf8 = narrow(line);
   ::WriteFile(handle, utf8.data(), static_cast<DWORD>(utf8.size()), &written, nullptr);
 }
 
@@ -213,7 +218,8 @@ int wmain() {
   }
   cudnnenv::shim::Sidecar sidecar;
   char error[256];
-  if (!cudnnenv::shim::parse_sidecar(text, static_cast<std::size_t>(size), sidecar, error, sizeof error)) {
+  if (!cudnnenv::shim::parse_sidecar(text, static_cast<std::size_t>(size), sidecar, error, sizeof error,
+                                     narrow(name).c_str())) {
     return fail(L"", sidecar_path + L": " + widen(error));
   }
 
@@ -228,7 +234,7 @@ int wmain() {
 
   const wchar_t* rest = after_program_name(::GetCommandLineW());
   const std::wstring target = sidecar.path[0] ? widen(sidecar.path) : find_target(name, shims_dir, self);
-  std::wstring library_dir = widen(sidecar.library_dir);
+  std::wstring library_dir;  // the cuDNN tree's folder, from the recorded decision
   if (sidecar.cudnn[0] != '\0') {
     // A launcher pinned to one tree: every start through `cudnnenv exec
     // --cudnn TREE [--runtime NAME ...]` (no --shims-dir: no decision recorded
@@ -245,59 +251,40 @@ int wmain() {
     append_arguments(command_line, sidecar.args, rest);
     return run(program, command_line);
   }
-  bool applied = false;  // the recorded changes made (PATH among them)
-  if (library_dir.empty() || target.empty()) {
-    static char key[k_key_max];
-    static char cache_path[k_path_max + 64];
-    static char state[k_path_max];
-    static char cached[k_key_max + 3 * k_path_max];
-    cudnnenv::shim::LaunchDecision decision;
-    long cached_size = -1;
-    if (!target.empty() && cudnnenv::shim::state_folder(sidecar.state, sidecar.root, state, sizeof state) &&
-        cudnnenv::shim::launch_key(sidecar.root, state, key, sizeof key) &&
-        cudnnenv::shim::launch_cache_path(state, key, cache_path, sizeof cache_path)) {
-      cached_size = read_small(widen(cache_path), cached, sizeof cached - 1);
+  static char key[k_key_max];
+  static char cache_path[k_path_max + 64];
+  static char state[k_path_max];
+  static char cached[k_key_max + 3 * k_path_max];
+  cudnnenv::shim::LaunchDecision decision;
+  long cached_size = -1;
+  if (!target.empty() && cudnnenv::shim::state_folder(sidecar.state, sidecar.root, state, sizeof state) &&
+      cudnnenv::shim::launch_key(sidecar.root, state, key, sizeof key) &&
+      cudnnenv::shim::launch_cache_path(state, key, cache_path, sizeof cache_path)) {
+    cached_size = read_small(widen(cache_path), cached, sizeof cached - 1);
+  }
+  // A decision holds for the program it was made for: another one may have
+  // a copy of a DLL in its own folder, which only the slow path loads past.
+  if (cached_size > 0 && cudnnenv::shim::read_decision(cached, static_cast<std::size_t>(cached_size), key, decision) &&
+      ::CompareStringOrdinal(widen(decision.program).c_str(), -1, target.c_str(), -1, TRUE) == CSTR_EQUAL) {
+    library_dir = widen(decision.library_dir);
+    std::wstring failed;
+    std::size_t length = 0;
+    if (!apply_changes(decision, failed, length)) {
+      return fail(failed.c_str(), L" would hold " + std::to_wstring(length) +
+                                      L" characters, more than the 32,766 Windows allows in a variable; shorten " +
+                                      failed + L", or move the store (--root) to a shorter folder: " + library_dir);
     }
-    // A decision holds for the program it was made for: another one may have
-    // a copy of a DLL in its own folder, which only the slow path loads past.
-    if (cached_size > 0 &&
-        cudnnenv::shim::read_decision(cached, static_cast<std::size_t>(cached_size), key, decision) &&
-        ::CompareStringOrdinal(widen(decision.program).c_str(), -1, target.c_str(), -1, TRUE) == CSTR_EQUAL) {
-      library_dir = widen(decision.library_dir);
-      std::wstring failed;
-      std::size_t length = 0;
-      if (!apply_changes(decision, failed, length)) {
-        return fail(failed.c_str(), L" would hold " + std::to_wstring(length) +
-                                        L" characters, more than the 32,766 Windows allows in a variable; shorten " +
-                                        failed + L", or move the store (--root) to a shorter folder: " + library_dir);
-      }
-      applied = true;
-    } else if (sidecar.cudnnenv[0] == '\0') {
-      return fail(L"not on PATH outside the shims folder: ", name);
-    } else {
-      // The slow path: cudnnenv resolves, checks, records the decision and
-      // starts the program (or says why it cannot); its exit code is returned.
-      const std::wstring program = widen(sidecar.cudnnenv);
-      std::wstring command_line = quote(program) + L" --root " + quote(widen(sidecar.root)) + L" exec --shims-dir " +
-                                  quote(shims_dir) + L" -- " + quote(sidecar.path[0] ? widen(sidecar.path) : name);
-      append_arguments(command_line, sidecar.args, rest);
-      return run(program, command_line);
-    }
+  } else {
+    // The slow path: cudnnenv resolves, checks, records the decision and
+    // starts the program (or says why it cannot); its exit code is returned.
+    const std::wstring program = widen(sidecar.cudnnenv);
+    std::wstring command_line = quote(program) + L" --root " + quote(widen(sidecar.root)) + L" exec --shims-dir " +
+                                quote(shims_dir) + L" -- " + quote(sidecar.path[0] ? widen(sidecar.path) : name);
+    append_arguments(command_line, sidecar.args, rest);
+    return run(program, command_line);
   }
   if (same_file(target, self)) {
     return fail(L"the shim would start itself: ", sidecar_path);
-  }
-  std::wstring path(32767, L'\0');
-  path.resize(::GetEnvironmentVariableW(L"PATH", path.data(), static_cast<DWORD>(path.size())));
-  const std::wstring pinned = path.empty() ? library_dir : library_dir + L";" + path;
-  // Inherited by the child: what Wine honours. A variable holds 32,767 characters at most.
-  if (!applied &&
-      (pinned.size() > cudnnenv::shim::k_max_variable_value || !::SetEnvironmentVariableW(L"PATH", pinned.c_str()) ||
-       !::SetEnvironmentVariableW(L"CUDNNENV_PIN_DIR", library_dir.c_str()))) {
-    return fail(L"PATH would hold ", std::to_wstring(pinned.size()) +
-                                         L" characters, more than the 32,766 Windows allows in a variable; shorten "
-                                         L"PATH, or move the store (--root) to a shorter folder: " +
-                                         library_dir);
   }
   ::SetDllDirectoryW(library_dir.c_str());  // inherited on real Windows, ahead of PATH
 

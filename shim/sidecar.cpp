@@ -25,8 +25,8 @@ const char* trim_end(const char* begin, const char* end) {
 
 }  // namespace
 
-bool parse_sidecar(char* text, size_t size, Sidecar& sidecar, char* error, size_t error_size) {
-  sidecar = Sidecar{g_empty, g_empty, g_empty, g_empty, g_empty, g_empty, g_empty, g_empty, {}};
+bool parse_sidecar(char* text, size_t size, Sidecar& sidecar, char* error, size_t error_size, const char* name) {
+  sidecar = Sidecar{g_empty, g_empty, g_empty, g_empty, g_empty, g_empty, g_empty, {}};
   for (char*& each : sidecar.beside) each = g_empty;
   char* const end = text + size;
   int line_number = 0;
@@ -51,10 +51,16 @@ bool parse_sidecar(char* text, size_t size, Sidecar& sidecar, char* error, size_
       const struct {
         const char* name;
         char** field;
-      } keys[] = {{"path", &sidecar.path},   {"library_dir", &sidecar.library_dir},
-                  {"args", &sidecar.args},   {"cudnnenv", &sidecar.cudnnenv},
-                  {"root", &sidecar.root},   {"audit", &sidecar.audit},
-                  {"state", &sidecar.state}, {"cudnn", &sidecar.cudnn}};
+      } keys[] = {{"path", &sidecar.path},  {"args", &sidecar.args},   {"cudnnenv", &sidecar.cudnnenv},
+                  {"root", &sidecar.root},  {"audit", &sidecar.audit}, {"state", &sidecar.state},
+                  {"cudnn", &sidecar.cudnn}};
+      if (key_length == 11 && memcmp(p, "library_dir", 11) == 0) {
+        snprintf(error, error_size,
+                 "line %d: 'library_dir' is no longer read: a shim starts what 'cudnnenv exec' decides; write it "
+                 "again: cudnnenv shim add %s",
+                 line_number, name);
+        return false;
+      }
       for (const auto& key : keys) {
         if (key_length == strlen(key.name) && memcmp(p, key.name, key_length) == 0) {
           target = key.field;
@@ -66,7 +72,7 @@ bool parse_sidecar(char* text, size_t size, Sidecar& sidecar, char* error, size_
         }
       }
       if (!target) {
-        char known[256] = "cudnnenv, root, state, audit, path, args, library_dir, cudnn";
+        char known[256] = "cudnnenv, root, state, audit, path, args, cudnn";
         for (int row = 1; row < k_component_rows; ++row) {
           strncat(known, ", ", sizeof known - strlen(known) - 1);
           strncat(known, k_beside_keys[row], sizeof known - strlen(known) - 1);
@@ -94,8 +100,9 @@ bool parse_sidecar(char* text, size_t size, Sidecar& sidecar, char* error, size_
       return false;
     }
   }
-  if (sidecar.library_dir[0] == '\0' && (sidecar.cudnnenv[0] == '\0' || sidecar.root[0] == '\0')) {
-    snprintf(error, error_size, "no 'library_dir = ...', and no 'cudnnenv = ...' and 'root = ...' to select one");
+  if (sidecar.cudnnenv[0] == '\0' || sidecar.root[0] == '\0') {
+    snprintf(error, error_size,
+             "no 'cudnnenv = ...' and 'root = ...' to select a tree: write it again: cudnnenv shim add %s", name);
     return false;
   }
   return true;

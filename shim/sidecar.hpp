@@ -6,13 +6,16 @@
 //   audit = /opt/cudnnenv/bin/libcudnnenv-audit.so   # Linux: the LD_AUDIT module
 //   path = /usr/bin/python3            # optional: the program to start (else NAME on PATH, shims skipped)
 //   args = -X utf8                     # optional, inserted before the user's arguments
-//   library_dir = /store/tree/lib      # optional: a fixed pin instead of the selection
 //   cudnn = 9.19.0.56-cuda13           # optional: always `cudnnenv exec --cudnn TREE`, a launcher
 //                                      # pinned to one tree or profile (export launcher, vscode, jupyter)
 //   runtime = cuda-12.4.1              # optional, with cudnn: and `--runtime NAME`; a key per row of
 //   nccl = nccl-2.26.2                 # components.inc beside cuDNN (its JSON key): `--nccl NAME`
 //
 // Lines are `key = value`; '#' starts a comment line; unknown keys are errors.
+// Every start is what `cudnnenv exec` decides (its recorded decision, or
+// exec itself): a sidecar names no library folder of its own. One that does
+// (`library_dir = `, written before there was one start) is refused with the
+// command that writes it again.
 // Kept free of the C++ library's heavier parts: the launcher starts before
 // every python and must cost no more than one extra exec.
 #pragma once
@@ -39,7 +42,6 @@ inline constexpr const char* k_beside_flags[] = {CUDNNENV_COMPONENTS(CUDNNENV_SI
 // Each value points into the parsed text; a missing key is "".
 struct Sidecar {
   char* path;
-  char* library_dir;
   char* args;
   char* cudnnenv;
   char* root;
@@ -55,7 +57,8 @@ struct Sidecar {
 // NUL where its line ends, so `text` must have room for one byte past `size`
 // and outlive `sidecar`. (No copies: each buffer the launcher fills is a page
 // the kernel must fault in at every start.) On failure returns false and
-// writes a one-line reason into `error`.
-bool parse_sidecar(char* text, size_t size, Sidecar& sidecar, char* error, size_t error_size);
+// writes a one-line reason into `error`; `name` is the shim's (the fix of an
+// old sidecar names it).
+bool parse_sidecar(char* text, size_t size, Sidecar& sidecar, char* error, size_t error_size, const char* name);
 
 }  // namespace cudnnenv::shim

@@ -1,13 +1,20 @@
 #!/usr/bin/env bash
-# The Linux launcher: a link named NAME to cudnnenv-shim, with NAME.shim
-# beside it, starts the target with the same PID (execv), the tree's library
-# folder first on LD_LIBRARY_PATH, every argument untouched, and the target's
-# exit code.
-SHIM=$1
+# The Linux launcher: `cudnnenv shim add NAME` makes NAME a link to
+# cudnnenv-shim with NAME.shim beside it; it starts the target with the same
+# PID (execv), the selected tree's library folder first on LD_LIBRARY_PATH,
+# every argument untouched, and the target's exit code: the first start
+# through `cudnnenv exec` (which records its decision), the next from the
+# decision alone. A sidecar naming a library folder of its own (library_dir,
+# from before there was one start) is refused with the command that writes
+# it again.
+SHIM=$1   # build/release/bin/cudnnenv-shim; cudnnenv beside it
 FIXTURES=$2
 source "$(dirname "$0")/lib.sh"
+CUDNNENV=$(dirname "$SHIM")/cudnnenv
+export CUDNNENV_ROOT="$WORK/store dir" CUDNNENV_VERIFY=none
+unset CUDNNENV_STATE_DIR
+unset CUDNNENV_VERSION CUDNNENV_ACTIVATED CUDNNENV_SHELL
 
-mkdir -p shims "tree dir/lib"
 cat > target.sh <<'SCRIPT'
 #!/bin/sh
 echo "pid=$$"
@@ -16,33 +23,49 @@ for argument in "$@"; do printf '[%s]\n' "$argument"; done
 exit 42
 SCRIPT
 chmod +x target.sh
-ln -s "$SHIM" shims/show
-printf '# test shim\npath = %s\nlibrary_dir = %s\n' "$WORK/target.sh" "$WORK/tree dir/lib" > shims/show.shim
+make_linux_tree tree 9.1.0 "$FIXTURES/fake-elf64-9.1.0.so"
+"$CUDNNENV" install ./tree --name pinned > /dev/null && "$CUDNNENV" use --global pinned > /dev/null 2>&1 ||
+  fail "install and select a tree"
+"$CUDNNENV" shim add show --target "$WORK/target.sh" > /dev/null || fail "shim add"
+shims=$CUDNNENV_ROOT/.cudnnenv/shims
+[ -L "$shims/show" ] && [ "$(readlink -f "$shims/show")" = "$(readlink -f "$SHIM")" ] || fail "show is no link to $SHIM"
 
-set +e
-LD_LIBRARY_PATH=/already/there ./shims/show "two words" "" 'quo"te' "'single'" '$HOME' '中文' > out &
-pid=$!
-wait $pid
-rc=$?
-set -e
-expect_eq "$rc" "42" "exit code passed through"
-expect_eq "$(sed -n 1p out)" "pid=$pid" "same PID (execv, no child)"
-expect_eq "$(sed -n 2p out)" "LD_LIBRARY_PATH=$WORK/tree dir/lib:/already/there" "library folder first"
-expect_eq "$(sed -n '3,$p' out)" "[two words]
+for start in first second; do  # through exec (the decision recorded), then from the decision
+  set +e
+  LD_LIBRARY_PATH=/already/there "$shims/show" "two words" "" 'quo"te' "'single'" '$HOME' '中文' > out &
+  pid=$!
+  wait $pid
+  rc=$?
+  set -e
+  expect_eq "$rc" "42" "exit code passed through ($start start)"
+  expect_eq "$(sed -n 1p out)" "pid=$pid" "same PID, execv, no child ($start start)"
+  expect_eq "$(sed -n 2p out)" "LD_LIBRARY_PATH=$CUDNNENV_ROOT/pinned/lib:/already/there" \
+    "the tree's library folder first ($start start)"
+  expect_eq "$(sed -n '3,$p' out)" "[two words]
 []
 [quo\"te]
 ['single']
 [\$HOME]
-[中文]" "arguments untouched"
-pass "launcher: same PID, exit code, LD_LIBRARY_PATH, arguments"
+[中文]" "arguments untouched ($start start)"
+  [ -n "$(ls "$CUDNNENV_ROOT/.cudnnenv/cache/launch")" ] || fail "no decision recorded after the $start start"
+done
+pass "launcher: same PID, exit code, LD_LIBRARY_PATH, arguments; through exec, then the recorded decision"
 
 # Found through PATH, as 'python' would be.
-PATH="$WORK/shims:$PATH" show x > out2 || true
+PATH="$shims:$PATH" show x > out2 || true
 expect_eq "$(sed -n 3p out2)" "[x]" "started through PATH"
 pass "launcher found through PATH"
 
-printf 'path = %s\ncolour = blue\n' "$WORK/target.sh" > shims/show.shim
-set +e; ./shims/show 2> err; rc=$?; set -e
-expect_eq "$rc" "127" "exit code for a bad sidecar"
-grep -q "line 2: unknown key 'colour' (known: cudnnenv, root, state, audit, path, args, library_dir, cudnn, runtime, nccl, tensorrt)" err || fail "message: $(cat err)"
-pass "a bad sidecar is named with its line"
+cp "$shims/show.shim" show.shim.good
+printf 'path = %s\ncolour = blue\n' "$WORK/target.sh" > "$shims/show.shim"
+set +e; "$shims/show" 2> err; rc=$?; set -e
+expect_eq "$rc:$(cat err)" "127:cudnnenv-shim: error: $shims/show.shim: line 2: unknown key 'colour' (known: cudnnenv, root, state, audit, path, args, cudnn, runtime, nccl, tensorrt)" \
+  "a bad sidecar"
+{ grep -v '^path' show.shim.good; printf 'library_dir = %s\n' "$CUDNNENV_ROOT/pinned/lib"; } > "$shims/show.shim"
+set +e; "$shims/show" 2> err; rc=$?; set -e
+expect_eq "$rc:$(cat err)" "127:cudnnenv-shim: error: $shims/show.shim: line 6: 'library_dir' is no longer read: a shim starts what 'cudnnenv exec' decides; write it again: cudnnenv shim add show" \
+  "a sidecar with a library folder of its own"
+"$CUDNNENV" shim add show --target "$WORK/target.sh" > /dev/null || fail "shim add again"
+set +e; "$shims/show" > out; rc=$?; set -e
+expect_eq "$rc:$(sed -n 2p out)" "42:LD_LIBRARY_PATH=$CUDNNENV_ROOT/pinned/lib" "the fix it names, then the shim"
+pass "a bad sidecar is named with its line; an old fixed pin is refused with the command that writes it again"

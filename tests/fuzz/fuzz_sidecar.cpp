@@ -14,7 +14,7 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
   std::memcpy(text.data(), data, size);
   cudnnenv::shim::Sidecar sidecar;
   char error[256];
-  (void)cudnnenv::shim::parse_sidecar(text.data(), size, sidecar, error, sizeof error);
+  (void)cudnnenv::shim::parse_sidecar(text.data(), size, sidecar, error, sizeof error, "fuzz");
   std::memcpy(text.data(), data, size);
   cudnnenv::shim::LaunchDecision decision;
   (void)cudnnenv::shim::read_decision(text.data(), size, "k", decision);

@@ -96,7 +96,7 @@ printf '9+cuda' > "$out/spec/bad"
 
 # sidecar: a shim's NAME.shim, and a cached launch decision.
 printf 'cudnnenv = /opt/cudnnenv/bin/cudnnenv\nroot = /home/me/.local/share/cudnnenv\naudit = /opt/cudnnenv/bin/libcudnnenv-audit.so\npath = /usr/bin/python3\nargs = -X utf8\n' > "$out/sidecar/python.shim"
-printf '# comment\nlibrary_dir = /store/tree/lib\nunknown = x\n' > "$out/sidecar/unknown.shim"
+printf '# comment\ncudnnenv = /c\nroot = /r\nlibrary_dir = /store/tree/lib\nunknown = x\n' > "$out/sidecar/unknown.shim"
 printf 'key = k\nlibrary_dir = /store/tree/lib\nfolder = /store/tree/lib\nidentity = 1:2\n' > "$out/sidecar/decision"
 printf 'key = k\nlibrary_dir = /store/tree/lib\nfolder = /store/tree/lib\nfolder = /store/rt/lib\nprogram = C:\\py\\python.exe\nidentity = 1:2|3:4|5:6\nchange = +LD_LIBRARY_PATH=/store/tree/lib\nchange = =FOO=a = b\nchange = -CUDNNENV_RUNTIME_DIR\n' > "$out/sidecar/decision-changes"
 printf 'cudnnenv = /c\nroot = /r\npath = /usr/bin/python3\ncudnn = tf2.18\nruntime = cuda-12.4.1\n' > "$out/sidecar/launcher-runtime.shim"
