@@ -164,7 +164,7 @@ Result<int> run_snapshot(const SnapshotArguments& arguments, const Context& cont
       facts_request(context.store(), context.environment, context.request({}), arguments.program, !arguments.no_load));
   const Json json = snapshot_json(facts, run_checks(facts), CUDNNENV_VERSION_STRING);
   if (!arguments.output.empty()) {
-    CUDNNENV_TRY(util::write_file_atomic(output, json.dump(2) + "\n"));
+    CUDNNENV_TRY(write_output_file(output, json.dump(2) + "\n"));
     print_note("snapshot written to " + arguments.output + "; compare two with: cudnnenv snapshot diff OLD NEW");
     return 0;
   }

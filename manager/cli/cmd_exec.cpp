@@ -323,14 +323,10 @@ Result<int> run_exec(const ExecArguments& arguments, const Context& context) {
     if (*fence) launch_request.fence_folder = **fence;
   }
   see_through_own_shims(arguments, store, launch_request);
-  std::error_code ec;
   const bool watch = arguments.report || arguments.why;
   if (watch && host_platform().os != Os::windows) {
-    // The log the audit module appends to: made here, new and this user's own (the module opens it
-    // without following a link and never creates it).
-    fs::create_directories(store.state().cache(), ec);
     launch_request.report_log = store.state().report_log(util::current_process_id());
-    CUDNNENV_TRY_ASSIGN(log, util::create_new_file(launch_request.report_log));
+    CUDNNENV_TRY(create_report_log(launch_request.report_log));
   }
   CUDNNENV_TRY_ASSIGN(plan, plan_launch(launch_request));
   // What the framework opens first, when nothing provides it: said before
@@ -358,9 +354,7 @@ Result<int> run_exec(const ExecArguments& arguments, const Context& context) {
   std::vector<LoadedModule> loaded;
   WatchedRun run;
   auto exit_code = launch_and_watch(*plan, loaded, run);
-  if (!launch_request.report_log.empty()) {
-    fs::remove(launch_request.report_log, ec);
-  }
+  if (!launch_request.report_log.empty()) remove_report_log(launch_request.report_log);
   if (!exit_code) {
     return std::move(exit_code).error();
   }

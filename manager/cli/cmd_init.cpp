@@ -2,6 +2,7 @@
 
 #include "cli/context.hpp"
 #include "cli/output.hpp"
+#include "integrate/change.hpp"
 #include "shell/init.hpp"
 #include "util/console.hpp"
 #include "util/fs.hpp"
@@ -28,12 +29,7 @@ Result<int> run_init_cmd(const InitArguments& arguments, const Context& context)
   const fs::path folder = store.state().cmd_scripts();
   CUDNNENV_TRY_ASSIGN(program_line, context.program_batch_line(folder, "_CUDNNENV_EXE"));
   const auto files = shell::cmd_integration(*program_line);
-  std::error_code ec;
-  fs::create_directories(folder, ec);
-  for (const auto& [name, text] :
-       {std::pair{"init.bat", files.init_bat}, std::pair{"cudnnenv.bat", files.cudnnenv_bat}}) {
-    CUDNNENV_TRY(util::write_file_atomic(folder / name, text));
-  }
+  CUDNNENV_TRY(write_files(folder, {{"init.bat", files.init_bat}, {"cudnnenv.bat", files.cudnnenv_bat}}));
   const std::string init_bat = util::to_utf8(folder / "init.bat");
   if (!arguments.autorun) {
     print("wrote " + init_bat + " (it defines the doskey macro: cudnnenv=\"" + util::to_utf8(folder / "cudnnenv.bat") +

@@ -235,7 +235,7 @@ Result<int> print_download_urls(const InstallArguments& arguments, const CudaRel
                           ".txt" + (arguments.allow_unverified ? " --allow-unverified" : "") + "'",
                       ExitCode::usage);
   }
-  CUDNNENV_TRY(util::write_file_atomic(file, text));
+  CUDNNENV_TRY(write_output_file(file, text));
   if (!arguments.json) {
     print("wrote " + std::to_string(urls->size()) + " URLs (" + util::human_size(total) + ") to '" +
           util::printable(arguments.print_urls) + "': download them into a folder " + folder + " (with wget: wget -P " +
@@ -629,7 +629,7 @@ Result<int> run_sync(const SyncArguments& arguments, const Context& context) {
       LockSources sources = context.lock_sources();
       sources.previous = &*lock;  // its pins stay where the project file still takes them, as `lock` keeps them
       CUDNNENV_TRY_ASSIGN(fresh, make_lock(*project, sources));
-      CUDNNENV_TRY(util::write_file_atomic(fresh->file, serialize_lock(*fresh)));
+      CUDNNENV_TRY(write_lock(*fresh));
       print_note("'" + util::to_utf8(lock_file) + "' was out of date (" + util::join(differences, "; ") +
                  "): written again");
       lock = std::move(*fresh);

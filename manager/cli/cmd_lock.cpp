@@ -130,14 +130,8 @@ Result<int> run_lock(const LockArguments& arguments, const Context& context) {
   if (arguments.check) return check_lock(*lock, *project, arguments.json);
   if (const auto disagreement = lock_disagreement(*lock); disagreement && !arguments.json) log_warning(*disagreement);
   if (node && !arguments.json) print_note("for " + node->describe());
-  const std::string text = serialize_lock(*lock);
-  std::error_code ec;
-  bool same = false;
-  if (fs::exists(lock->file, ec)) {
-    const auto existing = util::read_file(lock->file, k_max_lock_file);
-    same = existing && *existing == text;
-  }
-  if (!same) CUDNNENV_TRY(util::write_file_atomic(lock->file, text));
+  CUDNNENV_TRY_ASSIGN(wrote, write_lock(*lock));
+  const bool same = !*wrote;
   if (arguments.json) {
     print_json(lock_to_json(*lock));
     return 0;

@@ -2,6 +2,7 @@
 
 #include "cli/context.hpp"
 #include "cli/output.hpp"
+#include "integrate/change.hpp"
 #include "select/profile.hpp"
 #include "select/resolve.hpp"
 #include "shell/init.hpp"
@@ -123,13 +124,11 @@ Result<int> run_generate(const ProfileArguments& arguments, const Context& conte
       continue;
     }
     const fs::path folder = store.state().profile_scripts(profile.name);
-    std::error_code ec;
-    fs::create_directories(folder, ec);
     CUDNNENV_TRY_ASSIGN(program_line, context.program_batch_line(folder, "_CUDNNENV_EXE"));
     const auto apply = [&](Shell shell, const std::string& arguments) {
       return shell::apply_command(shell, program, root, arguments);
     };
-    const std::pair<const char*, std::string> files[] = {
+    const std::vector<std::pair<std::string, std::string>> files = {
         {"activate.sh", "# source this file: . activate.sh\n" +
                             apply(Shell::bash, "activate " + quote(Shell::bash, profile.name) + " --by profile")},
         {"deactivate.sh", apply(Shell::bash, "deactivate")},
@@ -141,9 +140,7 @@ Result<int> run_generate(const ProfileArguments& arguments, const Context& conte
         {"activate.bat", shell::profile_batch(*program_line, "activate")},
         {"deactivate.bat", shell::profile_batch(*program_line, "deactivate")},
     };
-    for (const auto& [name, text] : files) {
-      CUDNNENV_TRY(util::write_file_atomic(folder / name, text));
-    }
+    CUDNNENV_TRY(write_files(folder, files));
     print("wrote " + util::to_utf8(folder) + " (activate and deactivate for sh, fish, ps1, bat)\n");
     ++written;
   }

@@ -3,7 +3,6 @@
 // footers), so a page never disagrees with --help: cudnnenv(1), and
 // cudnnenv-COMMAND(1) for each command, its subcommands in the same page.
 // Each page also carries ENVIRONMENT, FILES, EXIT STATUS and SECURITY.
-#include <fstream>
 
 #include "cli/context.hpp"
 #include "cli/output.hpp"
@@ -249,12 +248,7 @@ std::string page(const std::string& name, const std::string& description, const 
 }
 
 Result<void> write_page(const std::filesystem::path& folder, const std::string& name, const std::string& text) {
-  const auto file = folder / (name + ".1");
-  std::ofstream out(file, std::ios::binary);
-  out << text;
-  out.close();
-  if (!out) return make_error("cannot write '" + util::to_utf8(file) + "'", "check the folder");
-  return {};
+  return write_output_file(folder / (name + ".1"), text);
 }
 
 }  // namespace
@@ -265,8 +259,6 @@ int write_man_pages(const CLI::App& app, const std::vector<std::string>& argumen
     return static_cast<int>(ExitCode::usage);
   }
   const auto folder = util::path_from_utf8(arguments[0]);
-  std::error_code ec;
-  std::filesystem::create_directories(folder, ec);
   std::string commands;
   std::string see_also;
   for (const CLI::App* sub : subcommands_of(app)) {

@@ -12,6 +12,7 @@
 #include <spdlog/sinks/base_sink.h>
 #include <spdlog/spdlog.h>
 
+#include "util/fs.hpp"
 #include "util/text.hpp"
 
 namespace cudnnenv::cli {
@@ -237,6 +238,14 @@ void print_table(const std::vector<std::vector<std::string>>& rows) {
     }
     print(line + "\n");
   }
+}
+
+Result<void> write_output_file(const std::filesystem::path& file, std::string_view text) {
+  if (const auto folder = file.parent_path(); !folder.empty()) {
+    std::error_code ec;
+    std::filesystem::create_directories(folder, ec);
+  }
+  return util::write_file_atomic(file, text);
 }
 
 }  // namespace cudnnenv::cli

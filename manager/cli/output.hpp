@@ -2,6 +2,7 @@
 // warnings and notes go to stderr as "cudnnenv: <level>: ...".
 #pragma once
 
+#include <filesystem>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -77,5 +78,10 @@ Json tree_to_json(const TreeRecord& record);
 // `value` on stdout, indented, one final newline. Text that is not UTF-8 (a
 // folder name on Linux) comes out with U+FFFD in its place, never an abort.
 void print_json(const Json& value);
+
+// Writes `text` to `file`, a file the user named for this command's output
+// (doctor --output, install cuda --print-urls, __man's pages), atomically,
+// its folder made as needed: the one place the CLI writes to the disk.
+Result<void> write_output_file(const std::filesystem::path& file, std::string_view text);
 
 }  // namespace cudnnenv::cli

@@ -21,4 +21,17 @@ Result<void> no_link_on_the_way(const std::filesystem::path& folder, const std::
   return {};
 }
 
+Result<FileChanges> write_files(const std::filesystem::path& folder,
+                                const std::vector<std::pair<std::string, std::string>>& files) {
+  std::error_code ec;
+  std::filesystem::create_directories(folder, ec);
+  FileChanges changes;
+  for (const auto& [name, text] : files) {
+    const auto file = folder / util::path_from_utf8(name);
+    CUDNNENV_TRY(util::write_file_atomic(file, text));
+    changes.push_back({FileChange::Kind::wrote, file, {}});
+  }
+  return changes;
+}
+
 }  // namespace cudnnenv

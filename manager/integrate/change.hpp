@@ -5,6 +5,7 @@
 
 #include <filesystem>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "util/result.hpp"
@@ -27,5 +28,11 @@ std::string describe(const FileChange& change);
 // link would have cudnnenv read a secret file into the project, or write into
 // a folder elsewhere while saying it wrote here.
 Result<void> no_link_on_the_way(const std::filesystem::path& folder, const std::filesystem::path& file);
+
+// Writes each (name, text) of `files` into `folder` (made as needed),
+// atomically each: the scripts `init cmd` and `profile generate` keep in the
+// state folder.
+Result<FileChanges> write_files(const std::filesystem::path& folder,
+                                const std::vector<std::pair<std::string, std::string>>& files);
 
 }  // namespace cudnnenv

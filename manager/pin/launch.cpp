@@ -339,6 +339,18 @@ Result<std::optional<fs::path>> prepare_fence(const TreeRecord& tree, const fs::
   return std::optional<fs::path>(folder);
 }
 
+Result<void> create_report_log(const fs::path& file) {
+  std::error_code ec;
+  fs::create_directories(file.parent_path(), ec);
+  CUDNNENV_TRY_ASSIGN(log, util::create_new_file(file));
+  return {};
+}
+
+void remove_report_log(const fs::path& file) {
+  std::error_code ec;
+  fs::remove(file, ec);
+}
+
 Result<LaunchPlan> plan_environment(const LaunchRequest& request) {
   LaunchPlan plan;
   plan.environment = request.environment;

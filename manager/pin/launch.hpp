@@ -98,6 +98,13 @@ struct LaunchPlan {
   std::vector<std::string> notes;  // where the pin cannot hold, said before the start
 };
 
+// The log the audit module appends to for `exec --report` and `--why`
+// (Linux): `file`, made new and this user's own, its folder as needed (the
+// module opens it without following a link and never creates it).
+// remove_report_log deletes it after the run.
+Result<void> create_report_log(const std::filesystem::path& file);
+void remove_report_log(const std::filesystem::path& file);
+
 // Fails (exit code 3) when the program is not found, and when the only
 // candidates are in `skip` or are the shim itself (a loop).
 Result<LaunchPlan> plan_launch(const LaunchRequest& request);

@@ -476,6 +476,15 @@ Result<LockFile> parse_lock(std::string_view text, const fs::path& file) {
   return lock;
 }
 
+Result<bool> write_lock(const LockFile& lock) {
+  const std::string text = serialize_lock(lock);
+  if (std::error_code ec; fs::exists(lock.file, ec)) {
+    if (const auto existing = util::read_file(lock.file, k_max_lock_file); existing && *existing == text) return false;
+  }
+  CUDNNENV_TRY(util::write_file_atomic(lock.file, text));
+  return true;
+}
+
 Result<LockFile> read_lock(const fs::path& file) {
   std::error_code ec;
   if (!fs::exists(file, ec)) {

@@ -164,6 +164,9 @@ struct LockFile {
 // in a fixed order, so that a diff shows what changed.
 std::string serialize_lock(const LockFile& lock);
 Result<LockFile> parse_lock(std::string_view text, const std::filesystem::path& file);
+// Writes `lock` to lock.file (atomically) unless the file already holds that
+// text; whether it wrote.
+Result<bool> write_lock(const LockFile& lock);
 // A missing file: an error with exit code 3 (not_found).
 Result<LockFile> read_lock(const std::filesystem::path& file);
 
