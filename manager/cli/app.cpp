@@ -76,6 +76,17 @@ WarningSink Context::warner() const {
   return [](const std::string& message) { log_warning(message); };
 }
 
+std::optional<std::string> Context::state_elsewhere_note(const std::string& what) const {
+  const Store& own = store();
+  if (own.state_is_own()) return std::nullopt;
+  const std::string folder = util::to_utf8(own.state().folder);
+  if (const auto chosen = environment.get("CUDNNENV_STATE_DIR"); chosen && !chosen->empty()) {
+    return what + " is in your state folder " + folder + " (CUDNNENV_STATE_DIR), not in the store's";
+  }
+  return "the store '" + util::to_utf8(own.root()) + "' is not yours to write: " + what +
+         " is yours, in your state folder " + folder;
+}
+
 LockSources Context::lock_sources() const {
   LockSources sources;
   sources.config_files = config_files(store());

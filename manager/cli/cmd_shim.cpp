@@ -53,11 +53,7 @@ Result<int> run_add(const ShimArguments& arguments, const Context& context) {
   print("added shim '" + added->name + "': " + util::to_utf8(added->file) + " starts " +
         (added->target.empty() ? "the first '" + added->name + "' on PATH after the shims folder" : added->target) +
         ", pinned to the tree selected where it runs\n");
-  if (!context.store().state_is_own()) {
-    print_note("the store '" + util::to_utf8(context.store().root()) +
-               "' is not yours to write: the shim is yours, in your state folder " +
-               util::to_utf8(context.store().state().folder));
-  }
+  if (const auto note = context.state_elsewhere_note("the shim")) print_note(*note);
   if (added->target.empty() && !find_program(added->name, context.environment, {paths.shims_dir})) {
     log_warning("no '" + added->name +
                 "' is on PATH yet (after the shims folder): the shim fails with exit "

@@ -107,10 +107,9 @@ Result<int> run_use(const UseArguments& arguments, const Context& context) {
     CUDNNENV_TRY(write_settings(file, settings, TomlFileKind::config));
     // On stderr: with the shell integration loaded, stdout is evaluated.
     print_note("global default: " + settings[0].second + " -> " + chosen);
-    if (!store.state_is_own()) {
-      // A store this user cannot write (a shared one): the default is this user's alone.
-      print_note("the store '" + util::to_utf8(store.root()) + "' is not yours to write: this default is yours, in " +
-                 util::to_utf8(file) + "; the store's own default stays for everyone else");
+    if (const auto note = context.state_elsewhere_note("this default")) {
+      // A store this user cannot write (a shared one), or CUDNNENV_STATE_DIR: the default is this user's alone.
+      print_note(*note + "; the store's own default stays for everyone else");
     }
     say_what_outranks(context, "the global default");
     return 0;

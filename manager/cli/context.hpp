@@ -71,6 +71,9 @@ struct Context {
   // Where lock and sync build a lock from: the store's config files,
   // CUDNNENV_CUDA_INDEX, download_options (no mirror named, quiet).
   LockSources lock_sources() const;
+  // When this user's state folder is not the store's own (CUDNNENV_STATE_DIR,
+  // or a store this user cannot write): where `what` went, and why; else empty.
+  std::optional<std::string> state_elsewhere_note(const std::string& what) const;
   // The line of a batch file in `folder` that sets `variable` to this
   // program's path, in ASCII (shell::batch_path_line, with this machine's facts).
   Result<std::string> program_batch_line(const std::filesystem::path& folder, const std::string& variable) const;

@@ -74,7 +74,7 @@ pass "a shim on a store this user cannot write"
 # use --global: the user's own default, in the state folder; it wins over the store's.
 as_user "$shared/bin/cudnnenv" use --global t92
 expect_eq "$rc" "0" "use --global: $(cat err)"
-grep -qx "cudnnenv: the store '$store' is not yours to write: this default is yours, in $state/config.toml; the store's own default stays for everyone else" err ||
+grep -qx "cudnnenv: the store '$store' is not yours to write: this default is yours, in your state folder $state; the store's own default stays for everyone else" err ||
   fail "use --global says where it wrote: $(cat err)"
 as_user "$shared/bin/cudnnenv" current
 expect_eq "$(cat out)" "9.2.0  t92  (set by $state/config.toml, the global default)" "the user's default"

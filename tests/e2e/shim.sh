@@ -69,3 +69,10 @@ expect_eq "$rc:$(cat err)" "127:cudnnenv-shim: error: $shims/show.shim: line 6: 
 set +e; "$shims/show" > out; rc=$?; set -e
 expect_eq "$rc:$(sed -n 2p out)" "42:LD_LIBRARY_PATH=$CUDNNENV_ROOT/pinned/lib" "the fix it names, then the shim"
 pass "a bad sidecar is named with its line; an old fixed pin is refused with the command that writes it again"
+
+# A state folder of its own (CUDNNENV_STATE_DIR) beside a store this user can write: said as it is.
+CUDNNENV_STATE_DIR="$WORK/state" "$CUDNNENV" shim add other --target "$WORK/target.sh" > /dev/null 2> err ||
+  fail "shim add with CUDNNENV_STATE_DIR"
+expect_eq "$(cat err)" "cudnnenv: the shim is in your state folder $WORK/state (CUDNNENV_STATE_DIR), not in the store's" \
+  "shim add with a state folder of its own"
+pass "shim add names the state folder CUDNNENV_STATE_DIR chose, never claiming the store is not writable"
