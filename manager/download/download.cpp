@@ -741,11 +741,13 @@ Result<const OfficialArchive*> choose_archive(const Platform& platform, const Sp
     commands +=
         (commands.empty() ? "" : ", ") + std::string("'cudnnenv install ") + spec.text + " --cuda " + variant + "'";
   }
-  return make_error("cuDNN " + std::string(newest.front()->version) + " comes for CUDA " + variants + ", and " +
-                        (with_toolkit.empty() ? std::string("no CUDA toolkit of these is installed here")
-                                              : std::to_string(with_toolkit.size()) + " of their toolkits are here") +
-                        ": say which",
-                    "add --cuda with the CUDA version your framework was built for: " + commands, ExitCode::not_found);
+  // Without has_toolkit (a lock: every machine resolves alike) nothing here was looked at: say only what is known.
+  const std::string why = !has_toolkit           ? std::string("the toolkits here do not choose for a lock")
+                          : with_toolkit.empty() ? std::string("no CUDA toolkit of these is installed here")
+                                                 : std::to_string(with_toolkit.size()) + " of their toolkits are here";
+  return make_error(
+      "cuDNN " + std::string(newest.front()->version) + " comes for CUDA " + variants + ", and " + why + ": say which",
+      "add --cuda with the CUDA version your framework was built for: " + commands, ExitCode::not_found);
 }
 
 bool is_archive_url(std::string_view source) {

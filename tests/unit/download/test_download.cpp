@@ -138,6 +138,9 @@ TEST_SUITE("download/download") {
     CHECK(unclear.hint ==
           "add --cuda with the CUDA version your framework was built for: 'cudnnenv install 8.1 --cuda 11.2', "
           "'cudnnenv install 8.1 --cuda 10.2'");
+    // A lock looks at no toolkit (every machine resolves alike), and says nothing of this machine's.
+    CHECK(choose_archive(windows, spec, std::nullopt, {}).error().message ==
+          "cuDNN 8.1.0.77 comes for CUDA 11.2, 10.2, and the toolkits here do not choose for a lock: say which");
     CHECK(choose_archive(windows, spec, std::nullopt, both).error().message ==
           "cuDNN 8.1.0.77 comes for CUDA 11.2, 10.2, and 2 of their toolkits are here: say which");
     // Whole components: 8.1 never picks 8.10 (there is none), and 7.9 is not there at all.
