@@ -288,14 +288,7 @@ Result<Downloaded> fetch_locked_tree(const LockedTree& tree, const std::optional
                                      DownloadOptions options) {
   const ComponentRow& row = component(tree.kind);
   const std::string path = mirror_path(tree);
-  OfficialArchive archive;
-  archive.version = tree.release;
-  archive.platform = tree.platform;
-  archive.cuda_variant = tree.cuda;
-  archive.file_name = tree.file;
-  archive.sha256 = tree.sha256;
-  archive.size = tree.size;
-  archive.listed_by = "the lock";
+  OfficialArchive archive{tree.release, tree.platform, tree.cuda, tree.file, tree.sha256, tree.size, {}, "the lock"};
   if (options.nvidia_layout) {
     const fs::path base = options.folder;
     options.folder = base / util::path_from_utf8(path).parent_path();
@@ -507,16 +500,8 @@ Result<OfficialArchive> locked_official_archive(const LockedArchive& locked, boo
                           util::printable(locked.url) + " as the lock says",
                       ExitCode::usage);
   }
-  OfficialArchive archive;
-  archive.version = locked.version;
-  archive.platform = locked.platform;
-  archive.cuda_variant = locked.cuda;
-  archive.file_name = locked.file;
-  archive.sha256 = locked.sha256;
-  archive.size = locked.size;
-  archive.url = locked.url;
-  archive.listed_by = "the lock";
-  return archive;
+  return OfficialArchive{locked.version, locked.platform, locked.cuda, locked.file,
+                         locked.sha256,  locked.size,     locked.url,  "the lock"};
 }
 
 fs::path lock_path_for(const fs::path& project_file) {

@@ -55,6 +55,18 @@ TEST_SUITE("shim/launch_key") {
       return ok && std::string(read.library_dir) == library_dir;
     };
     CHECK(accepted(key));
+    // File times come from a coarse clock (Linux: a few ms; Windows: ~16 ms), so a change in the folder right
+    // after the check could keep its time: the folder aged first (Windows cannot set a folder's time through
+    // the C runtime: a wait instead), then the decision recorded again.
+    auto aged_record = [&] {
+#ifdef _WIN32
+      std::this_thread::sleep_for(std::chrono::milliseconds(50));
+#else
+      fs::last_write_time("store/tree/lib", fs::last_write_time("store/tree/lib") - std::chrono::seconds(10));
+#endif
+      record();
+      REQUIRE(accepted(key));
+    };
     {
       // The changes come back in order, each whole.
       char copy[sizeof text];
@@ -110,28 +122,13 @@ TEST_SUITE("shim/launch_key") {
       CHECK(std::string(path).rfind(user_state + "/cache/launch/", 0) == 0);
     }
     SUBCASE("the library replaced since the check (a new file renamed over it): refused") {
-#ifdef _WIN32
-      std::this_thread::sleep_for(std::chrono::milliseconds(50));
-#else
-      fs::last_write_time("store/tree/lib", fs::last_write_time("store/tree/lib") - std::chrono::seconds(10));
-#endif
-      record();
-      REQUIRE(accepted(key));
+      aged_record();
       test::write_binary("store/tree/lib/lib.so.new", "another library, longer");
       fs::rename("store/tree/lib/lib.so.new", "store/tree/lib/lib.so");
       CHECK_FALSE(accepted(key));
     }
     SUBCASE("a sub-library deleted since the check: the folder changed, refused") {
-      // File times come from a coarse clock (Linux: a few ms; Windows: ~16 ms), so a
-      // deletion right after the check could keep the folder's time: age the folder
-      // first (Windows cannot set a folder's time through the C runtime: wait instead).
-#ifdef _WIN32
-      std::this_thread::sleep_for(std::chrono::milliseconds(50));
-#else
-      fs::last_write_time("store/tree/lib", fs::last_write_time("store/tree/lib") - std::chrono::seconds(10));
-#endif
-      record();
-      REQUIRE(accepted(key));
+      aged_record();
       fs::remove("store/tree/lib/lib_ops.so");
       CHECK_FALSE(accepted(key));
     }
