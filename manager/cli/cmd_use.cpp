@@ -120,6 +120,12 @@ Result<int> run_use(const UseArguments& arguments, const Context& context) {
     std::vector<std::pair<std::string, std::string>> settings = {{"cudnn", arguments.spec}};
     if (!arguments.cuda.empty()) {
       settings.emplace_back("cuda", arguments.cuda);
+    } else if (const auto spec = parse_spec(arguments.spec); spec && !spec->components.empty() && !spec->cuda &&
+                                                             !choice->profile && tree->name != arguments.spec &&
+                                                             tree->cuda_variant) {
+      // A version that leaves the CUDA open: the CUDA of the build it resolved to here, which `lock` needs
+      // (NVIDIA ships a release for several CUDA majors, and a lock looks at no toolkit).
+      settings.emplace_back("cuda", tree->cuda_variant->str());
     }
     // A trusted file stays trusted: this changes its selection lines only, and
     // trust covers the whole text, which the user had read.
@@ -127,7 +133,8 @@ Result<int> run_use(const UseArguments& arguments, const Context& context) {
     const auto before = util::read_file(file);
     const bool was_trusted = before && trust_store.status(file, *before) == TrustStatus::trusted;
     CUDNNENV_TRY(write_settings(file, settings, TomlFileKind::project));
-    print_note("wrote " + util::to_utf8(file) + ": cudnn = " + toml_quote(arguments.spec) + " -> " + chosen);
+    print_note("wrote " + util::to_utf8(file) + ": cudnn = " + toml_quote(arguments.spec) +
+               (settings.size() > 1 ? ", cuda = " + toml_quote(settings[1].second) : std::string()) + " -> " + chosen);
     if (const auto stale = stale_lock_note(file)) print_note(*stale);
     if (was_trusted) {
       CUDNNENV_TRY_ASSIGN(after, util::read_file(file, k_max_settings_file));  // the text this command wrote
@@ -157,7 +164,8 @@ void register_use(CLI::App& app, Context& context) {
   command->add_option("spec", arguments->spec, "8, 8.1, 8.1.0.77, 8.9.7+cuda11.8, a tree name or a profile");
   command->add_option("--cuda", arguments->cuda, "CUDA version the tree must be built for (11.8, 12)");
   command->add_flag("--local", arguments->local,
-                    "write cudnn = \"SPEC\" into ./.cudnnenv.toml, keeping its other lines");
+                    "write cudnn = \"SPEC\" into ./.cudnnenv.toml (and cuda = that of the build it resolved to, where "
+                    "SPEC leaves it open), keeping its other lines");
   command->add_flag("--global", arguments->global, "set the default in <root>/.cudnnenv/config.toml");
   command->add_flag("--unset", arguments->unset,
                     "undo this shell's 'use': the project file or the global default decides again");

@@ -69,7 +69,30 @@ source "$E2E_DIR/trees.sh"
 make_linux_tree "$WORK/t" 9.1.0 "$FIXTURES/fake-elf64-9.1.0.so"
 "$CUDNNENV" install "$WORK/t" --name t9.1 > /dev/null 2>&1 || fail "install t9.1"
 run use 9.1 --cuda 12 --local
-expect_eq "$rc:$(cat err)" "0:cudnnenv: wrote $WORK/project/.cudnnenv.toml: cudnn = \"9.1\" -> t9.1 (cuDNN 9.1.0)
+expect_eq "$rc:$(cat err)" "0:cudnnenv: wrote $WORK/project/.cudnnenv.toml: cudnn = \"9.1\", cuda = \"12\" -> t9.1 (cuDNN 9.1.0)
 cudnnenv: $WORK/project/cudnnenv.lock no longer matches it (cudnn: the lock was made for \"9.20.0\", .cudnnenv.toml now says \"9.1\"; cuda: the lock was made for \"13\", .cudnnenv.toml now says \"12\"): 'cudnnenv lock' writes it again (then commit it); until then current, exec and the shims take what .cudnnenv.toml says" \
   "use --local in a locked project"
 pass "use --local in a locked project says the lock is now stale, and how to write it again"
+
+# The README's order (#62 item 5): install a release, `use VERSION --local`, `lock`. NVIDIA ships 9.19.0.56 for
+# CUDA 13 and 12, and a lock looks at no toolkit: `use --local` writes the CUDA of the build it resolved to.
+mkdir "$WORK/readme" && cd "$WORK/readme"
+archive=cudnn-linux-x86_64-9.19.0.56_cuda13-archive
+make_linux_tree "$archive" 9.19.0 "$FIXTURES/fake-elf64-9.19.0.so" && tar cJf "$archive.tar.xz" "$archive"
+{
+  printf "$header"
+  for cuda in 13 12; do
+    file="cudnn-linux-x86_64-9.19.0.56_cuda$cuda-archive.tar.xz"
+    printf '9.19.0.56\tlinux-x86_64\tcuda%s\t%s\t%s\t1000\thttps://developer.download.nvidia.com/compute/cudnn/redist/cudnn/linux-x86_64/%s\n' \
+      "$cuda" "$file" "$(sha256sum "$archive.tar.xz" | cut -d' ' -f1)" "$file"
+  done
+} > "$WORK/readme.tsv"
+export CUDNNENV_INDEX="$WORK/readme.tsv"
+"$CUDNNENV" install "./$archive.tar.xz" > /dev/null 2>&1 || fail "install $archive"
+run use 9.19 --local
+expect_eq "$rc:$(cat err)" "0:cudnnenv: wrote $WORK/readme/.cudnnenv.toml: cudnn = \"9.19\", cuda = \"13\" -> 9.19.0.56-cuda13 (cuDNN 9.19.0.56)" \
+  "use --local: the CUDA of the build it resolved to"
+run lock
+expect_eq "$rc:$(cat out)" "0:wrote $WORK/readme/cudnnenv.lock
+  linux-x86_64    cuDNN 9.19.0.56 (cuda13)  $archive.tar.xz" "lock after use --local"
+pass "install, use VERSION --local, lock: the README's order locks the build installed"
