@@ -174,7 +174,7 @@ Result<void> choose_components_beside(const Store& store, const SelectionRequest
                                           [&](const TreeRecord& each) { return each.source.sha256 == locked->sha256; });
       if (installed == trees.end()) {
         return make_error("the locked " + std::string(row.noun) + " " + util::printable(locked->release) + " (" +
-                              util::printable(locked->file) + "), is not installed (" + lock + ")",
+                              util::printable(locked->file) + ") is not installed (" + lock + ")",
                           "cudnnenv sync", ExitCode::not_found);
       }
       add_beside(selection, *installed, "the " + std::string(row.noun) + " that " + lock + " names");

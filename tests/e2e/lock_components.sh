@@ -120,7 +120,7 @@ pass "sync --mirror on a fresh store, nothing reachable: cuDNN, NCCL and TensorR
 # The locked tree gone: the project says so; sync without a mirror names the file to install.
 "$CUDNNENV" remove --yes tensorrt-10.13.0.35 > /dev/null 2>&1
 run current
-expect_eq "$rc:$(cat err)" "3:cudnnenv: error: the locked TensorRT 10.13.0.35 ($tensorrt), is not installed ($WORK/project/cudnnenv.lock)
+expect_eq "$rc:$(cat err)" "3:cudnnenv: error: the locked TensorRT 10.13.0.35 ($tensorrt) is not installed ($WORK/project/cudnnenv.lock)
   hint: cudnnenv sync" "current without the locked TensorRT"
 run sync -q
 expect_eq "$rc:$(cat err)" "3:cudnnenv: error: the lock names TensorRT 10.13.0.35 as $tensorrt (SHA-256 $(sha256sum "$WORK/$tensorrt" | cut -d' ' -f1)), which NVIDIA serves from no address a lock can name
