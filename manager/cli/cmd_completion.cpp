@@ -10,6 +10,7 @@
 
 #include "cli/context.hpp"
 #include "cli/output.hpp"
+#include "integrate/completion.hpp"
 #include "pin/launch.hpp"
 #include "pin/pin_policy.hpp"
 #include "pin/shims.hpp"
@@ -44,13 +45,6 @@ bool takes_value(const CLI::App& scope, const std::string& word) {
   return false;
 }
 
-// A candidate and what the shells that show one (zsh, fish, PowerShell) say beside it.
-struct Candidate {
-  std::string value;
-  std::string description;
-};
-using Candidates = std::vector<Candidate>;
-
 std::string first_line(const std::string& text) {
   return text.substr(0, text.find('\n'));
 }
@@ -72,182 +66,12 @@ Candidates subcommand_names(const CLI::App& scope) {
   return names;
 }
 
-std::string cuda_text(const TreeRecord& tree) {
-  return tree.cuda ? ", CUDA " + tree.cuda->str() : "";
-}
-
-std::string major_minor(const Version& version) {
-  return std::to_string(version.major) + "." + std::to_string(version.minor);
-}
-
-// The installed cuDNN trees (newest first), then their versions ("9.1", then "9.1.0"), oldest first.
-Candidates tree_candidates(const std::vector<TreeRecord>& trees) {
-  Candidates names;
-  std::map<Version, std::vector<std::string>> by_version;
-  for (const auto& tree : trees) {
-    names.push_back({tree.name, "cuDNN " + tree.version.str() + cuda_text(tree)});
-    by_version[tree.version].push_back(tree.name);
-  }
-  std::set<std::string> shown;
-  for (const auto& [version, named] : by_version) {
-    const std::string trees_text = "installed: " + util::join(named, ", ");
-    if (shown.insert(major_minor(version)).second) names.push_back({major_minor(version), trees_text});
-    names.push_back({version.str(), trees_text});
-  }
-  return names;
-}
-
-// This platform's profiles: first those an installed tree runs (and which), then the rest.
-Candidates profile_candidates(const Context& context, const std::vector<TreeRecord>& trees) {
-  Candidates runs;
-  Candidates rest;
-  if (auto profiles = all_profiles(host_platform().os, config_files(context.store()))) {
-    for (const auto& profile : *profiles) {
-      const std::string needs = profile.framework + ", cuDNN " + profile.cudnn + ", CUDA " + profile.cuda;
-      if (const auto fit = satisfying_tree(profile, trees)) {
-        runs.push_back({profile.name, needs + ": runs on '" + fit->tree.name + "'"});
-      } else {
-        rest.push_back({profile.name, needs + ": no installed tree"});
-      }
-    }
-  }
-  runs.insert(runs.end(), rest.begin(), rest.end());
-  return runs;
-}
-
-// What a spec can be here: installed trees' names and versions, this platform's profiles.
-Candidates specs(const Context& context) {
-  const auto trees = context.store().list(RecordPart::identity).trees;
-  auto names = tree_candidates(trees);
-  const auto profiles = profile_candidates(context, trees);
-  names.insert(names.end(), profiles.begin(), profiles.end());
-  return names;
-}
-
 // The row of the component table beside cuDNN but the runtime whose flag `option` is (--nccl), if any.
 std::optional<TreeKind> row_of_flag(const std::string& option) {
   for (const ComponentRow* row : named_rows()) {
     if (option == "--" + std::string(row->json_key)) return row->kind;
   }
   return std::nullopt;
-}
-
-// The trees of a row beside cuDNN (--nccl, --tensorrt): their names, then their releases.
-Candidates component_candidates(TreeKind kind, const Context& context) {
-  Candidates names;
-  Candidates releases;
-  std::set<std::string> shown;
-  for (const auto& tree : context.store().list(RecordPart::identity).of(kind)) {
-    names.push_back({tree.name, std::string(component(kind).noun) + " " + tree.version.str()});
-    for (const auto& release : {major_minor(tree.version), tree.version.str()}) {
-      if (shown.insert(release).second) releases.push_back({release, "installed: " + tree.name});
-    }
-  }
-  names.insert(names.end(), releases.begin(), releases.end());
-  return names;
-}
-
-// The CUDA runtime trees: their names, then their releases (13.0, 13.0.2).
-Candidates runtime_candidates(const Context& context) {
-  Candidates names;
-  Candidates releases;
-  std::set<std::string> shown;
-  for (const auto& tree : context.store().list(RecordPart::identity).runtimes()) {
-    names.push_back({tree.name, "CUDA runtime " + tree.version.str()});
-    for (const auto& release : {major_minor(tree.version), tree.version.str()}) {
-      if (shown.insert(release).second) releases.push_back({release, "installed: " + tree.name});
-    }
-  }
-  names.insert(names.end(), releases.begin(), releases.end());
-  return names;
-}
-
-// What `remove` takes: cuDNN trees and their versions, then the runtime trees.
-Candidates removable(const Context& context) {
-  const auto listing = context.store().list(RecordPart::identity);
-  auto names = tree_candidates(listing.trees);
-  for (const auto& tree : listing.runtimes()) {
-    names.push_back({tree.name, "CUDA runtime " + tree.version.str()});
-  }
-  return names;
-}
-
-// The versions of the official list for this platform, oldest first: "9.1"
-// (the newest 9.1.x is what `install 9.1` fetches), then each release.
-Candidates official_versions() {
-  std::map<Version, std::set<std::string>> variants;
-  for (const OfficialArchive* archive : available_archives(host_platform(), nullptr, std::nullopt)) {
-    if (auto version = parse_version(archive->version)) {
-      variants[*version].insert(std::string(archive->cuda_variant));
-    }
-  }
-  Candidates names;
-  std::map<std::string, Version> newest;
-  for (const auto& [version, cudas] : variants) newest[major_minor(version)] = version;
-  std::set<std::string> shown;
-  for (const auto& [version, cudas] : variants) {
-    const std::string series = major_minor(version);
-    if (shown.insert(series).second) names.push_back({series, "the newest " + series + ": " + newest[series].str()});
-    names.push_back({version.str(), "for " + util::join(std::vector<std::string>(cudas.begin(), cudas.end()), ", ")});
-  }
-  return names;
-}
-
-// The CUDA versions archives are built for (official list, installed trees), oldest first.
-Candidates cuda_versions(const Context& context) {
-  std::map<std::pair<int, int>, std::pair<std::string, std::set<std::string>>> found;  // (major, minor or -1)
-  const auto add = [&](const CudaVersion& cuda, const std::string& tree) {
-    auto& [text, trees] = found[{cuda.major, cuda.minor.value_or(-1)}];
-    text = cuda.str();
-    if (!tree.empty()) trees.insert(tree);
-  };
-  for (const OfficialArchive* archive : available_archives(host_platform(), nullptr, std::nullopt)) {
-    if (util::starts_with(archive->cuda_variant, "cuda")) {
-      if (auto cuda = parse_cuda_version(archive->cuda_variant.substr(4))) add(*cuda, "");
-    }
-  }
-  for (const auto& tree : context.store().list(RecordPart::identity).trees) {
-    if (tree.cuda_variant) add(*tree.cuda_variant, tree.name);
-    if (tree.cuda) add(*tree.cuda, tree.name);
-  }
-  Candidates names;
-  for (const auto& [key, value] : found) {
-    const auto& [text, trees] = value;
-    names.push_back(
-        {text, trees.empty() ? "official archives"
-                             : "installed: " + util::join(std::vector<std::string>(trees.begin(), trees.end()), ", ")});
-  }
-  return names;
-}
-
-// The CUDA releases `install cuda` and `mirror create --runtime` fetch (pinned manifests).
-Candidates cuda_releases() {
-  Candidates names;
-  for (const auto& manifest : pinned_manifests()) {
-    names.push_back({manifest.release, "CUDA runtime, " + manifest_file_name(manifest.release)});
-  }
-  return names;
-}
-
-Candidates profile_names(const Context& context) {
-  return profile_candidates(context, context.store().list(RecordPart::identity).trees);
-}
-
-Candidates programs(const std::string& prefix, const Context& context) {
-  Candidates names;
-  for (const auto& program : programs_on_path(prefix, context.environment, {})) {
-    names.push_back({program.name, util::to_utf8(program.path)});
-  }
-  return names;
-}
-
-Candidates shim_candidates(const Context& context) {
-  Candidates names;
-  for (const auto& shim : list_shims(shim_paths(context.store()))) {
-    names.push_back(
-        {shim.name, shim.target.empty() ? "starts the first '" + shim.name + "' on PATH" : "starts " + shim.target});
-  }
-  return names;
 }
 
 Candidates plain(const std::vector<std::string>& values) {
@@ -284,10 +108,11 @@ Candidates candidates(const CLI::App& app, const Context& context, const Complet
   const std::string parent = scope->get_parent() && scope->get_parent() != &app ? scope->get_parent()->get_name() : "";
   if (!after_dashes && !previous.empty() && util::starts_with(previous, "-") &&
       previous.find('=') == std::string::npos && (takes_value(*scope, previous) || takes_value(app, previous))) {
-    if (previous == "--cudnn") return specs(context);
-    if (previous == "--cuda") return cuda_versions(context);
-    if (previous == "--runtime") return command == "create" ? cuda_releases() : runtime_candidates(context);
-    if (const auto kind = row_of_flag(previous)) return component_candidates(*kind, context);
+    if (previous == "--cudnn") return spec_candidates(context.store());
+    if (previous == "--cuda") return cuda_candidates(context.store());
+    if (previous == "--runtime")
+      return command == "create" ? cuda_release_candidates() : component_candidates(TreeKind::cuda, context.store());
+    if (const auto kind = row_of_flag(previous)) return component_candidates(*kind, context.store());
     if (previous == "--shell") return plain(shell::shell_names());
     if (previous == "--verify") return plain(util::names_of(k_launch_policies));
     if (previous == "--mode") return plain(util::names_of(k_pin_modes));
@@ -296,7 +121,7 @@ Candidates candidates(const CLI::App& app, const Context& context, const Complet
   }
   if (command == "exec" && (after_dashes || !util::starts_with(arguments.current, "-"))) {
     // The program, then its arguments (the shell's own completion: files).
-    return positionals.empty() ? programs(arguments.current, context) : Candidates{};
+    return positionals.empty() ? program_candidates(arguments.current, context.environment) : Candidates{};
   }
   if (after_dashes) return {};
   if (util::starts_with(arguments.current, "-")) {
@@ -311,25 +136,25 @@ Candidates candidates(const CLI::App& app, const Context& context, const Complet
     return subs;
   }
   if (command == "install") {
-    if (positionals.size() == 1 && positionals[0] == "cuda") return cuda_releases();
+    if (positionals.size() == 1 && positionals[0] == "cuda") return cuda_release_candidates();
     // A version or 'cuda'; a path (a word with a folder or an archive's name) is the shell's.
     const bool path_like =
         arguments.current.find_first_of("/\\~") != std::string::npos ||
         (!arguments.current.empty() && !std::isdigit(static_cast<unsigned char>(arguments.current[0])) &&
          !util::starts_with("cuda", arguments.current));
     if (!positionals.empty() || path_like) return {};
-    auto names = official_versions();
+    auto names = official_version_candidates();
     names.push_back({"cuda", "a CUDA release's runtime libraries: cudnnenv install cuda 13.0"});
     return names;
   }
   if (!positionals.empty()) return {};
-  if (command == "remove" && parent == "shim") return shim_candidates(context);
-  if (command == "add" && parent == "shim") return programs(arguments.current, context);
-  if (command == "remove") return removable(context);
+  if (command == "remove" && parent == "shim") return shim_candidates(context.store());
+  if (command == "add" && parent == "shim") return program_candidates(arguments.current, context.environment);
+  if (command == "remove") return removable_candidates(context.store());
   if (command == "use" || command == "verify" || command == "activate" || command == "which" || command == "current") {
-    return specs(context);
+    return spec_candidates(context.store());
   }
-  if (command == "show" || command == "generate") return profile_names(context);
+  if (command == "show" || command == "generate") return profile_name_candidates(context.store());
   if (command == "init") return plain(shell::shell_names());
   if (command == "completion") return plain(shell::shell_names(shell::has_completion));
   if (command == "deinit") return plain({"cmd"});
