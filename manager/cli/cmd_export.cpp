@@ -29,11 +29,6 @@ struct ModulefileArguments {
   std::string output = ".";
 };
 
-// Prints what an export changed, a line each.
-void print_changes(const FileChanges& changes) {
-  for (const auto& change : changes) print(describe(change) + "\n");
-}
-
 Result<int> run_modulefile(const ModulefileArguments& arguments, const Context& context) {
   if (arguments.all == !arguments.spec.empty()) {
     return make_error("give one tree (a spec) or --all", "cudnnenv export modulefile 8.1 -o DIR, or --all -o DIR",
@@ -311,15 +306,6 @@ struct CdiArguments {
   std::string output = "/etc/cdi";
 };
 
-// A device for a spec as exec would pin it: named by the profile it names,
-// else by the tree it chose.
-Result<CdiDevice> cdi_device(const std::string& spec, const Context& context) {
-  CUDNNENV_TRY_ASSIGN(selection, context.selection(context.request(spec)));
-  const bool profile = selection->profile && selection->profile->name == spec;
-  return CdiDevice{profile ? spec : selection->tree.name, selection->tree, selection->beside_trees(),
-                   profile ? selection_variables(*selection) : std::vector<std::pair<std::string, std::string>>{}};
-}
-
 Result<int> run_cdi(const CdiArguments& arguments, const Context& context) {
   if (host_platform().os != Os::linux) {
     return make_error("CDI devices are for Linux containers", "run 'cudnnenv export cdi' on the Linux host",
@@ -328,56 +314,17 @@ Result<int> run_cdi(const CdiArguments& arguments, const Context& context) {
   if (arguments.all == !arguments.specs.empty()) {
     return make_error("give trees or profiles, or --all", "cudnnenv export cdi --all -o /etc/cdi", ExitCode::usage);
   }
-  std::vector<CdiDevice> devices;
-  if (arguments.all) {
-    const auto listing = context.store().list();
-    for (auto& module : store_modules(listing)) {
-      if (!is_cdi_name(module.tree.name)) {
-        log_warning("the tree '" + util::printable(module.tree.name) +
-                    "' has a name CDI cannot take as a device's: not exported");
-        continue;
-      }
-      devices.push_back({module.tree.name, module.tree, module.beside, {}});
-    }
-    // Each profile an installed tree runs, as exec --cudnn PROFILE pins it.
-    CUDNNENV_TRY_ASSIGN(profiles, all_profiles(host_platform().os, config_files(context.store())));
-    for (const auto& profile : *profiles) {
-      if (!satisfying_tree(profile, listing.trees)) continue;
-      if (auto device = cdi_device(profile.name, context); device && is_cdi_name(device->tree.name)) {
-        devices.push_back(std::move(*device));
-      }
-    }
-    if (devices.empty()) {
-      return make_error("the store '" + util::to_utf8(context.store().root()) + "' has no tree to export",
-                        "install one first: cudnnenv install 9.19", ExitCode::not_found);
-    }
-  }
-  for (const auto& spec : arguments.specs) {
-    CUDNNENV_TRY_ASSIGN(device, cdi_device(spec, context));
-    devices.push_back(std::move(*device));
-  }
-  // The container runtime (root) mounts each tree's folder: never one another user can change, whose owner
-  // could point it at /root. Asked of the whole record (an identity record has no file list).
-  for (const auto& device : devices) {
-    for (const TreeRecord* tree : pinned_trees(device.tree, device.beside)) {
-      const auto full = context.store().full_record(*tree);
-      const auto why = full ? changeable_by_others(*full) : util::changeable_by_others(tree->root);
-      if (!why) continue;
-      return make_error("the tree '" + tree->name + "' can be changed by another user (" + util::printable(*why) +
-                            "): a container would mount whatever they put there",
-                        "install it (a copy in the store only you can change) and export that: cudnnenv install " +
-                            util::command_word(util::to_utf8(tree->root)),
-                        ExitCode::usage);
-    }
-  }
-  CUDNNENV_TRY_ASSIGN(text, cdi_spec(devices, audit_module_beside(util::installed_program())));
+  const SelectSpec select = [&context](const std::string& spec) { return context.selection(context.request(spec)); };
+  CUDNNENV_TRY_ASSIGN(devices, cdi_devices(context.store(), arguments.specs, arguments.all, select, context.warner()));
+  CUDNNENV_TRY_ASSIGN(text, cdi_spec(*devices, audit_module_beside(util::installed_program())));
   CUDNNENV_TRY_ASSIGN(changes, write_cdi_spec(util::path_from_utf8(arguments.output), *text));
   print_changes(*changes);
   std::vector<std::string> names;
-  for (const auto& device : devices) names.push_back(device.name);
+  for (const auto& device : *devices) names.push_back(device.name);
   print("devices: " + util::join(names, ", ") + "\n");
-  print_note("note: podman run --device " + std::string(k_cdi_kind) + "=" + devices.front().name +
-             " IMAGE ...; export again after installing or removing a tree ('cudnnenv doctor' finds a stale one)");
+  print_note("note: podman run --device " + std::string(k_cdi_kind) + "=" + devices->front().name +
+             " IMAGE ...; 'cudnnenv remove' writes this spec again when a tree it mounts goes, and 'cudnnenv doctor' "
+             "checks it");
   return 0;
 }
 

@@ -9,6 +9,8 @@
 #include "download/download.hpp"
 #include "download/runtime.hpp"
 #include "formats/archive_name.hpp"
+#include "integrate/cdi.hpp"
+#include "pin/launch.hpp"
 #include "select/activation.hpp"
 #include "select/lock.hpp"
 #include "select/project.hpp"
@@ -134,6 +136,18 @@ class UnpackPrinter {
   std::chrono::steady_clock::time_point m_began = std::chrono::steady_clock::now();
   std::chrono::steady_clock::time_point m_last{};
 };
+
+// A tree installed where a removed one of its name was: the CDI specs that
+// still mount that folder, written again with it (Linux's containers only).
+void refresh_cdi_after_install(const TreeRecord& record, const Context& context, bool json) {
+  if (host_platform().os != Os::linux) return;
+  const SelectSpec select = [&](const std::string& spec) {
+    return resolve_selection(context.store(), context.request(spec));
+  };
+  print_cdi_refreshes(refresh_cdi_specs(util::final_path(record.root), record.name, select,
+                                        audit_module_beside(util::installed_program())),
+                      json);
+}
 
 DownloadOptions download_options(const InstallArguments& arguments, const Context& context, const Store&) {
   DownloadOptions options = context.download_options(arguments.mirror, arguments.quiet);
@@ -295,6 +309,7 @@ Result<int> run_install_runtime(const InstallArguments& arguments, const Context
   const bool fresh = outcome->status == InstallStatus::installed;
   if (arguments.json) {
     print_json(Json{{"status", fresh ? "installed" : "already_installed"}, {"tree", tree_to_json(record)}});
+    if (fresh) refresh_cdi_after_install(record, context, true);
     return 0;
   }
   print(std::string(fresh ? "installed" : "already installed") + " '" + record.name + "': " + runtime_summary(record) +
@@ -327,6 +342,7 @@ Result<int> run_install_runtime(const InstallArguments& arguments, const Context
           (from_folder ? " (copied from the mirror folder, and checked in the copy)" : std::string()) +
           ": 'cudnnenv cache clean' frees them\n");
   }
+  if (fresh) refresh_cdi_after_install(record, context, false);
   return 0;
 }
 
@@ -475,6 +491,7 @@ Result<int> run_install_component(TreeKind kind, const InstallArguments& argumen
   const bool fresh = outcome->status == InstallStatus::installed;
   if (arguments.json) {
     print_json(Json{{"status", fresh ? "installed" : "already_installed"}, {"tree", tree_to_json(record)}});
+    if (fresh) refresh_cdi_after_install(record, context, true);
     return 0;
   }
   print(std::string(fresh ? "installed" : "already installed") + " '" + record.name + "': " + std::string(row.noun) +
@@ -482,6 +499,7 @@ Result<int> run_install_component(TreeKind kind, const InstallArguments& argumen
   print("  location:  " + util::to_utf8(record.root) + "\n");
   print("  libraries: " + util::to_utf8(record.resolve(record.layout.library_dir)) + "\n");
   print("  source:    " + record.source.path + " (SHA-256 " + record.source.sha256 + ")\n");
+  if (fresh) refresh_cdi_after_install(record, context, false);
   return 0;
 }
 
@@ -556,6 +574,7 @@ Result<int> run_install(const InstallArguments& arguments, const Context& contex
   const bool fresh = outcome->status == InstallStatus::installed;
   if (arguments.json) {
     print_json(Json{{"status", fresh ? "installed" : "already_installed"}, {"tree", tree_to_json(record)}});
+    if (fresh) refresh_cdi_after_install(record, context, true);
     return 0;
   }
   print(std::string(fresh ? "installed" : "already installed") + " '" + record.name + "': " + summary(record) + "\n");
@@ -573,6 +592,7 @@ Result<int> run_install(const InstallArguments& arguments, const Context& contex
     print("  added:    " + added.name + ".dll (" + added.version + ", carried by cudnnenv: cuDNN " +
           record.version.str() + " opens it by name and its archive does not ship it)\n");
   }
+  if (fresh) refresh_cdi_after_install(record, context, false);
   return 0;
 }
 

@@ -3,10 +3,13 @@
 
 #include "cli/context.hpp"
 #include "cli/output.hpp"
+#include "integrate/cdi.hpp"
+#include "pin/launch.hpp"
 #include "select/profile.hpp"
 #include "select/project.hpp"
 #include "select/resolve.hpp"
 #include "store/component.hpp"
+#include "util/fs.hpp"
 #include "util/text.hpp"
 
 namespace cudnnenv::cli {
@@ -101,8 +104,13 @@ Result<int> run_remove(const RemoveArguments& arguments, const Context& context)
       return 1;
     }
   }
+  const std::filesystem::path mounted = util::final_path(tree->root);  // as export cdi recorded it
   CUDNNENV_TRY(store.remove(*tree));
   print(std::string(adopted ? "forgot '" : "removed '") + tree->name + "'\n");
+  if (host_platform().os == Os::linux) {
+    const SelectSpec select = [&](const std::string& spec) { return resolve_selection(store, context.request(spec)); };
+    print_cdi_refreshes(refresh_cdi_specs(mounted, tree->name, select, audit_module_beside(util::installed_program())));
+  }
   return 0;
 }
 

@@ -12,6 +12,8 @@
 #include <spdlog/sinks/base_sink.h>
 #include <spdlog/spdlog.h>
 
+#include "integrate/cdi.hpp"
+#include "integrate/change.hpp"
 #include "util/fs.hpp"
 #include "util/text.hpp"
 
@@ -246,6 +248,24 @@ Result<void> write_output_file(const std::filesystem::path& file, std::string_vi
     std::filesystem::create_directories(folder, ec);
   }
   return util::write_file_atomic(file, text);
+}
+
+void print_changes(const FileChanges& changes) {
+  for (const auto& change : changes) print(describe(change) + "\n");
+}
+
+void print_cdi_refreshes(const std::vector<CdiRefresh>& refreshes, bool json) {
+  for (const auto& refresh : refreshes) {
+    if (refresh.warning) log_warning(*refresh.warning);
+    for (const auto& change : refresh.changes) {
+      if (json) {
+        print_note(describe(change));
+      } else {
+        print(describe(change) + "\n");
+      }
+    }
+    if (refresh.note) print_note(*refresh.note);
+  }
 }
 
 }  // namespace cudnnenv::cli

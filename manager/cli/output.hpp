@@ -12,6 +12,12 @@
 #include "util/json.hpp"
 #include "util/result.hpp"
 
+namespace cudnnenv {
+struct FileChange;  // integrate/change.hpp
+using FileChanges = std::vector<FileChange>;
+struct CdiRefresh;  // integrate/cdi.hpp
+}  // namespace cudnnenv
+
 namespace cudnnenv::cli {
 
 // The one logging path (spdlog), to stderr: warnings always; -v (verbosity
@@ -82,6 +88,12 @@ void print_json(const Json& value);
 // Writes `text` to `file`, a file the user named for this command's output
 // (doctor --output, install cuda --print-urls, __man's pages), atomically,
 // its folder made as needed: the one place the CLI writes to the disk.
+// What an export or a refresh changed, a line each ("wrote FILE (ABOUT)").
+void print_changes(const FileChanges& changes);
+// The CDI specs a remove or an install wrote again: their changes, notes and
+// warnings; with `json` (stdout holds JSON) the changes as notes on stderr.
+void print_cdi_refreshes(const std::vector<CdiRefresh>& refreshes, bool json = false);
+
 Result<void> write_output_file(const std::filesystem::path& file, std::string_view text);
 
 }  // namespace cudnnenv::cli

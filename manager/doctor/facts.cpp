@@ -7,6 +7,7 @@
 
 #include <spdlog/spdlog.h>
 
+#include "integrate/cdi.hpp"
 #include "integrate/kernelspec.hpp"
 #include "pin/launch.hpp"
 #include "pin/shims.hpp"
@@ -650,23 +651,6 @@ std::optional<VscodeInfo> find_vscode(const fs::path& folder, const fs::path& la
     workspace = workspace.parent_path();
   }
   return std::nullopt;
-}
-
-// The JSON spec files of the folders CDI engines read, up to 1 MiB each.
-std::vector<std::pair<fs::path, std::string>> find_cdi_specs() {
-  std::vector<std::pair<fs::path, std::string>> specs;
-  for (const fs::path folder : {"/etc/cdi", "/var/run/cdi"}) {
-    std::error_code ec;
-    std::vector<fs::path> files;
-    for (fs::directory_iterator it(folder, ec), end; !ec && it != end; it.increment(ec)) {
-      if (it->path().extension() == ".json" && it->is_regular_file(ec)) files.push_back(it->path());
-    }
-    std::sort(files.begin(), files.end());
-    for (const auto& file : files) {
-      if (auto text = util::read_file(file, 1 << 20)) specs.emplace_back(file, std::move(*text));
-    }
-  }
-  return specs;
 }
 
 }  // namespace

@@ -10,11 +10,14 @@
 #pragma once
 
 #include <filesystem>
+#include <functional>
 #include <string>
 #include <string_view>
 #include <vector>
 
 #include "integrate/change.hpp"
+#include "select/resolve.hpp"
+#include "store/store.hpp"
 #include "store/tree.hpp"
 #include "util/result.hpp"
 
@@ -49,6 +52,53 @@ Result<std::string> cdi_spec(const std::vector<CdiDevice>& devices, const std::f
 // Writes the spec into `folder` (k_cdi_file), replacing the one an earlier
 // export wrote there.
 Result<FileChanges> write_cdi_spec(const std::filesystem::path& folder, const std::string& text);
+
+// The folders container engines read specs from (podman, containerd, CRI-O).
+std::vector<std::filesystem::path> cdi_folders();
+
+// The JSON spec files in `folders`, sorted, up to 1 MiB each: what doctor
+// checks and a refresh reads.
+std::vector<std::pair<std::filesystem::path, std::string>> find_cdi_specs(
+    const std::vector<std::filesystem::path>& folders = cdi_folders());
+
+// The selection of a spec as `exec --cudnn SPEC` pins it.
+using SelectSpec = std::function<Result<Selection>(const std::string& spec)>;
+
+// The device of `spec`: named by the profile it names, else by the tree it chose.
+Result<CdiDevice> cdi_device(const std::string& spec, const SelectSpec& select);
+
+// What `export cdi` exports: the devices of `specs`, or with `all` each tree
+// of the store (with its trees beside it) and each profile an installed tree
+// runs (a tree whose name CDI cannot take is left out, said to `warn`).
+// Refuses a tree another user can change: the engine (root) would mount
+// whatever they put there.
+Result<std::vector<CdiDevice>> cdi_devices(const Store& store, const std::vector<std::string>& specs, bool all,
+                                           const SelectSpec& select, const WarningSink& warn);
+
+// A spec of ours that mounted a tree that is gone or was installed again
+// (`remove`, then `install` of the name), written again as NVIDIA's
+// nvidia-cdi-refresh does: each device that mounted the tree named again as
+// it resolves now (a profile may now pin another tree), one that no longer
+// resolves dropped, every other device kept as written (another store's); a
+// spec left with no device is removed. Where the file cannot be written
+// (another user's /etc/cdi), `refused` says why and `command` is what writes it.
+struct CdiRefresh {
+  std::filesystem::path file;
+  std::vector<std::string> dropped;  // device names
+  FileChanges changes;
+  std::optional<std::string> refused;
+  std::string command;  // cudnnenv export cdi NAME... -o FOLDER, or rm FILE
+  // For the terminal: what the refresh did to the devices, or, refused, what
+  // fails now and the command that mends it.
+  std::optional<std::string> note;
+  std::optional<std::string> warning;
+};
+
+// The specs of ours in `folders` with a device that mounts `tree_root` (the
+// real path of the tree `name`, removed or installed again), each refreshed.
+std::vector<CdiRefresh> refresh_cdi_specs(const std::filesystem::path& tree_root, const std::string& name,
+                                          const SelectSpec& select, const std::filesystem::path& audit_module,
+                                          const std::vector<std::filesystem::path>& folders = cdi_folders());
 
 // A device of our kind read back from a spec file: what doctor checks.
 struct CdiDeviceRecord {
