@@ -181,6 +181,8 @@ printf 'LD_LIBRARY_PATH=/opt/x\nCUDNNENV_RUNTIME_DIR=/old\n\n+LD_LIBRARY_PATH=/s
 printf 'A=1\n\nB=x\ry\nC D=1\n' > "$out/slurm/refused.txt"
 # cdi: a spec of cudnnenv's kind as export writes it, and another vendor's.
 printf '{"cdiVersion": "0.5.0", "kind": "cudnnenv.dev/cudnn", "devices": [{"name": "t91", "containerEdits": {"env": ["CUDNNENV_PIN_DIR=/opt/cudnnenv/t91/lib", "CUDNNENV_CDI_TREES=t91@2026-12-06T07:21:36Z,cuda-12@2026-12-06T07:21:37Z"], "mounts": [{"hostPath": "/s/t91", "containerPath": "/opt/cudnnenv/t91", "options": ["ro", "bind"]}]}}]}\n' > "$out/cdi/ours.json"
+# One whose first device mounts the tree fuzz_cdi's refresh removes (/cdi-tree), beside another's device.
+printf '{"cdiVersion": "0.5.0", "kind": "cudnnenv.dev/cudnn", "devices": [{"name": "t", "containerEdits": {"mounts": [{"hostPath": "/cdi-tree", "containerPath": "/opt/cudnnenv/t", "options": ["ro", "bind"]}]}}, {"name": "u", "containerEdits": {"mounts": [{"hostPath": "/s/u", "containerPath": "/opt/cudnnenv/u"}]}}]}\n' > "$out/cdi/refresh.json"
 printf '{"cdiVersion": "0.5.0", "kind": "nvidia.com/gpu", "devices": [{"name": "0", "containerEdits": {"deviceNodes": [{"path": "/dev/nvidia0"}]}}]}\n' > "$out/cdi/nvidia.json"
 
 # frameworks: a probe's answer after a framework's own output, one for a CPU build, and a METADATA.
