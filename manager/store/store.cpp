@@ -204,7 +204,12 @@ Result<void> link_healed_file(const fs::path& links, const fs::path& target, con
   }
   std::error_code ec;
   CUDNNENV_TRY_ASSIGN(hash, util::sha256_file(target));
-  files.push_back({library_dir + "/" + name, fs::file_size(target, ec), *hash, {}});
+  // A name that is a link in the folder (libcudnn.so.9 -> libcudnn.so.9.1.0) is recorded as one, as adopt
+  // records it: its bytes are the file's it names, counted once.
+  std::string link_text;
+  if (own && fs::is_symlink(fs::symlink_status(target, ec)))
+    link_text = util::generic_utf8(fs::read_symlink(target, ec));
+  files.push_back({library_dir + "/" + name, fs::file_size(target, ec), *hash, link_text});
   return {};
 }
 
@@ -906,6 +911,26 @@ Result<InstallOutcome> Store::install_source(const fs::path& source_path, const 
   return InstallOutcome{InstallStatus::installed, std::move(record)};
 }
 
+namespace {
+
+// A folder `adopt --heal` made whole before is already in the store: its
+// healed tree (a store folder of links) says so by its source, as an adopted
+// folder says so by its location. Asked under the adoption lock.
+Result<void> refuse_healed_again(const std::vector<TreeRecord>& trees, const fs::path& folder) {
+  for (const auto& existing : trees) {
+    if (existing.source.healed_from.empty() || !util::same_file(util::path_from_utf8(existing.source.path), folder)) {
+      continue;
+    }
+    return make_error(
+        "'" + util::to_utf8(folder) + "' is already healed as '" + existing.name +
+            "' (its files, and what it lacked from '" + existing.source.healed_from + "')",
+        "'cudnnenv list' shows it; 'cudnnenv remove " + util::command_word(existing.name) + "' forgets it");
+  }
+  return {};
+}
+
+}  // namespace
+
 Result<util::FileLock> Store::adoption_lock() const {
   CUDNNENV_TRY(prepare());
   // No tree is named with a leading '.': this lock is no tree's.
@@ -932,6 +957,7 @@ Result<TreeRecord> Store::adopt(const fs::path& directory, const AdoptOptions& o
           "'cudnnenv list' shows it; 'cudnnenv remove " + util::command_word(existing.name) + "' forgets it");
     }
   }
+  CUDNNENV_TRY(refuse_healed_again(list().trees, found->location));
   CUDNNENV_TRY_ASSIGN(files, hash_adopted_files(*found, options.platform.os));
   if (options.heal) {
     CUDNNENV_TRY(check_binaries(*files, "", options.platform));
@@ -1305,6 +1331,7 @@ Result<TreeRecord> Store::adopt_component(TreeKind kind, const fs::path& directo
     }
     return adopted;
   };
+  CUDNNENV_TRY(refuse_healed_again(list().of(kind), location));
   if (options.heal && kind == TreeKind::cuda) {
     std::map<std::string, fs::path> own;  // the first folder's file of a name
     for (const auto& folder : kind_of.library_folders(location, options.platform.os)) {

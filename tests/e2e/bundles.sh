@@ -167,6 +167,21 @@ run verify healed --level files
 expect_eq "$rc" "0" "verify of the healed tree: $(cat out err)"
 pass "adopt --heal: a store folder of the wheel's files and the missing one from a tree of the same build; pinned, one version"
 
+# Healed once: a second heal of the folder, one after the other or four at once, says so and adds nothing;
+# the healed tree's size counts each library file once (libcudnn.so.9 and libcudnn.so.9.21.0 are one file).
+run adopt --heal ./incomplete --name healed2
+expect_eq "$rc:$(cat err)" "1:cudnnenv: error: '$WORK/incomplete' is already healed as 'healed' (its files, and what it lacked from 'whole')
+  hint: 'cudnnenv list' shows it; 'cudnnenv remove healed' forgets it" "a second adopt --heal"
+for i in 1 2 3 4; do "$CUDNNENV" adopt --heal ./incomplete > "heal$i.out" 2>&1 & done
+wait
+run list --json
+expect_eq "$(python3 -c 'import json, sys
+trees = json.load(sys.stdin)
+print(len([t for t in trees if t["source"].get("healed_from")]), [t["size"] for t in trees if t["name"] == "healed"][0])' < out)" \
+  "1 $(find complete/lib -type f -printf '%s\n' | awk '{ total += $1 } END { print total }')" \
+  "after four parallel heals: one healed tree, its size the library files' once each: $(cat heal*.out)"
+pass "adopt --heal of a folder healed before: refused as 'already healed', in parallel too; its size counts each file once"
+
 # A heal never mixes builds: a 9.21.0 folder built for CUDA 12 without tensor_ir, while the store's 9.21.0
 # trees are CUDA 13's: refused, naming the build to install.
 make_linux_tree cuda12 9.21.0 "$FIXTURES/fake-elf64-9.21.0-cuda12.so"

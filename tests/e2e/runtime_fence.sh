@@ -124,6 +124,9 @@ expect_eq "$rc:$(cat out)" "0:adopted 'half': CUDA 13.0 runtime, 4 library files
   "adopt --heal ($(cat err))"
 expect_eq "$(cat err)" "cudnnenv: warning: '$WORK/half/lib' lacks libcublasLt.so.13: 'half' is a store folder of links to its files and that file from 'full' (CUDA 13.0)" \
   "adopt --heal's note"
+run adopt --heal half/lib --name half2
+expect_eq "$rc:$(cat err)" "1:cudnnenv: error: '$WORK/half/lib' is already healed as 'half' (its files, and what it lacked from 'full')
+  hint: 'cudnnenv list' shows it; 'cudnnenv remove half' forgets it" "a second adopt --heal of the runtime"
 run exec --cudnn t --runtime half --report -- ./load-names libcublas.so.13
 expect_eq "$rc:$(cat out)" "0:libcublas.so.13 loaded" "exec with the healed runtime ($(cat err))"
 expect_eq "$(cat err)" "cudnnenv: report: pinned to 't' (cuDNN 9.19.0, $CUDNNENV_ROOT/t/lib) with the CUDA runtime 'half' ($CUDNNENV_ROOT/half/lib), mode audit
