@@ -470,6 +470,8 @@ Result<LockFile> parse_lock(std::string_view text, const fs::path& file) {
 }
 
 Result<bool> write_lock(const LockFile& lock) {
+  // What a killed lock left beside the file goes, also when the lock is up to date (and so not written).
+  util::remove_stale_temporaries(lock.file);
   const std::string text = serialize_lock(lock);
   if (std::error_code ec; fs::exists(lock.file, ec)) {
     if (const auto existing = util::read_file(lock.file, k_max_lock_file); existing && *existing == text) return false;

@@ -4,7 +4,8 @@
 # exports, shims and adopts end with one clean result and no error; a failed
 # fsync (injected with strace) leaves every small file as it was and fails the
 # command; verify finds a runtime tree by any name; a failed export leaves no
-# folder behind; remove on a read-only store says so before anything else.
+# folder behind; remove on a read-only store says so before anything else; a
+# killed lock's temporary file goes at the next lock, up to date or not.
 # Usage: nothing_lost.sh CUDNNENV FIXTURE_DIR
 CUDNNENV=$1
 FIXTURES=$2
@@ -171,3 +172,20 @@ if [ "$(id -u)" = 0 ] && unshare -m true 2> /dev/null; then
 else
   echo "skip: a read-only mount needs root and unshare (the read-only store case)"
 fi
+
+# --- 7. a killed lock: what it left beside cudnnenv.lock goes at the next lock, also an up-to-date one ---
+mkdir lockproject && cd lockproject
+printf 'cudnn = "9.1"\ncuda = "12"\n' > .cudnnenv.toml
+run lock
+expect_eq "$rc" "0" "lock: $(cat err)"
+sleep 0 & gone=$!
+wait "$gone"
+# write_file_atomic's temporary of a writer killed a minute ago (the name it gives, the writer's process id)
+printf 'format = 1\n' > "cudnnenv.lock.tmp$gone-1"
+touch -d '1 minute ago' "cudnnenv.lock.tmp$gone-1"
+run lock
+expect_eq "$rc:$(head -n 1 out)" "0:up to date: $PWD/cudnnenv.lock" "lock after a killed one: $(cat err)"
+expect_eq "$(ls -A | grep -v '^out$\|^err$')" ".cudnnenv.toml
+cudnnenv.lock" "the project folder after the next lock (out and err are this test's)"
+cd ..
+pass "a killed lock's temporary file goes at the next lock, which finds the lock up to date"
