@@ -188,31 +188,45 @@ Result<int> run_verify(const VerifyArguments& arguments) {
   const fs::path folder = util::path_from_utf8(arguments.folder);
   CUDNNENV_TRY_ASSIGN(index, read_mirror_index(folder));
   const auto checks = verify_mirror(folder, *index);
+  const auto unlisted = unlisted_mirror_files(folder, *index);
   const auto failed =
       std::count_if(checks.begin(), checks.end(), [](const MirrorCheck& each) { return !each.problem.empty(); });
+  const bool ok = failed == 0 && unlisted.empty();
   if (arguments.json) {
     Json files = Json::array();
     for (const auto& check : checks) {
       files.push_back(
           Json{{"path", check.file.path}, {"ok", check.problem.empty()}, {"problem", or_null(check.problem)}});
     }
-    print_json(Json{{"mirror", util::to_utf8(folder)}, {"ok", failed == 0}, {"files", files}});
-    return failed == 0 ? 0 : 1;
+    print_json(Json{{"mirror", util::to_utf8(folder)}, {"ok", ok}, {"files", files}, {"unlisted", unlisted}});
+    return ok ? 0 : 1;
   }
   for (const auto& check : checks) {
-    print(std::string(check.problem.empty() ? "ok      " : "FAILED  ") + util::printable(check.file.path) +
+    print(std::string(check.problem.empty() ? "ok        " : "FAILED    ") + util::printable(check.file.path) +
           (check.problem.empty() ? "" : ": " + check.problem) + "\n");
   }
+  for (const auto& path : unlisted) print("UNLISTED  " + util::printable(path) + ": in the folder, not in the index\n");
   const std::string count = std::to_string(checks.size()) + (checks.size() == 1 ? " file" : " files");
-  if (failed == 0) {
+  if (ok) {
     print(count + ": all match the index\n");
     return 0;
   }
-  return make_error(
-      std::to_string(failed) + " of " + count + " in '" + util::to_utf8(folder) + "' do not match its index",
-      "cudnnenv mirror create " + util::command_word(util::to_utf8(folder)) +
-          "  (fetches again what the index names, replacing what is wrong)",
-      ExitCode::failure);
+  const std::string create = "cudnnenv mirror create " + util::command_word(util::to_utf8(folder));
+  if (failed == 0) {
+    return make_error(std::to_string(unlisted.size()) + (unlisted.size() == 1 ? " file" : " files") + " in '" +
+                          util::to_utf8(folder) + "' " + (unlisted.size() == 1 ? "is" : "are") + " not in its index (" +
+                          count + " match it): a sync from it cannot find " +
+                          (unlisted.size() == 1 ? "that file" : "those files"),
+                      "run the '" + create +
+                          " ...' that fetched them again: it indexes what is already there, checked, fetching nothing",
+                      ExitCode::failure);
+  }
+  return make_error(std::to_string(failed) + " of " + count + " in '" + util::to_utf8(folder) + "' " +
+                        (failed == 1 ? "does" : "do") + " not match its index" +
+                        (unlisted.empty() ? std::string()
+                                          : ", and " + std::to_string(unlisted.size()) + " more " +
+                                                (unlisted.size() == 1 ? "is" : "are") + " not in it"),
+                    create + "  (fetches again what the index names, replacing what is wrong)", ExitCode::failure);
 }
 
 }  // namespace

@@ -1,6 +1,7 @@
 #include "download/mirror.hpp"
 
 #include <algorithm>
+#include <set>
 
 #include "formats/redist.hpp"
 #include "formats/version.hpp"
@@ -184,6 +185,43 @@ Result<MirrorIndex> read_mirror_index(const fs::path& folder) {
   }
   CUDNNENV_TRY_ASSIGN(text, util::read_file(file, k_max_mirror_index));
   return parse_mirror_index(*text, file);
+}
+
+namespace {
+
+// write_file_atomic's temporaries: "<name>.tmp<pid>-<n>".
+bool is_temporary_name(const std::string& name) {
+  const auto at = name.rfind(".tmp");
+  if (at == std::string::npos) return false;
+  const std::string rest = name.substr(at + 4);
+  const auto dash = rest.find('-');
+  const auto digits = [](std::string_view text) {
+    return !text.empty() && std::all_of(text.begin(), text.end(), [](char c) { return c >= '0' && c <= '9'; });
+  };
+  return dash != std::string::npos && digits(std::string_view(rest).substr(0, dash)) &&
+         digits(std::string_view(rest).substr(dash + 1));
+}
+
+}  // namespace
+
+std::vector<std::string> unlisted_mirror_files(const fs::path& folder, const MirrorIndex& index) {
+  std::set<std::string> listed;
+  for (const auto& file : index.files) listed.insert(file.path);
+  std::vector<std::string> unlisted;
+  std::error_code ec;
+  for (fs::recursive_directory_iterator it(folder, ec), end; !ec && it != end; it.increment(ec)) {
+    if (!it->is_regular_file(ec) || it->is_symlink(ec)) continue;
+    std::string path = util::to_utf8(it->path().lexically_relative(folder));
+    std::replace(path.begin(), path.end(), '\\', '/');
+    const std::string name = util::to_utf8(it->path().filename());
+    if (path == k_mirror_index || util::ends_with(name, ".part") || is_temporary_name(name) ||
+        listed.count(path) != 0) {
+      continue;
+    }
+    unlisted.push_back(std::move(path));
+  }
+  std::sort(unlisted.begin(), unlisted.end());
+  return unlisted;
 }
 
 std::vector<MirrorCheck> verify_mirror(const fs::path& folder, const MirrorIndex& index,

@@ -67,4 +67,9 @@ struct MirrorCheck {
 std::vector<MirrorCheck> verify_mirror(const std::filesystem::path& folder, const MirrorIndex& index,
                                        const std::function<void(const std::string&)>& progress = {});
 
+// The regular files under `folder` its index does not list, '/'-separated and
+// sorted: a file a create fetched whose entry was lost. Not the index itself,
+// nor work in progress (a download's `.part`, write_file_atomic's temporaries).
+std::vector<std::string> unlisted_mirror_files(const std::filesystem::path& folder, const MirrorIndex& index);
+
 }  // namespace cudnnenv

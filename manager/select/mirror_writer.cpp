@@ -6,6 +6,7 @@
 #include "store/component.hpp"
 #include "store/runtime.hpp"
 #include "util/fs.hpp"
+#include "util/sha256.hpp"
 #include "util/text.hpp"
 
 namespace cudnnenv {
@@ -95,6 +96,26 @@ Result<void> MirrorWriter::record(const fs::path& file, const std::string& sha25
   if (ec) return make_error("cannot read '" + util::to_utf8(file) + "': " + ec.message(), "run this again");
   std::string path = path_in_mirror(file);
   (fetched ? m_fetched : m_kept) += 1;
+  // One writer of the index at a time, by a lock in the store's downloads folder (as each file's, named by
+  // the index's path: the mirror holds no lock files); what another create added meanwhile is read back
+  // and kept.
+  util::Sha256 path_hash;
+  const std::string index_path = util::to_utf8(fs::absolute(m_folder / k_mirror_index, ec));
+  path_hash.update(index_path.data(), index_path.size());
+  fs::create_directories(m_options.lock_folder, ec);
+  CUDNNENV_TRY_ASSIGN(
+      held, util::FileLock::acquire(m_options.lock_folder / ("." + std::string(k_mirror_index) + "." +
+                                                             path_hash.hex_digest().substr(0, 16) + ".lock")));
+  if (std::error_code missing; fs::exists(m_folder / k_mirror_index, missing)) {
+    if (auto on_disk = read_mirror_index(m_folder)) {
+      for (auto& each : on_disk->files) {
+        if (!std::any_of(m_index.files.begin(), m_index.files.end(),
+                         [&](const MirrorFile& mine) { return mine.path == each.path; })) {
+          m_index.add(std::move(each));
+        }
+      }
+    }
+  }
   m_index.add(MirrorFile{path, size, sha256, std::move(what), std::move(platform), std::move(release)});
   return util::write_file_atomic(m_folder / k_mirror_index, serialize_mirror_index(m_index));
 }

@@ -88,8 +88,8 @@ pass "with the server stopped: sync and install from the mirror on fresh stores,
 run mirror create "$WORK/mirror" --lock project/cudnnenv.lock -q
 expect_eq "$rc:$(head -1 out)" "0:mirror $WORK/mirror: 0 fetched, 2 already there; 2 files, $total" "a second create: $(cat err)"
 run mirror verify "$WORK/mirror"
-expect_eq "$rc:$(cat out)" "0:ok      $ldir/$linux
-ok      $wdir/$windows
+expect_eq "$rc:$(cat out)" "0:ok        $ldir/$linux
+ok        $wdir/$windows
 2 files: all match the index" "mirror verify: $(cat err)"
 run mirror verify "$WORK/mirror" --json
 expect_eq "$rc:$(python3 -c 'import json; d = json.load(open("out")); print(d["ok"], [(f["path"].split("/")[-1], f["ok"], f["problem"]) for f in d["files"]])')" \
@@ -105,9 +105,9 @@ printf 'X' | dd of="mirror/$wdir/$windows" bs=1 seek=$((size / 2)) conv=notrunc 
 bad=$(sha256sum "mirror/$wdir/$windows" | cut -d' ' -f1)
 good=$(sha256sum "srv/$windows" | cut -d' ' -f1)
 run mirror verify "$WORK/mirror"
-expect_eq "$rc:$(cat out)" "1:ok      $ldir/$linux
-FAILED  $wdir/$windows: its SHA-256 is $bad, the index says $good" "verify of a changed file"
-expect_eq "$(cat err)" "cudnnenv: error: 1 of 2 files in '$WORK/mirror' do not match its index
+expect_eq "$rc:$(cat out)" "1:ok        $ldir/$linux
+FAILED    $wdir/$windows: its SHA-256 is $bad, the index says $good" "verify of a changed file"
+expect_eq "$(cat err)" "cudnnenv: error: 1 of 2 files in '$WORK/mirror' does not match its index
   hint: cudnnenv mirror create \"$WORK/mirror\"  (fetches again what the index names, replacing what is wrong)" "its message"
 unset https_proxy http_proxy
 start_server again
@@ -117,6 +117,37 @@ expect_eq "$(cat again.log)" "GET /$wdir/$windows range=- 200" "only the changed
 run mirror verify "$WORK/mirror"
 expect_eq "$rc:$(tail -1 out)" "0:2 files: all match the index" "verify after the repair"
 pass "mirror verify names a changed file; 'mirror create FOLDER' fetches it again from what the index names"
+
+# Two creates into one folder at once, one platform each (five rounds): one writer of the index at a time, what
+# the other added read back, so no entry is lost. A file the index does not list: verify names it and fails,
+# and the create that fetched it, run again, indexes it fetching nothing.
+for round in 1 2 3 4 5; do
+  rm -rf par
+  creates=()
+  for platform in linux-x86_64 windows-x86_64; do
+    "$CUDNNENV" mirror create "$WORK/par" --lock project/cudnnenv.lock --platform "$platform" \
+      --from "http://127.0.0.1:$PORT" -q > "par-$platform.out" 2>&1 &
+    creates+=($!)
+  done
+  wait "${creates[@]}"  # not the server, a job of this shell too
+  run mirror verify "$WORK/par"
+  expect_eq "$rc:$(tail -1 out)" "0:2 files: all match the index" "round $round of two creates at once: $(cat par-*.out err)"
+done
+expect_eq "$(cd par && find . -name '*.lock' | wc -l)" "0" "no lock file in the mirror"
+python3 -c 'import json, sys
+index = json.load(open(sys.argv[1]))
+index["files"] = [f for f in index["files"] if "windows" not in f["path"]]
+json.dump(index, open(sys.argv[1], "w"))' par/cudnnenv-mirror.json
+run mirror verify "$WORK/par"
+expect_eq "$rc:$(cat out)" "1:ok        $ldir/$linux
+UNLISTED  $wdir/$windows: in the folder, not in the index" "verify of a file the index lost"
+expect_eq "$(cat err)" "cudnnenv: error: 1 file in '$WORK/par' is not in its index (1 file match it): a sync from it cannot find that file
+  hint: run the 'cudnnenv mirror create \"$WORK/par\" ...' that fetched them again: it indexes what is already there, checked, fetching nothing" "its message"
+run mirror create "$WORK/par" --lock project/cudnnenv.lock --platform windows-x86_64 -q
+expect_eq "$rc:$(head -1 out)" "0:mirror $WORK/par: 0 fetched, 1 already there; 2 files, $total" "the create again: $(cat err)"
+run mirror verify "$WORK/par"
+expect_eq "$rc:$(tail -1 out)" "0:2 files: all match the index" "verify after the create again"
+pass "two mirror creates into one folder at once keep both entries (5 rounds); verify names a file the index lost"
 
 # The index comes with the folder: untrusted. A path out of the folder, or an archive no official list has.
 mkdir hostile
