@@ -162,7 +162,11 @@ int slurm_spank_init_post_opt(spank_t sp, int ac, char** av) {
   while (waitpid(child, &status, 0) < 0 && errno == EINTR) {
   }
   if (WIFEXITED(status) && WEXITSTATUS(status) == 0) return 0;
-  slurm_error("cudnnenv: --cudnn=%s refused (above: why)", job_spec());
+  /* Slurm stops here only where plugstack.conf names the plugin `required`; `optional` ignores the -1. */
+  slurm_error(
+      "cudnnenv: --cudnn=%s matches nothing here (above: why): the job stops where plugstack.conf loads the "
+      "plugin as 'required', and goes on unpinned where it is 'optional'",
+      job_spec());
   return -1;
 }
 

@@ -174,13 +174,23 @@ rm -f ran
 if srun -N2 --cudnn=nosuch touch ran > out 2> err; then fail "--cudnn=nosuch ran: $(cat out err)"; fi
 [ ! -e ran ] || fail "--cudnn=nosuch: the program ran"
 expect_eq "$(head -n 1 err)" "cudnnenv: error: no installed cuDNN matches 'nosuch' (set by --cudnn)" "srun's refusal"
-grep -qx "srun: error: cudnnenv: --cudnn=nosuch refused (above: why)" err || fail "srun's refusal: $(cat err)"
+refusal="cudnnenv: --cudnn=nosuch matches nothing here (above: why): the job stops where plugstack.conf loads the plugin as 'required', and goes on unpinned where it is 'optional'"
+grep -qxF "srun: error: $refusal" err || fail "srun's refusal: $(cat err)"
 printf '#!/bin/sh\n#SBATCH --cudnn=nosuch\ntouch %s/ran\n' "$SL" > bad-job.sh
 if sbatch --wait bad-job.sh > out 2> err; then fail "sbatch --cudnn=nosuch went: $(cat out err)"; fi
 expect_eq "$(head -n 1 err)" "cudnnenv: error: no installed cuDNN matches 'nosuch' (set by --cudnn)" "sbatch's refusal"
 grep -q "^Submitted batch job" out && fail "sbatch submitted a job: $(cat out)"
 [ ! -e ran ] || fail "sbatch --cudnn=nosuch: the script ran"
 pass "--cudnn=nosuch: srun and sbatch refuse with cudnnenv's message, nothing runs"
+
+# Under 'optional' Slurm submits anyway: the plugin's line says so, never that the job was refused.
+echo "optional $BIN/cudnnenv_spank.so root=$CUDNNENV_ROOT" > "$SL/plugstack.conf"
+sbatch --hold bad-job.sh > out 2> err || fail "sbatch under 'optional': $(cat out err)"
+grep -q "^Submitted batch job" out || fail "sbatch under 'optional' submitted nothing: $(cat out err)"
+scancel "$(awk '{ print $4 }' out)"
+grep -qxF "sbatch: error: $refusal" err || fail "the plugin's line under 'optional': $(cat err)"
+echo "required $BIN/cudnnenv_spank.so root=$CUDNNENV_ROOT" > "$SL/plugstack.conf"
+pass "under 'optional' sbatch --cudnn=nosuch is submitted (held, then cancelled), and the plugin's line says it goes on"
 
 # A tree broken after its install: the check in each task ends it first.
 cd "$WORK"
