@@ -82,42 +82,28 @@ struct HealthArguments {
   std::string level = "load";
   std::string device = "0";
   bool drain = false;
+  bool resume = false;
   std::string node;
   std::string scontrol = "scontrol";
 };
 
-// Drains `node` with `reason` through scontrol.
-Result<void> drain_node(const HealthArguments& arguments, const Context& context, const std::string& node,
-                        const std::string& reason) {
-  util::ProcessSpec spec;
-  spec.environment = context.environment;
-  // slurmd runs HealthCheckProgram with no PATH: the system's folders then.
-  if (!spec.environment.get("PATH")) spec.environment.set("PATH", "/usr/local/bin:/usr/bin:/bin");
-  CUDNNENV_TRY_ASSIGN(program, find_program(arguments.scontrol, spec.environment, {}));
-  spec.program = *program;
-  spec.arguments = {"update", "NodeName=" + node, "State=DRAIN", "Reason=" + reason};
-  CUDNNENV_TRY_ASSIGN(outcome, util::run_process(spec));
-  if (outcome->exit_code != 0) {
-    return make_error("scontrol could not drain node '" + util::printable(node) +
-                          "': " + util::printable(util::trim(outcome->err + outcome->out)),
-                      "run it as the SlurmUser or root, as HealthCheckProgram and Prolog run");
-  }
-  return {};
-}
-
 Result<int> run_health(const HealthArguments& arguments, const Context& context) {
+  const Store& store = context.store();
+  const fs::path lock = store.state().health_lock();
+  const HealthTurn turn = take_health_turn(lock);
+  if (turn.another_runs) {
+    log_debug("slurm health: another run holds '" + util::to_utf8(lock) + "': this one exits");
+    return 0;
+  }
   std::vector<VerifyTarget> targets;
   std::vector<std::string> warnings;
+  const auto nothing_here = [] { return Result<Selection>(make_error("")); };
   if (arguments.trees.empty()) {
-    CUDNNENV_TRY_ASSIGN(all,
-                        verify_targets(
-                            context.store(), "", true, [] { return Result<Selection>(make_error("")); }, warnings));
+    CUDNNENV_TRY_ASSIGN(all, verify_targets(store, "", true, nothing_here, warnings));
     targets = std::move(*all);
   }
   for (const auto& name : arguments.trees) {
-    CUDNNENV_TRY_ASSIGN(named,
-                        verify_targets(
-                            context.store(), name, false, [] { return Result<Selection>(make_error("")); }, warnings));
+    CUDNNENV_TRY_ASSIGN(named, verify_targets(store, name, false, nothing_here, warnings));
     targets.insert(targets.end(), named->begin(), named->end());
   }
   VerifyOptions options;
@@ -125,32 +111,26 @@ Result<int> run_health(const HealthArguments& arguments, const Context& context)
   options.devices = arguments.device;
   options.probe_program = probe_program_beside(util::installed_program());
   options.environment = context.environment;
-  std::string trouble;
-  for (const auto& [tree, runtime] : targets) {
-    options.runtime_dir = runtime ? runtime->resolve(runtime->layout.library_dir) : fs::path();
-    const VerifyReport report = verify_tree(tree, options);
-    if (report.passed()) continue;
-    for (const auto& check : report.checks) {
-      if (check.status != CheckStatus::failed) continue;
-      trouble = "cudnnenv: tree '" + tree.name + "': " + check.name + ": " + check.detail;
-      break;
-    }
-    break;
+  const HealthOutcome outcome = check_health(targets, options, store.state().health_checks());
+  std::string node = arguments.node.empty() ? context.environment.get("SLURMD_NODENAME").value_or("") : arguments.node;
+  if ((arguments.drain || arguments.resume) && node.empty()) {
+    return make_error(
+        "no node to " + std::string(arguments.drain ? "drain" : "resume") + ": SLURMD_NODENAME is not set",
+        "name it: --node NAME", ExitCode::usage);
   }
-  if (trouble.empty()) {
-    log_debug("slurm health: " + std::to_string(targets.size()) + " tree(s) passed " + arguments.level);
+  const Scontrol scontrol{arguments.scontrol, context.environment};
+  if (outcome.trouble.empty()) {
+    log_debug("slurm health: every tree passed (level " + arguments.level + "): " + std::to_string(outcome.checked) +
+              " checked now, " + std::to_string(outcome.cached) + " passed before with nothing changed since");
+    if (arguments.resume) {
+      CUDNNENV_TRY_ASSIGN(resumed, resume_node_drained_by_cudnnenv(scontrol, node));
+      if (*resumed) print("resumed node " + node + ", drained by cudnnenv (" + **resumed + ")\n");
+    }
     return 0;
   }
-  const std::string reason = node_reason(trouble);
+  const std::string reason = node_reason(outcome.trouble);
   print(reason + "\n");
-  if (arguments.drain) {
-    std::string node = arguments.node;
-    if (node.empty()) node = context.environment.get("SLURMD_NODENAME").value_or("");
-    if (node.empty()) {
-      return make_error("no node to drain: SLURMD_NODENAME is not set", "name it: --node NAME", ExitCode::usage);
-    }
-    CUDNNENV_TRY(drain_node(arguments, context, node, reason));
-  }
+  if (arguments.drain) CUDNNENV_TRY(drain_node(scontrol, node, reason));
   return static_cast<int>(ExitCode::verify_failed);
 }
 
@@ -198,13 +178,18 @@ void register_slurm(CLI::App& app, Context& context) {
       ->check(CLI::IsMember(util::names_of(k_verify_levels)));
   check->add_option("--device", health->device, "the GPUs of --level conv: an index, a list (0,2) or all");
   check->add_flag("--drain", health->drain, "on failure, drain the node with the line as its reason (scontrol)");
-  check->add_option("--node", health->node, "the node to drain (default: SLURMD_NODENAME)");
+  check->add_flag("--resume", health->resume,
+                  "when every tree passes, resume the node if cudnnenv drained it (a reason of another is left)");
+  check->add_option("--node", health->node, "the node to drain or resume (default: SLURMD_NODENAME)");
   check->add_option("--scontrol", health->scontrol, "the scontrol program (default: scontrol on PATH)")->group("");
   check->footer(
       "Exit code: 0 when every tree passes, 4 with one line on stdout (the first failure) when one does not.\n"
+      "A pass is remembered by each file's size, time and id: a run where nothing changed reads no file\n"
+      "(a few ms); the first run, or one after a change, reads every file of every tree (seconds for a\n"
+      "CUDA runtime's 1.6 GB). A run while another holds the lock exits at once with 0.\n"
       "\n"
       "Examples:\n"
-      "  HealthCheckProgram=/usr/local/sbin/cudnnenv-health   a script: exec cudnnenv slurm health --drain\n"
+      "  HealthCheckProgram=/usr/local/sbin/cudnnenv-health   a script: exec cudnnenv slurm health --drain --resume\n"
       "  cudnnenv slurm health 9.19 --level conv --device all");
   check->callback([health, &context] { context.action = [health, &context] { return run_health(*health, context); }; });
 }

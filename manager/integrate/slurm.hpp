@@ -6,12 +6,18 @@
 // reason.
 #pragma once
 
+#include <filesystem>
+#include <optional>
 #include <string>
 #include <string_view>
+#include <vector>
 
 #include "pin/launch.hpp"
+#include "select/targets.hpp"
 #include "util/environment.hpp"
+#include "util/fs.hpp"
 #include "util/result.hpp"
+#include "verify/verify.hpp"
 
 namespace cudnnenv {
 
@@ -28,5 +34,49 @@ Result<std::string> task_prolog_lines(const LaunchPlan& plan, const util::Enviro
 // and control characters become spaces, and it is cut to `limit` bytes on a
 // UTF-8 boundary with "..." at the end when longer.
 std::string node_reason(std::string_view text, std::size_t limit = 200);
+
+// What `slurm health` found: the first failed check as one sentence (empty:
+// every tree passed), and how many trees were checked now and how many
+// passed before with nothing changed since.
+struct HealthOutcome {
+  std::string trouble;
+  std::size_t checked = 0;
+  std::size_t cached = 0;
+};
+
+// Each target verified at `options.level`, stopping at the first failure. A
+// pass is remembered in `cache_file` by the stamp (size, modification time,
+// file id: util::file_stamp) of every file of the tree and of its runtime,
+// with the level, the GPUs and, for `conv`, the driver's identity: a run in
+// which nothing changed stats each file and reads, hashes and loads nothing.
+HealthOutcome check_health(const std::vector<VerifyTarget>& targets, const VerifyOptions& options,
+                           const std::filesystem::path& cache_file);
+
+// One `slurm health` at a time (slurmd starts one at every interval, whether
+// or not the last has ended): whether another run holds `lock_file` now
+// (then this one should exit), else this run's hold on it. Where the folder
+// cannot be written (a user's run on a shared store) there is no lock to
+// take, and the run goes on unguarded.
+struct HealthTurn {
+  bool another_runs = false;
+  std::optional<util::FileLock> lock;
+};
+HealthTurn take_health_turn(const std::filesystem::path& lock_file);
+
+// scontrol, run as `scontrol` found with `environment`'s PATH (slurmd gives
+// HealthCheckProgram none: then the system's folders).
+struct Scontrol {
+  std::string program = "scontrol";
+  util::Environment environment;
+};
+
+// Drains `node` with `reason` (node_reason's line).
+Result<void> drain_node(const Scontrol& scontrol, const std::string& node, const std::string& reason);
+
+// Resumes `node` when it is drained with a reason cudnnenv gave (starting
+// "cudnnenv: "), as LBNL NHC resumes what it drained itself; a node drained
+// for another reason, or not drained, is left as it is. Returns the reason
+// it was drained with when it resumed it.
+Result<std::optional<std::string>> resume_node_drained_by_cudnnenv(const Scontrol& scontrol, const std::string& node);
 
 }  // namespace cudnnenv

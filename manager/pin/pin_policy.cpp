@@ -31,15 +31,6 @@ std::string identity(const fs::path& path) {
   return shim::file_identity(util::to_utf8(path).c_str(), text, sizeof text) ? std::string(text) : std::string();
 }
 
-// The driver, by its library file's identity: a driver update replaces it.
-std::string driver_identity() {
-  DiscoverContext context;
-  context.environment = util::Environment::current();
-  const fs::path driver =
-      default_resolution(context, host_platform().os == Os::windows ? "nvcuda.dll" : "libcuda.so.1");
-  return driver.empty() ? "none" : util::to_utf8(driver) + "@" + identity(driver);
-}
-
 // The libraries cuDNN's release ships, in the tree's library folder.
 std::vector<fs::path> release_libraries(const TreeRecord& tree) {
   std::vector<fs::path> files;
@@ -163,6 +154,14 @@ void remember(const PinCheckOptions& options, const std::string& key) {
 }
 
 }  // namespace
+
+std::string driver_identity() {
+  DiscoverContext context;
+  context.environment = util::Environment::current();
+  const fs::path driver =
+      default_resolution(context, host_platform().os == Os::windows ? "nvcuda.dll" : "libcuda.so.1");
+  return driver.empty() ? "none" : util::to_utf8(driver) + "@" + identity(driver);
+}
 
 std::string to_string(LaunchPolicy policy) {
   return std::string(util::name_of(k_launch_policies, policy));

@@ -59,6 +59,10 @@ struct PinCheckOptions {
   std::string load_check = "--verify load (or [verify] on_launch = \"load\")";
 };
 
+// The driver, by its library file's path and identity: a driver update
+// replaces the file. What a cached `conv` pass depends on.
+std::string driver_identity();
+
 // Passes, or fails with exit code 4 saying what is wrong and how to see more.
 // `tree` is the full record (Store::full_record): its manifest is the set.
 Result<void> check_pin(const TreeRecord& tree, const PinCheckOptions& options);

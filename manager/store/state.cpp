@@ -43,6 +43,12 @@ fs::path StatePaths::fences() const {
 fs::path StatePaths::pin_checks() const {
   return cache() / "pin-checks";
 }
+fs::path StatePaths::health_checks() const {
+  return cache() / "health-checks";
+}
+fs::path StatePaths::health_lock() const {
+  return folder / "locks" / "slurm-health.lock";
+}
 fs::path StatePaths::report_log(unsigned long process_id) const {
   return cache() / ("report-" + std::to_string(process_id) + ".log");
 }

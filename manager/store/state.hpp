@@ -31,10 +31,12 @@ struct StatePaths {
   // runtime named, get launchers of their own.
   std::filesystem::path launchers(const std::string& tree, const std::filesystem::path& interpreter,
                                   const std::string& spec = {}, const std::string& runtime = {}) const;
-  std::filesystem::path launchers() const;   // launchers/: every tree's
-  std::filesystem::path downloads() const;   // downloads/: the archives install kept
-  std::filesystem::path cache() const;       // cache/: what can be deleted at any time
-  std::filesystem::path pin_checks() const;  // cache/pin-checks: passed checks before a start
+  std::filesystem::path launchers() const;      // launchers/: every tree's
+  std::filesystem::path downloads() const;      // downloads/: the archives install kept
+  std::filesystem::path cache() const;          // cache/: what can be deleted at any time
+  std::filesystem::path pin_checks() const;     // cache/pin-checks: passed checks before a start
+  std::filesystem::path health_checks() const;  // cache/health-checks: `slurm health`'s passes
+  std::filesystem::path health_lock() const;    // locks/slurm-health.lock: one `slurm health` at a time
   // fence/<16 hex digits>/: Windows' fence DLLs, one folder per set of names a tree lacks.
   std::filesystem::path fences() const;
   // cache/report-<pid>.log: what the audit module of one `exec --report` wrote.

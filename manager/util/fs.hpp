@@ -296,6 +296,12 @@ unsigned long current_process_id();
 // written; nothing when it cannot be read.
 std::optional<std::chrono::seconds> entry_age(const std::filesystem::path& path);
 
+// "size:mtime:file id" of the file `path` names (links followed; POSIX: the
+// inode and device, Windows: the volume serial and file index), or nothing
+// when it cannot be read: a file replaced (a rename over it) changes its id
+// even with its size and time kept.
+std::optional<std::string> file_stamp(const std::filesystem::path& path);
+
 // Whether a process of that id runs now (a reused id reads as running).
 bool process_is_running(unsigned long process_id);
 

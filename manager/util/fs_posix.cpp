@@ -12,6 +12,7 @@
 #include <cstring>
 #include <ctime>
 #include <optional>
+#include <string>
 #include <string_view>
 #include <system_error>
 
@@ -50,6 +51,13 @@ Result<std::vector<DirectoryEntry>> list_directory(const fs::path& folder) {
 bool is_plain_directory(const fs::path& path) {
   std::error_code ec;
   return fs::is_directory(fs::symlink_status(path, ec));
+}
+
+std::optional<std::string> file_stamp(const fs::path& path) {
+  struct stat info {};
+  if (::stat(path.c_str(), &info) != 0) return std::nullopt;
+  return std::to_string(info.st_size) + ":" + std::to_string(info.st_mtim.tv_sec) + "." +
+         std::to_string(info.st_mtim.tv_nsec) + ":" + std::to_string(info.st_dev) + "." + std::to_string(info.st_ino);
 }
 
 std::optional<std::chrono::seconds> entry_age(const fs::path& path) {

@@ -98,6 +98,22 @@ bool is_plain_directory(const fs::path& path) {
          !(attributes & FILE_ATTRIBUTE_REPARSE_POINT);
 }
 
+std::optional<std::string> file_stamp(const fs::path& path) {
+  HANDLE file = ::CreateFileW(long_form(path).c_str(), FILE_READ_ATTRIBUTES,
+                              FILE_SHARE_READ | FILE_SHARE_WRITE | FILE_SHARE_DELETE, nullptr, OPEN_EXISTING,
+                              FILE_FLAG_BACKUP_SEMANTICS, nullptr);
+  if (file == INVALID_HANDLE_VALUE) return std::nullopt;
+  BY_HANDLE_FILE_INFORMATION info{};
+  const bool read = ::GetFileInformationByHandle(file, &info) != 0;
+  ::CloseHandle(file);
+  if (!read) return std::nullopt;
+  const auto wide = [](DWORD high, DWORD low) { return (static_cast<std::uint64_t>(high) << 32) | low; };
+  return std::to_string(wide(info.nFileSizeHigh, info.nFileSizeLow)) + ":" +
+         std::to_string(wide(info.ftLastWriteTime.dwHighDateTime, info.ftLastWriteTime.dwLowDateTime)) + ":" +
+         std::to_string(info.dwVolumeSerialNumber) + "." +
+         std::to_string(wide(info.nFileIndexHigh, info.nFileIndexLow));
+}
+
 std::optional<std::chrono::seconds> entry_age(const fs::path& path) {
   // GetFileAttributesExW reads a reparse point itself, not what it names.
   WIN32_FILE_ATTRIBUTE_DATA data{};

@@ -189,3 +189,39 @@ expect_eq "$(ls -A | grep -v '^out$\|^err$')" ".cudnnenv.toml
 cudnnenv.lock" "the project folder after the next lock (out and err are this test's)"
 cd ..
 pass "a killed lock's temporary file goes at the next lock, which finds the lock up to date"
+
+# --- 8. slurm health: a pass remembered, overlapping runs exit at once ---
+# A tree with a 200 MB library (a CUDA runtime's 1.6 GB, scaled down): the first run reads it, the second,
+# nothing changed, says it passed before; a changed file is read again; a run while another holds the lock
+# exits at once with 0 (slurmd starts one at every interval, finished or not).
+make_linux_tree big 9.1.0 "$FIXTURES/fake-elf64-9.1.0.so"
+head -c 200M /dev/zero >> big/lib/libcudnn.so.9.1.0
+run install ./big --name big -q
+expect_eq "$rc" "0" "install of the big tree: $(cat err)"
+health() { run slurm health big --level files -v; }
+summary() { grep -o "slurm health: every tree passed.*" err; }
+health
+expect_eq "$rc:$(summary)" "0:slurm health: every tree passed (level files): 1 checked now, 0 passed before with nothing changed since" \
+  "the first health run reads the tree: $(cat err)"
+health
+expect_eq "$rc:$(summary)" "0:slurm health: every tree passed (level files): 0 checked now, 1 passed before with nothing changed since" \
+  "the second run: $(cat err)"
+touch "$CUDNNENV_ROOT/big/lib/libcudnn.so.9.1.0"
+health
+expect_eq "$rc:$(summary)" "0:slurm health: every tree passed (level files): 1 checked now, 0 passed before with nothing changed since" \
+  "after a file's time changed, read again: $(cat err)"
+rm -f "$CUDNNENV_STATE_DIR/cache/health-checks"
+"$CUDNNENV" slurm health big --level files > first.out 2>&1 &
+first=$!
+lock="$CUDNNENV_STATE_DIR/locks/slurm-health.lock"
+for _ in $(seq 1 200); do
+  [ -e "$lock" ] && ! flock -n "$lock" true && break
+  sleep 0.01
+done
+! flock -n "$lock" true || fail "the first run never held the lock (it ended first: make the tree bigger)"
+run slurm health big --level files -v
+expect_eq "$rc:$(grep -o "slurm health: another run holds '$lock': this one exits" err)" \
+  "0:slurm health: another run holds '$lock': this one exits" "a run beside a running one"
+kill -0 "$first" 2> /dev/null || fail "the first run had ended before the second did"
+wait "$first" || fail "the first run: $(cat first.out)"
+pass "slurm health remembers a pass until a file changes, and a run beside a running one exits at once"

@@ -294,7 +294,7 @@ done
 pass "srun -N2 ... cudnnenv verify --level conv --device all --json: each node's JSON names the task's tree (no GPU here: exit 5)"
 
 # slurm health as HealthCheckProgram (slurmd runs it with no PATH and no SLURM_CONF).
-printf '#!/bin/sh\nexec env SLURM_CONF=%s CUDNNENV_ROOT=%s %s slurm health --drain\n' "$SLURM_CONF" "$CUDNNENV_ROOT" \
+printf '#!/bin/sh\nexec env SLURM_CONF=%s CUDNNENV_ROOT=%s %s slurm health --drain --resume\n' "$SLURM_CONF" "$CUDNNENV_ROOT" \
   "$CUDNNENV" > "$SL/health"
 chmod +x "$SL/health"
 printf 'HealthCheckProgram=%s/health\nHealthCheckInterval=1\nHealthCheckNodeState=ANY\n' "$SL" >> "$SLURM_CONF"
@@ -304,7 +304,9 @@ wait_for "n1 drained $reason
 n2 drained $reason" 30 || fail "slurm health did not drain the nodes: $(nodes) $(logs)"
 pass "slurm health as HealthCheckProgram: a truncated tree drains both nodes, the reason its one line"
 run remove --yes t2 || fail "remove t2: $(cat err)"
-scontrol update NodeName=n1,n2 State=RESUME || fail "resume"
+wait_for $'n1 idle none\nn2 idle none' 30 || fail "slurm health --resume did not resume the nodes: $(nodes) $(logs)"
+pass "with the store mended, slurm health --resume resumes the nodes it drained itself"
+scontrol update NodeName=n2 State=DRAIN Reason="disk swap" || fail "drain n2 by hand"
 sleep 3
-expect_eq "$(nodes)" $'n1 idle none\nn2 idle none' "after the broken tree went, three health checks later"
-pass "with the store mended, the nodes stay up"
+expect_eq "$(nodes)" $'n1 idle none\nn2 drained disk swap' "a node an admin drained, three health checks later"
+pass "a node drained for another reason stays drained: --resume resumes only what cudnnenv drained"
