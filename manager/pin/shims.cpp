@@ -237,6 +237,8 @@ Result<ShimInfo> write_shim(const ShimSpec& spec, const ShimPaths& paths, const 
     fs::remove(temporary, ec);
     return std::move(replaced).error();
   }
+  // The rename on disk before the shim is said to be there, as write_file_atomic puts the sidecar's.
+  CUDNNENV_TRY(util::sync_directory(file.parent_path()));
   ShimInfo info;
   info.name = spec.name;
   info.file = file;

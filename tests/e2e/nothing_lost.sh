@@ -146,6 +146,13 @@ if command -v strace > /dev/null && strace -f -qq -o /dev/null -e trace=fsync tr
   expect_eq "$rc" "1" "export launcher on a full disk: $(cat err)"
   [ ! -e "$CUDNNENV_STATE_DIR/launchers/t92" ] || fail "export launcher left $(find "$CUDNNENV_STATE_DIR/launchers/t92")"
   pass "an export that fails on a full disk leaves no folder"
+  # The launcher link's rename is put on disk (its folder's fsync) before the shim is said to be there.
+  strace -f -qq -y -o trace.txt -e trace=rename,renameat,renameat2,fsync "$CUDNNENV" export launcher t91 --python "$PY" \
+    > out 2> err || fail "export launcher under strace: $(cat err)"
+  launcher_folder=$(launcher_dir "$CUDNNENV_STATE_DIR" t91 "$PY")
+  expect_eq "$(grep -A1 "rename.*\"$launcher_folder/python\") = 0" trace.txt | sed -n 2p | sed 's/^[0-9]* //; s/fsync([0-9]*</fsync(</')" \
+    "fsync(<$launcher_folder>) = 0" "the call after the launcher's rename"
+  pass "the launcher link's rename is followed by an fsync of its folder"
   cd "$WORK"
 else
   echo "skip: strace cannot inject here (the fsync cases)"
