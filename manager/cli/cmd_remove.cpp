@@ -5,8 +5,6 @@
 #include "cli/output.hpp"
 #include "integrate/cdi.hpp"
 #include "pin/launch.hpp"
-#include "select/profile.hpp"
-#include "select/project.hpp"
 #include "select/resolve.hpp"
 #include "store/component.hpp"
 #include "util/fs.hpp"
@@ -21,48 +19,6 @@ struct RemoveArguments {
   bool yes = false;
 };
 
-// What selects `tree` now: the selection here and the global default; for
-// a tree beside cuDNN (a CUDA runtime tree) also each profile whose cuDNN is
-// installed and that would run with it (`install tf2.5` installs such a pair).
-std::vector<std::string> selecting(const Store& store, const TreeRecord& tree, const Context& context) {
-  std::vector<std::string> found;
-  const auto chooses = [&](const Selection& selection) {
-    const TreeRecord* chosen = selection.tree_of(tree.kind);
-    return chosen && chosen->name == tree.name;
-  };
-  const auto as_what = [&](const Selection& selection, const std::string& who) {
-    return selection.tree.name == tree.name
-               ? who
-               : "with '" + selection.tree.name + "' (" + who + "; chosen by " + selection.reason_of(tree.kind) + ")";
-  };
-  const auto selection_of = [&](const std::string& spec) {
-    return resolve_selection(
-        store, SelectionRequest{spec, std::nullopt, {}, context.request().working_directory, std::nullopt});
-  };
-  auto here = resolve_selection(store, context.request());
-  if (here && chooses(*here)) found.push_back(as_what(*here, describe_origin(*here)));
-  if (!(here && here->origin == Origin::global_default)) {
-    if (auto config = effective_config(store); config && config->default_spec) {
-      if (auto selection = selection_of(*config->default_spec); selection && chooses(*selection)) {
-        found.push_back(as_what(*selection, "the global default in " + util::to_utf8(config->default_file)));
-      }
-    }
-  }
-  if (tree.kind == TreeKind::cudnn) return found;
-  std::string profiles;
-  int count = 0;
-  if (auto all = all_profiles(host_platform().os, config_files(store))) {
-    for (const auto& profile : *all) {
-      if (auto selection = selection_of(profile.name); selection && chooses(*selection)) {
-        profiles += (profiles.empty() ? "" : ", ") + profile.name + " ('" + selection->tree.name + "')";
-        ++count;
-      }
-    }
-  }
-  if (count > 0) found.push_back(std::string(count == 1 ? "with the profile " : "with the profiles ") + profiles);
-  return found;
-}
-
 Result<int> run_remove(const RemoveArguments& arguments, const Context& context) {
   Store& store = context.store();
   CUDNNENV_TRY_ASSIGN(tree, store.find(arguments.spec));
@@ -76,7 +32,7 @@ Result<int> run_remove(const RemoveArguments& arguments, const Context& context)
                                    (tree->location ? util::to_utf8(tree->root) : tree->source.path) + " stay)"
                              : "delete '" + tree->name + "' (" + util::human_size(tree->total_size()) + " in " +
                                    util::to_utf8(tree->root) + ")";
-  if (const auto selected = selecting(store, *tree, context); !selected.empty()) {
+  if (const auto selected = selecting_tree(store, *tree, context.request()); !selected.empty()) {
     std::string by;
     for (const auto& each : selected) by += (by.empty() ? "" : "; ") + each;
     const std::string warning = tree->kind != TreeKind::cudnn

@@ -6,6 +6,7 @@
 #include <system_error>
 
 #include "select/lock.hpp"
+#include "select/profile.hpp"
 #include "select/trust.hpp"
 #include "store/component.hpp"
 #include "store/layout.hpp"
@@ -570,6 +571,46 @@ std::string describe_origin(const Selection& selection) {
       return "set by " + selection.decided_by + ", the global default";
   }
   return "";
+}
+
+std::vector<std::string> selecting_tree(const Store& store, const TreeRecord& tree,
+                                        const SelectionRequest& here_request) {
+  std::vector<std::string> found;
+  const auto chooses = [&](const Selection& selection) {
+    const TreeRecord* chosen = selection.tree_of(tree.kind);
+    return chosen && chosen->name == tree.name;
+  };
+  const auto as_what = [&](const Selection& selection, const std::string& who) {
+    return selection.tree.name == tree.name
+               ? who
+               : "with '" + selection.tree.name + "' (" + who + "; chosen by " + selection.reason_of(tree.kind) + ")";
+  };
+  const auto selection_of = [&](const std::string& spec) {
+    return resolve_selection(store,
+                             SelectionRequest{spec, std::nullopt, {}, here_request.working_directory, std::nullopt});
+  };
+  auto here = resolve_selection(store, here_request);
+  if (here && chooses(*here)) found.push_back(as_what(*here, describe_origin(*here)));
+  if (!(here && here->origin == Origin::global_default)) {
+    if (auto config = effective_config(store); config && config->default_spec) {
+      if (auto selection = selection_of(*config->default_spec); selection && chooses(*selection)) {
+        found.push_back(as_what(*selection, "the global default in " + util::to_utf8(config->default_file)));
+      }
+    }
+  }
+  if (tree.kind == TreeKind::cudnn) return found;
+  std::string profiles;
+  int count = 0;
+  if (auto all = all_profiles(host_platform().os, config_files(store))) {
+    for (const auto& profile : *all) {
+      if (auto selection = selection_of(profile.name); selection && chooses(*selection)) {
+        profiles += (profiles.empty() ? "" : ", ") + profile.name + " ('" + selection->tree.name + "')";
+        ++count;
+      }
+    }
+  }
+  if (count > 0) found.push_back(std::string(count == 1 ? "with the profile " : "with the profiles ") + profiles);
+  return found;
 }
 
 }  // namespace cudnnenv

@@ -143,4 +143,10 @@ Result<EffectiveConfig> effective_config(const Store& store);
 // A tree that lives in `folder` without being registered (a trusted `path = ...`).
 Result<TreeRecord> tree_from_folder(const std::filesystem::path& folder);
 
+// What selects `tree` now, each as words for `remove`'s warning: the
+// selection of `here` (its working folder) and the global default; for a tree
+// beside cuDNN (a CUDA runtime tree) also each profile whose cuDNN is
+// installed and that would run with it (`install tf2.5` installs such a pair).
+std::vector<std::string> selecting_tree(const Store& store, const TreeRecord& tree, const SelectionRequest& here);
+
 }  // namespace cudnnenv
