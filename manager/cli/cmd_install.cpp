@@ -627,80 +627,40 @@ Result<int> run_sync(const SyncArguments& arguments, const Context& context) {
     return make_error("--locked and --frozen exclude each other",
                       "--locked: fail when the lock is out of date; --frozen: use it as it is", ExitCode::usage);
   }
-  CUDNNENV_TRY_ASSIGN(project, lockable_project(context.request().working_directory));
-  const std::filesystem::path lock_file = lock_path_for(project->file);
-  std::error_code ec;
-  std::optional<LockFile> lock;
-  if (std::filesystem::exists(lock_file, ec)) {
-    CUDNNENV_TRY_ASSIGN(read, read_lock(lock_file));
-    lock = std::move(*read);
-  } else if (arguments.locked || arguments.frozen) {
-    return make_error(std::string(arguments.locked ? "--locked" : "--frozen") + " needs a lock, and '" +
-                          util::to_utf8(lock_file) + "' does not exist",
-                      "cudnnenv lock", ExitCode::not_found);
-  }
-  if (lock && !arguments.frozen) {
-    if (const auto differences = lock_differences(lock->input, lock_input_of(*project)); !differences.empty()) {
-      if (arguments.locked) {
-        return make_error("'" + util::to_utf8(lock_file) + "' no longer matches '" + util::to_utf8(project->file) +
-                              "': " + util::join(differences, "; "),
-                          "cudnnenv lock  (then commit cudnnenv.lock)", ExitCode::failure);
-      }
-      LockSources sources = context.lock_sources();
-      sources.previous = &*lock;  // its pins stay where the project file still takes them, as `lock` keeps them
-      CUDNNENV_TRY_ASSIGN(fresh, make_lock(*project, sources));
-      CUDNNENV_TRY(write_lock(*fresh));
-      print_note("'" + util::to_utf8(lock_file) + "' was out of date (" + util::join(differences, "; ") +
-                 "): written again");
-      lock = std::move(*fresh);
-    }
-  }
-  if (!lock) {
-    // No lock: what the project file selects, resolved as `lock` would, for this platform alone.
-    CUDNNENV_TRY_ASSIGN(made, make_lock(*project, context.lock_sources()));
-    lock = std::move(*made);
+  const SyncMode mode = arguments.locked ? SyncMode::locked : arguments.frozen ? SyncMode::frozen : SyncMode::update;
+  CUDNNENV_TRY_ASSIGN(plan, plan_sync(context.request().working_directory, mode, context.lock_sources(),
+                                      arguments.install.allow_unverified));
+  if (plan->rewritten) {
+    print_note("'" + util::to_utf8(plan->lock.file) + "' was out of date (" + *plan->rewritten + "): written again");
   }
   const std::string here = official_platform(host_platform());
-  const LockedArchive* locked = lock->for_platform(here);
-  if (!locked) {
-    return make_error(
-        "'" + util::to_utf8(lock_file) + "' locks no build for " + here,
-        "add \"" + here + "\" to [lock] platforms in '" + util::to_utf8(project->file) + "', then run 'cudnnenv lock'",
-        ExitCode::not_found);
-  }
-  CUDNNENV_TRY_ASSIGN(archive, locked_official_archive(*locked, arguments.install.allow_unverified));
-  const LockedRuntime* runtime = lock->runtime_for(here);
-  std::vector<const LockedTree*> trees;
-  for (const auto& tree : lock->trees) {
-    if (tree.platform == here) trees.push_back(&tree);
-  }
-  if ((runtime || !trees.empty()) && arguments.install.json) {
+  if ((plan->runtime || !plan->trees.empty()) && arguments.install.json) {
     return make_error("--json installs one tree, and this lock names " +
-                          std::to_string(1 + (runtime ? 1 : 0) + trees.size()) + " for " + here +
+                          std::to_string(1 + (plan->runtime ? 1 : 0) + plan->trees.size()) + " for " + here +
                           " (cuDNN and the trees beside it)",
                       "run 'cudnnenv sync' without --json, then 'cudnnenv list --json'", ExitCode::usage);
   }
   InstallArguments install = arguments.install;
-  install.source = locked->file;
-  install.exact = *archive;
+  install.source = std::string(plan->archive.file_name);
+  install.exact = plan->archive;
   CUDNNENV_TRY_ASSIGN(done, run_install(install, context));
   if (*done != 0) return done;
-  if (runtime) {
+  if (plan->runtime) {
     InstallArguments cuda = arguments.install;
     cuda.source = "cuda";
-    cuda.release = runtime->release;
-    cuda.locked_runtime = *runtime;
+    cuda.release = plan->runtime->release;
+    cuda.locked_runtime = *plan->runtime;
     std::optional<Profile> profile;
-    if (lock->input.profile) {
-      if (auto found = find_profile(*lock->input.profile, host_platform().os, config_files(context.store()))) {
+    if (plan->lock.input.profile) {
+      if (auto found = find_profile(*plan->lock.input.profile, host_platform().os, config_files(context.store()))) {
         profile = std::move(*found);
       }
     }
     CUDNNENV_TRY_ASSIGN(installed, run_install_runtime(cuda, context, profile ? &*profile : nullptr));
     if (*installed != 0) return installed;
   }
-  for (const LockedTree* tree : trees) {
-    CUDNNENV_TRY_ASSIGN(installed, sync_locked_tree(*tree, arguments.install, context));
+  for (const LockedTree& tree : plan->trees) {
+    CUDNNENV_TRY_ASSIGN(installed, sync_locked_tree(tree, arguments.install, context));
     if (*installed != 0) return installed;
   }
   return 0;

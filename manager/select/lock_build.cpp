@@ -289,4 +289,53 @@ std::optional<std::string> lock_disagreement(const LockFile& lock) {
          "\" (one every platform has), then run 'cudnnenv lock'";
 }
 
+Result<SyncPlan> plan_sync(const fs::path& folder, SyncMode mode, const LockSources& sources, bool allow_unverified) {
+  CUDNNENV_TRY_ASSIGN(project, lockable_project(folder));
+  const fs::path lock_file = lock_path_for(project->file);
+  const char* flag = mode == SyncMode::locked ? "--locked" : "--frozen";
+  SyncPlan plan;
+  std::error_code ec;
+  if (fs::exists(lock_file, ec)) {
+    CUDNNENV_TRY_ASSIGN(read, read_lock(lock_file));
+    plan.lock = std::move(*read);
+    if (mode != SyncMode::frozen) {
+      if (const auto differences = lock_differences(plan.lock.input, lock_input_of(*project)); !differences.empty()) {
+        if (mode == SyncMode::locked) {
+          return make_error("'" + util::to_utf8(lock_file) + "' no longer matches '" + util::to_utf8(project->file) +
+                                "': " + util::join(differences, "; "),
+                            "cudnnenv lock  (then commit cudnnenv.lock)", ExitCode::failure);
+        }
+        LockSources kept = sources;
+        kept.previous = &plan.lock;  // its pins stay where the project file still takes them, as `lock` keeps them
+        CUDNNENV_TRY_ASSIGN(fresh, make_lock(*project, kept));
+        CUDNNENV_TRY(write_lock(*fresh));
+        plan.rewritten = util::join(differences, "; ");
+        plan.lock = std::move(*fresh);
+      }
+    }
+  } else if (mode != SyncMode::update) {
+    return make_error(std::string(flag) + " needs a lock, and '" + util::to_utf8(lock_file) + "' does not exist",
+                      "cudnnenv lock", ExitCode::not_found);
+  } else {
+    // No lock: what the project file selects, resolved as `lock` would, for this platform alone.
+    CUDNNENV_TRY_ASSIGN(made, make_lock(*project, sources));
+    plan.lock = std::move(*made);
+  }
+  const std::string here = official_platform(host_platform());
+  const LockedArchive* locked = plan.lock.for_platform(here);
+  if (!locked) {
+    return make_error(
+        "'" + util::to_utf8(lock_file) + "' locks no build for " + here,
+        "add \"" + here + "\" to [lock] platforms in '" + util::to_utf8(project->file) + "', then run 'cudnnenv lock'",
+        ExitCode::not_found);
+  }
+  CUDNNENV_TRY_ASSIGN(archive, locked_official_archive(*locked, allow_unverified));
+  plan.archive = *archive;
+  if (const LockedRuntime* runtime = plan.lock.runtime_for(here)) plan.runtime = *runtime;
+  for (const auto& tree : plan.lock.trees) {
+    if (tree.platform == here) plan.trees.push_back(tree);
+  }
+  return plan;
+}
+
 }  // namespace cudnnenv

@@ -60,4 +60,21 @@ std::vector<std::string> lock_updates(const LockFile& previous, const LockFile& 
 // which locks which, and the line of .cudnnenv.toml that makes them agree.
 std::optional<std::string> lock_disagreement(const LockFile& lock);
 
+// What `sync` installs on this platform, read from the project in `folder`
+// and its lock: the lock as it is (`frozen`); refused, naming each
+// difference, when it no longer matches the project file (`locked`); else
+// written again first when it does not (keeping the pins that still hold).
+// Without a lock file (refused with `locked` or `frozen`), what the project
+// resolves to, written nowhere.
+enum class SyncMode { update, locked, frozen };
+struct SyncPlan {
+  LockFile lock;
+  std::optional<std::string> rewritten;  // the differences, when the lock was written again
+  OfficialArchive archive;               // cuDNN's, as the lock names it
+  std::optional<LockedRuntime> runtime;  // this platform's
+  std::vector<LockedTree> trees;         // this platform's NCCL, TensorRT...
+};
+Result<SyncPlan> plan_sync(const std::filesystem::path& folder, SyncMode mode, const LockSources& sources,
+                           bool allow_unverified);
+
 }  // namespace cudnnenv
