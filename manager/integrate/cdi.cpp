@@ -282,13 +282,14 @@ std::vector<CdiRefresh> refresh_cdi_specs(const fs::path& tree_root, const std::
       refresh.warning = "the CDI spec '" + util::to_utf8(file) + "' still mounts '" + name +
                         "' as exported before: until it is written again, 'podman run --device " +
                         std::string(k_cdi_kind) + "=" +
-                        (refresh.dropped.empty() ? names.front() : refresh.dropped.front()) +
+                        (refresh.dropped.empty() ? names.front() : util::printable(refresh.dropped.front())) +
                         (gone ? "' fails to mount it" : "' mounts it with the variables of the tree exported before") +
                         "; " + *refresh.refused + "; as root: " + refresh.command;
     } else if (!refresh.dropped.empty()) {
+      // A device's name is the spec file's text: shown as printable, never as the terminal's escapes.
       refresh.note = "note: the CDI device" + std::string(refresh.dropped.size() == 1 ? " " : "s ") +
-                     util::join(refresh.dropped, ", ") + " mounted '" + name + "', which is gone: dropped from " +
-                     util::to_utf8(file);
+                     util::printable(util::join(refresh.dropped, ", ")) + " mounted '" + name +
+                     "', which is gone: dropped from " + util::to_utf8(file);
     }
     refreshed.push_back(std::move(refresh));
   }

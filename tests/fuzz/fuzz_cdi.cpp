@@ -3,8 +3,8 @@
 // every device mounting "/cdi-tree" failing to resolve): any vendor's file in
 // /etc/cdi or /var/run/cdi, JSON or not. Beyond not crashing or throwing: a
 // spec read back is of cudnnenv's kind, and each tree entry has a name; a
-// refreshed spec is still one of ours (read as one when it was before), and
-// no device in it mounts the tree.
+// refreshed spec is still one of ours (read as one when it was before), no
+// device in it mounts the tree, and its note or warning holds no escape.
 #include <unistd.h>
 #include <cstdint>
 #include <cstdlib>
@@ -28,6 +28,9 @@ void refresh(std::string_view text, bool ours) {
     return cudnnenv::make_error("no such tree");
   };
   for (const auto& done : cudnnenv::refresh_cdi_specs("/cdi-tree", "t", select, "/audit.so", {folder})) {
+    for (const auto* words : {&done.note, &done.warning}) {
+      if (*words && words->value().find('\x1b') != std::string::npos) std::abort();  // no escape reaches a terminal
+    }
     if (done.refused || done.changes.empty()) continue;
     if (done.changes.front().kind == cudnnenv::FileChange::Kind::removed) continue;
     const auto again = cudnnenv::util::read_file(file, 1 << 22);
